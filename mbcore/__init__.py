@@ -1,0 +1,26 @@
+"""mbcore: mistake-bound online learners with a compiled core.
+
+The learners of the lecture notes (Perceptron and its margin, averaged, kernel and hinge-loss
+variants, and more to come), each run by a Cython kernel that does a whole online pass with the
+GIL released, and each with a pure-Python twin of the same name in ``mbref`` that defines its
+behaviour bit for bit.
+"""
+
+try:
+    from ._kernels import linear as _linear_kernels  # noqa: F401
+except ImportError as exc:  # pragma: no cover - only without a build
+    raise ImportError(
+        "mbcore's compiled kernels are not built or cannot be loaded "
+        f"({exc}). Install the package with 'pip install .' (this compiles the Cython "
+        "kernels; it needs a C compiler), and do not import mbcore from the source tree."
+    ) from exc
+
+from .base import NotFittedError, OnlineLearner, clone
+from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
+                     Perceptron)
+from .online import OnlineRun, run_online
+
+__all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
+           "OnlineHingeSVM", "run_online", "OnlineRun", "OnlineLearner", "NotFittedError",
+           "clone"]
+__version__ = "0.1.0"

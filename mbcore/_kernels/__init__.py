@@ -1,0 +1,1 @@
+"""Compiled kernels (Cython).  Not a public API: use the classes in mbcore."""

@@ -1,0 +1,850 @@
+# cython: language_level=3
+"""Compiled kernels of the additive family (Perceptron, Margin, Averaged/Voted, Hinge, Kernel).
+
+Each entry point runs a whole pass over a batch with the GIL released.  The arithmetic follows the
+contract written in ``mbref._arith`` (four interleaved partial sums, no fused multiply-add), so that
+the pure-Python twin reproduces every prediction and update bit for bit.
+
+A pass is all or nothing: the state is saved at the start of the call and restored if a row fails
+(a non-finite score, which is how NaN/inf in X shows up, or a weight that overflows).  The Python
+layer then raises with the row index.
+"""
+
+from libc.math cimport sqrt, exp, isfinite
+from libc.string cimport memcpy, memset
+
+import numpy as np
+
+ctypedef fused floating:
+    float
+    double
+
+ctypedef fused index_t:
+    int
+    long long
+
+cdef enum:
+    PERCEPTRON = 0
+    MARGIN = 1
+    HINGE = 2
+
+# status codes returned to Python
+cdef enum:
+    OK = 0
+    BAD_ROW = 1
+    NEED_ROOM = 2
+
+cdef double PEGASOS_RESCALE = 1e-9
+
+
+cdef struct Params:
+    int algo
+    int tie_pos
+    int normalize
+    int intercept
+    int average
+    int pegasos
+    double eta
+    double thr
+    double lam
+
+
+# ---------------------------------------------------------------------------------------------
+# The arithmetic contract (see mbref._arith)
+# ---------------------------------------------------------------------------------------------
+
+cdef inline double dot_row(const double* w, const floating* v, const index_t* ix,
+                           Py_ssize_t n) noexcept nogil:
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef Py_ssize_t k, n4 = n - (n % 4)
+    if ix == NULL:
+        for k in range(0, n4, 4):
+            s0 += w[k] * v[k]
+            s1 += w[k + 1] * v[k + 1]
+            s2 += w[k + 2] * v[k + 2]
+            s3 += w[k + 3] * v[k + 3]
+        if n4 < n:
+            s0 += w[n4] * v[n4]
+        if n4 + 1 < n:
+            s1 += w[n4 + 1] * v[n4 + 1]
+        if n4 + 2 < n:
+            s2 += w[n4 + 2] * v[n4 + 2]
+    else:
+        for k in range(0, n4, 4):
+            s0 += w[ix[k]] * v[k]
+            s1 += w[ix[k + 1]] * v[k + 1]
+            s2 += w[ix[k + 2]] * v[k + 2]
+            s3 += w[ix[k + 3]] * v[k + 3]
+        if n4 < n:
+            s0 += w[ix[n4]] * v[n4]
+        if n4 + 1 < n:
+            s1 += w[ix[n4 + 1]] * v[n4 + 1]
+        if n4 + 2 < n:
+            s2 += w[ix[n4 + 2]] * v[n4 + 2]
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline double sumsq_vals(const floating* v, Py_ssize_t n) noexcept nogil:
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef double a
+    cdef Py_ssize_t k
+    for k in range(n):
+        a = v[k]
+        if k % 4 == 0:
+            s0 += a * a
+        elif k % 4 == 1:
+            s1 += a * a
+        elif k % 4 == 2:
+            s2 += a * a
+        else:
+            s3 += a * a
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline double norm_inv(double ss) noexcept nogil:
+    if ss > 0.0:
+        return 1.0 / sqrt(ss)
+    if ss == 0.0:
+        return 0.0
+    return ss  # NaN propagates
+
+
+cdef inline int axpy_row(double* w, double c, const floating* v, const index_t* ix,
+                         Py_ssize_t n) noexcept nogil:
+    """w[j] += c * x[j] over the row's support; returns 0 if a weight became non-finite."""
+    cdef Py_ssize_t k
+    cdef double chk = 0.0, t
+    if ix == NULL:
+        for k in range(n):
+            t = w[k] + c * v[k]
+            w[k] = t
+            chk += t - t
+    else:
+        for k in range(n):
+            t = w[ix[k]] + c * v[k]
+            w[ix[k]] = t
+            chk += t - t
+    return chk == 0.0
+
+
+cdef inline double sqnorm_w(const double* w, Py_ssize_t d, int intercept) noexcept nogil:
+    cdef double sq = sumsq_vals(w, d)
+    if intercept:
+        sq = sq + w[d] * w[d]
+    return sq
+
+
+cdef inline double row_inv(const Params* p, const floating* v, Py_ssize_t n) noexcept nogil:
+    cdef double ss = sumsq_vals(v, n)
+    if p.intercept:
+        ss = ss + 1.0
+    return norm_inv(ss)
+
+
+cdef inline double raw_score(const Params* p, const double* w, double a, Py_ssize_t d,
+                             const floating* v, const index_t* ix, Py_ssize_t n,
+                             double inv) noexcept nogil:
+    cdef double s = a * dot_row(w, v, ix, n)
+    if p.intercept:
+        s = s + w[d]
+    if p.normalize:
+        s = s * inv
+    return s
+
+
+cdef inline int sign_of(double s, int tie_pos) noexcept nogil:
+    if s > 0.0 or (s == 0.0 and tie_pos):
+        return 1
+    return -1
+
+
+# ---------------------------------------------------------------------------------------------
+# One online step of the linear learners
+# ---------------------------------------------------------------------------------------------
+
+cdef inline int apply_update(const Params* p, double* w, Py_ssize_t d, double c,
+                             const floating* v, const index_t* ix, Py_ssize_t n) noexcept nogil:
+    cdef int ok = axpy_row(w, c, v, ix, n)
+    cdef double t
+    if p.intercept:
+        t = w[d] + c
+        w[d] = t
+        ok = ok and isfinite(t)
+    return ok
+
+
+cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_ssize_t d,
+                         const floating* v, const index_t* ix, Py_ssize_t n, int y,
+                         long long t, int* pred) noexcept nogil:
+    """Predict, then update.  Returns -1 on a bad row, else 1 if the state changed, else 0."""
+    cdef double inv = 1.0, s, m, nw, c, a, factor, eta_t, ca, yd = y
+    cdef int pr, upd = 0
+    cdef Py_ssize_t j
+    if p.normalize:
+        inv = row_inv(p, v, n)
+    s = raw_score(p, w, aux[0], d, v, ix, n, inv)
+    if not isfinite(s):
+        return -1
+    if p.algo == MARGIN:
+        nw = sqrt(aux[1])
+        m = s / nw if nw > 0.0 else 0.0
+    else:
+        m = s
+    pr = sign_of(m, p.tie_pos)
+    pred[0] = pr
+    if p.algo == PERCEPTRON:
+        if pr != y:
+            c = p.eta * yd
+            if p.normalize:
+                c = c * inv
+            if not apply_update(p, w, d, c, v, ix, n):
+                return -1
+            if p.average:
+                if not apply_update(p, u, d, (<double>t) * c, v, ix, n):
+                    return -1
+            upd = 1
+    elif p.algo == MARGIN:
+        if pr != y or (-p.thr < m and m < p.thr):
+            c = yd * inv
+            if not apply_update(p, w, d, c, v, ix, n):
+                return -1
+            aux[1] = sqnorm_w(w, d, p.intercept)
+            if not isfinite(aux[1]):
+                return -1
+            upd = 1
+    else:
+        upd = yd * s < 1.0
+        if p.pegasos:
+            eta_t = 1.0 / (p.lam * <double>t)
+            factor = 1.0 - 1.0 / <double>t
+        else:
+            eta_t = p.eta
+            factor = 1.0 - p.eta * p.lam
+        a = aux[0] * factor
+        if a == 0.0:
+            memset(w, 0, d * sizeof(double))
+            a = 1.0
+        elif a < PEGASOS_RESCALE:
+            for j in range(d):
+                w[j] = w[j] * a
+            a = 1.0
+        aux[0] = a
+        if upd:
+            c = eta_t * yd
+            if p.normalize:
+                c = c * inv
+            ca = c / a
+            if not axpy_row(w, ca, v, ix, n):
+                return -1
+            if p.intercept:
+                w[d] = w[d] + c
+                if not isfinite(w[d]):
+                    return -1
+    return upd
+
+
+cdef struct LinCtx:
+    Params p
+    double* w
+    double* u
+    double* aux
+    double* snap_w
+    double* snap_u
+    long long* counts
+    Py_ssize_t d
+    Py_ssize_t D
+
+
+cdef class LinearState:
+    """Binds a linear learner's NumPy state arrays and parameters for the kernels.
+
+    ``w`` (length d, plus the intercept at index d), ``u`` (averaging accumulator, same length, or
+    length 0), ``aux`` = [scale a, ||w||^2], ``counts`` = [n_seen, mistakes, updates] (int64).
+    """
+    cdef double[::1] w, u, aux, snap_w, snap_u
+    cdef long long[::1] counts
+    cdef Params p
+    cdef Py_ssize_t d
+
+    def __init__(self, double[::1] w not None, double[::1] u not None, double[::1] aux not None,
+                 long long[::1] counts not None, Py_ssize_t d, int algo, bint tie_pos,
+                 bint normalize, bint intercept, bint average, bint pegasos, double eta,
+                 double thr, double lam):
+        self.w = w
+        self.u = u
+        self.aux = aux
+        self.counts = counts
+        self.d = d
+        self.snap_w = np.empty(w.shape[0], dtype=np.float64)
+        self.snap_u = np.empty(max(u.shape[0], 1), dtype=np.float64)
+        self.p.algo = algo
+        self.p.tie_pos = tie_pos
+        self.p.normalize = normalize
+        self.p.intercept = intercept
+        self.p.average = average
+        self.p.pegasos = pegasos
+        self.p.eta = eta
+        self.p.thr = thr
+        self.p.lam = lam
+
+    cdef LinCtx ctx(self):
+        cdef LinCtx c
+        c.p = self.p
+        c.w = &self.w[0]
+        c.u = &self.u[0] if self.u.shape[0] > 0 else NULL
+        c.aux = &self.aux[0]
+        c.snap_w = &self.snap_w[0]
+        c.snap_u = &self.snap_u[0]
+        c.counts = &self.counts[0]
+        c.d = self.d
+        c.D = self.w.shape[0]
+        return c
+
+
+cdef int lin_pass(LinCtx* st, const floating* val, const index_t* ix,
+                  const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
+                  const signed char* y, signed char* pred, unsigned char* upd,
+                  Py_ssize_t* bad) noexcept nogil:
+    cdef Params* p = &st.p
+    cdef double* w = st.w
+    cdef double* u = st.u
+    cdef double* aux = st.aux
+    cdef Py_ssize_t d = st.d, D = st.D, i, a, b
+    cdef long long n_seen = st.counts[0], mistakes = st.counts[1], updates = st.counts[2]
+    cdef double aux0 = aux[0], aux1 = aux[1]
+    cdef int r, pr = 0
+    memcpy(st.snap_w, w, D * sizeof(double))
+    if u != NULL:
+        memcpy(st.snap_u, u, D * sizeof(double))
+    for i in range(n_rows):
+        n_seen += 1
+        if indptr == NULL:
+            r = lin_step(p, w, u, aux, d, val + i * row_len, <const index_t*>NULL, row_len,
+                         y[i], n_seen, &pr)
+        else:
+            a = indptr[i]
+            b = indptr[i + 1]
+            r = lin_step(p, w, u, aux, d, val + a, ix + a, b - a, y[i], n_seen, &pr)
+        if r < 0:
+            memcpy(w, st.snap_w, D * sizeof(double))
+            if u != NULL:
+                memcpy(u, st.snap_u, D * sizeof(double))
+            aux[0] = aux0
+            aux[1] = aux1
+            bad[0] = i
+            return BAD_ROW
+        if pr != y[i]:
+            mistakes += 1
+        updates += r
+        if pred != NULL:
+            pred[i] = pr
+        if upd != NULL:
+            upd[i] = r
+    st.counts[0] = n_seen
+    st.counts[1] = mistakes
+    st.counts[2] = updates
+    return OK
+
+
+def lin_pass_dense64(LinearState st, const double[:, ::1] X, const signed char[::1] y,
+                     signed char[::1] pred=None, unsigned char[::1] upd=None):
+    """One online pass over dense float64 rows; returns (status, bad_row)."""
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    cdef LinCtx c = st.ctx()
+    cdef signed char* pp = &pred[0] if pred is not None else NULL
+    cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    with nogil:
+        status = lin_pass(&c, &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[0],
+                          X.shape[1], &y[0], pp, up, &bad)
+    return status, bad
+
+
+def lin_pass_dense32(LinearState st, const float[:, ::1] X, const signed char[::1] y,
+                     signed char[::1] pred=None, unsigned char[::1] upd=None):
+    """One online pass over dense float32 rows; returns (status, bad_row)."""
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    cdef LinCtx c = st.ctx()
+    cdef signed char* pp = &pred[0] if pred is not None else NULL
+    cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    with nogil:
+        status = lin_pass(&c, &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[0],
+                          X.shape[1], &y[0], pp, up, &bad)
+    return status, bad
+
+
+def lin_pass_csr(LinearState st, const floating[::1] data, const index_t[::1] indices,
+                 const index_t[::1] indptr, const signed char[::1] y,
+                 signed char[::1] pred=None, unsigned char[::1] upd=None):
+    """One online pass over CSR rows (data, indices, indptr); returns (status, bad_row)."""
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    cdef LinCtx c = st.ctx()
+    cdef signed char* pp = &pred[0] if pred is not None else NULL
+    cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else NULL
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    with nogil:
+        status = lin_pass(&c, dp, ip, &indptr[0], indptr.shape[0] - 1, 0, &y[0], pp, up, &bad)
+    return status, bad
+
+
+# ---------------------------------------------------------------------------------------------
+# Scores without state change
+# ---------------------------------------------------------------------------------------------
+
+cdef int lin_scores_impl(const Params* p, const double* w, double a, Py_ssize_t d,
+                         const floating* val, const index_t* ix, const index_t* indptr,
+                         Py_ssize_t n_rows, Py_ssize_t row_len, double* out,
+                         Py_ssize_t* bad) noexcept nogil:
+    cdef Py_ssize_t i, lo, n
+    cdef double inv = 1.0, s
+    cdef const floating* v
+    cdef const index_t* xi
+    for i in range(n_rows):
+        if indptr == NULL:
+            v = val + i * row_len
+            xi = NULL
+            n = row_len
+        else:
+            lo = indptr[i]
+            v = val + lo
+            xi = ix + lo
+            n = indptr[i + 1] - lo
+        if p.normalize:
+            inv = row_inv(p, v, n)
+        s = raw_score(p, w, a, d, v, xi, n, inv)
+        if not isfinite(s):
+            bad[0] = i
+            return BAD_ROW
+        out[i] = s
+    return OK
+
+
+def lin_scores_dense(const double[::1] w, double a, Py_ssize_t d, bint intercept,
+                     bint normalize, const floating[:, ::1] X, double[::1] out):
+    """score = a * (w . x) + b (times 1/||x'|| when normalising) for every row."""
+    cdef Params p
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    p.intercept = intercept
+    p.normalize = normalize
+    with nogil:
+        status = lin_scores_impl(&p, &w[0], a, d, &X[0, 0], <const int*>NULL,
+                                 <const int*>NULL, X.shape[0], X.shape[1], &out[0], &bad)
+    return status, bad
+
+
+def lin_scores_csr(const double[::1] w, double a, Py_ssize_t d, bint intercept, bint normalize,
+                   const floating[::1] data, const index_t[::1] indices,
+                   const index_t[::1] indptr, double[::1] out):
+    """As lin_scores_dense, for CSR rows."""
+    cdef Params p
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else NULL
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    p.intercept = intercept
+    p.normalize = normalize
+    with nogil:
+        status = lin_scores_impl(&p, &w[0], a, d, dp, ip, &indptr[0], indptr.shape[0] - 1, 0,
+                                 &out[0], &bad)
+    return status, bad
+
+
+# ---------------------------------------------------------------------------------------------
+# Voted Perceptron: replay the updates of a pass to record the prediction vectors
+# ---------------------------------------------------------------------------------------------
+
+cdef void replay_impl(const Params* p, double* w, Py_ssize_t d, const floating* val,
+                      const index_t* ix, const index_t* indptr, Py_ssize_t row_len,
+                      const long long* rows, Py_ssize_t n_upd, const signed char* y,
+                      double* out, Py_ssize_t D) noexcept nogil:
+    cdef Py_ssize_t k, i, lo, n
+    cdef const floating* v
+    cdef const index_t* xi
+    cdef double c, inv = 1.0
+    for k in range(n_upd):
+        i = rows[k]
+        if indptr == NULL:
+            v = val + i * row_len
+            xi = NULL
+            n = row_len
+        else:
+            lo = indptr[i]
+            v = val + lo
+            xi = ix + lo
+            n = indptr[i + 1] - lo
+        c = p.eta * <double>y[i]
+        if p.normalize:
+            inv = row_inv(p, v, n)
+            c = c * inv
+        apply_update(p, w, d, c, v, xi, n)
+        memcpy(out + k * D, w, D * sizeof(double))
+
+
+def replay_dense(double[::1] w, Py_ssize_t d, bint intercept, bint normalize, double eta,
+                 const floating[:, ::1] X, const long long[::1] rows, const signed char[::1] y,
+                 double[:, ::1] out):
+    """Re-apply the Perceptron updates made on ``rows`` from ``w`` and record w after each."""
+    cdef Params p
+    p.intercept = intercept
+    p.normalize = normalize
+    p.eta = eta
+    if rows.shape[0] == 0:
+        return
+    with nogil:
+        replay_impl(&p, &w[0], d, &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[1],
+                    &rows[0], rows.shape[0], &y[0], &out[0, 0], out.shape[1])
+
+
+def replay_csr(double[::1] w, Py_ssize_t d, bint intercept, bint normalize, double eta,
+               const floating[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
+               const long long[::1] rows, const signed char[::1] y, double[:, ::1] out):
+    """As replay_dense, for CSR rows."""
+    cdef Params p
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else NULL
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    p.intercept = intercept
+    p.normalize = normalize
+    p.eta = eta
+    if rows.shape[0] == 0:
+        return
+    with nogil:
+        replay_impl(&p, &w[0], d, dp, ip, &indptr[0], 0, &rows[0], rows.shape[0], &y[0],
+                    &out[0, 0], out.shape[1])
+
+
+cdef int vote_impl(const Params* p, const double* V, const long long* counts, Py_ssize_t K,
+                   Py_ssize_t D, Py_ssize_t d, const floating* val, const index_t* ix,
+                   const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len, double* out,
+                   Py_ssize_t* bad) noexcept nogil:
+    cdef Py_ssize_t i, k, lo, n
+    cdef double inv = 1.0, s, total
+    cdef const floating* v
+    cdef const index_t* xi
+    for i in range(n_rows):
+        if indptr == NULL:
+            v = val + i * row_len
+            xi = NULL
+            n = row_len
+        else:
+            lo = indptr[i]
+            v = val + lo
+            xi = ix + lo
+            n = indptr[i + 1] - lo
+        if p.normalize:
+            inv = row_inv(p, v, n)
+        total = 0.0
+        for k in range(K):
+            s = raw_score(p, V + k * D, 1.0, d, v, xi, n, inv)
+            if not isfinite(s):
+                bad[0] = i
+                return BAD_ROW
+            total = total + <double>(counts[k] * sign_of(s, p.tie_pos))
+        out[i] = total
+    return OK
+
+
+def vote_scores_dense(const double[:, ::1] V, const long long[::1] counts, Py_ssize_t d,
+                      bint intercept, bint normalize, bint tie_pos, const floating[:, ::1] X,
+                      double[::1] out):
+    """Voted Perceptron: sum_k c_k sign(v_k . x) for every row."""
+    cdef Params p
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    p.intercept = intercept
+    p.normalize = normalize
+    p.tie_pos = tie_pos
+    with nogil:
+        status = vote_impl(&p, &V[0, 0], &counts[0], V.shape[0], V.shape[1], d, &X[0, 0],
+                           <const int*>NULL, <const int*>NULL, X.shape[0], X.shape[1], &out[0],
+                           &bad)
+    return status, bad
+
+
+def vote_scores_csr(const double[:, ::1] V, const long long[::1] counts, Py_ssize_t d,
+                    bint intercept, bint normalize, bint tie_pos, const floating[::1] data,
+                    const index_t[::1] indices, const index_t[::1] indptr, double[::1] out):
+    """As vote_scores_dense, for CSR rows."""
+    cdef Params p
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else NULL
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    p.intercept = intercept
+    p.normalize = normalize
+    p.tie_pos = tie_pos
+    with nogil:
+        status = vote_impl(&p, &V[0, 0], &counts[0], V.shape[0], V.shape[1], d, dp, ip,
+                           &indptr[0], indptr.shape[0] - 1, 0, &out[0], &bad)
+    return status, bad
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernel Perceptron
+# ---------------------------------------------------------------------------------------------
+
+cdef enum:
+    K_LINEAR = 0
+    K_POLY = 1
+    K_RBF = 2
+
+
+cdef struct KParams:
+    int kind
+    int degree
+    int tie_pos
+    double gamma
+    double coef0
+
+
+cdef inline double sqdist_row(const double* z, double zz, const floating* v, const index_t* ix,
+                              Py_ssize_t n) noexcept nogil:
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, t, r
+    cdef Py_ssize_t k
+    if ix == NULL:
+        for k in range(n):
+            t = v[k] - z[k]
+            if k % 4 == 0:
+                s0 += t * t
+            elif k % 4 == 1:
+                s1 += t * t
+            elif k % 4 == 2:
+                s2 += t * t
+            else:
+                s3 += t * t
+        return (s0 + s1) + (s2 + s3)
+    r = (sumsq_vals(v, n) + zz) - 2.0 * dot_row(z, v, ix, n)
+    return r if r > 0.0 else 0.0
+
+
+cdef inline double kval(const KParams* kp, const double* z, double zz, const floating* v,
+                        const index_t* ix, Py_ssize_t n) noexcept nogil:
+    cdef double base, r
+    cdef int e
+    if kp.kind == K_LINEAR:
+        return dot_row(z, v, ix, n)
+    if kp.kind == K_POLY:
+        base = kp.gamma * dot_row(z, v, ix, n) + kp.coef0
+        r = base
+        for e in range(kp.degree - 1):
+            r = r * base
+        return r
+    return exp(-kp.gamma * sqdist_row(z, zz, v, ix, n))
+
+
+cdef inline double kscore(const KParams* kp, const double* sv, const double* svn,
+                          const double* coef, Py_ssize_t n_sv, Py_ssize_t d, const floating* v,
+                          const index_t* ix, Py_ssize_t n) noexcept nogil:
+    cdef double f = 0.0
+    cdef Py_ssize_t s
+    for s in range(n_sv):
+        f = f + coef[s] * kval(kp, sv + s * d, svn[s], v, ix, n)
+    return f
+
+
+cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long long* meta,
+                 Py_ssize_t cap, long long budget, Py_ssize_t d, long long* counts,
+                 const floating* val, const index_t* ix, const index_t* indptr,
+                 Py_ssize_t n_rows, Py_ssize_t row_len, const signed char* y, signed char* pred,
+                 unsigned char* upd, Py_ssize_t* stop) noexcept nogil:
+    """meta = [n_sv, head].  Stops with NEED_ROOM at row stop[0] when a new support vector may
+    not fit, with BAD_ROW at row stop[0] on a non-finite score."""
+    cdef Py_ssize_t i, lo, n, slot, k
+    cdef const floating* v
+    cdef const index_t* xi
+    cdef double f, zz
+    cdef double* z
+    cdef int pr
+    for i in range(n_rows):
+        if meta[0] == cap and (budget <= 0 or meta[0] < budget):
+            stop[0] = i
+            return NEED_ROOM
+        if indptr == NULL:
+            v = val + i * row_len
+            xi = NULL
+            n = row_len
+        else:
+            lo = indptr[i]
+            v = val + lo
+            xi = ix + lo
+            n = indptr[i + 1] - lo
+        f = kscore(kp, sv, svn, coef, meta[0], d, v, xi, n)
+        if not isfinite(f):
+            stop[0] = i
+            return BAD_ROW
+        pr = sign_of(f, kp.tie_pos)
+        counts[0] += 1
+        if pred != NULL:
+            pred[i] = pr
+        if pr == y[i]:
+            if upd != NULL:
+                upd[i] = 0
+            continue
+        counts[1] += 1
+        counts[2] += 1
+        if upd != NULL:
+            upd[i] = 1
+        if budget > 0 and meta[0] == budget:
+            slot = meta[1]
+            meta[1] = (slot + 1) % budget
+        else:
+            slot = meta[0]
+            meta[0] += 1
+        z = sv + slot * d
+        if xi == NULL:
+            for k in range(d):
+                z[k] = v[k]
+        else:
+            memset(z, 0, d * sizeof(double))
+            for k in range(n):
+                z[xi[k]] = v[k]
+        zz = sumsq_vals(z, d)
+        svn[slot] = zz
+        coef[slot] = <double>y[i]
+    stop[0] = n_rows
+    return OK
+
+
+cdef KParams make_kparams(int kind, int degree, bint tie_pos, double gamma, double coef0):
+    cdef KParams kp
+    kp.kind = kind
+    kp.degree = degree
+    kp.tie_pos = tie_pos
+    kp.gamma = gamma
+    kp.coef0 = coef0
+    return kp
+
+
+def kp_pass_dense(int kind, int degree, bint tie_pos, double gamma, double coef0,
+                  double[:, ::1] sv, double[::1] svn, double[::1] coef, long long[::1] meta,
+                  long long budget, long long[::1] counts, const floating[:, ::1] X,
+                  Py_ssize_t start, const signed char[::1] y, signed char[::1] pred,
+                  unsigned char[::1] upd):
+    """Kernel Perceptron pass over dense rows X[start:]; returns (status, row)."""
+    cdef KParams kp = make_kparams(kind, degree, tie_pos, gamma, coef0)
+    cdef Py_ssize_t stop = 0
+    cdef int status
+    cdef Py_ssize_t d = X.shape[1]
+    if start >= X.shape[0]:
+        return OK, start
+    with nogil:
+        status = kp_pass(&kp, &sv[0, 0], &svn[0], &coef[0], &meta[0], sv.shape[0], budget, d,
+                         &counts[0], &X[start, 0], <const int*>NULL, <const int*>NULL,
+                         X.shape[0] - start, d, &y[start], &pred[start], &upd[start], &stop)
+    return status, start + stop
+
+
+def kp_pass_csr(int kind, int degree, bint tie_pos, double gamma, double coef0,
+                double[:, ::1] sv, double[::1] svn, double[::1] coef, long long[::1] meta,
+                long long budget, long long[::1] counts, const floating[::1] data,
+                const index_t[::1] indices, const index_t[::1] indptr, Py_ssize_t start,
+                const signed char[::1] y, signed char[::1] pred, unsigned char[::1] upd):
+    """Kernel Perceptron pass over CSR rows start..; returns (status, row)."""
+    cdef KParams kp = make_kparams(kind, degree, tie_pos, gamma, coef0)
+    cdef Py_ssize_t stop = 0
+    cdef int status
+    cdef Py_ssize_t d = sv.shape[1]
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else NULL
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    if start >= indptr.shape[0] - 1:
+        return OK, start
+    with nogil:
+        status = kp_pass(&kp, &sv[0, 0], &svn[0], &coef[0], &meta[0], sv.shape[0], budget, d,
+                         &counts[0], dp, ip, &indptr[start], indptr.shape[0] - 1 - start, 0,
+                         &y[start], &pred[start], &upd[start], &stop)
+    return status, start + stop
+
+
+cdef int kp_scores_impl(const KParams* kp, const double* sv, const double* svn,
+                        const double* coef, Py_ssize_t n_sv, Py_ssize_t d, const floating* val,
+                        const index_t* ix, const index_t* indptr, Py_ssize_t n_rows,
+                        Py_ssize_t row_len, double* out, Py_ssize_t* bad) noexcept nogil:
+    cdef Py_ssize_t i, lo, n
+    cdef const floating* v
+    cdef const index_t* xi
+    cdef double f
+    for i in range(n_rows):
+        if indptr == NULL:
+            v = val + i * row_len
+            xi = NULL
+            n = row_len
+        else:
+            lo = indptr[i]
+            v = val + lo
+            xi = ix + lo
+            n = indptr[i + 1] - lo
+        f = kscore(kp, sv, svn, coef, n_sv, d, v, xi, n)
+        if not isfinite(f):
+            bad[0] = i
+            return BAD_ROW
+        out[i] = f
+    return OK
+
+
+def kp_scores_dense(int kind, int degree, double gamma, double coef0, const double[:, ::1] sv,
+                    const double[::1] svn, const double[::1] coef, Py_ssize_t n_sv,
+                    const floating[:, ::1] X, double[::1] out):
+    """f(x) = sum_s coef[s] K(sv[s], x) for every dense row."""
+    cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    with nogil:
+        status = kp_scores_impl(&kp, &sv[0, 0], &svn[0], &coef[0], n_sv, sv.shape[1], &X[0, 0],
+                                <const int*>NULL, <const int*>NULL, X.shape[0], X.shape[1],
+                                &out[0], &bad)
+    return status, bad
+
+
+def kp_scores_csr(int kind, int degree, double gamma, double coef0, const double[:, ::1] sv,
+                  const double[::1] svn, const double[::1] coef, Py_ssize_t n_sv,
+                  const floating[::1] data, const index_t[::1] indices,
+                  const index_t[::1] indptr, double[::1] out):
+    """As kp_scores_dense, for CSR rows."""
+    cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else NULL
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    with nogil:
+        status = kp_scores_impl(&kp, &sv[0, 0], &svn[0], &coef[0], n_sv, sv.shape[1], dp, ip,
+                                &indptr[0], indptr.shape[0] - 1, 0, &out[0], &bad)
+    return status, bad
+
+
+# ---------------------------------------------------------------------------------------------
+# Input checks that need a pass over the data
+# ---------------------------------------------------------------------------------------------
+
+def csr_check(const index_t[::1] indices, const index_t[::1] indptr, Py_ssize_t n_cols):
+    """Returns (0, -1) if valid; (1, row) for an index out of range; (2, row) for unsorted or
+    duplicate indices; (3, row) for a decreasing indptr."""
+    cdef Py_ssize_t i, k, n_rows = indptr.shape[0] - 1, row = -1
+    cdef long long j, prev
+    cdef int code = 0
+    with nogil:
+        for i in range(n_rows):
+            if indptr[i + 1] < indptr[i]:
+                code = 3
+            else:
+                prev = -1
+                for k in range(indptr[i], indptr[i + 1]):
+                    j = indices[k]
+                    if j < 0 or j >= n_cols:
+                        code = 1
+                        break
+                    if j <= prev:
+                        code = 2
+                        break
+                    prev = j
+            if code:
+                row = i
+                break
+    return code, row
+
+
+def sqnorm(const double[::1] w, Py_ssize_t d, bint intercept):
+    """||w||^2 in the kernels' summation order (the intercept weight added last)."""
+    return sqnorm_w(&w[0], d, intercept)

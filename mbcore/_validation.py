@@ -1,0 +1,245 @@
+"""Input checks and their error messages, in one place.
+
+X is turned into a :class:`Batch`: a C-contiguous float32/float64 2-D array, or CSR arrays
+(data float32/float64, indices and indptr of one integer type, int32 or int64), checked for shape,
+feature count, dtype and (for CSR) sorted in-range indices.  Finiteness is checked by the kernels
+themselves during their pass (a NaN or infinity makes the score non-finite, which the kernel
+reports with the row), so valid data is read once.  Inputs are never modified: whatever has to
+change is copied.
+"""
+
+import numbers
+
+import numpy as np
+
+from ._kernels import linear as _klin
+
+__all__ = ["Batch", "check_X", "check_finite", "encode_y", "infer_classes", "NotFittedError"]
+
+
+class NotFittedError(ValueError, AttributeError):
+    """Raised when predict or decision_function is called before any data was seen."""
+
+
+class Batch:
+    """A validated batch: ``dense`` (2-D float array) or ``csr`` (data, indices, indptr)."""
+
+    __slots__ = ("X", "data", "indices", "indptr", "n", "d")
+
+    def __init__(self, X=None, data=None, indices=None, indptr=None, n=0, d=0):
+        self.X = X
+        self.data = data
+        self.indices = indices
+        self.indptr = indptr
+        self.n = n
+        self.d = d
+
+    @property
+    def sparse(self):
+        return self.X is None
+
+    def rows(self, start, stop):
+        """The sub-batch of rows start..stop-1 (views, no copy of the values)."""
+        if self.X is not None:
+            return Batch(X=self.X[start:stop], n=stop - start, d=self.d)
+        a, b = int(self.indptr[start]), int(self.indptr[stop])
+        return Batch(data=self.data[a:b], indices=self.indices[a:b],
+                     indptr=self.indptr[start:stop + 1] - a, n=stop - start, d=self.d)
+
+    def row_values(self, i):
+        if self.X is not None:
+            return self.X[i]
+        return self.data[self.indptr[i]:self.indptr[i + 1]]
+
+
+_FLOAT_CHARS = "fd"
+
+
+def _feature_count(owner, d, n_features):
+    if n_features is not None and d != n_features:
+        raise ValueError(f"{owner}: X has {d} features, but the learner was fitted with "
+                         f"{n_features} features")
+
+
+def _as_float(owner, a):
+    kind = a.dtype.kind
+    if kind == "f":
+        if a.dtype.char in _FLOAT_CHARS:
+            return a
+        return a.astype(np.float32 if a.dtype.itemsize < 4 else np.float64)
+    if kind in "biu":
+        return a.astype(np.float64)
+    raise TypeError(f"{owner}: X must hold real numbers (bool, int or float), got dtype "
+                    f"{a.dtype} ({a.dtype.kind!r})")
+
+
+def _is_sparse(X):
+    return hasattr(X, "indptr") and hasattr(X, "indices") and hasattr(X, "data") and \
+        hasattr(X, "shape")
+
+
+def _check_csr(owner, X, n_features):
+    fmt = getattr(X, "format", "csr")
+    if fmt != "csr":
+        if not hasattr(X, "tocsr"):
+            raise TypeError(f"{owner}: X is a sparse matrix in format {fmt!r}; give CSR")
+        X = X.tocsr()
+    n, d = (int(s) for s in X.shape)
+    if n == 0:
+        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+    if d == 0:
+        raise ValueError(f"{owner}: X has 0 features; at least one is required")
+    _feature_count(owner, d, n_features)
+    data = np.ascontiguousarray(_as_float(owner, np.asarray(X.data)))
+    indices = np.asarray(X.indices)
+    indptr = np.asarray(X.indptr)
+    if indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
+        raise TypeError(f"{owner}: X's CSR indices must be integers, got {indices.dtype} and "
+                        f"{indptr.dtype}")
+    itype = np.int32 if (indices.dtype == np.int32 and indptr.dtype == np.int32) else np.int64
+    indices = np.ascontiguousarray(indices, dtype=itype)
+    indptr = np.ascontiguousarray(indptr, dtype=itype)
+    if indptr.ndim != 1 or indptr.shape[0] != n + 1 or indptr[0] != 0 or \
+            indptr[-1] != indices.shape[0] or data.shape[0] != indices.shape[0]:
+        raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr, indices and data "
+                         "disagree)")
+    code, row = _klin.csr_check(indices, indptr, d)
+    if code == 1:
+        raise ValueError(f"{owner}: X has a column index out of range [0, {d}) in row {row}")
+    if code == 2:
+        raise ValueError(f"{owner}: X has unsorted or duplicate column indices in row {row}; "
+                         "call X.sort_indices() and X.sum_duplicates() first")
+    if code == 3:
+        raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr decreases at row "
+                         f"{row})")
+    return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d)
+
+
+def check_X(owner, X, n_features=None):
+    """Validate X once; returns a :class:`Batch` the kernels can trust (except finiteness)."""
+    if type(X) is np.ndarray and X.ndim == 2 and X.dtype.char in _FLOAT_CHARS and \
+            X.flags.c_contiguous and X.shape[0] > 0 and X.shape[1] > 0:
+        if n_features is not None and X.shape[1] != n_features:
+            _feature_count(owner, X.shape[1], n_features)
+        return Batch(X=X, n=X.shape[0], d=X.shape[1])
+    if X is None:
+        raise TypeError(f"{owner}: X must be a 2-D array-like or a CSR matrix, got None")
+    if _is_sparse(X):
+        return _check_csr(owner, X, n_features)
+    if isinstance(X, (str, bytes)):
+        raise TypeError(f"{owner}: X must be a 2-D array-like, got {type(X).__name__}")
+    try:
+        A = np.asarray(X)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{owner}: X could not be read as a 2-D array ({exc})") from None
+    if A.dtype.kind == "O":
+        try:
+            A = A.astype(np.float64)
+        except (ValueError, TypeError):
+            raise TypeError(f"{owner}: X must hold real numbers, got dtype object with "
+                            "non-numeric values") from None
+    if A.ndim != 2:
+        raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={A.ndim}; "
+                         "use X.reshape(1, -1) for a single row")
+    if A.shape[0] == 0:
+        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+    if A.shape[1] == 0:
+        raise ValueError(f"{owner}: X has 0 features; at least one is required")
+    _feature_count(owner, A.shape[1], n_features)
+    A = np.ascontiguousarray(_as_float(owner, A))
+    return Batch(X=A, n=A.shape[0], d=A.shape[1])
+
+
+def check_finite(owner, batch):
+    """Raise ValueError naming the first row with NaN or infinity."""
+    vals = batch.X if batch.X is not None else batch.data
+    if vals.size and not np.isfinite(vals).all():
+        raise ValueError(f"{owner}: X contains NaN or infinity in row {first_bad_row(batch)}")
+
+
+def first_bad_row(batch):
+    if batch.X is not None:
+        return int(np.flatnonzero(~np.isfinite(batch.X).all(axis=1))[0])
+    k = int(np.flatnonzero(~np.isfinite(batch.data))[0])
+    return int(np.searchsorted(batch.indptr, k, side="right") - 1)
+
+
+def row_error(owner, batch, i, offset=0):
+    """The ValueError for a row the kernel refused (non-finite value, or overflow)."""
+    if not np.isfinite(batch.row_values(i)).all():
+        return ValueError(f"{owner}: X contains NaN or infinity in row {i + offset}; the "
+                          "learner was left as before the call")
+    return ValueError(f"{owner}: overflow at row {i + offset} (a score or a weight is no longer "
+                      "finite: scale X or lower eta); the learner was left as before the call")
+
+
+def _key(v):
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def infer_classes(owner, y, classes=None):
+    """The two classes, sorted (second = positive), from ``classes`` or from the labels.
+
+    One label alone is enough when it names its pair: -1 -> (-1, 1), 0 -> (0, 1),
+    a bool -> (False, True).  Otherwise pass ``classes``.
+    """
+    if classes is not None:
+        cl = np.unique(np.asarray(classes))
+        if cl.shape[0] != 2:
+            raise ValueError(f"{owner}: classes must hold exactly two distinct labels, got "
+                             f"{cl.tolist()!r}")
+        return cl
+    ya = np.asarray(y)
+    if ya.dtype.kind == "f" and np.isnan(ya).any():
+        raise ValueError(f"{owner}: y contains NaN")
+    uniq = np.unique(ya)
+    if uniq.shape[0] > 2:
+        raise ValueError(f"{owner}: y has more than two labels {uniq.tolist()!r}; these "
+                         "learners are binary")
+    if uniq.shape[0] == 2:
+        return uniq
+    v = _key(uniq[0]) if uniq.shape[0] else None
+    if isinstance(v, bool):
+        return np.array([False, True])
+    if isinstance(v, numbers.Real) and v == -1:
+        return np.array([-1, 1], dtype=uniq.dtype)
+    if isinstance(v, numbers.Real) and v == 0:
+        return np.array([0, 1], dtype=uniq.dtype)
+    raise ValueError(f"{owner}: cannot tell the two classes from y={uniq.tolist()!r} alone; "
+                     "pass classes=[-1, 1], classes=[0, 1] or the two labels to the first "
+                     "partial_fit")
+
+
+def encode_y(owner, y, n, classes, out=None):
+    """Labels -> int8 +1 (classes[1]) / -1 (classes[0]); checks length and membership."""
+    neg, pos = _key(classes[0]), _key(classes[1])
+    if n == 1 and out is not None and isinstance(y, (list, tuple, np.ndarray)) and len(y) == 1 \
+            and (not isinstance(y, np.ndarray) or y.ndim == 1):
+        v = _key(y[0])
+        if v == pos and not (isinstance(v, float) and v != v):
+            out[0] = 1
+            return out
+        if v == neg:
+            out[0] = -1
+            return out
+    if y is None:
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
+    ya = np.asarray(y)
+    if ya.ndim != 1:
+        raise ValueError(f"{owner}: y must be 1-D, got ndim={ya.ndim}")
+    if ya.shape[0] != n:
+        raise ValueError(f"{owner}: X has {n} rows but y has {ya.shape[0]} labels")
+    if ya.dtype.kind == "f" and np.isnan(ya).any():
+        raise ValueError(f"{owner}: y contains NaN")
+    is_pos = ya == pos
+    is_neg = ya == neg
+    ok = np.logical_or(is_pos, is_neg)
+    if not np.all(ok):
+        bad = _key(ya[np.flatnonzero(~np.asarray(ok))[0]])
+        raise ValueError(f"{owner}: y has the label {bad!r}, outside the fitted classes "
+                         f"{[neg, pos]!r}")
+    return np.where(is_pos, 1, -1).astype(np.int8)

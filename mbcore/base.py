@@ -1,0 +1,230 @@
+"""OnlineLearner: the online protocol shared by every mbcore learner.
+
+State lives in NumPy arrays owned by the learner (so pickling and copying need nothing special);
+the kernels bind to those arrays through a small state object that is rebuilt on demand and never
+pickled.  Subclasses provide ``_init_state(d)``, ``_pass(batch, yy, pred, upd)`` (one online pass,
+all or nothing, raising ValueError with the row on failure) and ``_scores(batch)``.
+"""
+
+import hashlib
+import inspect
+
+import numpy as np
+
+from ._validation import NotFittedError, check_X, encode_y, infer_classes
+
+__all__ = ["OnlineLearner", "NotFittedError", "clone"]
+
+
+def clone(learner):
+    """A new learner with the same parameters and no fitted state (like sklearn.base.clone)."""
+    return type(learner)(**learner.get_params())
+
+
+class OnlineLearner:
+    """Base class: parameters, label mapping, ``partial_fit``/``fit``/``predict``."""
+
+    _COUNT_NAMES = ("n_seen_", "mistakes_", "updates_")
+
+    # -- parameters (scikit-learn conventions) --------------------------------------------
+    @classmethod
+    def _get_param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return sorted(p for p in sig.parameters if p != "self")
+
+    def get_params(self, deep=True):
+        """The constructor parameters, as a dict."""
+        return {k: getattr(self, k) for k in self._get_param_names()}
+
+    def set_params(self, **params):
+        """Set constructor parameters; returns self.  Fitted state is kept."""
+        names = self._get_param_names()
+        for k, v in params.items():
+            if k not in names:
+                raise ValueError(f"{type(self).__name__}: invalid parameter {k!r}; valid "
+                                 f"parameters are {names}")
+            setattr(self, k, v)
+        self._kstate = None
+        return self
+
+    def __repr__(self):
+        defaults = {k: p.default for k, p in inspect.signature(type(self).__init__)
+                    .parameters.items() if k != "self"}
+        args = [f"{k}={v!r}" for k, v in self.get_params().items()
+                if not (type(v) is type(defaults[k]) and v == defaults[k])]
+        return f"{type(self).__name__}({', '.join(args)})"
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_kstate", None)
+        state.pop("_y1", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    # -- fitted attributes -------------------------------------------------------------------
+    @property
+    def _owner(self):
+        return type(self).__name__
+
+    def _is_fitted(self):
+        return getattr(self, "classes_", None) is not None
+
+    def _check_fitted(self, what):
+        if not self._is_fitted():
+            raise NotFittedError(f"{self._owner}: call partial_fit or fit before {what}")
+
+    @property
+    def n_seen_(self):
+        """Examples seen so far (over all calls and epochs)."""
+        self._check_fitted("n_seen_")
+        return int(self._counts[0])
+
+    @property
+    def mistakes_(self):
+        """Wrong online predictions so far (never decreases until a reset)."""
+        self._check_fitted("mistakes_")
+        return int(self._counts[1])
+
+    @property
+    def updates_(self):
+        """State changes so far (differs from mistakes_ for margin learners)."""
+        self._check_fitted("updates_")
+        return int(self._counts[2])
+
+    def _reset(self):
+        for k in list(self.__dict__):
+            if k.endswith("_") and not k.startswith("__"):
+                del self.__dict__[k]
+        self._kstate = None
+        self.classes_ = None
+
+    def _validate_params(self):
+        """Subclasses check their parameters here (ValueError naming class, parameter, value)."""
+
+    # -- the protocol ------------------------------------------------------------------------
+    def _prepare(self, X, y, classes):
+        if getattr(self, "classes_", None) is None:
+            self._validate_params()
+            batch = check_X(self._owner, X)
+            if y is None:
+                raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got None")
+            cl = infer_classes(self._owner, y, classes)
+            yy = encode_y(self._owner, y, batch.n, cl)
+            self._counts = np.zeros(3, dtype=np.int64)
+            self._init_state(batch.d)
+            self._kstate = None
+            self.n_features_in_ = batch.d
+            self.classes_ = cl
+            return batch, yy
+        batch = check_X(self._owner, X, self.n_features_in_)
+        if classes is not None:
+            cl = infer_classes(self._owner, (), classes)
+            if cl.tolist() != self.classes_.tolist():
+                raise ValueError(f"{self._owner}: classes={cl.tolist()!r} differs from the "
+                                 f"fitted classes {self.classes_.tolist()!r}")
+        y1 = self.__dict__.get("_y1")
+        if y1 is None and batch.n == 1:
+            y1 = self._y1 = np.empty(1, dtype=np.int8)
+        return batch, encode_y(self._owner, y, batch.n, self.classes_, y1 if batch.n == 1
+                               else None)
+
+    def partial_fit(self, X, y, classes=None):
+        """Run the online protocol over the rows of X in order (predict, then update).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or CSR matrix
+        y : array-like of shape (n_samples,), two distinct labels in all
+        classes : array-like of two labels, optional
+            Needed on the first call only when y alone does not tell the pair.
+
+        Returns
+        -------
+        self
+        """
+        batch, yy = self._prepare(X, y, classes)
+        self._pass(batch, yy, None, None)
+        return self
+
+    def _online(self, X, y, classes=None):
+        """partial_fit that records the online predictions (+-1) and update flags."""
+        batch, yy = self._prepare(X, y, classes)
+        pred = np.empty(batch.n, dtype=np.int8)
+        upd = np.empty(batch.n, dtype=np.uint8)
+        self._pass(batch, yy, pred, upd)
+        return pred, upd, yy
+
+    def fit(self, X, y, classes=None):
+        """Reset, then cycle through the data until a pass with no update or ``max_epochs``.
+
+        Sets ``converged_`` (a clean pass happened), ``cycled_`` (the state repeated at an
+        epoch boundary, so it would cycle for ever), ``n_iter_``, ``epoch_mistakes_`` and
+        ``epoch_updates_``.  ``mistakes_`` and ``updates_`` count over all epochs.
+        """
+        self._reset()
+        batch, yy = self._prepare(X, y, classes)
+        self._epochs(batch, yy)
+        return self
+
+    def _epochs(self, batch, yy):
+        self.converged_ = False
+        self.cycled_ = False
+        em, eu = [], []
+        seen = set()
+        for _ in range(self.max_epochs):
+            m0, u0 = int(self._counts[1]), int(self._counts[2])
+            self._pass(batch, yy, None, None)
+            em.append(int(self._counts[1]) - m0)
+            eu.append(int(self._counts[2]) - u0)
+            if eu[-1] == 0:
+                self.converged_ = True
+                break
+            key = self._cycle_key()
+            if key is not None:
+                if key in seen:
+                    self.cycled_ = True
+                    break
+                seen.add(key)
+        self.epoch_mistakes_ = em
+        self.epoch_updates_ = eu
+        self.n_iter_ = len(eu)
+
+    def _cycle_key(self):
+        return None
+
+    @staticmethod
+    def _digest(w):
+        # + 0.0 folds -0.0 into 0.0, so that equal vectors have equal bytes.
+        return hashlib.blake2b((w + 0.0).tobytes(), digest_size=20).digest()
+
+    def decision_function(self, X):
+        """The real-valued score of each row (no state change).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), float64
+        """
+        self._check_fitted("decision_function")
+        return self._scores(check_X(self._owner, X, self.n_features_in_))
+
+    def predict(self, X):
+        """The predicted label of each row (no state change).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), with the dtype of ``classes_``
+        """
+        self._check_fitted("predict")
+        s = self._scores(check_X(self._owner, X, self.n_features_in_))
+        return self.classes_[self._positive(s).astype(np.intp)]
+
+    def _positive(self, s):
+        if getattr(self, "tie", "negative") == "positive":
+            return s >= 0.0
+        return s > 0.0
+
+    def score(self, X, y):
+        """Accuracy of ``predict(X)`` against y (no state change)."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))

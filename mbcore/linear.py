@@ -1,0 +1,721 @@
+"""The additive family: Perceptron, MarginPerceptron, AveragedPerceptron, OnlineHingeSVM,
+KernelPerceptron (ALGORITHMS.md section 1).
+
+Each class validates once in Python, then one compiled kernel does the whole pass with the GIL
+released.  The pure-Python twin of each class, with the same name, is in ``mbref.linear``; the two
+agree bit for bit (see ``mbref._arith`` for the summation order).
+"""
+
+import math
+import numbers
+
+import numpy as np
+
+from ._kernels import linear as _k
+from ._validation import check_finite, row_error
+from .base import OnlineLearner
+
+__all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
+           "OnlineHingeSVM"]
+
+_TIES = ("negative", "positive")
+_PERCEPTRON, _MARGIN, _HINGE = 0, 1, 2
+_KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
+
+
+def _bad(owner, name, value, what):
+    return ValueError(f"{owner}: parameter {name} must be {what}, got {value!r}")
+
+
+def _real(owner, name, value, low=None, high=None):
+    """A finite real > low (and <= high)."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and \
+        math.isfinite(float(value))
+    if ok and low is not None:
+        ok = value > low
+    if ok and high is not None:
+        ok = value <= high
+    if not ok:
+        what = "a finite real"
+        if low is not None and high is not None:
+            what += f" in ({low}, {high}]"
+        elif low is not None:
+            what += f" > {low}"
+        raise _bad(owner, name, value, what)
+    return float(value)
+
+
+def _choice(owner, name, value, choices):
+    if not isinstance(value, str) or value not in choices:
+        raise _bad(owner, name, value, f"one of {list(choices)}")
+
+
+def _integer(owner, name, value, low):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise _bad(owner, name, value, f"an integer >= {low}")
+
+
+def _flag(owner, name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise _bad(owner, name, value, "a bool")
+
+
+def _raise_status(owner, batch, status, bad):
+    if status:
+        raise row_error(owner, batch, bad)
+
+
+class _Linear(OnlineLearner):
+    """Shared state of the linear learners.
+
+    ``_w``: weights, with the intercept at index d when ``fit_intercept``; ``_u``: the
+    averaging accumulator (AveragedPerceptron) or empty; ``_aux`` = [scale a, ||w||^2];
+    ``_counts`` = [n_seen, mistakes, updates].
+    """
+
+    _algo = _PERCEPTRON
+    normalize = False
+
+    def _validate_params(self):
+        o = self._owner
+        _choice(o, "tie", self.tie, _TIES)
+        _integer(o, "max_epochs", self.max_epochs, 1)
+        _flag(o, "fit_intercept", self.fit_intercept)
+
+    def _init_state(self, d, w_init=None):
+        D = d + (1 if self.fit_intercept else 0)
+        self._d = d
+        self._w = np.zeros(D) if w_init is None else w_init
+        self._u = self._w.copy() if self._averaging() else np.zeros(0)
+        self._aux = np.array([1.0, 0.0])
+        self._kstate = None
+
+    def _averaging(self):
+        return False
+
+    def _state(self):
+        st = self.__dict__.get("_kstate")
+        if st is None:
+            self._validate_params()
+            st = self._kstate = _k.LinearState(
+                self._w, self._u, self._aux, self._counts, self._d, self._algo,
+                self.tie == "positive", self._normalizes(), self.fit_intercept,
+                self._averaging(), self._pegasos(), self._eta(), self._thr(), self._lam())
+        return st
+
+    def _normalizes(self):
+        return bool(self.normalize)
+
+    def _pegasos(self):
+        return False
+
+    def _eta(self):
+        return float(self.eta)
+
+    def _thr(self):
+        return 0.0
+
+    def _lam(self):
+        return 0.0
+
+    def _pass(self, batch, yy, pred, upd):
+        st = self._state()
+        if batch.X is not None:
+            fn = _k.lin_pass_dense64 if batch.X.dtype.char == "d" else _k.lin_pass_dense32
+            status, bad = fn(st, batch.X, yy, pred, upd)
+        else:
+            status, bad = _k.lin_pass_csr(st, batch.data, batch.indices, batch.indptr, yy,
+                                          pred, upd)
+        _raise_status(self._owner, batch, status, bad)
+
+    def _raw_scores(self, batch, w, a=1.0):
+        out = np.empty(batch.n)
+        if batch.X is not None:
+            status, bad = _k.lin_scores_dense(w, a, self._d, self.fit_intercept,
+                                              self._normalizes(), batch.X, out)
+        else:
+            status, bad = _k.lin_scores_csr(w, a, self._d, self.fit_intercept,
+                                            self._normalizes(), batch.data, batch.indices,
+                                            batch.indptr, out)
+        if status:
+            raise row_error(self._owner, batch, bad)
+        return out
+
+    def _scores(self, batch):
+        return self._raw_scores(batch, self._w, float(self._aux[0]))
+
+    def _cycle_key(self):
+        return self._digest(self._w)
+
+    def _weights(self):
+        return self._w
+
+    @property
+    def coef_(self):
+        """The weight vector w, shape (n_features,)."""
+        self._check_fitted("coef_")
+        return self._weights()[:self._d]
+
+    @property
+    def intercept_(self):
+        """The intercept (the weight of the constant coordinate), 0.0 without one."""
+        self._check_fitted("intercept_")
+        return float(self._weights()[self._d]) if self.fit_intercept else 0.0
+
+    def fit(self, X, y, classes=None, coef_init=None, intercept_init=None):
+        """Reset (optionally to ``coef_init``/``intercept_init``), then cycle through the data
+        until a pass with no update (``converged_``) or ``max_epochs``.
+
+        On integer-valued data the Perceptron's weights are exact, so a weight vector that
+        repeats at an epoch boundary proves the run would cycle for ever (the cycling theorem):
+        ``fit`` then stops and sets ``cycled_`` (detected by a 160-bit digest of w).
+        """
+        self._reset()
+        batch, yy = self._prepare(X, y, classes)
+        if coef_init is not None:
+            w0 = np.array(coef_init, dtype=np.float64).ravel()
+            if w0.shape[0] != self._d:
+                raise ValueError(f"{self._owner}: coef_init has {w0.shape[0]} values, X has "
+                                 f"{self._d} features")
+            if self.fit_intercept:
+                w0 = np.append(w0, float(intercept_init or 0.0))
+            if not np.isfinite(w0).all():
+                raise ValueError(f"{self._owner}: coef_init contains NaN or infinity")
+            self._init_state(self._d, w0)
+        self._epochs(batch, yy)
+        return self
+
+
+_EXAMPLE_DATA = """
+    >>> from mbcore.datasets import load_mushrooms
+    >>> X, y = load_mushrooms()          # 8124 x 112 one-hot, y = +1 edible / -1 poisonous"""
+
+
+class Perceptron(_Linear):
+    __doc__ = """Rosenblatt's Perceptron, the classic mistake-driven linear learner.
+
+    Update rule (Balcan lecture 3 §1; Kanade Alg. 3; Angluin lecture 23; Kakade Alg. 1):
+    start from w = 0; predict +1 iff w·x > 0 (``tie="negative"``; ``tie="positive"`` gives
+    Kanade's sign(0) = +1); on a mistake, w ← w + η·y·x.  The learning rate η only rescales w
+    when w starts at 0; it matters when ``fit`` is given ``coef_init``.
+
+    Mistake bound (Novikoff 1962; Block 1962; the Perceptron mistake-bound slides; Kanade
+    Thm 9): if ‖x_t‖ ≤ R and some unit u has y_t u·x_t ≥ γ > 0 for every t, the number of
+    mistakes is at most (R/γ)², or (‖u‖R/γ)² for a u that is not unit length.  Without a
+    separator (Balcan): with unit-length x and any unit u,
+    M ≤ 1/γ² + (2/γ)·TD_γ, TD_γ = Σ_t max(0, γ − y_t u·x_t).
+
+    Parameters
+    ----------
+    tie : {"negative", "positive"}, default="negative"
+        The prediction when w·x = 0.
+    normalize : bool, default=False
+        Scale each example to unit length before use (Balcan's convention; a zero vector stays
+        zero).  With ``fit_intercept`` the augmented vector (x, 1) is scaled.
+    fit_intercept : bool, default=False
+        Append a constant coordinate 1 (the notes' dummy input x₀); its weight is
+        ``intercept_``.
+    eta : float, default=1.0
+        Learning rate η > 0.
+    max_epochs : int, default=100
+        Passes ``fit`` may make before it gives up on a clean pass.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    mistakes_, updates_, n_seen_ : int
+        Online counts over all calls (``updates_ == mistakes_`` for the Perceptron).
+    classes_ : ndarray of shape (2,)
+        The two labels, sorted; the second is the positive class.
+    n_features_in_ : int
+    converged_, cycled_, n_iter_, epoch_mistakes_, epoch_updates_
+        Set by ``fit``.
+
+    Notes
+    -----
+    Numerics: dot products use four interleaved partial sums combined as (s0+s1)+(s2+s3), with
+    no fused multiply-add, exactly as the pure-Python twin ``mbref.Perceptron`` does, so both give
+    the same predictions on any data.  A row with NaN or infinity, or an overflow, raises
+    ValueError and leaves the learner as it was before the call.
+
+    Examples
+    --------
+    {_EXAMPLE_DATA}
+    >>> from mbcore import Perceptron, run_online
+    >>> from mbcore.bounds import margin, perceptron_bound, radius
+    >>> run = run_online(Perceptron(), X, y)   # one online pass, predictions made before labels
+    >>> clf = Perceptron().fit(X, y)           # cycle until a clean pass: mushrooms is separable
+    >>> clf.converged_
+    True
+    >>> bool((clf.predict(X) == y).all())
+    True
+    >>> gamma = margin(X, y, clf.coef_)        # the separator's margin certifies the bound
+    >>> bool(run.mistakes <= perceptron_bound(radius(X), gamma))
+    True
+    """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
+
+    def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
+                 max_epochs=100):
+        self.tie = tie
+        self.normalize = normalize
+        self.fit_intercept = fit_intercept
+        self.eta = eta
+        self.max_epochs = max_epochs
+
+    def _validate_params(self):
+        super()._validate_params()
+        _real(self._owner, "eta", self.eta, 0)
+        _flag(self._owner, "normalize", self.normalize)
+
+
+class AveragedPerceptron(Perceptron):
+    __doc__ = """The averaged and the voted Perceptron (Freund & Schapire 1999), for the
+    online-to-batch step.
+
+    Online, it is exactly :class:`Perceptron` (same predictions, mistakes and updates).  What it
+    adds is the hypothesis used by ``predict``:
+
+    * ``mode="average"``: the average of the weight vectors after each example,
+      w̄ = (1/T) Σ_{t=1..T} w_{t+1}, kept in O(1) extra work per update by the accumulator
+      u = Σ_k t_k Δ_k (w̄ = w + (w − u)/T);
+    * ``mode="vote"``: the voted Perceptron, sign(Σ_k c_k sign(v_k·x)) over every prediction
+      vector v_k with c_k the number of examples it survived (memory grows with the mistakes).
+
+    Mistake bound: that of the Perceptron for the online run, (R/γ)² on data separable with
+    margin γ (Novikoff; Kanade Thm 9); Freund & Schapire bound the voted hypothesis' expected
+    error by the same quantity over the training-set size.
+
+    Parameters
+    ----------
+    mode : {"average", "vote"}, default="average"
+    tie, normalize, fit_intercept, eta, max_epochs
+        As for :class:`Perceptron`.
+
+    Attributes
+    ----------
+    coef_, intercept_ : the averaged weights (mode "average" or "vote")
+    vote_vectors_ : ndarray of shape (K, n_features [+1]), mode "vote"
+    vote_counts_ : ndarray of shape (K,), mode "vote"
+
+    Examples
+    --------
+    {_EXAMPLE_DATA}
+    >>> from mbcore import AveragedPerceptron
+    >>> avg = AveragedPerceptron().partial_fit(X[:4000], y[:4000])
+    >>> bool(avg.score(X[4000:], y[4000:]) > 0.9)
+    True
+    >>> vote = AveragedPerceptron(mode="vote").partial_fit(X[:4000], y[:4000])
+    >>> int(vote.vote_counts_.sum()) == vote.n_seen_
+    True
+    """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
+
+    def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
+                 eta=1.0, max_epochs=100):
+        self.mode = mode
+        super().__init__(tie=tie, normalize=normalize, fit_intercept=fit_intercept, eta=eta,
+                         max_epochs=max_epochs)
+
+    def _validate_params(self):
+        super()._validate_params()
+        _choice(self._owner, "mode", self.mode, ("average", "vote"))
+
+    def _averaging(self):
+        return True
+
+    def _init_state(self, d, w_init=None):
+        super()._init_state(d, w_init)
+        self._votes = [self._w.copy()[None, :]]
+        self._vote_c = [np.zeros(1, dtype=np.int64)]
+
+    def _pass(self, batch, yy, pred, upd):
+        if self.mode != "vote":
+            return super()._pass(batch, yy, pred, upd)
+        w0 = self._w.copy()
+        if upd is None:
+            upd = np.empty(batch.n, dtype=np.uint8)
+        super()._pass(batch, yy, pred, upd)
+        rows = np.flatnonzero(upd).astype(np.int64)
+        self._vote_c[-1][-1] += rows[0] if rows.shape[0] else batch.n
+        if rows.shape[0] == 0:
+            return
+        V = np.empty((rows.shape[0], w0.shape[0]))
+        args = (w0, self._d, self.fit_intercept, self.normalize, float(self.eta))
+        if batch.X is not None:
+            _k.replay_dense(*args, batch.X, rows, yy, V)
+        else:
+            _k.replay_csr(*args, batch.data, batch.indices, batch.indptr, rows, yy, V)
+        c = np.empty(rows.shape[0], dtype=np.int64)
+        c[:-1] = np.diff(rows)
+        c[-1] = batch.n - rows[-1]
+        self._votes.append(V)
+        self._vote_c.append(c)
+
+    def _average(self):
+        T = float(self._counts[0])
+        if T == 0.0:
+            return self._w.copy()
+        return self._w + (self._w - self._u) / T
+
+    def _weights(self):
+        return self._average()
+
+    def _vote_arrays(self):
+        V = np.concatenate(self._votes) if len(self._votes) > 1 else self._votes[0]
+        c = np.concatenate(self._vote_c) if len(self._vote_c) > 1 else self._vote_c[0]
+        self._votes, self._vote_c = [V], [c]
+        keep = c > 0
+        return np.ascontiguousarray(V[keep]), np.ascontiguousarray(c[keep])
+
+    @property
+    def vote_vectors_(self):
+        """The prediction vectors v_k with a positive survival count (mode "vote")."""
+        self._check_fitted("vote_vectors_")
+        return self._vote_arrays()[0]
+
+    @property
+    def vote_counts_(self):
+        """The survival count c_k of each vote vector (mode "vote")."""
+        self._check_fitted("vote_counts_")
+        return self._vote_arrays()[1]
+
+    def _scores(self, batch):
+        if self.mode == "average":
+            return self._raw_scores(batch, self._average())
+        V, c = self._vote_arrays()
+        out = np.empty(batch.n)
+        tie = self.tie == "positive"
+        if batch.X is not None:
+            status, bad = _k.vote_scores_dense(V, c, self._d, self.fit_intercept, self.normalize,
+                                               tie, batch.X, out)
+        else:
+            status, bad = _k.vote_scores_csr(V, c, self._d, self.fit_intercept, self.normalize,
+                                             tie, batch.data, batch.indices, batch.indptr, out)
+        _raise_status(self._owner, batch, status, bad)
+        return out
+
+
+class MarginPerceptron(_Linear):
+    __doc__ = """Balcan's Margin Perceptron(γ): the Perceptron that also updates on margin
+    mistakes, to approximately maximise the margin.
+
+    Update rule (Balcan lecture 3 §1.1): examples are scaled to unit length.  Predict +1 if
+    w·x/‖w‖ ≥ γ/2, −1 if ≤ −γ/2; strictly in between is a *margin mistake* (the prediction is
+    then the sign, with the tie rule).  While ‖w‖ = 0 every example is a margin mistake, so the
+    first example gives w = y₁x₁ (the notes' w₁ = ℓ(x)x).  On a wrong prediction or a margin
+    mistake: w ← w + y·x.  ``margin_fraction`` f sets the threshold f·γ (the notes' γ/2 is
+    f = 1/2; their generalisation (1−ε)γ is f = 1−ε).
+
+    Mistake bound (Balcan Thm 2): if the unit-length examples are separable by a unit u with
+    margin γ, the number of updates (wrong predictions plus margin mistakes) is at most 12/γ².
+
+    Parameters
+    ----------
+    gamma : float, default=0.1
+        The margin γ > 0 the learner aims for.
+    margin_fraction : float in (0, 1], default=0.5
+    tie : {"negative", "positive"}, default="negative"
+    fit_intercept : bool, default=False
+        Append the constant coordinate 1 before scaling to unit length.
+    max_epochs : int, default=100
+
+    Attributes
+    ----------
+    coef_, intercept_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Notes
+    -----
+    ``decision_function`` returns the normalised margin w·x/‖w‖ of the unit-length example
+    (0 while w = 0).  ‖w‖² is recomputed after every update in the fixed summation order, so it
+    does not drift over long runs.
+
+    Examples
+    --------
+    {_EXAMPLE_DATA}
+    >>> from mbcore import MarginPerceptron
+    >>> from mbcore.bounds import margin_perceptron_bound
+    >>> clf = MarginPerceptron(gamma=0.05).fit(X, y)
+    >>> clf.converged_, bool((clf.predict(X) == y).all())
+    (True, True)
+    >>> margin_perceptron_bound(0.05)          # updates bound if the data has margin 0.05
+    4800.0
+    """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
+
+    _algo = _MARGIN
+
+    def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
+                 max_epochs=100):
+        self.gamma = gamma
+        self.margin_fraction = margin_fraction
+        self.tie = tie
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+
+    def _validate_params(self):
+        super()._validate_params()
+        _real(self._owner, "gamma", self.gamma, 0)
+        _real(self._owner, "margin_fraction", self.margin_fraction, 0, 1)
+
+    def _init_state(self, d, w_init=None):
+        super()._init_state(d, w_init)
+        self._aux[1] = _k.sqnorm(self._w, d, self.fit_intercept)
+
+    def _normalizes(self):
+        return True
+
+    def _eta(self):
+        return 1.0
+
+    def _thr(self):
+        return float(self.margin_fraction) * float(self.gamma)
+
+    def _scores(self, batch):
+        s = self._raw_scores(batch, self._w)
+        nw = math.sqrt(self._aux[1])
+        return s / nw if nw > 0.0 else np.zeros_like(s)
+
+
+class OnlineHingeSVM(_Linear):
+    __doc__ = """Online subgradient descent on the L2-regularised hinge loss (a linear SVM
+    trained online; Pegasos steps by default).
+
+    Update rule (Kakade CSE 546 lecture 9 §3): the hinge loss ℓ(w; (x, y)) = max{0, 1 − y w·x}
+    has subgradient −y·x when y w·x < 1.  Objective (λ/2)‖w‖² + average hinge loss (the notes
+    write λ‖w‖², i.e. their λ is our λ/2).  Step t: predict sign(w·x); then
+    w ← (1 − η_t λ) w, and w ← w + η_t y x if y w·x < 1 (a *margin mistake*, evaluated with the
+    weights before the step).  η_t = 1/(λt) (Pegasos; Shalev-Shwartz et al. 2007), or a constant.
+    The intercept, if any, is not regularised.
+
+    Bound: Pegasos reaches ε accuracy on the objective in Õ(1/(λε)) steps (Shalev-Shwartz et al.
+    2007); the online hinge regret is O(log T / λ) for the strongly convex objective.  This is a
+    regret bound, not a mistake bound; ``updates_`` counts the steps where the hinge loss was
+    positive and ``mistakes_`` the wrong predictions.
+
+    Parameters
+    ----------
+    lam : float, default=0.01
+        Regularisation λ > 0.
+    eta : "pegasos" or float, default="pegasos"
+        Step size: 1/(λt), or a constant η with η·λ ≤ 1.
+    tie, normalize, fit_intercept
+        As for :class:`Perceptron`.
+    max_epochs : int, default=5
+
+    Notes
+    -----
+    w is stored as a·v so that the shrink step costs O(1) (sparse rows cost their non-zeros);
+    when a falls below 1e-9 it is folded into v, and a shrink to exactly 0 (the first Pegasos
+    step) zeroes v.  The twin does the same at the same moments.
+
+    Examples
+    --------
+    {_EXAMPLE_DATA}
+    >>> from mbcore import OnlineHingeSVM
+    >>> svm = OnlineHingeSVM(lam=1e-4).fit(X[:4000], y[:4000])
+    >>> bool(svm.score(X[4000:], y[4000:]) > 0.9)
+    True
+    """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
+
+    _algo = _HINGE
+
+    def __init__(self, lam=0.01, eta="pegasos", tie="negative", normalize=False,
+                 fit_intercept=False, max_epochs=5):
+        self.lam = lam
+        self.eta = eta
+        self.tie = tie
+        self.normalize = normalize
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+
+    def _validate_params(self):
+        super()._validate_params()
+        o = self._owner
+        lam = _real(o, "lam", self.lam, 0)
+        if not (isinstance(self.eta, str) and self.eta == "pegasos"):
+            if isinstance(self.eta, str):
+                raise _bad(o, "eta", self.eta, '"pegasos" or a finite real > 0')
+            eta = _real(o, "eta", self.eta, 0)
+            if eta * lam > 1.0:
+                raise ValueError(f"{o}: parameters eta * lam must be <= 1 (the weights would "
+                                 f"change sign), got eta={self.eta!r}, lam={self.lam!r}")
+        _flag(o, "normalize", self.normalize)
+
+    def _pegasos(self):
+        return isinstance(self.eta, str)
+
+    def _eta(self):
+        return 0.0 if self._pegasos() else float(self.eta)
+
+    def _lam(self):
+        return float(self.lam)
+
+    def _cycle_key(self):
+        return None
+
+    def _weights(self):
+        w = self._w.copy()
+        w[:self._d] *= self._aux[0]
+        return w
+
+
+class KernelPerceptron(OnlineLearner):
+    __doc__ = """The kernel Perceptron: the Perceptron in the feature space of a kernel.
+
+    Update rule (Kakade CSE 546 lecture 9: "the algorithm can be kernelized"):
+    f(x) = Σ_{i∈S} y_i K(x_i, x); predict +1 iff f(x) > 0 (tie rule as the Perceptron); on a
+    mistake append (x, y) to S.  Kernels: linear x·z, polynomial (γ x·z + c₀)^degree,
+    RBF exp(−γ‖x − z‖²).
+
+    Mistake bound: the Perceptron's, in the feature space: (R/γ)² with R² = max_t K(x_t, x_t)
+    and γ the margin of a unit-norm separator in that space (Novikoff; Kakade).
+
+    Budget (beyond the notes): with ``budget=B`` at most B support vectors are kept; a new one
+    replaces the oldest (ring order), as in the fixed-budget Perceptrons of Crammer, Kandola &
+    Singer (2003) and Dekel, Shalev-Shwartz & Singer (the Forgetron, 2008).  The mistake bound
+    no longer applies then.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf"}, default="rbf"
+    degree : int, default=3
+    gamma : float or None, default=None
+        None means 1/n_features (``gamma_`` holds the value used).
+    coef0 : float, default=1.0
+    budget : int or None, default=None
+    tie : {"negative", "positive"}, default="negative"
+    max_epochs : int, default=100
+
+    Attributes
+    ----------
+    support_vectors_ : ndarray of shape (n_support_, n_features), in slot order
+    dual_coef_ : ndarray of shape (n_support_,), the labels ±1 of the support vectors
+    n_support_ : int
+    gamma_ : float
+
+    Notes
+    -----
+    f(x) sums the support vectors in slot order; ‖x − z‖² is summed in the four-partial-sum
+    order for dense rows and computed as (‖x‖² + ‖z‖²) − 2x·z (clipped at 0) for sparse rows.
+
+    Examples
+    --------
+    {_EXAMPLE_DATA}
+    >>> from mbcore import KernelPerceptron
+    >>> kp = KernelPerceptron(kernel="poly", degree=2).partial_fit(X[:3000], y[:3000])
+    >>> kp.n_support_ == kp.mistakes_
+    True
+    >>> bool(kp.score(X[3000:], y[3000:]) > 0.9)
+    True
+    """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
+
+    def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
+                 tie="negative", max_epochs=100):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.budget = budget
+        self.tie = tie
+        self.max_epochs = max_epochs
+
+    def _validate_params(self):
+        o = self._owner
+        _choice(o, "kernel", self.kernel, tuple(_KERNELS))
+        _choice(o, "tie", self.tie, _TIES)
+        _integer(o, "degree", self.degree, 1)
+        _integer(o, "max_epochs", self.max_epochs, 1)
+        if self.gamma is not None:
+            _real(o, "gamma", self.gamma, 0)
+        _real(o, "coef0", self.coef0)
+        if self.budget is not None:
+            _integer(o, "budget", self.budget, 1)
+
+    def _init_state(self, d):
+        self._d = d
+        self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / d
+        cap = 16 if self.budget is None else min(16, int(self.budget))
+        self._sv = np.zeros((cap, d))
+        self._svn = np.zeros(cap)
+        self._coef = np.zeros(cap)
+        self._meta = np.zeros(2, dtype=np.int64)  # n_sv, head
+
+    def _kargs(self):
+        return (_KERNELS[self.kernel], int(self.degree), self.tie == "positive",
+                float(self.gamma_), float(self.coef0))
+
+    def _grow(self):
+        cap = self._sv.shape[0]
+        new = 2 * cap if self.budget is None else min(2 * cap, int(self.budget))
+        sv = np.zeros((new, self._d))
+        sv[:cap] = self._sv
+        self._sv = sv
+        self._svn = np.concatenate([self._svn, np.zeros(new - cap)])
+        self._coef = np.concatenate([self._coef, np.zeros(new - cap)])
+
+    def _pass(self, batch, yy, pred, upd):
+        self._validate_params()
+        check_finite(self._owner, batch)
+        n_sv0 = int(self._meta[0])
+        meta0, counts0 = self._meta.copy(), self._counts.copy()
+        # Appends are undone by restoring n_sv; a budget may overwrite slots, so save them.
+        saved = (self._sv[:n_sv0].copy(), self._svn[:n_sv0].copy(),
+                 self._coef[:n_sv0].copy()) if self.budget is not None else None
+        if pred is None:
+            pred = np.empty(batch.n, dtype=np.int8)
+        if upd is None:
+            upd = np.empty(batch.n, dtype=np.uint8)
+        budget = -1 if self.budget is None else int(self.budget)
+        start = 0
+        while True:
+            if batch.X is not None:
+                status, row = _k.kp_pass_dense(*self._kargs(), self._sv, self._svn, self._coef,
+                                               self._meta, budget, self._counts, batch.X, start,
+                                               yy, pred, upd)
+            else:
+                status, row = _k.kp_pass_csr(*self._kargs(), self._sv, self._svn, self._coef,
+                                             self._meta, budget, self._counts, batch.data,
+                                             batch.indices, batch.indptr, start, yy, pred, upd)
+            if status == 2:
+                self._grow()
+                start = row
+                continue
+            break
+        if status:
+            self._meta[:] = meta0
+            self._counts[:] = counts0
+            if saved is not None:
+                self._sv[:n_sv0], self._svn[:n_sv0], self._coef[:n_sv0] = saved
+            raise row_error(self._owner, batch, row)
+
+    def _scores(self, batch):
+        check_finite(self._owner, batch)
+        out = np.empty(batch.n)
+        kind, degree, _, gamma, coef0 = self._kargs()
+        n_sv = int(self._meta[0])
+        if batch.X is not None:
+            status, bad = _k.kp_scores_dense(kind, degree, gamma, coef0, self._sv, self._svn,
+                                             self._coef, n_sv, batch.X, out)
+        else:
+            status, bad = _k.kp_scores_csr(kind, degree, gamma, coef0, self._sv, self._svn,
+                                           self._coef, n_sv, batch.data, batch.indices,
+                                           batch.indptr, out)
+        _raise_status(self._owner, batch, status, bad)
+        return out
+
+    @property
+    def support_vectors_(self):
+        """The stored examples, in slot order."""
+        self._check_fitted("support_vectors_")
+        return self._sv[:int(self._meta[0])]
+
+    @property
+    def dual_coef_(self):
+        """The label (±1) of each support vector."""
+        self._check_fitted("dual_coef_")
+        return self._coef[:int(self._meta[0])]
+
+    @property
+    def n_support_(self):
+        """The number of support vectors kept."""
+        self._check_fitted("n_support_")
+        return int(self._meta[0])

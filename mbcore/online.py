@@ -1,0 +1,64 @@
+"""run_online: the online protocol over a batch, with its full record."""
+
+import numpy as np
+
+__all__ = ["OnlineRun", "run_online"]
+
+
+class OnlineRun:
+    """The record of an online run over a batch (Kanade §1: MISTAKES(t)).
+
+    Attributes
+    ----------
+    predictions : ndarray of shape (n,)
+        The label predicted for each example *before* its label was revealed.
+    errors : ndarray of bool, shape (n,)
+        Whether each prediction was a mistake.
+    updated : ndarray of bool, shape (n,)
+        Whether the learner changed its state on each example.
+    mistakes, updates : int
+        Totals over this batch.
+    mistake_curve, update_curve : ndarray of int64, shape (n,)
+        Cumulative counts over this batch: ``mistake_curve[t]`` = mistakes on examples 0..t.
+    n : int
+        Number of examples in the batch.
+    """
+
+    __slots__ = ("predictions", "errors", "updated", "mistakes", "updates", "mistake_curve",
+                 "update_curve", "n")
+
+    def __init__(self, predictions, errors, updated):
+        self.predictions = predictions
+        self.errors = errors
+        self.updated = updated
+        self.n = int(errors.shape[0])
+        self.mistake_curve = np.cumsum(errors, dtype=np.int64)
+        self.update_curve = np.cumsum(updated, dtype=np.int64)
+        self.mistakes = int(self.mistake_curve[-1]) if self.n else 0
+        self.updates = int(self.update_curve[-1]) if self.n else 0
+
+    def __repr__(self):
+        return f"OnlineRun(n={self.n}, mistakes={self.mistakes}, updates={self.updates})"
+
+
+def run_online(learner, X, y, classes=None):
+    """Run the online protocol of ``learner`` over the rows of X in order, and record it.
+
+    For each example the learner predicts, is told the label, and updates: exactly
+    ``learner.partial_fit(X, y)``, in one compiled pass (no Python loop per example), but also
+    returning what was predicted before each label was revealed.
+
+    Parameters
+    ----------
+    learner : an mbcore learner (fitted or not; it is updated in place)
+    X : array-like of shape (n_samples, n_features) or CSR matrix
+    y : array-like of shape (n_samples,)
+    classes : two labels, optional (as for ``partial_fit``)
+
+    Returns
+    -------
+    OnlineRun
+    """
+    pred, upd, yy = learner._online(X, y, classes)
+    labels = learner.classes_[(pred > 0).astype(np.intp)]
+    return OnlineRun(labels, pred != yy, upd.astype(bool))

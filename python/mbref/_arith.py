@@ -1,0 +1,140 @@
+"""The arithmetic contract shared by mbref and the compiled kernels of mbcore.
+
+Every floating-point operation that can change a prediction is defined here, in the order the
+compiled kernels perform it, so that the twin and the kernels agree bit for bit on any data.
+
+Rows
+----
+A row is either dense (a list of ``d`` floats) or sparse (``(indices, values)`` with strictly
+increasing indices, the CSR layout).  Values are IEEE doubles: float32 inputs are promoted exactly.
+
+Summation order (``dot``, ``sumsq``)
+------------------------------------
+Four interleaved partial sums.  Term ``k`` of the row (``k`` = the coordinate ``j`` for a dense row,
+the position inside the row's non-zeros for a sparse row) is added, left to right, to the partial sum
+``s[k % 4]``; the result is ``(s0 + s1) + (s2 + s3)``.  Products are rounded before they are added
+(no fused multiply-add; the kernels are compiled with ``-ffp-contract=off``).
+
+Updates (``axpy``)
+------------------
+``w[j] = w[j] + c * x[j]`` for every coordinate of a dense row, and for every stored non-zero of a
+sparse row; ``c`` is computed once per update by the caller.
+"""
+
+import math
+
+__all__ = ["dot", "sumsq", "axpy", "norm_inv", "dense_sumsq", "sqdist"]
+
+
+def dot(w, row):
+    """w . x with the four-partial-sum order."""
+    s0 = s1 = s2 = s3 = 0.0
+    if isinstance(row, tuple):
+        idx, val = row
+        for k in range(len(idx)):
+            p = w[idx[k]] * val[k]
+            r = k & 3
+            if r == 0:
+                s0 += p
+            elif r == 1:
+                s1 += p
+            elif r == 2:
+                s2 += p
+            else:
+                s3 += p
+    else:
+        for k in range(len(row)):
+            p = w[k] * row[k]
+            r = k & 3
+            if r == 0:
+                s0 += p
+            elif r == 1:
+                s1 += p
+            elif r == 2:
+                s2 += p
+            else:
+                s3 += p
+    return (s0 + s1) + (s2 + s3)
+
+
+def _sumsq_values(vals):
+    s0 = s1 = s2 = s3 = 0.0
+    for k in range(len(vals)):
+        p = vals[k] * vals[k]
+        r = k & 3
+        if r == 0:
+            s0 += p
+        elif r == 1:
+            s1 += p
+        elif r == 2:
+            s2 += p
+        else:
+            s3 += p
+    return (s0 + s1) + (s2 + s3)
+
+
+def sumsq(row):
+    """||x||^2 of a row with the four-partial-sum order (over the stored values)."""
+    if isinstance(row, tuple):
+        return _sumsq_values(row[1])
+    return _sumsq_values(row)
+
+
+def dense_sumsq(w, d):
+    """||w[:d]||^2 of a dense weight vector with the four-partial-sum order."""
+    return _sumsq_values(w[:d])
+
+
+def axpy(w, c, row):
+    """w[j] += c * x[j] over the row's support; returns False if a weight became non-finite."""
+    ok = True
+    if isinstance(row, tuple):
+        idx, val = row
+        for k in range(len(idx)):
+            j = idx[k]
+            v = w[j] + c * val[k]
+            w[j] = v
+            if not math.isfinite(v):
+                ok = False
+    else:
+        for j in range(len(row)):
+            v = w[j] + c * row[j]
+            w[j] = v
+            if not math.isfinite(v):
+                ok = False
+    return ok
+
+
+def norm_inv(ss):
+    """1/sqrt(ss) for ss > 0, else 0.0 (a zero vector stays zero under normalisation)."""
+    if ss > 0.0:
+        return 1.0 / math.sqrt(ss)
+    if ss == 0.0:
+        return 0.0
+    return float("nan")
+
+
+def sqdist(row, z, zz):
+    """||x - z||^2 for a support vector z (dense list) whose ||z||^2 is zz.
+
+    Dense rows: the four-partial-sum order over (x[j] - z[j])**2.  Sparse rows:
+    ``max(0, (||x||^2 + zz) - 2 * (x . z))`` with each piece in the four-partial-sum order.
+    """
+    if isinstance(row, tuple):
+        xx = sumsq(row)
+        r = (xx + zz) - 2.0 * dot(z, row)
+        return r if r > 0.0 else 0.0
+    s0 = s1 = s2 = s3 = 0.0
+    for k in range(len(row)):
+        t = row[k] - z[k]
+        p = t * t
+        r = k & 3
+        if r == 0:
+            s0 += p
+        elif r == 1:
+            s1 += p
+        elif r == 2:
+            s2 += p
+        else:
+            s3 += p
+    return (s0 + s1) + (s2 + s3)

@@ -1,0 +1,364 @@
+"""The online protocol for the pure-Python twin (standard library only).
+
+Inputs: X is a sequence of equal-length rows of real numbers (lists, tuples, or anything that
+iterates like them, NumPy arrays included), or a CSR matrix given by duck typing (an object with
+``data``, ``indices``, ``indptr`` and ``shape``, such as ``scipy.sparse.csr_array``).  y is a
+sequence of labels.  The same checks as mbcore raise the same exception types.
+"""
+
+import copy
+import inspect
+import math
+import numbers
+
+__all__ = ["OnlineLearner", "NotFittedError", "check_rows", "check_labels", "infer_classes"]
+
+
+class NotFittedError(ValueError, AttributeError):
+    """Raised when predict or decision_function is called before any data was seen."""
+
+
+def _is_csr(X):
+    return all(hasattr(X, a) for a in ("data", "indices", "indptr", "shape")) and \
+        getattr(X, "format", "csr") == "csr"
+
+
+def _tolist(a):
+    return a.tolist() if hasattr(a, "tolist") else list(a)
+
+
+def _num(owner, v):
+    if isinstance(v, bool):
+        return 1.0 if v else 0.0
+    if isinstance(v, numbers.Real):
+        f = float(v)
+    elif hasattr(v, "dtype") and getattr(v.dtype, "kind", "") in "biuf":
+        f = float(v)
+    else:
+        raise TypeError(f"{owner}: X must hold real numbers, got a value of type "
+                        f"{type(v).__name__} ({v!r})")
+    return f
+
+
+def check_rows(owner, X, n_features=None):
+    """Validate X; return (rows, n_features) where each row is a list or an (idx, val) tuple."""
+    if X is None:
+        raise TypeError(f"{owner}: X must be a 2-D array-like or a CSR matrix, got None")
+    if _is_csr(X):
+        n, d = (int(s) for s in X.shape)
+        indptr = [int(v) for v in _tolist(X.indptr)]
+        indices = [int(v) for v in _tolist(X.indices)]
+        data = [_num(owner, v) for v in _tolist(X.data)]
+        if n == 0:
+            raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+        if d == 0:
+            raise ValueError(f"{owner}: X has 0 features; at least one is required")
+        if len(indptr) != n + 1 or indptr[0] != 0 or indptr[-1] != len(indices) \
+                or len(indices) != len(data) or any(indptr[i] > indptr[i + 1] for i in range(n)):
+            raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr/indices/data disagree)")
+        rows = []
+        for i in range(n):
+            a, b = indptr[i], indptr[i + 1]
+            idx = indices[a:b]
+            val = data[a:b]
+            for k, j in enumerate(idx):
+                if j < 0 or j >= d:
+                    raise ValueError(f"{owner}: X has a column index {j} out of range "
+                                     f"[0, {d}) in row {i}")
+                if k and j <= idx[k - 1]:
+                    raise ValueError(f"{owner}: X has unsorted or duplicate column indices in row "
+                                     f"{i}; call X.sort_indices() and X.sum_duplicates() first")
+            rows.append((idx, val))
+    else:
+        if isinstance(X, (str, bytes)):
+            raise TypeError(f"{owner}: X must be a 2-D array-like, got {type(X).__name__}")
+        ndim = getattr(X, "ndim", None)
+        if ndim is not None and ndim != 2:
+            raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={ndim}; "
+                             "use X.reshape(1, -1) for a single row")
+        try:
+            raw = list(X)
+        except TypeError:
+            raise TypeError(f"{owner}: X must be a 2-D array-like, got {type(X).__name__}") from None
+        if not raw:
+            raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+        rows = []
+        d = None
+        for i, r in enumerate(raw):
+            if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
+                if isinstance(r, (str, bytes)):
+                    raise TypeError(f"{owner}: X must hold real numbers, got a value of type "
+                                    f"{type(r).__name__} ({r!r})")
+                raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim=1; "
+                                 "use X.reshape(1, -1) for a single row")
+            row = [_num(owner, v) for v in r]
+            if d is None:
+                d = len(row)
+            elif len(row) != d:
+                raise ValueError(f"{owner}: X rows have different lengths ({d} and {len(row)})")
+            rows.append(row)
+        if d == 0:
+            raise ValueError(f"{owner}: X has 0 features; at least one is required")
+    if n_features is not None and d != n_features:
+        raise ValueError(f"{owner}: X has {d} features, but the learner was fitted with "
+                         f"{n_features} features")
+    return rows, d
+
+
+def check_finite(owner, rows):
+    for i, r in enumerate(rows):
+        vals = r[1] if isinstance(r, tuple) else r
+        for v in vals:
+            if not math.isfinite(v):
+                raise ValueError(f"{owner}: X contains NaN or infinity in row {i}")
+
+
+def _label_key(v):
+    if hasattr(v, "item") and not isinstance(v, (str, bytes)):
+        v = v.item()
+    return v
+
+
+def infer_classes(owner, labels, classes=None):
+    """The two classes, sorted (second = positive), from an explicit list or from the labels."""
+    if classes is not None:
+        cl = sorted({_label_key(c) for c in classes})
+        if len(cl) != 2:
+            raise ValueError(f"{owner}: classes must hold exactly two distinct labels, got {cl!r}")
+        return cl
+    uniq = sorted({_label_key(v) for v in labels})
+    if len(uniq) > 2:
+        raise ValueError(f"{owner}: y has more than two labels {uniq!r}; these learners are binary")
+    if len(uniq) == 2:
+        return uniq
+    (v,) = uniq
+    if isinstance(v, bool):
+        return [False, True]
+    if isinstance(v, numbers.Real) and v == -1:
+        return [-1, 1]
+    if isinstance(v, numbers.Real) and v == 0:
+        return [0, 1]
+    raise ValueError(f"{owner}: cannot tell the two classes from y={uniq!r} alone; pass "
+                     "classes=[-1, 1], classes=[0, 1] or the two labels to the first partial_fit")
+
+
+def check_labels(owner, y, n, classes):
+    """Map labels to +1 (classes[1]) / -1 (classes[0])."""
+    if y is None:
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
+    ndim = getattr(y, "ndim", 1)
+    if ndim != 1:
+        raise ValueError(f"{owner}: y must be 1-D, got ndim={ndim}")
+    lab = [_label_key(v) for v in y]
+    if len(lab) != n:
+        raise ValueError(f"{owner}: X has {n} rows but y has {len(lab)} labels")
+    for v in lab:
+        if isinstance(v, float) and math.isnan(v):
+            raise ValueError(f"{owner}: y contains NaN")
+    neg, pos = classes
+    out = []
+    for v in lab:
+        if v == pos:
+            out.append(1)
+        elif v == neg:
+            out.append(-1)
+        else:
+            raise ValueError(f"{owner}: y has the label {v!r}, outside the fitted classes "
+                             f"{[neg, pos]!r}")
+    return out
+
+
+class OnlineLearner:
+    """Base of the twins: parameters, label handling, the online protocol and epochs."""
+
+    def __init__(self):
+        pass
+
+    # -- parameters ------------------------------------------------------------------------
+    @classmethod
+    def _param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return [p for p in sig.parameters if p != "self"]
+
+    def get_params(self, deep=True):
+        return {k: getattr(self, k) for k in self._param_names()}
+
+    def set_params(self, **params):
+        names = self._param_names()
+        for k, v in params.items():
+            if k not in names:
+                raise ValueError(f"{type(self).__name__}: invalid parameter {k!r}; valid "
+                                 f"parameters are {names}")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    # -- protocol --------------------------------------------------------------------------
+    @property
+    def _owner(self):
+        return type(self).__name__
+
+    def _is_fitted(self):
+        return getattr(self, "classes_", None) is not None
+
+    def _check_fitted(self, what):
+        if not self._is_fitted():
+            raise NotFittedError(f"{self._owner}: call partial_fit or fit before {what}")
+
+    def _reset(self):
+        for k in list(vars(self)):
+            if k.endswith("_") and not k.startswith("__"):
+                delattr(self, k)
+        self.classes_ = None
+
+    def _prepare(self, X, y, classes, check_values=False):
+        if not hasattr(self, "classes_"):
+            self.classes_ = None
+        self._validate_params()
+        first = self.classes_ is None
+        rows, d = check_rows(self._owner, X, None if first else self.n_features_in_)
+        if check_values:
+            check_finite(self._owner, rows)
+        if first:
+            if y is None:
+                raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got None")
+            cl = infer_classes(self._owner, [_label_key(v) for v in y] if not isinstance(
+                y, (str, bytes)) else y, classes)
+            yy = check_labels(self._owner, y, len(rows), cl)
+            self._init_state(d)
+            self.classes_ = cl
+            self.n_features_in_ = d
+            self.n_seen_ = 0
+            self.mistakes_ = 0
+            self.updates_ = 0
+        else:
+            if classes is not None:
+                cl = infer_classes(self._owner, (), classes)
+                if cl != list(self.classes_):
+                    raise ValueError(f"{self._owner}: classes={cl!r} differs from the fitted "
+                                     f"classes {list(self.classes_)!r}")
+            yy = check_labels(self._owner, y, len(rows), self.classes_)
+        return rows, yy
+
+    def partial_fit(self, X, y, classes=None):
+        """Run the online protocol over the rows of X in order; returns self."""
+        rows, yy = self._prepare(X, y, classes)
+        self._run(rows, yy)
+        return self
+
+    def _run(self, rows, yy):
+        """Predict then update on each row; returns the +-1 predictions and update flags.
+
+        All or nothing: if a row fails (non-finite value or overflow), the learner is left as it
+        was before the call and ValueError names the row.
+        """
+        saved = copy.deepcopy(self._state_dict())
+        counts = (self.n_seen_, self.mistakes_, self.updates_)
+        preds, upd = [], []
+        try:
+            for i, (x, yi) in enumerate(zip(rows, yy)):
+                self.n_seen_ += 1
+                p, u = self._step(x, yi, i)
+                preds.append(p)
+                upd.append(u)
+                if p != yi:
+                    self.mistakes_ += 1
+                if u:
+                    self.updates_ += 1
+        except ValueError:
+            self._load_state_dict(saved)
+            self.n_seen_, self.mistakes_, self.updates_ = counts
+            raise
+        return preds, upd
+
+    def _row_error(self, i, what="NaN, infinity or an overflow"):
+        return ValueError(f"{self._owner}: {what} in row {i} (X contains NaN or infinity, or the "
+                          "weights overflowed); the learner was left as before the call")
+
+    def _scores(self, X):
+        self._check_fitted("predict")
+        rows, _ = check_rows(self._owner, X, self.n_features_in_)
+        out = []
+        for i, x in enumerate(rows):
+            s = self._score(x)
+            if not math.isfinite(s):
+                raise ValueError(f"{self._owner}: NaN or infinity in row {i} (X contains NaN or "
+                                 "infinity)")
+            out.append(s)
+        return out
+
+    def decision_function(self, X):
+        """The real-valued score of each row (no state change)."""
+        return self._scores(X)
+
+    def predict(self, X):
+        """The predicted label of each row (no state change)."""
+        neg, pos = self.classes_ if self._is_fitted() else (None, None)
+        return [pos if self._sign(s) > 0 else neg for s in self._scores(X)]
+
+    def _sign(self, s):
+        return 1 if (s > 0.0 or (s == 0.0 and self.tie == "positive")) else -1
+
+    def fit(self, X, y, classes=None):
+        """Reset, then cycle through the data until a pass with no update or max_epochs."""
+        self._reset()
+        rows, yy = self._prepare(X, y, classes)
+        self._epochs(rows, yy)
+        return self
+
+    def _epochs(self, rows, yy):
+        self.converged_ = False
+        self.cycled_ = False
+        self.epoch_mistakes_ = []
+        self.epoch_updates_ = []
+        seen = set()
+        for _ in range(self.max_epochs):
+            m0, u0 = self.mistakes_, self.updates_
+            self._run(rows, yy)
+            self.epoch_mistakes_.append(self.mistakes_ - m0)
+            self.epoch_updates_.append(self.updates_ - u0)
+            if self.updates_ == u0:
+                self.converged_ = True
+                break
+            key = self._cycle_key()
+            if key is not None:
+                if key in seen:
+                    self.cycled_ = True
+                    break
+                seen.add(key)
+        self.n_iter_ = len(self.epoch_updates_)
+
+    def _cycle_key(self):
+        return None
+
+    # -- hooks for subclasses -------------------------------------------------------------
+    def _validate_params(self):
+        pass
+
+    # Subclasses define: _init_state(d), _state_dict(), _load_state_dict(s), _step(x, y, i)
+    # (returns the +-1 prediction and whether the state changed) and _score(x).
+
+
+def run_online(learner, X, y, classes=None):
+    """The online protocol over a batch, recorded (twin of mbcore.run_online).
+
+    Returns a dict with ``predictions`` (labels predicted before each label was revealed),
+    ``errors``, ``updated`` (lists of bools), ``mistakes``, ``updates`` (ints) and
+    ``mistake_curve`` (cumulative list).
+    """
+    rows, yy = learner._prepare(X, y, classes)
+    preds, upd = learner._run(rows, yy)
+    neg, pos = learner.classes_
+    errors = [p != t for p, t in zip(preds, yy)]
+    curve, m = [], 0
+    for e in errors:
+        m += e
+        curve.append(m)
+    return {"predictions": [pos if p > 0 else neg for p in preds], "errors": errors,
+            "updated": list(upd), "mistakes": m, "updates": sum(upd), "mistake_curve": curve,
+            "n": len(preds)}

@@ -1,0 +1,484 @@
+"""The additive family, literally from ALGORITHMS.md section 1 (pure Python, the specification).
+
+Shared conventions (mirrored bit for bit by mbcore's kernels):
+
+* ``score = a * (w . x) + b`` with ``a = 1`` except for OnlineHingeSVM, ``b`` the intercept
+  (0 without ``fit_intercept``); with normalisation ``score *= inv`` where ``inv = 1/||x'||`` and
+  ``x' = (x, 1)`` when there is an intercept.  Dot products use the order of ``mbref._arith``.
+* Prediction: +1 iff ``score > 0``, or ``score == 0`` with ``tie="positive"``.
+* An update with coefficient ``c`` does ``w[j] += c * x[j]`` (then ``b += c``).
+"""
+
+import math
+
+from . import _arith
+from .base import OnlineLearner
+
+__all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
+           "OnlineHingeSVM"]
+
+_TIES = ("negative", "positive")
+_PEGASOS_RESCALE = 1e-9
+
+
+def _check_choice(owner, name, value, choices):
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{owner}: parameter {name} must be one of {list(choices)}, got {value!r}")
+
+
+def _check_real(owner, name, value, low=None, high=None, low_open=True, high_open=False):
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(float(value))
+    if ok and low is not None:
+        ok = value > low if low_open else value >= low
+    if ok and high is not None:
+        ok = value < high if high_open else value <= high
+    if not ok:
+        lo = "" if low is None else ("(" if low_open else "[") + str(low)
+        hi = "" if high is None else str(high) + (")" if high_open else "]")
+        rng = f" in {lo}, {hi}" if low is not None and high is not None else (
+            f" > {low}" if low is not None and low_open else
+            f" >= {low}" if low is not None else "")
+        raise ValueError(f"{owner}: parameter {name} must be a finite real{rng}, got {value!r}")
+
+
+def _check_int(owner, name, value, low):
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{owner}: parameter {name} must be an integer >= {low}, got {value!r}")
+
+
+class _Linear(OnlineLearner):
+    """Shared state and score of the linear learners: w (with the intercept at index d)."""
+
+    _scale_a = False
+
+    def _validate_params(self):
+        _check_choice(self._owner, "tie", self.tie, _TIES)
+        _check_int(self._owner, "max_epochs", self.max_epochs, 1)
+        if not isinstance(self.fit_intercept, bool):
+            raise ValueError(f"{self._owner}: parameter fit_intercept must be a bool, got "
+                             f"{self.fit_intercept!r}")
+
+    def _init_state(self, d):
+        self._d = d
+        w = [0.0] * (d + (1 if self.fit_intercept else 0))
+        init = getattr(self, "_w_init", None)
+        if init is not None:
+            if len(init) != len(w):
+                raise ValueError(f"{self._owner}: coef_init has {len(init) - len(w) + d} values, "
+                                 f"X has {d} features")
+            w = list(init)
+        self._w = w
+        self._a = 1.0
+
+    def _state_dict(self):
+        return {"w": self._w, "a": self._a}
+
+    def _load_state_dict(self, s):
+        self._w, self._a = s["w"], s["a"]
+
+    def _normalizes(self):
+        return self.normalize
+
+    def _inv(self, x):
+        ss = _arith.sumsq(x)
+        if self.fit_intercept:
+            ss = ss + 1.0
+        return _arith.norm_inv(ss)
+
+    def _raw(self, w, a, x, inv):
+        s = a * _arith.dot(w, x)
+        if self.fit_intercept:
+            s = s + w[self._d]
+        if self._normalizes():
+            s = s * inv
+        return s
+
+    def _score(self, x):
+        inv = self._inv(x) if self._normalizes() else 1.0
+        return self._raw(self._w, self._a, x, inv)
+
+    def _apply(self, w, c, x):
+        ok = _arith.axpy(w, c, x)
+        if self.fit_intercept:
+            w[self._d] = w[self._d] + c
+            ok = ok and math.isfinite(w[self._d])
+        return ok
+
+    def _cycle_key(self):
+        return tuple(self._w)
+
+    @property
+    def coef_(self):
+        self._check_fitted("coef_")
+        return [self._a * v for v in self._w[:self._d]] if self._scale_a else self._w[:self._d]
+
+    @property
+    def intercept_(self):
+        self._check_fitted("intercept_")
+        return self._w[self._d] if self.fit_intercept else 0.0
+
+    def fit(self, X, y, classes=None, coef_init=None, intercept_init=None):
+        """Reset (optionally to given weights ``coef_init``/``intercept_init``), then cycle
+        through the data until a pass with no update or ``max_epochs``."""
+        self._reset()
+        init = None
+        if coef_init is not None:
+            init = [float(v) for v in coef_init]
+            if self.fit_intercept:
+                init.append(float(intercept_init or 0.0))
+        self._w_init = init
+        try:
+            rows, yy = self._prepare(X, y, classes)
+        finally:
+            self._w_init = None
+        self._epochs(rows, yy)
+        return self
+
+
+class Perceptron(_Linear):
+    """Rosenblatt's Perceptron (twin of mbcore.Perceptron); see that class for the documentation."""
+
+    def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
+                 max_epochs=100):
+        self.tie = tie
+        self.normalize = normalize
+        self.fit_intercept = fit_intercept
+        self.eta = eta
+        self.max_epochs = max_epochs
+
+    def _validate_params(self):
+        super()._validate_params()
+        _check_real(self._owner, "eta", self.eta, 0)
+        if not isinstance(self.normalize, bool):
+            raise ValueError(f"{self._owner}: parameter normalize must be a bool, got "
+                             f"{self.normalize!r}")
+
+    def _step(self, x, y, i):
+        inv = self._inv(x) if self.normalize else 1.0
+        s = self._raw(self._w, 1.0, x, inv)
+        if not math.isfinite(s):
+            raise self._row_error(i)
+        p = self._sign(s)
+        if p == y:
+            return p, False
+        c = self.eta * y
+        if self.normalize:
+            c = c * inv
+        if not self._apply(self._w, c, x):
+            raise self._row_error(i)
+        self._on_update(c, x, i)
+        return p, True
+
+    def _on_update(self, c, x, i):
+        pass
+
+
+class AveragedPerceptron(Perceptron):
+    """Averaged / voted Perceptron (twin of mbcore.AveragedPerceptron)."""
+
+    def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
+                 eta=1.0, max_epochs=100):
+        self.mode = mode
+        super().__init__(tie=tie, normalize=normalize, fit_intercept=fit_intercept, eta=eta,
+                         max_epochs=max_epochs)
+
+    def _validate_params(self):
+        super()._validate_params()
+        _check_choice(self._owner, "mode", self.mode, ("average", "vote"))
+
+    def _init_state(self, d):
+        super()._init_state(d)
+        self._u = list(self._w)
+        self._votes = [[list(self._w), 0]]
+
+    def _state_dict(self):
+        return {"w": self._w, "a": self._a, "u": self._u, "votes": self._votes}
+
+    def _load_state_dict(self, s):
+        self._w, self._a, self._u, self._votes = s["w"], s["a"], s["u"], s["votes"]
+
+    def _step(self, x, y, i):
+        p, upd = super()._step(x, y, i)
+        if upd:
+            if self.mode == "vote":
+                self._votes.append([list(self._w), 1])
+        elif self.mode == "vote":
+            self._votes[-1][1] += 1
+        return p, upd
+
+    def _on_update(self, c, x, i):
+        tc = float(self.n_seen_) * c
+        if not self._apply(self._u, tc, x):
+            raise self._row_error(i)
+
+    def _average(self):
+        T = float(self.n_seen_)
+        if T == 0.0:
+            return list(self._w)
+        return [w + (w - u) / T for w, u in zip(self._w, self._u)]
+
+    @property
+    def coef_(self):
+        self._check_fitted("coef_")
+        return self._average()[:self._d]
+
+    @property
+    def intercept_(self):
+        self._check_fitted("intercept_")
+        return self._average()[self._d] if self.fit_intercept else 0.0
+
+    @property
+    def vote_vectors_(self):
+        self._check_fitted("vote_vectors_")
+        return [v for v, c in self._votes if c > 0]
+
+    @property
+    def vote_counts_(self):
+        self._check_fitted("vote_counts_")
+        return [c for v, c in self._votes if c > 0]
+
+    def _score(self, x):
+        inv = self._inv(x) if self.normalize else 1.0
+        if self.mode == "average":
+            return self._raw(self._average(), 1.0, x, inv)
+        total = 0.0
+        for v, c in self._votes:
+            if c > 0:
+                total = total + float(c * self._sign(self._raw(v, 1.0, x, inv)))
+        return total
+
+
+class MarginPerceptron(_Linear):
+    """Balcan's Margin Perceptron(gamma) (twin of mbcore.MarginPerceptron)."""
+
+    def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
+                 max_epochs=100):
+        self.gamma = gamma
+        self.margin_fraction = margin_fraction
+        self.tie = tie
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+
+    def _validate_params(self):
+        super()._validate_params()
+        _check_real(self._owner, "gamma", self.gamma, 0)
+        _check_real(self._owner, "margin_fraction", self.margin_fraction, 0, 1)
+
+    def _normalizes(self):
+        return True
+
+    def _init_state(self, d):
+        super()._init_state(d)
+        self._sq = self._sqnorm(self._w)
+
+    def _state_dict(self):
+        return {"w": self._w, "a": self._a, "sq": self._sq}
+
+    def _load_state_dict(self, s):
+        self._w, self._a, self._sq = s["w"], s["a"], s["sq"]
+
+    def _sqnorm(self, w):
+        sq = _arith.dense_sumsq(w, self._d)
+        if self.fit_intercept:
+            sq = sq + w[self._d] * w[self._d]
+        return sq
+
+    def _margin(self, s):
+        nw = math.sqrt(self._sq)
+        return s / nw if nw > 0.0 else 0.0
+
+    def _score(self, x):
+        return self._margin(super()._score(x))
+
+    def _step(self, x, y, i):
+        inv = self._inv(x)
+        s = self._raw(self._w, 1.0, x, inv)
+        if not math.isfinite(s):
+            raise self._row_error(i)
+        m = self._margin(s)
+        p = self._sign(m)
+        thr = self.margin_fraction * self.gamma
+        if p == y and not (-thr < m < thr):
+            return p, False
+        c = y * inv
+        if not self._apply(self._w, c, x):
+            raise self._row_error(i)
+        self._sq = self._sqnorm(self._w)
+        if not math.isfinite(self._sq):
+            raise self._row_error(i)
+        return p, True
+
+
+class OnlineHingeSVM(_Linear):
+    """Online subgradient descent on the regularised hinge loss (twin of mbcore.OnlineHingeSVM)."""
+
+    _scale_a = True
+
+    def __init__(self, lam=0.01, eta="pegasos", tie="negative", normalize=False,
+                 fit_intercept=False, max_epochs=5):
+        self.lam = lam
+        self.eta = eta
+        self.tie = tie
+        self.normalize = normalize
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+
+    def _validate_params(self):
+        super()._validate_params()
+        _check_real(self._owner, "lam", self.lam, 0)
+        if self.eta != "pegasos":
+            _check_real(self._owner, "eta", self.eta, 0)
+            if self.eta * self.lam > 1.0:
+                raise ValueError(f"{self._owner}: parameters eta * lam must be <= 1 (the weights "
+                                 f"would change sign), got eta={self.eta!r}, lam={self.lam!r}")
+        if not isinstance(self.normalize, bool):
+            raise ValueError(f"{self._owner}: parameter normalize must be a bool, got "
+                             f"{self.normalize!r}")
+
+    def _cycle_key(self):
+        return None
+
+    def _step(self, x, y, i):
+        inv = self._inv(x) if self.normalize else 1.0
+        s = self._raw(self._w, self._a, x, inv)
+        if not math.isfinite(s):
+            raise self._row_error(i)
+        p = self._sign(s)
+        viol = y * s < 1.0
+        t = float(self.n_seen_)
+        if self.eta == "pegasos":
+            eta_t = 1.0 / (self.lam * t)
+            factor = 1.0 - 1.0 / t
+        else:
+            eta_t = float(self.eta)
+            factor = 1.0 - float(self.eta) * self.lam
+        a = self._a * factor
+        d = self._d
+        if a == 0.0:
+            for j in range(d):
+                self._w[j] = 0.0
+            a = 1.0
+        elif a < _PEGASOS_RESCALE:
+            for j in range(d):
+                self._w[j] = self._w[j] * a
+            a = 1.0
+        self._a = a
+        if viol:
+            c = eta_t * y
+            if self.normalize:
+                c = c * inv
+            ca = c / a
+            ok = _arith.axpy(self._w, ca, x)
+            if self.fit_intercept:
+                self._w[d] = self._w[d] + c
+                ok = ok and math.isfinite(self._w[d])
+            if not ok:
+                raise self._row_error(i)
+        return p, viol
+
+
+class KernelPerceptron(OnlineLearner):
+    """The kernelised Perceptron (twin of mbcore.KernelPerceptron)."""
+
+    def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
+                 tie="negative", max_epochs=100):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.budget = budget
+        self.tie = tie
+        self.max_epochs = max_epochs
+
+    def _validate_params(self):
+        o = self._owner
+        _check_choice(o, "kernel", self.kernel, ("linear", "poly", "rbf"))
+        _check_choice(o, "tie", self.tie, _TIES)
+        _check_int(o, "degree", self.degree, 1)
+        _check_int(o, "max_epochs", self.max_epochs, 1)
+        if self.gamma is not None:
+            _check_real(o, "gamma", self.gamma, 0)
+        _check_real(o, "coef0", self.coef0)
+        if self.budget is not None:
+            _check_int(o, "budget", self.budget, 1)
+
+    def _init_state(self, d):
+        self._d = d
+        self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / d
+        self._sv = []
+        self._svn = []
+        self._coef = []
+        self._head = 0
+
+    def _state_dict(self):
+        return {"sv": self._sv, "svn": self._svn, "coef": self._coef, "head": self._head}
+
+    def _load_state_dict(self, s):
+        self._sv, self._svn, self._coef, self._head = s["sv"], s["svn"], s["coef"], s["head"]
+
+    def _prepare(self, X, y, classes, check_values=True):
+        return super()._prepare(X, y, classes, check_values=True)
+
+    def _k(self, x, z, zz):
+        if self.kernel == "linear":
+            return _arith.dot(z, x)
+        if self.kernel == "poly":
+            base = self.gamma_ * _arith.dot(z, x) + float(self.coef0)
+            r = base
+            for _ in range(self.degree - 1):
+                r = r * base
+            return r
+        return math.exp(-self.gamma_ * _arith.sqdist(x, z, zz))
+
+    def _score(self, x):
+        f = 0.0
+        for z, zz, c in zip(self._sv, self._svn, self._coef):
+            f = f + c * self._k(x, z, zz)
+        return f
+
+    def _step(self, x, y, i):
+        s = self._score(x)
+        if not math.isfinite(s):
+            raise self._row_error(i)
+        p = self._sign(s)
+        if p == y:
+            return p, False
+        if isinstance(x, tuple):
+            z = [0.0] * self._d
+            for j, v in zip(*x):
+                z[j] = v
+        else:
+            z = list(x)
+        zz = _arith.dense_sumsq(z, self._d)
+        if self.budget is not None and len(self._sv) == self.budget:
+            h = self._head
+            self._sv[h], self._svn[h], self._coef[h] = z, zz, float(y)
+            self._head = (h + 1) % self.budget
+        else:
+            self._sv.append(z)
+            self._svn.append(zz)
+            self._coef.append(float(y))
+        return p, True
+
+    def _scores(self, X):
+        from .base import check_finite, check_rows
+        self._check_fitted("predict")
+        rows, _ = check_rows(self._owner, X, self.n_features_in_)
+        check_finite(self._owner, rows)
+        return [self._score(x) for x in rows]
+
+    @property
+    def support_vectors_(self):
+        self._check_fitted("support_vectors_")
+        return [list(z) for z in self._sv]
+
+    @property
+    def dual_coef_(self):
+        self._check_fitted("dual_coef_")
+        return list(self._coef)
+
+    @property
+    def n_support_(self):
+        self._check_fitted("n_support_")
+        return len(self._sv)

@@ -1,0 +1,52 @@
+"""Build the compiled kernels of mbcore.
+
+One Extension per kernel module under ``mbcore/_kernels``.  Directives for the whole project:
+boundscheck, wraparound and initializedcheck off, cdivision on.  ``MBCORE_DEBUG=1`` at build time
+turns the checks back on (and ``-O0 -g``) for a debug build that the test suite also passes.
+No ``-march=native`` and no ``-ffast-math``: wheels must run anywhere and NaN checks must work;
+``-ffp-contract=off`` forbids fused multiply-adds so the kernels round exactly like the
+pure-Python twin (mbref).
+"""
+
+import os
+import sys
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("MBCORE_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
+KERNELS = ["linear"]
+
+directives = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "initializedcheck": DEBUG,
+    "cdivision": not DEBUG,
+    "embedsignature": True,
+}
+
+if sys.platform == "win32":
+    compile_args = ["/O2", "/fp:precise"]
+else:
+    compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
+    compile_args += ["-ffp-contract=off", "-fno-fast-math"]
+
+extensions = [
+    Extension(
+        f"mbcore._kernels.{name}",
+        [f"mbcore/_kernels/{name}.pyx"],
+        extra_compile_args=compile_args,
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    )
+    for name in KERNELS
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives=directives,
+        # The debug and release builds must not share generated C.
+        build_dir="build/cython-debug" if DEBUG else "build/cython",
+    ),
+)
