@@ -179,6 +179,16 @@ def _key(v):
     return v
 
 
+def _distinct(ya):
+    """np.unique(ya) for 1-D labels, in one compiled pass when the dtype allows."""
+    if ya.ndim == 1 and ya.shape[0] > 64 and (ya.dtype in _LABEL_DTYPES or ya.dtype.kind == "b"):
+        v = ya.view(np.uint8) if ya.dtype.kind == "b" else ya
+        count, i1, i2 = _klin.distinct_labels(np.ascontiguousarray(v))
+        idx = [0] + [i for i in (i1, i2) if i >= 0]
+        return np.unique(ya[idx])
+    return np.unique(ya)
+
+
 def infer_classes(owner, y, classes=None):
     """The two classes, sorted (second = positive), from ``classes`` or from the labels.
 
@@ -194,7 +204,7 @@ def infer_classes(owner, y, classes=None):
     ya = np.asarray(y)
     if ya.dtype.kind == "f" and np.isnan(ya).any():
         raise ValueError(f"{owner}: y contains NaN")
-    uniq = np.unique(ya)
+    uniq = _distinct(ya)
     if uniq.shape[0] > 2:
         raise ValueError(f"{owner}: y has more than two labels {uniq.tolist()!r}; these "
                          "learners are binary")
@@ -210,6 +220,29 @@ def infer_classes(owner, y, classes=None):
     raise ValueError(f"{owner}: cannot tell the two classes from y={uniq.tolist()!r} alone; "
                      "pass classes=[-1, 1], classes=[0, 1] or the two labels to the first "
                      "partial_fit")
+
+
+_LABEL_DTYPES = {np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                        np.float32, np.float64)}
+
+
+def _encode_compiled(ya, neg, pos):
+    """One compiled pass for numeric labels: the int8 codes, the index of the first label
+    outside the pair, or None when the fast path does not apply."""
+    dt = ya.dtype
+    if dt.kind == "b":
+        ya, dt = ya.view(np.uint8), np.dtype(np.uint8)
+    if dt not in _LABEL_DTYPES or isinstance(neg, (str, bytes)) or isinstance(pos, (str, bytes)):
+        return None
+    try:
+        n_, p_ = dt.type(neg), dt.type(pos)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if not (n_ == neg and p_ == pos):
+        return None
+    out = np.empty(ya.shape[0], dtype=np.int8)
+    bad = _klin.encode_labels(np.ascontiguousarray(ya), n_, p_, out)
+    return out if bad < 0 else bad
 
 
 def encode_y(owner, y, n, classes, out=None):
@@ -233,6 +266,15 @@ def encode_y(owner, y, n, classes, out=None):
         raise ValueError(f"{owner}: y must be 1-D, got ndim={ya.ndim}")
     if ya.shape[0] != n:
         raise ValueError(f"{owner}: X has {n} rows but y has {ya.shape[0]} labels")
+    out = _encode_compiled(ya, neg, pos)
+    if out is not None:
+        if isinstance(out, np.ndarray):
+            return out
+        bad = _key(ya[out])
+        if isinstance(bad, float) and bad != bad:
+            raise ValueError(f"{owner}: y contains NaN")
+        raise ValueError(f"{owner}: y has the label {bad!r}, outside the fitted classes "
+                         f"{[neg, pos]!r}")
     if ya.dtype.kind == "f" and np.isnan(ya).any():
         raise ValueError(f"{owner}: y contains NaN")
     is_pos = ya == pos

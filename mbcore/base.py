@@ -8,12 +8,42 @@ all or nothing, raising ValueError with the row on failure) and ``_scores(batch)
 
 import hashlib
 import inspect
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ._validation import NotFittedError, check_X, encode_y, infer_classes
 
-__all__ = ["OnlineLearner", "NotFittedError", "clone"]
+__all__ = ["OnlineLearner", "NotFittedError", "clone", "map_rows"]
+
+_POOL = None
+_PARALLEL_MIN_VALUES = 1 << 19
+
+
+def map_rows(batch, fn, out):
+    """Run ``fn(sub_batch, out_slice) -> (status, bad_row)`` over row blocks of a batch.
+
+    The kernels release the GIL, so a large batch is cut into one block per core and the
+    blocks are scored in threads (scores are per row, so the result is the same as one call).
+    Returns the first failure as (status, row in the whole batch), or (0, -1).
+    """
+    global _POOL
+    size = batch.data.shape[0] if batch.X is None else batch.n * batch.d
+    workers = min(os.cpu_count() or 1, 8)
+    if size < _PARALLEL_MIN_VALUES or workers < 2 or batch.n < 2 * workers:
+        return fn(batch, out)
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mbcore")
+    edges = [batch.n * k // workers for k in range(workers + 1)]
+    futures = [(a, _POOL.submit(fn, batch.rows(a, b), out[a:b]))
+               for a, b in zip(edges[:-1], edges[1:])]
+    first = (0, -1)
+    for a, f in futures:
+        status, bad = f.result()
+        if status and first[0] == 0:
+            first = (status, a + bad)
+    return first
 
 
 def clone(learner):
@@ -45,6 +75,7 @@ class OnlineLearner:
                                  f"parameters are {names}")
             setattr(self, k, v)
         self._kstate = None
+        self._fast = None
         return self
 
     def __repr__(self):
@@ -58,6 +89,7 @@ class OnlineLearner:
         state = dict(self.__dict__)
         state.pop("_kstate", None)
         state.pop("_y1", None)
+        state.pop("_fast", None)
         return state
 
     def __setstate__(self, state):
@@ -98,6 +130,7 @@ class OnlineLearner:
             if k.endswith("_") and not k.startswith("__"):
                 del self.__dict__[k]
         self._kstate = None
+        self._fast = None
         self.classes_ = None
 
     def _validate_params(self):
@@ -144,9 +177,22 @@ class OnlineLearner:
         -------
         self
         """
+        if classes is None and type(X) is np.ndarray and X.ndim == 2 and X.shape[0] == 1:
+            fast = self.__dict__.get("_fast")
+            if fast is not None and self._fast_step(fast, X, y):
+                return self
         batch, yy = self._prepare(X, y, classes)
         self._pass(batch, yy, None, None)
+        self._fast = self._fast_path()
         return self
+
+    def _fast_path(self):
+        """What the one-row fast path needs, or None (subclasses that have one override)."""
+        return None
+
+    def _fast_step(self, fast, X, y):
+        """Try the one-row fast path; False means "take the general path"."""
+        return False
 
     def _online(self, X, y, classes=None):
         """partial_fit that records the online predictions (+-1) and update flags."""
@@ -218,7 +264,7 @@ class OnlineLearner:
         """
         self._check_fitted("predict")
         s = self._scores(check_X(self._owner, X, self.n_features_in_))
-        return self.classes_[self._positive(s).astype(np.intp)]
+        return np.where(self._positive(s), self.classes_[1], self.classes_[0])
 
     def _positive(self, s):
         if getattr(self, "tie", "negative") == "positive":

@@ -57,9 +57,8 @@ def main(argv=None):
         The exit status: 0 on success, 2 for a usage error, 1 for any other error (an unreadable
         file, an invalid learner parameter, ...).  Errors are reported as one line on stderr.
     """
-    parser = _build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = _build_parser().parse_args(argv)
         if args.command is None:
             raise _UsageError("a command is required: 'run' or 'datasets' (see mbcore --help)")
         return args.handler(args)
@@ -102,7 +101,8 @@ def _add_run_parser(sub):
                     "pure-Python twin (mbref).")
     p.add_argument("--learner", dest="learners", metavar="NAME", nargs="+", action="extend",
                    type=_learner_name,
-                   help=f"learners to run (case-insensitive; default: all of {', '.join(LEARNERS)})")
+                   help="learners to run (case-insensitive; default: all of "
+                        f"{', '.join(LEARNERS)})")
     p.add_argument("--dataset", default="mushrooms", metavar="NAME_OR_PATH",
                    help="a bundled dataset (see 'mbcore datasets') or the path of an svmlight or "
                         "CSV file (default: mushrooms)")
@@ -114,6 +114,8 @@ def _add_run_parser(sub):
                         "(default: -1)")
     p.add_argument("--delimiter", default=None, metavar="CHAR",
                    help="CSV only: field separator, or 'whitespace' (default: ',')")
+    p.add_argument("--skip-header", action="store_true",
+                   help="CSV only: skip the first line of the file")
     p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
                    type=_param,
                    help="set a parameter on every selected learner that has it; VALUE is read as "
@@ -185,12 +187,12 @@ def _parse_value(raw):
 def _cmd_datasets(args):
     from . import datasets
     if args.name is not None:
-        print(datasets.describe(args.name))
+        _emit(datasets.describe(args.name))
         return 0
     width = max(len(name) for name in datasets.DATASETS)
     for name, info in datasets.DATASETS.items():
         shape = f"{info['n_samples']} x {info['n_features']}"
-        print(f"{name:<{width}}  {shape:>10}  {info['summary']}")
+        _emit(f"{name:<{width}}  {shape:>10}  {info['summary']}")
     return 0
 
 
@@ -211,10 +213,16 @@ def _cmd_run(args):
                                   result[result["bound_counts"]] <= result["bound"])
         results.append(dict(dataset=label, **result))
     if args.json:
-        print(json.dumps(results, indent=2, default=str))
+        _emit(json.dumps(results, indent=2, default=str))
     else:
-        print(_table(label, X, results))
+        _emit(_table(label, X, results))
     return 0
+
+
+def _emit(text):
+    """Print text; characters the terminal's encoding lacks (γ, ²) become escapes, not errors."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    print(text.encode(encoding, "backslashreplace").decode(encoding))
 
 
 def _learner_params(mbcore, names, pairs):
@@ -234,9 +242,9 @@ def _load_data(args):
     """Return (label, X, y) for --dataset, a bundled name or a file path."""
     from . import datasets
     if args.dataset in datasets.DATASETS:
-        if args.fmt != "auto" or args.label_column is not None or args.delimiter is not None:
-            raise _UsageError(f"--format, --label-column and --delimiter apply to files, not to "
-                              f"the bundled dataset {args.dataset!r}")
+        if args.fmt != "auto" or _csv_options(args):
+            raise _UsageError(f"--format, --label-column, --delimiter and --skip-header apply to "
+                              f"files, not to the bundled dataset {args.dataset!r}")
         loader = getattr(datasets, datasets.DATASETS[args.dataset]["loader"])
         X, y = loader()
         return args.dataset, X, y
@@ -245,16 +253,21 @@ def _load_data(args):
                       f"({', '.join(datasets.DATASETS)}) nor an existing file")
     fmt = _sniff_format(args.dataset) if args.fmt == "auto" else args.fmt
     if fmt == "svmlight":
-        if args.label_column is not None or args.delimiter is not None:
-            raise _UsageError("--label-column and --delimiter apply to CSV files; "
+        if _csv_options(args):
+            raise _UsageError("--label-column, --delimiter and --skip-header apply to CSV files; "
                               f"{args.dataset!r} is read as svmlight")
         X, y = datasets.load_svmlight(args.dataset)
     else:
-        delimiter = args.delimiter if args.delimiter is not None else ","
-        X, y = datasets.load_csv(args.dataset,
-                                 label_column=-1 if args.label_column is None else args.label_column,
-                                 delimiter=None if delimiter == "whitespace" else delimiter)
+        delimiter = "," if args.delimiter is None else args.delimiter
+        column = -1 if args.label_column is None else args.label_column
+        X, y = datasets.load_csv(args.dataset, label_column=column,
+                                 delimiter=None if delimiter == "whitespace" else delimiter,
+                                 skip_header=args.skip_header)
     return os.path.basename(args.dataset), X, y
+
+
+def _csv_options(args):
+    return args.label_column is not None or args.delimiter is not None or args.skip_header
 
 
 def _sniff_format(path, max_lines=50):
@@ -275,13 +288,13 @@ def _sniff_format(path, max_lines=50):
     return "csv"
 
 
-def _best_time(make, X, y, run_online):
+def _best_time(make, X, y, classes, run_online):
     """Fastest of repeated runs of a fresh learner over (X, y): (seconds, first run record)."""
     best, first, total, repeats = math.inf, None, 0.0, 0
     while repeats < _MAX_REPEATS and (repeats == 0 or total < _MIN_TIMING):
         learner = make()
         start = time.perf_counter()
-        record = run_online(learner, X, y)
+        record = run_online(learner, X, y, classes=classes)
         elapsed = time.perf_counter() - start
         first = record if first is None else first
         best, total, repeats = min(best, elapsed), total + elapsed, repeats + 1
@@ -296,7 +309,8 @@ def _field(record, name):
 def _run_one(mbcore, name, params, X, y, args):
     """One online pass of the compiled learner, timed, and the twin comparison on a prefix."""
     cls = getattr(mbcore, name)
-    seconds, record = _best_time(lambda: cls(**params), X, y, mbcore.run_online)
+    classes = _classes(y)
+    seconds, record = _best_time(lambda: cls(**params), X, y, classes, mbcore.run_online)
     result = {"learner": name, "params": params, "n_samples": int(X.shape[0]),
               "n_features": int(X.shape[1]), "mistakes": int(record.mistakes),
               "updates": int(record.updates), "seconds": seconds,
@@ -304,20 +318,31 @@ def _run_one(mbcore, name, params, X, y, args):
               "twin_rows": None, "twin_seconds": None, "compiled_seconds_on_twin_rows": None,
               "speedup_vs_twin": None, "twin_agrees": None}
     if not args.no_twin:
-        result.update(_twin(mbcore, name, params, X, y, min(args.twin_rows, X.shape[0])))
+        result.update(_twin(mbcore, name, params, X, y, classes,
+                            min(args.twin_rows, X.shape[0])))
     return result
 
 
-def _twin(mbcore, name, params, X, y, rows):
+def _classes(y):
+    """Both labels of the whole dataset, so that a prefix holding one class runs too.
+
+    None when y does not hold exactly two labels: the learner then reports the problem.
+    """
+    import numpy as np
+    labels = np.unique(y)
+    return labels.tolist() if labels.shape[0] == 2 else None
+
+
+def _twin(mbcore, name, params, X, y, classes, rows):
     """Time the mbref twin and the compiled learner on the first ``rows`` rows."""
     import mbref
     Xp, yp = X[:rows], y[:rows]
     twin = getattr(mbref, name)(**params)
     start = time.perf_counter()
-    twin_record = mbref.run_online(twin, Xp, yp)
+    twin_record = mbref.run_online(twin, Xp, yp, classes=classes)
     twin_seconds = time.perf_counter() - start
     cls = getattr(mbcore, name)
-    seconds, record = _best_time(lambda: cls(**params), Xp, yp, mbcore.run_online)
+    seconds, record = _best_time(lambda: cls(**params), Xp, yp, classes, mbcore.run_online)
     agrees = list(_field(twin_record, "predictions")) == list(record.predictions) and \
         _field(twin_record, "updates") == record.updates
     return {"twin_rows": rows, "twin_seconds": twin_seconds,

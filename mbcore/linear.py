@@ -12,8 +12,8 @@ import numbers
 import numpy as np
 
 from ._kernels import linear as _k
-from ._validation import check_finite, row_error
-from .base import OnlineLearner
+from ._validation import Batch, check_finite, row_error
+from .base import OnlineLearner, map_rows
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM"]
@@ -128,17 +128,42 @@ class _Linear(OnlineLearner):
                                           pred, upd)
         _raise_status(self._owner, batch, status, bad)
 
-    def _raw_scores(self, batch, w, a=1.0):
-        out = np.empty(batch.n)
-        if batch.X is not None:
-            status, bad = _k.lin_scores_dense(w, a, self._d, self.fit_intercept,
-                                              self._normalizes(), batch.X, out)
+    def _fast_path(self):
+        st = self._state()
+        return (st, self._d, self.classes_[1].item(), self.classes_[0].item())
+
+    def _fast_step(self, fast, X, y):
+        st, d, pos, neg = fast
+        if X.shape[1] != d or X.dtype.char != "d" or not X.flags.c_contiguous:
+            return False
+        if type(y) is np.ndarray:
+            if y.ndim != 1 or y.shape[0] != 1:
+                return False
+            v = y[0]
+        elif type(y) is list and len(y) == 1:
+            v = y[0]
         else:
-            status, bad = _k.lin_scores_csr(w, a, self._d, self.fit_intercept,
-                                            self._normalizes(), batch.data, batch.indices,
-                                            batch.indptr, out)
-        if status:
-            raise row_error(self._owner, batch, bad)
+            return False
+        if v == pos:
+            code = 1
+        elif v == neg:
+            code = -1
+        else:
+            return False
+        if _k.lin_step1(st, X, code):
+            raise row_error(self._owner, Batch(X=X, n=1, d=d), 0)
+        return True
+
+    def _raw_scores(self, batch, w, a=1.0):
+        d, icpt, norm = self._d, self.fit_intercept, self._normalizes()
+
+        def score(b, out):
+            if b.X is not None:
+                return _k.lin_scores_dense(w, a, d, icpt, norm, b.X, out)
+            return _k.lin_scores_csr(w, a, d, icpt, norm, b.data, b.indices, b.indptr, out)
+
+        out = np.empty(batch.n)
+        _raise_status(self._owner, batch, *map_rows(batch, score, out))
         return out
 
     def _scores(self, batch):
@@ -322,6 +347,10 @@ class AveragedPerceptron(Perceptron):
 
     def _averaging(self):
         return True
+
+    def _fast_path(self):
+        # The voted mode records every prediction vector in _pass: no one-row shortcut.
+        return None if self.mode == "vote" else super()._fast_path()
 
     def _init_state(self, d, w_init=None):
         super()._init_state(d, w_init)

@@ -313,9 +313,39 @@ cdef int lin_pass(LinCtx* st, const floating* val, const index_t* ix,
     cdef long long n_seen = st.counts[0], mistakes = st.counts[1], updates = st.counts[2]
     cdef double aux0 = aux[0], aux1 = aux[1]
     cdef int r, pr = 0
+    cdef double sc, c
+    cdef const floating* x
     memcpy(st.snap_w, w, D * sizeof(double))
     if u != NULL:
         memcpy(st.snap_u, u, D * sizeof(double))
+    if p.algo == PERCEPTRON and not p.normalize and u == NULL and indptr == NULL:
+        # The plain Perceptron on dense rows: lin_step's arithmetic, without its generality.
+        for i in range(n_rows):
+            x = val + i * row_len
+            sc = dot_row(w, x, <const index_t*>NULL, row_len)
+            if p.intercept:
+                sc = sc + w[d]
+            r = 0
+            if not isfinite(sc):
+                r = -1
+            else:
+                pr = 1 if (sc > 0.0 or (sc == 0.0 and p.tie_pos)) else -1
+                if pr != y[i]:
+                    c = p.eta * <double>y[i]
+                    r = 1 if apply_update(p, w, d, c, x, <const index_t*>NULL, row_len) else -1
+            if r < 0:
+                memcpy(w, st.snap_w, D * sizeof(double))
+                bad[0] = i
+                return BAD_ROW
+            mistakes += r
+            if pred != NULL:
+                pred[i] = pr
+            if upd != NULL:
+                upd[i] = r
+        st.counts[0] = n_seen + n_rows
+        st.counts[2] = updates + (mistakes - st.counts[1])
+        st.counts[1] = mistakes
+        return OK
     for i in range(n_rows):
         n_seen += 1
         if indptr == NULL:
@@ -358,6 +388,14 @@ def lin_pass_dense64(LinearState st, const double[:, ::1] X, const signed char[:
         status = lin_pass(&c, &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[0],
                           X.shape[1], &y[0], pp, up, &bad)
     return status, bad
+
+
+def lin_step1(LinearState st, const double[:, ::1] X, signed char y):
+    """One online step on a single dense float64 row with label y (+-1); returns the status."""
+    cdef LinCtx c = st.ctx()
+    cdef Py_ssize_t bad = -1
+    return lin_pass(&c, &X[0, 0], <const int*>NULL, <const int*>NULL, 1, X.shape[1], &y, NULL,
+                    NULL, &bad)
 
 
 def lin_pass_dense32(LinearState st, const float[:, ::1] X, const signed char[::1] y,
@@ -848,3 +886,52 @@ def csr_check(const index_t[::1] indices, const index_t[::1] indptr, Py_ssize_t 
 def sqnorm(const double[::1] w, Py_ssize_t d, bint intercept):
     """||w||^2 in the kernels' summation order (the intercept weight added last)."""
     return sqnorm_w(&w[0], d, intercept)
+
+
+ctypedef fused label_t:
+    signed char
+    short
+    int
+    long long
+    unsigned char
+    float
+    double
+
+
+def encode_labels(const label_t[::1] y, label_t neg, label_t pos, signed char[::1] out):
+    """out[i] = +1 where y[i] == pos, -1 where y[i] == neg; returns the first other index or -1.
+
+    neg and pos must be exactly representable in y's type (the caller checks)."""
+    cdef Py_ssize_t i, n = y.shape[0], bad = -1
+    cdef label_t v
+    with nogil:
+        for i in range(n):
+            v = y[i]
+            if v == pos:
+                out[i] = 1
+            elif v == neg:
+                out[i] = -1
+            else:
+                bad = i
+                break
+    return bad
+
+
+def distinct_labels(const label_t[::1] y):
+    """Scan for up to three distinct labels: returns (count, i1, i2), the first index of the
+    second and third distinct values (-1 if absent).  NaN counts as a label of its own."""
+    cdef Py_ssize_t i, n = y.shape[0], i1 = -1, i2 = -1
+    cdef label_t a, b
+    if n == 0:
+        return 0, -1, -1
+    a = y[0]
+    with nogil:
+        for i in range(1, n):
+            if y[i] != a and not (y[i] != y[i] and a != a):
+                if i1 < 0:
+                    i1 = i
+                    b = y[i]
+                elif y[i] != b and not (y[i] != y[i] and b != b):
+                    i2 = i
+                    break
+    return (1 if i1 < 0 else (2 if i2 < 0 else 3)), i1, i2

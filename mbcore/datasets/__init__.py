@@ -373,7 +373,8 @@ def load_csv(path, label_column=-1, delimiter=",", skip_header=False):
         raise ValueError(f"load_csv: label_column={label_column} is out of range for {name}, "
                          f"which has {n_cols} columns")
     k = label_column % n_cols
-    X = _numeric(np.delete(raw, k, axis=1), name, [j for j in range(n_cols) if j != k])
+    X = _numeric(np.delete(raw, k, axis=1), name, [j for j in range(n_cols) if j != k],
+                 skip_header)
     labels = raw[:, k]
     try:
         y = labels.astype(np.float64)
@@ -398,7 +399,7 @@ def _read_table(name, delimiter, skip_header):
     return np.char.strip(raw)
 
 
-def _numeric(cells, name, columns):
+def _numeric(cells, name, columns, skip_header):
     try:
         return cells.astype(np.float64)
     except ValueError as e:
@@ -408,7 +409,9 @@ def _numeric(cells, name, columns):
             try:
                 np.asarray(cell).astype(np.float64)
             except ValueError:
+                hint = "" if i or skip_header else \
+                    " (if the first line is a header, pass skip_header=True)"
                 raise ValueError(f"load_csv: {name}: data row {i + 1}, column {columns[j]} "
                                  f"(counting from 0) holds {str(cell)!r}, which is not a number; "
-                                 "only the label column may hold text") from None
+                                 f"only the label column may hold text{hint}") from None
     raise ValueError(f"load_csv: {name}: {error}")
