@@ -421,8 +421,11 @@ def lin_pass_csr(LinearState st, const floating[::1] data, const index_t[::1] in
     cdef LinCtx c = st.ctx()
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else NULL
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    # A CSR row is told from a dense one by a non-NULL index pointer: never pass NULL here.
+    cdef floating dummy_v = 0
+    cdef index_t dummy_i = 0
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
     with nogil:
         status = lin_pass(&c, dp, ip, &indptr[0], indptr.shape[0] - 1, 0, &y[0], pp, up, &bad)
     return status, bad
@@ -481,8 +484,11 @@ def lin_scores_csr(const double[::1] w, double a, Py_ssize_t d, bint intercept, 
     cdef Params p
     cdef Py_ssize_t bad = -1
     cdef int status
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else NULL
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    # A CSR row is told from a dense one by a non-NULL index pointer: never pass NULL here.
+    cdef floating dummy_v = 0
+    cdef index_t dummy_i = 0
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
     p.intercept = intercept
     p.normalize = normalize
     with nogil:
@@ -542,8 +548,11 @@ def replay_csr(double[::1] w, Py_ssize_t d, bint intercept, bint normalize, doub
                const long long[::1] rows, const signed char[::1] y, double[:, ::1] out):
     """As replay_dense, for CSR rows."""
     cdef Params p
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else NULL
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    # A CSR row is told from a dense one by a non-NULL index pointer: never pass NULL here.
+    cdef floating dummy_v = 0
+    cdef index_t dummy_i = 0
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
     p.intercept = intercept
     p.normalize = normalize
     p.eta = eta
@@ -609,8 +618,11 @@ def vote_scores_csr(const double[:, ::1] V, const long long[::1] counts, Py_ssiz
     cdef Params p
     cdef Py_ssize_t bad = -1
     cdef int status
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else NULL
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    # A CSR row is told from a dense one by a non-NULL index pointer: never pass NULL here.
+    cdef floating dummy_v = 0
+    cdef index_t dummy_i = 0
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
     p.intercept = intercept
     p.normalize = normalize
     p.tie_pos = tie_pos
@@ -785,8 +797,11 @@ def kp_pass_csr(int kind, int degree, bint tie_pos, double gamma, double coef0,
     cdef Py_ssize_t stop = 0
     cdef int status
     cdef Py_ssize_t d = sv.shape[1]
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else NULL
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    # A CSR row is told from a dense one by a non-NULL index pointer: never pass NULL here.
+    cdef floating dummy_v = 0
+    cdef index_t dummy_i = 0
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
     if start >= indptr.shape[0] - 1:
         return OK, start
     with nogil:
@@ -844,8 +859,11 @@ def kp_scores_csr(int kind, int degree, double gamma, double coef0, const double
     cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
     cdef Py_ssize_t bad = -1
     cdef int status
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else NULL
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else NULL
+    # A CSR row is told from a dense one by a non-NULL index pointer: never pass NULL here.
+    cdef floating dummy_v = 0
+    cdef index_t dummy_i = 0
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
     with nogil:
         status = kp_scores_impl(&kp, &sv[0, 0], &svn[0], &coef[0], n_sv, sv.shape[1], dp, ip,
                                 &indptr[0], indptr.shape[0] - 1, 0, &out[0], &bad)
