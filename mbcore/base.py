@@ -264,7 +264,22 @@ class OnlineLearner:
         """
         self._check_fitted("predict")
         s = self._scores(check_X(self._owner, X, self.n_features_in_))
-        return np.where(self._positive(s), self.classes_[1], self.classes_[0])
+        return self._labels(self._positive(s))
+
+    def _labels(self, positive):
+        """Labels from a boolean mask, without branches (the mask is in random order)."""
+        cl = self.classes_
+        if cl.dtype.kind in "iu":
+            neg, step = int(cl[0]), int(cl[1]) - int(cl[0])
+            info = np.iinfo(cl.dtype)
+            if info.min <= step <= info.max:
+                out = positive.astype(cl.dtype)
+                if step != 1:
+                    out *= cl.dtype.type(step)
+                if neg:
+                    out += cl.dtype.type(neg)
+                return out
+        return cl[positive.view(np.uint8)]
 
     def _positive(self, s):
         if getattr(self, "tie", "negative") == "positive":

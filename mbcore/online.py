@@ -60,5 +60,5 @@ def run_online(learner, X, y, classes=None):
     OnlineRun
     """
     pred, upd, yy = learner._online(X, y, classes)
-    labels = learner.classes_[(pred > 0).astype(np.intp)]
+    labels = learner._labels(pred > 0)
     return OnlineRun(labels, pred != yy, upd.astype(bool))

@@ -85,19 +85,26 @@ cdef inline double dot_row(const double* w, const floating* v, const index_t* ix
 
 
 cdef inline double sumsq_vals(const floating* v, Py_ssize_t n) noexcept nogil:
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef double a
-    cdef Py_ssize_t k
-    for k in range(n):
-        a = v[k]
-        if k % 4 == 0:
-            s0 += a * a
-        elif k % 4 == 1:
-            s1 += a * a
-        elif k % 4 == 2:
-            s2 += a * a
-        else:
-            s3 += a * a
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, a0, a1, a2, a3
+    cdef Py_ssize_t k, n4 = n - (n % 4)
+    for k in range(0, n4, 4):
+        a0 = v[k]
+        a1 = v[k + 1]
+        a2 = v[k + 2]
+        a3 = v[k + 3]
+        s0 += a0 * a0
+        s1 += a1 * a1
+        s2 += a2 * a2
+        s3 += a3 * a3
+    if n4 < n:
+        a0 = v[n4]
+        s0 += a0 * a0
+    if n4 + 1 < n:
+        a1 = v[n4 + 1]
+        s1 += a1 * a1
+    if n4 + 2 < n:
+        a2 = v[n4 + 2]
+        s2 += a2 * a2
     return (s0 + s1) + (s2 + s3)
 
 
@@ -652,19 +659,27 @@ cdef struct KParams:
 
 cdef inline double sqdist_row(const double* z, double zz, const floating* v, const index_t* ix,
                               Py_ssize_t n) noexcept nogil:
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, t, r
-    cdef Py_ssize_t k
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, t0, t1, t2, t3, r
+    cdef Py_ssize_t k, n4 = n - (n % 4)
     if ix == NULL:
-        for k in range(n):
-            t = v[k] - z[k]
-            if k % 4 == 0:
-                s0 += t * t
-            elif k % 4 == 1:
-                s1 += t * t
-            elif k % 4 == 2:
-                s2 += t * t
-            else:
-                s3 += t * t
+        for k in range(0, n4, 4):
+            t0 = v[k] - z[k]
+            t1 = v[k + 1] - z[k + 1]
+            t2 = v[k + 2] - z[k + 2]
+            t3 = v[k + 3] - z[k + 3]
+            s0 += t0 * t0
+            s1 += t1 * t1
+            s2 += t2 * t2
+            s3 += t3 * t3
+        if n4 < n:
+            t0 = v[n4] - z[n4]
+            s0 += t0 * t0
+        if n4 + 1 < n:
+            t1 = v[n4 + 1] - z[n4 + 1]
+            s1 += t1 * t1
+        if n4 + 2 < n:
+            t2 = v[n4 + 2] - z[n4 + 2]
+            s2 += t2 * t2
         return (s0 + s1) + (s2 + s3)
     r = (sumsq_vals(v, n) + zz) - 2.0 * dot_row(z, v, ix, n)
     return r if r > 0.0 else 0.0
@@ -878,24 +893,26 @@ def csr_check(const index_t[::1] indices, const index_t[::1] indptr, Py_ssize_t 
     """Returns (0, -1) if valid; (1, row) for an index out of range; (2, row) for unsorted or
     duplicate indices; (3, row) for a decreasing indptr."""
     cdef Py_ssize_t i, k, n_rows = indptr.shape[0] - 1, row = -1
-    cdef long long j, prev
-    cdef int code = 0
+    cdef long long j, prev, lo, hi
+    cdef int code = 0, out_of_range, unsorted
     with nogil:
         for i in range(n_rows):
-            if indptr[i + 1] < indptr[i]:
+            lo = indptr[i]
+            hi = indptr[i + 1]
+            if hi < lo:
                 code = 3
-            else:
-                prev = -1
-                for k in range(indptr[i], indptr[i + 1]):
-                    j = indices[k]
-                    if j < 0 or j >= n_cols:
-                        code = 1
-                        break
-                    if j <= prev:
-                        code = 2
-                        break
-                    prev = j
-            if code:
+                row = i
+                break
+            prev = -1
+            out_of_range = 0
+            unsorted = 0
+            for k in range(lo, hi):
+                j = indices[k]
+                out_of_range |= (j < 0) | (j >= n_cols)
+                unsorted |= j <= prev
+                prev = j
+            if out_of_range or unsorted:
+                code = 1 if out_of_range else 2
                 row = i
                 break
     return code, row
@@ -919,37 +936,45 @@ ctypedef fused label_t:
 def encode_labels(const label_t[::1] y, label_t neg, label_t pos, signed char[::1] out):
     """out[i] = +1 where y[i] == pos, -1 where y[i] == neg; returns the first other index or -1.
 
-    neg and pos must be exactly representable in y's type (the caller checks)."""
+    neg and pos must be exactly representable in y's type (the caller checks).  Branch-free:
+    labels arrive in random order."""
     cdef Py_ssize_t i, n = y.shape[0], bad = -1
-    cdef label_t v
+    cdef int c, missing = 0
     with nogil:
         for i in range(n):
-            v = y[i]
-            if v == pos:
-                out[i] = 1
-            elif v == neg:
-                out[i] = -1
-            else:
-                bad = i
-                break
+            c = (y[i] == pos) - (y[i] == neg)
+            out[i] = <signed char>c
+            missing |= c == 0
+        if missing:
+            for i in range(n):
+                if out[i] == 0:
+                    bad = i
+                    break
     return bad
 
 
 def distinct_labels(const label_t[::1] y):
     """Scan for up to three distinct labels: returns (count, i1, i2), the first index of the
-    second and third distinct values (-1 if absent).  NaN counts as a label of its own."""
+    second and third distinct values (-1 if absent).  NaN compares unequal to everything, so a
+    NaN label shows up as another label (the caller checks NaN first)."""
     cdef Py_ssize_t i, n = y.shape[0], i1 = -1, i2 = -1
     cdef label_t a, b
+    cdef int other = 0
     if n == 0:
         return 0, -1, -1
     a = y[0]
     with nogil:
         for i in range(1, n):
-            if y[i] != a and not (y[i] != y[i] and a != a):
-                if i1 < 0:
-                    i1 = i
-                    b = y[i]
-                elif y[i] != b and not (y[i] != y[i] and b != b):
-                    i2 = i
-                    break
+            if y[i] != a:
+                i1 = i
+                break
+        if i1 >= 0:
+            b = y[i1]
+            for i in range(i1 + 1, n):
+                other |= (y[i] != a) & (y[i] != b)
+            if other:
+                for i in range(i1 + 1, n):
+                    if y[i] != a and y[i] != b:
+                        i2 = i
+                        break
     return (1 if i1 < 0 else (2 if i2 < 0 else 3)), i1, i2
