@@ -74,13 +74,13 @@ def _as_float(owner, a):
 
 
 def _is_sparse(X):
-    return hasattr(X, "indptr") and hasattr(X, "indices") and hasattr(X, "data") and \
-        hasattr(X, "shape")
+    return (hasattr(X, "indptr") and hasattr(X, "indices") and hasattr(X, "data")
+            and hasattr(X, "shape")) or (hasattr(X, "tocsr") and hasattr(X, "shape"))
 
 
 def _check_csr(owner, X, n_features):
     fmt = getattr(X, "format", "csr")
-    if fmt != "csr":
+    if fmt != "csr" or not hasattr(X, "indptr"):
         if not hasattr(X, "tocsr"):
             raise TypeError(f"{owner}: X is a sparse matrix in format {fmt!r}; give CSR")
         X = X.tocsr()
@@ -133,11 +133,11 @@ def check_X(owner, X, n_features=None):
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{owner}: X could not be read as a 2-D array ({exc})") from None
     if A.dtype.kind == "O":
-        try:
-            A = A.astype(np.float64)
-        except (ValueError, TypeError):
-            raise TypeError(f"{owner}: X must hold real numbers, got dtype object with "
-                            "non-numeric values") from None
+        for v in A.flat:  # None or "1.5" would otherwise become NaN or 1.5 silently
+            if not isinstance(v, (numbers.Real, np.bool_)):
+                raise TypeError(f"{owner}: X must hold real numbers, got a value of type "
+                                f"{type(v).__name__} ({v!r})")
+        A = A.astype(np.float64)
     if A.ndim != 2:
         raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={A.ndim}; "
                          "use X.reshape(1, -1) for a single row")

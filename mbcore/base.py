@@ -126,8 +126,10 @@ class OnlineLearner:
         return int(self._counts[2])
 
     def _reset(self):
+        """Forget everything but the constructor parameters."""
+        keep = set(self._get_param_names())
         for k in list(self.__dict__):
-            if k.endswith("_") and not k.startswith("__"):
+            if k not in keep:
                 del self.__dict__[k]
         self._kstate = None
         self._fast = None
@@ -135,6 +137,16 @@ class OnlineLearner:
 
     def _validate_params(self):
         """Subclasses check their parameters here (ValueError naming class, parameter, value)."""
+
+    def _param_key(self):
+        """The current parameters as a tuple: a change (by set_params or by assigning an
+        attribute) makes the kernels' cached binding stale."""
+        names = type(self).__dict__.get("_names_cache")
+        if names is None:
+            names = tuple(self._get_param_names())
+            type(self)._names_cache = names
+        d = self.__dict__
+        return tuple([d.get(k) for k in names])
 
     # -- the protocol ------------------------------------------------------------------------
     def _prepare(self, X, y, classes):
@@ -181,10 +193,23 @@ class OnlineLearner:
             fast = self.__dict__.get("_fast")
             if fast is not None and self._fast_step(fast, X, y):
                 return self
-        batch, yy = self._prepare(X, y, classes)
-        self._pass(batch, yy, None, None)
+        self._learn(X, y, classes, False)
         self._fast = self._fast_path()
         return self
+
+    def _learn(self, X, y, classes, record):
+        """One online pass; all or nothing (a failed first call leaves the learner unfitted)."""
+        first = getattr(self, "classes_", None) is None
+        try:
+            batch, yy = self._prepare(X, y, classes)
+            pred = np.empty(batch.n, dtype=np.int8) if record else None
+            upd = np.empty(batch.n, dtype=np.uint8) if record else None
+            self._pass(batch, yy, pred, upd)
+        except BaseException:
+            if first:
+                self._reset()
+            raise
+        return pred, upd, yy
 
     def _fast_path(self):
         """What the one-row fast path needs, or None (subclasses that have one override)."""
@@ -196,11 +221,7 @@ class OnlineLearner:
 
     def _online(self, X, y, classes=None):
         """partial_fit that records the online predictions (+-1) and update flags."""
-        batch, yy = self._prepare(X, y, classes)
-        pred = np.empty(batch.n, dtype=np.int8)
-        upd = np.empty(batch.n, dtype=np.uint8)
-        self._pass(batch, yy, pred, upd)
-        return pred, upd, yy
+        return self._learn(X, y, classes, True)
 
     def fit(self, X, y, classes=None):
         """Reset, then cycle through the data until a pass with no update or ``max_epochs``.
@@ -210,8 +231,12 @@ class OnlineLearner:
         ``epoch_updates_``.  ``mistakes_`` and ``updates_`` count over all epochs.
         """
         self._reset()
-        batch, yy = self._prepare(X, y, classes)
-        self._epochs(batch, yy)
+        try:
+            batch, yy = self._prepare(X, y, classes)
+            self._epochs(batch, yy)
+        except BaseException:
+            self._reset()
+            raise
         return self
 
     def _epochs(self, batch, yy):

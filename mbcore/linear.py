@@ -81,6 +81,11 @@ class _Linear(OnlineLearner):
         _choice(o, "tie", self.tie, _TIES)
         _integer(o, "max_epochs", self.max_epochs, 1)
         _flag(o, "fit_intercept", self.fit_intercept)
+        w = self.__dict__.get("_w")
+        if w is not None and w.shape[0] != self._d + bool(self.fit_intercept):
+            raise ValueError(f"{o}: parameter fit_intercept was changed to "
+                             f"{self.fit_intercept!r} after fitting; call fit, or clone the "
+                             "learner, to start again with it")
 
     def _init_state(self, d, w_init=None):
         D = d + (1 if self.fit_intercept else 0)
@@ -95,8 +100,10 @@ class _Linear(OnlineLearner):
 
     def _state(self):
         st = self.__dict__.get("_kstate")
-        if st is None:
+        key = self._param_key()
+        if st is None or self.__dict__.get("_kkey") != key:
             self._validate_params()
+            self._kkey = key
             st = self._kstate = _k.LinearState(
                 self._w, self._u, self._aux, self._counts, self._d, self._algo,
                 self.tie == "positive", self._normalizes(), self.fit_intercept,
@@ -129,11 +136,10 @@ class _Linear(OnlineLearner):
         _raise_status(self._owner, batch, status, bad)
 
     def _fast_path(self):
-        st = self._state()
-        return (st, self._d, self.classes_[1].item(), self.classes_[0].item())
+        return (self._d, self.classes_[1].item(), self.classes_[0].item())
 
     def _fast_step(self, fast, X, y):
-        st, d, pos, neg = fast
+        d, pos, neg = fast
         if X.shape[1] != d or X.dtype.char != "d" or not X.flags.c_contiguous:
             return False
         if type(y) is np.ndarray:
@@ -150,11 +156,12 @@ class _Linear(OnlineLearner):
             code = -1
         else:
             return False
-        if _k.lin_step1(st, X, code):
+        if _k.lin_step1(self._state(), X, code):
             raise row_error(self._owner, Batch(X=X, n=1, d=d), 0)
         return True
 
     def _raw_scores(self, batch, w, a=1.0):
+        self._state()  # re-validates parameters changed since the last call
         d, icpt, norm = self._d, self.fit_intercept, self._normalizes()
 
         def score(b, out):
@@ -267,16 +274,19 @@ class Perceptron(_Linear):
     Examples
     --------
     {_EXAMPLE_DATA}
-    >>> from mbcore import Perceptron, run_online
+    >>> from mbcore import MarginPerceptron, Perceptron, run_online
     >>> from mbcore.bounds import margin, perceptron_bound, radius
     >>> run = run_online(Perceptron(), X, y)   # one online pass, predictions made before labels
     >>> clf = Perceptron().fit(X, y)           # cycle until a clean pass: mushrooms is separable
-    >>> clf.converged_
-    True
-    >>> bool((clf.predict(X) == y).all())
-    True
-    >>> gamma = margin(X, y, clf.coef_)        # the separator's margin certifies the bound
-    >>> bool(run.mistakes <= perceptron_bound(radius(X), gamma))
+    >>> clf.converged_, bool((clf.predict(X) == y).all())
+    (True, True)
+
+    Any separator certifies the bound; one with a positive margin comes from the Margin
+    Perceptron (at convergence every unit-length example has margin >= gamma/2):
+
+    >>> u = MarginPerceptron(gamma=0.05).fit(X, y).coef_
+    >>> gamma = margin(X, y, u)
+    >>> bool(gamma > 0 and run.mistakes <= perceptron_bound(radius(X), gamma))
     True
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
 
@@ -327,10 +337,10 @@ class AveragedPerceptron(Perceptron):
     --------
     {_EXAMPLE_DATA}
     >>> from mbcore import AveragedPerceptron
-    >>> avg = AveragedPerceptron().partial_fit(X[:4000], y[:4000])
-    >>> bool(avg.score(X[4000:], y[4000:]) > 0.9)
+    >>> avg = AveragedPerceptron().partial_fit(X[::2], y[::2])   # train on even rows
+    >>> bool(avg.score(X[1::2], y[1::2]) > 0.9)                   # test on odd rows
     True
-    >>> vote = AveragedPerceptron(mode="vote").partial_fit(X[:4000], y[:4000])
+    >>> vote = AveragedPerceptron(mode="vote").partial_fit(X[::2], y[::2])
     >>> int(vote.vote_counts_.sum()) == vote.n_seen_
     True
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
@@ -466,8 +476,8 @@ class MarginPerceptron(_Linear):
     >>> clf = MarginPerceptron(gamma=0.05).fit(X, y)
     >>> clf.converged_, bool((clf.predict(X) == y).all())
     (True, True)
-    >>> margin_perceptron_bound(0.05)          # updates bound if the data has margin 0.05
-    4800.0
+    >>> round(margin_perceptron_bound(0.05))   # updates bound if the data has margin 0.05
+    4800
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
 
     _algo = _MARGIN
@@ -540,8 +550,8 @@ class OnlineHingeSVM(_Linear):
     --------
     {_EXAMPLE_DATA}
     >>> from mbcore import OnlineHingeSVM
-    >>> svm = OnlineHingeSVM(lam=1e-4).fit(X[:4000], y[:4000])
-    >>> bool(svm.score(X[4000:], y[4000:]) > 0.9)
+    >>> svm = OnlineHingeSVM(lam=1e-4).fit(X[::2], y[::2])   # train on even rows
+    >>> bool(svm.score(X[1::2], y[1::2]) > 0.9)
     True
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
 
@@ -630,10 +640,10 @@ class KernelPerceptron(OnlineLearner):
     --------
     {_EXAMPLE_DATA}
     >>> from mbcore import KernelPerceptron
-    >>> kp = KernelPerceptron(kernel="poly", degree=2).partial_fit(X[:3000], y[:3000])
+    >>> kp = KernelPerceptron(kernel="poly", degree=2).partial_fit(X[::2], y[::2])
     >>> kp.n_support_ == kp.mistakes_
     True
-    >>> bool(kp.score(X[3000:], y[3000:]) > 0.9)
+    >>> bool(kp.score(X[1::2], y[1::2]) > 0.9)
     True
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
 
@@ -658,6 +668,13 @@ class KernelPerceptron(OnlineLearner):
         _real(o, "coef0", self.coef0)
         if self.budget is not None:
             _integer(o, "budget", self.budget, 1)
+        meta = self.__dict__.get("_meta")
+        if meta is not None:
+            if self.budget != self._budget_fitted:
+                raise ValueError(f"{o}: parameter budget was changed to {self.budget!r} after "
+                                 "fitting; call fit, or clone the learner, to start again "
+                                 "with it")
+            self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / self._d
 
     def _init_state(self, d):
         self._d = d
@@ -667,6 +684,7 @@ class KernelPerceptron(OnlineLearner):
         self._svn = np.zeros(cap)
         self._coef = np.zeros(cap)
         self._meta = np.zeros(2, dtype=np.int64)  # n_sv, head
+        self._budget_fitted = self.budget
 
     def _kargs(self):
         return (_KERNELS[self.kernel], int(self.degree), self.tie == "positive",
@@ -717,6 +735,7 @@ class KernelPerceptron(OnlineLearner):
             raise row_error(self._owner, batch, row)
 
     def _scores(self, batch):
+        self._validate_params()
         check_finite(self._owner, batch)
         out = np.empty(batch.n)
         kind, degree, _, gamma, coef0 = self._kargs()

@@ -10,7 +10,7 @@ A pass is all or nothing: the state is saved at the start of the call and restor
 layer then raises with the row index.
 """
 
-from libc.math cimport sqrt, exp, isfinite
+from libc.math cimport sqrt, exp, isfinite, fabs, ldexp, INFINITY, NAN
 from libc.string cimport memcpy, memset
 
 import numpy as np
@@ -108,12 +108,38 @@ cdef inline double sumsq_vals(const floating* v, Py_ssize_t n) noexcept nogil:
     return (s0 + s1) + (s2 + s3)
 
 
-cdef inline double norm_inv(double ss) noexcept nogil:
-    if ss > 0.0:
-        return 1.0 / sqrt(ss)
-    if ss == 0.0:
+cdef double NORM_LOW = ldexp(1.0, -1000)
+
+
+cdef double row_inv_scaled(const floating* v, Py_ssize_t n, int intercept) noexcept nogil:
+    """row_inv when ||x||^2 overflows or underflows: divide by the largest magnitude first."""
+    cdef double m = 0.0, a, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, ss, t
+    cdef Py_ssize_t k
+    for k in range(n):
+        a = fabs(v[k])
+        if not a <= m:
+            m = a
+    if intercept and m < 1.0:
+        m = 1.0
+    if m == 0.0:
         return 0.0
-    return ss  # NaN propagates
+    if not m < INFINITY:
+        return NAN
+    for k in range(n):
+        a = v[k] / m
+        if k % 4 == 0:
+            s0 += a * a
+        elif k % 4 == 1:
+            s1 += a * a
+        elif k % 4 == 2:
+            s2 += a * a
+        else:
+            s3 += a * a
+    ss = (s0 + s1) + (s2 + s3)
+    if intercept:
+        t = 1.0 / m
+        ss = ss + t * t
+    return 1.0 / (m * sqrt(ss))
 
 
 cdef inline int axpy_row(double* w, double c, const floating* v, const index_t* ix,
@@ -142,10 +168,13 @@ cdef inline double sqnorm_w(const double* w, Py_ssize_t d, int intercept) noexce
 
 
 cdef inline double row_inv(const Params* p, const floating* v, Py_ssize_t n) noexcept nogil:
+    """1/||x'|| with x' = x, or (x, 1) with an intercept (mbref._arith.row_inv)."""
     cdef double ss = sumsq_vals(v, n)
     if p.intercept:
         ss = ss + 1.0
-    return norm_inv(ss)
+    if NORM_LOW <= ss and ss < INFINITY:
+        return 1.0 / sqrt(ss)
+    return row_inv_scaled(v, n, p.intercept)
 
 
 cdef inline double raw_score(const Params* p, const double* w, double a, Py_ssize_t d,

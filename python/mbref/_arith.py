@@ -23,7 +23,7 @@ sparse row; ``c`` is computed once per update by the caller.
 
 import math
 
-__all__ = ["dot", "sumsq", "axpy", "norm_inv", "dense_sumsq", "sqdist"]
+__all__ = ["dot", "sumsq", "axpy", "row_inv", "dense_sumsq", "sqdist"]
 
 
 def dot(w, row):
@@ -105,13 +105,39 @@ def axpy(w, c, row):
     return ok
 
 
-def norm_inv(ss):
-    """1/sqrt(ss) for ss > 0, else 0.0 (a zero vector stays zero under normalisation)."""
-    if ss > 0.0:
+NORM_LOW = math.ldexp(1.0, -1000)
+
+
+def row_inv(row, intercept):
+    """1/||x'|| for the row x' = x (or (x, 1) with an intercept); 0.0 for a zero vector.
+
+    ``ss = sumsq(x) (+ 1.0)``; if ``2**-1000 <= ss < inf`` the result is ``1.0 / sqrt(ss)``.
+    Otherwise (||x||^2 overflows or underflows) the row is first divided by its largest
+    magnitude m (at least 1.0 with an intercept): ``ss' = sumsq(x / m) (+ (1/m) * (1/m))`` and
+    the result is ``1.0 / (m * sqrt(ss'))``.  A NaN or infinite value gives NaN.
+    """
+    ss = sumsq(row)
+    if intercept:
+        ss = ss + 1.0
+    if NORM_LOW <= ss < math.inf:
         return 1.0 / math.sqrt(ss)
-    if ss == 0.0:
+    vals = row[1] if isinstance(row, tuple) else row
+    m = 0.0
+    for v in vals:
+        a = abs(v)
+        if not a <= m:  # also true for NaN
+            m = a
+    if intercept and m < 1.0:
+        m = 1.0
+    if m == 0.0:
         return 0.0
-    return float("nan")
+    if not m < math.inf:
+        return float("nan")
+    ss = _sumsq_values([v / m for v in vals])
+    if intercept:
+        t = 1.0 / m
+        ss = ss + t * t
+    return 1.0 / (m * math.sqrt(ss))
 
 
 def sqdist(row, z, zz):

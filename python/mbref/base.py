@@ -44,6 +44,8 @@ def check_rows(owner, X, n_features=None):
     """Validate X; return (rows, n_features) where each row is a list or an (idx, val) tuple."""
     if X is None:
         raise TypeError(f"{owner}: X must be a 2-D array-like or a CSR matrix, got None")
+    if not _is_csr(X) and hasattr(X, "tocsr") and hasattr(X, "shape"):
+        X = X.tocsr()  # another sparse format (COO, CSC, LIL, DOK, ...)
     if _is_csr(X):
         n, d = (int(s) for s in X.shape)
         indptr = [int(v) for v in _tolist(X.indptr)]
@@ -210,9 +212,26 @@ class OnlineLearner:
         if not self._is_fitted():
             raise NotFittedError(f"{self._owner}: call partial_fit or fit before {what}")
 
+    def _count(i, doc):  # noqa: N805 - a property factory used in the class body
+        def get(self):
+            if "_counts" not in vars(self):
+                raise NotFittedError(f"{type(self).__name__}: call partial_fit or fit first")
+            return self._counts[i]
+
+        def put(self, v):
+            self._counts[i] = v
+        return property(get, put, doc=doc)
+
+    n_seen_ = _count(0, "Examples seen so far (over all calls and epochs).")
+    mistakes_ = _count(1, "Wrong online predictions so far.")
+    updates_ = _count(2, "State changes so far.")
+    del _count
+
     def _reset(self):
+        """Forget everything but the constructor parameters."""
+        keep = set(self._param_names())
         for k in list(vars(self)):
-            if k.endswith("_") and not k.startswith("__"):
+            if k not in keep:
                 delattr(self, k)
         self.classes_ = None
 
@@ -233,9 +252,7 @@ class OnlineLearner:
             self._init_state(d)
             self.classes_ = cl
             self.n_features_in_ = d
-            self.n_seen_ = 0
-            self.mistakes_ = 0
-            self.updates_ = 0
+            self._counts = [0, 0, 0]
         else:
             if classes is not None:
                 cl = infer_classes(self._owner, (), classes)
@@ -247,9 +264,19 @@ class OnlineLearner:
 
     def partial_fit(self, X, y, classes=None):
         """Run the online protocol over the rows of X in order; returns self."""
-        rows, yy = self._prepare(X, y, classes)
-        self._run(rows, yy)
+        self._learn(X, y, classes)
         return self
+
+    def _learn(self, X, y, classes):
+        """One pass, all or nothing: a failed first call leaves the learner unfitted."""
+        first = getattr(self, "classes_", None) is None
+        try:
+            rows, yy = self._prepare(X, y, classes)
+            return self._run(rows, yy)
+        except BaseException:
+            if first:
+                self._reset()
+            raise
 
     def _run(self, rows, yy):
         """Predict then update on each row; returns the +-1 predictions and update flags.
@@ -257,6 +284,7 @@ class OnlineLearner:
         All or nothing: if a row fails (non-finite value or overflow), the learner is left as it
         was before the call and ValueError names the row.
         """
+        self._last_labels = yy
         saved = copy.deepcopy(self._state_dict())
         counts = (self.n_seen_, self.mistakes_, self.updates_)
         preds, upd = [], []
@@ -282,6 +310,7 @@ class OnlineLearner:
 
     def _scores(self, X):
         self._check_fitted("predict")
+        self._validate_params()
         rows, _ = check_rows(self._owner, X, self.n_features_in_)
         out = []
         for i, x in enumerate(rows):
@@ -307,8 +336,12 @@ class OnlineLearner:
     def fit(self, X, y, classes=None):
         """Reset, then cycle through the data until a pass with no update or max_epochs."""
         self._reset()
-        rows, yy = self._prepare(X, y, classes)
-        self._epochs(rows, yy)
+        try:
+            rows, yy = self._prepare(X, y, classes)
+            self._epochs(rows, yy)
+        except BaseException:
+            self._reset()
+            raise
         return self
 
     def _epochs(self, rows, yy):
@@ -351,8 +384,8 @@ def run_online(learner, X, y, classes=None):
     ``errors``, ``updated`` (lists of bools), ``mistakes``, ``updates`` (ints) and
     ``mistake_curve`` (cumulative list).
     """
-    rows, yy = learner._prepare(X, y, classes)
-    preds, upd = learner._run(rows, yy)
+    preds, upd = learner._learn(X, y, classes)
+    yy = learner._last_labels
     neg, pos = learner.classes_
     errors = [p != t for p, t in zip(preds, yy)]
     curve, m = [], 0

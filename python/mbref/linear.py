@@ -10,6 +10,7 @@ Shared conventions (mirrored bit for bit by mbcore's kernels):
 """
 
 import math
+import numbers
 
 from . import _arith
 from .base import OnlineLearner
@@ -27,7 +28,7 @@ def _check_choice(owner, name, value, choices):
 
 
 def _check_real(owner, name, value, low=None, high=None, low_open=True, high_open=False):
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and \
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and \
         math.isfinite(float(value))
     if ok and low is not None:
         ok = value > low if low_open else value >= low
@@ -43,7 +44,7 @@ def _check_real(owner, name, value, low=None, high=None, low_open=True, high_ope
 
 
 def _check_int(owner, name, value, low):
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         raise ValueError(f"{owner}: parameter {name} must be an integer >= {low}, got {value!r}")
 
 
@@ -58,6 +59,11 @@ class _Linear(OnlineLearner):
         if not isinstance(self.fit_intercept, bool):
             raise ValueError(f"{self._owner}: parameter fit_intercept must be a bool, got "
                              f"{self.fit_intercept!r}")
+        w = getattr(self, "_w", None)
+        if w is not None and len(w) != self._d + (1 if self.fit_intercept else 0):
+            raise ValueError(f"{self._owner}: parameter fit_intercept was changed to "
+                             f"{self.fit_intercept!r} after fitting; call fit, or clone the "
+                             "learner, to start again with it")
 
     def _init_state(self, d):
         self._d = d
@@ -81,10 +87,7 @@ class _Linear(OnlineLearner):
         return self.normalize
 
     def _inv(self, x):
-        ss = _arith.sumsq(x)
-        if self.fit_intercept:
-            ss = ss + 1.0
-        return _arith.norm_inv(ss)
+        return _arith.row_inv(x, self.fit_intercept)
 
     def _raw(self, w, a, x, inv):
         s = a * _arith.dot(w, x)
@@ -245,7 +248,10 @@ class AveragedPerceptron(Perceptron):
         total = 0.0
         for v, c in self._votes:
             if c > 0:
-                total = total + float(c * self._sign(self._raw(v, 1.0, x, inv)))
+                s = self._raw(v, 1.0, x, inv)
+                if not math.isfinite(s):
+                    return s
+                total = total + float(c * self._sign(s))
         return total
 
 
@@ -402,6 +408,12 @@ class KernelPerceptron(OnlineLearner):
         _check_real(o, "coef0", self.coef0)
         if self.budget is not None:
             _check_int(o, "budget", self.budget, 1)
+        if getattr(self, "_sv", None) is not None:
+            if self.budget != self._budget_fitted:
+                raise ValueError(f"{o}: parameter budget was changed to {self.budget!r} after "
+                                 "fitting; call fit, or clone the learner, to start again "
+                                 "with it")
+            self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / self._d
 
     def _init_state(self, d):
         self._d = d
@@ -410,6 +422,7 @@ class KernelPerceptron(OnlineLearner):
         self._svn = []
         self._coef = []
         self._head = 0
+        self._budget_fitted = self.budget
 
     def _state_dict(self):
         return {"sv": self._sv, "svn": self._svn, "coef": self._coef, "head": self._head}
@@ -464,9 +477,16 @@ class KernelPerceptron(OnlineLearner):
     def _scores(self, X):
         from .base import check_finite, check_rows
         self._check_fitted("predict")
+        self._validate_params()
         rows, _ = check_rows(self._owner, X, self.n_features_in_)
         check_finite(self._owner, rows)
-        return [self._score(x) for x in rows]
+        out = []
+        for i, x in enumerate(rows):
+            s = self._score(x)
+            if not math.isfinite(s):
+                raise ValueError(f"{self._owner}: overflow in row {i} (the score is not finite)")
+            out.append(s)
+        return out
 
     @property
     def support_vectors_(self):
