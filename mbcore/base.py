@@ -74,8 +74,6 @@ class OnlineLearner:
                 raise ValueError(f"{type(self).__name__}: invalid parameter {k!r}; valid "
                                  f"parameters are {names}")
             setattr(self, k, v)
-        self._kstate = None
-        self._fast = None
         return self
 
     def __repr__(self):
@@ -138,15 +136,18 @@ class OnlineLearner:
     def _validate_params(self):
         """Subclasses check their parameters here (ValueError naming class, parameter, value)."""
 
-    def _param_key(self):
-        """The current parameters as a tuple: a change (by set_params or by assigning an
-        attribute) makes the kernels' cached binding stale."""
+    def __setattr__(self, name, value):
+        # Assigning a parameter (as scikit-learn users do) makes the kernels' cached binding
+        # of the parameters stale: drop it, so the next call validates and rebinds.
+        object.__setattr__(self, name, value)
         names = type(self).__dict__.get("_names_cache")
         if names is None:
-            names = tuple(self._get_param_names())
-            type(self)._names_cache = names
-        d = self.__dict__
-        return tuple([d.get(k) for k in names])
+            names = frozenset(self._get_param_names())
+            type.__setattr__(type(self), "_names_cache", names)
+        if name in names:
+            d = self.__dict__
+            d["_kstate"] = None
+            d["_fast"] = None
 
     # -- the protocol ------------------------------------------------------------------------
     def _prepare(self, X, y, classes):

@@ -100,10 +100,8 @@ class _Linear(OnlineLearner):
 
     def _state(self):
         st = self.__dict__.get("_kstate")
-        key = self._param_key()
-        if st is None or self.__dict__.get("_kkey") != key:
+        if st is None:
             self._validate_params()
-            self._kkey = key
             st = self._kstate = _k.LinearState(
                 self._w, self._u, self._aux, self._counts, self._d, self._algo,
                 self.tie == "positive", self._normalizes(), self.fit_intercept,
@@ -136,10 +134,10 @@ class _Linear(OnlineLearner):
         _raise_status(self._owner, batch, status, bad)
 
     def _fast_path(self):
-        return (self._d, self.classes_[1].item(), self.classes_[0].item())
+        return (self._state(), self._d, self.classes_[1].item(), self.classes_[0].item())
 
     def _fast_step(self, fast, X, y):
-        d, pos, neg = fast
+        st, d, pos, neg = fast
         if X.shape[1] != d or X.dtype.char != "d" or not X.flags.c_contiguous:
             return False
         if type(y) is np.ndarray:
@@ -156,7 +154,7 @@ class _Linear(OnlineLearner):
             code = -1
         else:
             return False
-        if _k.lin_step1(self._state(), X, code):
+        if _k.lin_step1(st, X, code):
             raise row_error(self._owner, Batch(X=X, n=1, d=d), 0)
         return True
 
