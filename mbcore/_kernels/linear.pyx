@@ -918,32 +918,61 @@ def kp_scores_csr(int kind, int degree, double gamma, double coef0, const double
 # Input checks that need a pass over the data
 # ---------------------------------------------------------------------------------------------
 
+cdef int csr_locate(const index_t* indices, const index_t* indptr, Py_ssize_t n_rows,
+                    Py_ssize_t n_cols, Py_ssize_t* row) noexcept nogil:
+    """The first problem, row by row (only run when csr_check found one)."""
+    cdef Py_ssize_t i, k
+    cdef long long j, prev
+    for i in range(n_rows):
+        if indptr[i + 1] < indptr[i]:
+            row[0] = i
+            return 3
+        prev = -1
+        for k in range(indptr[i], indptr[i + 1]):
+            j = indices[k]
+            if j < 0 or j >= n_cols:
+                row[0] = i
+                return 1
+            if j <= prev:
+                row[0] = i
+                return 2
+            prev = j
+    return 0
+
+
 def csr_check(const index_t[::1] indices, const index_t[::1] indptr, Py_ssize_t n_cols):
     """Returns (0, -1) if valid; (1, row) for an index out of range; (2, row) for unsorted or
-    duplicate indices; (3, row) for a decreasing indptr."""
-    cdef Py_ssize_t i, k, n_rows = indptr.shape[0] - 1, row = -1
-    cdef long long j, prev, lo, hi
-    cdef int code = 0, out_of_range, unsorted
+    duplicate indices; (3, row) for a decreasing indptr.  indptr[0] == 0 and
+    indptr[-1] == len(indices) are checked by the caller.
+
+    Three flat loops without a carried dependency (the compiler vectorises them); the exact
+    row is located only when one of them found a problem."""
+    cdef Py_ssize_t i, k, n_rows = indptr.shape[0] - 1, nnz = indices.shape[0], row = -1
+    cdef int bad = 0, code = 0
+    cdef const index_t* ix = &indices[0] if nnz > 0 else NULL
+    cdef const index_t* ip = &indptr[0]
     with nogil:
         for i in range(n_rows):
-            lo = indptr[i]
-            hi = indptr[i + 1]
-            if hi < lo:
-                code = 3
-                row = i
-                break
-            prev = -1
-            out_of_range = 0
-            unsorted = 0
-            for k in range(lo, hi):
-                j = indices[k]
-                out_of_range |= (j < 0) | (j >= n_cols)
-                unsorted |= j <= prev
-                prev = j
-            if out_of_range or unsorted:
-                code = 1 if out_of_range else 2
-                row = i
-                break
+            bad |= ip[i + 1] < ip[i]
+        if not bad:
+            # One unsigned compare catches both j < 0 and j >= n_cols; for int32 indices it is
+            # a 32-bit compare, which baseline x86-64 (SSE2) vectorises.
+            if index_t is int:
+                if n_cols <= <Py_ssize_t>0xFFFFFFFF:
+                    for k in range(nnz):
+                        bad |= (<unsigned int>ix[k]) >= (<unsigned int>n_cols)
+                else:
+                    for k in range(nnz):
+                        bad |= ix[k] < 0
+            else:
+                for k in range(nnz):
+                    bad |= (<size_t>ix[k]) >= (<size_t>n_cols)
+        if not bad:
+            for i in range(n_rows):
+                for k in range(ip[i] + 1, ip[i + 1]):
+                    bad |= ix[k] <= ix[k - 1]
+        if bad:
+            code = csr_locate(ix, ip, n_rows, n_cols, &row)
     return code, row
 
 
