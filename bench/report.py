@@ -1,0 +1,323 @@
+"""Ratio tables for the mbcore benchmarks.
+
+Every benchmark in ``bench/`` records two things in its ``extra_info``: ``key`` (a stable name,
+listed in :data:`RATIOS` below) and ``rows`` (how many rows one timed call processes).  A ratio is
+taken between per-row times, ``(t_a / rows_a) / (t_b / rows_b)``, so a twin timed on a 2,000-row
+slice can be compared with mbcore timed on 200,000 rows; when both sides process the same rows it
+is the plain time ratio.  Each ratio is computed twice, from the minimum and from the median of
+the rounds, always from numbers measured in the same pytest session (same process, same data).
+
+Used two ways:
+
+* by ``bench/conftest.py``, which prints the table at the end of a benchmark session;
+* from the command line on pytest-benchmark JSON files (``--benchmark-json``)::
+
+      python bench/report.py run1.json [run2.json ...]
+      python bench/report.py --markdown run1.json [run2.json ...]
+
+  prints the table of each run, then (for several runs) one line per ratio with the value of
+  every run and the better of the runs.  "Better of runs" picks, per ratio, the run in which
+  mbcore looked best; each value still comes from a single run.  ``--markdown`` prints only the
+  comparison, as the Markdown table used in bench/README.md.
+"""
+
+import json
+import sys
+
+# (label, numerator key, denominator key, kind, target)
+#   kind "le": the ratio must be <= target;  "ge": >= target;  "abs_us": the numerator's
+#   per-call time in microseconds must be <= target (no denominator);  "info": no target.
+RATIOS = [
+    # -- targets -----------------------------------------------------------------------------
+    ("Dense pass / X@w, default BLAS threads", "dense.mbcore.perceptron", "dense.floor.matvec",
+     "le", 1.15),
+    ("Dense pass / X@w, 1 BLAS thread", "dense.mbcore.perceptron", "dense.floor.matvec_1t",
+     "le", 1.15),
+    ("sklearn Perceptron epoch / dense pass", "dense.sklearn.perceptron",
+     "dense.mbcore.perceptron", "ge", 1.7),
+    ("twin (2k slice) / dense pass, per row", "dense.twin.perceptron_2k",
+     "dense.mbcore.perceptron", "ge", 100.0),
+    ("twin / mbcore, same 2k slice", "dense.twin.perceptron_2k", "dense.mbcore.perceptron_2k",
+     "ge", 100.0),
+    ("sklearn Perceptron epoch / pass, CSR", "csr.sklearn.perceptron", "csr.mbcore.perceptron",
+     "ge", 4.0),
+    ("CSR pass / scipy CSR X@w (floor, info)", "csr.mbcore.perceptron", "csr.floor.matvec",
+     "info", None),
+    ("sklearn CSR epoch / scipy CSR X@w (info)",
+     "csr.sklearn.perceptron", "csr.floor.matvec", "info", None),
+    ("partial_fit one row (us per call)", "row.mbcore.partial_fit", None, "abs_us", 5.0),
+    ("predict 100k / X@w, default BLAS threads", "predict.mbcore.predict",
+     "predict.floor.matvec", "le", 1.1),
+    ("predict 100k / X@w, 1 BLAS thread", "predict.mbcore.predict", "predict.floor.matvec_1t",
+     "le", 1.1),
+    # -- reported, no target -----------------------------------------------------------------
+    ("BLAS speedup: X@w 1 thread / X@w default (~1: 2nd core busy)", "dense.floor.matvec_1t",
+     "dense.floor.matvec", "info", None),
+    ("diag: decision_function 100k / X@w, default BLAS threads", "diag.predict.decision_function",
+     "predict.floor.matvec", "info", None),
+    ("diag: decision_function 100k / X@w, 1 BLAS thread", "diag.predict.decision_function",
+     "predict.floor.matvec_1t", "info", None),
+    ("sklearn Perceptron.partial_fit 1 row / mbcore", "row.sklearn.perceptron_partial_fit",
+     "row.mbcore.partial_fit", "info", None),
+    ("sklearn SGDClassifier.partial_fit 1 row / mbcore", "row.sklearn.sgd_partial_fit",
+     "row.mbcore.partial_fit", "info", None),
+    ("MarginPerceptron pass / Perceptron pass", "dense.mbcore.margin", "dense.mbcore.perceptron",
+     "info", None),
+    ("AveragedPerceptron pass / Perceptron pass", "dense.mbcore.averaged",
+     "dense.mbcore.perceptron", "info", None),
+    ("OnlineHingeSVM pass / Perceptron pass", "dense.mbcore.hinge", "dense.mbcore.perceptron",
+     "info", None),
+    ("Perceptron(fit_intercept=True) / Perceptron pass", "dense.mbcore.perceptron_intercept",
+     "dense.mbcore.perceptron", "info", None),
+    ("sklearn epoch / Perceptron(fit_intercept=True) pass", "dense.sklearn.perceptron",
+     "dense.mbcore.perceptron_intercept", "info", None),
+    ("Perceptron(normalize=True) / Perceptron pass", "dense.mbcore.perceptron_normalize",
+     "dense.mbcore.perceptron", "info", None),
+    ("float32 pass / float64 pass", "dense.mbcore.perceptron_f32", "dense.mbcore.perceptron",
+     "info", None),
+    ("diag: twin online pass only, no input checks (2k) / dense pass, per row",
+     "diag.twin.perceptron_2k_run", "dense.mbcore.perceptron", "info", None),
+    ("NumPy row loop (2k slice) / dense pass, per row", "dense.numpy_loop.perceptron_2k",
+     "dense.mbcore.perceptron", "info", None),
+    ("KernelPerceptron rbf: twin / mbcore, same 300 rows", "kp.twin.rbf_300", "kp.mbcore.rbf_300",
+     "info", None),
+    ("KernelPerceptron rbf, 5,000 rows d=20 (ms)", "kp.mbcore.rbf_5000", None, "abs_ms", None),
+    # -- diagnostics (where the time goes) ---------------------------------------------------
+    ("diag: kernel alone (lin_pass_dense64) / X@w default", "diag.dense.kernel_only",
+     "dense.floor.matvec", "info", None),
+    ("diag: kernel alone (lin_pass_dense64) / X@w 1 thread", "diag.dense.kernel_only",
+     "dense.floor.matvec_1t", "info", None),
+    ("diag: partial_fit(classes=[-1,1]) / X@w default", "diag.dense.pass_with_classes",
+     "dense.floor.matvec", "info", None),
+    ("diag: infer_classes(y), 200k labels (ms)", "diag.dense.infer_classes", None, "abs_ms",
+     None),
+    ("diag: encode_y(y), 200k labels (ms)", "diag.dense.encode_y", None, "abs_ms", None),
+    ("diag: dense pass total (ms)", "dense.mbcore.perceptron", None, "abs_ms", None),
+    ("diag: CSR check_X (ms)", "diag.csr.check_X", None, "abs_ms", None),
+    ("diag: CSR kernel alone (lin_pass_csr) (ms)", "diag.csr.kernel_only", None, "abs_ms", None),
+    ("diag: CSR kernel alone / scipy CSR X@w", "diag.csr.kernel_only", "csr.floor.matvec",
+     "info", None),
+    ("diag: CSR pass total (ms)", "csr.mbcore.perceptron", None, "abs_ms", None),
+    ("diag: 1 row check_X (us)", "diag.row.check_X", None, "abs_us", None),
+    ("diag: 1 row encode_y (us)", "diag.row.encode_y", None, "abs_us", None),
+    ("diag: 1 row _prepare (us)", "diag.row.prepare", None, "abs_us", None),
+    ("diag: 1 row lin_pass_dense64 call (us)", "diag.row.kernel_call", None, "abs_us", None),
+    ("diag: 1 row lin_step1 call (us)", "diag.row.lin_step1", None, "abs_us", None),
+    ("diag: 1 row X@w, d=100 (us)", "diag.row.matvec", None, "abs_us", None),
+]
+
+
+def results_from_json(doc):
+    """{key: {"min", "median", "rounds", "rows"}} from a pytest-benchmark JSON document."""
+    out = {}
+    for b in doc.get("benchmarks", []):
+        info = b.get("extra_info") or {}
+        key = info.get("key")
+        if key is None or not b.get("stats"):
+            continue
+        s = b["stats"]
+        out[key] = {"min": s["min"], "median": s["median"], "rounds": s["rounds"],
+                    "rows": info.get("rows", 1)}
+    return out
+
+
+def _per_row(r, stat):
+    return r[stat] / r["rows"]
+
+
+def compute(results):
+    """One dict per entry of RATIOS that has data: label, kind, target, by_min, by_median, met."""
+    rows = []
+    for label, num, den, kind, target in RATIOS:
+        a = results.get(num)
+        b = results.get(den) if den else None
+        if a is None or (den and b is None):
+            continue
+        vals = {}
+        for stat in ("min", "median"):
+            if kind == "abs_us":
+                vals[stat] = a[stat] * 1e6
+            elif kind == "abs_ms":
+                vals[stat] = a[stat] * 1e3
+            else:
+                vals[stat] = _per_row(a, stat) / _per_row(b, stat)
+        met = {}
+        for stat, v in vals.items():
+            if kind in ("le", "abs_us") and target is not None:
+                met[stat] = v <= target
+            elif kind == "ge":
+                met[stat] = v >= target
+        rows.append({"label": label, "kind": kind, "target": target, "by_min": vals["min"],
+                     "by_median": vals["median"], "met": met})
+    return rows
+
+
+def _target_text(kind, target):
+    if target is None:
+        return "-"
+    if kind == "le":
+        return f"<= {target:g}x"
+    if kind == "ge":
+        return f">= {target:g}x"
+    if kind == "abs_us":
+        return f"<= {target:g} us"
+    return "-"
+
+
+def _verdict(met):
+    if not met:
+        return "-"
+    if met["min"] and met["median"]:
+        return "MET"
+    if met["min"]:
+        return "met by min only"
+    if met["median"]:
+        return "met by median only"
+    return "NOT MET"
+
+
+def _fmt(kind, v):
+    if kind in ("abs_us", "abs_ms"):
+        return f"{v:.3g}" if v < 100 else f"{v:.0f}"
+    return f"{v:.3f}" if v < 10 else f"{v:.1f}"
+
+
+def format_table(results, title="mbcore benchmark ratios (one run)"):
+    lines = [title, ""]
+    head = f"{'ratio':<62} {'by min':>9} {'by median':>10} {'target':>10}  verdict"
+    lines += [head, "-" * len(head)]
+    for r in compute(results):
+        lines.append(f"{r['label']:<62} {_fmt(r['kind'], r['by_min']):>9} "
+                     f"{_fmt(r['kind'], r['by_median']):>10} "
+                     f"{_target_text(r['kind'], r['target']):>10}  {_verdict(r['met'])}")
+    lines += ["", "x = ratio of per-row times (same-session); abs rows are per call.",
+              "verdict: MET = met by both the min and the median of the rounds."]
+    return "\n".join(lines)
+
+
+def format_times(results):
+    lines = [f"{'benchmark key':<40} {'rows':>8} {'min':>12} {'median':>12} {'rounds':>7}"]
+    for k in sorted(results):
+        r = results[k]
+        lines.append(f"{k:<40} {r['rows']:>8} {_t(r['min']):>12} {_t(r['median']):>12} "
+                     f"{r['rounds']:>7}")
+    return "\n".join(lines)
+
+
+def _t(s):
+    if s >= 1.0:
+        return f"{s:.3f} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.3f} ms"
+    return f"{s * 1e6:.3f} us"
+
+
+def _better(kind, vals):
+    if kind in ("ge",):
+        return max(vals)
+    if kind in ("le", "abs_us", "abs_ms"):
+        return min(vals)
+    return None
+
+
+def compare(runs):
+    """One line per ratio: its by-min value in each run and the better of the runs."""
+    tables = [{r["label"]: r for r in compute(res)} for res in runs]
+    labels = [lab for lab, *_ in RATIOS if any(lab in t for t in tables)]
+    head = f"{'ratio (by min)':<62} " + " ".join(f"{'run ' + str(i + 1):>9}"
+                                                    for i in range(len(runs))) + \
+        f" {'better':>9} {'target':>10}"
+    lines = [head, "-" * len(head)]
+    for lab in labels:
+        rs = [t.get(lab) for t in tables]
+        kind = next(r for r in rs if r)["kind"]
+        target = next(r for r in rs if r)["target"]
+        vals = [r["by_min"] for r in rs if r]
+        cells = " ".join(f"{_fmt(kind, r['by_min']) if r else '-':>9}" for r in rs)
+        best = _better(kind, vals)
+        lines.append(f"{lab:<62} {cells} {(_fmt(kind, best) if best is not None else '-'):>9} "
+                     f"{_target_text(kind, target):>10}")
+    return "\n".join(lines)
+
+
+def _verdict_runs(rs):
+    mets = [r["met"] for r in rs if r and r["met"]]
+    if not mets:
+        return "-"
+    every = [m["min"] and m["median"] for m in mets]
+    none = [not (m["min"] or m["median"]) for m in mets]
+    if all(every):
+        return "met"
+    if all(none):
+        return "**not met**"
+    return "mixed"
+
+
+def markdown(runs):
+    """The comparison as a Markdown table: min / median of each run, better of runs (by min)."""
+    tables = [{r["label"]: r for r in compute(res)} for res in runs]
+    labels = [lab for lab, *_ in RATIOS if any(lab in t for t in tables)]
+    head = "| ratio | " + " | ".join(f"run {i + 1} min / median" for i in range(len(runs))) + \
+        " | better of runs (min) | target | verdict |"
+    lines = [head, "|" + "---|" * (len(runs) + 4)]
+    for lab in labels:
+        rs = [t.get(lab) for t in tables]
+        first = next(r for r in rs if r)
+        kind, target = first["kind"], first["target"]
+        cells = " | ".join(f"{_fmt(kind, r['by_min'])} / {_fmt(kind, r['by_median'])}" if r
+                           else "-" for r in rs)
+        best = _better(kind, [r["by_min"] for r in rs if r])
+        lines.append(f"| {lab} | {cells} | {_fmt(kind, best) if best is not None else '-'} | "
+                     f"{_target_text(kind, target).replace('<=', '≤').replace('>=', '≥')} | "
+                     f"{_verdict_runs(rs)} |")
+    return "\n".join(lines)
+
+
+def markdown_times(runs):
+    """Per-call times of every benchmark, min / median of each run, as a Markdown table."""
+    keys = sorted(set().union(*runs))
+    lines = ["| benchmark key | rows per call | " +
+             " | ".join(f"run {i + 1} min / median" for i in range(len(runs))) + " |",
+             "|" + "---|" * (len(runs) + 2)]
+    for k in keys:
+        rows = next(res[k]["rows"] for res in runs if k in res)
+        cells = " | ".join(f"{_t(res[k]['min'])} / {_t(res[k]['median'])}" if k in res else "-"
+                           for res in runs)
+        lines.append(f"| {k} | {rows:,} | {cells} |")
+    return "\n".join(lines)
+
+
+def main(argv):
+    md = "--markdown" in argv
+    argv = [a for a in argv if a != "--markdown"]
+    if not argv:
+        print(__doc__)
+        return 2
+    runs = []
+    if md:
+        for path in argv:
+            with open(path) as fh:
+                runs.append(results_from_json(json.load(fh)))
+        print(markdown(runs))
+        print()
+        print(markdown_times(runs))
+        return 0
+    for path in argv:
+        with open(path) as fh:
+            doc = json.load(fh)
+        res = results_from_json(doc)
+        runs.append(res)
+        mi = doc.get("machine_info", {})
+        print(f"== {path}  ({doc.get('datetime', '?')}, "
+              f"{mi.get('mbcore_cpu_model') or mi.get('cpu', {}).get('brand_raw', '?')})")
+        print(format_times(res))
+        print()
+        print(format_table(res))
+        print()
+    if len(runs) > 1:
+        print(compare(runs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
