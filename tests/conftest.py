@@ -22,6 +22,7 @@ failing case can be replayed from its test id alone.
 import functools
 import os
 import subprocess
+import tempfile
 import sys
 import textwrap
 
@@ -346,8 +347,12 @@ def run_isolated(code, timeout=120):
     """Run a Python snippet in a fresh interpreter; returns (returncode, stdout, stderr).
 
     A negative return code means the process died from a signal (a crash)."""
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=timeout)
+    # Run from an empty directory: `python -c` puts the working directory first on sys.path,
+    # and from the repository root that would import the source tree instead of the installed
+    # (compiled) package.
+    with tempfile.TemporaryDirectory() as where:
+        proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                              text=True, timeout=timeout, cwd=where)
     return proc.returncode, proc.stdout, proc.stderr
 
 
