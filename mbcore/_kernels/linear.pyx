@@ -354,11 +354,19 @@ cdef int lin_pass(LinCtx* st, const floating* val, const index_t* ix,
     memcpy(st.snap_w, w, D * sizeof(double))
     if u != NULL:
         memcpy(st.snap_u, u, D * sizeof(double))
-    if p.algo == PERCEPTRON and not p.normalize and u == NULL and indptr == NULL:
-        # The plain Perceptron on dense rows: lin_step's arithmetic, without its generality.
+    cdef const index_t* xi = NULL
+    cdef Py_ssize_t n = row_len
+    if p.algo == PERCEPTRON and not p.normalize and u == NULL:
+        # The plain Perceptron: lin_step's arithmetic, without its generality.
         for i in range(n_rows):
-            x = val + i * row_len
-            sc = dot_row(w, x, <const index_t*>NULL, row_len)
+            if indptr == NULL:
+                x = val + i * row_len
+            else:
+                a = indptr[i]
+                x = val + a
+                xi = ix + a
+                n = indptr[i + 1] - a
+            sc = dot_row(w, x, xi, n)
             if p.intercept:
                 sc = sc + w[d]
             r = 0
@@ -368,7 +376,7 @@ cdef int lin_pass(LinCtx* st, const floating* val, const index_t* ix,
                 pr = 1 if (sc > 0.0 or (sc == 0.0 and p.tie_pos)) else -1
                 if pr != y[i]:
                     c = p.eta * <double>y[i]
-                    r = 1 if apply_update(p, w, d, c, x, <const index_t*>NULL, row_len) else -1
+                    r = 1 if apply_update(p, w, d, c, x, xi, n) else -1
             if r < 0:
                 memcpy(w, st.snap_w, D * sizeof(double))
                 bad[0] = i
