@@ -289,8 +289,11 @@ class OnlineLearner:
         ndarray of shape (n_samples,), with the dtype of ``classes_``
         """
         self._check_fitted("predict")
-        s = self._scores(check_X(self._owner, X, self.n_features_in_))
-        return self._labels(self._positive(s))
+        return self._labels(self._predict_flags(check_X(self._owner, X, self.n_features_in_)))
+
+    def _predict_flags(self, batch):
+        """Whether each row is predicted positive (bool array); subclasses may skip scores."""
+        return self._positive(self._scores(batch))
 
     def _labels(self, positive):
         """Labels from a boolean mask, without branches (the mask is in random order)."""

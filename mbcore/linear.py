@@ -174,6 +174,27 @@ class _Linear(OnlineLearner):
     def _scores(self, batch):
         return self._raw_scores(batch, self._w, float(self._aux[0]))
 
+    def _flag_weights(self):
+        """(w, a) whose score sign is the prediction, or None when predict needs the scores."""
+        return self._w, float(self._aux[0])
+
+    def _predict_flags(self, batch):
+        wa = self._flag_weights()
+        if wa is None:
+            return super()._predict_flags(batch)
+        self._state()  # re-validates parameters changed since the last call
+        (w, a), d, icpt, norm = wa, self._d, self.fit_intercept, self._normalizes()
+        tie = self.tie == "positive"
+
+        def flags(b, out):
+            if b.X is not None:
+                return _k.lin_flags_dense(w, a, d, icpt, norm, tie, b.X, out)
+            return _k.lin_flags_csr(w, a, d, icpt, norm, tie, b.data, b.indices, b.indptr, out)
+
+        out = np.empty(batch.n, dtype=np.uint8)
+        _raise_status(self._owner, batch, *map_rows(batch, flags, out))
+        return out.view(np.bool_)
+
     def _cycle_key(self):
         return self._digest(self._w)
 
@@ -397,6 +418,9 @@ class AveragedPerceptron(Perceptron):
     def _weights(self):
         return self._average()
 
+    def _flag_weights(self):
+        return (self._average(), 1.0) if self.mode == "average" else None
+
     def _vote_arrays(self):
         V = np.concatenate(self._votes) if len(self._votes) > 1 else self._votes[0]
         c = np.concatenate(self._vote_c) if len(self._vote_c) > 1 else self._vote_c[0]
@@ -505,6 +529,9 @@ class MarginPerceptron(_Linear):
 
     def _thr(self):
         return float(self.margin_fraction) * float(self.gamma)
+
+    def _flag_weights(self):
+        return None  # the prediction is the sign of w.x/||w||, which may round to 0
 
     def _scores(self, batch):
         s = self._raw_scores(batch, self._w)

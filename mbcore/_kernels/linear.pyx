@@ -482,7 +482,8 @@ def lin_pass_csr(LinearState st, const floating[::1] data, const index_t[::1] in
 cdef int lin_scores_impl(const Params* p, const double* w, double a, Py_ssize_t d,
                          const floating* val, const index_t* ix, const index_t* indptr,
                          Py_ssize_t n_rows, Py_ssize_t row_len, double* out,
-                         Py_ssize_t* bad) noexcept nogil:
+                         Py_ssize_t* bad, unsigned char* flags=NULL) noexcept nogil:
+    """Scores into out, or (flags != NULL) only whether each is positive under the tie rule."""
     cdef Py_ssize_t i, lo, n
     cdef double inv = 1.0, s
     cdef const floating* v
@@ -503,8 +504,47 @@ cdef int lin_scores_impl(const Params* p, const double* w, double a, Py_ssize_t 
         if not isfinite(s):
             bad[0] = i
             return BAD_ROW
-        out[i] = s
+        if flags != NULL:
+            flags[i] = s > 0.0 or (s == 0.0 and p.tie_pos)
+        else:
+            out[i] = s
     return OK
+
+
+def lin_flags_dense(const double[::1] w, double a, Py_ssize_t d, bint intercept,
+                    bint normalize, bint tie_pos, const floating[:, ::1] X,
+                    unsigned char[::1] out):
+    """1 where the score of the row is positive under the tie rule, else 0 (for predict)."""
+    cdef Params p
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    p.intercept = intercept
+    p.normalize = normalize
+    p.tie_pos = tie_pos
+    with nogil:
+        status = lin_scores_impl(&p, &w[0], a, d, &X[0, 0], <const int*>NULL,
+                                 <const int*>NULL, X.shape[0], X.shape[1], NULL, &bad, &out[0])
+    return status, bad
+
+
+def lin_flags_csr(const double[::1] w, double a, Py_ssize_t d, bint intercept, bint normalize,
+                  bint tie_pos, const floating[::1] data, const index_t[::1] indices,
+                  const index_t[::1] indptr, unsigned char[::1] out):
+    """As lin_flags_dense, for CSR rows."""
+    cdef Params p
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    cdef floating dummy_v = 0
+    cdef index_t dummy_i = 0
+    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
+    p.intercept = intercept
+    p.normalize = normalize
+    p.tie_pos = tie_pos
+    with nogil:
+        status = lin_scores_impl(&p, &w[0], a, d, dp, ip, &indptr[0], indptr.shape[0] - 1, 0,
+                                 NULL, &bad, &out[0])
+    return status, bad
 
 
 def lin_scores_dense(const double[::1] w, double a, Py_ssize_t d, bint intercept,
