@@ -195,6 +195,34 @@ cdef inline int sign_of(double s, int tie_pos) noexcept nogil:
 
 
 # ---------------------------------------------------------------------------------------------
+# Rows: dense rows are (val + i * row_len, row_len); CSR rows are told apart by a non-NULL indptr
+# ---------------------------------------------------------------------------------------------
+
+cdef inline Py_ssize_t row_at(const floating* val, const index_t* ix, const index_t* indptr,
+                              Py_ssize_t row_len, Py_ssize_t i, const floating** v,
+                              const index_t** xi) noexcept nogil:
+    """Point v (and xi, NULL for a dense row) at row i; returns its number of stored values."""
+    cdef Py_ssize_t lo
+    if indptr == NULL:
+        v[0] = val + i * row_len
+        xi[0] = NULL
+        return row_len
+    lo = indptr[i]
+    v[0] = val + lo
+    xi[0] = ix + lo
+    return indptr[i + 1] - lo
+
+
+cdef inline const floating* values_ptr(const floating[::1] a, floating* dummy) noexcept:
+    """The data pointer of a CSR matrix; never NULL (NULL index pointers mean dense rows)."""
+    return &a[0] if a.shape[0] > 0 else dummy
+
+
+cdef inline const index_t* index_ptr(const index_t[::1] a, index_t* dummy) noexcept:
+    return &a[0] if a.shape[0] > 0 else dummy
+
+
+# ---------------------------------------------------------------------------------------------
 # One online step of the linear learners
 # ---------------------------------------------------------------------------------------------
 
@@ -345,7 +373,7 @@ cdef int lin_pass(LinCtx* st, const floating* val, const index_t* ix,
     cdef double* w = st.w
     cdef double* u = st.u
     cdef double* aux = st.aux
-    cdef Py_ssize_t d = st.d, D = st.D, i, a, b
+    cdef Py_ssize_t d = st.d, D = st.D, i
     cdef long long n_seen = st.counts[0], mistakes = st.counts[1], updates = st.counts[2]
     cdef double aux0 = aux[0], aux1 = aux[1]
     cdef int r, pr = 0
@@ -359,13 +387,7 @@ cdef int lin_pass(LinCtx* st, const floating* val, const index_t* ix,
     if p.algo == PERCEPTRON and not p.normalize and u == NULL:
         # The plain Perceptron: lin_step's arithmetic, without its generality.
         for i in range(n_rows):
-            if indptr == NULL:
-                x = val + i * row_len
-            else:
-                a = indptr[i]
-                x = val + a
-                xi = ix + a
-                n = indptr[i + 1] - a
+            n = row_at(val, ix, indptr, row_len, i, &x, &xi)
             sc = dot_row(w, x, xi, n)
             if p.intercept:
                 sc = sc + w[d]
@@ -392,13 +414,8 @@ cdef int lin_pass(LinCtx* st, const floating* val, const index_t* ix,
         return OK
     for i in range(n_rows):
         n_seen += 1
-        if indptr == NULL:
-            r = lin_step(p, w, u, aux, d, val + i * row_len, <const index_t*>NULL, row_len,
-                         y[i], n_seen, &pr)
-        else:
-            a = indptr[i]
-            b = indptr[i + 1]
-            r = lin_step(p, w, u, aux, d, val + a, ix + a, b - a, y[i], n_seen, &pr)
+        n = row_at(val, ix, indptr, row_len, i, &x, &xi)
+        r = lin_step(p, w, u, aux, d, x, xi, n, y[i], n_seen, &pr)
         if r < 0:
             memcpy(w, st.snap_w, D * sizeof(double))
             if u != NULL:
@@ -465,11 +482,10 @@ def lin_pass_csr(LinearState st, const floating[::1] data, const index_t[::1] in
     cdef LinCtx c = st.ctx()
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
-    # A CSR row is told from a dense one by a non-NULL index pointer: never pass NULL here.
     cdef floating dummy_v = 0
     cdef index_t dummy_i = 0
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
+    cdef const floating* dp = values_ptr(data, &dummy_v)
+    cdef const index_t* ip = index_ptr(indices, &dummy_i)
     with nogil:
         status = lin_pass(&c, dp, ip, &indptr[0], indptr.shape[0] - 1, 0, &y[0], pp, up, &bad)
     return status, bad
@@ -484,20 +500,12 @@ cdef int lin_scores_impl(const Params* p, const double* w, double a, Py_ssize_t 
                          Py_ssize_t n_rows, Py_ssize_t row_len, double* out,
                          Py_ssize_t* bad, unsigned char* flags=NULL) noexcept nogil:
     """Scores into out, or (flags != NULL) only whether each is positive under the tie rule."""
-    cdef Py_ssize_t i, lo, n
+    cdef Py_ssize_t i, n
     cdef double inv = 1.0, s
     cdef const floating* v
     cdef const index_t* xi
     for i in range(n_rows):
-        if indptr == NULL:
-            v = val + i * row_len
-            xi = NULL
-            n = row_len
-        else:
-            lo = indptr[i]
-            v = val + lo
-            xi = ix + lo
-            n = indptr[i + 1] - lo
+        n = row_at(val, ix, indptr, row_len, i, &v, &xi)
         if p.normalize:
             inv = row_inv(p, v, n)
         s = raw_score(p, w, a, d, v, xi, n, inv)
@@ -537,8 +545,8 @@ def lin_flags_csr(const double[::1] w, double a, Py_ssize_t d, bint intercept, b
     cdef int status
     cdef floating dummy_v = 0
     cdef index_t dummy_i = 0
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
+    cdef const floating* dp = values_ptr(data, &dummy_v)
+    cdef const index_t* ip = index_ptr(indices, &dummy_i)
     p.intercept = intercept
     p.normalize = normalize
     p.tie_pos = tie_pos
@@ -569,11 +577,10 @@ def lin_scores_csr(const double[::1] w, double a, Py_ssize_t d, bint intercept, 
     cdef Params p
     cdef Py_ssize_t bad = -1
     cdef int status
-    # A CSR row is told from a dense one by a non-NULL index pointer: never pass NULL here.
     cdef floating dummy_v = 0
     cdef index_t dummy_i = 0
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
+    cdef const floating* dp = values_ptr(data, &dummy_v)
+    cdef const index_t* ip = index_ptr(indices, &dummy_i)
     p.intercept = intercept
     p.normalize = normalize
     with nogil:
@@ -590,21 +597,13 @@ cdef void replay_impl(const Params* p, double* w, Py_ssize_t d, const floating* 
                       const index_t* ix, const index_t* indptr, Py_ssize_t row_len,
                       const long long* rows, Py_ssize_t n_upd, const signed char* y,
                       double* out, Py_ssize_t D) noexcept nogil:
-    cdef Py_ssize_t k, i, lo, n
+    cdef Py_ssize_t k, i, n
     cdef const floating* v
     cdef const index_t* xi
     cdef double c, inv = 1.0
     for k in range(n_upd):
         i = rows[k]
-        if indptr == NULL:
-            v = val + i * row_len
-            xi = NULL
-            n = row_len
-        else:
-            lo = indptr[i]
-            v = val + lo
-            xi = ix + lo
-            n = indptr[i + 1] - lo
+        n = row_at(val, ix, indptr, row_len, i, &v, &xi)
         c = p.eta * <double>y[i]
         if p.normalize:
             inv = row_inv(p, v, n)
@@ -633,11 +632,10 @@ def replay_csr(double[::1] w, Py_ssize_t d, bint intercept, bint normalize, doub
                const long long[::1] rows, const signed char[::1] y, double[:, ::1] out):
     """As replay_dense, for CSR rows."""
     cdef Params p
-    # A CSR row is told from a dense one by a non-NULL index pointer: never pass NULL here.
     cdef floating dummy_v = 0
     cdef index_t dummy_i = 0
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
+    cdef const floating* dp = values_ptr(data, &dummy_v)
+    cdef const index_t* ip = index_ptr(indices, &dummy_i)
     p.intercept = intercept
     p.normalize = normalize
     p.eta = eta
@@ -652,20 +650,12 @@ cdef int vote_impl(const Params* p, const double* V, const long long* counts, Py
                    Py_ssize_t D, Py_ssize_t d, const floating* val, const index_t* ix,
                    const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len, double* out,
                    Py_ssize_t* bad) noexcept nogil:
-    cdef Py_ssize_t i, k, lo, n
+    cdef Py_ssize_t i, k, n
     cdef double inv = 1.0, s, total
     cdef const floating* v
     cdef const index_t* xi
     for i in range(n_rows):
-        if indptr == NULL:
-            v = val + i * row_len
-            xi = NULL
-            n = row_len
-        else:
-            lo = indptr[i]
-            v = val + lo
-            xi = ix + lo
-            n = indptr[i + 1] - lo
+        n = row_at(val, ix, indptr, row_len, i, &v, &xi)
         if p.normalize:
             inv = row_inv(p, v, n)
         total = 0.0
@@ -703,11 +693,10 @@ def vote_scores_csr(const double[:, ::1] V, const long long[::1] counts, Py_ssiz
     cdef Params p
     cdef Py_ssize_t bad = -1
     cdef int status
-    # A CSR row is told from a dense one by a non-NULL index pointer: never pass NULL here.
     cdef floating dummy_v = 0
     cdef index_t dummy_i = 0
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
+    cdef const floating* dp = values_ptr(data, &dummy_v)
+    cdef const index_t* ip = index_ptr(indices, &dummy_i)
     p.intercept = intercept
     p.normalize = normalize
     p.tie_pos = tie_pos
@@ -795,7 +784,7 @@ cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long 
                  unsigned char* upd, Py_ssize_t* stop) noexcept nogil:
     """meta = [n_sv, head].  Stops with NEED_ROOM at row stop[0] when a new support vector may
     not fit, with BAD_ROW at row stop[0] on a non-finite score."""
-    cdef Py_ssize_t i, lo, n, slot, k
+    cdef Py_ssize_t i, n, slot, k
     cdef const floating* v
     cdef const index_t* xi
     cdef double f, zz
@@ -805,15 +794,7 @@ cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long 
         if meta[0] == cap and (budget <= 0 or meta[0] < budget):
             stop[0] = i
             return NEED_ROOM
-        if indptr == NULL:
-            v = val + i * row_len
-            xi = NULL
-            n = row_len
-        else:
-            lo = indptr[i]
-            v = val + lo
-            xi = ix + lo
-            n = indptr[i + 1] - lo
+        n = row_at(val, ix, indptr, row_len, i, &v, &xi)
         f = kscore(kp, sv, svn, coef, meta[0], d, v, xi, n)
         if not isfinite(f):
             stop[0] = i
@@ -890,11 +871,10 @@ def kp_pass_csr(int kind, int degree, bint tie_pos, double gamma, double coef0,
     cdef Py_ssize_t stop = 0
     cdef int status
     cdef Py_ssize_t d = sv.shape[1]
-    # A CSR row is told from a dense one by a non-NULL index pointer: never pass NULL here.
     cdef floating dummy_v = 0
     cdef index_t dummy_i = 0
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
+    cdef const floating* dp = values_ptr(data, &dummy_v)
+    cdef const index_t* ip = index_ptr(indices, &dummy_i)
     if start >= indptr.shape[0] - 1:
         return OK, start
     with nogil:
@@ -908,20 +888,12 @@ cdef int kp_scores_impl(const KParams* kp, const double* sv, const double* svn,
                         const double* coef, Py_ssize_t n_sv, Py_ssize_t d, const floating* val,
                         const index_t* ix, const index_t* indptr, Py_ssize_t n_rows,
                         Py_ssize_t row_len, double* out, Py_ssize_t* bad) noexcept nogil:
-    cdef Py_ssize_t i, lo, n
+    cdef Py_ssize_t i, n
     cdef const floating* v
     cdef const index_t* xi
     cdef double f
     for i in range(n_rows):
-        if indptr == NULL:
-            v = val + i * row_len
-            xi = NULL
-            n = row_len
-        else:
-            lo = indptr[i]
-            v = val + lo
-            xi = ix + lo
-            n = indptr[i + 1] - lo
+        n = row_at(val, ix, indptr, row_len, i, &v, &xi)
         f = kscore(kp, sv, svn, coef, n_sv, d, v, xi, n)
         if not isfinite(f):
             bad[0] = i
@@ -952,11 +924,10 @@ def kp_scores_csr(int kind, int degree, double gamma, double coef0, const double
     cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
     cdef Py_ssize_t bad = -1
     cdef int status
-    # A CSR row is told from a dense one by a non-NULL index pointer: never pass NULL here.
     cdef floating dummy_v = 0
     cdef index_t dummy_i = 0
-    cdef const floating* dp = &data[0] if data.shape[0] > 0 else &dummy_v
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
+    cdef const floating* dp = values_ptr(data, &dummy_v)
+    cdef const index_t* ip = index_ptr(indices, &dummy_i)
     with nogil:
         status = kp_scores_impl(&kp, &sv[0, 0], &svn[0], &coef[0], n_sv, sv.shape[1], dp, ip,
                                 &indptr[0], indptr.shape[0] - 1, 0, &out[0], &bad)
