@@ -15,7 +15,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 DEBUG = os.environ.get("MBCORE_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
-KERNELS = ["linear"]
+KERNELS = ["linear", "multiplicative"]
 
 directives = {
     "language_level": 3,

@@ -18,9 +18,11 @@ except ImportError as exc:  # pragma: no cover - only without a build
 from .base import NotFittedError, OnlineLearner, clone
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
                      Perceptron)
+from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
 from .online import OnlineRun, run_online
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-           "OnlineHingeSVM", "run_online", "OnlineRun", "OnlineLearner", "NotFittedError",
+           "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
+           "run_online", "OnlineRun", "OnlineLearner", "NotFittedError",
            "clone"]
 __version__ = "0.1.0"

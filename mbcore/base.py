@@ -136,6 +136,10 @@ class OnlineLearner:
     def _validate_params(self):
         """Subclasses check their parameters here (ValueError naming class, parameter, value)."""
 
+    def _check_X(self, X, n_features):
+        """Validate X into a Batch (families with their own input rules override this)."""
+        return check_X(self._owner, X, n_features)
+
     def __setattr__(self, name, value):
         # Assigning a parameter (as scikit-learn users do) makes the kernels' cached binding
         # of the parameters stale: drop it, so the next call validates and rebinds.
@@ -153,7 +157,7 @@ class OnlineLearner:
     def _prepare(self, X, y, classes):
         if getattr(self, "classes_", None) is None:
             self._validate_params()
-            batch = check_X(self._owner, X)
+            batch = self._check_X(X, None)
             if y is None:
                 raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got None")
             cl = infer_classes(self._owner, y, classes)
@@ -164,7 +168,7 @@ class OnlineLearner:
             self.n_features_in_ = batch.d
             self.classes_ = cl
             return batch, yy
-        batch = check_X(self._owner, X, self.n_features_in_)
+        batch = self._check_X(X, self.n_features_in_)
         if classes is not None:
             cl = infer_classes(self._owner, (), classes)
             if cl.tolist() != self.classes_.tolist():
@@ -279,7 +283,7 @@ class OnlineLearner:
         ndarray of shape (n_samples,), float64
         """
         self._check_fitted("decision_function")
-        return self._scores(check_X(self._owner, X, self.n_features_in_))
+        return self._scores(self._check_X(X, self.n_features_in_))
 
     def predict(self, X):
         """The predicted label of each row (no state change).
@@ -289,7 +293,7 @@ class OnlineLearner:
         ndarray of shape (n_samples,), with the dtype of ``classes_``
         """
         self._check_fitted("predict")
-        return self._labels(self._predict_flags(check_X(self._owner, X, self.n_features_in_)))
+        return self._labels(self._predict_flags(self._check_X(X, self.n_features_in_)))
 
     def _predict_flags(self, batch):
         """Whether each row is predicted positive (bool array); subclasses may skip scores."""

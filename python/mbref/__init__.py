@@ -10,7 +10,9 @@ algorithms, to check the compiled core, and to measure what compilation buys.
 from .base import NotFittedError, OnlineLearner, run_online
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
                      Perceptron)
+from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-           "OnlineHingeSVM", "OnlineLearner", "NotFittedError", "run_online"]
+           "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
+           "OnlineLearner", "NotFittedError", "run_online"]
 __version__ = "0.1.0"

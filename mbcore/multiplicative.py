@@ -1,0 +1,478 @@
+"""The multiplicative family: Winnow2, elimination Winnow, Winnow*, Balanced Winnow
+(ALGORITHMS.md section 2), each with its pure-Python twin of the same name in
+``mbref.multiplicative``.
+
+Numerics: weights are kept as base-2 logarithms, never as products that could underflow or
+overflow.  With Boolean features and power-of-two factors (the defaults) the logarithms are
+integers and the state is exact for any run length, and the prediction is the exact one (see
+``mbref.multiplicative`` for the policy both implementations follow).
+"""
+
+import math
+import numbers
+
+import numpy as np
+
+from ._kernels import multiplicative as _k
+from ._validation import Batch, check_X
+from .base import OnlineLearner
+
+__all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
+
+_WINNOW, _STAR, _BALANCED = 0, 1, 2
+_X_LIMIT = 2.0 ** 100
+
+
+def _pow2_exponent(v):
+    m, e = math.frexp(v)
+    return e - 1 if m == 0.5 else None
+
+
+def _real(v):
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
+class _Winnow(OnlineLearner):
+    """Shared machinery of the Winnow learners."""
+
+    _variant = _WINNOW
+
+    # -- parameters (same checks and messages as the twin) ----------------------------------
+    def _alpha(self):
+        return self.alpha
+
+    def _beta(self):
+        return 1.0 / self.alpha if self.beta is None else self.beta
+
+    def _w0(self):
+        return self.w0
+
+    def _theta(self, d):
+        return float(d) if self.theta is None else float(self.theta)
+
+    def _validate_params(self):
+        o = self._owner
+        a = self._alpha()
+        if not (_real(a) and math.isfinite(a) and a > 1):
+            raise ValueError(f"{o}: parameter alpha must be a finite real > 1, got {a!r}")
+        b = self._beta()
+        if not (_real(b) and 0 <= b < 1):
+            raise ValueError(f"{o}: parameter beta must be a real in [0, 1), got {b!r}")
+        t = getattr(self, "theta", None)
+        if t is not None and not (_real(t) and math.isfinite(t) and t > 0):
+            raise ValueError(f"{o}: parameter theta must be a finite real > 0 or None, got {t!r}")
+        w0 = self._w0()
+        if not (_real(w0) and math.isfinite(w0) and w0 > 0):
+            raise ValueError(f"{o}: parameter w0 must be a finite real > 0, got {w0!r}")
+        if self.features not in ("boolean", "real"):
+            raise ValueError(f"{o}: parameter features must be one of ['boolean', 'real'], got "
+                             f"{self.features!r}")
+        m = self.max_epochs
+        if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral) or m < 1:
+            raise ValueError(f"{o}: parameter max_epochs must be an integer >= 1, got {m!r}")
+        nf = self.n_features
+        if nf is not None and (isinstance(nf, (bool, np.bool_)) or
+                               not isinstance(nf, numbers.Integral) or nf < 1):
+            raise ValueError(f"{o}: parameter n_features must be an integer >= 1 or None, got "
+                             f"{nf!r}")
+
+    def _exact(self):
+        b = float(self._beta())
+        return (self.features == "boolean" and _pow2_exponent(float(self._alpha())) is not None
+                and (b == 0 or _pow2_exponent(b) is not None)
+                and _pow2_exponent(float(self._w0())) is not None)
+
+    def _logs(self):
+        out = []
+        for v in (float(self._alpha()), float(self._beta()), float(self._w0())):
+            k = _pow2_exponent(v) if v > 0 else None
+            out.append(float(k) if k is not None else (math.log2(v) if v > 0 else -math.inf))
+        return out
+
+    # -- input -----------------------------------------------------------------------------
+    def _check_X(self, X, n_features):
+        o = self._owner
+        if n_features is None and self.n_features is not None:
+            n_features = int(self.n_features)
+        if self.n_features is not None and _is_index_lists(X):
+            # With n_features set, lists of Python ints are lists of active indices; dense rows
+            # are then given as an array.
+            X = _index_lists_to_csr(o, X, int(self.n_features))
+        boolean = self.features == "boolean"
+        if boolean and isinstance(X, np.ndarray) and X.dtype.kind in "bu":
+            batch = _dense_boolean(o, X, n_features)  # kept as uint8: no float64 copy
+        else:
+            batch = check_X(o, X, n_features)
+        vals = batch.X.reshape(-1) if batch.X is not None else batch.data
+        bad = _k.check_values(vals, boolean, _X_LIMIT) if vals.size else -1
+        if bad >= 0:
+            row = (bad // batch.d) if batch.X is not None else \
+                int(np.searchsorted(batch.indptr, bad, side="right") - 1)
+            v = vals[bad]
+            if boolean:
+                raise ValueError(f"{o}: X must be Boolean (0/1) with features='boolean', got "
+                                 f"{v!r} in row {row}")
+            raise ValueError(f"{o}: X must be finite with |x| <= 2**100 with features='real', "
+                             f"got {v!r} in row {row}")
+        return batch
+
+    # -- state -----------------------------------------------------------------------------
+    def _init_state(self, d):
+        if self.n_features is not None and d != self.n_features:
+            raise ValueError(f"{self._owner}: X has {d} features, but n_features="
+                             f"{self.n_features}")
+        self._d = d
+        self.theta_ = self._theta(d)
+        self._la, self._lb, lw0 = self._logs()
+        self._exact_mode = self._exact()
+        self._l = np.full(d, lw0)
+        self._w = np.empty(d)
+        _k.terms(self._l, self._w)
+        if self._variant == _BALANCED:
+            self._ln, self._wn = self._l.copy(), self._w.copy()
+        else:
+            self._ln, self._wn = np.zeros(0), np.zeros(0)
+
+    def _kargs(self):
+        return (self._variant, self._exact_mode, self._la, self._lb, self.theta_, self._l,
+                self._w, self._ln, self._wn)
+
+    def _run_kernel(self, batch, yy, pred, counts, update, scores=None):
+        if batch.X is not None:
+            _k.winnow_dense(*self._kargs(), batch.X, yy, pred, counts, update, scores)
+        else:
+            max_row = int(np.diff(batch.indptr).max()) if batch.n else 0
+            _k.winnow_csr(*self._kargs(), batch.data, batch.indices, batch.indptr, max_row, yy,
+                          pred, counts, update, scores)
+
+    def _pass(self, batch, yy, pred, upd):
+        self._validate_params()
+        if pred is None and upd is not None:
+            pred = np.empty(batch.n, dtype=np.int8)
+        self._run_kernel(batch, yy, pred, self._counts, True)
+        if upd is not None:
+            np.not_equal(pred, yy, out=upd.view(np.bool_))
+
+    def _predict_flags(self, batch):
+        self._validate_params()
+        pred = np.empty(batch.n, dtype=np.int8)
+        self._run_kernel(batch, None, pred, np.zeros(3, dtype=np.int64), False)
+        return pred > 0
+
+    def _scores(self, batch):
+        self._validate_params()
+        out = np.empty(batch.n)
+        pred = np.empty(batch.n, dtype=np.int8)
+        self._run_kernel(batch, None, pred, np.zeros(3, dtype=np.int64), False, out)
+        return out
+
+    def _cycle_key(self):
+        return self._digest(np.concatenate([self._l, self._ln]))
+
+    @property
+    def log2_coef_(self):
+        """The exact state: log2 of each weight (-inf for a weight of 0)."""
+        self._check_fitted("log2_coef_")
+        return self._l
+
+    @property
+    def coef_(self):
+        """The weights 2**log2_coef_ as float64 (0.0 or inf where they leave its range)."""
+        self._check_fitted("coef_")
+        return self._w.copy()
+
+
+def _dense_boolean(owner, X, n_features):
+    """A Boolean/unsigned dense array as a uint8 batch (no float copy)."""
+    if X.ndim != 2:
+        raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={X.ndim}; "
+                         "use X.reshape(1, -1) for a single row")
+    if X.shape[0] == 0:
+        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+    if X.shape[1] == 0:
+        raise ValueError(f"{owner}: X has 0 features; at least one is required")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"{owner}: X has {X.shape[1]} features, but the learner was fitted "
+                         f"with {n_features} features")
+    if X.dtype == np.bool_:
+        A = X.view(np.uint8)
+    elif X.dtype == np.uint8:
+        A = X
+    else:  # wider unsigned integers: values above 1 are reported before the cast
+        if (X > 1).any():
+            bad = int(np.flatnonzero((X > 1).any(axis=1))[0])
+            raise ValueError(f"{owner}: X must be Boolean (0/1) with features='boolean', got "
+                             f"{X[bad][X[bad] > 1][0]!r} in row {bad}")
+        A = X.astype(np.uint8)
+    A = np.ascontiguousarray(A)
+    return Batch(X=A, n=A.shape[0], d=A.shape[1])
+
+
+def _is_index_lists(X):
+    return isinstance(X, (list, tuple)) and len(X) > 0 and all(
+        isinstance(r, (list, tuple)) and all(isinstance(j, numbers.Integral) and
+                                             not isinstance(j, (bool, np.bool_)) for j in r)
+        for r in X) and any(len(r) for r in X)
+
+
+def _index_lists_to_csr(owner, rows, n):
+    """Lists of active indices -> (data, indices, indptr) CSR arrays with data all ones."""
+    idx, ptr = [], [0]
+    for i, r in enumerate(rows):
+        s = sorted(int(j) for j in r)
+        for k, j in enumerate(s):
+            if j < 0 or j >= n:
+                raise ValueError(f"{owner}: active index {j} out of range [0, {n}) in row {i}")
+            if k and s[k - 1] == j:
+                raise ValueError(f"{owner}: active index {j} repeated in row {i}")
+        idx.extend(s)
+        ptr.append(len(idx))
+    return _CSR(np.ones(len(idx), dtype=np.uint8), np.array(idx, dtype=np.int64),
+                np.array(ptr, dtype=np.int64), (len(rows), n))
+
+
+class _CSR:
+    """A minimal CSR holder for check_X (duck-typed like scipy.sparse.csr_array)."""
+
+    format = "csr"
+
+    def __init__(self, data, indices, indptr, shape):
+        self.data, self.indices, self.indptr, self.shape = data, indices, indptr, shape
+
+
+_EXAMPLE = """
+    >>> from mbcore.datasets import load_mushrooms
+    >>> X, y = load_mushrooms(encoding="boolean")   # 8124 x 112 one-hot 0/1, y = +1 edible"""
+
+
+class Winnow(_Winnow):
+    __doc__ = """Littlestone's Winnow (Winnow2): multiplicative updates for sparse disjunctions.
+
+    Update rule (Angluin lecture 18; Littlestone 1988): all weights start at w0 = 1; predict 1 iff
+    Σ_i w_i x_i ≥ θ (θ = n by default).  On a false negative multiply the weights of the active
+    features by α (= 2); on a false positive multiply them by β (= 1/α; β = 0 is elimination).
+    With ``features="real"`` the factors are α^{x_i} and β^{x_i} (*beyond* the notes).
+
+    Mistake bound (Angluin lecture 18): on a monotone disjunction of k of the n variables,
+    at most 2 + 3k(1 + log₂ n) mistakes.  Agnostic (lecture 19): O(A_c + k log n) with A_c the
+    attribute errors of the best disjunction c.
+
+    Parameters
+    ----------
+    alpha : float > 1, default=2.0
+    beta : float in [0, 1) or None, default=None
+        None means 1/alpha.
+    theta : float > 0 or None, default=None
+        None means n_features (``theta_`` holds the value used).
+    w0 : float > 0, default=1.0
+    features : {"boolean", "real"}, default="boolean"
+        Boolean features must be 0/1 (dense arrays of bool, uint8, int or float; CSR with
+        stored 0/1; lists of active indices when ``n_features`` is set).
+    n_features : int or None, default=None
+        Needed for X given as lists of active indices.
+    max_epochs : int, default=100
+
+    Attributes
+    ----------
+    log2_coef_ : ndarray of shape (n_features,)
+        The exact state: log₂ of each weight (−inf for a weight of 0).
+    coef_ : ndarray of shape (n_features,)
+        The weights as float64 (0 or inf where they leave its range; the state itself does not).
+    theta_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Notes
+    -----
+    Numerics: weights are stored as base-2 logarithms, so none ever underflows to 0 or
+    overflows.  With Boolean features and power-of-two α, β, w0 (the defaults) the logarithms are
+    integers: the state is exact for any run length, and the prediction is the exact
+    Σ 2^{l_i} ≥ θ, decided by a float64 sum with a rigorous error bound and, within that bound of
+    θ, by exact binary addition.  The cost of an example is proportional to its active features
+    (CSR rows or index lists).  The twin ``mbref.Winnow`` follows the same policy.
+
+    Examples
+    --------
+    {_EXAMPLE}
+    >>> from mbcore import Winnow
+    >>> clf = Winnow().partial_fit(X[::2], y[::2])     # train on the even rows
+    >>> bool(clf.score(X[1::2], y[1::2]) > 0.9)        # test on the odd rows
+    True
+    >>> bool((clf.log2_coef_ == clf.log2_coef_.round()).all())   # exact integer state
+    True
+    """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip())
+
+    def __init__(self, alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean",
+                 n_features=None, max_epochs=100):
+        self.alpha = alpha
+        self.beta = beta
+        self.theta = theta
+        self.w0 = w0
+        self.features = features
+        self.n_features = n_features
+        self.max_epochs = max_epochs
+
+
+class EliminationWinnow(_Winnow):
+    __doc__ = """Winnow with demotion to zero (Winnow1; Kanade's Algorithm 4).
+
+    Update rule (Kanade lecture 10, Alg. 4; ALGORITHMS.md §2): all weights start at 1; predict 1
+    iff Σ_i w_i x_i ≥ n/2.  False negative: w_i ← 2 w_i where x_i = 1; false positive:
+    w_i ← 0 where x_i = 1 (those variables are eliminated for good).
+
+    Mistake bound (Kanade Thm 12): on a monotone disjunction of k of the n variables, at most
+    2k log₂ n + 2 mistakes.
+
+    Parameters
+    ----------
+    theta : float > 0 or None, default=None
+        None means n_features / 2.
+    n_features : int or None, default=None
+    max_epochs : int, default=100
+
+    Attributes
+    ----------
+    log2_coef_, coef_, theta_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Examples
+    --------
+    {_EXAMPLE}
+    >>> from mbcore import EliminationWinnow
+    >>> clf = EliminationWinnow().partial_fit(X, y)
+    >>> int((clf.coef_ == 0).sum()) > 0                 # some variables were eliminated
+    True
+    """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip())
+
+    features = "boolean"
+
+    def __init__(self, theta=None, n_features=None, max_epochs=100):
+        self.theta = theta
+        self.n_features = n_features
+        self.max_epochs = max_epochs
+
+    def _alpha(self):
+        return 2.0
+
+    def _beta(self):
+        return 0.0
+
+    def _w0(self):
+        return 1.0
+
+    def _theta(self, d):
+        return d / 2.0 if self.theta is None else float(self.theta)
+
+
+class WinnowStar(_Winnow):
+    __doc__ = """Winnow* for drifting targets: demotes only the weights that are at least 1.
+
+    Update rule (Angluin lecture 19): as Winnow2 (promote by α, threshold n), but a false
+    positive divides by α only the active weights w_i ≥ 1, so every weight stays ≥ 1/α and the
+    learner can follow a target that changes.
+
+    Mistake bound (Angluin lecture 19): against an adversary that adds or removes one variable
+    of a target disjunction at cost 1, M ≤ 4 + 5(1 + log₂ 2n)·C_a, with C_a the adversary's
+    cost so far (M₀ ≤ 4(1 + M₁), M₁ ≤ (1 + log₂ 2n) C_a).
+
+    Parameters
+    ----------
+    alpha : float > 1, default=2.0
+    theta : float > 0 or None, default=None
+        None means n_features.
+    n_features : int or None, default=None
+    max_epochs : int, default=100
+
+    Attributes
+    ----------
+    log2_coef_, coef_, theta_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Examples
+    --------
+    {_EXAMPLE}
+    >>> from mbcore import WinnowStar
+    >>> clf = WinnowStar().partial_fit(X, y)
+    >>> bool(clf.coef_.min() >= 0.5)                    # no weight ever falls below 1/alpha
+    True
+    """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip())
+
+    _variant = _STAR
+    features = "boolean"
+    beta = None
+    w0 = 1.0
+
+    def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100):
+        self.alpha = alpha
+        self.theta = theta
+        self.n_features = n_features
+        self.max_epochs = max_epochs
+
+
+class BalancedWinnow(_Winnow):
+    __doc__ = """Balanced Winnow: positive and negative weights, for targets that are not monotone.
+
+    Update rule (*beyond* the notes; Littlestone 1988, §5): two weight vectors w⁺, w⁻ start at
+    w0; predict 1 iff (w⁺ − w⁻)·x ≥ θ.  False negative: w⁺_i ← α w⁺_i and w⁻_i ← w⁻_i / α on the
+    active features; false positive: the reverse.  With ``features="real"`` the factors are
+    raised to x_i.
+
+    Mistake bound: Littlestone (1988) bounds the balanced variant on linearly separable
+    Boolean targets by O(k log n) for k-sparse separators with a margin (constants depend on the
+    margin); no bound from the notes applies.
+
+    Parameters
+    ----------
+    alpha : float > 1, default=2.0
+    theta : float > 0, default=1.0
+    w0 : float > 0, default=1.0
+    features : {"boolean", "real"}, default="boolean"
+    n_features : int or None, default=None
+    max_epochs : int, default=100
+
+    Attributes
+    ----------
+    log2_coef_, log2_coef_neg_ : log₂ of w⁺ and w⁻
+    coef_ : w⁺ − w⁻ as float64
+    theta_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Notes
+    -----
+    The score (w⁺ − w⁻)·x is a float64 sum in the four-partial-sum order (not an exact
+    predicate); the state (the logarithms) is exact with Boolean features and power-of-two
+    α and w0.
+
+    Examples
+    --------
+    {_EXAMPLE}
+    >>> from mbcore import BalancedWinnow
+    >>> clf = BalancedWinnow().fit(X[::2], y[::2])      # epochs until a clean pass
+    >>> clf.converged_, bool(clf.score(X[1::2], y[1::2]) > 0.9)
+    (True, True)
+    """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip())
+
+    _variant = _BALANCED
+    beta = None
+
+    def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
+                 max_epochs=100):
+        self.alpha = alpha
+        self.theta = theta
+        self.w0 = w0
+        self.features = features
+        self.n_features = n_features
+        self.max_epochs = max_epochs
+
+    def _theta(self, d):
+        return float(self.theta)
+
+    def _exact(self):
+        return False
+
+    @property
+    def log2_coef_neg_(self):
+        """log2 of each negative weight w-_i."""
+        self._check_fitted("log2_coef_neg_")
+        return self._ln
+
+    @property
+    def coef_(self):
+        """w+ - w- as float64."""
+        self._check_fitted("coef_")
+        return self._w - self._wn

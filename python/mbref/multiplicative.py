@@ -1,0 +1,377 @@
+"""The multiplicative family, literally from ALGORITHMS.md section 2 (pure Python, the specification).
+
+Numerics (the policy both twins follow)
+---------------------------------------
+Weights are kept as base-2 logarithms ``l_i`` (w_i = 2**l_i; elimination sets l_i = -inf, a weight
+of exactly 0).  A promotion adds ``x_i * log2(alpha)``, a demotion ``x_i * log2(beta)``.
+
+* **Exact mode** (Boolean features and alpha, beta (or 0) and w0 all powers of two): every l_i is
+  an integer, so the state is exact for any run length, and the prediction is the exact one:
+  ``sum_{x_i = 1} 2**l_i >= theta`` decided with exact rational arithmetic (the compiled kernel
+  decides it with a filtered predicate: a float64 sum with a rigorous error bound, and an exact
+  binary comparison when theta falls inside the bound).
+* **Real mode** (real-valued features, or factors that are not powers of two): the score is
+  ``sum_i x_i * 2**l_i`` summed in float64 in the four-partial-sum order of ``mbref._arith`` (each
+  term ``x_i * w_i`` with ``w_i = 2.0 ** l_i``), and the prediction is ``score >= theta``.  No weight
+  ever underflows to 0 or overflows: only its logarithm is stored.
+"""
+
+import math
+import numbers
+from fractions import Fraction
+
+from .base import OnlineLearner, check_rows, check_finite
+
+__all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
+
+_X_LIMIT = 2.0 ** 100
+
+
+def _pow2_exponent(v):
+    """k if v == 2**k exactly (v > 0), else None."""
+    m, e = math.frexp(v)
+    return e - 1 if m == 0.5 else None
+
+
+def _term(l):
+    """2**l as a float64 (an integer l gives an exact power of two, or 0 / inf out of range)."""
+    if l == -math.inf:
+        return 0.0
+    if l == int(l):
+        li = int(l)
+        if li > 1023:
+            return math.inf
+        return math.ldexp(1.0, li) if li >= -1074 else 0.0
+    return 2.0 ** l
+
+
+def _sum4(terms):
+    s0 = s1 = s2 = s3 = 0.0
+    for k, t in enumerate(terms):
+        r = k & 3
+        if r == 0:
+            s0 += t
+        elif r == 1:
+            s1 += t
+        elif r == 2:
+            s2 += t
+        else:
+            s3 += t
+    return (s0 + s1) + (s2 + s3)
+
+
+class _Winnow(OnlineLearner):
+    """Shared machinery: validation, log-weights, the score, the protocol."""
+
+    _variant = "winnow2"
+
+    def _validate_params(self):
+        o = self._owner
+        a = self._alpha()
+        if not (isinstance(a, numbers.Real) and not isinstance(a, bool) and math.isfinite(a)
+                and a > 1):
+            raise ValueError(f"{o}: parameter alpha must be a finite real > 1, got {a!r}")
+        b = self._beta()
+        if not (isinstance(b, numbers.Real) and not isinstance(b, bool) and 0 <= b < 1):
+            raise ValueError(f"{o}: parameter beta must be a real in [0, 1), got {b!r}")
+        t = getattr(self, "theta", None)
+        if t is not None and not (isinstance(t, numbers.Real) and not isinstance(t, bool)
+                                  and math.isfinite(t) and t > 0):
+            raise ValueError(f"{o}: parameter theta must be a finite real > 0 or None, got {t!r}")
+        w0 = self._w0()
+        if not (isinstance(w0, numbers.Real) and not isinstance(w0, bool) and
+                math.isfinite(w0) and w0 > 0):
+            raise ValueError(f"{o}: parameter w0 must be a finite real > 0, got {w0!r}")
+        if self.features not in ("boolean", "real"):
+            raise ValueError(f"{o}: parameter features must be one of ['boolean', 'real'], got "
+                             f"{self.features!r}")
+        m = self.max_epochs
+        if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
+            raise ValueError(f"{o}: parameter max_epochs must be an integer >= 1, got {m!r}")
+
+    # parameters with variant-specific defaults
+    def _alpha(self):
+        return self.alpha
+
+    def _beta(self):
+        return 1.0 / self.alpha if self.beta is None else self.beta
+
+    def _w0(self):
+        return self.w0
+
+    def _theta(self, d):
+        return float(d) if self.theta is None else float(self.theta)
+
+    def _exact(self):
+        b = self._beta()
+        return (self.features == "boolean" and _pow2_exponent(float(self._alpha())) is not None
+                and (b == 0 or _pow2_exponent(float(b)) is not None)
+                and _pow2_exponent(float(self._w0())) is not None)
+
+    def _logs(self):
+        """log2(alpha), log2(beta) (-inf for 0), log2(w0); exact integers in exact mode."""
+        out = []
+        for v in (float(self._alpha()), float(self._beta()), float(self._w0())):
+            k = _pow2_exponent(v) if v > 0 else None
+            out.append(float(k) if k is not None else (math.log2(v) if v > 0 else -math.inf))
+        return out
+
+    def _init_state(self, d):
+        self._d = d
+        self.theta_ = self._theta(d)
+        self._la, self._lb, lw0 = self._logs()
+        self._l = [lw0] * d
+        self._exact_mode = self._exact()
+
+    def _state_dict(self):
+        return {"l": self._l}
+
+    def _load_state_dict(self, s):
+        self._l = s["l"]
+
+    def _prepare(self, X, y, classes, check_values=False):
+        rows, yy = super()._prepare(_as_rows(self, X), y, classes, check_values=True)
+        self._check_values(rows)
+        return rows, yy
+
+    def _check_values(self, rows):
+        for i, r in enumerate(rows):
+            vals = r[1] if isinstance(r, tuple) else r
+            if self.features == "boolean":
+                for v in vals:
+                    if v != 0.0 and v != 1.0:
+                        raise ValueError(f"{self._owner}: X must be Boolean (0/1) with "
+                                         f"features='boolean', got {v!r} in row {i}")
+            else:
+                for v in vals:
+                    if abs(v) > _X_LIMIT:
+                        raise ValueError(f"{self._owner}: |x| must be <= 2**100 with "
+                                         f"features='real', got {v!r} in row {i}")
+
+    def _active(self, x):
+        """(index, value) of the row's non-zero features, in the row's order."""
+        if isinstance(x, tuple):
+            return [(j, v) for j, v in zip(*x) if v != 0.0]
+        return [(j, v) for j, v in enumerate(x) if v != 0.0]
+
+    def _positive(self, x, logs=None):
+        logs = self._l if logs is None else logs
+        act = self._active(x)
+        if self._exact_mode:
+            s = Fraction(0)
+            for j, _ in act:
+                if logs[j] != -math.inf:
+                    s += Fraction(2) ** int(logs[j])
+            return s >= Fraction(self.theta_)
+        return self._score_real(act, logs) >= self.theta_
+
+    def _score_real(self, act, logs):
+        return _sum4([v * _term(logs[j]) for j, v in act])
+
+    def _score(self, x):
+        act = self._active(x)
+        if self._exact_mode:
+            return _sum4([_term(self._l[j]) for j, _ in act])
+        return self._score_real(act, self._l)
+
+    def _step(self, x, y, i):
+        p = 1 if self._positive(x) else -1
+        if p == y:
+            return p, False
+        self._update(self._active(x), y)
+        return p, True
+
+    def _update(self, act, y):
+        l = self._l
+        for j, v in act:
+            if y > 0:
+                l[j] = l[j] + v * self._la
+            elif self._lb == -math.inf:
+                l[j] = -math.inf
+            else:
+                l[j] = l[j] + v * self._lb
+
+    def _scores(self, X):
+        self._check_fitted("predict")
+        self._validate_params()
+        rows, _ = check_rows(self._owner, _as_rows(self, X), self.n_features_in_)
+        check_finite(self._owner, rows)
+        self._check_values(rows)
+        return rows
+
+    def decision_function(self, X):
+        """The score sum_i x_i w_i of each row (float64; 2**l_i overflows to inf past 2**1023)."""
+        return [self._score(x) for x in self._scores(X)]
+
+    def predict(self, X):
+        neg, pos = self.classes_ if self._is_fitted() else (None, None)
+        return [pos if self._positive(x) else neg for x in self._scores(X)]
+
+    @property
+    def log2_coef_(self):
+        """The exact state: log2 of each weight (-inf for a weight of 0)."""
+        self._check_fitted("log2_coef_")
+        return list(self._l)
+
+    @property
+    def coef_(self):
+        """The weights 2**l_i as float64 (0.0 or inf where they leave the float64 range)."""
+        self._check_fitted("coef_")
+        return [_term(v) for v in self._l]
+
+    def _cycle_key(self):
+        return tuple(self._l)
+
+
+def _as_rows(owner, X):
+    """Lists of active indices become a CSR-like object (data all ones)."""
+    if isinstance(X, (list, tuple)) and X and all(
+            isinstance(r, (list, tuple)) and all(isinstance(j, numbers.Integral) and
+                                                 not isinstance(j, bool) for j in r)
+            for r in X) and getattr(owner, "n_features", None) is not None:
+        return _IndexRows(owner, X)
+    return X
+
+
+class _IndexRows:
+    """Rows given as lists of active feature indices (needs the learner's n_features)."""
+
+    format = "csr"
+
+    def __init__(self, owner, rows):
+        n = owner.n_features
+        idx, ptr = [], [0]
+        for i, r in enumerate(rows):
+            s = sorted(int(j) for j in r)
+            for k, j in enumerate(s):
+                if j < 0 or j >= n:
+                    raise ValueError(f"{type(owner).__name__}: active index {j} out of range "
+                                     f"[0, {n}) in row {i}")
+                if k and s[k - 1] == j:
+                    raise ValueError(f"{type(owner).__name__}: active index {j} repeated in "
+                                     f"row {i}")
+            idx.extend(s)
+            ptr.append(len(idx))
+        self.indices, self.indptr = idx, ptr
+        self.data = [1.0] * len(idx)
+        self.shape = (len(rows), n)
+
+
+class Winnow(_Winnow):
+    """Littlestone's Winnow2 (twin of mbcore.Winnow); see that class for the documentation."""
+
+    def __init__(self, alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean",
+                 n_features=None, max_epochs=100):
+        self.alpha = alpha
+        self.beta = beta
+        self.theta = theta
+        self.w0 = w0
+        self.features = features
+        self.n_features = n_features
+        self.max_epochs = max_epochs
+
+
+class EliminationWinnow(_Winnow):
+    """Winnow1 / Kanade's Alg. 4 (twin of mbcore.EliminationWinnow)."""
+
+    def __init__(self, theta=None, n_features=None, max_epochs=100):
+        self.theta = theta
+        self.n_features = n_features
+        self.max_epochs = max_epochs
+
+    features = "boolean"
+
+    def _alpha(self):
+        return 2.0
+
+    def _beta(self):
+        return 0.0
+
+    def _w0(self):
+        return 1.0
+
+    def _theta(self, d):
+        return d / 2.0 if self.theta is None else float(self.theta)
+
+
+class WinnowStar(_Winnow):
+    """Winnow* for drifting targets (twin of mbcore.WinnowStar)."""
+
+    def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100):
+        self.alpha = alpha
+        self.theta = theta
+        self.n_features = n_features
+        self.max_epochs = max_epochs
+
+    features = "boolean"
+    beta = None
+    w0 = 1.0
+
+    def _update(self, act, y):
+        l = self._l
+        for j, v in act:
+            if y > 0:
+                l[j] = l[j] + self._la
+            elif l[j] >= 0.0:  # demote only the weights >= 1
+                l[j] = l[j] + self._lb
+
+
+class BalancedWinnow(_Winnow):
+    """Balanced Winnow (twin of mbcore.BalancedWinnow): w+ and w-, score (w+ - w-) . x."""
+
+    def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
+                 max_epochs=100):
+        self.alpha = alpha
+        self.theta = theta
+        self.w0 = w0
+        self.features = features
+        self.n_features = n_features
+        self.max_epochs = max_epochs
+
+    beta = None
+
+    def _theta(self, d):
+        return float(self.theta)
+
+    def _exact(self):
+        return False
+
+    def _init_state(self, d):
+        super()._init_state(d)
+        self._ln = list(self._l)
+
+    def _state_dict(self):
+        return {"l": self._l, "ln": self._ln}
+
+    def _load_state_dict(self, s):
+        self._l, self._ln = s["l"], s["ln"]
+
+    def _score_real(self, act, logs):
+        return _sum4([v * (_term(self._l[j]) - _term(self._ln[j])) for j, v in act])
+
+    def _score(self, x):
+        return self._score_real(self._active(x), self._l)
+
+    def _update(self, act, y):
+        for j, v in act:
+            if y > 0:
+                self._l[j] = self._l[j] + v * self._la
+                self._ln[j] = self._ln[j] + v * self._lb
+            else:
+                self._l[j] = self._l[j] + v * self._lb
+                self._ln[j] = self._ln[j] + v * self._la
+
+    @property
+    def log2_coef_neg_(self):
+        """log2 of each negative weight w-_i."""
+        self._check_fitted("log2_coef_neg_")
+        return list(self._ln)
+
+    @property
+    def coef_(self):
+        """w+ - w- as float64."""
+        self._check_fitted("coef_")
+        return [_term(a) - _term(b) for a, b in zip(self._l, self._ln)]
+
+    def _cycle_key(self):
+        return tuple(self._l) + tuple(self._ln)
