@@ -9,8 +9,9 @@ a rigorous error bound settles almost every row; a row whose sum is within that 
 decided by exact binary addition of its powers of two.
 """
 
-from libc.math cimport ldexp, pow, floor, frexp, INFINITY
+from libc.math cimport ldexp, pow, floor, frexp, fabs, INFINITY
 from libc.stdlib cimport malloc, free, qsort
+cimport cython
 
 ctypedef fused value_t:
     unsigned char
@@ -296,20 +297,29 @@ def check_values(const value_t[::1] data, bint boolean, double limit):
     """Index of the first value that is not 0/1 (boolean) or not finite with |x| <= limit,
     else -1."""
     cdef Py_ssize_t k, n = data.shape[0], bad = -1
-    cdef double x
+    cdef const value_t* p = &data[0] if n > 0 else NULL
     cdef int flag = 0
+    cdef double x, acc
+    if n == 0:
+        return -1
     with nogil:
+        # Flat loops without branches (the compiler vectorises them); locate only on failure.
         if boolean:
-            for k in range(n):
-                x = data[k]
-                flag |= (x != 0.0) & (x != 1.0)
+            if value_t is cython.uchar:
+                for k in range(n):
+                    flag |= p[k] > 1
+            else:
+                # x * (x - 1) is 0 exactly for 0 and 1, and NaN or inf propagate: no compares
+                acc = 0.0
+                for k in range(n):
+                    acc += fabs(p[k] * (p[k] - 1.0))
+                flag = acc != 0.0
         else:
             for k in range(n):
-                x = data[k]
-                flag |= not (-limit <= x <= limit)
+                flag |= not (-limit <= p[k] <= limit)
         if flag:
             for k in range(n):
-                x = data[k]
+                x = p[k]
                 if (boolean and x != 0.0 and x != 1.0) or \
                         (not boolean and not (-limit <= x <= limit)):
                     bad = k
