@@ -78,7 +78,7 @@ def _is_sparse(X):
             and hasattr(X, "shape")) or (hasattr(X, "tocsr") and hasattr(X, "shape"))
 
 
-def _check_csr(owner, X, n_features):
+def _check_csr(owner, X, n_features, check_indices=True):
     fmt = getattr(X, "format", "csr")
     if fmt != "csr" or not hasattr(X, "indptr"):
         if not hasattr(X, "tocsr"):
@@ -103,6 +103,8 @@ def _check_csr(owner, X, n_features):
             indptr[-1] != indices.shape[0] or data.shape[0] != indices.shape[0]:
         raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr, indices and data "
                          "disagree)")
+    if not check_indices:  # the caller's kernel checks each row's indices as it reads them
+        return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d)
     code, row = _klin.csr_check(indices, indptr, d)
     if code == 1:
         raise ValueError(f"{owner}: X has a column index out of range [0, {d}) in row {row}")
@@ -115,8 +117,9 @@ def _check_csr(owner, X, n_features):
     return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d)
 
 
-def check_X(owner, X, n_features=None):
-    """Validate X once; returns a :class:`Batch` the kernels can trust (except finiteness)."""
+def check_X(owner, X, n_features=None, check_indices=True):
+    """Validate X once; returns a :class:`Batch` the kernels can trust (except finiteness, and
+    except the CSR column indices with ``check_indices=False``, for kernels that check them)."""
     if type(X) is np.ndarray and X.ndim == 2 and X.dtype.char in _FLOAT_CHARS and \
             X.flags.c_contiguous and X.shape[0] > 0 and X.shape[1] > 0:
         if n_features is not None and X.shape[1] != n_features:
@@ -125,7 +128,7 @@ def check_X(owner, X, n_features=None):
     if X is None:
         raise TypeError(f"{owner}: X must be a 2-D array-like or a CSR matrix, got None")
     if _is_sparse(X):
-        return _check_csr(owner, X, n_features)
+        return _check_csr(owner, X, n_features, check_indices)
     if isinstance(X, (str, bytes)):
         raise TypeError(f"{owner}: X must be a 2-D array-like, got {type(X).__name__}")
     try:

@@ -98,23 +98,30 @@ class _Winnow(OnlineLearner):
             # With n_features set, lists of Python ints are lists of active indices; dense rows
             # are then given as an array.
             X = _index_lists_to_csr(o, X, int(self.n_features))
-        boolean = self.features == "boolean"
-        if boolean and isinstance(X, np.ndarray) and X.dtype.kind in "bu":
-            batch = _dense_boolean(o, X, n_features)  # kept as uint8: no float64 copy
-        else:
-            batch = check_X(o, X, n_features)
-        vals = batch.X.reshape(-1) if batch.X is not None else batch.data
-        bad = _k.check_values(vals, boolean, _X_LIMIT) if vals.size else -1
-        if bad >= 0:
-            row = (bad // batch.d) if batch.X is not None else \
-                int(np.searchsorted(batch.indptr, bad, side="right") - 1)
-            v = vals[bad]
-            if boolean:
-                raise ValueError(f"{o}: X must be Boolean (0/1) with features='boolean', got "
-                                 f"{v!r} in row {row}")
-            raise ValueError(f"{o}: X must be finite with |x| <= 2**100 with features='real', "
-                             f"got {v!r} in row {row}")
-        return batch
+        if self.features == "boolean" and isinstance(X, np.ndarray) and X.dtype.kind in "bu":
+            return _dense_boolean(o, X, n_features)  # kept as uint8: no float64 copy
+        # Values and CSR indices are checked by the kernel, row by row, as it reads them.
+        return check_X(o, X, n_features, check_indices=False)
+
+    def _row_error(self, batch, code, row):
+        o = self._owner
+        if code == 1:
+            return ValueError(f"{o}: X has a column index out of range [0, {batch.d}) in row "
+                              f"{row}")
+        if code == 2:
+            return ValueError(f"{o}: X has unsorted or duplicate column indices in row {row}; "
+                              "call X.sort_indices() and X.sum_duplicates() first")
+        if code == 4:
+            return ValueError(f"{o}: X is not a valid CSR matrix (indptr decreases at row "
+                              f"{row})")
+        vals = batch.row_values(row)
+        if self.features == "boolean":
+            v = vals[(vals != 0) & (vals != 1)][0]
+            return ValueError(f"{o}: X must be Boolean (0/1) with features='boolean', got "
+                              f"{v!r} in row {row}")
+        v = vals[~(np.abs(vals) <= _X_LIMIT)][0]
+        return ValueError(f"{o}: X must be finite with |x| <= 2**100 with features='real', got "
+                          f"{v!r} in row {row}")
 
     # -- state -----------------------------------------------------------------------------
     def _init_state(self, d):
@@ -138,12 +145,17 @@ class _Winnow(OnlineLearner):
                 self._w, self._ln, self._wn)
 
     def _run_kernel(self, batch, yy, pred, counts, update, scores=None):
+        boolean = self.features == "boolean"
         if batch.X is not None:
-            _k.winnow_dense(*self._kargs(), batch.X, yy, pred, counts, update, scores)
+            code, row = _k.winnow_dense(*self._kargs(), batch.X, boolean, _X_LIMIT, yy, pred,
+                                        counts, update, scores)
         else:
             max_row = int(np.diff(batch.indptr).max()) if batch.n else 0
-            _k.winnow_csr(*self._kargs(), batch.data, batch.indices, batch.indptr, max_row, yy,
-                          pred, counts, update, scores)
+            code, row = _k.winnow_csr(*self._kargs(), batch.data, batch.indices, batch.indptr,
+                                      max_row, batch.d, boolean, _X_LIMIT, yy, pred, counts,
+                                      update, scores)
+        if code:
+            raise self._row_error(batch, code, row)
 
     def _pass(self, batch, yy, pred, upd):
         self._validate_params()

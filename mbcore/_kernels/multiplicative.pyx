@@ -10,7 +10,7 @@ decided by exact binary addition of its powers of two.
 """
 
 from libc.math cimport ldexp, pow, floor, frexp, fabs, INFINITY
-from libc.stdlib cimport malloc, free, qsort
+from libc.stdlib cimport malloc, free, qsort, realloc
 cimport cython
 
 ctypedef fused value_t:
@@ -102,14 +102,152 @@ cdef inline void add4(double* s, Py_ssize_t k, double t) noexcept nogil:
     s[k & 3] += t
 
 
+cdef enum:
+    ROW_OK = 0
+    ROW_INDEX_RANGE = 1
+    ROW_UNSORTED = 2
+    ROW_BAD_VALUE = 3
+    ROW_BAD_INDPTR = 4
+    NO_MEMORY = 5
+
+
+cdef inline int check_row(const value_t* v, const index_t* ix, Py_ssize_t n, Py_ssize_t d,
+                          int boolean, double limit) noexcept nogil:
+    """Validate one row just before it is used (its values are then in L1 for the pass)."""
+    cdef Py_ssize_t k, n4
+    cdef int bad = 0
+    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
+    if ix != NULL and n > 0:
+        # Sorted and distinct: each index above the previous one; then only the first can be
+        # negative and only the last too large.  32-bit compares for int32 (SSE2 vectorises).
+        for k in range(1, n):
+            bad |= ix[k] <= ix[k - 1]
+        if ix[0] < 0 or ix[n - 1] >= d:
+            return ROW_INDEX_RANGE
+        if bad:
+            return ROW_UNSORTED
+    if boolean:
+        if value_t is cython.uchar:
+            for k in range(n):
+                bad |= v[k] > 1
+        else:
+            # four accumulators: one would chain every element on the add latency
+            n4 = n - (n % 4)
+            for k in range(0, n4, 4):
+                a0 += fabs(v[k] * (v[k] - 1.0))
+                a1 += fabs(v[k + 1] * (v[k + 1] - 1.0))
+                a2 += fabs(v[k + 2] * (v[k + 2] - 1.0))
+                a3 += fabs(v[k + 3] * (v[k + 3] - 1.0))
+            for k in range(n4, n):
+                a0 += fabs(v[k] * (v[k] - 1.0))
+            bad = (a0 + a1) + (a2 + a3) != 0.0
+    else:
+        for k in range(n):
+            bad |= not (-limit <= v[k] <= limit)
+    return ROW_BAD_VALUE if bad else ROW_OK
+
+
+cdef struct Undo:
+    long long* j
+    double* old
+    Py_ssize_t size
+    Py_ssize_t cap
+
+
+cdef int undo_push(Undo* u, long long j, const double* l, const double* w, const double* ln,
+                   const double* wn) noexcept nogil:
+    """Remember feature j's state before it changes (for the all-or-nothing rollback)."""
+    cdef Py_ssize_t cap
+    cdef long long* nj
+    cdef double* no
+    if u.size == u.cap:
+        cap = 64 if u.cap == 0 else 2 * u.cap
+        nj = <long long*>realloc(u.j, cap * sizeof(long long))
+        if nj == NULL:
+            return -1
+        u.j = nj
+        no = <double*>realloc(u.old, 4 * cap * sizeof(double))
+        if no == NULL:
+            return -1
+        u.old = no
+        u.cap = cap
+    u.j[u.size] = j
+    u.old[4 * u.size] = l[j]
+    u.old[4 * u.size + 1] = w[j]
+    u.old[4 * u.size + 2] = ln[j] if ln != NULL else 0.0
+    u.old[4 * u.size + 3] = wn[j] if wn != NULL else 0.0
+    u.size += 1
+    return 0
+
+
+cdef void undo_apply(Undo* u, double* l, double* w, double* ln, double* wn) noexcept nogil:
+    cdef Py_ssize_t k
+    cdef long long j
+    for k in range(u.size - 1, -1, -1):
+        j = u.j[k]
+        l[j] = u.old[4 * k]
+        w[j] = u.old[4 * k + 1]
+        if ln != NULL:
+            ln[j] = u.old[4 * k + 2]
+            wn[j] = u.old[4 * k + 3]
+
+
+cdef inline double exact_sum(const double* w, const value_t* v, const index_t* ix,
+                             Py_ssize_t n) noexcept nogil:
+    """sum of w over the active features, in any order (the exact predicate does not depend
+    on it): four accumulators by stored position, no branch per element."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef Py_ssize_t k, n4 = n - (n % 4)
+    if ix != NULL:
+        for k in range(0, n4, 4):
+            s0 += w[ix[k]] if v[k] != 0 else 0.0
+            s1 += w[ix[k + 1]] if v[k + 1] != 0 else 0.0
+            s2 += w[ix[k + 2]] if v[k + 2] != 0 else 0.0
+            s3 += w[ix[k + 3]] if v[k + 3] != 0 else 0.0
+        for k in range(n4, n):
+            s0 += w[ix[k]] if v[k] != 0 else 0.0
+    else:
+        for k in range(0, n4, 4):
+            s0 += w[k] if v[k] != 0 else 0.0
+            s1 += w[k + 1] if v[k + 1] != 0 else 0.0
+            s2 += w[k + 2] if v[k + 2] != 0 else 0.0
+            s3 += w[k + 3] if v[k + 3] != 0 else 0.0
+        for k in range(n4, n):
+            s0 += w[k] if v[k] != 0 else 0.0
+    return (s0 + s1) + (s2 + s3)
+
+
 cdef int winnow_row(const WParams* p, double* l, double* w, double* ln, double* wn,
                     const value_t* v, const index_t* ix, Py_ssize_t n, int y, long long* e,
-                    long long* bits, int update, double* score) noexcept nogil:
-    """Predict one row (1 or -1); with update, apply the mistake-driven update."""
+                    long long* bits, int update, double* score, Undo* undo) noexcept nogil:
+    """Predict one row (1 or -1); with update, apply the mistake-driven update.
+    Returns 0 when out of memory for the undo log."""
     cdef double s[4]
     cdef double S, err, x, t
     cdef Py_ssize_t k, j, m = 0
     cdef int pr
+    s[0] = 0.0
+    s[1] = 0.0
+    s[2] = 0.0
+    s[3] = 0.0
+    if p.exact and p.variant != BALANCED and score == NULL:
+        # Only the decision is needed: it is exact, so the summation order is free.
+        S = exact_sum(w, v, ix, n)
+        m = n
+    else:
+        S = ordered_sum(p, w, wn, v, ix, n, &m)
+        if score != NULL:
+            score[0] = S
+    return decide_and_update(p, l, w, ln, wn, v, ix, n, y, e, bits, update, S, m, undo)
+
+
+cdef inline double ordered_sum(const WParams* p, const double* w, const double* wn,
+                               const value_t* v, const index_t* ix, Py_ssize_t n,
+                               Py_ssize_t* m_out) noexcept nogil:
+    """The score in the contract's order: term k of the row's active features into s[k % 4]."""
+    cdef double s[4]
+    cdef double x
+    cdef Py_ssize_t k, j, m = 0
     s[0] = 0.0
     s[1] = 0.0
     s[2] = 0.0
@@ -126,8 +264,17 @@ cdef int winnow_row(const WParams* p, double* l, double* w, double* ln, double* 
         else:
             add4(s, m, x * w[j])
         m += 1
-    S = (s[0] + s[1]) + (s[2] + s[3])
-    score[0] = S
+    m_out[0] = m
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+cdef int decide_and_update(const WParams* p, double* l, double* w, double* ln, double* wn,
+                           const value_t* v, const index_t* ix, Py_ssize_t n, int y,
+                           long long* e, long long* bits, int update, double S, Py_ssize_t m,
+                           Undo* undo) noexcept nogil:
+    cdef double err, x
+    cdef Py_ssize_t k, j
+    cdef int pr
     if p.exact and p.variant != BALANCED:
         if S == INFINITY:
             pr = 1
@@ -155,6 +302,8 @@ cdef int winnow_row(const WParams* p, double* l, double* w, double* ln, double* 
         if x == 0.0:
             continue
         j = ix[k] if ix != NULL else k
+        if undo != NULL and undo_push(undo, j, l, w, ln, wn):
+            return 0
         if p.variant == BALANCED:
             if y > 0:
                 l[j] = l[j] + x * p.la
@@ -178,32 +327,49 @@ cdef int winnow_row(const WParams* p, double* l, double* w, double* ln, double* 
 
 cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double* wn,
                      const value_t* val, const index_t* ix, const index_t* indptr,
-                     Py_ssize_t n_rows, Py_ssize_t row_len, Py_ssize_t max_row,
-                     const signed char* y, signed char* pred, long long* counts, int update,
-                     double* scores) noexcept nogil:
+                     Py_ssize_t n_rows, Py_ssize_t row_len, Py_ssize_t max_row, Py_ssize_t d,
+                     int boolean, double limit, const signed char* y, signed char* pred,
+                     long long* counts, int update, double* scores,
+                     Py_ssize_t* bad_row) noexcept nogil:
+    """The whole pass; validates each row just before it is used.  On a bad row every weight
+    changed in this call is restored (all or nothing) and the row and a ROW_* code returned."""
     cdef long long* e = <long long*>malloc((max_row + 1) * sizeof(long long))
     cdef long long* bits = <long long*>malloc((max_row + 65) * sizeof(long long))
+    cdef Undo undo
     cdef Py_ssize_t i, lo, n
     cdef const value_t* v
     cdef const index_t* xi
-    cdef int pr, yi
+    cdef int pr, yi, code = ROW_OK
+    cdef long long c0 = counts[0], c1 = counts[1], c2 = counts[2]
     cdef double sc
+    undo.j = NULL
+    undo.old = NULL
+    undo.size = 0
+    undo.cap = 0
     if e == NULL or bits == NULL:
-        free(e)
-        free(bits)
-        return -1
-    for i in range(n_rows):
+        code = NO_MEMORY
+    for i in range(n_rows if code == ROW_OK else 0):
         if indptr == NULL:
             v = val + i * row_len
             xi = NULL
             n = row_len
         else:
             lo = indptr[i]
+            if indptr[i + 1] < lo:
+                code = ROW_BAD_INDPTR
+                break
             v = val + lo
             xi = ix + lo
             n = indptr[i + 1] - lo
+        code = check_row(v, xi, n, d, boolean, limit)
+        if code != ROW_OK:
+            break
         yi = y[i] if y != NULL else 0
-        pr = winnow_row(p, l, w, ln, wn, v, xi, n, yi, e, bits, update, &sc)
+        pr = winnow_row(p, l, w, ln, wn, v, xi, n, yi, e, bits, update,
+                        &sc if scores != NULL else NULL, &undo if update else NULL)
+        if pr == 0:
+            code = NO_MEMORY
+            break
         if pred != NULL:
             pred[i] = pr
         if scores != NULL:
@@ -213,9 +379,18 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
             if pr != yi:
                 counts[1] += 1
                 counts[2] += 1
+    if code != ROW_OK:
+        bad_row[0] = i
+        if update:
+            undo_apply(&undo, l, w, ln, wn)
+            counts[0] = c0
+            counts[1] = c1
+            counts[2] = c2
+    free(undo.j)
+    free(undo.old)
     free(e)
     free(bits)
-    return 0
+    return code
 
 
 cdef WParams make_params(int variant, bint exact, double la, double lb, double theta):
@@ -230,8 +405,9 @@ cdef WParams make_params(int variant, bint exact, double la, double lb, double t
 
 def winnow_dense(int variant, bint exact, double la, double lb, double theta,
                  double[::1] l, double[::1] w, double[::1] ln, double[::1] wn,
-                 const value_t[:, ::1] X, const signed char[::1] y, signed char[::1] pred,
-                 long long[::1] counts, bint update, double[::1] scores=None):
+                 const value_t[:, ::1] X, bint boolean, double limit,
+                 const signed char[::1] y, signed char[::1] pred, long long[::1] counts,
+                 bint update, double[::1] scores=None):
     """One pass over dense rows (update=True: the online protocol; False: predict only)."""
     cdef WParams p = make_params(variant, exact, la, lb, theta)
     cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
@@ -240,19 +416,22 @@ def winnow_dense(int variant, bint exact, double la, double lb, double theta,
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef double* sp = &scores[0] if scores is not None else NULL
     cdef int status
+    cdef Py_ssize_t bad = -1
     with nogil:
         status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, &X[0, 0], <const int*>NULL,
-                             <const int*>NULL, X.shape[0], X.shape[1], X.shape[1], yp, pp,
-                             &counts[0], update, sp)
-    if status:
-        raise MemoryError("Winnow: no memory for the exact-comparison buffers")
+                             <const int*>NULL, X.shape[0], X.shape[1], X.shape[1], X.shape[1],
+                             boolean, limit, yp, pp, &counts[0], update, sp, &bad)
+    if status == NO_MEMORY:
+        raise MemoryError("Winnow: no memory for the pass's buffers")
+    return status, bad
 
 
 def winnow_csr(int variant, bint exact, double la, double lb, double theta,
                double[::1] l, double[::1] w, double[::1] ln, double[::1] wn,
                const value_t[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
-               Py_ssize_t max_row, const signed char[::1] y, signed char[::1] pred,
-               long long[::1] counts, bint update, double[::1] scores=None):
+               Py_ssize_t max_row, Py_ssize_t n_cols, bint boolean, double limit,
+               const signed char[::1] y, signed char[::1] pred, long long[::1] counts,
+               bint update, double[::1] scores=None):
     """One pass over CSR rows; max_row is the largest number of stored values in a row."""
     cdef WParams p = make_params(variant, exact, la, lb, theta)
     cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
@@ -265,11 +444,14 @@ def winnow_csr(int variant, bint exact, double la, double lb, double theta,
     cdef const value_t* dp = &data[0] if data.shape[0] > 0 else &dummy_v
     cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
     cdef int status
+    cdef Py_ssize_t bad = -1
     with nogil:
         status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, dp, ip, &indptr[0],
-                             indptr.shape[0] - 1, 0, max_row, yp, pp, &counts[0], update, sp)
-    if status:
-        raise MemoryError("Winnow: no memory for the exact-comparison buffers")
+                             indptr.shape[0] - 1, 0, max_row, n_cols, boolean, limit, yp, pp,
+                             &counts[0], update, sp, &bad)
+    if status == NO_MEMORY:
+        raise MemoryError("Winnow: no memory for the pass's buffers")
+    return status, bad
 
 
 def terms(const double[::1] l, double[::1] out):
