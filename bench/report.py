@@ -26,7 +26,8 @@ import sys
 
 # (label, numerator key, denominator key, kind, target)
 #   kind "le": the ratio must be <= target;  "ge": >= target;  "abs_us": the numerator's
-#   per-call time in microseconds must be <= target (no denominator);  "info": no target.
+#   per-call time in microseconds must be <= target (no denominator);  "ns_per_row": the
+#   numerator's time per row in nanoseconds must be <= target;  "info": no target.
 RATIOS = [
     # -- targets -----------------------------------------------------------------------------
     ("Dense pass / X@w, default BLAS threads", "dense.mbcore.perceptron", "dense.floor.matvec",
@@ -104,6 +105,19 @@ RATIOS = [
     ("diag: 1 row lin_pass_dense64 call (us)", "diag.row.kernel_call", None, "abs_us", None),
     ("diag: 1 row lin_step1 call (us)", "diag.row.lin_step1", None, "abs_us", None),
     ("diag: 1 row X@w, d=100 (us)", "diag.row.matvec", None, "abs_us", None),
+    # -- Winnow (multiplicative family) ------------------------------------------------------
+    ("Winnow CSR pass, float64 data (ns per example)", "winnow.mbcore.csr_f64", None,
+     "ns_per_row", 40.0),
+    ("Winnow CSR pass, uint8 data (ns per example)", "winnow.mbcore.csr_u8", None,
+     "ns_per_row", 40.0),
+    ("twin (500 rows) / Winnow CSR pass, per row", "winnow.twin.csr_500",
+     "winnow.mbcore.csr_f64", "ge", 100.0),
+    ("NumPy row loop (2k rows) / Winnow CSR pass, per row", "winnow.numpy_loop.csr_2k",
+     "winnow.mbcore.csr_f64", "info", None),
+    ("Winnow predict-only CSR (ns per example)", "winnow.mbcore.predict_f64", None,
+     "ns_per_row", None),
+    ("Winnow dense uint8 pass, n=100 (ns per example)", "winnow.mbcore.dense_u8", None,
+     "ns_per_row", None),
 ]
 
 
@@ -137,13 +151,15 @@ def compute(results):
         for stat in ("min", "median"):
             if kind == "abs_us":
                 vals[stat] = a[stat] * 1e6
+            elif kind == "ns_per_row":
+                vals[stat] = _per_row(a, stat) * 1e9
             elif kind == "abs_ms":
                 vals[stat] = a[stat] * 1e3
             else:
                 vals[stat] = _per_row(a, stat) / _per_row(b, stat)
         met = {}
         for stat, v in vals.items():
-            if kind in ("le", "abs_us") and target is not None:
+            if kind in ("le", "abs_us", "ns_per_row") and target is not None:
                 met[stat] = v <= target
             elif kind == "ge":
                 met[stat] = v >= target
@@ -161,6 +177,8 @@ def _target_text(kind, target):
         return f">= {target:g}x"
     if kind == "abs_us":
         return f"<= {target:g} us"
+    if kind == "ns_per_row":
+        return f"<= {target:g} ns"
     return "-"
 
 

@@ -78,7 +78,7 @@ def _is_sparse(X):
             and hasattr(X, "shape")) or (hasattr(X, "tocsr") and hasattr(X, "shape"))
 
 
-def _check_csr(owner, X, n_features, check_indices=True):
+def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
     fmt = getattr(X, "format", "csr")
     if fmt != "csr" or not hasattr(X, "indptr"):
         if not hasattr(X, "tocsr"):
@@ -90,7 +90,11 @@ def _check_csr(owner, X, n_features, check_indices=True):
     if d == 0:
         raise ValueError(f"{owner}: X has 0 features; at least one is required")
     _feature_count(owner, d, n_features)
-    data = np.ascontiguousarray(_as_float(owner, np.asarray(X.data)))
+    data = np.asarray(X.data)
+    if keep_uint8 and data.dtype.kind == "b":
+        data = data.view(np.uint8)
+    data = np.ascontiguousarray(data if keep_uint8 and data.dtype == np.uint8
+                                else _as_float(owner, data))
     indices = np.asarray(X.indices)
     indptr = np.asarray(X.indptr)
     if indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
@@ -117,9 +121,10 @@ def _check_csr(owner, X, n_features, check_indices=True):
     return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d)
 
 
-def check_X(owner, X, n_features=None, check_indices=True):
+def check_X(owner, X, n_features=None, check_indices=True, keep_uint8=False):
     """Validate X once; returns a :class:`Batch` the kernels can trust (except finiteness, and
-    except the CSR column indices with ``check_indices=False``, for kernels that check them)."""
+    except the CSR column indices with ``check_indices=False``, for kernels that check them).
+    ``keep_uint8`` keeps uint8/bool CSR values as uint8 (for kernels that read them)."""
     if type(X) is np.ndarray and X.ndim == 2 and X.dtype.char in _FLOAT_CHARS and \
             X.flags.c_contiguous and X.shape[0] > 0 and X.shape[1] > 0:
         if n_features is not None and X.shape[1] != n_features:
@@ -128,7 +133,7 @@ def check_X(owner, X, n_features=None, check_indices=True):
     if X is None:
         raise TypeError(f"{owner}: X must be a 2-D array-like or a CSR matrix, got None")
     if _is_sparse(X):
-        return _check_csr(owner, X, n_features, check_indices)
+        return _check_csr(owner, X, n_features, check_indices, keep_uint8)
     if isinstance(X, (str, bytes)):
         raise TypeError(f"{owner}: X must be a 2-D array-like, got {type(X).__name__}")
     try:

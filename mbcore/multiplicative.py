@@ -101,7 +101,8 @@ class _Winnow(OnlineLearner):
         if self.features == "boolean" and isinstance(X, np.ndarray) and X.dtype.kind in "bu":
             return _dense_boolean(o, X, n_features)  # kept as uint8: no float64 copy
         # Values and CSR indices are checked by the kernel, row by row, as it reads them.
-        return check_X(o, X, n_features, check_indices=False)
+        return check_X(o, X, n_features, check_indices=False,
+                       keep_uint8=self.features == "boolean")
 
     def _row_error(self, batch, code, row):
         o = self._owner
@@ -224,7 +225,7 @@ def _is_index_lists(X):
     return isinstance(X, (list, tuple)) and len(X) > 0 and all(
         isinstance(r, (list, tuple)) and all(isinstance(j, numbers.Integral) and
                                              not isinstance(j, (bool, np.bool_)) for j in r)
-        for r in X) and any(len(r) for r in X)
+        for r in X)
 
 
 def _index_lists_to_csr(owner, rows, n):
