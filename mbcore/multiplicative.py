@@ -32,10 +32,21 @@ def _real(v):
     return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
 
 
+def _finite(v):
+    """A real number that is finite as a float64 (a huge int is not)."""
+    if not _real(v):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
+
+
 class _Winnow(OnlineLearner):
     """Shared machinery of the Winnow learners."""
 
     _variant = _WINNOW
+    _theta_required = False
 
     # -- parameters (same checks and messages as the twin) ----------------------------------
     def _alpha(self):
@@ -53,16 +64,17 @@ class _Winnow(OnlineLearner):
     def _validate_params(self):
         o = self._owner
         a = self._alpha()
-        if not (_real(a) and math.isfinite(a) and a > 1):
+        if not (_finite(a) and a > 1):
             raise ValueError(f"{o}: parameter alpha must be a finite real > 1, got {a!r}")
         b = self._beta()
-        if not (_real(b) and 0 <= b < 1):
+        if not (_finite(b) and 0 <= b < 1):
             raise ValueError(f"{o}: parameter beta must be a real in [0, 1), got {b!r}")
         t = getattr(self, "theta", None)
-        if t is not None and not (_real(t) and math.isfinite(t) and t > 0):
-            raise ValueError(f"{o}: parameter theta must be a finite real > 0 or None, got {t!r}")
+        if (t is None and self._theta_required) or (t is not None and not (_finite(t) and t > 0)):
+            what = "a finite real > 0" + ("" if self._theta_required else " or None")
+            raise ValueError(f"{o}: parameter theta must be {what}, got {t!r}")
         w0 = self._w0()
-        if not (_real(w0) and math.isfinite(w0) and w0 > 0):
+        if not (_finite(w0) and w0 > 0):
             raise ValueError(f"{o}: parameter w0 must be a finite real > 0, got {w0!r}")
         if self.features not in ("boolean", "real"):
             raise ValueError(f"{o}: parameter features must be one of ['boolean', 'real'], got "
@@ -186,7 +198,7 @@ class _Winnow(OnlineLearner):
     def log2_coef_(self):
         """The exact state: log2 of each weight (-inf for a weight of 0)."""
         self._check_fitted("log2_coef_")
-        return self._l
+        return self._l.copy()
 
     @property
     def coef_(self):
@@ -461,6 +473,7 @@ class BalancedWinnow(_Winnow):
     """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip())
 
     _variant = _BALANCED
+    _theta_required = True
     beta = None
 
     def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
@@ -482,7 +495,7 @@ class BalancedWinnow(_Winnow):
     def log2_coef_neg_(self):
         """log2 of each negative weight w-_i."""
         self._check_fitted("log2_coef_neg_")
-        return self._ln
+        return self._ln.copy()
 
     @property
     def coef_(self):

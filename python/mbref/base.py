@@ -298,7 +298,7 @@ class OnlineLearner:
                     self.mistakes_ += 1
                 if u:
                     self.updates_ += 1
-        except ValueError:
+        except BaseException:
             self._load_state_dict(saved)
             self.n_seen_, self.mistakes_, self.updates_ = counts
             raise

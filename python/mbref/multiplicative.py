@@ -42,7 +42,20 @@ def _term(l):
         if li > 1023:
             return math.inf
         return math.ldexp(1.0, li) if li >= -1074 else 0.0
-    return 2.0 ** l
+    try:
+        return 2.0 ** l
+    except OverflowError:  # C's pow gives inf
+        return math.inf
+
+
+def _finite(v):
+    """A real number that is finite as a float64 (a huge int is not)."""
+    if not isinstance(v, numbers.Real) or isinstance(v, bool):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
 
 
 def _sum4(terms):
@@ -64,24 +77,28 @@ class _Winnow(OnlineLearner):
     """Shared machinery: validation, log-weights, the score, the protocol."""
 
     _variant = "winnow2"
+    _theta_required = False
 
     def _validate_params(self):
         o = self._owner
         a = self._alpha()
-        if not (isinstance(a, numbers.Real) and not isinstance(a, bool) and math.isfinite(a)
-                and a > 1):
+        if not (_finite(a) and a > 1):
             raise ValueError(f"{o}: parameter alpha must be a finite real > 1, got {a!r}")
         b = self._beta()
-        if not (isinstance(b, numbers.Real) and not isinstance(b, bool) and 0 <= b < 1):
+        if not (_finite(b) and 0 <= b < 1):
             raise ValueError(f"{o}: parameter beta must be a real in [0, 1), got {b!r}")
         t = getattr(self, "theta", None)
-        if t is not None and not (isinstance(t, numbers.Real) and not isinstance(t, bool)
-                                  and math.isfinite(t) and t > 0):
-            raise ValueError(f"{o}: parameter theta must be a finite real > 0 or None, got {t!r}")
+        if (t is None and self._theta_required) or (t is not None and not (_finite(t) and t > 0)):
+            what = "a finite real > 0" + ("" if self._theta_required else " or None")
+            raise ValueError(f"{o}: parameter theta must be {what}, got {t!r}")
         w0 = self._w0()
-        if not (isinstance(w0, numbers.Real) and not isinstance(w0, bool) and
-                math.isfinite(w0) and w0 > 0):
+        if not (_finite(w0) and w0 > 0):
             raise ValueError(f"{o}: parameter w0 must be a finite real > 0, got {w0!r}")
+        nf = getattr(self, "n_features", None)
+        if nf is not None and (isinstance(nf, bool) or not isinstance(nf, numbers.Integral)
+                               or nf < 1):
+            raise ValueError(f"{o}: parameter n_features must be an integer >= 1 or None, got "
+                             f"{nf!r}")
         if self.features not in ("boolean", "real"):
             raise ValueError(f"{o}: parameter features must be one of ['boolean', 'real'], got "
                              f"{self.features!r}")
@@ -117,6 +134,10 @@ class _Winnow(OnlineLearner):
         return out
 
     def _init_state(self, d):
+        nf = getattr(self, "n_features", None)
+        if nf is not None and d != nf:
+            raise ValueError(f"{self._owner}: X has {d} features, but the learner was fitted "
+                             f"with {nf} features")
         self._d = d
         self.theta_ = self._theta(d)
         self._la, self._lb, lw0 = self._logs()
@@ -130,6 +151,7 @@ class _Winnow(OnlineLearner):
         self._l = s["l"]
 
     def _prepare(self, X, y, classes, check_values=False):
+        self._validate_params()  # n_features is read while converting index lists
         rows, yy = super()._prepare(_as_rows(self, X), y, classes, check_values=True)
         self._check_values(rows)
         return rows, yy
@@ -329,6 +351,7 @@ class BalancedWinnow(_Winnow):
         self.max_epochs = max_epochs
 
     beta = None
+    _theta_required = True
 
     def _theta(self, d):
         return float(self.theta)
