@@ -23,7 +23,8 @@ import time
 __all__ = ["main", "LEARNERS"]
 
 LEARNERS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-            "OnlineHingeSVM")
+            "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow")
+_WINNOWS = ("Winnow", "EliminationWinnow", "WinnowStar")
 
 _SEPARATOR_NAME = "(R/γ)² with γ of a separator found by fitting"
 _MIN_TIMING = 0.2     # seconds of repeated compiled runs behind one timing
@@ -365,8 +366,68 @@ def _bound(mbcore, name, params, X, y, epochs, separators):
         return _margin_perceptron_bound(mbcore, params, X, y, epochs, separators)
     if name == "KernelPerceptron":
         return _kernel_perceptron_bound(mbcore, params, X, y, epochs, separators)
+    if name in _WINNOWS:
+        return _winnow_bound(name, params, X, y)
+    if name == "BalancedWinnow":
+        return _na("no bound from the notes applies to Balanced Winnow")
     return _na("no mistake bound: the hinge-loss analysis (Kakade §3) bounds the loss, not the "
                "number of mistakes")
+
+
+def _disjunction(X, y):
+    """Variables of a monotone disjunction consistent with Boolean (X, y), or why there is none.
+
+    The variables that are 0 in every negative row are the largest candidate; the data is a
+    monotone disjunction iff each positive row has one of them set.  A greedy set cover of the
+    positive rows by those variables gives a small consistent disjunction (any consistent one
+    certifies the bounds)."""
+    import numpy as np
+    A = np.asarray(X)
+    if not np.isin(A, (0, 1)).all():
+        return "the features are not Boolean"
+    pos, neg = A[y == 1].astype(bool), A[y != 1].astype(bool)
+    cand = ~neg.any(axis=0) if neg.shape[0] else np.ones(A.shape[1], dtype=bool)
+    covered = pos[:, cand].any(axis=1) if pos.shape[0] else np.ones(0, dtype=bool)
+    if not covered.all():
+        return (f"no monotone disjunction is consistent with the data ({int((~covered).sum())} "
+                "positive rows have no variable that is 0 in every negative row)")
+    chosen, left = [], pos[:, cand]
+    idx = np.flatnonzero(cand)
+    while left.shape[0]:
+        best = int(left.sum(axis=0).argmax())
+        chosen.append(int(idx[best]))
+        left = left[~left[:, best]]
+    return chosen
+
+
+def _winnow_bound(name, params, X, y):
+    import math
+
+    import numpy as np
+    defaults = {"Winnow": {"alpha": 2.0, "beta": None, "theta": None, "w0": 1.0,
+                           "features": "boolean"},
+                "EliminationWinnow": {"theta": None}, "WinnowStar": {"alpha": 2.0,
+                                                                      "theta": None}}[name]
+    changed = [k for k, v in defaults.items() if params.get(k, v) != v]
+    if changed:
+        return _na(f"the bound is proved for the default parameters ({', '.join(changed)} "
+                   "changed)")
+    labels = np.unique(np.asarray(y))
+    ypos = (np.asarray(y) == labels[-1]).astype(int)
+    found = _disjunction(X, ypos)
+    if isinstance(found, str):
+        return _na(found)
+    k, n = len(found), np.asarray(X).shape[1]
+    if name == "Winnow":
+        bound, text = 2 + 3 * k * (1 + math.log2(n)), "2 + 3k(1 + log₂ n) (Angluin lecture 18)"
+    elif name == "EliminationWinnow":
+        bound, text = 2 * k * math.log2(n) + 2, "2k log₂ n + 2 (Kanade Thm 12)"
+    else:
+        bound = 4 + 5 * (1 + math.log2(2 * n)) * k
+        text = "4 + 5(1 + log₂ 2n)·C_a with C_a = k (Angluin lecture 19)"
+    return {"bound": bound, "bound_counts": "mistakes", "bound_name": text,
+            "bound_note": f"k = {k} variables of a monotone disjunction consistent with the "
+                          f"data (greedy cover), n = {n}; holds for any ordering"}
 
 
 def _separator(mbcore, X, y, fit_intercept, epochs, separators):

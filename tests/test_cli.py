@@ -74,3 +74,27 @@ def test_datasets_lists_mushrooms_with_provenance():
     r = run_cli("datasets")
     assert r.returncode == 0, r.stderr
     assert "mushrooms" in r.stdout and "UCI" in r.stdout
+
+
+def test_winnow_bounds_reported_on_a_disjunction(tmp_path):
+    """Labels from x0 OR x2: a monotone disjunction with k <= 2, so the Winnow bounds apply."""
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(300, 8))
+    y = (X[:, 0] | X[:, 2]).astype(int)
+    path = tmp_path / "disj.csv"
+    np.savetxt(path, np.column_stack([y, X]), fmt="%d", delimiter=",")
+    r = run_cli("run", "--learner", "Winnow", "--learner", "EliminationWinnow", "--learner",
+                "WinnowStar", "--dataset", str(path), "--format", "csv", "--label-column", "0",
+                "--json", "--twin-rows", "100")
+    assert r.returncode == 0, r.stderr
+    recs = {rec["learner"]: rec for rec in json.loads(r.stdout)}
+    n = 8
+    # k found by the greedy cover is at most 2 here (x0, x2 cover every positive row)
+    limits = {"Winnow": 2 + 3 * 2 * (1 + np.log2(n)),
+              "EliminationWinnow": 2 * 2 * np.log2(n) + 2,
+              "WinnowStar": 4 + 5 * (1 + np.log2(2 * n)) * 2}
+    for name, limit in limits.items():
+        rec = recs[name]
+        assert rec["bound"] is not None and rec["bound"] <= limit + 1e-9
+        assert rec["mistakes"] <= rec["bound"]
+        assert rec["mistakes"] == mbcore.run_online(getattr(mbcore, name)(), X, y).mistakes
