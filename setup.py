@@ -15,7 +15,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 DEBUG = os.environ.get("MBCORE_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
-KERNELS = ["linear", "multiplicative"]
+KERNELS = ["linear", "multiplicative", "experts"]
 
 directives = {
     "language_level": 3,

@@ -9,9 +9,11 @@ a rigorous error bound settles almost every row; a row whose sum is within that 
 decided by exact binary addition of its powers of two.
 """
 
-from libc.math cimport ldexp, pow, floor, frexp, fabs, INFINITY
-from libc.stdlib cimport malloc, free, qsort, realloc
+from libc.math cimport ldexp, pow, floor, fabs, INFINITY
+from libc.stdlib cimport malloc, free, realloc
 cimport cython
+
+from ._exact cimport bits_ge_double, carry_bits
 
 ctypedef fused value_t:
     unsigned char
@@ -49,53 +51,9 @@ cdef inline double term(double l) noexcept nogil:
     return pow(2.0, l)
 
 
-cdef int cmp_ll(const void* a, const void* b) noexcept nogil:
-    cdef long long x = (<const long long*>a)[0], y = (<const long long*>b)[0]
-    return (x > y) - (x < y)
-
-
 cdef int exact_ge(long long* e, Py_ssize_t m, long long* bits, double theta) noexcept nogil:
     """sum_k 2**e[k] >= theta, exactly.  e is sorted in place; bits needs m + 64 entries."""
-    cdef Py_ssize_t i = 0, r = 0, si
-    cdef long long cur, c, carry = 0, q, M, tpos
-    cdef int E, ti
-    cdef double f
-    if m > 0:
-        qsort(e, m, sizeof(long long), cmp_ll)
-        cur = e[0]
-        while i < m or carry > 0:
-            c = carry
-            while i < m and e[i] == cur:
-                c += 1
-                i += 1
-            if c & 1:
-                bits[r] = cur
-                r += 1
-            carry = c >> 1
-            if carry > 0:
-                cur += 1
-            elif i < m:
-                cur = e[i]
-    # theta = M * 2**q with M a 53-bit integer
-    f = frexp(theta, &E)
-    M = <long long>ldexp(f, 53)
-    q = E - 53
-    si = r - 1
-    ti = 52
-    while True:
-        while ti >= 0 and not ((M >> ti) & 1):
-            ti -= 1
-        if si < 0:
-            return 1 if ti < 0 else 0
-        if ti < 0:
-            return 1
-        tpos = q + ti
-        if bits[si] > tpos:
-            return 1
-        if bits[si] < tpos:
-            return 0
-        si -= 1
-        ti -= 1
+    return bits_ge_double(bits, carry_bits(e, m, bits), theta)
 
 
 cdef inline void add4(double* s, Py_ssize_t k, double t) noexcept nogil:

@@ -384,6 +384,9 @@ def run_online(learner, X, y, classes=None):
     ``errors``, ``updated`` (lists of bools), ``mistakes``, ``updates`` (ints) and
     ``mistake_curve`` (cumulative list).
     """
+    if hasattr(learner, "_learn_rounds"):  # the experts learners keep their own record
+        from .experts import run_online as _experts_run_online
+        return _experts_run_online(learner, X, y, classes)
     preds, upd = learner._learn(X, y, classes)
     yy = learner._last_labels
     neg, pos = learner.classes_
