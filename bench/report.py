@@ -118,6 +118,15 @@ RATIOS = [
      "ns_per_row", None),
     ("Winnow dense uint8 pass, n=100 (ns per example)", "winnow.mbcore.dense_u8", None,
      "ns_per_row", None),
+    # -- Weighted Majority, 1,000 experts ----------------------------------------------------
+    ("WM 1,000 experts, int8 advice (ns per round)", "wm.mbcore.int8", None, "ns_per_row",
+     1000.0),
+    ("WM 1,000 experts, fitted learner (ns per round)", "wm.mbcore.fitted", None,
+     "ns_per_row", 1000.0),
+    ("NumPy WM row loop (renormalising) / WM, per round", "wm.numpy_loop", "wm.mbcore.int8",
+     "ge", 30.0),
+    ("twin / WM, per round", "wm.twin", "wm.mbcore.int8", "ge", 100.0),
+    ("RWM 1,000 experts (ns per round)", "rwm.mbcore.int8", None, "ns_per_row", None),
 ]
 
 

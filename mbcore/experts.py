@@ -142,8 +142,8 @@ class _Pool(OnlineLearner):
                 if y is None:
                     raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got "
                                     "None")
-                cl = infer_classes(self._owner, np.concatenate(
-                    [A.ravel(), np.asarray(y).ravel()]), classes)
+                cl = infer_classes(self._owner, None if classes is not None else
+                                   np.concatenate([A.ravel(), np.asarray(y).ravel()]), classes)
                 self.classes_ = cl
                 self.n_features_in_ = A.shape[1]
                 self._init_state(A.shape[1])

@@ -54,34 +54,42 @@ cdef struct Pool:
     long long* e0
     long long* b1
     long long* b0
+    double* t1
+    double* t0
 
 
 cdef void votes(const Pool* P, const unsigned char* p, double* q0, double* q1) noexcept nogil:
-    """q_v = sum of the cached weights of the experts predicting v (expert i into s[i % 4])."""
-    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0
-    cdef Py_ssize_t i, n = P.n, n4 = n - (n % 4)
+    """q_v = sum of the cached weights of the experts predicting v (expert i into s[i % 4]).
+
+    The masked weights go to scratch arrays first (an elementwise loop the compiler vectorises;
+    c * 1 == c and c * 0 == 0 for the finite, non-negative cache), then the same four-partial-sum
+    reduction as everywhere else."""
+    cdef Py_ssize_t i, n = P.n
     cdef const double* c = P.c
-    # c * 1.0 == c and x + c * 0.0 == x for the finite, non-negative cache: no branches
-    for i in range(0, n4, 4):
-        a0 += c[i] * p[i]
-        b0 += c[i] * (1 - p[i])
-        a1 += c[i + 1] * p[i + 1]
-        b1 += c[i + 1] * (1 - p[i + 1])
-        a2 += c[i + 2] * p[i + 2]
-        b2 += c[i + 2] * (1 - p[i + 2])
-        a3 += c[i + 3] * p[i + 3]
-        b3 += c[i + 3] * (1 - p[i + 3])
+    cdef double* t1 = P.t1
+    cdef double* t0 = P.t0
+    for i in range(n):
+        t1[i] = c[i] * <double>p[i]
+        t0[i] = c[i] - t1[i]
+    q1[0] = sum4(t1, n)
+    q0[0] = sum4(t0, n)
+
+
+cdef inline double sum4(const double* v, Py_ssize_t n) noexcept nogil:
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef Py_ssize_t k, n4 = n - (n % 4)
+    for k in range(0, n4, 4):
+        s0 += v[k]
+        s1 += v[k + 1]
+        s2 += v[k + 2]
+        s3 += v[k + 3]
     if n4 < n:
-        a0 += c[n4] * p[n4]
-        b0 += c[n4] * (1 - p[n4])
+        s0 += v[n4]
     if n4 + 1 < n:
-        a1 += c[n4 + 1] * p[n4 + 1]
-        b1 += c[n4 + 1] * (1 - p[n4 + 1])
+        s1 += v[n4 + 1]
     if n4 + 2 < n:
-        a2 += c[n4 + 2] * p[n4 + 2]
-        b2 += c[n4 + 2] * (1 - p[n4 + 2])
-    q1[0] = (a0 + a1) + (a2 + a3)
-    q0[0] = (b0 + b1) + (b2 + b3)
+        s2 += v[n4 + 2]
+    return (s0 + s1) + (s2 + s3)
 
 
 cdef int decide(const Pool* P, const unsigned char* p, double q0, double q1) noexcept nogil:
@@ -193,11 +201,16 @@ def wm_pass(const unsigned char[:, ::1] adv, const signed char[::1] y, double[::
     P.e0 = <long long*>malloc((n + 1) * sizeof(long long))
     P.b1 = <long long*>malloc((n + 65) * sizeof(long long))
     P.b0 = <long long*>malloc((n + 65) * sizeof(long long))
-    if P.e1 == NULL or P.e0 == NULL or P.b1 == NULL or P.b0 == NULL:
+    P.t1 = <double*>malloc((n + 1) * sizeof(double))
+    P.t0 = <double*>malloc((n + 1) * sizeof(double))
+    if P.e1 == NULL or P.e0 == NULL or P.b1 == NULL or P.b0 == NULL or P.t1 == NULL or \
+            P.t0 == NULL:
         free(P.e1)
         free(P.e0)
         free(P.b1)
         free(P.b0)
+        free(P.t1)
+        free(P.t0)
         raise MemoryError("WeightedMajority: no memory for the exact-comparison buffers")
     cdef const signed char* yp = &y[0] if y is not None else NULL
     cdef signed char* pp = &pred[0] if pred is not None else NULL
@@ -208,6 +221,8 @@ def wm_pass(const unsigned char[:, ::1] adv, const signed char[::1] y, double[::
     free(P.e0)
     free(P.b1)
     free(P.b0)
+    free(P.t1)
+    free(P.t0)
 
 
 def splitmix_uniforms(unsigned long long[::1] state, double[::1] out):
