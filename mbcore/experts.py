@@ -80,7 +80,9 @@ class _Pool(OnlineLearner):
     def weights_(self):
         """Each expert's weight relative to the best one (max = 1.0)."""
         self._check_fitted("weights_")
-        return np.exp2(self._l - self._l.max())
+        out = np.empty_like(self._l)
+        _k.terms(self._l - self._l.max(), out)   # 2**x exactly as the twin computes it
+        return out
 
     # -- advice -----------------------------------------------------------------------------
     def _advice_matrix(self, P, n):
@@ -134,9 +136,14 @@ class _Pool(OnlineLearner):
     def _learn(self, P, y, classes, record):
         self._validate_params()
         first = getattr(self, "classes_", None) is None
+        if not first and classes is not None:
+            cl = infer_classes(self._owner, (), classes)
+            if cl.tolist() != self.classes_.tolist():
+                raise ValueError(f"{self._owner}: classes={cl.tolist()!r} differs from the "
+                                 f"fitted classes {self.classes_.tolist()!r}")
+        if self.experts is not None:
+            return self._learn_pool_all_or_nothing(P, y, classes, first, record)
         try:
-            if self.experts is not None:
-                return self._learn_pool(P, y, classes, first, record)
             A = self._advice_matrix(P, None if first else self.n_experts_)
             if first:
                 if y is None:
@@ -161,8 +168,29 @@ class _Pool(OnlineLearner):
         upd = (adv != y01[:, None].astype(np.uint8)).any(axis=1).astype(np.uint8)
         return (2 * pred - 1).astype(np.int8), upd, yy
 
+    def _learn_pool_all_or_nothing(self, X, y, classes, first, record):
+        import copy
+        state = None if first else copy.deepcopy(
+            {k: v for k, v in self.__dict__.items() if k not in self._get_param_names()})
+        experts = copy.deepcopy(self.experts)
+        try:
+            return self._learn_pool(X, y, classes, first, record)
+        except BaseException:
+            for e, old in zip(self.experts, experts):  # the pool's learners too
+                e.__dict__.clear()
+                e.__dict__.update(old.__dict__)
+            if first:
+                self._reset()
+            else:
+                self.__dict__.update(state)
+            raise
+
     def _learn_pool(self, X, y, classes, first, record):
-        rows = list(X)
+        A = np.asarray(X)
+        if A.ndim != 2:
+            raise ValueError(f"{self._owner}: X must be 2-D (n_samples, n_features), got "
+                             f"ndim={A.ndim}")
+        rows = list(A)
         ys = np.asarray(y)
         if len(rows) != ys.shape[0]:
             raise ValueError(f"{self._owner}: X has {len(rows)} rows but y has {ys.shape[0]} "

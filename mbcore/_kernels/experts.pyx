@@ -56,6 +56,7 @@ cdef struct Pool:
     long long* b0
     double* t1
     double* t0
+    double* tc
 
 
 cdef void votes(const Pool* P, const unsigned char* p, double* q0, double* q1) noexcept nogil:
@@ -118,17 +119,46 @@ cdef int decide(const Pool* P, const unsigned char* p, double q0, double q1) noe
     return bits_ge_bits(P.b1, r1, P.b0, r0)
 
 
+cdef double max_log(const Pool* P) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef double L = P.l[0]
+    for i in range(1, P.n):
+        if P.l[i] > L:
+            L = P.l[i]
+    return L
+
+
 cdef void renormalize(Pool* P) noexcept nogil:
+    """L = max l and the cache recomputed (the state's cache and offset change)."""
+    cdef Py_ssize_t i
+    cdef double L = max_log(P)
+    P.aux[0] = L
+    for i in range(P.n):
+        P.c[i] = term(P.l[i] - L)
+
+
+cdef void round_votes(Pool* P, const unsigned char* p, int update, double* q0,
+                      double* q1) noexcept nogil:
+    """The votes of a round.  If the cached total is below 2**-600 the cache is renormalised
+    first (update rounds), or the votes are taken from a renormalised copy (predict: no state
+    change)."""
     cdef Py_ssize_t i
     cdef double L
-    if P.aux[1] < RENORM_BELOW:
-        L = P.l[0]
-        for i in range(1, P.n):
-            if P.l[i] > L:
-                L = P.l[i]
-        P.aux[0] = L
-        for i in range(P.n):
-            P.c[i] = term(P.l[i] - L)
+    cdef double* saved
+    votes(P, p, q0, q1)
+    if q0[0] + q1[0] >= RENORM_BELOW:
+        return
+    if update:
+        renormalize(P)
+        votes(P, p, q0, q1)
+        return
+    L = max_log(P)
+    saved = P.c
+    for i in range(P.n):
+        P.tc[i] = term(P.l[i] - L)
+    P.c = P.tc
+    votes(P, p, q0, q1)
+    P.c = saved
 
 
 cdef int wm_rounds(Pool* P, const unsigned char* adv, const signed char* y, Py_ssize_t rounds,
@@ -140,9 +170,7 @@ cdef int wm_rounds(Pool* P, const unsigned char* adv, const signed char* y, Py_s
     cdef int pr, yt, wrong, w
     for t in range(rounds):
         p = adv + t * P.n
-        if update:
-            renormalize(P)
-        votes(P, p, &q0, &q1)
+        round_votes(P, p, update, &q0, &q1)
         if share != NULL:
             share[t] = q1 / (q0 + q1)
             continue
@@ -163,7 +191,7 @@ cdef int wm_rounds(Pool* P, const unsigned char* adv, const signed char* y, Py_s
                 wrong |= w
                 P.m[i] += w
                 P.l[i] = P.l[i] + P.lb * w
-                P.c[i] = P.c[i] * (1.0 + w * (P.beta - 1.0))
+                P.c[i] = P.c[i] * (1.0 - w + w * P.beta)   # exact: 1 or beta
         else:
             for i in range(P.n):
                 if p[i] != yt:
@@ -203,14 +231,16 @@ def wm_pass(const unsigned char[:, ::1] adv, const signed char[::1] y, double[::
     P.b0 = <long long*>malloc((n + 65) * sizeof(long long))
     P.t1 = <double*>malloc((n + 1) * sizeof(double))
     P.t0 = <double*>malloc((n + 1) * sizeof(double))
+    P.tc = <double*>malloc((n + 1) * sizeof(double))
     if P.e1 == NULL or P.e0 == NULL or P.b1 == NULL or P.b0 == NULL or P.t1 == NULL or \
-            P.t0 == NULL:
+            P.t0 == NULL or P.tc == NULL:
         free(P.e1)
         free(P.e0)
         free(P.b1)
         free(P.b0)
         free(P.t1)
         free(P.t0)
+        free(P.tc)
         raise MemoryError("WeightedMajority: no memory for the exact-comparison buffers")
     cdef const signed char* yp = &y[0] if y is not None else NULL
     cdef signed char* pp = &pred[0] if pred is not None else NULL
@@ -223,6 +253,14 @@ def wm_pass(const unsigned char[:, ::1] adv, const signed char[::1] y, double[::
     free(P.b0)
     free(P.t1)
     free(P.t0)
+    free(P.tc)
+
+
+def terms(const double[::1] x, double[::1] out):
+    """out[i] = 2**x[i] as float64, as the twin computes it (for weights_)."""
+    cdef Py_ssize_t i
+    for i in range(x.shape[0]):
+        out[i] = term(x[i])
 
 
 def splitmix_uniforms(unsigned long long[::1] state, double[::1] out):

@@ -7,10 +7,11 @@ Numerics (the policy both twins follow)
 ---------------------------------------
 Expert i's weight is w_i = beta**m_i; it is kept as its base-2 logarithm l_i (l_i += log2(beta)
 on each of its mistakes), so no weight ever underflows to 0.  The sums use a cache
-``c_i = 2**(l_i - L)`` with a shared offset L: at the start of a round, if the previous round's
-total q0 + q1 was below 2**-600, L becomes max_i l_i and the cache is recomputed.  The votes are
-``q_v = sum_{i: P_i = v} c_i`` summed in expert order into four partial sums (expert i into
-s[i % 4], combined (s0 + s1) + (s2 + s3)).
+``c_i = 2**(l_i - L)`` with a shared offset L.  The votes are ``q_v = sum_{i: P_i = v} c_i``
+summed in expert order into four partial sums (expert i into s[i % 4], combined
+(s0 + s1) + (s2 + s3)).  If q0 + q1 < 2**-600, then in a learning round L becomes max_i l_i, the
+cache is recomputed and the votes are taken again; in predict the votes are taken from such a
+renormalised copy without changing the state.
 
 * Exact mode (beta a power of two, the default 1/2): every l_i is an integer and the prediction
   is exactly "1 iff sum_{P_i=1} 2**l_i >= sum_{P_i=0} 2**l_i" (the notes' q1 >= q0, ties to 1);
@@ -157,7 +158,12 @@ class _Pool:
         if ndim is not None and ndim != 2:
             raise ValueError(f"{o}: the experts' predictions must be 2-D (rounds x experts), "
                              f"got ndim={ndim}")
-        rows = [list(r) for r in P]
+        raw = list(P)
+        for r in raw:
+            if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
+                raise ValueError(f"{o}: the experts' predictions must be 2-D (rounds x experts), "
+                                 "got a row that is not a sequence")
+        rows = [list(r) for r in raw]
         if not rows:
             raise ValueError(f"{o}: no rounds given (0 rows)")
         width = len(rows[0])
@@ -219,9 +225,22 @@ class _Pool:
         return q0, q1
 
     def _renormalize(self):
-        if self._last_total < _RENORM_BELOW:
-            self._L = max(self._l)
-            self._c = [_term(v - self._L) for v in self._l]
+        self._L = max(self._l)
+        self._c = [_term(v - self._L) for v in self._l]
+
+    def _round_votes(self, p, update):
+        q0, q1 = self._votes(p)
+        if q0 + q1 >= _RENORM_BELOW:
+            return q0, q1
+        if update:
+            self._renormalize()
+            return self._votes(p)
+        L = max(self._l)
+        saved, self._c = self._c, [_term(v - L) for v in self._l]
+        try:
+            return self._votes(p)
+        finally:
+            self._c = saved
 
     def _deterministic(self, p, q0, q1):
         if self._exact_mode:
@@ -232,8 +251,7 @@ class _Pool:
 
     def _round(self, p, y):
         """One round: predict (0/1), learn y (0/1); returns (prediction, any expert wrong)."""
-        self._renormalize()
-        q0, q1 = self._votes(p)
+        q0, q1 = self._round_votes(p, True)
         pred = self._decide(p, q0, q1)
         self._last_total = q0 + q1
         wrong = False
@@ -261,12 +279,23 @@ class _Pool:
         return self
 
     def _learn(self, P, y, classes):
+        import copy
         self._validate_params()
         first = not self._is_fitted()
+        if not first and classes is not None:
+            cl = infer_classes(type(self).__name__, (), classes)
+            if cl != list(self.classes_):
+                raise ValueError(f"{type(self).__name__}: classes={cl!r} differs from the "
+                                 f"fitted classes {list(self.classes_)!r}")
         saved = None if first else self._state()
+        experts = copy.deepcopy(self.experts) if self.experts is not None else None
         try:
             preds = self._learn_rounds(P, y, classes, first)
         except BaseException:
+            if experts is not None:  # the pool's learners are restored too: all or nothing
+                for e, old in zip(self.experts, experts):
+                    e.__dict__.clear()
+                    e.__dict__.update(old.__dict__)
             if first:
                 for k in [k for k in vars(self) if k not in self._param_names()]:
                     delattr(self, k)
@@ -306,12 +335,16 @@ class _Pool:
             self._init_state(len(self.experts))
             self.n_experts_ = len(self.experts)
         neg, pos = self.classes_
+        yy = check_labels(o, ys, len(ys), self.classes_)  # all labels checked before learning
+        for r in rows:
+            if len(r) != len(rows[0]):
+                raise ValueError(f"{o}: X rows have different lengths")
         preds = []
-        for x, t in zip(rows, ys):
+        for x, t, yv in zip(rows, ys, yy):
             advice = [e.predict([x])[0] if getattr(e, "classes_", None) is not None else neg
                       for e in self.experts]
             p = self._encode_advice([advice])[0]
-            yi = 1 if check_labels(o, [t], 1, self.classes_)[0] > 0 else 0
+            yi = 1 if yv > 0 else 0
             preds.append(self._round(p, yi)[0])
             for e in self.experts:
                 e.partial_fit([x], [t], classes=list(self.classes_))
@@ -322,29 +355,32 @@ class _Pool:
         from a copy of its generator)."""
         self._check_fitted("predict")
         neg, pos = self.classes_
-        if self.experts is not None:
-            rows = [[e.predict([list(x)])[0] if getattr(e, "classes_", None) is not None
-                     else neg for e in self.experts] for x in P]
-        else:
-            rows = self._advice(P, self._n)
-        adv = self._encode_advice(rows)
+        adv = self._advice_for(P)
         saved = self._state()
         out = []
         try:
             for p in adv:
-                q0, q1 = self._votes(p)
+                q0, q1 = self._round_votes(p, False)
                 out.append(pos if self._decide(p, q0, q1) else neg)
         finally:
             self._restore(saved)
         return out
 
+    def _advice_for(self, P):
+        neg = self.classes_[0]
+        if self.experts is not None:
+            rows = [[e.predict([list(x)])[0] if getattr(e, "classes_", None) is not None
+                     else neg for e in self.experts] for x in P]
+        else:
+            rows = self._advice(P, self._n)
+        return self._encode_advice(rows)
+
     def decision_function(self, P):
         """q1 / (q0 + q1): the share of the weight on the positive label, per row."""
         self._check_fitted("decision_function")
-        rows = self._advice(P, self._n)
         out = []
-        for p in self._encode_advice(rows):
-            q0, q1 = self._votes(p)
+        for p in self._advice_for(P):
+            q0, q1 = self._round_votes(p, False)
             out.append(q1 / (q0 + q1))
         return out
 
