@@ -121,6 +121,18 @@ def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
     return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d)
 
 
+def check_shape(owner, A, n_features=None):
+    """A dense X must be 2-D, non-empty, with the fitted number of features."""
+    if A.ndim != 2:
+        raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={A.ndim}; "
+                         "use X.reshape(1, -1) for a single row")
+    if A.shape[0] == 0:
+        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+    if A.shape[1] == 0:
+        raise ValueError(f"{owner}: X has 0 features; at least one is required")
+    _feature_count(owner, A.shape[1], n_features)
+
+
 def check_X(owner, X, n_features=None, check_indices=True, keep_uint8=False):
     """Validate X once; returns a :class:`Batch` the kernels can trust (except finiteness, and
     except the CSR column indices with ``check_indices=False``, for kernels that check them).
@@ -146,14 +158,7 @@ def check_X(owner, X, n_features=None, check_indices=True, keep_uint8=False):
                 raise TypeError(f"{owner}: X must hold real numbers, got a value of type "
                                 f"{type(v).__name__} ({v!r})")
         A = A.astype(np.float64)
-    if A.ndim != 2:
-        raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={A.ndim}; "
-                         "use X.reshape(1, -1) for a single row")
-    if A.shape[0] == 0:
-        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
-    if A.shape[1] == 0:
-        raise ValueError(f"{owner}: X has 0 features; at least one is required")
-    _feature_count(owner, A.shape[1], n_features)
+    check_shape(owner, A, n_features)
     A = np.ascontiguousarray(_as_float(owner, A))
     return Batch(X=A, n=A.shape[0], d=A.shape[1])
 

@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from ._kernels import multiplicative as _k
-from ._validation import Batch, check_X
+from ._validation import Batch, check_shape, check_X
 from .base import OnlineLearner
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
@@ -209,16 +209,7 @@ class _Winnow(OnlineLearner):
 
 def _dense_boolean(owner, X, n_features):
     """A Boolean/unsigned dense array as a uint8 batch (no float copy)."""
-    if X.ndim != 2:
-        raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={X.ndim}; "
-                         "use X.reshape(1, -1) for a single row")
-    if X.shape[0] == 0:
-        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
-    if X.shape[1] == 0:
-        raise ValueError(f"{owner}: X has 0 features; at least one is required")
-    if n_features is not None and X.shape[1] != n_features:
-        raise ValueError(f"{owner}: X has {X.shape[1]} features, but the learner was fitted "
-                         f"with {n_features} features")
+    check_shape(owner, X, n_features)
     if X.dtype == np.bool_:
         A = X.view(np.uint8)
     elif X.dtype == np.uint8:
