@@ -15,17 +15,13 @@ import numpy as np
 from ._kernels import experts as _k
 from ._validation import encode_y, infer_classes
 from .base import OnlineLearner
+from .multiplicative import _finite, _pow2_exponent
 
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority"]
 
 
 _ADVICE_DTYPES = {np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.int32, np.int64,
                                          np.float32, np.float64)}
-
-
-def _pow2_exponent(v):
-    m, e = math.frexp(v)
-    return e - 1 if m == 0.5 else None
 
 
 class _Pool(OnlineLearner):
@@ -36,13 +32,7 @@ class _Pool(OnlineLearner):
     def _validate_params(self):
         o = self._owner
         b = self.beta
-        ok = isinstance(b, numbers.Real) and not isinstance(b, (bool, np.bool_))
-        if ok:
-            try:
-                ok = 0.0 < float(b) < 1.0
-            except OverflowError:
-                ok = False
-        if not ok:
+        if not (_finite(b) and 0.0 < b < 1.0):
             raise ValueError(f"{o}: parameter beta must be a real in (0, 1), got {b!r}")
         if self.experts is not None and (not isinstance(self.experts, (list, tuple))
                                          or len(self.experts) == 0):
@@ -58,7 +48,7 @@ class _Pool(OnlineLearner):
         self._l = np.zeros(n)
         self._m = np.zeros(n, dtype=np.int64)
         self._c = np.ones(n)
-        self._aux = np.array([0.0, float(n)])   # L, last round's total
+        self._aux = np.zeros(1)   # L: the offset of the weight cache
         self._rng = np.array([int(getattr(self, "random_state", 0) or 0) & ((1 << 64) - 1)],
                              dtype=np.uint64)
         self._counts = np.zeros(3, dtype=np.int64)

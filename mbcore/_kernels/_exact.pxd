@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""Exact arithmetic on sums of powers of two, shared by the multiplicative and experts kernels.
+"""Powers of two, exactly: 2**x as the twins define it, and exact arithmetic on sums of powers of
+two.  Shared by the multiplicative and experts kernels.
 
 A sum S = sum_k 2**e[k] (integer exponents) is turned into its binary representation (the
 strictly increasing list of its set bits) by sorting the exponents and adding with carries; two
@@ -7,7 +8,21 @@ such representations, or one and a float64, then compare exactly from the top bi
 """
 
 from libc.stdlib cimport qsort
-from libc.math cimport frexp, ldexp
+from libc.math cimport floor, frexp, ldexp, pow, INFINITY
+
+
+cdef inline double term(double x) noexcept nogil:
+    """2**x as float64 (mbref.multiplicative._term): exact for an integer x, 0.0 below 2**-1074,
+    inf above 2**1023, pow(2, x) otherwise."""
+    if x == -INFINITY:
+        return 0.0
+    if x == floor(x):
+        if x > 1023.0:
+            return INFINITY
+        if x >= -1074.0:
+            return ldexp(1.0, <int>x)
+        return 0.0
+    return pow(2.0, x)
 
 
 cdef inline int _cmp_ll(const void* a, const void* b) noexcept nogil:

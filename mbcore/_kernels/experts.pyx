@@ -5,25 +5,12 @@ renormalised by a fixed rule, votes in four partial sums, the exact vote compari
 (power-of-two beta), and the splitmix64 generator for randomized WM.
 """
 
-from libc.math cimport ldexp, pow, floor, INFINITY
+from libc.math cimport ldexp
 from libc.stdlib cimport malloc, free
 
-from ._exact cimport bits_ge_bits, carry_bits
+from ._exact cimport bits_ge_bits, carry_bits, term
 
 cdef double RENORM_BELOW = ldexp(1.0, -600)
-
-
-cdef inline double term(double x) noexcept nogil:
-    """2**x as float64 (mbref.experts._term)."""
-    if x == -INFINITY:
-        return 0.0
-    if x == floor(x):
-        if x > 1023.0:
-            return INFINITY
-        if x >= -1074.0:
-            return ldexp(1.0, <int>x)
-        return 0.0
-    return pow(2.0, x)
 
 
 cdef inline unsigned long long splitmix_next(unsigned long long* s) noexcept nogil:
@@ -48,7 +35,7 @@ cdef struct Pool:
     double* l
     long long* m
     double* c
-    double* aux          # [L, last_total]
+    double* aux          # [L]: the cache's offset
     unsigned long long* rng
     long long* e1
     long long* e0
@@ -179,7 +166,6 @@ cdef int wm_rounds(Pool* P, const unsigned char* adv, const signed char* y, Py_s
             pred[t] = pr
         if not update:
             continue
-        P.aux[1] = q0 + q1
         yt = y[t]
         wrong = 0
         if P.exact:

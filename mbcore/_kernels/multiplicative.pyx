@@ -9,11 +9,11 @@ a rigorous error bound settles almost every row; a row whose sum is within that 
 decided by exact binary addition of its powers of two.
 """
 
-from libc.math cimport ldexp, pow, floor, fabs, INFINITY
+from libc.math cimport fabs, INFINITY
 from libc.stdlib cimport malloc, free, realloc
 cimport cython
 
-from ._exact cimport bits_ge_double, carry_bits
+from ._exact cimport bits_ge_double, carry_bits, term
 
 ctypedef fused value_t:
     unsigned char
@@ -36,19 +36,6 @@ cdef struct WParams:
     double la
     double lb
     double theta
-
-
-cdef inline double term(double l) noexcept nogil:
-    """2**l as float64 (mbref.multiplicative._term)."""
-    if l == -INFINITY:
-        return 0.0
-    if l == floor(l):
-        if l > 1023.0:
-            return INFINITY
-        if l >= -1074.0:
-            return ldexp(1.0, <int>l)
-        return 0.0
-    return pow(2.0, l)
 
 
 cdef int exact_ge(long long* e, Py_ssize_t m, long long* bits, double theta) noexcept nogil:

@@ -26,6 +26,7 @@ import numbers
 from fractions import Fraction
 
 from .base import NotFittedError, infer_classes, check_labels
+from .multiplicative import _finite, _pow2_exponent, _term
 
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority", "SplitMix64"]
 
@@ -48,25 +49,6 @@ class SplitMix64:
 
     def uniform(self):
         return (self.next() >> 11) * (1.0 / 9007199254740992.0)
-
-
-def _term(x):
-    if x == -math.inf:
-        return 0.0
-    if x == int(x):
-        xi = int(x)
-        if xi > 1023:
-            return math.inf
-        return math.ldexp(1.0, xi) if xi >= -1074 else 0.0
-    try:
-        return 2.0 ** x
-    except OverflowError:
-        return math.inf
-
-
-def _pow2_exponent(v):
-    m, e = math.frexp(v)
-    return e - 1 if m == 0.5 else None
 
 
 class _Pool:
@@ -94,13 +76,7 @@ class _Pool:
     def _validate_params(self):
         o = type(self).__name__
         b = self.beta
-        ok = isinstance(b, numbers.Real) and not isinstance(b, bool)
-        if ok:
-            try:
-                ok = 0.0 < float(b) < 1.0
-            except OverflowError:
-                ok = False
-        if not ok:
+        if not (_finite(b) and 0.0 < b < 1.0):
             raise ValueError(f"{o}: parameter beta must be a real in (0, 1), got {b!r}")
         if self.experts is not None and (not isinstance(self.experts, (list, tuple))
                                          or len(self.experts) == 0):
@@ -204,17 +180,15 @@ class _Pool:
         self._m = [0] * n
         self._L = 0.0
         self._c = [1.0] * n
-        self._last_total = float(n)
         self._counts = [0, 0, 0]
         self._rng = SplitMix64(getattr(self, "random_state", 0) or 0)
 
     def _state(self):
-        return (list(self._l), list(self._m), self._L, list(self._c), self._last_total,
-                list(self._counts), self._rng.state)
+        return (list(self._l), list(self._m), self._L, list(self._c), list(self._counts),
+                self._rng.state)
 
     def _restore(self, s):
-        (self._l, self._m, self._L, self._c, self._last_total, self._counts,
-         self._rng.state) = s
+        (self._l, self._m, self._L, self._c, self._counts, self._rng.state) = s
 
     def _votes(self, p):
         s = [[0.0] * 4, [0.0] * 4]
@@ -253,7 +227,6 @@ class _Pool:
         """One round: predict (0/1), learn y (0/1); returns (prediction, any expert wrong)."""
         q0, q1 = self._round_votes(p, True)
         pred = self._decide(p, q0, q1)
-        self._last_total = q0 + q1
         wrong = False
         for i, v in enumerate(p):
             if v != y:
