@@ -21,7 +21,8 @@ import warnings
 
 import numpy as np
 
-__all__ = ["DATASETS", "describe", "load_mushrooms", "load_svmlight", "load_csv"]
+__all__ = ["DATASETS", "describe", "load_mushrooms", "load_tictactoe", "load_monks",
+           "load_svmlight", "load_csv"]
 
 DATASETS = {
     "mushrooms": {
@@ -48,7 +49,169 @@ DATASETS = {
         "n_samples": 8124,
         "n_features": 112,
     },
+    "tic-tac-toe": {
+        "summary": ("UCI Tic-Tac-Toe Endgame (Aha 1991), from AkashKumaravel/Dataset@6c637f2; "
+                    "9 squares x/o/b, 958 boards"),
+        "description": ("UCI Tic-Tac-Toe Endgame: 958 end positions, 9 categorical squares "
+                        "(x, o, b = blank), +1 = x has three in a row (626), -1 otherwise (332); "
+                        "not linearly separable in the 27 one-hot indicators."),
+        "citation": ("Aha, D. (1991). Tic-Tac-Toe Endgame [Dataset]. UCI Machine Learning "
+                     "Repository (Dua, D. and Graff, C. (2019), UCI Machine Learning Repository, "
+                     "Irvine, CA: University of California, School of Information and Computer "
+                     "Science)."),
+        "source": ("GitHub AkashKumaravel/Dataset@6c637f2f809cd28360cc4c769c6073245675d80a:"
+                   "tic-tac-toe.data; checked against the UCI row and class counts."),
+        "changes": ("The repository owner's header line was removed (958 rows, 25,866 bytes, "
+                    "md5 94ad0bb3bc7f39a2fd101ef86d173b65). Stored compressed with gzip -9n."),
+        "labels": "'positive' (626 rows) and 'negative' (332 rows); loaded as +1 / -1.",
+        "license": ("None stated by the file; UCI generally lists its datasets under CC BY 4.0 "
+                    "(not checked for this one)."),
+        "file": "tic-tac-toe.data.gz",
+        "loader": "load_tictactoe",
+        "n_samples": 958,
+        "n_features": 9,
+    },
+    "monks": {
+        "summary": ("UCI MONK's Problems 1-3 (Thrun et al. 1991), from "
+                    "vishwesh-D-kumar/NaiveBayesClassifier@e6aea3b; 6 categorical attributes"),
+        "description": ("UCI MONK's Problems: three targets over 6 categorical attributes "
+                        "(a1, a2, a4 in 1..3; a3, a6 in 1..2; a5 in 1..4); training sets of "
+                        "124 / 169 / 122 rows and test sets of all 432 points. MONK-1 = "
+                        "(a1 = a2) or (a5 = 1); MONK-2 = exactly two of ai = 1; MONK-3 = "
+                        "(a5 = 3 and a4 = 1) or (a5 != 4 and a2 != 3), 5% class noise in its "
+                        "training set."),
+        "citation": ("Thrun, S. et al. (1991). The MONK's Problems: a performance comparison of "
+                     "different learning algorithms. CMU-CS-91-197. UCI Machine Learning "
+                     "Repository (Dua, D. and Graff, C. (2019))."),
+        "source": ("GitHub vishwesh-D-kumar/NaiveBayesClassifier@"
+                   "e6aea3b308f2d73ac09aef48dd4e649f744a556a: monks-{1,2,3}.{train,test}; "
+                   "monks-1 checked identical to depoale/monk_1's copies."),
+        "changes": ("The owner's fake header line was removed from every file. Stored "
+                    "compressed with gzip -9n."),
+        "labels": "class 1 / 0 per the UCI files; loaded as +1 / -1.",
+        "license": ("None stated by the files; UCI generally lists its datasets under CC BY 4.0 "
+                    "(not checked for this one)."),
+        "file": "monks-{problem}.{split}.gz",
+        "loader": "load_monks",
+        "n_samples": "124 / 169 / 122 (train), 432 (test)",
+        "n_features": 6,
+    },
 }
+
+_TTT_VALUES = ("x", "o", "b")
+_MONKS_SIZES = {1: (124, 62), 2: (169, 64), 3: (122, 60)}   # train rows, positives
+_MONKS_VALUES = (3, 3, 2, 3, 4, 2)
+
+
+def _one_hot(C, values_per_column):
+    """Categorical codes (0-based, per column) -> uint8 one-hot columns, column by column."""
+    out = np.zeros((C.shape[0], sum(values_per_column)), dtype=np.uint8)
+    start = 0
+    for j, k in enumerate(values_per_column):
+        out[np.arange(C.shape[0]), start + C[:, j]] = 1
+        start += k
+    return out
+
+
+def load_tictactoe(encoding="categorical"):
+    """Load the bundled UCI Tic-Tac-Toe Endgame data.
+
+    958 final boards of games in which x moved first; each of the 9 squares (row by row) is
+    ``"x"``, ``"o"`` or ``"b"`` (blank).  The label is +1 when x has three in a row.
+    Provenance and citation: ``describe("tic-tac-toe")``.
+
+    Parameters
+    ----------
+    encoding : {"categorical", "boolean"}, default="categorical"
+        ``"categorical"``: X is an array of one-letter strings, shape (958, 9).  ``"boolean"``:
+        27 uint8 one-hot columns, column 3*i + k meaning "square i holds ("x", "o", "b")[k]".
+
+    Returns
+    -------
+    X : ndarray, y : ndarray of int64 (+1 positive: 626 rows, -1 negative: 332 rows)
+
+    Examples
+    --------
+    >>> X, y = load_tictactoe()
+    >>> X.shape, X[0].tolist(), int(y[0])
+    ((958, 9), ['x', 'x', 'x', 'x', 'o', 'o', 'x', 'o', 'o'], 1)
+    >>> load_tictactoe(encoding="boolean")[0].shape
+    (958, 27)
+    """
+    if encoding not in ("categorical", "boolean"):
+        raise ValueError(f"load_tictactoe: parameter encoding must be 'categorical' or "
+                         f"'boolean', got {encoding!r}")
+    info = DATASETS["tic-tac-toe"]
+    with _bundled(info["file"]).open("rb") as raw, \
+            gzip.open(raw, "rt", encoding="utf-8") as f:
+        rows = [line.strip().split(",") for line in f if line.strip()]
+    ok = len(rows) == info["n_samples"] and all(
+        len(r) == 10 and set(r[:9]) <= set(_TTT_VALUES) and r[9] in ("positive", "negative")
+        for r in rows)
+    if not ok:
+        raise OSError(f"the bundled file {info['file']} is damaged; reinstall mbcore")
+    X = np.array([r[:9] for r in rows])
+    y = np.array([1 if r[9] == "positive" else -1 for r in rows], dtype=np.int64)
+    if encoding == "boolean":
+        codes = np.searchsorted(np.array(["b", "o", "x"]), X)   # b=0, o=1, x=2
+        codes = 2 - codes                                        # x=0, o=1, b=2
+        return _one_hot(codes, [3] * 9), y
+    return X, y
+
+
+def load_monks(problem=1, split="train", encoding="categorical"):
+    """Load one of the bundled UCI MONK's Problems.
+
+    Six categorical attributes a1..a6 (a1, a2, a4 in 1..3; a3, a6 in 1..2; a5 in 1..4) and a
+    known target: MONK-1 = (a1 = a2) or (a5 = 1); MONK-2 = exactly two of the ai equal 1;
+    MONK-3 = (a5 = 3 and a4 = 1) or (a5 != 4 and a2 != 3), with 5% label noise in its training
+    set.  Each test set is the whole 432-point domain.  Provenance: ``describe("monks")``.
+
+    Parameters
+    ----------
+    problem : {1, 2, 3}, default=1
+    split : {"train", "test"}, default="train"
+    encoding : {"categorical", "boolean"}, default="categorical"
+        ``"categorical"``: X holds the values (int64, 1-based as in the UCI files), shape
+        (n, 6).  ``"boolean"``: 17 uint8 one-hot columns, attribute by attribute, value by
+        value (a1 = 1, a1 = 2, a1 = 3, a2 = 1, ...).
+
+    Returns
+    -------
+    X : ndarray, y : ndarray of int64 (+1 = class 1, -1 = class 0)
+
+    Examples
+    --------
+    >>> X, y = load_monks(1)
+    >>> X.shape, int((y == 1).sum())
+    ((124, 6), 62)
+    >>> bool(np.all((y == 1) == ((X[:, 0] == X[:, 1]) | (X[:, 4] == 1))))
+    True
+    """
+    if problem not in (1, 2, 3) or isinstance(problem, bool):
+        raise ValueError(f"load_monks: parameter problem must be 1, 2 or 3, got {problem!r}")
+    if split not in ("train", "test"):
+        raise ValueError(f"load_monks: parameter split must be 'train' or 'test', got "
+                         f"{split!r}")
+    if encoding not in ("categorical", "boolean"):
+        raise ValueError(f"load_monks: parameter encoding must be 'categorical' or 'boolean', "
+                         f"got {encoding!r}")
+    name = f"monks-{problem}.{split}.gz"
+    with _bundled(name).open("rb") as raw, gzip.open(raw, "rt", encoding="ascii") as f:
+        rows = [line.split() for line in f if line.strip()]
+    n = _MONKS_SIZES[problem][0] if split == "train" else 432
+    try:
+        y = np.array([int(r[0]) for r in rows], dtype=np.int64)
+        X = np.array([[int(v) for v in r[1:7]] for r in rows], dtype=np.int64)
+    except (ValueError, IndexError):
+        raise OSError(f"the bundled file {name} is damaged; reinstall mbcore") from None
+    if X.shape != (n, 6) or not np.isin(y, (0, 1)).all() or \
+            not ((X >= 1) & (X <= np.array(_MONKS_VALUES))).all():
+        raise OSError(f"the bundled file {name} is damaged; reinstall mbcore")
+    y = np.where(y == 1, 1, -1).astype(np.int64)
+    if encoding == "boolean":
+        return _one_hot(X - 1, list(_MONKS_VALUES)), y
+    return X, y
 
 
 def describe(name):
