@@ -18,12 +18,14 @@ except ImportError as exc:  # pragma: no cover - only without a build
 from .base import NotFittedError, OnlineLearner, clone
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
                      Perceptron)
-from .experts import RandomizedWeightedMajority, WeightedMajority
+from .experts import (PairSpecialists, RandomizedWeightedMajority, Specialists,
+                      WeightedMajority)
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
 from .online import OnlineRun, run_online
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
-           "WeightedMajority", "RandomizedWeightedMajority", "run_online", "OnlineRun", "OnlineLearner", "NotFittedError",
+           "WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
+           "run_online", "OnlineRun", "OnlineLearner", "NotFittedError",
            "clone"]
 __version__ = "0.1.0"

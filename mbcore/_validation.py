@@ -14,7 +14,8 @@ import numpy as np
 
 from ._kernels import linear as _klin
 
-__all__ = ["Batch", "check_X", "check_finite", "encode_y", "infer_classes", "NotFittedError"]
+__all__ = ["Batch", "check_X", "check_finite", "encode_y", "infer_classes", "infer_classes_multi",
+           "encode_codes", "NotFittedError"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -233,6 +234,60 @@ def infer_classes(owner, y, classes=None):
     raise ValueError(f"{owner}: cannot tell the two classes from y={uniq.tolist()!r} alone; "
                      "pass classes=[-1, 1], classes=[0, 1] or the two labels to the first "
                      "partial_fit")
+
+
+def infer_classes_multi(owner, y, classes=None):
+    """The classes, sorted: from ``classes`` (at least two) or from the labels seen (two or
+    more; one label alone names its pair as for the binary learners)."""
+    if classes is not None:
+        if isinstance(classes, (str, bytes)):
+            raise ValueError(f"{owner}: classes must be a list of at least two labels, got "
+                             f"{classes!r}")
+        cl = np.unique(np.asarray(classes))
+        if cl.shape[0] < 2:
+            raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
+                             f"{cl.tolist()!r}")
+        return cl
+    ya = np.asarray(y)
+    if ya.dtype.kind == "f" and np.isnan(ya).any():
+        raise ValueError(f"{owner}: the labels contain NaN")
+    uniq = np.unique(ya)
+    if uniq.shape[0] >= 2:
+        return uniq
+    return infer_classes(owner, uniq)
+
+
+def encode_codes(owner, A, classes, what):
+    """Labels -> class indices (int32, positions in the sorted ``classes``); ``what(index)``
+    names the first value outside the classes for the error message."""
+    A = np.asarray(A)
+    if A.dtype.kind == "f" and np.isnan(A).any():
+        bad = tuple(np.argwhere(np.isnan(A))[0])
+        raise ValueError(f"{owner}: {what(bad)} is NaN")
+    try:
+        idx = np.searchsorted(classes, A)
+    except TypeError:
+        idx = None
+    if idx is not None:
+        idx = np.minimum(idx, classes.shape[0] - 1)
+        ok = np.asarray(classes[idx] == A)
+    if idx is None or ok.shape != A.shape or not ok.all():
+        if idx is None or ok.shape != A.shape:
+            flat = A.ravel()
+            index = {_key(c): k for k, c in enumerate(classes)}
+            codes = np.empty(flat.shape[0], dtype=np.int32)
+            for j, v in enumerate(flat):
+                k = index.get(_key(v))
+                if k is None:
+                    bad = np.unravel_index(j, A.shape)
+                    raise ValueError(f"{owner}: {what(tuple(int(b) for b in bad))} is "
+                                     f"{_key(v)!r}, outside the labels {classes.tolist()!r}")
+                codes[j] = k
+            return codes.reshape(A.shape)
+        bad = tuple(int(b) for b in np.argwhere(~ok)[0])
+        raise ValueError(f"{owner}: {what(bad)} is {_key(A[bad])!r}, outside the labels "
+                         f"{classes.tolist()!r}")
+    return idx.astype(np.int32)
 
 
 _LABEL_DTYPES = {np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,

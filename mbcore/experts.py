@@ -13,11 +13,28 @@ import numbers
 import numpy as np
 
 from ._kernels import experts as _k
-from ._validation import encode_y, infer_classes
+from ._validation import encode_codes, encode_y, infer_classes_multi
 from .base import OnlineLearner
 from .multiplicative import _finite, _pow2_exponent
 
-__all__ = ["WeightedMajority", "RandomizedWeightedMajority"]
+__all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists"]
+
+
+def _all_labels(A, y):
+    """Every label in the advice and in y, as one 1-D array (for inferring the classes)."""
+    ya = np.asarray(y).ravel()
+    if A.dtype == ya.dtype or (A.dtype.kind in "biuf" and ya.dtype.kind in "biuf"):
+        return np.concatenate([A.ravel(), ya])
+    values = [v.item() if isinstance(v, np.generic) else v for v in A.ravel().tolist() +
+              ya.tolist()]
+    kinds = {str if isinstance(v, str) else bytes if isinstance(v, bytes) else
+             bool if isinstance(v, bool) else numbers.Real if isinstance(v, numbers.Real)
+             else object for v in values}
+    if len(kinds) == 1 and object not in kinds:
+        return np.array(values)          # one kind of label: no silent coercion
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 _ADVICE_DTYPES = {np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.int32, np.int64,
@@ -53,6 +70,7 @@ class _Pool(OnlineLearner):
                              dtype=np.uint64)
         self._counts = np.zeros(3, dtype=np.int64)
         self.n_experts_ = n
+        self._multi = len(self.classes_) > 2
 
     @property
     def expert_mistakes_(self):
@@ -94,6 +112,11 @@ class _Pool(OnlineLearner):
         return A
 
     def _encode_advice(self, A):
+        if self._multi:
+            codes = encode_codes(self._owner, A, self.classes_,
+                                 lambda b: f"the prediction of expert {b[1]} in round {b[0]}")
+            return np.ascontiguousarray(codes, dtype=np.uint8 if len(self.classes_) <= 255
+                                        else np.int32)
         neg, pos = self.classes_[0], self.classes_[1]
         if A.dtype in _ADVICE_DTYPES and A.dtype.kind in "iuf":
             try:
@@ -116,6 +139,30 @@ class _Pool(OnlineLearner):
                              f"the labels {[neg.item(), pos.item()]!r}")
         return np.ascontiguousarray(is_pos, dtype=np.uint8)
 
+    def _encode_y_multi(self, y, n):
+        o = self._owner
+        if y is None:
+            raise TypeError(f"{o}: y must be a 1-D array-like of labels, got None")
+        if isinstance(y, (str, bytes)):
+            raise TypeError(f"{o}: y must be a 1-D array-like of labels, got a string")
+        ya = np.asarray(y)
+        if ya.ndim != 1:
+            raise ValueError(f"{o}: y must be 1-D, got ndim={ya.ndim}")
+        if ya.shape[0] != n:
+            raise ValueError(f"{o}: {n} rounds but y has {ya.shape[0]} labels")
+        return encode_codes(o, ya, self.classes_, lambda b: f"y[{b[0]}]")
+
+    def _record_labels(self, pred):
+        if self._multi:
+            return self.classes_[pred]
+        return self._labels(pred > 0)
+
+    def _kernel_multi(self, adv, yy, pred, update, share=None, rng=None):
+        _k.wm_multi_pass(adv, yy, self._l, self._m, self._c, self._aux,
+                         self._rng if rng is None else rng, self._counts, self._lb,
+                         float(self.beta), self._exact_mode, self._randomized,
+                         len(self.classes_), pred, update, share)
+
     # -- the protocol -------------------------------------------------------------------------
     def _kernel(self, adv, yy01, pred, update, share=None, rng=None):
         _k.wm_pass(adv, yy01, self._l, self._m, self._c, self._aux,
@@ -127,7 +174,7 @@ class _Pool(OnlineLearner):
         self._validate_params()
         first = getattr(self, "classes_", None) is None
         if not first and classes is not None:
-            cl = infer_classes(self._owner, (), classes)
+            cl = infer_classes_multi(self._owner, (), classes)
             if cl.tolist() != self.classes_.tolist():
                 raise ValueError(f"{self._owner}: classes={cl.tolist()!r} differs from the "
                                  f"fitted classes {self.classes_.tolist()!r}")
@@ -139,17 +186,27 @@ class _Pool(OnlineLearner):
                 if y is None:
                     raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got "
                                     "None")
-                cl = infer_classes(self._owner, None if classes is not None else
-                                   np.concatenate([A.ravel(), np.asarray(y).ravel()]), classes)
+                cl = infer_classes_multi(self._owner, None if classes is not None else
+                                         _all_labels(A, y), classes)
                 self.classes_ = cl
                 self.n_features_in_ = A.shape[1]
                 self._init_state(A.shape[1])
-            yy = encode_y(self._owner, y, A.shape[0], self.classes_)
-            adv = self._encode_advice(A)
+            if self._multi:
+                yy = self._encode_y_multi(y, A.shape[0])
+                adv = self._encode_advice(A)
+            else:
+                yy = encode_y(self._owner, y, A.shape[0], self.classes_)
+                adv = self._encode_advice(A)
         except BaseException:
             if first:
                 self._reset()
             raise
+        if self._multi:
+            pred = np.empty(A.shape[0], dtype=np.int32)
+            self._kernel_multi(adv, yy, pred, True)
+            if not record:
+                return None
+            return pred, (adv != yy[:, None]).any(axis=1), yy
         y01 = (yy > 0).astype(np.int8)
         pred = np.empty(A.shape[0], dtype=np.int8)
         self._kernel(adv, y01, pred, True)
@@ -186,20 +243,30 @@ class _Pool(OnlineLearner):
             raise ValueError(f"{self._owner}: X has {len(rows)} rows but y has {ys.shape[0]} "
                              "labels")
         if first:
-            self.classes_ = infer_classes(self._owner, ys, classes)
+            self.classes_ = infer_classes_multi(self._owner, ys, classes)
             self.n_features_in_ = len(self.experts)
             self._init_state(len(self.experts))
-        yy = encode_y(self._owner, ys, ys.shape[0], self.classes_)
+        if self._multi:
+            yy = self._encode_y_multi(ys, ys.shape[0])
+        else:
+            yy = encode_y(self._owner, ys, ys.shape[0], self.classes_)
         neg = self.classes_[0]
-        preds, upds = np.empty(len(rows), dtype=np.int8), np.empty(len(rows), dtype=np.uint8)
+        preds = np.empty(len(rows), dtype=np.int32 if self._multi else np.int8)
+        upds = np.empty(len(rows), dtype=np.uint8)
         for t, x in enumerate(rows):
             advice = np.array([[e.predict([x])[0] if getattr(e, "classes_", None) is not None
                                 else neg for e in self.experts]])
             adv = self._encode_advice(advice)
-            y01 = np.array([1 if yy[t] > 0 else 0], dtype=np.int8)
-            p = np.empty(1, dtype=np.int8)
-            self._kernel(adv, y01, p, True)
-            preds[t] = 2 * p[0] - 1
+            if self._multi:
+                y01 = yy[t:t + 1]
+                p = np.empty(1, dtype=np.int32)
+                self._kernel_multi(adv, y01, p, True)
+                preds[t] = p[0]
+            else:
+                y01 = np.array([1 if yy[t] > 0 else 0], dtype=np.int8)
+                p = np.empty(1, dtype=np.int8)
+                self._kernel(adv, y01, p, True)
+                preds[t] = 2 * p[0] - 1
             upds[t] = bool((adv[0] != y01[0]).any())
             for e in self.experts:
                 e.partial_fit([x], [ys[t]], classes=list(self.classes_))
@@ -245,14 +312,23 @@ class _Pool(OnlineLearner):
         from a copy of its generator)."""
         self._check_fitted("predict")
         adv = self._advice_for(P)
+        if self._multi:
+            pred = np.empty(adv.shape[0], dtype=np.int32)
+            self._kernel_multi(adv, None, pred, False, rng=self._rng.copy())
+            return self.classes_[pred]
         pred = np.empty(adv.shape[0], dtype=np.int8)
         self._kernel(adv, None, pred, False, rng=self._rng.copy())
         return self._labels(pred > 0)
 
     def decision_function(self, P):
-        """q1 / (q0 + q1): the share of the weight on the positive label, per row."""
+        """The share of the weight on each class, per row: for two labels q1 / (q0 + q1) (the
+        positive label's share, shape (n_rounds,)), else q_v / T, shape (n_rounds, n_classes)."""
         self._check_fitted("decision_function")
         adv = self._advice_for(P)
+        if self._multi:
+            out = np.empty((adv.shape[0], len(self.classes_)))
+            self._kernel_multi(adv, None, None, False, share=out, rng=self._rng.copy())
+            return out
         out = np.empty(adv.shape[0])
         self._kernel(adv, None, None, False, share=out, rng=self._rng.copy())
         return out
@@ -359,3 +435,617 @@ class RandomizedWeightedMajority(_Pool):
         if isinstance(r, (bool, np.bool_)) or not isinstance(r, numbers.Integral) or r < 0:
             raise ValueError(f"{self._owner}: parameter random_state must be an integer >= 0, "
                              f"got {r!r}")
+
+
+class Specialists(OnlineLearner):
+    __doc__ = """Specialists (sleeping experts) combined as in Blum's calendar study.
+
+    Update rule (Blum 1997; Angluin lecture 20): in each round some specialists are awake (the
+    ``awake`` mask) and vote for a class.  Predict the class with the largest total weight of
+    the awake voters (ties go to the later class in ``classes_``; if nobody votes, the most
+    frequent label so far).  On a mistake, every awake voter that was wrong is multiplied by
+    ``demote`` (½) and every awake voter that was right by ``promote`` (3/2); otherwise nothing
+    changes.  Every specialist starts with weight 1.
+
+    Mistake bound: if some r specialists never vote wrongly and in every round at least one of
+    them votes, then M ≤ r · log_promote(n) for n specialists (M ≤ 1.71 r log₂ n for ½, 3/2;
+    it needs demote + promote ≤ 2, so that no mistake increases the awake weight).
+
+    Parameters
+    ----------
+    demote : float in (0, 1), default=0.5
+    promote : float >= 1, default=1.5
+    threshold : float in [0, 1], default=0.0
+        Coverage option (Blum 1997): a round counts as *covered* only if the top class holds
+        at least this share of the awake voters' weight.  Learning is unchanged; the coverage
+        and the mistakes in covered rounds are reported (``coverage_``, ``covered_mistakes_``)
+        and ``predict_covered`` tells which predictions to trust.
+    prune_below : float in (0, 1) or None, default=None
+        Prune low-weight specialists: one whose weight falls below this value is asleep for
+        good (``pruned_``).
+
+    Attributes
+    ----------
+    expert_mistakes_ : ndarray of shape (n_experts,)
+        Wrong votes of each specialist (in every round it voted, mistake of the learner or not).
+    log2_weights_ : ndarray, weights_ : ndarray (relative to the largest)
+    coverage_ : float, n_covered_ : int, covered_mistakes_ : int
+    pruned_ : ndarray of bool
+    mistakes_, updates_ (rounds in which weights changed), n_seen_, classes_, n_experts_
+
+    Notes
+    -----
+    Numerics: a weight is demote**d · promote**p, kept as the two counts; log₂ of it is
+    recomputed from the counts (no rounding accumulates over 10⁸ rounds, and it never
+    underflows), split into an integer exponent and a cached mantissa, and each round's votes
+    are summed relative to the round's largest exponent, so the top term is in [1, 2).  When
+    both factors are powers of two the prediction is exact (as for Weighted Majority).  The
+    twin ``mbref.Specialists`` defines the arithmetic.
+
+    Examples
+    --------
+    On the mushrooms, one specialist per (feature, label): "if feature j is present, the
+    mushroom is edible" and "... poisonous", awake on the rows where feature j is present.
+
+    >>> import numpy as np
+    >>> from mbcore import Specialists
+    >>> from mbcore.datasets import load_mushrooms
+    >>> X, y = load_mushrooms(encoding="boolean")
+    >>> P = np.tile(np.r_[np.ones(112, int), -np.ones(112, int)], (len(y), 1))
+    >>> awake = np.hstack([X, X]).astype(bool)
+    >>> sp = Specialists().partial_fit(P, y, awake=awake)
+    >>> bool(sp.mistakes_ < 0.05 * len(y))
+    True
+    >>> cautious = Specialists(threshold=0.9).partial_fit(P, y, awake=awake)
+    >>> bool(cautious.covered_mistakes_ <= cautious.mistakes_), cautious.coverage_ < 1.0
+    (True, True)
+    """
+
+    def __init__(self, demote=0.5, promote=1.5, threshold=0.0, prune_below=None):
+        self.demote = demote
+        self.promote = promote
+        self.threshold = threshold
+        self.prune_below = prune_below
+
+    def _validate_params(self):
+        o = self._owner
+        d, p, t, b = self.demote, self.promote, self.threshold, self.prune_below
+        if not (_finite(d) and 0.0 < d < 1.0):
+            raise ValueError(f"{o}: parameter demote must be a real in (0, 1), got {d!r}")
+        if not (_finite(p) and 1.0 <= p <= 2.0 ** 64):
+            raise ValueError(f"{o}: parameter promote must be a real >= 1, got {p!r}")
+        if not (_finite(t) and 0.0 <= t <= 1.0):
+            raise ValueError(f"{o}: parameter threshold must be a real in [0, 1], got {t!r}")
+        if b is not None and not (_finite(b) and 0.0 < b < 1.0):
+            raise ValueError(f"{o}: parameter prune_below must be None or a real in (0, 1), "
+                             f"got {b!r}")
+
+    # -- state ------------------------------------------------------------------------------
+    def _init_state(self, n):
+        kd, kp = _pow2_exponent(float(self.demote)), _pow2_exponent(float(self.promote))
+        self._ld = float(kd) if kd is not None else math.log2(float(self.demote))
+        self._lp = float(kp) if kp is not None else math.log2(float(self.promote))
+        self._exact_mode = kd is not None and kp is not None
+        self._prune_l = (0.0 if self.prune_below is None
+                         else math.log2(float(self.prune_below)))
+        self._n = 0
+        self._nd = np.zeros(0, dtype=np.int64)
+        self._np = np.zeros(0, dtype=np.int64)
+        self._l = np.zeros(0)
+        self._e = np.zeros(0)
+        self._c = np.zeros(0)
+        self._alive = np.zeros(0, dtype=np.uint8)
+        self._m = np.zeros(0, dtype=np.int64)
+        self._label_counts = np.zeros(len(self.classes_), dtype=np.int64)
+        self._counts = np.zeros(5, dtype=np.int64)
+        self._grow(n)
+
+    _GROWN = ("_nd", "_np", "_l", "_e", "_c", "_alive", "_m")
+
+    def _grow(self, n):
+        """Room for n specialists (new ones: weight 1, alive); capacity doubles."""
+        cap = self._l.shape[0]
+        if n > cap:
+            new = max(n, 2 * cap, 16)
+            for name in self._GROWN:
+                old = getattr(self, name)
+                a = np.zeros(new, dtype=old.dtype)
+                a[:cap] = old
+                if name in ("_c", "_alive"):
+                    a[cap:] = 1
+                setattr(self, name, a)
+            self._grow_more(cap, new)
+        self._n = max(self._n, n)
+
+    def _grow_more(self, cap, new):
+        pass
+
+    @property
+    def expert_mistakes_(self):
+        """Wrong votes of each specialist so far."""
+        self._check_fitted("expert_mistakes_")
+        return self._m[:self._n].copy()
+
+    @property
+    def log2_weights_(self):
+        """log2 of each specialist's weight."""
+        self._check_fitted("log2_weights_")
+        return self._l[:self._n].copy()
+
+    @property
+    def weights_(self):
+        """Each specialist's weight relative to the largest (max = 1.0)."""
+        self._check_fitted("weights_")
+        l = self._l[:self._n]
+        out = np.empty_like(l)
+        _k.terms(l - l.max(), out)
+        return out
+
+    @property
+    def pruned_(self):
+        """Which specialists were pruned (asleep for good)."""
+        self._check_fitted("pruned_")
+        return self._alive[:self._n] == 0
+
+    @property
+    def coverage_(self):
+        """The share of rounds in which the learner committed to a prediction (some
+        specialist voted and the top class held at least ``threshold`` of the awake weight)."""
+        self._check_fitted("coverage_")
+        return float(self._counts[3] / self._counts[0]) if self._counts[0] else 0.0
+
+    @property
+    def n_covered_(self):
+        self._check_fitted("n_covered_")
+        return int(self._counts[3])
+
+    @property
+    def covered_mistakes_(self):
+        """Mistakes made in covered rounds."""
+        self._check_fitted("covered_mistakes_")
+        return int(self._counts[4])
+
+    # -- the kernel -------------------------------------------------------------------------
+    def _pass(self, indptr, ids, codes, yy, pred, covered, update, updated=None, hist=None):
+        h = hist if hist is not None else (None, None, None)
+        _k.specialists_pass(indptr, ids, codes, yy, self._nd, self._np, self._l, self._e,
+                            self._c, self._alive, self._m, self._label_counts, self._counts,
+                            self._ld, self._lp, self._exact_mode, float(self.threshold),
+                            self.prune_below is not None, self._prune_l, len(self.classes_),
+                            pred, covered, update, h[0], h[1], h[2], updated)
+
+    # -- input ------------------------------------------------------------------------------
+    def _rounds(self, P, awake, n):
+        """(P array, the awake mask as bool) after the shape checks."""
+        o = self._owner
+        if P is None or isinstance(P, (str, bytes)):
+            raise TypeError(f"{o}: the specialists' predictions must be a 2-D array-like "
+                            f"(rounds x specialists), got {type(P).__name__}")
+        A = np.asarray(P)
+        if A.ndim != 2:
+            raise ValueError(f"{o}: the specialists' predictions must be 2-D (rounds x "
+                             f"specialists), got ndim={A.ndim}")
+        if A.shape[0] == 0:
+            raise ValueError(f"{o}: no rounds given (0 rows)")
+        if A.shape[1] == 0:
+            raise ValueError(f"{o}: no specialists (0 columns)")
+        if n is not None and A.shape[1] != n:
+            raise ValueError(f"{o}: {A.shape[1]} specialist predictions per round, but the "
+                             f"learner has {n} specialists")
+        if awake is None:
+            return A, np.ones(A.shape, dtype=bool)
+        if isinstance(awake, (str, bytes)):
+            raise ValueError(f"{o}: awake must be a 2-D mask (rounds x specialists) like P")
+        W = np.asarray(awake)
+        if W.shape != A.shape:
+            raise ValueError(f"{o}: awake has shape {W.shape}, but P has shape {A.shape}; "
+                             "they must match")
+        if W.dtype != bool:
+            if W.dtype.kind not in "iu" or ((W != 0) & (W != 1)).any():
+                bad = W.ravel()[0] if W.dtype.kind not in "iu" else \
+                    W[(W != 0) & (W != 1)][0]
+                raise ValueError(f"{o}: awake must hold booleans (or 0/1), got "
+                                 f"{bad.item() if hasattr(bad, 'item') else bad!r}")
+            W = W.astype(bool)
+        return A, W
+
+    def _sparse_rounds(self, A, W):
+        rows, cols = np.nonzero(W)
+        indptr = np.zeros(A.shape[0] + 1, dtype=np.int64)
+        np.cumsum(W.sum(axis=1), out=indptr[1:])
+        codes = encode_codes(self._owner, A[rows, cols], self.classes_,
+                             lambda b: f"the prediction of specialist {cols[b[0]]} in round "
+                                       f"{rows[b[0]]}")
+        return indptr, cols.astype(np.int64), np.ascontiguousarray(codes, dtype=np.int32)
+
+    def _encode_y_multi(self, y, n):
+        return _Pool._encode_y_multi(self, y, n)
+
+    def _record_labels(self, pred):
+        return self.classes_[pred]
+
+    # -- the protocol -------------------------------------------------------------------------
+    def partial_fit(self, P, y, awake=None, classes=None):
+        """One round per row: the awake specialists vote, the learner predicts, and on a
+        mistake the voters are demoted (wrong) or promoted (right).
+
+        Parameters
+        ----------
+        P : array-like of shape (n_rounds, n_specialists)
+            Each specialist's predicted label (entries of sleeping specialists are ignored).
+        y : array-like of shape (n_rounds,)
+        awake : array-like of bool, shape (n_rounds, n_specialists), optional (all awake)
+        classes : the labels, optional (at least two)
+
+        Returns
+        -------
+        self
+        """
+        self._learn(P, y, classes, False, awake)
+        return self
+
+    def _online(self, P, y, classes=None, awake=None):
+        return self._learn(P, y, classes, True, awake)
+
+    def fit(self, P, y, awake=None, classes=None):
+        """Reset, then one online pass."""
+        self._reset()
+        return self.partial_fit(P, y, awake=awake, classes=classes)
+
+    def _check_classes(self, classes):
+        if classes is not None and getattr(self, "classes_", None) is not None:
+            cl = infer_classes_multi(self._owner, (), classes)
+            if cl.tolist() != self.classes_.tolist():
+                raise ValueError(f"{self._owner}: classes={cl.tolist()!r} differs from the "
+                                 f"fitted classes {self.classes_.tolist()!r}")
+
+    def _learn(self, P, y, classes, record, awake=None):
+        self._validate_params()
+        self._check_classes(classes)
+        first = getattr(self, "classes_", None) is None
+        try:
+            A, W = self._rounds(P, awake, None if first else self.n_experts_)
+            if first:
+                if y is None:
+                    raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, "
+                                    "got None")
+                self.classes_ = infer_classes_multi(
+                    self._owner, None if classes is not None else _all_labels(A[W][None, :], y),
+                    classes)
+                self.n_experts_ = A.shape[1]
+                self.n_features_in_ = A.shape[1]
+                self._init_state(A.shape[1])
+            yy = self._encode_y_multi(y, A.shape[0])
+            indptr, ids, codes = self._sparse_rounds(A, W)
+        except BaseException:
+            if first:
+                self._reset()
+            raise
+        return self._run(indptr, ids, codes, yy, record)
+
+    def _run(self, indptr, ids, codes, yy, record, hist=None):
+        n = yy.shape[0]
+        pred = np.empty(n, dtype=np.int32)
+        upd = np.empty(n, dtype=np.uint8) if record else None
+        self._pass(indptr, ids, codes, yy, pred, None, True, upd, hist)
+        return (pred, upd, yy) if record else None
+
+    def _predictions(self, P, awake):
+        self._check_fitted("predict")
+        A, W = self._rounds(P, awake, self.n_experts_)
+        indptr, ids, codes = self._sparse_rounds(A, W)
+        return self._predict_rounds(indptr, ids, codes)
+
+    def _predict_rounds(self, indptr, ids, codes, hist=None):
+        n = indptr.shape[0] - 1
+        pred = np.empty(n, dtype=np.int32)
+        cov = np.empty(n, dtype=np.uint8)
+        self._pass(indptr, ids, codes, None, pred, cov, False, None, hist)
+        return pred, cov.astype(bool)
+
+    def predict(self, P, awake=None):
+        """The prediction for each round (no state change): the top class of the awake
+        voters, or the most frequent label so far when nobody votes."""
+        return self.classes_[self._predictions(P, awake)[0]]
+
+    def predict_covered(self, P, awake=None):
+        """(predictions, covered): whether the learner would commit to each prediction (some
+        specialist votes and the top class holds at least ``threshold`` of their weight)."""
+        pred, cov = self._predictions(P, awake)
+        return self.classes_[pred], cov
+
+    def score(self, P, y, awake=None):
+        """Accuracy of predict(P, awake) on y."""
+        return float(np.mean(self.predict(P, awake) == np.asarray(y)))
+
+
+class PairSpecialists(Specialists):
+    __doc__ = """Blum's pair-of-attribute specialists over categorical data.
+
+    Rule (Blum 1997; Angluin lecture 20): for rows of d categorical attributes, there is one
+    specialist per pair of conditions (a = u, b = v), a < b, created the first time that pair
+    of values occurs (weight 1).  It is awake on the rows that satisfy both conditions and
+    votes for the most frequent label among the last ``history`` labels of the rows on which
+    it was awake (ties: the most recent of the tied labels); with no history yet it abstains.
+    The votes are combined by ``Specialists`` (½ wrong, 3/2 right on a mistake; the coverage
+    threshold and pruning options); after each row its label joins the history of every awake
+    specialist.
+
+    Mistake bound: that of ``Specialists``, with n the number of specialists created
+    (≤ C(d, 2) · (values per attribute)²), for streams on which some r specialists never vote
+    wrongly and one of them votes in every round.
+
+    Parameters
+    ----------
+    history : int in [1, 255], default=5
+    demote, promote, threshold, prune_below : as for ``Specialists``
+
+    Attributes
+    ----------
+    specialists_ : list of ((a, value_a), (b, value_b)), in order of creation
+    n_specialists_ : int
+    n_attributes_ : int
+    expert_mistakes_, log2_weights_, weights_, pruned_, coverage_, n_covered_,
+    covered_mistakes_, mistakes_, updates_, n_seen_, classes_
+
+    Examples
+    --------
+    MONK-1's target is (a1 = a2) or (a5 = 1): some pairs of conditions decide it.  Two passes
+    over the 432 points of its domain:
+
+    >>> from mbcore import PairSpecialists, run_online
+    >>> from mbcore.datasets import load_monks
+    >>> X, y = load_monks(1, split="test")
+    >>> ps = PairSpecialists()
+    >>> first, second = run_online(ps, X, y), run_online(ps, X, y)
+    >>> ps.n_specialists_   # sum over the 15 pairs of attributes of |values a| x |values b|
+    119
+    >>> ps.specialists_[0]
+    ((0, 1), (1, 1))
+    >>> bool(first.mistakes < 0.15 * len(y)), bool(second.mistakes < first.mistakes)
+    (True, True)
+    """
+
+    def __init__(self, history=5, demote=0.5, promote=1.5, threshold=0.0, prune_below=None):
+        self.history = history
+        self.demote = demote
+        self.promote = promote
+        self.threshold = threshold
+        self.prune_below = prune_below
+
+    def _validate_params(self):
+        super()._validate_params()
+        h = self.history
+        if isinstance(h, (bool, np.bool_)) or not isinstance(h, numbers.Integral) or \
+                not 1 <= h <= 255:
+            raise ValueError(f"{self._owner}: parameter history must be an integer in "
+                             f"[1, 255], got {h!r}")
+
+    def _init_state(self, n):
+        H = int(self.history)
+        self._hist = np.zeros((0, H), dtype=np.int32)
+        self._hcnt = np.zeros(0, dtype=np.int32)
+        self._hnext = np.zeros(0, dtype=np.int32)
+        self._cats = [dict() for _ in range(self.n_attributes_)]   # value -> code
+        self._cat_values = [[] for _ in range(self.n_attributes_)]  # code -> value
+        self._keys_sorted = np.zeros(0, dtype=np.int64)
+        self._ids_sorted = np.zeros(0, dtype=np.int64)
+        self._keys = np.zeros(0, dtype=np.int64)                     # by id
+        super()._init_state(n)
+
+    def _grow_more(self, cap, new):
+        for name in ("_hist", "_hcnt", "_hnext"):
+            old = getattr(self, name)
+            a = np.zeros((new,) + old.shape[1:], dtype=old.dtype)
+            a[:cap] = old[:cap]
+            setattr(self, name, a)
+
+    @property
+    def n_specialists_(self):
+        self._check_fitted("n_specialists_")
+        return int(self._n)
+
+    @property
+    def specialists_(self):
+        """The specialists in order of creation, as ((a, value_a), (b, value_b))."""
+        self._check_fitted("specialists_")
+        out = []
+        pairs = self._pairs()
+        for key in self._keys[:self._n].tolist():
+            p, ca, cb = key >> 42, (key >> 21) & _CODE_MASK, key & _CODE_MASK
+            a, b = pairs[p]
+            out.append(((a, self._cat_values[a][ca]), (b, self._cat_values[b][cb])))
+        return out
+
+    @property
+    def n_experts_(self):
+        return int(self._n) if hasattr(self, "_n") else None
+
+    @n_experts_.setter
+    def n_experts_(self, v):
+        pass
+
+    def _pairs(self):
+        d = self.n_attributes_
+        return [(a, b) for a in range(d) for b in range(a + 1, d)]
+
+    # -- input ------------------------------------------------------------------------------
+    def _categorical(self, X, first):
+        o = self._owner
+        if X is None or isinstance(X, (str, bytes)):
+            raise TypeError(f"{o}: X must be a 2-D array-like of categorical values, got "
+                            f"{type(X).__name__}")
+        A = np.asarray(X)
+        if A.ndim != 2:
+            raise ValueError(f"{o}: X must be 2-D (n_samples, n_attributes), got "
+                             f"ndim={A.ndim}")
+        if A.shape[0] == 0:
+            raise ValueError(f"{o}: X is empty (0 rows); at least one row is required")
+        if A.shape[1] < 2:
+            raise ValueError(f"{o}: X has {A.shape[1]} attributes; pairs need at least 2")
+        if not first and A.shape[1] != self.n_attributes_:
+            raise ValueError(f"{o}: X has rows of {A.shape[1]} attributes, expected "
+                             f"{self.n_attributes_}")
+        if A.dtype.kind == "f" and np.isnan(A).any():
+            raise ValueError(f"{o}: X contains NaN; encode missing values as a category of "
+                             "their own")
+        if A.dtype.kind == "O":
+            for v in A.ravel():
+                if isinstance(v, float) and v != v:
+                    raise ValueError(f"{o}: X contains NaN; encode missing values as a "
+                                     "category of their own")
+                try:
+                    hash(v)
+                except TypeError:
+                    raise TypeError(f"{o}: X values must be hashable categories, got "
+                                    f"{type(v).__name__}") from None
+        return A
+
+    def _column_codes(self, A, create):
+        """Per attribute, the code of each value (-1 for a value never seen when not
+        creating); new values get the next codes."""
+        C = np.empty(A.shape, dtype=np.int64)
+        for a in range(A.shape[1]):
+            col = A[:, a]
+            try:
+                uniq, inv = np.unique(col, return_inverse=True)
+            except TypeError:      # mixed types: one dictionary pass per value
+                uniq, inv = None, None
+            cats, vals = self._cats[a], self._cat_values[a]
+            if uniq is None:
+                for t, v in enumerate(col.tolist()):
+                    k = cats.get(v)
+                    if k is None and create:
+                        k = cats[v] = len(vals)
+                        vals.append(v)
+                    C[t, a] = -1 if k is None else k
+                continue
+            ucodes = np.empty(uniq.shape[0], dtype=np.int64)
+            for j, v in enumerate(uniq.tolist()):
+                k = cats.get(v)
+                if k is None and create:
+                    k = cats[v] = len(vals)
+                    vals.append(v)
+                ucodes[j] = -1 if k is None else k
+            C[:, a] = ucodes[inv.reshape(-1)]
+            if len(vals) > _CODE_MASK:
+                raise ValueError(f"{self._owner}: attribute {a} has more than {_CODE_MASK} "
+                                 "distinct values")
+        return C
+
+    def _round_keys(self, C):
+        """The (rows x pairs) matrix of specialist keys (pair index, code a, code b); -1 where
+        a value is unknown."""
+        pairs = self._pairs()
+        ia = np.array([a for a, _ in pairs])
+        ib = np.array([b for _, b in pairs])
+        ca, cb = C[:, ia], C[:, ib]
+        keys = (np.arange(len(pairs), dtype=np.int64) << 42) | (ca << 21) | cb
+        keys[(ca < 0) | (cb < 0)] = -1
+        return keys
+
+    def _lookup(self, keys, create):
+        """Specialist ids of the keys (-1 for unknown ones when not creating); new keys get
+        ids in order of first occurrence in the stream."""
+        flat = keys.ravel()
+        uniq, first, inv = np.unique(flat, return_index=True, return_inverse=True)
+        pos = np.searchsorted(self._keys_sorted, uniq)
+        pos_c = np.minimum(pos, max(self._keys_sorted.shape[0] - 1, 0))
+        found = (self._keys_sorted.shape[0] > 0) & (self._keys_sorted[pos_c] == uniq) \
+            if self._keys_sorted.shape[0] else np.zeros(uniq.shape[0], dtype=bool)
+        uid = np.full(uniq.shape[0], -1, dtype=np.int64)
+        uid[found] = self._ids_sorted[pos_c[found]]
+        new = ~found & (uniq >= 0)
+        if create and new.any():
+            order = np.flatnonzero(new)[np.argsort(first[new], kind="stable")]
+            n0 = self._n
+            uid[order] = np.arange(n0, n0 + order.shape[0])
+            self._grow(n0 + order.shape[0])
+            keys_by_id = np.zeros(self._n, dtype=np.int64)
+            keys_by_id[:n0] = self._keys[:n0]
+            keys_by_id[n0:] = uniq[order]
+            self._keys = keys_by_id
+            allk = np.concatenate([self._keys_sorted, uniq[order]])
+            alli = np.concatenate([self._ids_sorted, uid[order]])
+            srt = np.argsort(allk, kind="stable")
+            self._keys_sorted, self._ids_sorted = allk[srt], alli[srt]
+        return uid[inv.reshape(-1)].reshape(keys.shape)
+
+    def _hist_state(self):
+        return (self._hist, self._hcnt, self._hnext)
+
+    # -- the protocol -------------------------------------------------------------------------
+    def partial_fit(self, X, y, classes=None):
+        """One round per row: the awake pair specialists vote, the learner predicts and
+        learns (weights on a mistake; the histories always)."""
+        self._learn(X, y, classes, False)
+        return self
+
+    def _online(self, X, y, classes=None):
+        return self._learn(X, y, classes, True)
+
+    def fit(self, X, y, classes=None):
+        """Reset, then one online pass."""
+        self._reset()
+        return self.partial_fit(X, y, classes=classes)
+
+    def _learn(self, X, y, classes, record, awake=None):
+        self._validate_params()
+        self._check_classes(classes)
+        first = getattr(self, "classes_", None) is None
+        # The state is replaced, not mutated, until the kernel runs: keep references, and the
+        # category dictionaries' sizes (they only grow), to undo a failed call.
+        saved = None if first else dict(self.__dict__)
+        sizes = None if first else [len(v) for v in self._cat_values]
+        try:
+            A = self._categorical(X, first)
+            if first:
+                if y is None:
+                    raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, "
+                                    "got None")
+                self.classes_ = infer_classes_multi(self._owner, y, classes)
+                self.n_attributes_ = A.shape[1]
+                self.n_features_in_ = A.shape[1]
+                self._init_state(0)
+            yy = self._encode_y_multi(y, A.shape[0])
+            ids = self._lookup(self._round_keys(self._column_codes(A, True)), True)
+        except BaseException:
+            if first:
+                self._reset()
+            else:
+                self.__dict__.clear()
+                self.__dict__.update(saved)
+                for cats, vals, k in zip(self._cats, self._cat_values, sizes):
+                    for v in vals[k:]:
+                        del cats[v]
+                    del vals[k:]
+            raise
+        npairs = ids.shape[1]
+        indptr = np.arange(0, (A.shape[0] + 1) * npairs, npairs, dtype=np.int64)
+        return self._run(indptr, np.ascontiguousarray(ids.ravel()), None, yy, record,
+                         self._hist_state())
+
+    def _predictions(self, X, awake=None):
+        self._check_fitted("predict")
+        A = self._categorical(X, False)
+        ids = self._lookup(self._round_keys(self._column_codes(A, False)), False)
+        known = ids >= 0
+        indptr = np.zeros(A.shape[0] + 1, dtype=np.int64)
+        np.cumsum(known.sum(axis=1), out=indptr[1:])
+        return self._predict_rounds(indptr, np.ascontiguousarray(ids[known]), None,
+                                    self._hist_state())
+
+    def predict(self, X):
+        """The prediction for each row from the current state (no state change)."""
+        return self.classes_[self._predictions(X)[0]]
+
+    def predict_covered(self, X):
+        """(predictions, covered) for each row from the current state."""
+        pred, cov = self._predictions(X)
+        return self.classes_[pred], cov
+
+    def score(self, X, y):
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+_CODE_MASK = (1 << 21) - 1

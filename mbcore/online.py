@@ -41,7 +41,7 @@ class OnlineRun:
         return f"OnlineRun(n={self.n}, mistakes={self.mistakes}, updates={self.updates})"
 
 
-def run_online(learner, X, y, classes=None):
+def run_online(learner, X, y, classes=None, **fit_params):
     """Run the online protocol of ``learner`` over the rows of X in order, and record it.
 
     For each example the learner predicts, is told the label, and updates: exactly
@@ -53,12 +53,14 @@ def run_online(learner, X, y, classes=None):
     learner : an mbcore learner (fitted or not; it is updated in place)
     X : array-like of shape (n_samples, n_features) or CSR matrix
     y : array-like of shape (n_samples,)
-    classes : two labels, optional (as for ``partial_fit``)
+    classes : the labels, optional (as for ``partial_fit``)
+    **fit_params : passed on to the learner (e.g. ``awake=`` for ``Specialists``)
 
     Returns
     -------
     OnlineRun
     """
-    pred, upd, yy = learner._online(X, y, classes)
-    labels = learner._labels(pred > 0)
+    pred, upd, yy = learner._online(X, y, classes, **fit_params)
+    record = getattr(learner, "_record_labels", None)
+    labels = record(pred) if record is not None else learner._labels(pred > 0)
     return OnlineRun(labels, pred != yy, upd.astype(bool))

@@ -22,8 +22,9 @@ def _run(module):
     return res.failed, res.attempted
 
 
-def test_doctests_linear():
-    failed, attempted = _run(importlib.import_module("mbcore.linear"))
+@pytest.mark.parametrize("name", ["mbcore.linear", "mbcore.multiplicative", "mbcore.experts"])
+def test_doctests_learner_modules(name):
+    failed, attempted = _run(importlib.import_module(name))
     assert attempted > 0
     assert failed == 0
 

@@ -1146,8 +1146,6 @@ FIRST_BAD = {
     "three_d": (np.zeros((2, 1, 3), dtype=np.int64), [1, 0], ValueError),
     "empty_rows": (np.zeros((0, 3), dtype=np.int64), [], ValueError),
     "no_experts": (np.zeros((2, 0), dtype=np.int64), [1, 0], ValueError),
-    "three_labels_in_advice": ([[0, 1], [2, 1]], [0, 1], ValueError),
-    "three_labels_in_y": ([[0, 1], [0, 1]], [0, 2], ValueError),
     "y_length_mismatch": ([[0, 1], [0, 1]], [0, 1, 1], ValueError),
     "advice_outside_given_classes": ([[0, 1], [5, 1]], [0, 1], ValueError),
     "none_advice": (None, [0, 1], TypeError),

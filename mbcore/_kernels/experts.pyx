@@ -5,7 +5,7 @@ renormalised by a fixed rule, votes in four partial sums, the exact vote compari
 (power-of-two beta), and the splitmix64 generator for randomized WM.
 """
 
-from libc.math cimport ldexp
+from libc.math cimport floor, ldexp
 from libc.stdlib cimport malloc, free
 
 from ._exact cimport bits_ge_bits, carry_bits, term
@@ -283,3 +283,339 @@ def encode_advice(const label_t[:, ::1] A, label_t neg, label_t pos, unsigned ch
                     bad = k
                     break
     return bad
+
+
+# -- multi-valued labels --------------------------------------------------------------------------
+
+ctypedef fused code_t:
+    unsigned char
+    int
+
+
+cdef struct Exact:
+    long long* e      # exponents of one class (n + 1)
+    long long* bcur   # set bits of the current best class (n + 65)
+    long long* bv     # set bits of the candidate (n + 65)
+
+
+cdef int exact_alloc(Exact* X, Py_ssize_t n) noexcept nogil:
+    X.e = <long long*>malloc((n + 1) * sizeof(long long))
+    X.bcur = <long long*>malloc((n + 65) * sizeof(long long))
+    X.bv = <long long*>malloc((n + 65) * sizeof(long long))
+    return 0 if (X.e != NULL and X.bcur != NULL and X.bv != NULL) else -1
+
+
+cdef void exact_free(Exact* X) noexcept nogil:
+    free(X.e)
+    free(X.bcur)
+    free(X.bv)
+
+
+cdef inline Py_ssize_t class_bits(Exact* X, const long long* ex, const int* cls, Py_ssize_t nv,
+                                  int v, long long* bits) noexcept nogil:
+    """The set bits of sum_{k: cls[k] == v} 2**ex[k]."""
+    cdef Py_ssize_t k, r = 0
+    for k in range(nv):
+        if cls[k] == v:
+            X.e[r] = ex[k]
+            r += 1
+    return carry_bits(X.e, r, bits)
+
+
+cdef int exact_best(Exact* X, const double* q, int K, const long long* ex, const int* cls,
+                    Py_ssize_t nv) noexcept nogil:
+    """The last class v maximising S_v = sum_{k: cls[k] == v} 2**ex[k], exactly, given the
+    float64 sums q_v of the same terms (each within the error bound below): classes clearly
+    below the float leader are skipped, the rest are compared by exact binary addition."""
+    cdef int v, best = 0, cur = -1
+    cdef double err
+    cdef Py_ssize_t rcur = 0, rv
+    cdef long long* tmp
+    for v in range(1, K):
+        if q[v] >= q[best]:
+            best = v
+    for v in range(K):
+        err = (nv + 3) * 2.220446049250313e-16 * (q[best] + q[v]) + \
+            2 * nv * 4.9406564584124654e-324
+        if v != best and q[best] - q[v] > err:
+            continue                       # certainly below the leader
+        if cur < 0:
+            cur = v
+            rcur = class_bits(X, ex, cls, nv, v, X.bcur)
+            continue
+        rv = class_bits(X, ex, cls, nv, v, X.bv)
+        if bits_ge_bits(X.bv, rv, X.bcur, rcur):
+            cur = v
+            rcur = rv
+            tmp = X.bcur
+            X.bcur = X.bv
+            X.bv = tmp
+    return cur
+
+
+cdef inline int last_argmax(const double* q, int K) noexcept nogil:
+    cdef int v, best = 0
+    for v in range(1, K):
+        if q[v] >= q[best]:
+            best = v
+    return best
+
+
+cdef inline double fold(const double* q, int K) noexcept nogil:
+    cdef double t = q[0]
+    cdef int v
+    for v in range(1, K):
+        t = t + q[v]
+    return t
+
+
+cdef inline void sum_classes(const double* s, int K, double* q) noexcept nogil:
+    cdef int v
+    for v in range(K):
+        q[v] = (s[4 * v] + s[4 * v + 1]) + (s[4 * v + 2] + s[4 * v + 3])
+
+
+cdef void multi_votes(const double* c, const code_t* p, Py_ssize_t n, int K, double* s,
+                      double* q) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(4 * K):
+        s[i] = 0.0
+    for i in range(n):
+        s[4 * <Py_ssize_t>p[i] + (i & 3)] += c[i]
+    sum_classes(s, K, q)
+
+
+def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, long long[::1] m,
+                  double[::1] c, double[::1] aux, unsigned long long[::1] rng,
+                  long long[::1] counts, double lb, double beta, bint exact, bint randomized,
+                  int K, int[::1] pred, bint update, double[:, ::1] share=None):
+    """Rounds of (randomized) Weighted Majority with K >= 2 classes (advice = class indices):
+    the last class with the largest total weight (exactly in exact mode); randomized: the first
+    v from K-1 down with u < (q_{K-1} + ... + q_v) / T, else 0.  The cache is renormalised as
+    in wm_pass (T < 2**-600)."""
+    cdef Py_ssize_t n = adv.shape[1], rounds = adv.shape[0], t, i
+    cdef double* s = <double*>malloc(4 * K * sizeof(double))
+    cdef double* q = <double*>malloc(K * sizeof(double))
+    cdef double* tc = <double*>malloc((n + 1) * sizeof(double))
+    cdef long long* ex = <long long*>malloc((n + 1) * sizeof(long long))
+    cdef int* cls = <int*>malloc((n + 1) * sizeof(int))
+    cdef Exact X
+    cdef int ok = exact_alloc(&X, n)
+    if s == NULL or q == NULL or tc == NULL or ex == NULL or cls == NULL or ok < 0:
+        free(s); free(q); free(tc); free(ex); free(cls); exact_free(&X)
+        raise MemoryError("WeightedMajority: no memory for the vote buffers")
+    cdef const code_t* p
+    cdef double* cp = &c[0]
+    cdef double* lp = &l[0]
+    cdef long long* mp = &m[0]
+    cdef double L, T, u, acc
+    cdef int pr, yt, w, wrong, v
+    cdef const int* yp = &y[0] if y is not None else NULL
+    cdef int* pp = &pred[0] if pred is not None else NULL
+    cdef double* sp = &share[0, 0] if share is not None else NULL
+    with nogil:
+        for t in range(rounds):
+            p = &adv[t, 0]
+            multi_votes(cp, p, n, K, s, q)
+            T = fold(q, K)
+            if T < RENORM_BELOW:
+                L = lp[0]
+                for i in range(1, n):
+                    if lp[i] > L:
+                        L = lp[i]
+                if update:
+                    aux[0] = L
+                    for i in range(n):
+                        cp[i] = term(lp[i] - L)
+                    multi_votes(cp, p, n, K, s, q)
+                else:
+                    for i in range(n):
+                        tc[i] = term(lp[i] - L)
+                    multi_votes(tc, p, n, K, s, q)
+                T = fold(q, K)
+            if sp != NULL:
+                for v in range(K):
+                    sp[t * K + v] = q[v] / T
+                continue
+            if randomized:
+                u = splitmix_uniform(&rng[0])
+                acc = 0.0
+                pr = 0
+                for v in range(K - 1, 0, -1):
+                    acc = acc + q[v]
+                    if u < acc / T:
+                        pr = v
+                        break
+            elif exact:
+                for i in range(n):
+                    ex[i] = <long long>lp[i]
+                    cls[i] = p[i]
+                pr = exact_best(&X, q, K, ex, cls, n)
+            else:
+                pr = last_argmax(q, K)
+            if pp != NULL:
+                pp[t] = pr
+            if not update:
+                continue
+            yt = yp[t]
+            wrong = 0
+            if exact:
+                for i in range(n):
+                    w = p[i] != yt
+                    wrong |= w
+                    mp[i] += w
+                    lp[i] = lp[i] + lb * w
+                    cp[i] = cp[i] * (1.0 - w + w * beta)   # exact: 1 or beta
+            else:
+                for i in range(n):
+                    if p[i] != yt:
+                        wrong = 1
+                        mp[i] += 1
+                        lp[i] = lp[i] + lb
+                        cp[i] = term(lp[i] - aux[0])
+            counts[0] += 1
+            counts[1] += pr != yt
+            counts[2] += wrong
+    free(s); free(q); free(tc); free(ex); free(cls); exact_free(&X)
+
+
+# -- specialists (sleeping experts) ---------------------------------------------------------------
+
+cdef inline int hist_vote(const int* h, int cnt, int nxt, int H) noexcept nogil:
+    """The most frequent label of a ring buffer (ties: the most recent); -1 if empty."""
+    cdef int k, j, a, b, v, num, best = -1, best_n = 0
+    for k in range(cnt):
+        a = (nxt - 1 - k + 2 * H) % H
+        v = h[a]
+        num = 0
+        for j in range(cnt):
+            b = (nxt - 1 - j + 2 * H) % H
+            num += h[b] == v
+        if num > best_n:
+            best = v
+            best_n = num
+    return best
+
+
+def specialists_pass(const long long[::1] indptr, const long long[::1] ids,
+                     const int[::1] codes, const int[::1] y,
+                     long long[::1] nd, long long[::1] npr, double[::1] l, double[::1] e,
+                     double[::1] c, unsigned char[::1] alive, long long[::1] m,
+                     long long[::1] label_counts, long long[::1] counts,
+                     double ld, double lp, bint exact, double threshold, bint prune,
+                     double prune_l, int K, int[::1] pred, unsigned char[::1] covered,
+                     bint update, int[:, ::1] hist=None, int[::1] hcnt=None,
+                     int[::1] hnext=None, unsigned char[::1] updated=None):
+    """Rounds of Specialists.  Round t's awake specialists are ids[indptr[t]:indptr[t+1]], each
+    voting codes[k] (a class index, or -1 to abstain), or, with hist, the vote of its label
+    history (ring buffers hist[i, :], hcnt[i] labels stored, next slot hnext[i]; the label is
+    pushed to every awake specialist after the round when update is set).  counts = [seen,
+    mistakes, updates, covered, covered mistakes].  Mirrors mbref.experts.Specialists."""
+    cdef Py_ssize_t rounds = indptr.shape[0] - 1, t, k, a, b, j, width = 0, nv, i
+    for t in range(rounds):
+        if indptr[t + 1] - indptr[t] > width:
+            width = indptr[t + 1] - indptr[t]
+    cdef double* s = <double*>malloc(4 * K * sizeof(double))
+    cdef double* q = <double*>malloc(K * sizeof(double))
+    cdef Py_ssize_t* vi = <Py_ssize_t*>malloc((width + 1) * sizeof(Py_ssize_t))
+    cdef int* cls = <int*>malloc((width + 1) * sizeof(int))
+    cdef long long* ex = <long long*>malloc((width + 1) * sizeof(long long))
+    cdef Exact X
+    cdef int ok = exact_alloc(&X, width)
+    if s == NULL or q == NULL or vi == NULL or cls == NULL or ex == NULL or ok < 0:
+        free(s); free(q); free(vi); free(cls); free(ex); exact_free(&X)
+        raise MemoryError("Specialists: no memory for the vote buffers")
+    cdef int H = hist.shape[1] if hist is not None else 0
+    cdef int* hp = &hist[0, 0] if (hist is not None and hist.shape[0] > 0) else NULL
+    cdef int* hc = &hcnt[0] if (hcnt is not None and hcnt.shape[0] > 0) else NULL
+    cdef int* hn = &hnext[0] if (hnext is not None and hnext.shape[0] > 0) else NULL
+    cdef const int* cp = &codes[0] if (codes is not None and codes.shape[0] > 0) else NULL
+    cdef const int* yp = &y[0] if y is not None else NULL
+    cdef int* pp = &pred[0] if pred is not None else NULL
+    cdef unsigned char* cvp = &covered[0] if covered is not None else NULL
+    cdef unsigned char* up = &updated[0] if updated is not None else NULL
+    cdef int use_hist = hist is not None
+    cdef double E, sh, lnew, en
+    cdef int v, pr, cov, yt
+    with nogil:
+        for t in range(rounds):
+            a = indptr[t]
+            b = indptr[t + 1]
+            nv = 0
+            for k in range(a, b):
+                i = ids[k]
+                if use_hist:
+                    v = hist_vote(hp + i * H, hc[i], hn[i], H)
+                else:
+                    v = cp[k]
+                if v >= 0 and alive[i]:
+                    vi[nv] = i
+                    cls[nv] = v
+                    ex[nv] = k - a          # the voter's position j in the round
+                    nv += 1
+            if nv == 0:
+                pr = 0
+                for v in range(1, K):
+                    if label_counts[v] >= label_counts[pr]:
+                        pr = v
+                cov = 0
+            else:
+                E = e[vi[0]]
+                for j in range(1, nv):
+                    if e[vi[j]] > E:
+                        E = e[vi[j]]
+                for j in range(4 * K):
+                    s[j] = 0.0
+                for j in range(nv):
+                    sh = e[vi[j]] - E
+                    if sh < -2000.0:
+                        sh = -2000.0
+                    s[4 * cls[j] + (ex[j] & 3)] += ldexp(c[vi[j]], <int>sh)
+                sum_classes(s, K, q)
+                if exact:
+                    for j in range(nv):
+                        ex[j] = <long long>e[vi[j]]
+                    pr = exact_best(&X, q, K, ex, cls, nv)
+                else:
+                    pr = last_argmax(q, K)
+                cov = q[pr] >= threshold * fold(q, K)
+            if pp != NULL:
+                pp[t] = pr
+            if cvp != NULL:
+                cvp[t] = cov
+            if not update:
+                continue
+            yt = yp[t]
+            if up != NULL:
+                up[t] = pr != yt and nv > 0
+            counts[0] += 1
+            label_counts[yt] += 1
+            for j in range(nv):
+                m[vi[j]] += cls[j] != yt
+            counts[3] += cov
+            if pr != yt:
+                counts[1] += 1
+                counts[4] += cov
+                if nv > 0:
+                    counts[2] += 1
+                    for j in range(nv):
+                        i = vi[j]
+                        if cls[j] == yt:
+                            npr[i] += 1
+                        else:
+                            nd[i] += 1
+                        lnew = <double>nd[i] * ld + <double>npr[i] * lp
+                        en = floor(lnew)
+                        l[i] = lnew
+                        e[i] = en
+                        c[i] = term(lnew - en)
+                        if prune and lnew < prune_l:
+                            alive[i] = 0
+            if use_hist:
+                for k in range(a, b):
+                    i = ids[k]
+                    hp[i * H + hn[i]] = yt
+                    hn[i] = (hn[i] + 1) % H
+                    if hc[i] < H:
+                        hc[i] += 1
+    free(s); free(q); free(vi); free(cls); free(ex); exact_free(&X)

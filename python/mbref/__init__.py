@@ -10,10 +10,12 @@ algorithms, to check the compiled core, and to measure what compilation buys.
 from .base import NotFittedError, OnlineLearner, run_online
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
                      Perceptron)
-from .experts import RandomizedWeightedMajority, WeightedMajority
+from .experts import (PairSpecialists, RandomizedWeightedMajority, Specialists,
+                      WeightedMajority)
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
-           "WeightedMajority", "RandomizedWeightedMajority", "OnlineLearner", "NotFittedError", "run_online"]
+           "WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
+           "OnlineLearner", "NotFittedError", "run_online"]
 __version__ = "0.1.0"

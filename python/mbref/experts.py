@@ -1,37 +1,114 @@
 """Experts (ALGORITHMS.md section 3), pure Python: the specification of mbcore.experts.
 
 The experts' advice comes as a matrix P (one row per round, one column per expert) of predicted
-labels, or from a pool of online learners that predict each round and learn every label.
+labels, or from a pool of online learners that predict each round and learn every label.  Labels
+may be multi-valued (Blum's calendar study): with K classes (sorted, ``classes_``), the pool
+predicts the class with the largest total weight, ties going to the later class in ``classes_``
+(for two labels: the notes' tie -> 1).  ``Specialists`` are experts that may sleep (an ``awake``
+mask per round); ``PairSpecialists`` builds Blum's pair-of-attribute specialists from
+categorical data.
 
 Numerics (the policy both twins follow)
 ---------------------------------------
 Expert i's weight is w_i = beta**m_i; it is kept as its base-2 logarithm l_i (l_i += log2(beta)
 on each of its mistakes), so no weight ever underflows to 0.  The sums use a cache
 ``c_i = 2**(l_i - L)`` with a shared offset L.  The votes are ``q_v = sum_{i: P_i = v} c_i``
-summed in expert order into four partial sums (expert i into s[i % 4], combined
-(s0 + s1) + (s2 + s3)).  If q0 + q1 < 2**-600, then in a learning round L becomes max_i l_i, the
-cache is recomputed and the votes are taken again; in predict the votes are taken from such a
-renormalised copy without changing the state.
+summed in expert order into four partial sums per class (expert i into s_v[i % 4], combined
+(s0 + s1) + (s2 + s3)); the total is T = (...((q_0 + q_1) + q_2) + ...) + q_{K-1}.  If
+T < 2**-600, then in a learning round L becomes max_i l_i, the cache is recomputed and the votes
+are taken again; in predict the votes are taken from such a renormalised copy without changing
+the state.
 
 * Exact mode (beta a power of two, the default 1/2): every l_i is an integer and the prediction
-  is exactly "1 iff sum_{P_i=1} 2**l_i >= sum_{P_i=0} 2**l_i" (the notes' q1 >= q0, ties to 1);
-  the compiled kernel decides it by a filtered predicate and exact binary addition near ties.
-* Otherwise the prediction is q1 >= q0 on the cached float64 sums.
-* Randomized WM predicts 1 iff u < q1 / (q0 + q1) with u from splitmix64 (seeded), the same
-  generator in both twins.
+  is exactly the last class v maximising S_v = sum_{P_i=v} 2**l_i (for two labels: "1 iff
+  S_1 >= S_0", the notes' q1 >= q0, ties to 1); the compiled kernel decides it by a filtered
+  predicate and exact binary addition near ties.
+* Otherwise the prediction is the last class maximising the cached float64 sums q_v.
+* Randomized WM draws u from splitmix64 (seeded, the same generator in both twins) and predicts
+  the first v, going down from K-1 to 1, with u < (q_{K-1} + ... + q_v) / T, else class 0 (for
+  two labels: 1 iff u < q1 / (q0 + q1)).
 """
 
+import copy
 import math
 import numbers
 from fractions import Fraction
 
-from .base import NotFittedError, infer_classes, check_labels
+from .base import NotFittedError, infer_classes, _label_key
 from .multiplicative import _finite, _pow2_exponent, _term
 
-__all__ = ["WeightedMajority", "RandomizedWeightedMajority", "SplitMix64"]
+__all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
+           "SplitMix64", "infer_classes_multi"]
 
 _MASK = (1 << 64) - 1
 _RENORM_BELOW = math.ldexp(1.0, -600)
+
+
+def infer_classes_multi(owner, labels, classes=None):
+    """The classes, sorted: from ``classes`` (at least two) or from the labels seen (two or
+    more; one label alone names its pair as for the binary learners)."""
+    if classes is not None:
+        if isinstance(classes, (str, bytes)):
+            raise ValueError(f"{owner}: classes must be a list of at least two labels, got "
+                             f"{classes!r}")
+        cl = sorted({_label_key(c) for c in classes})
+        if len(cl) < 2:
+            raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
+                             f"{cl!r}")
+        return cl
+    keys = [_label_key(v) for v in labels]
+    for v in keys:
+        if isinstance(v, float) and math.isnan(v):
+            raise ValueError(f"{owner}: the labels contain NaN")
+    uniq = sorted(set(keys))
+    if len(uniq) >= 2:
+        return uniq
+    return infer_classes(owner, uniq)
+
+
+def _check_y(owner, y, n):
+    if y is None:
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
+    if getattr(y, "ndim", 1) != 1:
+        raise ValueError(f"{owner}: y must be 1-D, got ndim={y.ndim}")
+    ys = [_label_key(v) for v in y]
+    if n is not None and len(ys) != n:
+        raise ValueError(f"{owner}: {n} rounds but y has {len(ys)} labels")
+    for v in ys:
+        if isinstance(v, float) and math.isnan(v):
+            raise ValueError(f"{owner}: y contains NaN")
+    return ys
+
+
+def _codes(owner, classes, ys):
+    """Labels -> class indices (positions in the sorted classes)."""
+    index = {c: k for k, c in enumerate(classes)}
+    out = []
+    for v in ys:
+        k = index.get(v)
+        if k is None:
+            raise ValueError(f"{owner}: y has the label {v!r}, outside the fitted classes "
+                             f"{list(classes)!r}")
+        out.append(k)
+    return out
+
+
+def _last_argmax(q):
+    """The last index of the largest value (ties go to the later class)."""
+    best = 0
+    for v in range(1, len(q)):
+        if q[v] >= q[best]:
+            best = v
+    return best
+
+
+def _fold(q):
+    t = q[0]
+    for v in q[1:]:
+        t = t + v
+    return t
 
 
 class SplitMix64:
@@ -52,7 +129,7 @@ class SplitMix64:
 
 
 class _Pool:
-    """Shared machinery of the binary experts learners."""
+    """Shared machinery of the Weighted Majority learners (binary or multi-valued labels)."""
 
     def _owner_name(self):
         return type(self).__name__
@@ -151,21 +228,19 @@ class _Pool:
         if n is not None and width != n:
             raise ValueError(f"{o}: {width} expert predictions per round, but the pool has {n} "
                              "experts")
-        return [[v.item() if hasattr(v, "item") else v for v in r] for r in rows]
+        return [[_label_key(v) for v in r] for r in rows]
 
     def _encode_advice(self, rows):
-        neg, pos = self.classes_
+        index = {c: k for k, c in enumerate(self.classes_)}
         out = []
         for i, r in enumerate(rows):
             e = []
             for v in r:
-                if v == pos:
-                    e.append(1)
-                elif v == neg:
-                    e.append(0)
-                else:
+                k = index.get(v)
+                if k is None:
                     raise ValueError(f"{type(self).__name__}: an expert predicted {v!r} in round "
-                                     f"{i}, outside the labels {[neg, pos]!r}")
+                                     f"{i}, outside the labels {list(self.classes_)!r}")
+                e.append(k)
             out.append(e)
         return out
 
@@ -191,21 +266,20 @@ class _Pool:
         (self._l, self._m, self._L, self._c, self._counts, self._rng.state) = s
 
     def _votes(self, p):
-        s = [[0.0] * 4, [0.0] * 4]
+        K = len(self.classes_)
+        s = [[0.0] * 4 for _ in range(K)]
         for i, v in enumerate(p):
             s[v][i & 3] += self._c[i]
-        q0 = (s[0][0] + s[0][1]) + (s[0][2] + s[0][3])
-        q1 = (s[1][0] + s[1][1]) + (s[1][2] + s[1][3])
-        return q0, q1
+        return [(a[0] + a[1]) + (a[2] + a[3]) for a in s]
 
     def _renormalize(self):
         self._L = max(self._l)
         self._c = [_term(v - self._L) for v in self._l]
 
     def _round_votes(self, p, update):
-        q0, q1 = self._votes(p)
-        if q0 + q1 >= _RENORM_BELOW:
-            return q0, q1
+        q = self._votes(p)
+        if _fold(q) >= _RENORM_BELOW:
+            return q
         if update:
             self._renormalize()
             return self._votes(p)
@@ -216,17 +290,19 @@ class _Pool:
         finally:
             self._c = saved
 
-    def _deterministic(self, p, q0, q1):
+    def _deterministic(self, p, q):
         if self._exact_mode:
-            s1 = sum((Fraction(2) ** int(l) for l, v in zip(self._l, p) if v == 1), Fraction(0))
-            s0 = sum((Fraction(2) ** int(l) for l, v in zip(self._l, p) if v == 0), Fraction(0))
-            return 1 if s1 >= s0 else 0
-        return 1 if q1 >= q0 else 0
+            S = [Fraction(0)] * len(q)
+            for l, v in zip(self._l, p):
+                S[v] += Fraction(2) ** int(l)
+            return _last_argmax(S)
+        return _last_argmax(q)
 
     def _round(self, p, y):
-        """One round: predict (0/1), learn y (0/1); returns (prediction, any expert wrong)."""
-        q0, q1 = self._round_votes(p, True)
-        pred = self._decide(p, q0, q1)
+        """One round: predict (a class index), learn y (a class index); returns (prediction,
+        any expert wrong)."""
+        q = self._round_votes(p, True)
+        pred = self._decide(p, q)
         wrong = False
         for i, v in enumerate(p):
             if v != y:
@@ -256,7 +332,7 @@ class _Pool:
         self._validate_params()
         first = not self._is_fitted()
         if not first and classes is not None:
-            cl = infer_classes(type(self).__name__, (), classes)
+            cl = infer_classes_multi(type(self).__name__, (), classes)
             if cl != list(self.classes_):
                 raise ValueError(f"{type(self).__name__}: classes={cl!r} differs from the "
                                  f"fitted classes {list(self.classes_)!r}")
@@ -282,79 +358,74 @@ class _Pool:
         if self.experts is not None:
             return self._learn_pool(P, y, classes, first)
         rows = self._advice(P, None if first else self._n)
+        ys = _check_y(o, y, len(rows))
         if first:
             values = [v for r in rows for v in r]
-            ys = [v.item() if hasattr(v, "item") else v for v in y] if y is not None else None
-            if ys is None:
-                raise TypeError(f"{o}: y must be a 1-D array-like of labels, got None")
-            self.classes_ = infer_classes(o, values + ys, classes)
+            self.classes_ = infer_classes_multi(o, values + ys, classes)
             self._init_state(len(rows[0]))
             self.n_experts_ = len(rows[0])
-        yy = check_labels(o, y, len(rows), self.classes_)
+        yy = _codes(o, self.classes_, ys)
         adv = self._encode_advice(rows)
-        preds = []
-        for p, t in zip(adv, yy):
-            preds.append(self._round(p, 1 if t > 0 else 0)[0])
-        return preds
+        return [self._round(p, t)[0] for p, t in zip(adv, yy)]
 
     def _learn_pool(self, X, y, classes, first):
         o = type(self).__name__
         rows = [list(r) for r in X]
-        ys = [v.item() if hasattr(v, "item") else v for v in y]
+        ys = _check_y(o, y, None)
         if len(rows) != len(ys):
             raise ValueError(f"{o}: X has {len(rows)} rows but y has {len(ys)} labels")
         if first:
-            self.classes_ = infer_classes(o, ys, classes)
+            self.classes_ = infer_classes_multi(o, ys, classes)
             self._init_state(len(self.experts))
             self.n_experts_ = len(self.experts)
-        neg, pos = self.classes_
-        yy = check_labels(o, ys, len(ys), self.classes_)  # all labels checked before learning
+        yy = _codes(o, self.classes_, ys)   # all labels checked before learning
         for r in rows:
             if len(r) != len(rows[0]):
                 raise ValueError(f"{o}: X rows have different lengths")
         preds = []
-        for x, t, yv in zip(rows, ys, yy):
-            advice = [e.predict([x])[0] if getattr(e, "classes_", None) is not None else neg
-                      for e in self.experts]
-            p = self._encode_advice([advice])[0]
-            yi = 1 if yv > 0 else 0
+        for x, t, yi in zip(rows, ys, yy):
+            p = self._encode_advice([self._pool_advice(x)])[0]
             preds.append(self._round(p, yi)[0])
             for e in self.experts:
                 e.partial_fit([x], [t], classes=list(self.classes_))
         return preds
 
+    def _pool_advice(self, x):
+        first = self.classes_[0]
+        return [_label_key(e.predict([x])[0]) if getattr(e, "classes_", None) is not None
+                else first for e in self.experts]
+
     def predict(self, P):
         """The pool's prediction for each row of advice (no state change; randomized WM draws
         from a copy of its generator)."""
         self._check_fitted("predict")
-        neg, pos = self.classes_
         adv = self._advice_for(P)
         saved = self._state()
         out = []
         try:
             for p in adv:
-                q0, q1 = self._round_votes(p, False)
-                out.append(pos if self._decide(p, q0, q1) else neg)
+                q = self._round_votes(p, False)
+                out.append(self.classes_[self._decide(p, q)])
         finally:
             self._restore(saved)
         return out
 
     def _advice_for(self, P):
-        neg = self.classes_[0]
         if self.experts is not None:
-            rows = [[e.predict([list(x)])[0] if getattr(e, "classes_", None) is not None
-                     else neg for e in self.experts] for x in P]
+            rows = [self._pool_advice(list(x)) for x in P]
         else:
             rows = self._advice(P, self._n)
         return self._encode_advice(rows)
 
     def decision_function(self, P):
-        """q1 / (q0 + q1): the share of the weight on the positive label, per row."""
+        """Per row, the share of the weight on each class, q_v / T: for two labels only the
+        positive class's share q1 / (q0 + q1) (a 1-D list), else one list of K shares per row."""
         self._check_fitted("decision_function")
         out = []
         for p in self._advice_for(P):
-            q0, q1 = self._round_votes(p, False)
-            out.append(q1 / (q0 + q1))
+            q = self._round_votes(p, False)
+            T = _fold(q)
+            out.append(q[1] / T if len(q) == 2 else [v / T for v in q])
         return out
 
 
@@ -365,8 +436,8 @@ class WeightedMajority(_Pool):
         self.beta = beta
         self.experts = experts
 
-    def _decide(self, p, q0, q1):
-        return self._deterministic(p, q0, q1)
+    def _decide(self, p, q):
+        return self._deterministic(p, q)
 
 
 class RandomizedWeightedMajority(_Pool):
@@ -384,17 +455,442 @@ class RandomizedWeightedMajority(_Pool):
             raise ValueError(f"{type(self).__name__}: parameter random_state must be an integer "
                              f">= 0, got {r!r}")
 
-    def _decide(self, p, q0, q1):
+    def _decide(self, p, q):
         u = self._rng.uniform()
-        return 1 if u < q1 / (q0 + q1) else 0
+        T = _fold(q)
+        acc = 0.0
+        for v in range(len(q) - 1, 0, -1):
+            acc = acc + q[v]
+            if u < acc / T:
+                return v
+        return 0
+
+
+class Specialists(_Pool):
+    """Specialists (sleeping experts; twin of mbcore.Specialists): see that class.
+
+    The rule (Blum 1997; ALGORITHMS.md section 3): in each round some specialists are awake and
+    vote for a class; the learner predicts the class with the largest total awake weight (ties to
+    the later class; if no specialist votes, the most frequent label so far, ties again to the
+    later class).  On a mistake, every voter that was wrong is multiplied by ``demote`` (1/2) and
+    every voter that was right by ``promote`` (3/2); nothing changes otherwise.
+
+    Numerics: specialist i's weight is demote**d_i * promote**p_i, kept as the two counts; its
+    log2 weight l_i = d_i * log2(demote) + p_i * log2(promote) is recomputed from the counts
+    (float64, no accumulated rounding), split into an integer e_i = floor(l_i) and a cached
+    mantissa c_i = 2**(l_i - e_i).  A round's votes are
+    ``q_v = sum ldexp(c_i, e_i - E)`` over the voters for v, with E the largest e_i among the
+    round's voters, summed in the round's order j into four partial sums s_v[j % 4] (j is the
+    voter's position in the round's awake list).  No renormalisation is ever needed: the top term
+    is in [1, 2).  When demote and promote are both powers of two (exact mode) the prediction is
+    decided exactly on sum 2**e_i, as for Weighted Majority.  The coverage test
+    ``q_pred >= threshold * T`` (T the total) uses the float64 votes.
+    """
+
+    def __init__(self, demote=0.5, promote=1.5, threshold=0.0, prune_below=None):
+        self.demote = demote
+        self.promote = promote
+        self.threshold = threshold
+        self.prune_below = prune_below
+
+    experts = None
+
+    def _validate_params(self):
+        o = type(self).__name__
+        d, p, t, b = self.demote, self.promote, self.threshold, self.prune_below
+        if not (_finite(d) and 0.0 < d < 1.0):
+            raise ValueError(f"{o}: parameter demote must be a real in (0, 1), got {d!r}")
+        if not (_finite(p) and 1.0 <= p <= 2.0 ** 64):
+            raise ValueError(f"{o}: parameter promote must be a real >= 1, got {p!r}")
+        if not (_finite(t) and 0.0 <= t <= 1.0):
+            raise ValueError(f"{o}: parameter threshold must be a real in [0, 1], got {t!r}")
+        if b is not None and not (_finite(b) and 0.0 < b < 1.0):
+            raise ValueError(f"{o}: parameter prune_below must be None or a real in (0, 1), "
+                             f"got {b!r}")
+
+    # -- state ----------------------------------------------------------------------------
+    def _init_state(self, n):
+        kd, kp = _pow2_exponent(float(self.demote)), _pow2_exponent(float(self.promote))
+        self._ld = float(kd) if kd is not None else math.log2(float(self.demote))
+        self._lp = float(kp) if kp is not None else math.log2(float(self.promote))
+        self._exact_mode = kd is not None and kp is not None
+        self._prune_l = (None if self.prune_below is None
+                         else math.log2(float(self.prune_below)))
+        self._n = 0
+        self._nd, self._np, self._l, self._e, self._c, self._alive, self._m = \
+            [], [], [], [], [], [], []
+        self._label_counts = [0] * len(self.classes_)
+        self._counts = [0, 0, 0, 0, 0]   # seen, mistakes, updates, covered, covered mistakes
+        self._grow(n)
+
+    def _grow(self, n):
+        k = n - self._n
+        if k <= 0:
+            return
+        self._nd += [0] * k
+        self._np += [0] * k
+        self._l += [0.0] * k
+        self._e += [0] * k
+        self._c += [1.0] * k
+        self._alive += [True] * k
+        self._m += [0] * k
+        self._n = n
+
+    def _state(self):
+        return copy.deepcopy({k: v for k, v in vars(self).items()
+                              if k not in self._param_names()})
+
+    def _restore(self, s):
+        for k in [k for k in vars(self) if k not in self._param_names()]:
+            delattr(self, k)
+        self.__dict__.update(s)
+
+    def _set_weight(self, i):
+        l = self._nd[i] * self._ld + self._np[i] * self._lp
+        e = math.floor(l)
+        self._l[i] = l
+        self._e[i] = e
+        self._c[i] = _term(l - e)
+
+    @property
+    def coverage_(self):
+        """The share of the rounds in which the learner predicted (some specialist voted and the
+        top class held at least ``threshold`` of the awake weight)."""
+        self._check_fitted("coverage_")
+        return self._counts[3] / self._counts[0] if self._counts[0] else 0.0
+
+    @property
+    def covered_mistakes_(self):
+        """Mistakes made in the covered rounds (the accuracy side of the coverage trade-off)."""
+        self._check_fitted("covered_mistakes_")
+        return self._counts[4]
+
+    @property
+    def n_covered_(self):
+        self._check_fitted("n_covered_")
+        return self._counts[3]
+
+    @property
+    def pruned_(self):
+        """Which specialists were pruned (weight fell below ``prune_below``; asleep for good)."""
+        self._check_fitted("pruned_")
+        return [not a for a in self._alive]
+
+    @property
+    def weights_(self):
+        """Each specialist's weight relative to the largest (max = 1.0)."""
+        self._check_fitted("weights_")
+        top = max(self._l)
+        return [_term(v - top) for v in self._l]
+
+    # -- one round ------------------------------------------------------------------------
+    def _default(self):
+        return _last_argmax(self._label_counts)
+
+    def _vote(self, ids, codes):
+        """(prediction, covered, voters) of a round; voters = [(j, i, v)]."""
+        voters = [(j, i, v) for j, (i, v) in enumerate(zip(ids, codes))
+                  if v >= 0 and self._alive[i]]
+        if not voters:
+            return self._default(), False, voters
+        K = len(self.classes_)
+        E = max(self._e[i] for _, i, _ in voters)
+        s = [[0.0] * 4 for _ in range(K)]
+        for j, i, v in voters:
+            s[v][j & 3] += math.ldexp(self._c[i], self._e[i] - E)
+        q = [(a[0] + a[1]) + (a[2] + a[3]) for a in s]
+        if self._exact_mode:
+            S = [Fraction(0)] * K
+            for _, i, v in voters:
+                S[v] += Fraction(2) ** self._e[i]
+            pred = _last_argmax(S)
+        else:
+            pred = _last_argmax(q)
+        covered = q[pred] >= self.threshold * _fold(q)
+        return pred, covered, voters
+
+    def _round(self, ids, codes, y):
+        pred, covered, voters = self._vote(ids, codes)
+        c = self._counts
+        c[0] += 1
+        self._label_counts[y] += 1
+        for _, i, v in voters:
+            if v != y:
+                self._m[i] += 1
+        if covered:
+            c[3] += 1
+        if pred != y:
+            c[1] += 1
+            if covered:
+                c[4] += 1
+            if voters:
+                c[2] += 1
+                for _, i, v in voters:
+                    if v == y:
+                        self._np[i] += 1
+                    else:
+                        self._nd[i] += 1
+                    self._set_weight(i)
+                    if self._prune_l is not None and self._l[i] < self._prune_l:
+                        self._alive[i] = False
+        return pred, covered
+
+    # -- the dense protocol: advice P and an awake mask -----------------------------------
+    def _awake_rows(self, awake, rows):
+        o = type(self).__name__
+        if awake is None:
+            return [[True] * len(r) for r in rows]
+        if isinstance(awake, (str, bytes)) or getattr(awake, "ndim", 2) != 2:
+            raise ValueError(f"{o}: awake must be a 2-D mask (rounds x specialists) like P")
+        a = [list(r) for r in awake]
+        if len(a) != len(rows) or any(len(r) != len(p) for r, p in zip(a, rows)):
+            raise ValueError(f"{o}: awake has shape ({len(a)}, {len(a[0]) if a else 0}), but P "
+                             f"has shape ({len(rows)}, {len(rows[0])}); they must match")
+        out = []
+        for r in a:
+            row = []
+            for v in r:
+                v = _label_key(v)
+                if v is True or v is False or (isinstance(v, numbers.Integral)
+                                                and v in (0, 1)):
+                    row.append(bool(v))
+                else:
+                    raise ValueError(f"{o}: awake must hold booleans (or 0/1), got {v!r}")
+            out.append(row)
+        return out
+
+    def partial_fit(self, P, y, awake=None, classes=None):
+        """One round per row: the awake specialists vote, the learner predicts, and on a
+        mistake the voters are demoted (wrong) or promoted (right)."""
+        self._learn(P, y, classes, awake)
+        return self
+
+    def _learn(self, P, y, classes, awake=None):
+        self._validate_params()
+        first = not self._is_fitted()
+        if not first and classes is not None:
+            cl = infer_classes_multi(type(self).__name__, (), classes)
+            if cl != list(self.classes_):
+                raise ValueError(f"{type(self).__name__}: classes={cl!r} differs from the "
+                                 f"fitted classes {list(self.classes_)!r}")
+        saved = None if first else self._state()
+        try:
+            return self._learn_rounds(P, y, classes, first, awake)
+        except BaseException:
+            if first:
+                for k in [k for k in vars(self) if k not in self._param_names()]:
+                    delattr(self, k)
+            else:
+                self._restore(saved)
+            raise
+
+    def _rounds_of(self, P, awake, first):
+        rows = self._advice(P, None if first else self._n)
+        return rows, self._awake_rows(awake, rows)
+
+    def _encode_awake(self, rows, mask):
+        o = type(self).__name__
+        index = {c: k for k, c in enumerate(self.classes_)}
+        out = []
+        for t, (r, a) in enumerate(zip(rows, mask)):
+            ids, codes = [], []
+            for i, (v, w) in enumerate(zip(r, a)):
+                if w:
+                    k = index.get(v)
+                    if k is None:
+                        raise ValueError(f"{o}: specialist {i} predicted {v!r} in round {t}, "
+                                         f"outside the labels {list(self.classes_)!r}")
+                    ids.append(i)
+                    codes.append(k)
+            out.append((ids, codes))
+        return out
+
+    def _learn_rounds(self, P, y, classes, first, awake):
+        o = type(self).__name__
+        rows, mask = self._rounds_of(P, awake, first)
+        ys = _check_y(o, y, len(rows))
+        if first:
+            values = [v for r, a in zip(rows, mask) for v, w in zip(r, a) if w]
+            self.classes_ = infer_classes_multi(o, values + ys, classes)
+            self.n_experts_ = len(rows[0])
+            self._init_state(len(rows[0]))
+        yy = _codes(o, self.classes_, ys)
+        rounds = self._encode_awake(rows, mask)
+        return [self._round(ids, codes, t)[0] for (ids, codes), t in zip(rounds, yy)]
+
+    def _predictions(self, P, awake):
+        self._check_fitted("predict")
+        rows, mask = self._rounds_of(P, awake, False)
+        return [self._vote(ids, codes)[:2] for ids, codes in self._encode_awake(rows, mask)]
+
+    def predict(self, P, awake=None):
+        """The learner's prediction for each round (no state change): the top class, or the
+        most frequent label so far when no specialist votes."""
+        return [self.classes_[p] for p, _ in self._predictions(P, awake)]
+
+    def predict_covered(self, P, awake=None):
+        """(predictions, covered): covered[t] says whether the learner would commit to its
+        prediction (some specialist votes and the top class holds >= threshold of the awake
+        weight)."""
+        out = self._predictions(P, awake)
+        return [self.classes_[p] for p, _ in out], [c for _, c in out]
+
+    def decision_function(self, P, awake=None):
+        raise NotImplementedError
+
+
+class PairSpecialists(Specialists):
+    """Blum's pair-of-attribute specialists (twin of mbcore.PairSpecialists): see that class.
+
+    For categorical rows x = (x_0, ..., x_{d-1}): one specialist per pair of conditions
+    (a = x_a, b = x_b), a < b, created the first time the pair of values occurs (weight 1, empty
+    history).  A specialist is awake when its two conditions hold; it votes for the most frequent
+    label among the last ``history`` labels of the rounds in which it was awake (ties: the most
+    recent of the tied labels), and abstains while its history is empty.  After every round the
+    label is appended to the history of each awake specialist.  The votes are combined by
+    ``Specialists`` (round order: the pairs (a, b) in lexicographic order).
+    """
+
+    def __init__(self, history=5, demote=0.5, promote=1.5, threshold=0.0, prune_below=None):
+        self.history = history
+        self.demote = demote
+        self.promote = promote
+        self.threshold = threshold
+        self.prune_below = prune_below
+
+    def _validate_params(self):
+        super()._validate_params()
+        h = self.history
+        if isinstance(h, bool) or not isinstance(h, numbers.Integral) or not 1 <= h <= 255:
+            raise ValueError(f"{type(self).__name__}: parameter history must be an integer in "
+                             f"[1, 255], got {h!r}")
+
+    def _init_state(self, n):
+        super()._init_state(0)
+        self._index = {}
+        self._keys = []
+        self._hist = []
+
+    @property
+    def specialists_(self):
+        """The specialists in order of creation, each as ((a, value_a), (b, value_b))."""
+        self._check_fitted("specialists_")
+        return [((a, u), (b, v)) for a, b, u, v in self._keys]
+
+    @property
+    def n_specialists_(self):
+        self._check_fitted("n_specialists_")
+        return self._n
+
+    def _rows(self, X, first):
+        o = type(self).__name__
+        if X is None or isinstance(X, (str, bytes)):
+            raise TypeError(f"{o}: X must be a 2-D array-like of categorical values, got "
+                            f"{type(X).__name__}")
+        if getattr(X, "ndim", 2) != 2:
+            raise ValueError(f"{o}: X must be 2-D (n_samples, n_attributes), got "
+                             f"ndim={X.ndim}")
+        rows = []
+        for r in X:
+            if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
+                raise ValueError(f"{o}: X must be 2-D (n_samples, n_attributes), got a row that "
+                                 "is not a sequence")
+            rows.append([_label_key(v) for v in r])
+        if not rows:
+            raise ValueError(f"{o}: X is empty (0 rows); at least one row is required")
+        d = len(rows[0]) if first else self.n_attributes_
+        if len(rows[0]) < 2:
+            raise ValueError(f"{o}: X has {len(rows[0])} attributes; pairs need at least 2")
+        for r in rows:
+            if len(r) != d:
+                raise ValueError(f"{o}: X has rows of {len(r)} attributes, expected {d}")
+            for v in r:
+                if isinstance(v, float) and math.isnan(v):
+                    raise ValueError(f"{o}: X contains NaN; encode missing values as a "
+                                     "category of their own")
+                try:
+                    hash(v)
+                except TypeError:
+                    raise TypeError(f"{o}: X values must be hashable categories, got "
+                                    f"{type(v).__name__}") from None
+        return rows
+
+    def _hist_vote(self, i):
+        h = self._hist[i]
+        best, best_n = -1, 0
+        for v in reversed(h):          # most recent first: ties keep the most recent
+            n = h.count(v)
+            if n > best_n:
+                best, best_n = v, n
+        return best
+
+    def _pair_ids(self, x, create):
+        d = len(x)
+        ids = []
+        for a in range(d):
+            for b in range(a + 1, d):
+                key = (a, b, x[a], x[b])
+                i = self._index.get(key)
+                if i is None:
+                    if not create:
+                        continue
+                    i = self._n
+                    self._index[key] = i
+                    self._keys.append(key)
+                    self._hist.append([])
+                    self._grow(i + 1)
+                ids.append(i)
+        return ids
+
+    def partial_fit(self, X, y, classes=None):
+        """One round per row: the awake pair specialists vote, the learner predicts and learns
+        (weights on a mistake; histories always)."""
+        self._learn(X, y, classes)
+        return self
+
+    def _learn_rounds(self, X, y, classes, first, awake=None):
+        o = type(self).__name__
+        rows = self._rows(X, first)
+        ys = _check_y(o, y, len(rows))
+        if first:
+            self.classes_ = infer_classes_multi(o, ys, classes)
+            self.n_attributes_ = len(rows[0])
+            self._init_state(0)
+        yy = _codes(o, self.classes_, ys)
+        preds = []
+        for x, t in zip(rows, yy):
+            ids = self._pair_ids(x, True)
+            codes = [self._hist_vote(i) for i in ids]
+            preds.append(self._round(ids, codes, t)[0])
+            for i in ids:
+                h = self._hist[i]
+                h.append(t)
+                if len(h) > self.history:
+                    del h[0]
+        return preds
+
+    def _predictions(self, X, awake=None):
+        self._check_fitted("predict")
+        out = []
+        for x in self._rows(X, False):
+            ids = self._pair_ids(x, False)
+            out.append(self._vote(ids, [self._hist_vote(i) for i in ids])[:2])
+        return out
+
+    def predict(self, X):
+        """The prediction for each row from the current state (no state change)."""
+        return [self.classes_[p] for p, _ in self._predictions(X)]
+
+    def predict_covered(self, X):
+        out = self._predictions(X)
+        return [self.classes_[p] for p, _ in out], [c for _, c in out]
 
 
 def run_online(learner, P, y, classes=None):
     """The online record of an experts learner (twin of mbcore.run_online)."""
     preds = learner._learn(P, y, classes)
-    neg, pos = learner.classes_
-    ys = [v.item() if hasattr(v, "item") else v for v in y]
-    predictions = [pos if p else neg for p in preds]
+    ys = [_label_key(v) for v in y]
+    predictions = [learner.classes_[p] for p in preds]
     errors = [a != b for a, b in zip(predictions, ys)]
     curve, m = [], 0
     for e in errors:
