@@ -28,7 +28,9 @@ import numbers
 import numpy as np
 
 __all__ = ["radius", "margin", "total_distance", "perceptron_bound", "margin_perceptron_bound",
-           "td_bound", "kernel_perceptron_bound"]
+           "td_bound", "kernel_perceptron_bound", "winnow_bound", "elimination_winnow_bound",
+           "winnow_star_bound", "weighted_majority_bound", "randomized_wm_bound",
+           "specialists_bound"]
 
 
 # -- data quantities ------------------------------------------------------------------------------
@@ -277,7 +279,122 @@ def kernel_perceptron_bound(R2, gamma):
     return r2 / g ** 2
 
 
+# -- the multiplicative family and the experts ----------------------------------------------------
+
+def winnow_bound(k, n):
+    """Winnow2's mistake bound 2 + 3k(1 + log2 n) (Angluin lecture 18).
+
+    Assumptions: Winnow with its defaults (alpha = 2, beta = 1/2, theta = n, weights 1) on
+    Boolean examples labelled by a monotone disjunction of k of the n variables.
+
+    Examples
+    --------
+    >>> winnow_bound(2, 1024)
+    68.0
+    """
+    k = _count("winnow_bound", "k", k)
+    n = _count("winnow_bound", "n", n, 1)
+    return 2.0 + 3.0 * k * (1.0 + math.log2(n))
+
+
+def elimination_winnow_bound(k, n):
+    """The elimination Winnow's bound 2k log2 n + 2 (Kanade, Theorem 12): threshold n/2,
+    promotion x2, demotion to zero, on a monotone disjunction of k of n variables.
+
+    Examples
+    --------
+    >>> elimination_winnow_bound(3, 256)
+    50.0
+    """
+    k = _count("elimination_winnow_bound", "k", k)
+    n = _count("elimination_winnow_bound", "n", n, 1)
+    return 2.0 * k * math.log2(n) + 2.0
+
+
+def winnow_star_bound(n, adversary_cost):
+    """Winnow*'s bound 4 + 5(1 + log2 2n) C_a on drifting monotone disjunctions (Angluin
+    lecture 19), C_a the adversary's cost (variables added to and removed from the target,
+    counting the first target's variables).
+
+    Examples
+    --------
+    >>> winnow_star_bound(512, 2)
+    114.0
+    """
+    n = _count("winnow_star_bound", "n", n, 1)
+    c = _nonnegative("winnow_star_bound", "adversary_cost", adversary_cost)
+    return 4.0 + 5.0 * (1.0 + math.log2(2 * n)) * c
+
+
+def weighted_majority_bound(m_best, n, beta=0.5):
+    """Weighted Majority's bound (m log2(1/beta) + log2 n) / log2(2/(1+beta)) (Angluin
+    lecture 20), m the mistakes of any one of the n experts; beta = 1/2 gives
+    2.41 (m + log2 n).  It holds for multi-valued labels too: on a mistake the predicted
+    (wrong) value holds at least as much weight as the right one, so at least half the weight
+    is on wrong experts.
+
+    Examples
+    --------
+    >>> round(weighted_majority_bound(0, 1024), 2)
+    24.09
+    """
+    m = _nonnegative("weighted_majority_bound", "m_best", m_best)
+    n = _count("weighted_majority_bound", "n", n, 1)
+    b = _real("weighted_majority_bound", "beta", beta)
+    if not 0.0 < b < 1.0:
+        raise ValueError(f"weighted_majority_bound: parameter beta must be in (0, 1), got {beta!r}")
+    return (m * math.log2(1.0 / b) + math.log2(n)) / math.log2(2.0 / (1.0 + b))
+
+
+def randomized_wm_bound(m_best, n, beta=0.5):
+    """Randomized Weighted Majority's expected-mistake bound (m ln(1/beta) + ln n) / (1 - beta)
+    (Littlestone & Warmuth 1994; Angluin lecture 20 remark), m the mistakes of any expert.
+
+    Examples
+    --------
+    >>> round(randomized_wm_bound(10, 100), 3)
+    23.073
+    """
+    m = _nonnegative("randomized_wm_bound", "m_best", m_best)
+    n = _count("randomized_wm_bound", "n", n, 1)
+    b = _real("randomized_wm_bound", "beta", beta)
+    if not 0.0 < b < 1.0:
+        raise ValueError(f"randomized_wm_bound: parameter beta must be in (0, 1), got {beta!r}")
+    return (m * math.log(1.0 / b) + math.log(n)) / (1.0 - b)
+
+
+def specialists_bound(r, n, promote=1.5, demote=0.5):
+    """The Specialists bound r log(n) / log(promote) (Blum 1997's argument for its Winnow
+    variant; 1.71 r log2 n for the default 3/2).
+
+    Assumptions: n specialists, each starting at weight 1; some r of them never vote wrongly
+    and in every round at least one of those r votes; demote + promote <= 2, so a mistake never
+    increases the awake weight (the predicted, wrong class holds at least as much weight as the
+    right one).  Each mistake multiplies one of the r by ``promote``, and none can outgrow the
+    total weight n.  Multi-valued labels, the coverage threshold and pruning below 1 keep it.
+
+    Examples
+    --------
+    >>> round(specialists_bound(2, 64), 2)
+    20.51
+    """
+    r = _count("specialists_bound", "r", r)
+    n = _count("specialists_bound", "n", n, 1)
+    p = _real("specialists_bound", "promote", promote)
+    d = _real("specialists_bound", "demote", demote)
+    if not (0.0 < d < 1.0 < p) or d + p > 2.0:
+        raise ValueError(f"specialists_bound: needs 0 < demote < 1 < promote and demote + "
+                         f"promote <= 2, got demote={demote!r}, promote={promote!r}")
+    return r * math.log(n) / math.log(p)
+
+
 # -- helpers --------------------------------------------------------------------------------------
+
+def _count(owner, name, value, low=0):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ValueError(f"{owner}: parameter {name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
 
 def _real(owner, name, value):
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or \

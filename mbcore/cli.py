@@ -401,8 +401,6 @@ def _disjunction(X, y):
 
 
 def _winnow_bound(name, params, X, y):
-    import math
-
     import numpy as np
     defaults = {"Winnow": {"alpha": 2.0, "beta": None, "theta": None, "w0": 1.0,
                            "features": "boolean"},
@@ -417,13 +415,14 @@ def _winnow_bound(name, params, X, y):
     found = _disjunction(X, ypos)
     if isinstance(found, str):
         return _na(found)
+    from . import bounds
     k, n = len(found), np.asarray(X).shape[1]
     if name == "Winnow":
-        bound, text = 2 + 3 * k * (1 + math.log2(n)), "2 + 3k(1 + log₂ n) (Angluin lecture 18)"
+        bound, text = bounds.winnow_bound(k, n), "2 + 3k(1 + log₂ n) (Angluin lecture 18)"
     elif name == "EliminationWinnow":
-        bound, text = 2 * k * math.log2(n) + 2, "2k log₂ n + 2 (Kanade Thm 12)"
+        bound, text = bounds.elimination_winnow_bound(k, n), "2k log₂ n + 2 (Kanade Thm 12)"
     else:
-        bound = 4 + 5 * (1 + math.log2(2 * n)) * k
+        bound = bounds.winnow_star_bound(n, k)
         text = "4 + 5(1 + log₂ 2n)·C_a with C_a = k (Angluin lecture 19)"
     return {"bound": bound, "bound_counts": "mistakes", "bound_name": text,
             "bound_note": f"k = {k} variables of a monotone disjunction consistent with the "

@@ -7,6 +7,7 @@ cross-checked against these computations.
 """
 
 import importlib
+import math
 
 import numpy as np
 import pytest
@@ -185,3 +186,34 @@ def test_bounds_module_matches_own_computation(seed):
             b.perceptron_bound(1.0, bad)
         with pytest.raises(ValueError):
             b.margin_perceptron_bound(bad)
+
+
+# -- the multiplicative family and the experts (hand-computed values) ------------------------------
+
+def test_multiplicative_and_experts_bounds_by_hand():
+    from mbcore import bounds as b
+    assert b.winnow_bound(2, 1024) == 2 + 3 * 2 * (1 + 10)            # 68
+    assert b.winnow_bound(0, 1) == 2.0
+    assert b.elimination_winnow_bound(3, 256) == 2 * 3 * 8 + 2           # 50
+    assert b.winnow_star_bound(512, 2) == 4 + 5 * (1 + 10) * 2           # 114
+    # beta = 1/2: (m + log2 n) / log2(4/3) = 2.41 (m + log2 n)
+    assert abs(b.weighted_majority_bound(5, 8) - (5 + 3) / math.log2(4 / 3)) < 1e-12
+    assert abs(b.weighted_majority_bound(1, 2, beta=0.25) - (2 + 1) / math.log2(2 / 1.25)) < 1e-12
+    assert abs(b.randomized_wm_bound(4, 16) - (4 * math.log(2) + math.log(16)) / 0.5) < 1e-12
+    assert abs(b.specialists_bound(3, 100) - 3 * math.log(100) / math.log(1.5)) < 1e-12
+    assert abs(b.specialists_bound(1, 64, promote=1.25, demote=0.75) -
+               math.log(64) / math.log(1.25)) < 1e-12
+
+
+@pytest.mark.parametrize("call", [
+    lambda b: b.winnow_bound(-1, 10), lambda b: b.winnow_bound(1, 0),
+    lambda b: b.winnow_bound(1.5, 10), lambda b: b.elimination_winnow_bound(True, 4),
+    lambda b: b.winnow_star_bound(4, -1.0), lambda b: b.weighted_majority_bound(1, 4, beta=1.0),
+    lambda b: b.weighted_majority_bound(-1, 4), lambda b: b.randomized_wm_bound(1, 4, beta=0),
+    lambda b: b.specialists_bound(1, 4, promote=1.6, demote=0.5),   # demote + promote > 2
+    lambda b: b.specialists_bound(1, 4, promote=1.0),
+])
+def test_multiplicative_and_experts_bounds_reject_bad_parameters(call):
+    from mbcore import bounds as b
+    with pytest.raises(ValueError):
+        call(b)
