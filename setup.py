@@ -2,7 +2,8 @@
 
 One Extension per kernel module under ``mbcore/_kernels``.  Directives for the whole project:
 boundscheck, wraparound and initializedcheck off, cdivision on.  ``MBCORE_DEBUG=1`` at build time
-turns the checks back on (and ``-O0 -g``) for a debug build that the test suite also passes.
+turns the checks back on (and ``-O0 -g``) for a debug build that the test suite also passes;
+``MBCORE_NO_SIMD=1`` builds the scalar versions of the vector loops (same results).
 No ``-march=native`` and no ``-ffast-math``: wheels must run anywhere and NaN checks must work;
 ``-ffp-contract=off`` forbids fused multiply-adds so the kernels round exactly like the
 pure-Python twin (mbref).
@@ -14,7 +15,14 @@ import sys
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-DEBUG = os.environ.get("MBCORE_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
+def _flag(name):
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+DEBUG = _flag("MBCORE_DEBUG")
+# MBCORE_NO_SIMD=1 builds the scalar versions of the vector loops (the results are the same;
+# CI's debug build uses it so that every path is tested).
+NO_SIMD = _flag("MBCORE_NO_SIMD")
 KERNELS = ["linear", "multiplicative", "experts"]
 
 directives = {
@@ -37,7 +45,8 @@ extensions = [
         f"mbcore._kernels.{name}",
         [f"mbcore/_kernels/{name}.pyx"],
         extra_compile_args=compile_args,
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")] +
+        ([("MBCORE_NO_SIMD", "1")] if NO_SIMD else []),
     )
     for name in KERNELS
 ]

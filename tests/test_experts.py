@@ -1226,3 +1226,36 @@ def test_later_classes_must_match_the_fitted_pair(mod):
     with pytest.raises(ValueError, match="classes"):
         wm.partial_fit([[0, 1]], [1], classes=[1, 2])
     assert list(wm.log2_weights_) == before
+
+
+# ================================================================================================
+# The vector paths of the compiled loops (AVX2 / SSE2 / scalar) give the same run
+# ================================================================================================
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 15, 16, 17, 33, 250])
+@pytest.mark.parametrize("beta", [0.5, 0.25, 0.3])
+def test_vector_paths_agree_with_twin(n, beta):
+    """The compiled loops pick AVX2 at run time when the CPU has it, else SSE2 (a scalar build:
+    MBCORE_NO_SIMD=1, run by CI's debug build).  Every available path gives the twin's run."""
+    from mbcore._kernels import experts as k
+    rng = np.random.default_rng(1000 * n + int(beta * 100))
+    P = rng.integers(0, 2, (400, n))
+    y = rng.integers(0, 2, 400)
+    ref = mbref.run_online(mbref.WeightedMajority(beta=beta), P.tolist(), y.tolist())
+    default = k.simd_level()
+    try:
+        for level in sorted({default, min(default, 1)}):
+            k.simd_level(level)
+            wm = mbcore.WeightedMajority(beta=beta)
+            run = mbcore.run_online(wm, P, y)
+            assert run.predictions.tolist() == ref["predictions"], level
+            assert wm.log2_weights_.tolist() == mbref_state_l(P, y, beta)
+    finally:
+        k.simd_level(2)
+    assert k.simd_level() == default
+
+
+def mbref_state_l(P, y, beta):
+    w = mbref.WeightedMajority(beta=beta).partial_fit(P.tolist(), y.tolist())
+    return w.log2_weights_

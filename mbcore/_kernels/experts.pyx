@@ -41,43 +41,32 @@ cdef struct Pool:
     long long* e0
     long long* b1
     long long* b0
-    double* t1
-    double* t0
     double* tc
 
 
-cdef void votes(const Pool* P, const unsigned char* p, double* q0, double* q1) noexcept nogil:
-    """q_v = sum of the cached weights of the experts predicting v (expert i into s[i % 4]).
-
-    The masked weights go to scratch arrays first (an elementwise loop the compiler vectorises;
-    c * 1 == c and c * 0 == 0 for the finite, non-negative cache), then the same four-partial-sum
-    reduction as everywhere else."""
-    cdef Py_ssize_t i, n = P.n
-    cdef const double* c = P.c
-    cdef double* t1 = P.t1
-    cdef double* t0 = P.t0
-    for i in range(n):
-        t1[i] = c[i] * <double>p[i]
-        t0[i] = c[i] - t1[i]
-    q1[0] = sum4(t1, n)
-    q0[0] = sum4(t0, n)
+cdef extern from "_wm_simd.h" nogil:
+    void mb_wm_votes(const double* c, const unsigned char* p, Py_ssize_t n, double* q0,
+                     double* q1)
+    int mb_wm_update_exact(double* c, long long* m, const unsigned char* p, Py_ssize_t n,
+                           int y, double beta)
+    int mb_wm_simd_level()
+    void mb_wm_force_level(int level)
 
 
-cdef inline double sum4(const double* v, Py_ssize_t n) noexcept nogil:
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef Py_ssize_t k, n4 = n - (n % 4)
-    for k in range(0, n4, 4):
-        s0 += v[k]
-        s1 += v[k + 1]
-        s2 += v[k + 2]
-        s3 += v[k + 3]
-    if n4 < n:
-        s0 += v[n4]
-    if n4 + 1 < n:
-        s1 += v[n4 + 1]
-    if n4 + 2 < n:
-        s2 += v[n4 + 2]
-    return (s0 + s1) + (s2 + s3)
+cdef inline void votes(const Pool* P, const unsigned char* p, double* q0,
+                       double* q1) noexcept nogil:
+    """q_v = sum of the cached weights of the experts predicting v, expert i into s[i % 16]
+    (_wm_simd.h: the masked cache summed in vectors, the same values in the same order as the
+    scalar definition)."""
+    mb_wm_votes(P.c, p, P.n, q0, q1)
+
+
+cdef inline double lval(const Pool* P, Py_ssize_t i) noexcept nogil:
+    """l_i: in exact mode lb * m_i (exactly what repeated additions of the integer lb give;
+    the kernel writes l back at the end of a pass), else the stored l_i."""
+    if P.exact:
+        return P.lb * <double>P.m[i]
+    return P.l[i]
 
 
 cdef int decide(const Pool* P, const unsigned char* p, double q0, double q1) noexcept nogil:
@@ -96,10 +85,10 @@ cdef int decide(const Pool* P, const unsigned char* p, double q0, double q1) noe
         return 0
     for i in range(P.n):
         if p[i]:
-            P.e1[m1] = <long long>P.l[i]
+            P.e1[m1] = <long long>lval(P, i)
             m1 += 1
         else:
-            P.e0[m0] = <long long>P.l[i]
+            P.e0[m0] = <long long>lval(P, i)
             m0 += 1
     r1 = carry_bits(P.e1, m1, P.b1)
     r0 = carry_bits(P.e0, m0, P.b0)
@@ -108,10 +97,10 @@ cdef int decide(const Pool* P, const unsigned char* p, double q0, double q1) noe
 
 cdef double max_log(const Pool* P) noexcept nogil:
     cdef Py_ssize_t i
-    cdef double L = P.l[0]
+    cdef double L = lval(P, 0)
     for i in range(1, P.n):
-        if P.l[i] > L:
-            L = P.l[i]
+        if lval(P, i) > L:
+            L = lval(P, i)
     return L
 
 
@@ -121,7 +110,7 @@ cdef void renormalize(Pool* P) noexcept nogil:
     cdef double L = max_log(P)
     P.aux[0] = L
     for i in range(P.n):
-        P.c[i] = term(P.l[i] - L)
+        P.c[i] = term(lval(P, i) - L)
 
 
 cdef void round_votes(Pool* P, const unsigned char* p, int update, double* q0,
@@ -142,7 +131,7 @@ cdef void round_votes(Pool* P, const unsigned char* p, int update, double* q0,
     L = max_log(P)
     saved = P.c
     for i in range(P.n):
-        P.tc[i] = term(P.l[i] - L)
+        P.tc[i] = term(lval(P, i) - L)
     P.c = P.tc
     votes(P, p, q0, q1)
     P.c = saved
@@ -154,10 +143,17 @@ cdef int wm_rounds(Pool* P, const unsigned char* adv, const signed char* y, Py_s
     cdef Py_ssize_t t, i
     cdef const unsigned char* p
     cdef double q0, q1
-    cdef int pr, yt, wrong, w
+    cdef int pr, yt, wrong, w, have = 0
     for t in range(rounds):
         p = adv + t * P.n
-        round_votes(P, p, update, &q0, &q1)
+        if have:
+            # the votes came with the previous round's update; the same renormalisation rule
+            have = 0
+            if q0 + q1 < RENORM_BELOW:
+                renormalize(P)
+                votes(P, p, &q0, &q1)
+        else:
+            round_votes(P, p, update, &q0, &q1)
         if share != NULL:
             share[t] = q1 / (q0 + q1)
             continue
@@ -170,14 +166,9 @@ cdef int wm_rounds(Pool* P, const unsigned char* adv, const signed char* y, Py_s
         wrong = 0
         if P.exact:
             # Without branches (right and wrong experts come in random order): the cache holds
-            # exact powers of two, so c * beta is exactly term(l + lb - L), 0 on underflow too;
-            # l + lb * 0 == l.
-            for i in range(P.n):
-                w = p[i] != yt
-                wrong |= w
-                P.m[i] += w
-                P.l[i] = P.l[i] + P.lb * w
-                P.c[i] = P.c[i] * (1.0 - w + w * P.beta)   # exact: 1 or beta
+            # exact powers of two, so c * beta is exactly term(l + lb - L), 0 on underflow too.
+            # l itself is lb * m (lval) during the pass and written back at its end.
+            wrong = mb_wm_update_exact(P.c, P.m, p, P.n, yt, P.beta)
         else:
             for i in range(P.n):
                 if p[i] != yt:
@@ -215,30 +206,27 @@ def wm_pass(const unsigned char[:, ::1] adv, const signed char[::1] y, double[::
     P.e0 = <long long*>malloc((n + 1) * sizeof(long long))
     P.b1 = <long long*>malloc((n + 65) * sizeof(long long))
     P.b0 = <long long*>malloc((n + 65) * sizeof(long long))
-    P.t1 = <double*>malloc((n + 1) * sizeof(double))
-    P.t0 = <double*>malloc((n + 1) * sizeof(double))
     P.tc = <double*>malloc((n + 1) * sizeof(double))
-    if P.e1 == NULL or P.e0 == NULL or P.b1 == NULL or P.b0 == NULL or P.t1 == NULL or \
-            P.t0 == NULL or P.tc == NULL:
+    if P.e1 == NULL or P.e0 == NULL or P.b1 == NULL or P.b0 == NULL or P.tc == NULL:
         free(P.e1)
         free(P.e0)
         free(P.b1)
         free(P.b0)
-        free(P.t1)
-        free(P.t0)
         free(P.tc)
         raise MemoryError("WeightedMajority: no memory for the exact-comparison buffers")
     cdef const signed char* yp = &y[0] if y is not None else NULL
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef double* sp = &share[0] if share is not None else NULL
+    cdef Py_ssize_t i
     with nogil:
         wm_rounds(&P, &adv[0, 0], yp, adv.shape[0], pp, &counts[0], update, sp)
+        if exact and update:
+            for i in range(n):
+                P.l[i] = lb * <double>P.m[i]
     free(P.e1)
     free(P.e0)
     free(P.b1)
     free(P.b0)
-    free(P.t1)
-    free(P.t0)
     free(P.tc)
 
 
@@ -375,14 +363,21 @@ cdef inline void sum_classes(const double* s, int K, double* q) noexcept nogil:
         q[v] = (s[4 * v] + s[4 * v + 1]) + (s[4 * v + 2] + s[4 * v + 3])
 
 
+cdef extern from "_wm_simd.h" nogil:
+    double mb_fold16(const double* s)
+
+
 cdef void multi_votes(const double* c, const code_t* p, Py_ssize_t n, int K, double* s,
                       double* q) noexcept nogil:
+    """Weighted Majority's votes with K classes: expert i into s_v[i % 16] (as mb_wm_votes)."""
     cdef Py_ssize_t i
-    for i in range(4 * K):
+    cdef int v
+    for i in range(16 * K):
         s[i] = 0.0
     for i in range(n):
-        s[4 * <Py_ssize_t>p[i] + (i & 3)] += c[i]
-    sum_classes(s, K, q)
+        s[16 * <Py_ssize_t>p[i] + (i & 15)] += c[i]
+    for v in range(K):
+        q[v] = mb_fold16(s + 16 * v)
 
 
 def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, long long[::1] m,
@@ -394,7 +389,7 @@ def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, lon
     v from K-1 down with u < (q_{K-1} + ... + q_v) / T, else 0.  The cache is renormalised as
     in wm_pass (T < 2**-600)."""
     cdef Py_ssize_t n = adv.shape[1], rounds = adv.shape[0], t, i
-    cdef double* s = <double*>malloc(4 * K * sizeof(double))
+    cdef double* s = <double*>malloc(16 * K * sizeof(double))
     cdef double* q = <double*>malloc(K * sizeof(double))
     cdef double* tc = <double*>malloc((n + 1) * sizeof(double))
     cdef long long* ex = <long long*>malloc((n + 1) * sizeof(long long))
@@ -619,3 +614,11 @@ def specialists_pass(const long long[::1] indptr, const long long[::1] ids,
                     if hc[i] < H:
                         hc[i] += 1
     free(s); free(q); free(vi); free(cls); free(ex); exact_free(&X)
+
+
+def simd_level(force=None):
+    """Which vector path Weighted Majority's loops take: 2 = AVX2, 1 = SSE2, 0 = scalar (for
+    tests; ``force`` = 1 makes an AVX2 machine take the SSE2 path, 2 restores the default)."""
+    if force is not None:
+        mb_wm_force_level(force)
+    return mb_wm_simd_level()

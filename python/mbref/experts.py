@@ -13,8 +13,9 @@ Numerics (the policy both twins follow)
 Expert i's weight is w_i = beta**m_i; it is kept as its base-2 logarithm l_i (l_i += log2(beta)
 on each of its mistakes), so no weight ever underflows to 0.  The sums use a cache
 ``c_i = 2**(l_i - L)`` with a shared offset L.  The votes are ``q_v = sum_{i: P_i = v} c_i``
-summed in expert order into four partial sums per class (expert i into s_v[i % 4], combined
-(s0 + s1) + (s2 + s3)); the total is T = (...((q_0 + q_1) + q_2) + ...) + q_{K-1}.  If
+summed in expert order into sixteen partial sums per class (expert i into s_v[i % 16]),
+combined as u_j = (s_j + s_{4+j}) + (s_{8+j} + s_{12+j}) and q_v = (u_0 + u_1) + (u_2 + u_3)
+(sixteen independent sums let the compiled loops run in vectors); the total is T = (...((q_0 + q_1) + q_2) + ...) + q_{K-1}.  If
 T < 2**-600, then in a learning round L becomes max_i l_i, the cache is recomputed and the votes
 are taken again; in predict the votes are taken from such a renormalised copy without changing
 the state.
@@ -102,6 +103,13 @@ def _last_argmax(q):
         if q[v] >= q[best]:
             best = v
     return best
+
+
+def _fold16(s):
+    """Sixteen partial sums combined: u_j = (s_j + s_{4+j}) + (s_{8+j} + s_{12+j}), then
+    (u_0 + u_1) + (u_2 + u_3)."""
+    u = [(s[j] + s[4 + j]) + (s[8 + j] + s[12 + j]) for j in range(4)]
+    return (u[0] + u[1]) + (u[2] + u[3])
 
 
 def _fold(q):
@@ -267,10 +275,10 @@ class _Pool:
 
     def _votes(self, p):
         K = len(self.classes_)
-        s = [[0.0] * 4 for _ in range(K)]
+        s = [[0.0] * 16 for _ in range(K)]
         for i, v in enumerate(p):
-            s[v][i & 3] += self._c[i]
-        return [(a[0] + a[1]) + (a[2] + a[3]) for a in s]
+            s[v][i & 15] += self._c[i]
+        return [_fold16(a) for a in s]
 
     def _renormalize(self):
         self._L = max(self._l)
