@@ -251,7 +251,14 @@ def infer_classes_multi(owner, y, classes=None):
     ya = np.asarray(y)
     if ya.dtype.kind == "f" and np.isnan(ya).any():
         raise ValueError(f"{owner}: the labels contain NaN")
-    uniq = np.unique(ya)
+    if ya.dtype.kind == "O" and any(isinstance(v, float) and v != v for v in ya.ravel()):
+        raise ValueError(f"{owner}: the labels contain NaN")
+    try:
+        uniq = np.unique(ya)
+    except TypeError:
+        raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
+                        f"kinds, e.g. numbers and strings, in {ya.ravel()[:10].tolist()!r}); "
+                        "use labels of one kind") from None
     if uniq.shape[0] >= 2:
         return uniq
     return infer_classes(owner, uniq)

@@ -20,9 +20,59 @@ from .multiplicative import _finite, _pow2_exponent
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists"]
 
 
+def _object_rows(owner, X):
+    """A list of rows as a 2-D object array, each value kept as it is (np.asarray would turn
+    1 and "1" into the same string)."""
+    rows = []
+    for r in X:
+        if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
+            raise ValueError(f"{owner}: X must be 2-D (n_samples, n_attributes), got a row that "
+                             "is not a sequence")
+        rows.append(list(r))
+    d = len(rows[0]) if rows else 0
+    for r in rows:
+        if len(r) != d:
+            raise ValueError(f"{owner}: X has rows of different lengths ({len(r)} and {d})")
+    A = np.empty((len(rows), d), dtype=object)
+    for i, r in enumerate(rows):
+        for j, v in enumerate(r):
+            A[i, j] = v.item() if isinstance(v, np.generic) else v
+    return A
+
+
+def _as_matrix(owner, P):
+    """A 2-D array-like of labels as an array: lists of numbers as NumPy stores them, lists
+    holding strings or other objects value by value (np.asarray would make 1 and "1" equal)."""
+    if isinstance(P, np.ndarray):
+        return P
+    try:
+        A = np.asarray(P)
+    except ValueError:
+        A = None
+    if A is not None and A.dtype.kind not in "USO":
+        return A
+    return _object_rows(owner, P)
+
+
+def _label_array(y):
+    """y as a 1-D array without silent coercion: labels of one kind as NumPy would store them,
+    mixed kinds (1 and "1") as objects."""
+    if isinstance(y, np.ndarray):
+        return y
+    values = [v.item() if isinstance(v, np.generic) else v for v in y]
+    kinds = {str if isinstance(v, str) else bytes if isinstance(v, bytes) else
+             bool if isinstance(v, bool) else numbers.Real if isinstance(v, numbers.Real)
+             else object for v in values}
+    if len(kinds) <= 1 and object not in kinds:
+        return np.array(values)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
 def _all_labels(A, y):
     """Every label in the advice and in y, as one 1-D array (for inferring the classes)."""
-    ya = np.asarray(y).ravel()
+    ya = _label_array(y).ravel()
     if A.dtype == ya.dtype or (A.dtype.kind in "biuf" and ya.dtype.kind in "biuf"):
         return np.concatenate([A.ravel(), ya])
     values = [v.item() if isinstance(v, np.generic) else v for v in A.ravel().tolist() +
@@ -98,7 +148,7 @@ class _Pool(OnlineLearner):
         if P is None or isinstance(P, (str, bytes)):
             raise TypeError(f"{o}: the experts' predictions must be a 2-D array-like (rounds x "
                             f"experts), got {type(P).__name__}")
-        A = np.asarray(P)
+        A = _as_matrix(o, P)
         if A.ndim != 2:
             raise ValueError(f"{o}: the experts' predictions must be 2-D (rounds x experts), "
                              f"got ndim={A.ndim}")
@@ -145,11 +195,16 @@ class _Pool(OnlineLearner):
             raise TypeError(f"{o}: y must be a 1-D array-like of labels, got None")
         if isinstance(y, (str, bytes)):
             raise TypeError(f"{o}: y must be a 1-D array-like of labels, got a string")
-        ya = np.asarray(y)
+        try:
+            ya = np.asarray(y)
+        except ValueError:
+            raise ValueError(f"{o}: y must be 1-D (a sequence of labels)") from None
         if ya.ndim != 1:
             raise ValueError(f"{o}: y must be 1-D, got ndim={ya.ndim}")
         if ya.shape[0] != n:
             raise ValueError(f"{o}: {n} rounds but y has {ya.shape[0]} labels")
+        if not isinstance(y, np.ndarray):
+            ya = _label_array(y)
         return encode_codes(o, ya, self.classes_, lambda b: f"y[{b[0]}]")
 
     def _record_labels(self, pred):
@@ -621,7 +676,7 @@ class Specialists(OnlineLearner):
         if P is None or isinstance(P, (str, bytes)):
             raise TypeError(f"{o}: the specialists' predictions must be a 2-D array-like "
                             f"(rounds x specialists), got {type(P).__name__}")
-        A = np.asarray(P)
+        A = _as_matrix(o, P)
         if A.ndim != 2:
             raise ValueError(f"{o}: the specialists' predictions must be 2-D (rounds x "
                              f"specialists), got ndim={A.ndim}")
@@ -746,7 +801,8 @@ class Specialists(OnlineLearner):
     def predict(self, P, awake=None):
         """The prediction for each round (no state change): the top class of the awake
         voters, or the most frequent label so far when nobody votes."""
-        return self.classes_[self._predictions(P, awake)[0]]
+        pred = self._predictions(P, awake)[0]
+        return self.classes_[pred]
 
     def predict_covered(self, P, awake=None):
         """(predictions, covered): whether the learner would commit to each prediction (some
@@ -875,7 +931,7 @@ class PairSpecialists(Specialists):
         if X is None or isinstance(X, (str, bytes)):
             raise TypeError(f"{o}: X must be a 2-D array-like of categorical values, got "
                             f"{type(X).__name__}")
-        A = np.asarray(X)
+        A = X if isinstance(X, np.ndarray) else _object_rows(o, X)
         if A.ndim != 2:
             raise ValueError(f"{o}: X must be 2-D (n_samples, n_attributes), got "
                              f"ndim={A.ndim}")
@@ -1003,7 +1059,7 @@ class PairSpecialists(Specialists):
                 if y is None:
                     raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, "
                                     "got None")
-                self.classes_ = infer_classes_multi(self._owner, y, classes)
+                self.classes_ = infer_classes_multi(self._owner, _label_array(y), classes)
                 self.n_attributes_ = A.shape[1]
                 self.n_features_in_ = A.shape[1]
                 self._init_state(0)
@@ -1037,7 +1093,8 @@ class PairSpecialists(Specialists):
 
     def predict(self, X):
         """The prediction for each row from the current state (no state change)."""
-        return self.classes_[self._predictions(X)[0]]
+        pred = self._predictions(X)[0]
+        return self.classes_[pred]
 
     def predict_covered(self, X):
         """(predictions, covered) for each row from the current state."""

@@ -22,7 +22,7 @@ Sections
 4. ``wm_multi_pass`` (the compiled multi-class kernel) on K = 2 data equals the binary kernel:
    predictions, log2 weights, cache, offset, generator, counters, predict and shares.
 5. Mistake bounds on multi-valued streams (WM deterministic bound; randomized WM's expected bound).
-6. Long runs: 4 * 10**5 rounds x 100 experts, 4 labels, every expert wrong >= 70% of the time
+6. Long runs: 4 * 10**5 rounds x 100 experts, 4 labels, every expert wrong ~70% of the time
    (weights thousands of binary orders below 2**-1074 relative to the start), exact at sampled
    rounds, and the twin on a prefix; a non-power-of-two beta run as well.
 7. Bad input: advice or labels outside the classes, bad ``classes=``, wrong expert counts: a
@@ -775,6 +775,26 @@ def test_exact_decision_on_crafted_near_ties(modname, case):
         assert r["predictions"] == [want, want] and r["mistakes"] == 0, trial
 
 
+@pytest.mark.parametrize("extra", (2999, 3072, 3073))
+def test_exact_decision_with_thousands_of_experts(extra):
+    # A wide pool (the float filter's error bound grows with n): S0 = 1 + extra * 2**-60,
+    # S1 = 1 + 2**-49 + 2**-50 = 1 + 3072 * 2**-60, S2 = 1.  extra = 2999 -> 1; 3072 -> a tie
+    # 0/1 -> 1; 3073 -> 0.  The twin is checked on the identity order (it is slow here).
+    ms = [0] + [60] * extra + [0, 49, 50] + [0]
+    codes = [0] + [0] * extra + [1, 1, 1] + [2]
+    want = {2999: 1, 3072: 1, 3073: 0}[extra]
+    assert fraction_multi([-m for m in ms], codes, 3) == want
+    rng = np.random.default_rng(extra)
+    for modname, trials in (("mbcore", 3), ("mbref", 1)):
+        for trial in range(trials):
+            perm = np.arange(len(ms)) if trial == 0 else rng.permutation(len(ms))
+            clf = build_state(modname, [ms[i] for i in perm], 1)
+            ps = [codes[i] for i in perm]
+            assert as_list(clf.predict([ps])) == [want], (modname, trial)
+            r = online(modname, clf, [ps], [want])
+            assert r["predictions"] == [want], (modname, trial)
+
+
 @pytest.mark.parametrize("K", (3, 4, 6), ids=lambda k: f"K={k}")
 @pytest.mark.parametrize("beta", (0.5, 0.25), ids=lambda b: f"beta={b}")
 @pytest.mark.parametrize("n", (2, 3, 7), ids=lambda n: f"n={n}")
@@ -999,8 +1019,8 @@ def hard_stream(rng, C, n, K, acc):
 
 def test_long_run_exact_far_below_underflow():
     """4 * 10**5 rounds, 100 experts, 4 labels, every expert right only 5%..32% of the time:
-    after ~1,500 rounds every weight is below 2**-1074 relative to the start, and at the end
-    below 2**-280000.  A plain float64 WM (weights 0.5**m) then has all weights 0.0 and always
+    after ~1,600 rounds every weight is below 2**-1074 relative to the start, and at the end
+    below 2**-260000.  A plain float64 WM (weights 0.5**m) then has all weights 0.0 and always
     predicts the last class; mbcore keeps deciding exactly (sampled rounds replayed with integer
     log weights), and the twin agrees on a prefix that crosses the underflow."""
     n, K, T, C = 100, 4, 400_000, 50_000

@@ -39,7 +39,7 @@ Sections
 
 Expected values come from hand computation or from independent recomputation in this file (the
 stream, integer exponents, Fractions), never from the code under test.  Known defects found
-while writing this file are marked ``xfail(strict=True)`` with the reason.
+while writing this file were fixed; their tests stay as regression tests.
 """
 
 import copy
@@ -97,10 +97,7 @@ def state(clf):
 def online(clf, P, y, awake=None, classes=None):
     """The online record (predictions before each label, errors, updated, totals).
 
-    mbcore: ``mbcore.run_online``.  mbref: its run_online takes no ``awake`` (see
-    test_ref_run_online_accepts_awake) and records no ``updated``, so the twin is driven row by
-    row through ``_learn`` (what ``mbref.run_online`` itself calls), reading updates_ after each
-    row."""
+    mbcore: ``mbcore.run_online``; mbref: ``mbref.run_online`` (both take ``awake=``)."""
     is_pair = type(clf).__name__ == "PairSpecialists"
     if modname_of(clf) == "mbcore":
         kw = {} if is_pair or awake is None else {"awake": awake}
@@ -108,30 +105,11 @@ def online(clf, P, y, awake=None, classes=None):
         return {"predictions": as_list(r.predictions), "errors": [bool(e) for e in r.errors],
                 "updated": [bool(u) for u in r.updated], "mistakes": int(r.mistakes),
                 "updates": int(r.updates)}
-    preds, updated = [], []
-    if classes is None and getattr(clf, "classes_", None) is None:
-        # Row by row, the first row alone would not show every class: infer them from the whole
-        # batch, with the twin's own rule (awake advice and labels; labels only for pairs).
-        values = list(y)
-        if not is_pair:
-            A = np.asarray(P, dtype=object)
-            M = np.ones(A.shape, dtype=bool) if awake is None else np.asarray(awake, dtype=bool)
-            values = A[M].tolist() + values
-        classes = mbref.experts.infer_classes_multi(type(clf).__name__, values)
-    for t in range(len(y)):
-        fitted = getattr(clf, "classes_", None) is not None
-        u0 = clf.updates_ if fitted else 0
-        args = (P[t:t + 1], y[t:t + 1], None if fitted else classes)
-        if is_pair:
-            codes = clf._learn(*args)
-        else:
-            codes = clf._learn(*args, None if awake is None else awake[t:t + 1])
-        preds.append(as_list(clf.classes_)[codes[0]])
-        updated.append(clf.updates_ > u0)
-    ys = as_list(list(y))
-    errors = [p != t for p, t in zip(preds, ys)]
-    return {"predictions": preds, "errors": errors, "updated": updated,
-            "mistakes": sum(errors), "updates": sum(updated)}
+    kw = {} if is_pair or awake is None else {"awake": awake}
+    r = mbref.run_online(clf, P, y, classes=classes, **kw)
+    return {"predictions": r["predictions"], "errors": [bool(e) for e in r["errors"]],
+            "updated": list(r["updated"]), "mistakes": int(r["mistakes"]),
+            "updates": int(r["updates"])}
 
 
 def py(v):
@@ -1134,9 +1112,6 @@ def continues_like_fresh(modname, clf, **params):
     assert a == b and state(clf) == state(ref)
 
 
-XFAIL_REF_1D_AWAKE = pytest.mark.xfail(
-    strict=True, reason="mbref.Specialists: a 1-D awake raises a bare TypeError (\"'int' object "
-    "is not iterable\") that does not name the class; mbcore raises ValueError naming it")
 
 # name -> (P, y, awake, exception); on a learner fitted with 3 specialists, labels {0, 1}
 LATER_BAD = {
@@ -1171,11 +1146,7 @@ LATER_BAD = {
     "y_2d_array": ([[1, 0, 1]], np.array([[1]]), [[1, 1, 1]], ValueError),
 }
 
-XFAIL_REF_Y_2D = pytest.mark.xfail(
-    strict=True, reason="mbref.Specialists: y given as a nested list ([[1]]) raises a bare "
-    "TypeError ('unhashable type: list') without the class name; mbcore raises ValueError "
-    "'y must be 1-D' naming it")
-LATER_XFAIL = {("mbref", "awake_1d"): XFAIL_REF_1D_AWAKE, ("mbref", "y_2d"): XFAIL_REF_Y_2D}
+LATER_XFAIL = {}
 
 
 def later_bad_params():
@@ -1290,16 +1261,6 @@ def test_history_bounds_accepted(modname, history):
 
 PAIR_X0 = [[1, 2, 3], [1, 3, 3], [2, 2, 1]]
 PAIR_Y0 = ["A", "B", "A"]
-XFAIL_CORE_RAGGED = pytest.mark.xfail(
-    strict=True, reason="mbcore.PairSpecialists: ragged rows raise numpy's ValueError "
-    "('inhomogeneous shape') without the class name")
-XFAIL_CORE_LIST_VALUES = pytest.mark.xfail(
-    strict=True, reason="mbcore.PairSpecialists: unhashable list values are taken as an extra "
-    "array dimension (ValueError 'X must be 2-D ... ndim=3') instead of the TypeError "
-    "'X values must be hashable categories' of mbref")
-XFAIL_CORE_NAN_WITH_STR = pytest.mark.xfail(
-    strict=True, reason="mbcore.PairSpecialists: a NaN among strings in a list is coerced by "
-    "numpy to the string 'nan' and accepted as a category; mbref rejects it")
 
 # name -> (X, y, exception, xfail marks (mbcore, mbref)); first call on a fresh learner
 PAIR_FIRST_BAD = {
@@ -1307,15 +1268,15 @@ PAIR_FIRST_BAD = {
     "nan_object_array": (np.array([["a", np.nan], ["a", "b"]], dtype=object), [0, 1],
                          ValueError, ((), ())),
     "nan_among_strings": ([["a", float("nan")], ["a", "b"]], [0, 1], ValueError,
-                          (XFAIL_CORE_NAN_WITH_STR, ())),
+                          ((), ())),
     "one_attribute": ([[1], [2]], [0, 1], ValueError, ((), ())),
     "no_attribute": (np.zeros((2, 0)), [0, 1], ValueError, ((), ())),
     "no_rows": (np.zeros((0, 3)), [], ValueError, ((), ())),
     "one_d": ([1, 2, 3], [0, 1, 0], ValueError, ((), ())),
-    "ragged": ([[1, 2, 3], [1, 2]], [0, 1], ValueError, (XFAIL_CORE_RAGGED, ())),
+    "ragged": ([[1, 2, 3], [1, 2]], [0, 1], ValueError, ((), ())),
     "unhashable_dict": (np.array([[1, {}], [1, 2]], dtype=object), [0, 1], TypeError, ((), ())),
     "unhashable_list_values": ([[[1], [2]], [[1], [3]]], [0, 1], TypeError,
-                               (XFAIL_CORE_LIST_VALUES, ())),
+                               ((), ())),
     "y_length": ([[1, 2], [1, 3]], [0, 1, 1], ValueError, ((), ())),
     "y_none": ([[1, 2], [1, 3]], None, TypeError, ((), ())),
     "x_none": (None, [0, 1], TypeError, ((), ())),
@@ -1411,10 +1372,6 @@ def test_bad_input_to_predict(modname):
 @mod_param
 @pytest.mark.parametrize("name", ["Specialists", "PairSpecialists"])
 def test_predict_before_fit_raises_not_fitted(modname, name, request):
-    if modname == "mbcore":
-        request.applymarker(pytest.mark.xfail(
-            strict=True, reason="mbcore (Pair)Specialists.predict on a never-fitted learner "
-            "raises AttributeError ('no attribute classes_') instead of NotFittedError"))
     clf = new(modname, name)
     with pytest.raises(module(modname).NotFittedError):
         clf.predict([[1, 2]])
@@ -1458,31 +1415,22 @@ def test_inputs_never_modified(modname):
 # ================================================================================================
 
 
-@pytest.mark.xfail(strict=True, reason="mbref.run_online(learner, P, y, classes=None) takes no "
-                   "awake= (mbcore.run_online passes it on to Specialists)")
 def test_ref_run_online_accepts_awake():
     r = mbref.run_online(mbref.Specialists(), TWO_P, TWO_Y, awake=TWO_W)
     assert r["predictions"] == TWO_PRED
 
 
-@pytest.mark.xfail(strict=True, reason="mbref's experts run record has no 'updated' / "
-                   "'updates' (mbcore.OnlineRun and mbref's other learners have them)")
 def test_ref_run_record_has_updated():
     r = mbref.run_online(mbref.Specialists(), TWO_P, TWO_Y)
     assert "updated" in r and "updates" in r
 
 
-@pytest.mark.xfail(strict=True, reason="mbref.Specialists / PairSpecialists have no fit() or "
-                   "score() (mbcore's have both)")
 def test_ref_has_fit_and_score():
     sp = mbref.Specialists().fit(TWO_P, TWO_Y, awake=TWO_W)
     assert sp.score(TWO_P, TWO_Y, awake=TWO_W) == mbcore.Specialists().fit(
         TWO_P, TWO_Y, awake=TWO_W).score(TWO_P, TWO_Y, awake=TWO_W)
 
 
-@pytest.mark.xfail(strict=True, reason="mbcore.PairSpecialists coerces a list of mixed-type "
-                   "values through numpy: 1 and '1' become one category '1' (and 1.0 becomes "
-                   "'1.0'); mbref keeps the values (1 == 1.0 == True, '1' distinct)")
 def test_pair_mixed_type_values_parity():
     X = [[1, "a"], ["1", "a"], [1.0, "a"], [2, "a"]]
     y = [0, 1, 0, 1]
@@ -1628,8 +1576,8 @@ def test_long_non_dyadic_run_beyond_float64_matches_twin():
     b = mbref.Specialists()
     for P, y, W, cl in ((P1, y1, W1, [0, 1, 2]), (P2, y2, W2, None)):
         ra = mbcore.run_online(a, P, y, awake=W, classes=cl)
-        pb = b._learn(P, y, cl, W)
-        assert as_list(ra.predictions) == pb
+        rb = mbref.run_online(b, P, y, awake=W, classes=cl)
+        assert as_list(ra.predictions) == rb["predictions"]
         assert state(a) == state(b)
     lw = as_list(a.log2_weights_)
     # after phase 1 both see-saw weights were (T1/2)(log2 3/2 - 1) = -1245.1...

@@ -377,7 +377,7 @@ class OnlineLearner:
     # (returns the +-1 prediction and whether the state changed) and _score(x).
 
 
-def run_online(learner, X, y, classes=None):
+def run_online(learner, X, y, classes=None, **fit_params):
     """The online protocol over a batch, recorded (twin of mbcore.run_online).
 
     Returns a dict with ``predictions`` (labels predicted before each label was revealed),
@@ -386,7 +386,7 @@ def run_online(learner, X, y, classes=None):
     """
     if hasattr(learner, "_learn_rounds"):  # the experts learners keep their own record
         from .experts import run_online as _experts_run_online
-        return _experts_run_online(learner, X, y, classes)
+        return _experts_run_online(learner, X, y, classes, **fit_params)
     preds, upd = learner._learn(X, y, classes)
     yy = learner._last_labels
     neg, pos = learner.classes_

@@ -52,7 +52,11 @@ def infer_classes_multi(owner, labels, classes=None):
         if isinstance(classes, (str, bytes)):
             raise ValueError(f"{owner}: classes must be a list of at least two labels, got "
                              f"{classes!r}")
-        cl = sorted({_label_key(c) for c in classes})
+        try:
+            cl = sorted({_label_key(c) for c in classes})
+        except TypeError:
+            raise TypeError(f"{owner}: the classes cannot be put in order (labels of different "
+                            "kinds); use labels of one kind") from None
         if len(cl) < 2:
             raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
                              f"{cl!r}")
@@ -61,7 +65,12 @@ def infer_classes_multi(owner, labels, classes=None):
     for v in keys:
         if isinstance(v, float) and math.isnan(v):
             raise ValueError(f"{owner}: the labels contain NaN")
-    uniq = sorted(set(keys))
+    try:
+        uniq = sorted(set(keys))
+    except TypeError:
+        raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
+                        f"kinds, e.g. numbers and strings, in {keys[:10]!r}); use labels of one "
+                        "kind") from None
     if len(uniq) >= 2:
         return uniq
     return infer_classes(owner, uniq)
@@ -75,6 +84,10 @@ def _check_y(owner, y, n):
     if getattr(y, "ndim", 1) != 1:
         raise ValueError(f"{owner}: y must be 1-D, got ndim={y.ndim}")
     ys = [_label_key(v) for v in y]
+    for v in ys:
+        if isinstance(v, (list, tuple, dict, set)):
+            raise ValueError(f"{owner}: y must be 1-D, got a label that is a "
+                             f"{type(v).__name__}")
     if n is not None and len(ys) != n:
         raise ValueError(f"{owner}: {n} rounds but y has {len(ys)} labels")
     for v in ys:
@@ -374,7 +387,7 @@ class _Pool:
             self.n_experts_ = len(rows[0])
         yy = _codes(o, self.classes_, ys)
         adv = self._encode_advice(rows)
-        return [self._round(p, t)[0] for p, t in zip(adv, yy)]
+        return [self._round(p, t) for p, t in zip(adv, yy)]
 
     def _learn_pool(self, X, y, classes, first):
         o = type(self).__name__
@@ -393,7 +406,7 @@ class _Pool:
         preds = []
         for x, t, yi in zip(rows, ys, yy):
             p = self._encode_advice([self._pool_advice(x)])[0]
-            preds.append(self._round(p, yi)[0])
+            preds.append(self._round(p, yi))
             for e in self.experts:
                 e.partial_fit([x], [t], classes=list(self.classes_))
         return preds
@@ -641,7 +654,7 @@ class Specialists(_Pool):
                     self._set_weight(i)
                     if self._prune_l is not None and self._l[i] < self._prune_l:
                         self._alive[i] = False
-        return pred, covered
+        return pred, pred != y and bool(voters)
 
     # -- the dense protocol: advice P and an awake mask -----------------------------------
     def _awake_rows(self, awake, rows):
@@ -650,7 +663,11 @@ class Specialists(_Pool):
             return [[True] * len(r) for r in rows]
         if isinstance(awake, (str, bytes)) or getattr(awake, "ndim", 2) != 2:
             raise ValueError(f"{o}: awake must be a 2-D mask (rounds x specialists) like P")
-        a = [list(r) for r in awake]
+        a = []
+        for r in awake:
+            if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
+                raise ValueError(f"{o}: awake must be a 2-D mask (rounds x specialists) like P")
+            a.append(list(r))
         if len(a) != len(rows) or any(len(r) != len(p) for r, p in zip(a, rows)):
             raise ValueError(f"{o}: awake has shape ({len(a)}, {len(a[0]) if a else 0}), but P "
                              f"has shape ({len(rows)}, {len(rows[0])}); they must match")
@@ -724,7 +741,7 @@ class Specialists(_Pool):
             self._init_state(len(rows[0]))
         yy = _codes(o, self.classes_, ys)
         rounds = self._encode_awake(rows, mask)
-        return [self._round(ids, codes, t)[0] for (ids, codes), t in zip(rounds, yy)]
+        return [self._round(ids, codes, t) for (ids, codes), t in zip(rounds, yy)]
 
     def _predictions(self, P, awake):
         self._check_fitted("predict")
@@ -743,8 +760,17 @@ class Specialists(_Pool):
         out = self._predictions(P, awake)
         return [self.classes_[p] for p, _ in out], [c for _, c in out]
 
-    def decision_function(self, P, awake=None):
-        raise NotImplementedError
+    def fit(self, P, y, awake=None, classes=None):
+        """Forget everything, then one online pass."""
+        for k in [k for k in vars(self) if k not in self._param_names()]:
+            delattr(self, k)
+        return self.partial_fit(P, y, awake=awake, classes=classes)
+
+    def score(self, P, y, awake=None):
+        """Accuracy of predict(P, awake) on y."""
+        pred = self.predict(P, awake)
+        ys = _check_y(type(self).__name__, y, len(pred))
+        return sum(a == b for a, b in zip(pred, ys)) / len(ys)
 
 
 class PairSpecialists(Specialists):
@@ -869,7 +895,7 @@ class PairSpecialists(Specialists):
         for x, t in zip(rows, yy):
             ids = self._pair_ids(x, True)
             codes = [self._hist_vote(i) for i in ids]
-            preds.append(self._round(ids, codes, t)[0])
+            preds.append(self._round(ids, codes, t))
             for i in ids:
                 h = self._hist[i]
                 h.append(t)
@@ -893,16 +919,30 @@ class PairSpecialists(Specialists):
         out = self._predictions(X)
         return [self.classes_[p] for p, _ in out], [c for _, c in out]
 
+    def fit(self, X, y, classes=None):
+        """Forget everything, then one online pass."""
+        for k in [k for k in vars(self) if k not in self._param_names()]:
+            delattr(self, k)
+        return self.partial_fit(X, y, classes=classes)
 
-def run_online(learner, P, y, classes=None):
-    """The online record of an experts learner (twin of mbcore.run_online)."""
-    preds = learner._learn(P, y, classes)
+    def score(self, X, y):
+        pred = self.predict(X)
+        ys = _check_y(type(self).__name__, y, len(pred))
+        return sum(a == b for a, b in zip(pred, ys)) / len(ys)
+
+
+def run_online(learner, P, y, classes=None, **fit_params):
+    """The online record of an experts learner (twin of mbcore.run_online): predictions,
+    errors, updated (the state changed: some expert was wrong, or for specialists a mistake with
+    voters), mistakes, updates, mistake_curve, n."""
+    rounds = learner._learn(P, y, classes, **fit_params)
     ys = [_label_key(v) for v in y]
-    predictions = [learner.classes_[p] for p in preds]
+    predictions = [learner.classes_[p] for p, _ in rounds]
+    updated = [bool(u) for _, u in rounds]
     errors = [a != b for a, b in zip(predictions, ys)]
     curve, m = [], 0
     for e in errors:
         m += e
         curve.append(m)
-    return {"predictions": predictions, "errors": errors, "mistakes": m,
-            "mistake_curve": curve, "n": len(preds)}
+    return {"predictions": predictions, "errors": errors, "updated": updated, "mistakes": m,
+            "updates": sum(updated), "mistake_curve": curve, "n": len(rounds)}
