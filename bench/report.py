@@ -127,6 +127,17 @@ RATIOS = [
      "ge", 30.0),
     ("twin / WM, per round", "wm.twin", "wm.mbcore.int8", "ge", 100.0),
     ("RWM 1,000 experts (ns per round)", "rwm.mbcore.int8", None, "ns_per_row", None),
+    ("WM 1,000 experts, 4 labels (ns per round)", "wm.mbcore.multi4", None, "ns_per_row",
+     None),
+    ("twin / WM, 4 labels, per round", "wm.twin.multi4", "wm.mbcore.multi4", "ge", 100.0),
+    # -- Specialists -----------------------------------------------------------------------------
+    ("Specialists 1,000, ~10% awake, 4 labels (ns per round)", "spec.mbcore.dense", None,
+     "ns_per_row", None),
+    ("twin / Specialists, per round", "spec.twin.dense", "spec.mbcore.dense", "ge", 100.0),
+    ("PairSpecialists 12 attributes (66 awake) (ns per row)", "pair.mbcore", None,
+     "ns_per_row", None),
+    ("twin / PairSpecialists, per row (info: ~70% mistakes, each a pow per voter)", "pair.twin",
+     "pair.mbcore", "info", None),
 ]
 
 

@@ -93,3 +93,91 @@ def test_wm_twin(benchmark, record, advice):
     record("wm.twin", 200)
     benchmark.pedantic(_pf, setup=_fresh(mbref.WeightedMajority, P[:200], y[:200]), rounds=3,
                        warmup_rounds=1)
+
+
+# -- multi-valued labels and specialists -----------------------------------------------------------
+
+K_LABELS = 4
+
+
+@pytest.fixture(scope="session")
+def advice_multi():
+    """The same pool with 4 labels: expert i is right with its accuracy, else a random wrong
+    label."""
+    rng = np.random.default_rng(SEED + 1)
+    truth = rng.integers(0, K_LABELS, ROUNDS)
+    acc = rng.uniform(0.3, 0.95, N_EXPERTS)
+    wrong = (truth[:, None] + rng.integers(1, K_LABELS, (ROUNDS, N_EXPERTS))) % K_LABELS
+    P = np.where(rng.random((ROUNDS, N_EXPERTS)) < acc, truth[:, None], wrong)
+    return P.astype(np.int8), truth
+
+
+@pytest.mark.benchmark(group="wm-multi")
+def test_wm_multi_pass(benchmark, record, advice_multi):
+    P, y = advice_multi
+    record("wm.mbcore.multi4", ROUNDS)
+    benchmark.pedantic(lambda w, P, y: w.partial_fit(P, y, classes=list(range(K_LABELS))),
+                       setup=_fresh(mbcore.WeightedMajority, P, y), rounds=5, warmup_rounds=1)
+
+
+@pytest.mark.benchmark(group="wm-multi")
+def test_wm_multi_twin(benchmark, record, advice_multi):
+    P, y = advice_multi
+    record("wm.twin.multi4", 200)
+    benchmark.pedantic(lambda w, P, y: w.partial_fit(P, y, classes=list(range(K_LABELS))),
+                       setup=_fresh(mbref.WeightedMajority, P[:200], y[:200]), rounds=3,
+                       warmup_rounds=1)
+
+
+@pytest.fixture(scope="session")
+def specialists_stream(advice_multi):
+    """1,000 specialists, each awake in about 10% of the rounds, 4 labels."""
+    P, y = advice_multi
+    W = np.random.default_rng(SEED + 2).random(P.shape) < 0.1
+    return P, y, W
+
+
+@pytest.mark.benchmark(group="specialists")
+def test_specialists_pass(benchmark, record, specialists_stream):
+    P, y, W = specialists_stream
+    record("spec.mbcore.dense", ROUNDS)
+    benchmark.pedantic(lambda s, P, y: s.partial_fit(P, y, awake=W),
+                       setup=_fresh(mbcore.Specialists, P, y), rounds=5, warmup_rounds=1)
+
+
+@pytest.mark.benchmark(group="specialists")
+def test_specialists_twin(benchmark, record, specialists_stream):
+    P, y, W = specialists_stream
+    record("spec.twin.dense", 500)
+    benchmark.pedantic(lambda s, P, y: s.partial_fit(P, y, awake=W[:500]),
+                       setup=_fresh(mbref.Specialists, P[:500], y[:500]), rounds=3,
+                       warmup_rounds=1)
+
+
+@pytest.fixture(scope="session")
+def categorical():
+    """20,000 rows of 12 categorical attributes with 6 values each; the label (5 values) is a
+    function of two attribute pairs with 10% noise: 66 pair specialists awake per row."""
+    rng = np.random.default_rng(SEED + 3)
+    X = rng.integers(0, 6, (ROUNDS, 12))
+    y = (X[:, 0] * 6 + X[:, 1] + X[:, 2] * X[:, 3]) % 5
+    noise = rng.random(ROUNDS) < 0.1
+    y[noise] = rng.integers(0, 5, noise.sum())
+    return X, y
+
+
+@pytest.mark.benchmark(group="specialists")
+def test_pair_specialists_pass(benchmark, record, categorical):
+    X, y = categorical
+    record("pair.mbcore", ROUNDS)
+    benchmark.pedantic(lambda s, X, y: s.partial_fit(X, y),
+                       setup=_fresh(mbcore.PairSpecialists, X, y), rounds=5, warmup_rounds=1)
+
+
+@pytest.mark.benchmark(group="specialists")
+def test_pair_specialists_twin(benchmark, record, categorical):
+    X, y = categorical
+    record("pair.twin", 500)
+    benchmark.pedantic(lambda s, X, y: s.partial_fit(X, y),
+                       setup=_fresh(mbref.PairSpecialists, X[:500], y[:500]), rounds=3,
+                       warmup_rounds=1)

@@ -264,10 +264,40 @@ def infer_classes_multi(owner, y, classes=None):
     return infer_classes(owner, uniq)
 
 
+_SMALL_DTYPES = {np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.int32, np.int64)}
+
+
+def _encode_small(A, classes):
+    """Integer labels and integer classes spanning at most 2**16 values: one compiled pass
+    through a lookup table.  The codes, the flat index of the first bad value, or None when
+    this path does not apply."""
+    if A.dtype not in _SMALL_DTYPES or classes.dtype.kind not in "iu" or A.size == 0:
+        return None
+    lo, hi = int(classes[0]), int(classes[-1])
+    if hi - lo >= 1 << 16:
+        return None
+    from ._kernels import experts as _kx
+    table = np.full(hi - lo + 1, -1, dtype=np.int32)
+    table[classes.astype(np.int64) - lo] = np.arange(classes.shape[0], dtype=np.int32)
+    flat = np.ascontiguousarray(A).reshape(-1)
+    out = np.empty(flat.shape[0], dtype=np.int32)
+    bad = _kx.encode_small(flat, lo, table, out)
+    if bad >= 0:
+        return int(bad)
+    return out.reshape(A.shape)
+
+
 def encode_codes(owner, A, classes, what):
     """Labels -> class indices (int32, positions in the sorted ``classes``); ``what(index)``
     names the first value outside the classes for the error message."""
     A = np.asarray(A)
+    fast = _encode_small(A, classes)
+    if fast is not None:
+        if isinstance(fast, np.ndarray):
+            return fast
+        bad = tuple(int(b) for b in np.unravel_index(fast, A.shape))
+        raise ValueError(f"{owner}: {what(bad)} is {_key(A[bad])!r}, outside the labels "
+                         f"{classes.tolist()!r}")
     if A.dtype.kind == "f" and np.isnan(A).any():
         bad = tuple(np.argwhere(np.isnan(A))[0])
         raise ValueError(f"{owner}: {what(bad)} is NaN")

@@ -884,9 +884,10 @@ class PairSpecialists(Specialists):
         self._hnext = np.zeros(0, dtype=np.int32)
         self._cats = [dict() for _ in range(self.n_attributes_)]   # value -> code
         self._cat_values = [[] for _ in range(self.n_attributes_)]  # code -> value
-        self._keys_sorted = np.zeros(0, dtype=np.int64)
-        self._ids_sorted = np.zeros(0, dtype=np.int64)
-        self._keys = np.zeros(0, dtype=np.int64)                     # by id
+        self._tkeys = np.full(1024, -1, dtype=np.int64)             # key -> id hash table
+        self._tids = np.zeros(1024, dtype=np.int64)
+        self._nid = np.zeros(1, dtype=np.int64)
+        self._keys = np.zeros(512, dtype=np.int64)                   # id -> key
         super()._init_state(n)
 
     def _grow_more(self, cap, new):
@@ -1002,30 +1003,28 @@ class PairSpecialists(Specialists):
 
     def _lookup(self, keys, create):
         """Specialist ids of the keys (-1 for unknown ones when not creating); new keys get
-        ids in order of first occurrence in the stream."""
-        flat = keys.ravel()
-        uniq, first, inv = np.unique(flat, return_index=True, return_inverse=True)
-        pos = np.searchsorted(self._keys_sorted, uniq)
-        pos_c = np.minimum(pos, max(self._keys_sorted.shape[0] - 1, 0))
-        found = (self._keys_sorted.shape[0] > 0) & (self._keys_sorted[pos_c] == uniq) \
-            if self._keys_sorted.shape[0] else np.zeros(uniq.shape[0], dtype=bool)
-        uid = np.full(uniq.shape[0], -1, dtype=np.int64)
-        uid[found] = self._ids_sorted[pos_c[found]]
-        new = ~found & (uniq >= 0)
-        if create and new.any():
-            order = np.flatnonzero(new)[np.argsort(first[new], kind="stable")]
-            n0 = self._n
-            uid[order] = np.arange(n0, n0 + order.shape[0])
-            self._grow(n0 + order.shape[0])
-            keys_by_id = np.zeros(self._n, dtype=np.int64)
-            keys_by_id[:n0] = self._keys[:n0]
-            keys_by_id[n0:] = uniq[order]
-            self._keys = keys_by_id
-            allk = np.concatenate([self._keys_sorted, uniq[order]])
-            alli = np.concatenate([self._ids_sorted, uid[order]])
-            srt = np.argsort(allk, kind="stable")
-            self._keys_sorted, self._ids_sorted = allk[srt], alli[srt]
-        return uid[inv.reshape(-1)].reshape(keys.shape)
+        ids in order of first occurrence in the stream (a hash table in the kernel)."""
+        flat = np.ascontiguousarray(keys.ravel())
+        out = np.empty(flat.shape[0], dtype=np.int64)
+        pos = 0
+        while True:
+            stop = _k.pair_lookup(flat, self._tkeys, self._tids, self._keys, self._nid, out,
+                                  pos, create)
+            if stop < 0:
+                break
+            n = int(self._nid[0])
+            cap = 2 * self._tkeys.shape[0]
+            while 2 * (n + 1) > cap:
+                cap *= 2
+            keys_by_id = np.zeros(max(2 * self._keys.shape[0], n + 1), dtype=np.int64)
+            keys_by_id[:n] = self._keys[:n]
+            tkeys, tids = np.full(cap, -1, dtype=np.int64), np.zeros(cap, dtype=np.int64)
+            _k.pair_rehash(keys_by_id, n, tkeys, tids)
+            self._keys, self._tkeys, self._tids = keys_by_id, tkeys, tids
+            pos = stop
+        if create:
+            self._grow(int(self._nid[0]))
+        return out.reshape(keys.shape)
 
     def _hist_state(self):
         return (self._hist, self._hcnt, self._hnext)

@@ -53,6 +53,18 @@ static int mb_wm_update_scalar(double* c, long long* m, const unsigned char* p, 
     return wrong;
 }
 
+/* q_v for one class v of byte codes: expert i into s[i % 16] when p[i] == v (the masked sum:
+ * adding +0.0 for the others leaves every partial sum as it is). */
+static double mb_wm_class_sum_scalar(const double* c, const unsigned char* p, ptrdiff_t n,
+                                     int v, ptrdiff_t from, double* s)
+{
+    ptrdiff_t k;
+    for (k = from; k < n; k++)
+        if (p[k] == v)
+            s[k & 15] += c[k];
+    return mb_fold16(s);
+}
+
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(MBCORE_NO_SIMD)
 #define MB_X86 1
 #include <immintrin.h>
@@ -118,6 +130,24 @@ static int mb_wm_update_avx2(double* c, long long* m, const unsigned char* p, pt
     return (_mm256_movemask_pd(any) != 0) | mb_wm_update_scalar(c, m, p, n, y, beta, n4);
 }
 
+__attribute__((target("avx2")))
+static double mb_wm_class_sum_avx2(const double* c, const unsigned char* p, ptrdiff_t n, int v)
+{
+    __m256d a[4];
+    const __m128i cmp = _mm_set1_epi8((char)v);
+    ptrdiff_t k, j, n16 = n - n % 16;
+    double s[16];
+    for (j = 0; j < 4; j++)
+        a[j] = _mm256_setzero_pd();
+    for (k = 0; k < n16; k += 16)
+        for (j = 0; j < 4; j++)
+            a[j] = _mm256_add_pd(a[j], _mm256_and_pd(mb_mask4(p + k + 4 * j, cmp, 0),
+                                                     _mm256_loadu_pd(c + k + 4 * j)));
+    for (j = 0; j < 4; j++)
+        _mm256_storeu_pd(s + 4 * j, a[j]);
+    return mb_wm_class_sum_scalar(c, p, n, v, n16, s);
+}
+
 /* -- SSE2 ---------------------------------------------------------------------------------- */
 
 static inline void mb_mask2x2(const unsigned char* p, __m128i cmp, int invert, __m128i* m01,
@@ -166,6 +196,28 @@ static void mb_wm_votes_sse2(const double* c, const unsigned char* p, ptrdiff_t 
         _mm_storeu_pd(r + 2 * j, b[j]);
     }
     mb_wm_votes_scalar(c, p, n, q0, q1, n16, s, r);
+}
+
+static double mb_wm_class_sum_sse2(const double* c, const unsigned char* p, ptrdiff_t n, int v)
+{
+    __m128d a[8];
+    const __m128i cmp = _mm_set1_epi8((char)v);
+    ptrdiff_t k, j, n16 = n - n % 16;
+    double s[16];
+    for (j = 0; j < 8; j++)
+        a[j] = _mm_setzero_pd();
+    for (k = 0; k < n16; k += 16) {
+        for (j = 0; j < 8; j += 2) {
+            __m128i i01, i23;
+            mb_mask2x2(p + k + 2 * j, cmp, 0, &i01, &i23);
+            a[j] = _mm_add_pd(a[j], _mm_and_pd(_mm_castsi128_pd(i01), _mm_loadu_pd(c + k + 2 * j)));
+            a[j + 1] = _mm_add_pd(a[j + 1], _mm_and_pd(_mm_castsi128_pd(i23),
+                                                       _mm_loadu_pd(c + k + 2 * j + 2)));
+        }
+    }
+    for (j = 0; j < 8; j++)
+        _mm_storeu_pd(s + 2 * j, a[j]);
+    return mb_wm_class_sum_scalar(c, p, n, v, n16, s);
 }
 
 static int mb_wm_update_sse2(double* c, long long* m, const unsigned char* p, ptrdiff_t n,
@@ -230,6 +282,19 @@ static inline int mb_wm_update_exact(double* c, long long* m, const unsigned cha
     return mb_wm_update_sse2(c, m, p, n, y, beta);
 #else
     return mb_wm_update_scalar(c, m, p, n, y, beta, 0);
+#endif
+}
+
+static inline double mb_wm_class_sum(const double* c, const unsigned char* p, ptrdiff_t n,
+                                     int v)
+{
+#ifdef MB_X86
+    if (mb_has_avx2())
+        return mb_wm_class_sum_avx2(c, p, n, v);
+    return mb_wm_class_sum_sse2(c, p, n, v);
+#else
+    double s[16] = {0.0};
+    return mb_wm_class_sum_scalar(c, p, n, v, 0, s);
 #endif
 }
 

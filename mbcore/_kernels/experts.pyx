@@ -5,6 +5,7 @@ renormalised by a fixed rule, votes in four partial sums, the exact vote compari
 (power-of-two beta), and the splitmix64 generator for randomized WM.
 """
 
+cimport cython
 from libc.math cimport floor, ldexp
 from libc.stdlib cimport malloc, free
 
@@ -280,6 +281,11 @@ ctypedef fused code_t:
     int
 
 
+cdef union Bits:
+    double d
+    long long i
+
+
 cdef struct Exact:
     long long* e      # exponents of one class (n + 1)
     long long* bcur   # set bits of the current best class (n + 65)
@@ -315,13 +321,21 @@ cdef int exact_best(Exact* X, const double* q, int K, const long long* ex, const
     """The last class v maximising S_v = sum_{k: cls[k] == v} 2**ex[k], exactly, given the
     float64 sums q_v of the same terms (each within the error bound below): classes clearly
     below the float leader are skipped, the rest are compared by exact binary addition."""
-    cdef int v, best = 0, cur = -1
+    cdef int v, best = 0, cur = -1, near = 0
     cdef double err
     cdef Py_ssize_t rcur = 0, rv
     cdef long long* tmp
     for v in range(1, K):
         if q[v] >= q[best]:
             best = v
+    for v in range(K):
+        err = (nv + 3) * 2.220446049250313e-16 * (q[best] + q[v]) + \
+            2 * nv * 4.9406564584124654e-324
+        if v != best and q[best] - q[v] <= err:
+            near = 1
+            break
+    if not near:
+        return best                        # the float leader is certainly the exact one
     for v in range(K):
         err = (nv + 3) * 2.220446049250313e-16 * (q[best] + q[v]) + \
             2 * nv * 4.9406564584124654e-324
@@ -339,6 +353,18 @@ cdef int exact_best(Exact* X, const double* q, int K, const long long* ex, const
             X.bcur = X.bv
             X.bv = tmp
     return cur
+
+
+cdef inline int near_tie(const double* q, int K, Py_ssize_t nv, int best) noexcept nogil:
+    """Whether another class's float64 sum is within the error bound of the leader's."""
+    cdef int v
+    cdef double err
+    for v in range(K):
+        err = (nv + 3) * 2.220446049250313e-16 * (q[best] + q[v]) + \
+            2 * nv * 4.9406564584124654e-324
+        if v != best and q[best] - q[v] <= err:
+            return 1
+    return 0
 
 
 cdef inline int last_argmax(const double* q, int K) noexcept nogil:
@@ -365,6 +391,7 @@ cdef inline void sum_classes(const double* s, int K, double* q) noexcept nogil:
 
 cdef extern from "_wm_simd.h" nogil:
     double mb_fold16(const double* s)
+    double mb_wm_class_sum(const double* c, const unsigned char* p, Py_ssize_t n, int v)
 
 
 cdef void multi_votes(const double* c, const code_t* p, Py_ssize_t n, int K, double* s,
@@ -372,12 +399,22 @@ cdef void multi_votes(const double* c, const code_t* p, Py_ssize_t n, int K, dou
     """Weighted Majority's votes with K classes: expert i into s_v[i % 16] (as mb_wm_votes)."""
     cdef Py_ssize_t i
     cdef int v
+    if code_t is cython.uchar:
+        if K <= 8:        # one vector pass per class beats the scatter for a few classes
+            for v in range(K):
+                q[v] = mb_wm_class_sum(c, p, n, v)
+            return
     for i in range(16 * K):
         s[i] = 0.0
     for i in range(n):
         s[16 * <Py_ssize_t>p[i] + (i & 15)] += c[i]
     for v in range(K):
         q[v] = mb_fold16(s + 16 * v)
+
+
+cdef inline double lget(int implicit, const double* l, const long long* m, double lb,
+                        Py_ssize_t i) noexcept nogil:
+    return lb * <double>m[i] if implicit else l[i]
 
 
 def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, long long[::1] m,
@@ -406,6 +443,9 @@ def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, lon
     cdef double L, T, u, acc
     cdef int pr, yt, w, wrong, v
     cdef const int* yp = &y[0] if y is not None else NULL
+    # uint8 codes in exact mode: l stays lb * m during the pass (the vector update leaves l
+    # alone) and is written back at the end
+    cdef int implicit = exact and code_t is cython.uchar
     cdef int* pp = &pred[0] if pred is not None else NULL
     cdef double* sp = &share[0, 0] if share is not None else NULL
     with nogil:
@@ -414,18 +454,18 @@ def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, lon
             multi_votes(cp, p, n, K, s, q)
             T = fold(q, K)
             if T < RENORM_BELOW:
-                L = lp[0]
+                L = lget(implicit, lp, mp, lb, 0)
                 for i in range(1, n):
-                    if lp[i] > L:
-                        L = lp[i]
+                    if lget(implicit, lp, mp, lb, i) > L:
+                        L = lget(implicit, lp, mp, lb, i)
                 if update:
                     aux[0] = L
                     for i in range(n):
-                        cp[i] = term(lp[i] - L)
+                        cp[i] = term(lget(implicit, lp, mp, lb, i) - L)
                     multi_votes(cp, p, n, K, s, q)
                 else:
                     for i in range(n):
-                        tc[i] = term(lp[i] - L)
+                        tc[i] = term(lget(implicit, lp, mp, lb, i) - L)
                     multi_votes(tc, p, n, K, s, q)
                 T = fold(q, K)
             if sp != NULL:
@@ -442,10 +482,12 @@ def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, lon
                         pr = v
                         break
             elif exact:
-                for i in range(n):
-                    ex[i] = <long long>lp[i]
-                    cls[i] = p[i]
-                pr = exact_best(&X, q, K, ex, cls, n)
+                pr = last_argmax(q, K)
+                if near_tie(q, K, n, pr):
+                    for i in range(n):
+                        ex[i] = <long long>lget(implicit, lp, mp, lb, i)
+                        cls[i] = p[i]
+                    pr = exact_best(&X, q, K, ex, cls, n)
             else:
                 pr = last_argmax(q, K)
             if pp != NULL:
@@ -454,7 +496,10 @@ def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, lon
                 continue
             yt = yp[t]
             wrong = 0
-            if exact:
+            if exact and code_t is cython.uchar:
+                # l = lb * m during the pass (written back at its end), as in wm_pass
+                wrong = mb_wm_update_exact(cp, mp, <const unsigned char*>p, n, yt, beta)
+            elif exact:
                 for i in range(n):
                     w = p[i] != yt
                     wrong |= w
@@ -471,25 +516,53 @@ def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, lon
             counts[0] += 1
             counts[1] += pr != yt
             counts[2] += wrong
+        if implicit and update:
+            for i in range(n):
+                lp[i] = lb * <double>mp[i]
     free(s); free(q); free(tc); free(ex); free(cls); exact_free(&X)
 
 
 # -- specialists (sleeping experts) ---------------------------------------------------------------
 
 cdef inline int hist_vote(const int* h, int cnt, int nxt, int H) noexcept nogil:
-    """The most frequent label of a ring buffer (ties: the most recent); -1 if empty."""
-    cdef int k, j, a, b, v, num, best = -1, best_n = 0
+    """The most frequent label of a ring buffer (ties: the most recent); -1 if empty.  The
+    labels are read from the most recent back, each pair compared once."""
+    cdef int r[256]
+    cdef int num[256]
+    cdef int k, j, a = nxt - 1, best = 0
+    if cnt == 0:
+        return -1
     for k in range(cnt):
-        a = (nxt - 1 - k + 2 * H) % H
-        v = h[a]
-        num = 0
-        for j in range(cnt):
-            b = (nxt - 1 - j + 2 * H) % H
-            num += h[b] == v
-        if num > best_n:
-            best = v
-            best_n = num
-    return best
+        if a < 0:
+            a += H
+        r[k] = h[a]
+        num[k] = 1
+        a -= 1
+    for k in range(cnt):
+        for j in range(k + 1, cnt):
+            if r[k] == r[j]:
+                num[k] += 1
+                num[j] += 1
+    for k in range(1, cnt):
+        if num[k] > num[best]:
+            best = k
+    return r[best]
+
+
+cdef inline double scale2(double c, double k) noexcept nogil:
+    """ldexp(c, k) for c in [1, 2) and an integer k <= 0: a product with 2**k built from its
+    bits when 2**k is a float64 (a correctly rounded product equals ldexp's correctly rounded
+    result), else ldexp itself."""
+    cdef Bits b
+    if k >= -1022.0:
+        b.i = <long long>(<int>k + 1023) << 52
+        return c * b.d
+    if k >= -1074.0:
+        b.i = 1LL << (<int>k + 1074)
+        return c * b.d
+    if k < -2000.0:
+        return 0.0
+    return ldexp(c, <int>k)
 
 
 def specialists_pass(const long long[::1] indptr, const long long[::1] ids,
@@ -562,10 +635,7 @@ def specialists_pass(const long long[::1] indptr, const long long[::1] ids,
                 for j in range(4 * K):
                     s[j] = 0.0
                 for j in range(nv):
-                    sh = e[vi[j]] - E
-                    if sh < -2000.0:
-                        sh = -2000.0
-                    s[4 * cls[j] + (ex[j] & 3)] += ldexp(c[vi[j]], <int>sh)
+                    s[4 * cls[j] + (ex[j] & 3)] += scale2(c[vi[j]], e[vi[j]] - E)
                 sum_classes(s, K, q)
                 if exact:
                     for j in range(nv):
@@ -622,3 +692,95 @@ def simd_level(force=None):
     if force is not None:
         mb_wm_force_level(force)
     return mb_wm_simd_level()
+
+
+ctypedef fused small_t:
+    signed char
+    unsigned char
+    short
+    int
+    long long
+
+
+def encode_small(const small_t[::1] a, long long lo, const int[::1] table, int[::1] out):
+    """out[k] = table[a[k] - lo] (class codes of integer labels through a lookup table; -1 in
+    the table marks a value outside the classes).  Returns the index of the first value outside
+    the table's range or outside the classes, or -1."""
+    cdef Py_ssize_t k, n = a.shape[0], span = table.shape[0], bad = -1
+    cdef long long x
+    cdef int c
+    with nogil:
+        for k in range(n):
+            x = <long long>a[k] - lo
+            if x < 0 or x >= span:
+                bad = k
+                break
+            c = table[x]
+            if c < 0:
+                bad = k
+                break
+            out[k] = c
+    return bad
+
+
+# -- PairSpecialists' key -> id table -------------------------------------------------------------
+
+cdef inline unsigned long long mix64(unsigned long long z) noexcept nogil:
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+def pair_lookup(const long long[::1] keys, long long[::1] tkeys, long long[::1] tids,
+                long long[::1] by_id, long long[::1] n_ids, long long[::1] out,
+                Py_ssize_t start, bint create):
+    """out[k] = the id of keys[k] for k >= start, from an open-addressing table (tkeys: -1 =
+    empty; capacity a power of two; linear probing).  A negative key gives -1; an unknown key
+    gives -1, or with create a new id (n_ids[0], then the next, in stream order: ids by first
+    occurrence), recorded in by_id.  Returns -1 when done, or the position k at which the table
+    would pass half full or by_id is full (grow them and call again from k)."""
+    cdef Py_ssize_t k, n = keys.shape[0], cap = tkeys.shape[0], room = by_id.shape[0]
+    cdef unsigned long long mask = <unsigned long long>(cap - 1)
+    cdef unsigned long long h
+    cdef long long key, nid = n_ids[0]
+    cdef Py_ssize_t stop = -1
+    with nogil:
+        for k in range(start, n):
+            key = keys[k]
+            if key < 0:
+                out[k] = -1
+                continue
+            h = mix64(<unsigned long long>key) & mask
+            while tkeys[h] != -1 and tkeys[h] != key:
+                h = (h + 1) & mask
+            if tkeys[h] == key:
+                out[k] = tids[h]
+                continue
+            if not create:
+                out[k] = -1
+                continue
+            if 2 * (nid + 1) > cap or nid >= room:
+                stop = k
+                break
+            tkeys[h] = key
+            tids[h] = nid
+            by_id[nid] = key
+            out[k] = nid
+            nid += 1
+    n_ids[0] = nid
+    return stop
+
+
+def pair_rehash(const long long[::1] by_id, Py_ssize_t n, long long[::1] tkeys,
+                long long[::1] tids):
+    """Insert the first n keys of by_id (ids 0..n-1) into an empty table."""
+    cdef Py_ssize_t i
+    cdef unsigned long long mask = <unsigned long long>(tkeys.shape[0] - 1)
+    cdef unsigned long long h
+    with nogil:
+        for i in range(n):
+            h = mix64(<unsigned long long>by_id[i]) & mask
+            while tkeys[h] != -1:
+                h = (h + 1) & mask
+            tkeys[h] = by_id[i]
+            tids[h] = i
