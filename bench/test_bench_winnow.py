@@ -103,3 +103,18 @@ def test_winnow_dense_uint8(benchmark, record):
     y = Xd[:, :5].any(axis=1).astype(np.int64)
     record("winnow.mbcore.dense_u8", Xd.shape[0])
     benchmark.pedantic(_pf, setup=_fresh(mbcore.Winnow, Xd, y), rounds=10, warmup_rounds=1)
+
+
+@pytest.mark.benchmark(group="winnow-csr")
+def test_winnow_gather_floor(benchmark, record, winnow_csr):
+    """A floor for the pass: NumPy gathering the 5,000,000 weights of the active features and
+    summing them per row (w[indices], then a per-row sum; no validation, no decision, no
+    update, and the sums in any order)."""
+    X, _, y = winnow_csr
+    w = np.ones(D)
+    idx = X.indices
+
+    def gather_sum():
+        return w[idx].reshape(N, K).sum(axis=1)
+    record("winnow.floor.gather_sum", N)
+    benchmark.pedantic(gather_sum, rounds=20, warmup_rounds=2)

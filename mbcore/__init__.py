@@ -21,11 +21,15 @@ from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, Onl
 from .experts import (PairSpecialists, RandomizedWeightedMajority, Specialists,
                       WeightedMajority)
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
+from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjunction,
+                      GreedyDecisionList, greedy_decision_list, most_specific_conjunction)
 from .online import OnlineRun, run_online
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
            "WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
+           "Conjunction", "Disjunction", "DecisionList", "GreedyDecisionList",
+           "most_specific_conjunction", "greedy_decision_list", "ConjunctionAdversary",
            "run_online", "OnlineRun", "OnlineLearner", "NotFittedError",
            "clone"]
 __version__ = "0.1.0"

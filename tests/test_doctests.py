@@ -22,7 +22,8 @@ def _run(module):
     return res.failed, res.attempted
 
 
-@pytest.mark.parametrize("name", ["mbcore.linear", "mbcore.multiplicative", "mbcore.experts"])
+@pytest.mark.parametrize("name", ["mbcore.linear", "mbcore.multiplicative", "mbcore.experts",
+                                  "mbcore.boolean"])
 def test_doctests_learner_modules(name):
     failed, attempted = _run(importlib.import_module(name))
     assert attempted > 0

@@ -8,6 +8,8 @@ algorithms, to check the compiled core, and to measure what compilation buys.
 """
 
 from .base import NotFittedError, OnlineLearner, run_online
+from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjunction,
+                      GreedyDecisionList, greedy_decision_list, most_specific_conjunction)
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
                      Perceptron)
 from .experts import (PairSpecialists, RandomizedWeightedMajority, Specialists,
@@ -17,5 +19,7 @@ from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowSta
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
            "WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
+           "Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
+           "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary",
            "OnlineLearner", "NotFittedError", "run_online"]
 __version__ = "0.1.0"
