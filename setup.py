@@ -23,7 +23,7 @@ DEBUG = _flag("MBCORE_DEBUG")
 # MBCORE_NO_SIMD=1 builds the scalar versions of the vector loops (the results are the same;
 # CI's debug build uses it so that every path is tested).
 NO_SIMD = _flag("MBCORE_NO_SIMD")
-KERNELS = ["linear", "multiplicative", "experts", "boolean"]
+KERNELS = ["linear", "multiplicative", "experts", "boolean", "bitset"]
 
 directives = {
     "language_level": 3,

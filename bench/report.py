@@ -149,6 +149,12 @@ RATIOS = [
      "ns_per_row", None),
     ("twin / Conjunction, per row", "bool.twin.conjunction", "bool.mbcore.conjunction", "ge",
      50.0),
+    # -- Halving, |C| = 2**18 on 1,024 points ------------------------------------------------
+    ("Halving pass, 2,000 examples (ns per example)", "halving.mbcore", None, "ns_per_row",
+     None),
+    ("NumPy bitwise_count Halving / Halving, per example", "halving.numpy_bitwise_count",
+     "halving.mbcore", "ge", 10.0),
+    ("twin / Halving, per example", "halving.twin", "halving.mbcore", "ge", 20.0),
     ("twin / PairSpecialists, per row (info: ~70% mistakes, each a pow per voter)", "pair.twin",
      "pair.mbcore", "info", None),
 ]

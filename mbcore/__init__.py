@@ -23,6 +23,8 @@ from .experts import (PairSpecialists, RandomizedWeightedMajority, Specialists,
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
 from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjunction,
                       GreedyDecisionList, greedy_decision_list, most_specific_conjunction)
+from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
+                           littlestone_dimension, vc_dimension)
 from .online import OnlineRun, run_online
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
@@ -30,6 +32,7 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
            "Conjunction", "Disjunction", "DecisionList", "GreedyDecisionList",
            "most_specific_conjunction", "greedy_decision_list", "ConjunctionAdversary",
-           "run_online", "OnlineRun", "OnlineLearner", "NotFittedError",
+           "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
+           "HalfIntervalAdversary", "run_online", "OnlineRun", "OnlineLearner", "NotFittedError",
            "clone"]
 __version__ = "0.1.0"

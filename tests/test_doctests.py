@@ -23,7 +23,7 @@ def _run(module):
 
 
 @pytest.mark.parametrize("name", ["mbcore.linear", "mbcore.multiplicative", "mbcore.experts",
-                                  "mbcore.boolean"])
+                                  "mbcore.boolean", "mbcore.version_space"])
 def test_doctests_learner_modules(name):
     failed, attempted = _run(importlib.import_module(name))
     assert attempted > 0

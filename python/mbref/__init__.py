@@ -15,11 +15,15 @@ from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, Onl
 from .experts import (PairSpecialists, RandomizedWeightedMajority, Specialists,
                       WeightedMajority)
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
+from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
+                            littlestone_dimension, vc_dimension)
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
            "WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
            "Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
            "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary",
+           "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
+           "HalfIntervalAdversary",
            "OnlineLearner", "NotFittedError", "run_online"]
 __version__ = "0.1.0"

@@ -1,0 +1,707 @@
+"""Finite classes and version spaces (ALGORITHMS.md section 5): ``ConceptClass`` stored
+column-wise as 64-bit-word bitsets, the Halving algorithm, the Standard Optimal Algorithm,
+the Littlestone and VC dimensions, and the half-interval adversary, each with its twin of the
+same name in ``mbref.version_space``.
+"""
+
+import copy
+import itertools
+import math
+import numbers
+
+import numpy as np
+
+from ._kernels import bitset as _k
+from ._validation import Batch
+from .base import OnlineLearner
+
+__all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
+           "HalfIntervalAdversary"]
+
+_BIT_LIMIT = 2 ** 31          # n_concepts * n_points
+_DIM_LIMIT = 4096             # littlestone_dimension / vc_dimension: concepts and points
+
+
+def _is_int(v):
+    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+
+
+def _max_n(bits_of):
+    n = 0
+    while bits_of(n + 1) <= _BIT_LIMIT:
+        n += 1
+    return n
+
+
+def _check_size(owner, m, N, what, var=None, bits_of=None):
+    """ValueError if an m x N table is over the limit; ``what`` spells the product."""
+    if m * N > _BIT_LIMIT:
+        use = f"; use {var} <= {_max_n(bits_of)}" if var else ""
+        raise ValueError(f"{owner}: {what} = {m * N} bits is over the limit of 2**31 bits "
+                         f"(256 MB){use}")
+
+
+def _binary_points(n):
+    """{0,1}^n, point j = the binary digits of j, most significant first."""
+    j = np.arange(2 ** n, dtype=np.int64)
+    return ((j[:, None] >> (n - 1 - np.arange(n))) & 1).astype(np.uint8)
+
+
+class ConceptClass:
+    """A finite concept class over a finite domain, stored column-wise as bitsets.
+
+    For each point j the set of concepts labelling it 1 is a row of 64-bit words (concept c is
+    bit c % 64 of word c // 64; the bits past the last concept are always zero).  Build one with
+    ``from_matrix``, ``from_functions`` or a built-in: ``all_conjunctions``,
+    ``monotone_conjunctions``, ``monotone_disjunctions``, ``half_intervals``, ``dictators``.
+
+    Attributes
+    ----------
+    n_concepts, n_points : int
+    points : list of tuples of 0/1 (or of the domain's values), or None
+    name : str
+
+    Examples
+    --------
+    >>> C = ConceptClass.half_intervals(3)          # c_t(x) = 1 iff x <= t on {1..8}
+    >>> len(C), C.n_points, C.labels(3)
+    (9, 8, [1, 1, 1, 0, 0, 0, 0, 0])
+    """
+
+    def __init__(self, cols, n_concepts, points=None, name="class"):
+        self._cols = cols
+        self.n_concepts = int(n_concepts)
+        self.n_points = int(cols.shape[0])
+        self.points = points
+        self.name = name
+        self._index = None
+
+    def __len__(self):
+        return self.n_concepts
+
+    def __repr__(self):
+        return (f"ConceptClass({self.name!r}, n_concepts={self.n_concepts}, "
+                f"n_points={self.n_points})")
+
+    # -- constructors --------------------------------------------------------------------------
+    @classmethod
+    def _from_bool(cls, M, points, name):
+        """M: concepts x points, bool."""
+        m, N = M.shape
+        packed = np.packbits(np.ascontiguousarray(M.T), axis=1, bitorder="little")
+        W = (m + 63) // 64
+        buf = np.zeros((N, 8 * W), dtype=np.uint8)
+        buf[:, :packed.shape[1]] = packed
+        cols = buf.view("<u8").astype(np.uint64, copy=False)
+        return cls(np.ascontiguousarray(cols), m, points, name)
+
+    @classmethod
+    def from_matrix(cls, M, points=None, name="matrix"):
+        """From a 0/1 matrix of shape (n_concepts, n_points)."""
+        o = "ConceptClass.from_matrix"
+        A = np.asarray(M)
+        if A.ndim != 2 or A.shape[0] == 0 or A.shape[1] == 0:
+            raise ValueError(f"{o}: M must be a non-empty 2-D matrix (concepts x points), got "
+                             f"shape {A.shape}")
+        _check_size(o, A.shape[0], A.shape[1], f"{A.shape[0]} x {A.shape[1]}")
+        if A.dtype.kind not in "biuf":
+            raise TypeError(f"{o}: M must hold 0/1 values, got dtype {A.dtype}")
+        ok = (A == 0) | (A == 1)
+        if not ok.all():
+            r, c = np.argwhere(~ok)[0]
+            raise ValueError(f"{o}: M must be 0/1, got {A[r, c].item()!r} in row {r}")
+        pts = None if points is None else [tuple(int(v) for v in p) for p in points]
+        if pts is not None and len(pts) != A.shape[1]:
+            raise ValueError(f"{o}: {len(pts)} points for {A.shape[1]} columns")
+        return cls._from_bool(A.astype(bool), pts, name)
+
+    @classmethod
+    def from_functions(cls, functions, points, name="functions"):
+        """Concept c labels point j with bool(functions[c](points[j]))."""
+        o = "ConceptClass.from_functions"
+        fs, pts = list(functions), [tuple(int(v) for v in p) for p in points]
+        if not fs or not pts:
+            raise ValueError(f"{o}: need at least one function and one point")
+        _check_size(o, len(fs), len(pts), f"{len(fs)} x {len(pts)}")
+        M = np.array([[bool(f(p)) for p in pts] for f in fs], dtype=bool)
+        return cls._from_bool(M, pts, name)
+
+    @classmethod
+    def all_conjunctions(cls, n):
+        """The 3**n conjunctions over n variables on {0,1}**n (concept c in base 3, most
+        significant digit first: 0 = variable absent, 1 = x_i, 2 = ~x_i)."""
+        o = "ConceptClass.all_conjunctions"
+        n = _positive_n(o, n)
+        _check_size(o, 3 ** n, 2 ** n, f"3**{n} x 2**{n}", "n", lambda k: 6 ** k)
+        X = _binary_points(n)
+        c = np.arange(3 ** n, dtype=np.int64)
+        digits = (c[:, None] // (3 ** (n - 1 - np.arange(n)))) % 3      # concepts x n
+        M = np.ones((3 ** n, 2 ** n), dtype=bool)
+        for i in range(n):
+            xi = X[:, i].astype(bool)
+            M &= ~((digits[:, i:i + 1] == 1) & ~xi[None, :])
+            M &= ~((digits[:, i:i + 1] == 2) & xi[None, :])
+        return cls._from_bool(M, [tuple(r) for r in X.tolist()], f"all_conjunctions({n})")
+
+    @classmethod
+    def monotone_conjunctions(cls, n):
+        """The 2**n monotone conjunctions on {0,1}**n (concept c = the variables i with bit
+        n-1-i of c set)."""
+        o = "ConceptClass.monotone_conjunctions"
+        n = _positive_n(o, n)
+        _check_size(o, 2 ** n, 2 ** n, f"2**{n} x 2**{n}", "n", lambda k: 4 ** k)
+        c = np.arange(2 ** n, dtype=np.int64)
+        x = np.arange(2 ** n, dtype=np.int64)
+        M = (c[:, None] & ~x[None, :]) == 0            # S subset of the ones of x
+        X = _binary_points(n)
+        return cls._from_bool(M, [tuple(r) for r in X.tolist()], f"monotone_conjunctions({n})")
+
+    @classmethod
+    def monotone_disjunctions(cls, n):
+        """The 2**n monotone disjunctions on {0,1}**n (the empty one is false everywhere)."""
+        o = "ConceptClass.monotone_disjunctions"
+        n = _positive_n(o, n)
+        _check_size(o, 2 ** n, 2 ** n, f"2**{n} x 2**{n}", "n", lambda k: 4 ** k)
+        c = np.arange(2 ** n, dtype=np.int64)
+        x = np.arange(2 ** n, dtype=np.int64)
+        M = (c[:, None] & x[None, :]) != 0
+        X = _binary_points(n)
+        return cls._from_bool(M, [tuple(r) for r in X.tolist()], f"monotone_disjunctions({n})")
+
+    @classmethod
+    def half_intervals(cls, k):
+        """c_t(x) = 1 iff x <= t, t = 0..2**k, on the points 1..2**k."""
+        o = "ConceptClass.half_intervals"
+        if not _is_int(k) or k < 0:
+            raise ValueError(f"{o}: parameter k must be an integer >= 0, got {k!r}")
+        N = 2 ** int(k)
+        _check_size(o, N + 1, N, f"(2**{k} + 1) x 2**{k}", "k",
+                    lambda q: (2 ** q + 1) * 2 ** q)
+        t = np.arange(N + 1)
+        x = np.arange(1, N + 1)
+        return cls._from_bool(x[None, :] <= t[:, None], [(int(v),) for v in x],
+                              f"half_intervals({k})")
+
+    @classmethod
+    def dictators(cls, n, domain="basis"):
+        """c_i(x) = x_i, i = 0..n-1, on the basis vectors ("basis") or on {0,1}**n ("cube")."""
+        o = "ConceptClass.dictators"
+        n = _positive_n(o, n)
+        if domain == "basis":
+            _check_size(o, n, n, f"{n} x {n}", "n", lambda q: q * q)
+            X = np.eye(n, dtype=np.uint8)
+        elif domain == "cube":
+            _check_size(o, n, 2 ** n, f"{n} x 2**{n}", "n", lambda q: q * 2 ** q)
+            X = _binary_points(n)
+        else:
+            raise ValueError(f"{o}: parameter domain must be one of ['basis', 'cube'], got "
+                             f"{domain!r}")
+        return cls._from_bool(X.T.astype(bool), [tuple(r) for r in X.tolist()],
+                              f"dictators({n}, {domain})")
+
+    # -- access --------------------------------------------------------------------------------
+    def matrix(self):
+        """The table as a (n_concepts, n_points) uint8 matrix."""
+        bits = np.unpackbits(self._cols.view(np.uint8), axis=1, bitorder="little")
+        return np.ascontiguousarray(bits[:, :self.n_concepts].T)
+
+    def labels(self, c):
+        """Concept c's labels on the points, as a list of 0/1."""
+        if not _is_int(c) or not 0 <= c < self.n_concepts:
+            raise ValueError(f"ConceptClass: concept index {c!r} out of range "
+                             f"[0, {self.n_concepts})")
+        w, b = divmod(int(c), 64)
+        return ((self._cols[:, w] >> np.uint64(b)) & np.uint64(1)).astype(int).tolist()
+
+    def point_index(self, x):
+        """The index of a feature vector in the domain."""
+        if self.points is None:
+            raise ValueError(f"ConceptClass {self.name!r}: the domain has no feature vectors; "
+                             "give point indices")
+        if self._index is None:
+            self._index = {p: j for j, p in enumerate(self.points)}
+        try:
+            key = _vector_key(x)
+        except (TypeError, ValueError):
+            key = None
+        j = self._index.get(key) if key is not None else None
+        if j is None:
+            raise ValueError(f"ConceptClass {self.name!r}: {list(x)!r} is not a point of the "
+                             "domain")
+        return j
+
+    def _indices(self, owner, X):
+        """Rows as point indices: a 1-D sequence of indices or a 2-D array of feature vectors
+        (the same checks and messages as the twin; a NumPy integer array of indices takes a
+        vectorised path)."""
+        if isinstance(X, np.ndarray) and X.ndim == 1 and X.dtype.kind in "iu" and X.shape[0]:
+            bad = np.flatnonzero((X < 0) | (X >= self.n_points))
+            if bad.size:
+                raise ValueError(f"{owner}: point index {X[bad[0]].item()!r} in row {bad[0]} is "
+                                 f"out of range [0, {self.n_points})")
+            return X.astype(np.int64)
+        return np.asarray(_point_rows(owner, self, X), dtype=np.int64)
+
+
+def _is_numeric(v):
+    if isinstance(v, (bool, numbers.Real)):
+        return True
+    return hasattr(v, "dtype") and getattr(v.dtype, "kind", "") in "biuf"
+
+
+def _as_list(v):
+    return v.tolist() if hasattr(v, "tolist") else list(v)
+
+
+def _vector_key(row):
+    """A feature vector as a tuple of ints; TypeError for a non-numeric value, ValueError for a
+    value that is not an integer-valued real."""
+    if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+        raise TypeError("not a feature vector")
+    key = []
+    for v in _as_list(row):
+        if not _is_numeric(v):
+            raise TypeError(f"a value of type {type(v).__name__} ({v!r})")
+        if isinstance(v, (bool, np.bool_)) or _is_int(v):
+            key.append(int(v))
+            continue
+        f = float(v)
+        if f != f or f in (float("inf"), float("-inf")) or not f.is_integer():
+            raise ValueError(f"{v!r}")
+        key.append(int(f))
+    return tuple(key)
+
+
+def _is_sparse(X):
+    return hasattr(X, "tocsr") or all(hasattr(X, a) for a in ("data", "indices", "indptr",
+                                                                 "shape"))
+
+
+def _point_rows(owner, C, X):
+    """Validate X against the class C; return the list of point indices."""
+    if X is None or isinstance(X, (str, bytes)):
+        raise TypeError(f"{owner}: X must be a 1-D sequence of point indices or a 2-D array of "
+                        f"feature vectors, got {type(X).__name__}")
+    if _is_sparse(X):
+        raise TypeError(f"{owner}: X must be point indices or dense feature vectors; sparse "
+                        "matrices are not supported")
+    ndim = getattr(X, "ndim", None)
+    if ndim is not None and ndim not in (1, 2):
+        raise ValueError(f"{owner}: X must be 1-D (point indices) or 2-D (feature vectors), got "
+                         f"ndim={ndim}")
+    try:
+        raw = _as_list(X)
+    except TypeError:
+        raise TypeError(f"{owner}: X must be a 1-D sequence of point indices or a 2-D array of "
+                        f"feature vectors, got {type(X).__name__}") from None
+    if not raw:
+        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+    N = C.n_points
+    out = []
+    vectors = None
+    width = None if C.points is None else len(C.points[0])
+    for i, r in enumerate(raw):
+        if isinstance(r, (str, bytes)):
+            raise TypeError(f"{owner}: X must hold point indices or feature vectors, got a value "
+                            f"of type {type(r).__name__} ({r!r}) in row {i}")
+        is_vec = hasattr(r, "__len__") or hasattr(r, "__iter__")
+        if vectors is None:
+            vectors = is_vec
+        elif vectors != is_vec:
+            raise ValueError(f"{owner}: X mixes point indices and feature vectors (row {i})")
+        if not is_vec:
+            if not _is_int(r):
+                raise TypeError(f"{owner}: point indices must be integers (not bool), got "
+                                f"{r!r} of type {type(r).__name__} in row {i}")
+            if not 0 <= r < N:
+                raise ValueError(f"{owner}: point index {r!r} in row {i} is out of range "
+                                 f"[0, {N})")
+            out.append(int(r))
+            continue
+        if C.points is None:
+            raise ValueError(f"{owner}: the class {C.name!r} has no feature vectors (points is "
+                             f"None); use point indices (row {i} is a feature vector)")
+        vals = _as_list(r)
+        if len(vals) != width:
+            raise ValueError(f"{owner}: row {i} of X has {len(vals)} values, the points of "
+                             f"{C.name!r} have {width}")
+        try:
+            key = _vector_key(vals)
+        except TypeError:
+            bad = next(v for v in vals if not _is_numeric(v))
+            raise TypeError(f"{owner}: X must hold real numbers, got a value of type "
+                            f"{type(bad).__name__} ({bad!r}) in row {i}") from None
+        except ValueError:
+            key = None
+        if C._index is None:
+            C._index = {p: j for j, p in enumerate(C.points)}
+        j = None if key is None else C._index.get(key)
+        if j is None:
+            raise ValueError(f"{owner}: row {i} of X ({vals!r}) is not a point of the domain "
+                             f"of {C.name!r}")
+        out.append(j)
+    return out
+
+
+def _positive_n(owner, n):
+    if not _is_int(n) or n < 1:
+        raise ValueError(f"{owner}: parameter n must be an integer >= 1, got {n!r}")
+    return int(n)
+
+
+def _concepts(owner, C):
+    if not isinstance(C, ConceptClass):
+        raise TypeError(f"{owner}: expected a ConceptClass, got {type(C).__name__}")
+    return C
+
+
+# -- learners ----------------------------------------------------------------------------------------
+
+class _VersionSpace(OnlineLearner):
+    """Shared machinery: point rows, the alive bitset, its attributes."""
+
+    def _validate_params(self):
+        _concepts(self._owner, self.concepts)
+        fitted = self.__dict__.get("_fitted_concepts")
+        if fitted is not None and fitted is not self.concepts:
+            raise ValueError(f"{self._owner}: parameter concepts was changed after fitting; call "
+                             "fit, or clone the learner")
+
+    def _check_X(self, X, n_features):
+        self._validate_params()
+        idx = self.concepts._indices(self._owner, X)
+        C = self.concepts
+        return Batch(X=idx, n=idx.shape[0], d=len(C.points[0]) if C.points else 1)
+
+    def _init_state(self, d):
+        C = self.concepts
+        self._fitted_concepts = C
+        W = C._cols.shape[1]
+        alive = np.zeros(W, dtype=np.uint64)
+        full, rest = divmod(C.n_concepts, 64)
+        alive[:full] = np.uint64(0xFFFFFFFFFFFFFFFF)
+        if rest:
+            alive[full] = np.uint64((1 << rest) - 1)
+        self._alive = alive
+        self._nz = np.zeros(W, dtype=np.int32)
+        self._nnz = np.array([_k.nonzero_words(alive, self._nz)], dtype=np.int64)
+        self._count = np.array([C.n_concepts], dtype=np.int64)
+
+    @property
+    def alive_count_(self):
+        """How many concepts are consistent with what was learned."""
+        self._check_fitted("alive_count_")
+        return int(self._count[0])
+
+    @property
+    def alive_concepts_(self):
+        """The indices of the surviving concepts, sorted."""
+        self._check_fitted("alive_concepts_")
+        bits = np.unpackbits(self._alive.view(np.uint8), bitorder="little")
+        return np.flatnonzero(bits[:self.concepts.n_concepts]).tolist()
+
+    @property
+    def inconsistent_(self):
+        """True once no concept is left (the labels contradict every concept)."""
+        self._check_fitted("inconsistent_")
+        return int(self._count[0]) == 0
+
+    def _scores(self, batch):
+        return self._predict_flags(batch).astype(np.float64)
+
+    def _cycle_key(self):
+        return None
+
+
+class Halving(_VersionSpace):
+    __doc__ = """The Halving algorithm over a finite concept class.
+
+    Update rule (Kanade Alg. 2; Angluin lecture 25): predict the majority label of the alive
+    concepts on x, ties → 1; then keep only the concepts that agree with the label, after every
+    example (Angluin's version space, the default) or only after mistakes
+    (``conservative=True``, Kanade).  Counts are word-level popcounts over the non-zero words of
+    the version space only, so an example costs less as it shrinks.
+
+    Mistake bound: ⌊log₂ |C|⌋ on any stream labelled by a concept of C (each mistake at least
+    halves the version space).
+
+    Parameters
+    ----------
+    concepts : ConceptClass
+    conservative : bool, default=False
+    max_epochs : int, default=100
+
+    Attributes
+    ----------
+    alive_count_ : int, alive_concepts_ : list of int, inconsistent_ : bool
+    mistakes_, updates_ (rounds in which the version space shrank), n_seen_, classes_
+
+    Examples
+    --------
+    The dictators x_i on the cube {0,1}^16: Halving needs at most log₂ 16 = 4 mistakes.
+
+    >>> import numpy as np
+    >>> from mbcore import ConceptClass, Halving, run_online
+    >>> C = ConceptClass.dictators(16, domain="cube")
+    >>> pts = np.random.default_rng(0).integers(0, C.n_points, 200)
+    >>> y = [C.labels(11)[j] for j in pts]                # the target is x_11
+    >>> run = run_online(Halving(C), pts, y, classes=[0, 1])
+    >>> run.mistakes <= 4
+    True
+    """
+
+    def __init__(self, concepts, conservative=False, max_epochs=100):
+        self.concepts = concepts
+        self.conservative = conservative
+        self.max_epochs = max_epochs
+
+    def _validate_params(self):
+        super()._validate_params()
+        if not isinstance(self.conservative, (bool, np.bool_)):
+            raise ValueError(f"{self._owner}: parameter conservative must be a bool, got "
+                             f"{self.conservative!r}")
+        m = self.max_epochs
+        if not _is_int(m) or m < 1:
+            raise ValueError(f"{self._owner}: parameter max_epochs must be an integer >= 1, "
+                             f"got {m!r}")
+
+    def _run(self, idx, yy, pred, upd, counts, update, alive=None):
+        a = self._alive if alive is None else alive
+        _k.halving_pass(self.concepts._cols, idx, yy, a, self._nz if alive is None else
+                        self._nz.copy(), self._nnz if alive is None else self._nnz.copy(),
+                        self._count if alive is None else self._count.copy(), pred, upd,
+                        counts, bool(self.conservative), update)
+
+    def _pass(self, batch, yy, pred, upd):
+        self._validate_params()
+        self._run(batch.X, yy, pred, upd, self._counts, True)
+
+    def _predict_flags(self, batch):
+        pred = np.empty(batch.n, dtype=np.int8)
+        self._run(batch.X, None, pred, None, np.zeros(3, dtype=np.int64), False)
+        return pred > 0
+
+
+class SOA(_VersionSpace):
+    __doc__ = """The Standard Optimal Algorithm (Littlestone 1988; named in Angluin lecture 25).
+
+    Update rule: predict the label b whose part V_b = {c alive : c(x) = b} of the version
+    space has the larger Littlestone dimension, ties → 1; then keep V_y.
+
+    Mistake bound: Ldim(C) on any stream labelled by a concept of C, the best possible for any
+    deterministic learner.  Exponential: Littlestone dimensions are memoised on the bitset, and
+    the class may hold at most 4,096 concepts and 4,096 points.
+
+    Parameters
+    ----------
+    concepts : ConceptClass
+    max_epochs : int, default=100
+
+    Attributes
+    ----------
+    alive_count_, alive_concepts_, inconsistent_, mistakes_, updates_, n_seen_, classes_
+
+    Examples
+    --------
+    >>> from mbcore import ConceptClass, SOA, littlestone_dimension
+    >>> C = ConceptClass.half_intervals(4)
+    >>> soa = SOA(C).partial_fit([7, 3, 12, 9], [1, 1, 0, 0], classes=[0, 1])
+    >>> soa.mistakes_ <= littlestone_dimension(C) == 4
+    True
+    """
+
+    def __init__(self, concepts, max_epochs=100):
+        self.concepts = concepts
+        self.max_epochs = max_epochs
+
+    def _validate_params(self):
+        super()._validate_params()
+        C = self.concepts
+        _dim_limit(self._owner, C)
+        m = self.max_epochs
+        if not _is_int(m) or m < 1:
+            raise ValueError(f"{self._owner}: parameter max_epochs must be an integer >= 1, "
+                             f"got {m!r}")
+
+    def _init_state(self, d):
+        super()._init_state(d)
+        self._ldim = _Ldim(self.concepts)
+
+    def _step_all(self, idx, yy, pred, upd, update):
+        C = self.concepts
+        cols = C._cols
+        for t, j in enumerate(idx.tolist()):
+            a = self._alive
+            v1 = a & cols[j]
+            v0 = a & ~cols[j]
+            pr = 1 if self._ldim(v1) >= self._ldim(v0) else 0
+            if pred is not None:
+                pred[t] = 1 if pr else -1
+            if not update:
+                continue
+            yt = 1 if yy[t] > 0 else 0
+            keep = v1 if yt else v0
+            n_keep = _k.popcount_words(keep)
+            changed = n_keep != self._count[0]
+            self._alive = keep
+            self._count[0] = n_keep
+            self._counts[0] += 1
+            self._counts[1] += pr != yt
+            self._counts[2] += changed
+            if upd is not None:
+                upd[t] = changed
+
+    def _pass(self, batch, yy, pred, upd):
+        self._validate_params()
+        saved = (self._alive.copy(), self._count.copy(), self._counts.copy())
+        try:
+            self._step_all(batch.X, yy, pred, upd, True)
+        except BaseException:
+            self._alive, self._count, self._counts = saved
+            raise
+
+    def _predict_flags(self, batch):
+        pred = np.empty(batch.n, dtype=np.int8)
+        self._step_all(batch.X, None, pred, None, False)
+        return pred > 0
+
+
+def _dim_limit(owner, C):
+    if C.n_concepts > _DIM_LIMIT or C.n_points > _DIM_LIMIT:
+        raise ValueError(f"{owner}: the class has {C.n_concepts} concepts and {C.n_points} "
+                         f"points; the exact computation is limited to {_DIM_LIMIT} of each")
+
+
+class _Ldim:
+    """Littlestone dimension of subsets of a class (bitsets), memoised."""
+
+    def __init__(self, C):
+        self.cols = C._cols
+        self.memo = {}
+
+    def __call__(self, v):
+        v = np.ascontiguousarray(v, dtype=np.uint64)
+        key = v.tobytes()
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        size = _k.popcount_words(v)
+        if size <= 1:
+            res = size - 1
+        else:
+            cap = int(math.floor(math.log2(size)))      # Ldim <= log2 |V|
+            res = 0
+            inside = self.cols & v                        # points x words
+            n1 = np.array([_k.popcount_words(np.ascontiguousarray(r)) for r in inside])
+            for j in np.flatnonzero((n1 > 0) & (n1 < size)).tolist():
+                v1 = inside[j]
+                d = 1 + min(self(v1), self(v & ~v1))
+                if d > res:
+                    res = d
+                    if res >= cap:
+                        break
+        self.memo[key] = res
+        return res
+
+
+def littlestone_dimension(concepts):
+    """The Littlestone dimension of a finite class, exactly (memoised recursion).
+
+    Ldim(∅) = −1, Ldim({c}) = 0, Ldim(V) = max over points x splitting V of
+    1 + min(Ldim(V₀), Ldim(V₁)) (0 when no point splits V).  At most 4,096 concepts and 4,096
+    points.
+
+    Examples
+    --------
+    >>> littlestone_dimension(ConceptClass.half_intervals(5))
+    5
+    """
+    owner = "littlestone_dimension"
+    C = _concepts(owner, concepts)
+    _dim_limit(owner, C)
+    full = np.zeros(C._cols.shape[1], dtype=np.uint64)
+    q, r = divmod(C.n_concepts, 64)
+    full[:q] = np.uint64(0xFFFFFFFFFFFFFFFF)
+    if r:
+        full[q] = np.uint64((1 << r) - 1)
+    return _Ldim(C)(full)
+
+
+def vc_dimension(concepts):
+    """The VC dimension of a finite class, by brute force over point sets of growing size
+    (a shattered set's subsets are shattered, so sets are grown from shattered ones).  At most
+    4,096 concepts and 4,096 points.
+
+    Examples
+    --------
+    >>> vc_dimension(ConceptClass.half_intervals(5)), vc_dimension(ConceptClass.monotone_conjunctions(3))
+    (1, 3)
+    """
+    owner = "vc_dimension"
+    C = _concepts(owner, concepts)
+    _dim_limit(owner, C)
+    M = C.matrix().astype(np.int64)                 # concepts x points
+    best = 0
+    level = [()]
+    while level:
+        nxt = []
+        for S in level:
+            start = S[-1] + 1 if S else 0
+            for j in range(start, C.n_points):
+                T = S + (j,)
+                codes = M[:, list(T)] @ (1 << np.arange(len(T), dtype=np.int64))
+                if np.unique(codes).shape[0] == 2 ** len(T):
+                    nxt.append(T)
+        if nxt:
+            best = len(nxt[0])
+        level = nxt
+    return best
+
+
+class HalfIntervalAdversary:
+    """Binary search as an adversary: k mistakes forced on any deterministic learner over
+    ``ConceptClass.half_intervals(k)`` (whose VC dimension is only 1).
+
+    For k rounds it keeps the thresholds t consistent with its answers (c_t(x) = 1 iff x <= t),
+    shows the learner the middle point x of that range (as a point index, x − 1) and labels it
+    against the learner's prediction (0/1): label 1 keeps t >= x, label 0 keeps t < x, so the
+    range halves and every answer stays consistent.
+
+    Examples
+    --------
+    >>> from mbcore import ConceptClass, Halving
+    >>> HalfIntervalAdversary(6).run(Halving(ConceptClass.half_intervals(6)))["mistakes"]
+    6
+    """
+
+    def __init__(self, k):
+        if not _is_int(k) or k < 0:
+            raise ValueError(f"HalfIntervalAdversary: parameter k must be an integer >= 0, got "
+                             f"{k!r}")
+        self.k = int(k)
+
+    def run(self, learner):
+        """Play k rounds (predict, then partial_fit with point indices); returns
+        {"mistakes": k, "threshold": a threshold t consistent with every label}."""
+        lo, hi = 0, 2 ** self.k          # the consistent thresholds: lo..hi
+        mistakes = 0
+        for _ in range(self.k):
+            x = (lo + hi + 1) // 2       # lo < x <= hi: both labels stay possible
+            row = [x - 1]
+            cl = getattr(learner, "classes_", None)
+            if cl is not None:
+                p = 1 if learner.predict(row)[0] == cl[1] else 0
+                labels = list(cl)
+            else:
+                probe = copy.deepcopy(learner)
+                probe.partial_fit(row, [0], classes=[0, 1])
+                p = 1 if probe.mistakes_ > 0 else 0
+                labels = [0, 1]
+            label = 1 - p
+            learner.partial_fit(row, [labels[label]], classes=labels)
+            mistakes += 1
+            if label == 1:
+                lo = x
+            else:
+                hi = x - 1
+        return {"mistakes": mistakes, "threshold": lo}
