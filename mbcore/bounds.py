@@ -340,9 +340,7 @@ def weighted_majority_bound(m_best, n, beta=0.5):
     """
     m = _nonnegative("weighted_majority_bound", "m_best", m_best)
     n = _count("weighted_majority_bound", "n", n, 1)
-    b = _real("weighted_majority_bound", "beta", beta)
-    if not 0.0 < b < 1.0:
-        raise ValueError(f"weighted_majority_bound: parameter beta must be in (0, 1), got {beta!r}")
+    b = _open_unit("weighted_majority_bound", "beta", beta)
     return (m * math.log2(1.0 / b) + math.log2(n)) / math.log2(2.0 / (1.0 + b))
 
 
@@ -357,9 +355,7 @@ def randomized_wm_bound(m_best, n, beta=0.5):
     """
     m = _nonnegative("randomized_wm_bound", "m_best", m_best)
     n = _count("randomized_wm_bound", "n", n, 1)
-    b = _real("randomized_wm_bound", "beta", beta)
-    if not 0.0 < b < 1.0:
-        raise ValueError(f"randomized_wm_bound: parameter beta must be in (0, 1), got {beta!r}")
+    b = _open_unit("randomized_wm_bound", "beta", beta)
     return (m * math.log(1.0 / b) + math.log(n)) / (1.0 - b)
 
 
@@ -389,6 +385,13 @@ def specialists_bound(r, n, promote=1.5, demote=0.5):
 
 
 # -- helpers --------------------------------------------------------------------------------------
+
+def _open_unit(owner, name, value):
+    v = _real(owner, name, value)
+    if not 0.0 < v < 1.0:
+        raise ValueError(f"{owner}: parameter {name} must be in (0, 1), got {value!r}")
+    return v
+
 
 def _count(owner, name, value, low=0):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:

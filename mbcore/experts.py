@@ -20,6 +20,26 @@ from .multiplicative import _finite, _pow2_exponent
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists"]
 
 
+def _advice(owner, P, n, who, holder):
+    """The advice matrix (rounds x experts) after the shape checks; ``who`` names a column
+    ("expert", "specialist"), ``holder`` what holds n of them."""
+    if P is None or isinstance(P, (str, bytes)):
+        raise TypeError(f"{owner}: the {who}s' predictions must be a 2-D array-like (rounds x "
+                        f"{who}s), got {type(P).__name__}")
+    A = _as_matrix(owner, P)
+    if A.ndim != 2:
+        raise ValueError(f"{owner}: the {who}s' predictions must be 2-D (rounds x {who}s), got "
+                         f"ndim={A.ndim}")
+    if A.shape[0] == 0:
+        raise ValueError(f"{owner}: no rounds given (0 rows)")
+    if A.shape[1] == 0:
+        raise ValueError(f"{owner}: no {who}s (0 columns)")
+    if n is not None and A.shape[1] != n:
+        raise ValueError(f"{owner}: {A.shape[1]} {who} predictions per round, but {holder} has "
+                         f"{n} {who}s")
+    return A
+
+
 def _object_rows(owner, X):
     """A list of rows as a 2-D object array, each value kept as it is (np.asarray would turn
     1 and "1" into the same string)."""
@@ -144,22 +164,7 @@ class _Pool(OnlineLearner):
 
     # -- advice -----------------------------------------------------------------------------
     def _advice_matrix(self, P, n):
-        o = self._owner
-        if P is None or isinstance(P, (str, bytes)):
-            raise TypeError(f"{o}: the experts' predictions must be a 2-D array-like (rounds x "
-                            f"experts), got {type(P).__name__}")
-        A = _as_matrix(o, P)
-        if A.ndim != 2:
-            raise ValueError(f"{o}: the experts' predictions must be 2-D (rounds x experts), "
-                             f"got ndim={A.ndim}")
-        if A.shape[0] == 0:
-            raise ValueError(f"{o}: no rounds given (0 rows)")
-        if A.shape[1] == 0:
-            raise ValueError(f"{o}: no experts (0 columns)")
-        if n is not None and A.shape[1] != n:
-            raise ValueError(f"{o}: {A.shape[1]} expert predictions per round, but the pool has "
-                             f"{n} experts")
-        return A
+        return _advice(self._owner, P, n, "expert", "the pool")
 
     def _encode_advice(self, A):
         if self._multi:
@@ -673,20 +678,7 @@ class Specialists(OnlineLearner):
     def _rounds(self, P, awake, n):
         """(P array, the awake mask as bool) after the shape checks."""
         o = self._owner
-        if P is None or isinstance(P, (str, bytes)):
-            raise TypeError(f"{o}: the specialists' predictions must be a 2-D array-like "
-                            f"(rounds x specialists), got {type(P).__name__}")
-        A = _as_matrix(o, P)
-        if A.ndim != 2:
-            raise ValueError(f"{o}: the specialists' predictions must be 2-D (rounds x "
-                             f"specialists), got ndim={A.ndim}")
-        if A.shape[0] == 0:
-            raise ValueError(f"{o}: no rounds given (0 rows)")
-        if A.shape[1] == 0:
-            raise ValueError(f"{o}: no specialists (0 columns)")
-        if n is not None and A.shape[1] != n:
-            raise ValueError(f"{o}: {A.shape[1]} specialist predictions per round, but the "
-                             f"learner has {n} specialists")
+        A = _advice(o, P, n, "specialist", "the learner")
         if awake is None:
             return A, np.ones(A.shape, dtype=bool)
         if isinstance(awake, (str, bytes)):
