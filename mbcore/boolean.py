@@ -55,11 +55,70 @@ def _boolean_rows(owner, X, n_features):
     return np.ascontiguousarray(A, dtype=np.uint8)
 
 
+def _check_packing(owner, packed, n_features):
+    if not isinstance(packed, (bool, np.bool_)):
+        raise ValueError(f"{owner}: parameter packed must be a bool, got {packed!r}")
+    if n_features is not None and (isinstance(n_features, (bool, np.bool_)) or
+                                   not isinstance(n_features, numbers.Integral) or
+                                   n_features < 1):
+        raise ValueError(f"{owner}: parameter n_features must be an integer >= 1 or None, got "
+                         f"{n_features!r}")
+    if packed and n_features is None:
+        raise ValueError(f"{owner}: parameter n_features must be given with packed=True (the "
+                         "number of variables before packing)")
+
+
+def _unpack_rows(owner, X, n):
+    """Rows packed 8 variables per byte (numpy.packbits(X, axis=1): the first variable in the
+    highest bit) -> uint8 0/1 rows; the padding bits of the last byte must be 0."""
+    if X is None or isinstance(X, (str, bytes)):
+        raise TypeError(f"{owner}: X must be a 2-D array-like of packed bytes, got "
+                        f"{type(X).__name__}")
+    try:
+        A = np.asarray(X)
+    except ValueError:
+        raise ValueError(f"{owner}: packed X must be 2-D (n_samples, ceil(n_features / 8))") \
+            from None
+    if A.ndim != 2:
+        raise ValueError(f"{owner}: packed X must be 2-D (n_samples, ceil(n_features / 8)), got "
+                         f"ndim={A.ndim}")
+    if A.shape[0] == 0:
+        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+    width = (n + 7) // 8
+    if A.shape[1] != width:
+        raise ValueError(f"{owner}: packed row 0 has {A.shape[1]} bytes; {n} variables need "
+                         f"{width}")
+    if A.dtype != np.uint8:
+        ok = A.dtype.kind in "iu" and ((A >= 0) & (A <= 255)).all()
+        if not ok:
+            if A.dtype.kind in "iu":
+                r = int(np.argwhere((A < 0) | (A > 255))[0][0])
+                v = A[r][(A[r] < 0) | (A[r] > 255)][0].item()
+            else:
+                r, v = 0, A.ravel()[0].item() if A.size else None
+            raise ValueError(f"{owner}: packed X must hold bytes (integers 0..255), got {v!r} "
+                             f"in row {r}")
+        A = A.astype(np.uint8)
+    bits = np.unpackbits(A, axis=1)
+    if n % 8:
+        pad = bits[:, n:].any(axis=1)
+        if pad.any():
+            r = int(np.argmax(pad))
+            raise ValueError(f"{owner}: packed row {r} has padding bits set past variable "
+                             f"{n - 1}")
+    return np.ascontiguousarray(bits[:, :n])
+
+
 class _Boolean(OnlineLearner):
-    """Shared machinery: Boolean rows, the protocol's hooks."""
+    """Shared machinery: Boolean rows (or rows packed 8 variables per byte), the protocol's
+    hooks."""
 
     def _check_X(self, X, n_features):
-        A = _boolean_rows(self._owner, X, n_features)
+        _check_packing(self._owner, self.packed, self.n_features)
+        if self.packed:
+            A = _unpack_rows(self._owner, X, int(self.n_features))
+        else:
+            A = _boolean_rows(self._owner, X, n_features)
         return Batch(X=A, n=A.shape[0], d=A.shape[1])
 
     def _predict_flags(self, batch):
@@ -82,6 +141,7 @@ class _Elimination(_Boolean):
 
     def _validate_params(self):
         o = self._owner
+        _check_packing(o, self.packed, self.n_features)
         if self.on_inconsistent not in ("flag", "raise"):
             raise ValueError(f"{o}: parameter on_inconsistent must be one of ['flag', 'raise'], "
                              f"got {self.on_inconsistent!r}")
@@ -177,6 +237,11 @@ class Conjunction(_Elimination):
     on_inconsistent : {"flag", "raise"}, default="flag"
     max_epochs : int, default=100
         For ``fit`` (cycle until a pass without updates).
+    packed : bool, default=False
+        X comes packed 8 variables per byte, as ``numpy.packbits(X, axis=1)`` makes it (the
+        first variable in the highest bit; padding bits 0).
+    n_features : int or None, default=None
+        The number of variables before packing (required with ``packed=True``).
 
     Attributes
     ----------
@@ -204,9 +269,11 @@ class Conjunction(_Elimination):
     _mode = _CONJ
     _kind = "conjunction"
 
-    def __init__(self, on_inconsistent="flag", max_epochs=100):
+    def __init__(self, on_inconsistent="flag", max_epochs=100, packed=False, n_features=None):
         self.on_inconsistent = on_inconsistent
         self.max_epochs = max_epochs
+        self.packed = packed
+        self.n_features = n_features
 
 
 class Disjunction(_Elimination):
@@ -225,6 +292,7 @@ class Disjunction(_Elimination):
     literals : {"monotone", "all"}, default="monotone"
     on_inconsistent : {"flag", "raise"}, default="flag"
     max_epochs : int, default=100
+    packed, n_features : as for ``Conjunction`` (rows packed 8 variables per byte)
 
     Attributes
     ----------
@@ -242,10 +310,13 @@ class Disjunction(_Elimination):
     True
     """
 
-    def __init__(self, literals="monotone", on_inconsistent="flag", max_epochs=100):
+    def __init__(self, literals="monotone", on_inconsistent="flag", max_epochs=100,
+                 packed=False, n_features=None):
         self.literals = literals
         self.on_inconsistent = on_inconsistent
         self.max_epochs = max_epochs
+        self.packed = packed
+        self.n_features = n_features
 
     _kind = "disjunction"
 
@@ -275,6 +346,7 @@ class DecisionList(_Boolean):
     Parameters
     ----------
     max_epochs : int, default=100
+    packed, n_features : as for ``Conjunction`` (rows packed 8 variables per byte)
 
     Attributes
     ----------
@@ -298,10 +370,13 @@ class DecisionList(_Boolean):
     True
     """
 
-    def __init__(self, max_epochs=100):
+    def __init__(self, max_epochs=100, packed=False, n_features=None):
         self.max_epochs = max_epochs
+        self.packed = packed
+        self.n_features = n_features
 
     def _validate_params(self):
+        _check_packing(self._owner, self.packed, self.n_features)
         m = self.max_epochs
         if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral) or m < 1:
             raise ValueError(f"{self._owner}: parameter max_epochs must be an integer >= 1, "

@@ -725,10 +725,12 @@ def test_copy_and_pickle_resume_identically(modname):
 @mod_param
 def test_params_and_not_fitted(modname):
     m = bmod(modname)
-    assert m.Conjunction().get_params() == {"on_inconsistent": "flag", "max_epochs": 100}
+    packing = {"packed": False, "n_features": None}
+    assert m.Conjunction().get_params() == {"on_inconsistent": "flag", "max_epochs": 100,
+                                            **packing}
     assert m.Disjunction().get_params() == {"literals": "monotone", "on_inconsistent": "flag",
-                                            "max_epochs": 100}
-    assert m.DecisionList().get_params() == {"max_epochs": 100}
+                                            "max_epochs": 100, **packing}
+    assert m.DecisionList().get_params() == {"max_epochs": 100, **packing}
     NF = top(modname).NotFittedError
     X = np.array([[1, 0]])
     for clf in (m.Conjunction(), m.Disjunction(), m.DecisionList()):
@@ -1408,3 +1410,64 @@ def test_twin_hypothesis_invariants(case):
     assert preds == rw["predictions"] and state(parts) == state(whole)
     g = ref_boolean.greedy_decision_list(X, y, classes=[0, 1])
     check_greedy(g, X, y)
+
+
+# ================================================================================================
+# Rows packed 8 variables per byte (numpy.packbits)
+# ================================================================================================
+
+PACKED_LEARNERS = [("Conjunction", {}), ("Disjunction", {}), ("Disjunction", {"literals": "all"}),
+                   ("DecisionList", {})]
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 13, 64])
+@pytest.mark.parametrize("entry", PACKED_LEARNERS, ids=lambda e: f"{e[0]}{e[1]}")
+def test_packed_rows_give_the_same_run(n, entry):
+    """packed=True with numpy.packbits rows is the same run as the 0/1 rows, on both twins."""
+    name, kw = entry
+    rng = np.random.default_rng(100 + n)
+    X = (rng.random((60, n)) < 0.5).astype(np.uint8)
+    y = rng.integers(0, 2, 60)
+    Xp = np.packbits(X, axis=1)
+    for mod in (mbcore, mbref):
+        plain = getattr(mod, name)(**kw)
+        packed = getattr(mod, name)(packed=True, n_features=n, **kw)
+        a = mod.run_online(plain, X, y, classes=[0, 1])
+        b = mod.run_online(packed, Xp.tolist() if mod is mbref else Xp, y, classes=[0, 1])
+        pa = a["predictions"] if isinstance(a, dict) else a.predictions.tolist()
+        pb = b["predictions"] if isinstance(b, dict) else b.predictions.tolist()
+        assert pa == pb
+        assert list(plain.predict(X[:10])) == list(packed.predict(Xp[:10]))
+    # and the compiled packed run equals the twin's packed run
+    c = getattr(mbcore, name)(packed=True, n_features=n, **kw)
+    r = getattr(mbref, name)(packed=True, n_features=n, **kw)
+    rc = mbcore.run_online(c, Xp, y, classes=[0, 1])
+    rr = mbref.run_online(r, Xp.tolist(), y.tolist(), classes=[0, 1])
+    assert rc.predictions.tolist() == rr["predictions"]
+    assert c.mistakes_ == r.mistakes_ and c.updates_ == r.updates_
+
+
+@pytest.mark.parametrize("modname", ["mbcore", "mbref"])
+@pytest.mark.parametrize("case", ["padding", "width", "not_bytes", "no_n_features", "bad_packed"])
+def test_packed_rows_bad_input(modname, case):
+    mod = mbcore if modname == "mbcore" else mbref
+    X = np.packbits(np.ones((2, 5), dtype=np.uint8), axis=1)      # 0b11111000
+    kw = {"packed": True, "n_features": 5}
+    if case == "padding":
+        X = X.copy()
+        X[1, 0] |= 1                                                # a bit past variable 4
+    elif case == "width":
+        X = np.zeros((2, 2), dtype=np.uint8)                        # 5 variables need 1 byte
+    elif case == "not_bytes":
+        X = [[248], [300]]
+    elif case == "no_n_features":
+        kw = {"packed": True}
+    else:
+        kw = {"packed": "yes", "n_features": 5}
+    clf = mod.Conjunction(**kw)
+    with pytest.raises(ValueError) as e:
+        clf.partial_fit(X if modname == "mbcore" or isinstance(X, list) else X.tolist(), [1, 0],
+                        classes=[0, 1])
+    assert "Conjunction" in str(e.value)
+    if case == "padding":
+        assert "row 1" in str(e.value)

@@ -78,17 +78,69 @@ def _literal_names(pos, neg):
     return out
 
 
+def _check_packing(owner, packed, n_features):
+    if not isinstance(packed, bool):
+        raise ValueError(f"{owner}: parameter packed must be a bool, got {packed!r}")
+    if n_features is not None and (isinstance(n_features, bool) or
+                                   not isinstance(n_features, numbers.Integral) or
+                                   n_features < 1):
+        raise ValueError(f"{owner}: parameter n_features must be an integer >= 1 or None, got "
+                         f"{n_features!r}")
+    if packed and n_features is None:
+        raise ValueError(f"{owner}: parameter n_features must be given with packed=True (the "
+                         "number of variables before packing)")
+
+
+def _unpack_rows(owner, X, n):
+    """Rows packed 8 variables per byte (numpy.packbits(X, axis=1): the first variable in the
+    highest bit) -> lists of 0/1 ints; the padding bits of the last byte must be 0."""
+    if X is None or isinstance(X, (str, bytes)):
+        raise TypeError(f"{owner}: X must be a 2-D array-like of packed bytes, got "
+                        f"{type(X).__name__}")
+    if getattr(X, "ndim", 2) != 2:
+        raise ValueError(f"{owner}: packed X must be 2-D (n_samples, ceil(n_features / 8)), got "
+                         f"ndim={X.ndim}")
+    width = (n + 7) // 8
+    out = []
+    for i, r in enumerate(X):
+        if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
+            raise ValueError(f"{owner}: packed X must be 2-D (n_samples, ceil(n_features / 8))")
+        r = r.tolist() if hasattr(r, "tolist") else list(r)
+        if len(r) != width:
+            raise ValueError(f"{owner}: packed row {i} has {len(r)} bytes; {n} variables need "
+                             f"{width}")
+        row = []
+        for b in r:
+            if isinstance(b, bool) or not isinstance(b, numbers.Integral) or not 0 <= b <= 255:
+                raise ValueError(f"{owner}: packed X must hold bytes (integers 0..255), got "
+                                 f"{b!r} in row {i}")
+            row.extend((b >> (7 - k)) & 1 for k in range(8))
+        if any(row[n:]):
+            raise ValueError(f"{owner}: packed row {i} has padding bits set past variable "
+                             f"{n - 1}")
+        out.append(row[:n])
+    if not out:
+        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+    return out
+
+
 class _Boolean(OnlineLearner):
-    """Shared machinery: Boolean rows, predict, decision_function."""
+    """Shared machinery: Boolean rows (or packed bytes), predict, decision_function."""
+
+    def _unpacked(self, X):
+        _check_packing(self._owner, self.packed, self.n_features)
+        if not self.packed:
+            return X
+        return _unpack_rows(self._owner, X, int(self.n_features))
 
     def _prepare(self, X, y, classes, check_values=False):
-        rows, yy = super()._prepare(X, y, classes)
+        rows, yy = super()._prepare(self._unpacked(X), y, classes)
         return _boolean_rows(self._owner, rows, self.n_features_in_), yy
 
     def _rows(self, X, what="predict"):
         self._check_fitted(what)
         self._validate_params()
-        rows, d = check_rows(self._owner, X, self.n_features_in_)
+        rows, d = check_rows(self._owner, self._unpacked(X), self.n_features_in_)
         return _boolean_rows(self._owner, rows, d)
 
     def predict(self, X):
@@ -110,6 +162,7 @@ class _Elimination(_Boolean):
     _kind = ""
 
     def _validate_params(self):
+        _check_packing(self._owner, self.packed, self.n_features)
         _check_choice(self._owner, "on_inconsistent", self.on_inconsistent, _ON_INCONSISTENT)
         _check_max_epochs(self._owner, self.max_epochs)
 
@@ -180,9 +233,11 @@ class Conjunction(_Elimination):
 
     _kind = "conjunction"
 
-    def __init__(self, on_inconsistent="flag", max_epochs=100):
+    def __init__(self, on_inconsistent="flag", max_epochs=100, packed=False, n_features=None):
         self.on_inconsistent = on_inconsistent
         self.max_epochs = max_epochs
+        self.packed = packed
+        self.n_features = n_features
 
     def _h(self, x):
         for p, q, v in zip(self._pos, self._neg, x):
@@ -217,10 +272,13 @@ class Disjunction(_Elimination):
 
     _kind = "disjunction"
 
-    def __init__(self, literals="monotone", on_inconsistent="flag", max_epochs=100):
+    def __init__(self, literals="monotone", on_inconsistent="flag", max_epochs=100,
+                 packed=False, n_features=None):
         self.literals = literals
         self.on_inconsistent = on_inconsistent
         self.max_epochs = max_epochs
+        self.packed = packed
+        self.n_features = n_features
 
     def _validate_params(self):
         _check_choice(self._owner, "literals", self.literals, _LITERALS)
@@ -276,10 +334,13 @@ class DecisionList(_Boolean):
     (level + 1).  At most (4n + 2)(L + 1) mistakes for a target list of length L.
     """
 
-    def __init__(self, max_epochs=100):
+    def __init__(self, max_epochs=100, packed=False, n_features=None):
         self.max_epochs = max_epochs
+        self.packed = packed
+        self.n_features = n_features
 
     def _validate_params(self):
+        _check_packing(self._owner, self.packed, self.n_features)
         _check_max_epochs(self._owner, self.max_epochs)
 
     def _cycle_key(self):
