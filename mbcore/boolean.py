@@ -585,31 +585,15 @@ class ConjunctionAdversary:
     def run(self, learner):
         """Play the n rounds against ``learner`` (predict, then partial_fit); returns
         {"mistakes": n, "target": the sorted variables of a consistent monotone conjunction}."""
+        from .online import play_against
         n = self.n
         target = []
         mistakes = 0
         for i in range(n):
-            x = [[1.0] * n]
-            x[0][i] = 0.0
-            cl = getattr(learner, "classes_", None)
-            if cl is not None:
-                p = 1 if learner.predict(x)[0] == cl[1] else 0
-                labels = list(cl)
-            else:
-                p = _first_prediction(learner, x)
-                labels = [0, 1]
-            label = 1 - p                      # always the opposite: a mistake every round
-            learner.partial_fit(x, [labels[label]], classes=labels)
+            x = [1.0] * n
+            x[i] = 0.0
+            label = play_against(learner, x)
             mistakes += 1
             if label == 0:
                 target.append(i)
         return {"mistakes": mistakes, "target": target}
-
-
-def _first_prediction(learner, x):
-    """The prediction of a learner that has seen nothing (its predict would refuse): a copy
-    learns (x, 0) with the labels [0, 1]; it predicted 1 iff that was a mistake."""
-    import copy
-    probe = copy.deepcopy(learner)
-    probe.partial_fit(x, [0], classes=[0, 1])
-    return 1 if probe.mistakes_ > 0 else 0

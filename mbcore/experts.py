@@ -74,12 +74,10 @@ def _as_matrix(owner, P):
     return _object_rows(owner, P)
 
 
-def _label_array(y):
-    """y as a 1-D array without silent coercion: labels of one kind as NumPy would store them,
-    mixed kinds (1 and "1") as objects."""
-    if isinstance(y, np.ndarray):
-        return y
-    values = [v.item() if isinstance(v, np.generic) else v for v in y]
+def _one_kind(values):
+    """Python values as a 1-D array without silent coercion: labels of one kind as NumPy would
+    store them, mixed kinds (1 and "1") as objects."""
+    values = [v.item() if isinstance(v, np.generic) else v for v in values]
     kinds = {str if isinstance(v, str) else bytes if isinstance(v, bytes) else
              bool if isinstance(v, bool) else numbers.Real if isinstance(v, numbers.Real)
              else object for v in values}
@@ -90,21 +88,19 @@ def _label_array(y):
     return out
 
 
+def _label_array(y):
+    """y as a 1-D array without silent coercion (see _one_kind)."""
+    if isinstance(y, np.ndarray):
+        return y
+    return _one_kind(y)
+
+
 def _all_labels(A, y):
     """Every label in the advice and in y, as one 1-D array (for inferring the classes)."""
     ya = _label_array(y).ravel()
     if A.dtype == ya.dtype or (A.dtype.kind in "biuf" and ya.dtype.kind in "biuf"):
         return np.concatenate([A.ravel(), ya])
-    values = [v.item() if isinstance(v, np.generic) else v for v in A.ravel().tolist() +
-              ya.tolist()]
-    kinds = {str if isinstance(v, str) else bytes if isinstance(v, bytes) else
-             bool if isinstance(v, bool) else numbers.Real if isinstance(v, numbers.Real)
-             else object for v in values}
-    if len(kinds) == 1 and object not in kinds:
-        return np.array(values)          # one kind of label: no silent coercion
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
+    return _one_kind(A.ravel().tolist() + ya.tolist())
 
 
 _ADVICE_DTYPES = {np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.int32, np.int64,

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-__all__ = ["OnlineRun", "run_online"]
+__all__ = ["OnlineRun", "run_online", "play_against"]
 
 
 class OnlineRun:
@@ -64,3 +64,25 @@ def run_online(learner, X, y, classes=None, **fit_params):
     record = getattr(learner, "_record_labels", None)
     labels = record(pred) if record is not None else learner._labels(pred > 0)
     return OnlineRun(labels, pred != yy, upd.astype(bool))
+
+
+def play_against(learner, row):
+    """One adversary round: show ``row`` (one row of X: a feature vector or a point index) to
+    ``learner``, label it with the opposite of its prediction, and let it learn that.  Labels
+    are 0/1 (``classes=[0, 1]``) for a learner that has seen nothing, else its own
+    ``classes_``; such a learner cannot predict yet, so its first prediction is read from a copy
+    that learns (row, 0): it predicted 1 iff that was a mistake.
+    Returns the label given, 0 or 1 (1 = the learner's positive class)."""
+    import copy
+    cl = getattr(learner, "classes_", None)
+    if cl is not None:
+        p = 1 if learner.predict([row])[0] == cl[1] else 0
+        labels = list(cl)
+    else:
+        probe = copy.deepcopy(learner)
+        probe.partial_fit([row], [0], classes=[0, 1])
+        p = 1 if probe.mistakes_ > 0 else 0
+        labels = [0, 1]
+    label = 1 - p
+    learner.partial_fit([row], [labels[label]], classes=labels)
+    return label

@@ -4,8 +4,6 @@ the Littlestone and VC dimensions, and the half-interval adversary, each with it
 same name in ``mbref.version_space``.
 """
 
-import copy
-import itertools
 import math
 import numbers
 
@@ -465,15 +463,12 @@ class Halving(_VersionSpace):
             raise ValueError(f"{self._owner}: parameter max_epochs must be an integer >= 1, "
                              f"got {m!r}")
 
-    def _run(self, idx, yy, pred, upd, counts, update, alive=None):
-        a = self._alive if alive is None else alive
-        _k.halving_pass(self.concepts._cols, idx, yy, a, self._nz if alive is None else
-                        self._nz.copy(), self._nnz if alive is None else self._nnz.copy(),
-                        self._count if alive is None else self._count.copy(), pred, upd,
-                        counts, bool(self.conservative), update)
+    def _run(self, idx, yy, pred, upd, counts, update):
+        _k.halving_pass(self.concepts._cols, idx, yy, self._alive, self._nz, self._nnz,
+                        self._count, pred, upd, counts, bool(self.conservative), update)
 
     def _pass(self, batch, yy, pred, upd):
-        self._validate_params()
+        # the parameters were checked with X (_check_X)
         self._run(batch.X, yy, pred, upd, self._counts, True)
 
     def _predict_flags(self, batch):
@@ -552,7 +547,7 @@ class SOA(_VersionSpace):
                 upd[t] = changed
 
     def _pass(self, batch, yy, pred, upd):
-        self._validate_params()
+        # the parameters were checked with X (_check_X)
         saved = (self._alive.copy(), self._count.copy(), self._counts.copy())
         try:
             self._step_all(batch.X, yy, pred, upd, True)
@@ -683,22 +678,12 @@ class HalfIntervalAdversary:
     def run(self, learner):
         """Play k rounds (predict, then partial_fit with point indices); returns
         {"mistakes": k, "threshold": a threshold t consistent with every label}."""
+        from .online import play_against
         lo, hi = 0, 2 ** self.k          # the consistent thresholds: lo..hi
         mistakes = 0
         for _ in range(self.k):
             x = (lo + hi + 1) // 2       # lo < x <= hi: both labels stay possible
-            row = [x - 1]
-            cl = getattr(learner, "classes_", None)
-            if cl is not None:
-                p = 1 if learner.predict(row)[0] == cl[1] else 0
-                labels = list(cl)
-            else:
-                probe = copy.deepcopy(learner)
-                probe.partial_fit(row, [0], classes=[0, 1])
-                p = 1 if probe.mistakes_ > 0 else 0
-                labels = [0, 1]
-            label = 1 - p
-            learner.partial_fit(row, [labels[label]], classes=labels)
+            label = play_against(learner, x - 1)      # a point index
             mistakes += 1
             if label == 1:
                 lo = x
