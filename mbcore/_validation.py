@@ -267,7 +267,7 @@ def infer_classes_multi(owner, y, classes=None):
 _SMALL_DTYPES = {np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.int32, np.int64)}
 
 
-def _encode_small(A, classes):
+def _encode_small(A, classes, dtype=np.int32):
     """Integer labels and integer classes spanning at most 2**16 values: one compiled pass
     through a lookup table.  The codes, the flat index of the first bad value, or None when
     this path does not apply."""
@@ -280,18 +280,19 @@ def _encode_small(A, classes):
     table = np.full(hi - lo + 1, -1, dtype=np.int32)
     table[classes.astype(np.int64) - lo] = np.arange(classes.shape[0], dtype=np.int32)
     flat = np.ascontiguousarray(A).reshape(-1)
-    out = np.empty(flat.shape[0], dtype=np.int32)
+    out = np.empty(flat.shape[0], dtype=dtype)
     bad = _kx.encode_small(flat, lo, table, out)
     if bad >= 0:
         return int(bad)
     return out.reshape(A.shape)
 
 
-def encode_codes(owner, A, classes, what):
-    """Labels -> class indices (int32, positions in the sorted ``classes``); ``what(index)``
-    names the first value outside the classes for the error message."""
+def encode_codes(owner, A, classes, what, dtype=np.int32):
+    """Labels -> class indices (``dtype``, int32 by default: positions in the sorted
+    ``classes``); ``what(index)`` names the first value outside the classes for the error
+    message."""
     A = np.asarray(A)
-    fast = _encode_small(A, classes)
+    fast = _encode_small(A, classes, dtype)
     if fast is not None:
         if isinstance(fast, np.ndarray):
             return fast
@@ -320,11 +321,11 @@ def encode_codes(owner, A, classes, what):
                     raise ValueError(f"{owner}: {what(tuple(int(b) for b in bad))} is "
                                      f"{_key(v)!r}, outside the labels {classes.tolist()!r}")
                 codes[j] = k
-            return codes.reshape(A.shape)
+            return codes.reshape(A.shape).astype(dtype, copy=False)
         bad = tuple(int(b) for b in np.argwhere(~ok)[0])
         raise ValueError(f"{owner}: {what(bad)} is {_key(A[bad])!r}, outside the labels "
                          f"{classes.tolist()!r}")
-    return idx.astype(np.int32)
+    return idx.astype(dtype)
 
 
 _LABEL_DTYPES = {np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,

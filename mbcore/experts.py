@@ -165,9 +165,9 @@ class _Pool(OnlineLearner):
     def _encode_advice(self, A):
         if self._multi:
             codes = encode_codes(self._owner, A, self.classes_,
-                                 lambda b: f"the prediction of expert {b[1]} in round {b[0]}")
-            return np.ascontiguousarray(codes, dtype=np.uint8 if len(self.classes_) <= 255
-                                        else np.int32)
+                                 lambda b: f"the prediction of expert {b[1]} in round {b[0]}",
+                                 np.uint8 if len(self.classes_) <= 255 else np.int32)
+            return np.ascontiguousarray(codes)
         neg, pos = self.classes_[0], self.classes_[1]
         if A.dtype in _ADVICE_DTYPES and A.dtype.kind in "iuf":
             try:

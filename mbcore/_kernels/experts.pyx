@@ -702,7 +702,13 @@ ctypedef fused small_t:
     long long
 
 
-def encode_small(const small_t[::1] a, long long lo, const int[::1] table, int[::1] out):
+ctypedef fused code_out_t:
+    unsigned char
+    int
+
+
+def encode_small(const small_t[::1] a, long long lo, const int[::1] table,
+                 code_out_t[::1] out):
     """out[k] = table[a[k] - lo] (class codes of integer labels through a lookup table; -1 in
     the table marks a value outside the classes).  Returns the index of the first value outside
     the table's range or outside the classes, or -1."""
@@ -719,7 +725,7 @@ def encode_small(const small_t[::1] a, long long lo, const int[::1] table, int[:
             if c < 0:
                 bad = k
                 break
-            out[k] = c
+            out[k] = <code_out_t>c
     return bad
 
 
