@@ -26,6 +26,7 @@ from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjuncti
 from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
                            littlestone_dimension, vc_dimension)
 from .online import OnlineRun, run_online
+from .certificates import BoundViolationError, Certificate, certify
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
@@ -33,6 +34,7 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "Conjunction", "Disjunction", "DecisionList", "GreedyDecisionList",
            "most_specific_conjunction", "greedy_decision_list", "ConjunctionAdversary",
            "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
-           "HalfIntervalAdversary", "run_online", "OnlineRun", "OnlineLearner", "NotFittedError",
+           "HalfIntervalAdversary", "run_online", "OnlineRun", "certify", "Certificate",
+           "BoundViolationError", "OnlineLearner", "NotFittedError",
            "clone"]
 __version__ = "0.1.0"

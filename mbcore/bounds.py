@@ -27,10 +27,12 @@ import numbers
 
 import numpy as np
 
-__all__ = ["radius", "margin", "total_distance", "perceptron_bound", "margin_perceptron_bound",
+__all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "attribute_errors", "perceptron_bound", "margin_perceptron_bound",
            "td_bound", "kernel_perceptron_bound", "winnow_bound", "elimination_winnow_bound",
            "winnow_star_bound", "weighted_majority_bound", "randomized_wm_bound",
-           "specialists_bound"]
+           "specialists_bound", "halving_bound", "soa_bound", "conjunction_bound",
+           "disjunction_bound", "decision_list_bound", "equivalence_query_bound",
+           "online_to_pac_run_length", "online_to_pac_sample_size", "eq_test_sample_size"]
 
 
 # -- data quantities ------------------------------------------------------------------------------
@@ -141,6 +143,223 @@ def total_distance(X, y, u, gamma):
     scaled = np.divide(_row_dots(rows, uu), norms, out=np.zeros_like(norms), where=norms > 0.0)
     scores = yy * scaled / np.linalg.norm(uu)
     return float(np.maximum(0.0, g - scores).sum())
+
+
+class BestMargin:
+    """The result of :func:`best_margin`: a certified bracket ``gamma <= gamma* <= upper``.
+
+    Attributes
+    ----------
+    gamma : float
+        The margin of ``u`` (of the feature-space vector with dual coefficients ``coef`` when a
+        Gram matrix was given), recomputed directly: a verified margin, > 0 exactly when
+        ``separable``.
+    upper : float
+        An upper bound on the best margin (the norm of a point of the convex hull of the
+        y_t x_t); 0.0 means the data are not separable through the origin.
+    u : ndarray of shape (n_features,) or None
+        The separator found (unit norm), None with a Gram matrix.
+    coef : ndarray of shape (n_samples,)
+        Its dual coefficients: u is proportional to ``sum_t coef[t] x_t`` (``coef[t]`` carries
+        the sign of y_t).
+    separable : bool
+        ``gamma > 0``: u separates the data, a fact checked on the data.
+    converged : bool
+        ``upper - gamma <= tol * upper`` was reached (else ``max_iter`` stopped the search, and
+        the bracket is still valid, only wider).
+    iterations : int
+    """
+
+    __slots__ = ("gamma", "upper", "u", "coef", "separable", "converged", "iterations")
+
+    def __init__(self, gamma, upper, u, coef, converged, iterations):
+        self.gamma, self.upper, self.u, self.coef = gamma, upper, u, coef
+        self.separable = gamma > 0.0
+        self.converged, self.iterations = converged, iterations
+
+    def __repr__(self):
+        return (f"BestMargin(gamma={self.gamma:.6g}, upper={self.upper:.6g}, separable="
+                f"{self.separable}, converged={self.converged}, iterations={self.iterations})")
+
+
+def best_margin(X, y, tol=1e-3, max_iter=10_000, gram=None):
+    """The largest margin of a hyperplane through the origin, bracketed: gamma* = max over unit u
+    of min_t y_t u . x_t.
+
+    Method: gamma* is the distance from the origin to the convex hull of the points
+    z_t = y_t x_t (when positive; 0 when the hull holds the origin).  Pairwise Frank-Wolfe with
+    exact line search (Lacoste-Julien & Jaggi 2015; linear convergence on a polytope) walks
+    towards the hull's nearest point p; every iterate gives a certified bracket: the margin of
+    u = p/||p|| (checked on the data) is a lower bound and ||p|| an upper bound.  It stops when
+    ``upper - gamma <= tol * upper`` or after ``max_iter`` steps; the bracket is valid either
+    way, so a bound built on ``gamma`` is a proven bound, only looser when the search stopped
+    early.  Zero rows make the data non-separable (gamma = upper = 0).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features) or CSR matrix, or None with ``gram``
+        The examples, as the learner sees them (append the constant 1 yourself for an
+        intercept; scale rows to unit length yourself for a normalising learner).
+    y : array-like of shape (n_samples,)
+        Labels in {-1, +1}.
+    tol : float, default=1e-3
+        Relative width of the bracket at which to stop, in (0, 1).
+    max_iter : int, default=10000
+    gram : ndarray of shape (n_samples, n_samples), optional
+        A kernel matrix K(x_s, x_t): the margin is then the feature-space margin of the kernel
+        Perceptron's bound (:func:`kernel_perceptron_bound`), with ``u`` None and the solution in
+        ``coef``.
+
+    Returns
+    -------
+    BestMargin
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-1.0, -1.0]])
+    >>> r = best_margin(X, [1, 1, -1])
+    >>> r.separable, round(r.gamma, 3), round(r.upper, 3)
+    (True, 1.414, 1.414)
+    """
+    owner = "best_margin"
+    t = _open_unit(owner, "tol", tol)
+    iters = _count(owner, "max_iter", max_iter, 1)
+    if gram is None:
+        rows = _rows(owner, X)
+        n = rows[0]
+        yy = _labels(owner, y, n)
+        diag = _row_sqnorms(rows)                          # ||z_t||^2, z_t = y_t x_t
+        if n <= 2048:                                      # the Gram matrix of the z_t, once
+            dense = _dense_rows(rows) * yy[:, None]
+            G = dense @ dense.T
+            col = lambda j: G[:, j]                        # noqa: E731
+        else:                                              # one column per use: O(nnz) each
+            col = lambda j: yy[j] * yy * _row_dots(rows, _row_vector(rows, j))  # noqa: E731
+    else:
+        G0 = np.asarray(gram, dtype=np.float64)
+        if G0.ndim != 2 or G0.shape[0] != G0.shape[1] or G0.shape[0] == 0:
+            raise ValueError(f"{owner}: gram must be a non-empty square matrix, got shape "
+                             f"{G0.shape}")
+        if not np.isfinite(G0).all():
+            raise ValueError(f"{owner}: gram contains NaN or infinity")
+        n = G0.shape[0]
+        yy = _labels(owner, y, n)
+        G = G0 * np.outer(yy, yy)
+        diag = np.diag(G).copy()
+        col = lambda j: G[:, j]                            # noqa: E731
+    lam = np.zeros(n)
+    if (diag <= 0.0).any():                                # a zero point: the origin is in the hull
+        lam[int(np.argmin(diag))] = 1.0
+        return _margin_result(X, yy, gram, lam, 0.0, True, 0)
+    j0 = int(np.argmin(diag))
+    lam[j0] = 1.0
+    g = col(j0).astype(np.float64, copy=True)             # g = G lam: z_t . p
+    q = float(diag[j0])                                    # ||p||^2
+    converged = False
+    it = 0
+    for it in range(1, iters + 1):
+        norm = math.sqrt(max(q, 0.0))
+        j = int(np.argmin(g))
+        low = g[j] / norm if norm > 0.0 else 0.0
+        if norm <= 0.0 or norm - low <= t * norm:
+            converged = True
+            break
+        active = np.flatnonzero(lam > 0.0)
+        a = int(active[np.argmax(g[active])])
+        if a == j:
+            converged = True
+            break
+        ca, cj = col(a), col(j)
+        curv = float(diag[j] - 2.0 * cj[a] + diag[a])
+        step = (g[a] - g[j]) / curv if curv > 0.0 else lam[a]
+        step = min(max(step, 0.0), lam[a])
+        if step <= 0.0:
+            converged = True
+            break
+        lam[a] -= step
+        lam[j] += step
+        g += step * (cj - ca)
+        q = float(lam @ g)
+    return _margin_result(X, yy, gram, lam, math.sqrt(max(q, 0.0)), converged, it)
+
+
+def _margin_result(X, yy, gram, lam, upper, converged, iterations):
+    """Turn the hull weights into a checked margin: the margin is recomputed from the data."""
+    coef = lam * yy
+    if gram is None:
+        rows = _rows("best_margin", X)
+        n, d, part = rows
+        if isinstance(part, tuple):
+            data, indices, indptr = part
+            u = np.bincount(indices, weights=data * np.repeat(coef, np.diff(indptr)),
+                            minlength=d)
+        else:
+            u = part.T @ coef
+        nu = float(np.linalg.norm(u))
+        if nu == 0.0:
+            return BestMargin(0.0, 0.0, None, coef, converged, iterations)
+        u /= nu
+        gamma = margin(X, yy, u)
+    else:
+        G = np.asarray(gram, dtype=np.float64)
+        f = G @ coef                                         # f(x_t) = sum_s coef_s K(x_s, x_t)
+        nf2 = float(coef @ f)
+        if nf2 <= 0.0:
+            return BestMargin(0.0, 0.0, None, coef, converged, iterations)
+        u = None
+        gamma = float((yy * f).min()) / math.sqrt(nf2)
+    gamma = gamma + 0.0
+    return BestMargin(gamma, max(upper, gamma), u, coef, converged, iterations)
+
+
+def attribute_errors(X, y, target):
+    """Littlestone's attribute errors A_c of the monotone disjunction c on a labelled sequence
+    (Angluin lecture 19): add 1 for every example labelled 1 on which no variable of c is 1,
+    and k for every example labelled 0 on which exactly k variables of c are 1.
+
+    ``m_c <= A_c <= r m_c`` for a disjunction of r variables with m_c mistakes, and A_c = 0
+    exactly when c is consistent with the sequence.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features) of 0/1, or CSR matrix
+    y : array-like of shape (n_samples,)
+        Labels 0/1 (or False/True).
+    target : sequence of int
+        The variables of c (0-based column indices; repeats count once).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> attribute_errors([[1, 0, 1], [0, 1, 0], [1, 1, 0]], [1, 1, 0], [0, 2])
+    2
+    """
+    owner = "attribute_errors"
+    rows = _rows(owner, X)
+    n, d, part = rows
+    values = part[0] if isinstance(part, tuple) else part
+    if not np.isin(values, (0.0, 1.0)).all():
+        raise ValueError(f"{owner}: X must hold 0/1 values (Boolean examples)")
+    yy = np.asarray(y)
+    if yy.ndim != 1 or yy.shape[0] != n:
+        raise ValueError(f"{owner}: y must be 1-D with one label per row of X ({n}), got shape "
+                         f"{yy.shape}")
+    if yy.dtype.kind not in "biuf" or not np.isin(yy, (0, 1)).all():
+        raise ValueError(f"{owner}: y must hold labels 0 and 1 only, got "
+                         f"{np.unique(yy)[:5].tolist()}")
+    c = np.unique(np.asarray(list(target) if not isinstance(target, np.ndarray) else target))
+    if c.size and (c.dtype.kind not in "iu" or c.min() < 0 or c.max() >= d):
+        raise ValueError(f"{owner}: target must hold column indices in [0, {d}), got "
+                         f"{c.tolist()[:5]!r}")
+    on = np.zeros(d)
+    on[c.astype(np.intp)] = 1.0
+    k = np.rint(_row_dots(rows, on)).astype(np.int64)     # variables of c that are 1
+    pos = yy.astype(bool)
+    return int((pos & (k == 0)).sum() + k[~pos].sum())
 
 
 # -- bounds ---------------------------------------------------------------------------------------
@@ -281,20 +500,35 @@ def kernel_perceptron_bound(R2, gamma):
 
 # -- the multiplicative family and the experts ----------------------------------------------------
 
-def winnow_bound(k, n):
-    """Winnow2's mistake bound 2 + 3k(1 + log2 n) (Angluin lecture 18).
+def winnow_bound(k, n, attribute_errors=0):
+    """Winnow2's mistake bound 2 + 3(A_c + k(1 + log2 n)) (Angluin lectures 18 and 19).
 
     Assumptions: Winnow with its defaults (alpha = 2, beta = 1/2, theta = n, weights 1) on
-    Boolean examples labelled by a monotone disjunction of k of the n variables.
+    Boolean examples, and c any monotone disjunction of k of the n variables with A_c
+    attribute errors on the sequence (:func:`attribute_errors`; 0 when c labels every example,
+    which gives lecture 18's 2 + 3k(1 + log2 n)).
+
+    Lecture 19 states O(A_c + k log n) without the constant; lecture 18's argument gives it.
+    With u promotions (false negatives) and v demotions (false positives): the total weight
+    starts at n, grows by less than theta = n on a promotion and falls by at least n/2 on a
+    demotion, and stays positive, so v <= 2u + 1.  The sum of log2 w_i over c's variables starts
+    at 0, never exceeds k(1 + log2 n) (a weight >= n on an active variable already makes the
+    prediction 1), gains at least 1 on a promotion with a variable of c set, and loses the
+    number of c's variables set on a demotion; the promotions with none of c's variables set
+    and those losses are counted by A_c.  So u <= A_c + k(1 + log2 n) and
+    M = u + v <= 2 + 3(A_c + k(1 + log2 n)).
 
     Examples
     --------
     >>> winnow_bound(2, 1024)
     68.0
+    >>> winnow_bound(2, 1024, attribute_errors=5)
+    83.0
     """
     k = _count("winnow_bound", "k", k)
     n = _count("winnow_bound", "n", n, 1)
-    return 2.0 + 3.0 * k * (1.0 + math.log2(n))
+    a = _count("winnow_bound", "attribute_errors", attribute_errors)
+    return 2.0 + 3.0 * (a + k * (1.0 + math.log2(n)))
 
 
 def elimination_winnow_bound(k, n):
@@ -382,6 +616,189 @@ def specialists_bound(r, n, promote=1.5, demote=0.5):
         raise ValueError(f"specialists_bound: needs 0 < demote < 1 < promote and demote + "
                          f"promote <= 2, got demote={demote!r}, promote={promote!r}")
     return r * math.log(n) / math.log(p)
+
+
+# -- finite classes, Boolean learners and the conversions -------------------------------------------
+
+def halving_bound(size):
+    """The Halving algorithm's bound floor(log2 |C|) (Kanade Thm 8; Angluin lecture 25).
+
+    Assumptions: the stream is labelled by a concept of the finite class C (``size = |C|``,
+    or a :class:`mbcore.ConceptClass`); each mistake removes at least half of the version
+    space, in Angluin's form and in Kanade's conservative form alike.
+
+    Examples
+    --------
+    >>> halving_bound(1000)
+    9
+    """
+    if hasattr(size, "n_concepts"):
+        size = size.n_concepts
+    m = _count("halving_bound", "size", size, 1)
+    return m.bit_length() - 1
+
+
+def soa_bound(concepts):
+    """SOA's bound Ldim(C), the optimal mistake bound of the class (Littlestone 1988).
+
+    Assumptions: the stream is labelled by a concept of C.  ``concepts`` is the class (its
+    Littlestone dimension is computed, within the limits of :func:`mbcore.littlestone_dimension`)
+    or the dimension itself, an integer >= 0.
+
+    Examples
+    --------
+    >>> soa_bound(3)
+    3
+    """
+    if hasattr(concepts, "n_concepts"):
+        from .version_space import littlestone_dimension
+        return littlestone_dimension(concepts)
+    return _count("soa_bound", "concepts", concepts)
+
+
+def conjunction_bound(n):
+    """Elimination's bound n + 1 for conjunctions over n variables (Balcan lecture 3 section 2.1;
+    Kanade Thm 1): the first mistake removes n of the 2n literals, every later one at least one.
+
+    Assumptions: the stream is labelled by a conjunction of literals over the n variables.
+
+    Examples
+    --------
+    >>> conjunction_bound(10)
+    11
+    """
+    return _count("conjunction_bound", "n", n, 1) + 1
+
+
+def disjunction_bound(n, r, literals="monotone"):
+    """Elimination's bound for disjunctions (Angluin lecture 18, end): ``n - r`` mistakes on a
+    monotone disjunction of r of the n variables (``literals="monotone"``; every mistake is a
+    false positive that removes at least one of the n - r variables outside the target), and
+    ``2n - r`` when the learner starts from all 2n literals (``literals="all"``, r literals in
+    the target).
+
+    Examples
+    --------
+    >>> disjunction_bound(100, 3)
+    97
+    """
+    n = _count("disjunction_bound", "n", n, 1)
+    if literals not in ("monotone", "all"):
+        raise ValueError(f"disjunction_bound: parameter literals must be 'monotone' or 'all', "
+                         f"got {literals!r}")
+    top = n if literals == "monotone" else 2 * n
+    r = _count("disjunction_bound", "r", r)
+    if r > top:
+        raise ValueError(f"disjunction_bound: parameter r must be <= {top} (the number of "
+                         f"{'variables' if top == n else 'literals'}), got {r!r}")
+    return top - r
+
+
+def decision_list_bound(n, L):
+    """The mistake-bound decision-list learner's bound (4n + 2)(L + 1) (Balcan lecture 3,
+    section 2.2): each mistake moves at least one of the 4n + 2 rules down a level, and no rule
+    of the target list's level-i rule ever sinks below level i + 1.
+
+    Assumptions: the stream is labelled by a 1-decision list of length L over n variables.
+
+    Examples
+    --------
+    >>> decision_list_bound(2, 1)
+    20
+    """
+    n = _count("decision_list_bound", "n", n, 1)
+    L = _count("decision_list_bound", "L", L)
+    return (4 * n + 2) * (L + 1)
+
+
+def equivalence_query_bound(B):
+    """A mistake bound B gives an exact learner with at most B + 1 equivalence queries
+    (Kanade Prop. 6): each counterexample is a mistake, and one more query confirms the last
+    hypothesis.  (Conversely, Q equivalence queries give the mistake bound Q: Prop. 7.)
+
+    Examples
+    --------
+    >>> equivalence_query_bound(11)
+    12
+    """
+    return _count("equivalence_query_bound", "B", B) + 1
+
+
+def online_to_pac_run_length(B, epsilon, delta):
+    """The run of consecutive correct predictions after which the online-to-PAC conversion
+    stops (Kanade Thm 4): ``s = ceil((1/epsilon) ln(B/delta))``.
+
+    A hypothesis with error >= epsilon survives s independent examples with probability
+    ``(1 - epsilon)^s <= exp(-epsilon s) <= delta/B``; a conservative learner with mistake
+    bound B shows at most B hypotheses that can be stopped on, so a union bound gives
+    confidence 1 - delta.
+
+    Parameters
+    ----------
+    B : int
+        The mistake bound, >= 1.
+    epsilon, delta : float
+        Accuracy and confidence, each in (0, 1).
+
+    Examples
+    --------
+    >>> online_to_pac_run_length(10, 0.1, 0.05)
+    53
+    """
+    B = _count("online_to_pac_run_length", "B", B, 1)
+    e = _open_unit("online_to_pac_run_length", "epsilon", epsilon)
+    d = _open_unit("online_to_pac_run_length", "delta", delta)
+    return max(1, math.ceil(math.log(B / d) / e))
+
+
+def online_to_pac_sample_size(B, epsilon, delta):
+    """The most examples the online-to-PAC conversion draws: ``B * s`` with s from
+    :func:`online_to_pac_run_length`, which is ``O((B/epsilon) log(B/delta))`` (Kanade Thm 4).
+
+    Each of the at most B hypotheses before the last mistake is used on at most s examples
+    (s - 1 correct, then the mistake), and a run of s correct ends it; so whichever way the
+    conversion stops, it has drawn at most ``B s`` examples.
+
+    Examples
+    --------
+    >>> online_to_pac_sample_size(10, 0.1, 0.05)
+    530
+    """
+    return _count("online_to_pac_sample_size", "B", B, 1) * online_to_pac_run_length(
+        B, epsilon, delta)
+
+
+def eq_test_sample_size(i, epsilon, delta, budget="geometric"):
+    """Examples to test the i-th hypothesis when equivalence queries are simulated by sampling
+    (Angluin lecture 25): ``ceil((1/epsilon) ln(1/delta_i))`` with ``delta_i = delta / 2^i``
+    (``budget="geometric"``) or ``6 delta / (pi^2 i^2)`` (``budget="basel"``).  The delta_i sum
+    to at most delta, so every hypothesis accepted with error > epsilon is accepted with
+    probability at most delta overall.
+
+    Parameters
+    ----------
+    i : int
+        The query's number, >= 1.
+    epsilon, delta : float
+        Accuracy and confidence, each in (0, 1).
+    budget : {"geometric", "basel"}
+
+    Examples
+    --------
+    >>> eq_test_sample_size(1, 0.1, 0.05), eq_test_sample_size(1, 0.1, 0.05, "basel")
+    (37, 35)
+    """
+    i = _count("eq_test_sample_size", "i", i, 1)
+    e = _open_unit("eq_test_sample_size", "epsilon", epsilon)
+    d = _open_unit("eq_test_sample_size", "delta", delta)
+    if budget == "geometric":
+        log_inv = i * math.log(2.0) - math.log(d)
+    elif budget == "basel":
+        log_inv = math.log(math.pi ** 2 * i * i / (6.0 * d))
+    else:
+        raise ValueError(f"eq_test_sample_size: parameter budget must be 'geometric' or 'basel', "
+                         f"got {budget!r}")
+    return max(1, math.ceil(log_inv / e))
 
 
 # -- helpers --------------------------------------------------------------------------------------
@@ -498,3 +915,25 @@ def _row_dots(rows, u):
         data, indices, indptr = part
         return _segment_sums(data * u[indices], indptr, n)
     return part @ u
+
+
+def _dense_rows(rows):
+    """The rows as a dense float64 array (CSR rows scattered)."""
+    n, d, part = rows
+    if not isinstance(part, tuple):
+        return part
+    data, indices, indptr = part
+    out = np.zeros((n, d))
+    out[np.repeat(np.arange(n), np.diff(indptr)), indices] = data
+    return out
+
+
+def _row_vector(rows, j):
+    """Row j as a dense float64 vector."""
+    n, d, part = rows
+    if not isinstance(part, tuple):
+        return part[j]
+    data, indices, indptr = part
+    out = np.zeros(d)
+    out[indices[indptr[j]:indptr[j + 1]]] = data[indptr[j]:indptr[j + 1]]
+    return out

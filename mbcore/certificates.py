@@ -1,0 +1,732 @@
+"""Certificates: run a learner and check its mistakes against the bound that applies.
+
+``certify(learner, X, y)`` runs a fresh copy of the learner (its parameters, no state) over the
+examples, finds the theorem of the notes that covers it (ALGORITHMS.md section 7), computes the
+quantities the theorem needs from the data (radius, margin, attribute errors, the best expert's
+mistakes, a consistent target ...), and returns a :class:`Certificate`.  Each assumption is
+marked *verified* (checked on these data), *trusted* (a value the caller supplied that cannot be
+checked here), *unverified* (could not be established either way) or *violated* (the data break
+it, so the theorem says nothing).  A run that exceeds a bound whose assumptions were all verified
+is a bug in mbcore, and :func:`certify` raises :class:`BoundViolationError` saying so.
+"""
+
+import math
+
+import numpy as np
+
+from . import bounds as B
+from .base import clone
+from .online import OnlineRun, run_online
+
+__all__ = ["certify", "Certificate", "BoundViolationError"]
+
+VERIFIED, TRUSTED, UNVERIFIED, VIOLATED = "verified", "trusted", "unverified", "violated"
+
+
+class BoundViolationError(AssertionError):
+    """A learner exceeded a mistake bound whose assumptions were verified on the data: a bug in
+    mbcore.  ``certificate`` holds the evidence."""
+
+    def __init__(self, certificate):
+        c = certificate
+        super().__init__(
+            f"mbcore bug: {c.learner} made {c.observed:g} {c.counted}, above the bound "
+            f"{c.bound:g} of {c.bound_name} ({c.source}), whose assumptions were verified on "
+            f"these data ({c.quantities_text()}). Please report it with the data.")
+        self.certificate = c
+
+
+class Certificate:
+    """What :func:`certify` found.
+
+    Attributes
+    ----------
+    learner : str
+        The learner's class name.
+    bound_name, source : str
+        The theorem used and where the notes state it ("" when none applies).
+    bound : float or None
+        The bound; None when no theorem of the notes covers the learner as configured, or when
+        an assumption is violated.
+    counted : str
+        What the bound counts: "mistakes", "updates" (Margin Perceptron) or "expected mistakes"
+        (randomized Weighted Majority, computed exactly from the run's weights).
+    observed : float
+        That count on the run.
+    quantities : dict
+        The data quantities the bound used (R, gamma, k, A_c, m_best, ...).
+    assumptions : list of (str, str)
+        Each assumption and its status: "verified", "trusted", "unverified" or "violated".
+    verified : bool
+        Every assumption was verified on the data.
+    holds : bool or None
+        ``observed <= bound`` (None without a bound).
+    reason : str
+        Why there is no bound, when there is none.
+    alternatives : list of (str, float)
+        Other bounds that apply (the tightest is reported).
+    run : OnlineRun
+        The record of the run (all passes).
+    """
+
+    def __init__(self, learner, run, observed, counted="mistakes"):
+        self.learner = learner
+        self.run = run
+        self.observed = observed
+        self.counted = counted
+        self.bound_name, self.source, self.bound, self.reason = "", "", None, ""
+        self.quantities = {}
+        self.assumptions = []
+        self.alternatives = []
+
+    @property
+    def verified(self):
+        return bool(self.assumptions) and all(s == VERIFIED for _, s in self.assumptions)
+
+    @property
+    def holds(self):
+        if self.bound is None:
+            return None
+        return bool(self.observed <= self.bound * (1.0 + 1e-12) + 1e-9)
+
+    def quantities_text(self):
+        return ", ".join(f"{k}={_fmt(v)}" for k, v in self.quantities.items())
+
+    def to_dict(self):
+        """A JSON-ready summary."""
+        return {"learner": self.learner, "bound_name": self.bound_name, "source": self.source,
+                "bound": self.bound, "counted": self.counted, "observed": self.observed,
+                "holds": self.holds, "verified": self.verified, "reason": self.reason,
+                "quantities": {k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                               for k, v in self.quantities.items()},
+                "assumptions": [list(a) for a in self.assumptions],
+                "alternatives": [list(a) for a in self.alternatives],
+                "n_examples": self.run.n}
+
+    def summary(self):
+        """A readable multi-line report."""
+        lines = [f"{self.learner}: {self.observed:g} {self.counted} on {self.run.n} examples"]
+        if self.bound is None:
+            lines.append(f"  no bound: {self.reason}")
+        else:
+            lines.append(f"  bound {self.bound:g} ({self.bound_name}; {self.source}): "
+                         + ("holds" if self.holds else "EXCEEDED"))
+        if self.quantities:
+            lines.append(f"  quantities: {self.quantities_text()}")
+        for text, status in self.assumptions:
+            lines.append(f"  [{status}] {text}")
+        for name, value in self.alternatives:
+            lines.append(f"  also: {name} = {value:g}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        b = "none" if self.bound is None else f"{self.bound:g}"
+        return (f"Certificate({self.learner}: {self.observed:g} {self.counted}, bound {b}, "
+                f"holds={self.holds}, verified={self.verified})")
+
+    # -- building ------------------------------------------------------------------------------
+    def assume(self, text, status):
+        self.assumptions.append((text, status))
+        return status
+
+    def set_bound(self, name, value, source):
+        self.bound_name, self.bound, self.source = name, float(value), source
+
+    def no_bound(self, reason):
+        self.bound, self.reason = None, reason
+
+
+def _fmt(v):
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, (list, tuple)) and len(v) > 8:
+        return f"[{', '.join(map(str, v[:8]))}, ...] ({len(v)})"
+    return str(v)
+
+
+def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target=None,
+            tol=1e-3, max_iter=10_000, **fit_params):
+    """Run a fresh copy of ``learner`` over the examples and check it against its mistake bound.
+
+    Parameters
+    ----------
+    learner : an mbcore learner
+        Only its parameters are used: a clone (no state) is run, so the bound's starting state
+        (w = 0, weights 1, all literals, the whole version space) holds.
+    X, y : the examples and labels, as for the learner's ``partial_fit``
+    classes : the two labels, optional (as for ``partial_fit``)
+    passes : int, default=1
+        How many times to run through the examples in order (the bounds hold over any
+        sequence, so over repeated passes too; quantities that add up over the sequence,
+        such as an expert's mistakes or attribute errors, are counted over all passes).
+    u : array-like, optional
+        A separator for the Perceptron family (in the learner's feature space: with
+        ``fit_intercept`` the intercept is its last entry).  Its margin is checked on the data.
+    gamma : float, optional
+        A margin to take on trust (for the Perceptron family when no u is given), or, with u
+        and a normalising Perceptron, the gamma of Balcan's TD_gamma bound.
+    target : sequence of int, optional
+        For the Winnow family: the variables of a monotone disjunction (0-based) to measure
+        against; by default a consistent one (or, for Winnow2, one with few attribute errors)
+        is searched for greedily.
+    tol, max_iter : passed to :func:`mbcore.bounds.best_margin` when a margin is searched for.
+    **fit_params : passed to the learner (``awake=`` for Specialists).
+
+    Returns
+    -------
+    Certificate
+
+    Raises
+    ------
+    BoundViolationError
+        If the run exceeds a bound whose assumptions were all verified: a bug in mbcore.
+
+    Examples
+    --------
+    >>> from mbcore import Winnow, certify
+    >>> from mbcore.datasets import load_mushrooms
+    >>> X, y = load_mushrooms(encoding="boolean")
+    >>> cert = certify(Winnow(), X, y)
+    >>> cert.holds, cert.bound_name
+    (True, 'Winnow2, agnostic (Littlestone)')
+    >>> cert.observed <= cert.bound
+    True
+    """
+    passes = B._count("certify", "passes", passes, 1)
+    fresh = clone(learner)
+    try:
+        from .queries import Conservative
+    except ImportError:                                   # pragma: no cover - transitional
+        Conservative = ()
+    inner = fresh.learner if isinstance(fresh, Conservative) else fresh
+    runs = [run_online(fresh, X, y, classes, **fit_params)]
+    for _ in range(passes - 1):
+        runs.append(run_online(fresh, X, y, None, **fit_params))
+    run = runs[0] if passes == 1 else OnlineRun(
+        np.concatenate([r.predictions for r in runs]), np.concatenate([r.errors for r in runs]),
+        np.concatenate([r.updated for r in runs]))
+    rule = _RULES.get(type(inner).__name__)
+    counted = "updates" if type(inner).__name__ == "MarginPerceptron" else "mistakes"
+    cert = Certificate(type(learner).__name__, run,
+                       run.updates if counted == "updates" else run.mistakes, counted)
+    ctx = _Context(fresh, inner, X, y, fit_params, passes, u, gamma, target, tol, max_iter)
+    if isinstance(fresh, Conservative):
+        cert.assume("Conservative keeps the wrapped learner's bound (Kanade Prop. 3)", VERIFIED)
+    if rule is None:
+        cert.no_bound(f"the notes give no mistake bound for {type(inner).__name__}")
+    else:
+        rule(cert, ctx)
+    if any(s == VIOLATED for _, s in cert.assumptions) and cert.bound is not None:
+        cert.alternatives.append((cert.bound_name + " (void)", cert.bound))
+        cert.no_bound("an assumption of " + cert.bound_name + " is violated on these data")
+    if cert.bound is not None and cert.verified and not cert.holds:
+        raise BoundViolationError(cert)
+    return cert
+
+
+class _Context:
+    def __init__(self, fresh, inner, X, y, fit_params, passes, u, gamma, target, tol,
+                 max_iter):
+        self.fresh, self.L, self.X, self.y = fresh, inner, X, y
+        self.fit_params, self.passes = fit_params, passes
+        self.u, self.gamma, self.target = u, gamma, target
+        self.tol, self.max_iter = tol, max_iter
+
+    def positive(self):
+        """The labels as a bool array: True for the learner's positive class."""
+        return np.asarray(self.y) == self.L.classes_[1]
+
+    def signs(self):
+        return np.where(self.positive(), 1.0, -1.0)
+
+
+# -- the additive family --------------------------------------------------------------------------
+
+def _linear_view(L, X):
+    """The rows as the linear learner sees them: intercept appended, scaled to unit length."""
+    rows = B._rows(type(L).__name__, X)
+    n, d, part = rows
+    icpt = bool(getattr(L, "fit_intercept", False))
+    if isinstance(part, tuple):
+        data, indices, indptr = part
+        if icpt:
+            counts = np.diff(indptr) + 1
+            new_ptr = np.concatenate([[0], np.cumsum(counts)])
+            pos = new_ptr[1:] - 1
+            keep = np.ones(new_ptr[-1], dtype=bool)
+            keep[pos] = False
+            nd, ni = np.empty(new_ptr[-1]), np.empty(new_ptr[-1], dtype=np.intp)
+            nd[keep], ni[keep] = data, indices
+            nd[pos], ni[pos] = 1.0, d
+            data, indices, indptr, d = nd, ni, new_ptr, d + 1
+        view = _CSR(data, indices, indptr, (n, d))
+    else:
+        view = np.hstack([part, np.ones((n, 1))]) if icpt else part
+    if L._normalizes():
+        norms = np.sqrt(B._row_sqnorms(B._rows("certify", view)))
+        scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        if isinstance(view, _CSR):
+            view = _CSR(view.data * np.repeat(scale, np.diff(view.indptr)), view.indices,
+                        view.indptr, view.shape)
+        else:
+            view = view * scale[:, None]
+    return view
+
+
+class _CSR:
+    def __init__(self, data, indices, indptr, shape):
+        self.data, self.indices, self.indptr, self.shape = data, indices, indptr, shape
+
+
+def _margin_of(cert, ctx, view, yy, what):
+    """gamma for the Perceptron bounds: from u (checked), from gamma (trusted) or searched."""
+    if ctx.u is not None:
+        g = B.margin(view, yy, ctx.u)
+        cert.quantities["gamma"] = g
+        st = cert.assume(f"the given u separates the {what} with margin gamma > 0",
+                         VERIFIED if g > 0 else VIOLATED)
+        return g if st == VERIFIED else None
+    if ctx.gamma is not None:
+        g = B._positive("certify", "gamma", ctx.gamma)
+        cert.quantities["gamma"] = g
+        cert.assume(f"some unit u separates the {what} with margin gamma (given)", TRUSTED)
+        return g
+    r = B.best_margin(view, yy, tol=ctx.tol, max_iter=ctx.max_iter)
+    cert.quantities["gamma"] = r.gamma
+    cert.quantities["gamma_upper"] = r.upper
+    if r.separable:
+        cert.assume(f"a unit u (found by best_margin) separates the {what} with margin "
+                    "gamma > 0", VERIFIED)
+        return r.gamma
+    cert.assume(f"the {what} are linearly separable (best margin <= {r.upper:.3g})",
+                VIOLATED if r.upper <= 0.0 else UNVERIFIED)
+    return None
+
+
+def _perceptron(cert, ctx):
+    L = ctx.L
+    view = _linear_view(L, ctx.X)
+    yy = ctx.signs()
+    R = B.radius(view)
+    cert.quantities["R"] = R
+    cert.assume("the Perceptron starts from w = 0 (a fresh learner)", VERIFIED)
+    options = []
+    if L._normalizes() and ctx.u is not None and ctx.gamma is not None:
+        # Balcan's bound holds for any unit u: nothing to assume beyond the computed TD_gamma;
+        # the given u's own margin, when positive, adds Novikoff's bound as an alternative
+        gt = B._positive("certify", "gamma", ctx.gamma)
+        td = B.total_distance(view, yy, ctx.u, gt) * ctx.passes
+        cert.quantities.update(gamma=gt, TD_gamma=td)
+        cert.assume("TD_gamma of the given u computed on the unit-length examples", VERIFIED)
+        options.append(("Balcan 1/gamma^2 + 2 TD_gamma/gamma", B.td_bound(gt, td),
+                        "Balcan lecture 3, section 1"))
+        g = B.margin(view, yy, ctx.u)
+        g = g if g > 0 else None
+    else:
+        g = _margin_of(cert, ctx, view, yy, "examples")
+    if g is not None:
+        options.append(("Novikoff (R/gamma)^2", B.perceptron_bound(R, g),
+                        "Novikoff/Block; Kanade Thm 9"))
+    if not options:
+        cert.no_bound("no margin established: give u (checked) or gamma (trusted)")
+        return
+    _pick(cert, options)
+
+
+def _pick(cert, options):
+    options.sort(key=lambda o: o[1])
+    name, value, source = options[0]
+    cert.set_bound(name, value, source)
+    cert.alternatives.extend((n, v) for n, v, _ in options[1:])
+
+
+def _margin_perceptron(cert, ctx):
+    L = ctx.L
+    if float(L.margin_fraction) != 0.5:
+        cert.no_bound("Balcan's 12/gamma^2 is proved for margin_fraction=0.5 only")
+        return
+    view = _linear_view(L, ctx.X)
+    yy = ctx.signs()
+    lg = float(L.gamma)
+    cert.quantities["learner gamma"] = lg
+    if ctx.u is not None:
+        g = B.margin(view, yy, ctx.u)
+        cert.quantities["data margin"] = g
+        cert.assume("the given u has margin >= the learner's gamma on the unit-length examples",
+                    VERIFIED if g >= lg else VIOLATED)
+    else:
+        r = B.best_margin(view, yy, tol=ctx.tol, max_iter=ctx.max_iter)
+        cert.quantities["data margin"] = r.gamma
+        cert.quantities["data margin upper"] = r.upper
+        cert.assume("some unit u has margin >= the learner's gamma on the unit-length examples",
+                    VERIFIED if r.gamma >= lg else VIOLATED if r.upper < lg else UNVERIFIED)
+    if (B._row_sqnorms(B._rows("certify", view)) == 0).any():
+        cert.assume("no example is zero (it has no direction)", VIOLATED)
+    cert.set_bound("Margin Perceptron 12/gamma^2", B.margin_perceptron_bound(min(lg, 1.0)),
+                   "Balcan lecture 3, Theorem 2")
+
+
+def _gram(L, X):
+    A = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    kind, deg, g, c0 = L.kernel, int(L.degree), float(L.gamma_), float(L.coef0)
+    dots = A @ A.T
+    if kind == "linear":
+        return dots
+    if kind == "poly":
+        return (g * dots + c0) ** deg
+    sq = np.einsum("ij,ij->i", A, A)
+    return np.exp(-g * np.maximum(sq[:, None] + sq[None, :] - 2.0 * dots, 0.0))
+
+
+def _gram_diag(L, X):
+    """K(x_t, x_t) for every row."""
+    A = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    sq = np.einsum("ij,ij->i", A, A)
+    if L.kernel == "linear":
+        return sq
+    if L.kernel == "poly":
+        return (float(L.gamma_) * sq + float(L.coef0)) ** int(L.degree)
+    return np.ones_like(sq)
+
+
+def _kernel_perceptron(cert, ctx):
+    L = ctx.L
+    if L.budget is not None:
+        cert.no_bound("a support-vector budget forgets mistakes and voids the bound")
+        return
+    n = np.shape(ctx.X)[0]
+    if ctx.gamma is not None:
+        K = None
+        g = B._positive("certify", "gamma", ctx.gamma)
+        cert.assume("some unit f in feature space has margin gamma (given)", TRUSTED)
+    elif n > 4096:
+        cert.no_bound(f"{n} examples are too many for the Gram matrix (at most 4096): give gamma")
+        return
+    else:
+        K = _gram(L, ctx.X)
+        r = B.best_margin(None, ctx.signs(), tol=ctx.tol, max_iter=ctx.max_iter, gram=K)
+        g = r.gamma
+        cert.quantities["gamma_upper"] = r.upper
+        if not r.separable:
+            cert.assume("the examples are separable in the kernel's feature space",
+                        VIOLATED if r.upper <= 0 else UNVERIFIED)
+            cert.quantities["gamma"] = g
+            return
+        cert.assume("a unit f in feature space (found by best_margin) has margin gamma > 0",
+                    VERIFIED)
+    R2 = float(np.max(_gram_diag(L, ctx.X) if K is None else np.diag(K)))
+    cert.quantities.update(R2=R2, gamma=g)
+    cert.set_bound("kernel Perceptron R2/gamma^2", B.kernel_perceptron_bound(R2, g),
+                   "Kakade lecture 9 (kernelized Perceptron)")
+
+
+# -- Winnow ---------------------------------------------------------------------------------------
+
+def _boolean_view(owner, X):
+    """(rows, n, d) for 0/1 examples (dense or CSR), or None when some value is not 0/1."""
+    rows = B._rows(owner, X)
+    part = rows[2]
+    values = part[0] if isinstance(part, tuple) else part
+    if not np.isin(values, (0.0, 1.0)).all():
+        return None
+    return rows
+
+
+def _column_counts(rows, select):
+    """For each variable, the number of selected rows in which it is 1."""
+    n, d, part = rows
+    if isinstance(part, tuple):
+        data, indices, indptr = part
+        sel = np.repeat(select, np.diff(indptr))
+        return np.bincount(indices[sel], weights=data[sel], minlength=d)
+    return part[select].sum(axis=0)
+
+
+def _rows_hit(rows, variables):
+    """For each row, how many of the given variables are 1."""
+    on = np.zeros(rows[1])
+    on[list(variables)] = 1.0
+    return np.rint(B._row_dots(rows, on)).astype(np.int64)
+
+
+def _greedy_disjunction(rows, pos, agnostic):
+    """A monotone disjunction with a small bound: consistent and few variables (greedy set
+    cover of the positives by variables that are 0 on every negative), or, when ``agnostic``,
+    one that greedily lowers A_c + k(1 + log2 n).  Returns (variables, consistent)."""
+    n, d, _ = rows
+    neg_hits = _column_counts(rows, ~pos)
+    price = 1.0 + math.log2(d) if agnostic else 0.0
+    chosen = []
+    uncovered = pos.copy()
+    while uncovered.any():
+        gain = _column_counts(rows, uncovered) - (neg_hits if agnostic else
+                                                  np.where(neg_hits > 0, np.inf, 0.0))
+        j = int(np.argmax(gain))
+        if not gain[j] > price:
+            break
+        chosen.append(j)
+        uncovered &= _rows_hit(rows, [j]) == 0
+    consistent = not uncovered.any() and not neg_hits[chosen].any()
+    return sorted(chosen), consistent
+
+
+def _disjunction_target(cert, ctx, rows, exact):
+    """(k, A_c) for the Winnow bounds, from the given target or a greedy search."""
+    pos = ctx.positive()
+    if ctx.target is not None:
+        t = sorted(set(int(v) for v in ctx.target))
+        a = B.attribute_errors(_CSR(*rows[2], (rows[0], rows[1])) if isinstance(rows[2], tuple)
+                               else rows[2], pos.astype(np.int8), t)
+        how = "given"
+    else:
+        t, consistent = _greedy_disjunction(rows, pos, agnostic=not exact)
+        a = 0 if consistent else int(((pos & (_rows_hit(rows, t) == 0)).sum()
+                                      + _rows_hit(rows, t)[~pos].sum()) if t else pos.sum())
+        how = "found greedily"
+    a *= ctx.passes
+    cert.quantities.update(k=len(t), n=rows[1], target=t, A_c=a)
+    if exact:
+        cert.assume(f"the monotone disjunction of the {len(t)} variables ({how}) labels every "
+                    "example", VERIFIED if a == 0 else VIOLATED)
+    else:
+        cert.assume(f"c = the monotone disjunction of the {len(t)} variables ({how}); A_c "
+                    "counted on the data", VERIFIED)
+    return len(t), a
+
+
+def _winnow_family(cert, ctx, name):
+    L = ctx.L
+    p = L.get_params()
+    defaults = {"Winnow": dict(alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean"),
+                "EliminationWinnow": dict(theta=None),
+                "WinnowStar": dict(alpha=2.0, theta=None)}[name]
+    changed = [k for k, v in defaults.items() if p[k] != v and not (
+        k == "beta" and p[k] is not None and float(p[k]) == 1.0 / float(p["alpha"]))]
+    if changed:
+        cert.no_bound(f"the bound is proved for the default {', '.join(changed)} only")
+        return
+    rows = _boolean_view("certify", ctx.X) if not _is_index_lists(ctx.X) else None
+    if rows is None:
+        cert.no_bound("the bound needs 0/1 examples as a dense or CSR matrix")
+        return
+    cert.assume(f"{name} runs with its defaults on 0/1 examples", VERIFIED)
+    n = rows[1]
+    if name == "Winnow":
+        k, a = _disjunction_target(cert, ctx, rows, exact=False)
+        cert.set_bound("Winnow2, agnostic (Littlestone)", B.winnow_bound(k, n, a),
+                       "Angluin lectures 18-19")
+    elif name == "EliminationWinnow":
+        k, _ = _disjunction_target(cert, ctx, rows, exact=True)
+        cert.set_bound("elimination Winnow 2k log2 n + 2", B.elimination_winnow_bound(k, n),
+                       "Kanade Thm 12")
+    else:
+        k, _ = _disjunction_target(cert, ctx, rows, exact=True)
+        cert.quantities["C_a"] = k
+        cert.set_bound("Winnow* with a fixed target (C_a = k)", B.winnow_star_bound(n, k),
+                       "Angluin lecture 19")
+
+
+def _is_index_lists(X):
+    return isinstance(X, (list, tuple)) and len(X) > 0 and isinstance(X[0], (list, tuple)) \
+        and len(X[0]) > 0 and not all(v in (0, 1) for v in X[0])
+
+
+# -- experts --------------------------------------------------------------------------------------
+
+def _advice(ctx):
+    """(P, wrong) for an advice matrix: wrong[t, i] = expert i was wrong in round t."""
+    P = np.asarray(ctx.X)
+    y = np.asarray(ctx.y)
+    return P, P != y[:, None]
+
+
+def _weighted_majority(cert, ctx):
+    L = ctx.L
+    beta = float(L.beta)
+    if L.experts is not None:
+        m = L.expert_mistakes_
+        cert.assume("the experts' mistakes are those the pool recorded", VERIFIED)
+    else:
+        _, wrong = _advice(ctx)
+        m = wrong.sum(axis=0) * ctx.passes
+        cert.assume("the best expert's mistakes counted on the advice matrix", VERIFIED)
+    best = int(np.min(m))
+    n = int(len(m))
+    cert.quantities.update(m_best=best, n=n, beta=beta)
+    cert.set_bound("Weighted Majority", B.weighted_majority_bound(best, n, beta),
+                   "Angluin lecture 20")
+
+
+def _expected_mistakes(wrong, beta, passes):
+    """E[mistakes] of randomized WM: the weights do not depend on its draws, so the expected
+    count is the sum over rounds of the wrong experts' weight share."""
+    lb = math.log(beta)
+    before = np.zeros(wrong.shape[1])
+    total = 0.0
+    for _ in range(passes):
+        for a in range(0, wrong.shape[0], 4096):
+            w = wrong[a:a + 4096]
+            c = before + np.cumsum(w, axis=0) - w               # mistakes before each round
+            logw = c * lb
+            logw -= logw.max(axis=1, keepdims=True)
+            e = np.exp(logw)
+            total += float(((e * w).sum(axis=1) / e.sum(axis=1)).sum())
+            before = before + w.sum(axis=0)
+    return total
+
+
+def _randomized_wm(cert, ctx):
+    L = ctx.L
+    beta = float(L.beta)
+    if L.experts is not None:
+        cert.no_bound("with a pool of learners the experts' advice is not known in advance; "
+                      "the bound is on the expected count, which needs it")
+        return
+    _, wrong = _advice(ctx)
+    m = wrong.sum(axis=0) * ctx.passes
+    best, n = int(m.min()), wrong.shape[1]
+    cert.quantities.update(m_best=best, n=n, beta=beta, realized_mistakes=cert.run.mistakes)
+    cert.observed = _expected_mistakes(wrong, beta, ctx.passes)
+    cert.counted = "expected mistakes"
+    cert.assume("the best expert's mistakes counted on the advice matrix", VERIFIED)
+    cert.set_bound("randomized Weighted Majority (expected)", B.randomized_wm_bound(best, n, beta),
+                   "Littlestone & Warmuth 1994; Angluin lecture 20")
+
+
+def _specialists(cert, ctx):
+    L = ctx.L
+    d, p = float(L.demote), float(L.promote)
+    if not (d < 1.0 < p and d + p <= 2.0):
+        cert.no_bound("the bound needs demote < 1 < promote and demote + promote <= 2")
+        return
+    P, wrong = _advice(ctx)
+    awake = ctx.fit_params.get("awake")
+    awake = np.ones(P.shape, dtype=bool) if awake is None else np.asarray(awake).astype(bool)
+    perfect = ~(awake & wrong).any(axis=0)
+    cover = awake[:, perfect]
+    ids = np.flatnonzero(perfect)
+    uncovered = np.ones(P.shape[0], dtype=bool)
+    chosen = []
+    while uncovered.any():
+        hits = cover[uncovered].sum(axis=0)
+        j = int(np.argmax(hits)) if hits.size else 0
+        if not hits.size or hits[j] == 0:
+            break
+        chosen.append(int(ids[j]))
+        uncovered &= ~cover[:, j]
+    r, n = len(chosen), P.shape[1]
+    cert.quantities.update(r=r, n=n, promote=p, demote=d, perfect=chosen)
+    cert.assume("r specialists never vote wrongly and one of them is awake in every round",
+                VERIFIED if not uncovered.any() else VIOLATED)
+    cert.set_bound("Specialists r log n / log promote", B.specialists_bound(r, n, p, d),
+                   "Blum 1997; Angluin lecture 20")
+
+
+# -- Boolean learners and version spaces ----------------------------------------------------------
+
+def _bool_matrix(ctx):
+    from .boolean import _boolean_rows
+    L = ctx.L
+    if getattr(L, "packed", False):
+        A = np.unpackbits(np.asarray(ctx.X, dtype=np.uint8), axis=1)[:, :L.n_features_in_]
+        return np.ascontiguousarray(A)
+    return _boolean_rows("certify", ctx.X, None)
+
+
+def _conjunction(cert, ctx):
+    from .boolean import most_specific_conjunction
+    A = _bool_matrix(ctx)
+    c = most_specific_conjunction(A, ctx.positive().astype(np.int8), classes=[0, 1])
+    n = A.shape[1]
+    cert.quantities.update(n=n, most_specific=c.literals_)
+    cert.assume("some conjunction labels every example (the most specific one is consistent)",
+                VIOLATED if c.inconsistent_ else VERIFIED)
+    cert.set_bound("conjunction elimination n + 1", B.conjunction_bound(n),
+                   "Balcan lecture 3, section 2.1; Kanade Thm 1")
+
+
+def _disjunction(cert, ctx):
+    A = _bool_matrix(ctx)
+    pos = ctx.positive()
+    lits = A if ctx.L.literals == "monotone" else np.hstack([A, 1 - A])
+    allowed = ~lits[~pos].any(axis=0)                     # literals false on every negative
+    covered = lits[pos][:, allowed].any(axis=1).all() if pos.any() else True
+    r, n = int(allowed.sum()), A.shape[1]
+    cert.quantities.update(n=n, r=r)
+    cert.assume(f"the disjunction of the {r} literals false on every negative labels every "
+                "positive", VERIFIED if covered else VIOLATED)
+    cert.set_bound("disjunction elimination", B.disjunction_bound(n, r, ctx.L.literals),
+                   "Angluin lecture 18")
+
+
+def _decision_list(cert, ctx):
+    from .boolean import greedy_decision_list
+    A = _bool_matrix(ctx)
+    dl = greedy_decision_list(A, ctx.positive().astype(np.int8), classes=[0, 1])
+    L_, n = len(dl.rules_), A.shape[1]
+    cert.quantities.update(n=n, L=L_)
+    cert.assume(f"a 1-decision list of length {L_} (greedy) labels every example",
+                VERIFIED if dl.consistent_ else VIOLATED)
+    cert.set_bound("decision lists (4n + 2)(L + 1)", B.decision_list_bound(n, L_),
+                   "Balcan lecture 3, section 2.2")
+
+
+def _consistent_concepts(C, X, pos):
+    """How many concepts of C agree with every label (bitset AND over the examples' columns)."""
+    idx = C._indices("certify", X)
+    cols = C._cols
+    full = np.zeros(cols.shape[1], dtype=np.uint64)
+    full[:] = np.uint64(0xFFFFFFFFFFFFFFFF)
+    tail = C.n_concepts % 64
+    if tail:
+        full[-1] = np.uint64((1 << tail) - 1)
+    alive = full.copy()
+    for sel, flip in ((idx[pos], False), (idx[~pos], True)):
+        if sel.size:
+            block = cols[np.unique(sel)]
+            if flip:
+                block = ~block & full
+            alive &= np.bitwise_and.reduce(block, axis=0)
+    return int(np.bitwise_count(alive).sum()) if hasattr(np, "bitwise_count") else \
+        int(sum(bin(int(w)).count("1") for w in alive))
+
+
+def _finite_class(cert, ctx, soa):
+    C = ctx.L.concepts
+    consistent = _consistent_concepts(C, ctx.X, ctx.positive())
+    cert.quantities.update(size=C.n_concepts, consistent=consistent)
+    cert.assume("some concept of the class labels every example",
+                VERIFIED if consistent else VIOLATED)
+    if soa:
+        from .version_space import littlestone_dimension
+        try:
+            d = littlestone_dimension(C)
+        except ValueError:
+            cert.quantities["Ldim <= floor(log2 |C|)"] = B.halving_bound(C.n_concepts)
+            cert.set_bound("SOA <= Ldim <= floor(log2 |C|)", B.halving_bound(C.n_concepts),
+                           "Littlestone 1988; Angluin lecture 25")
+            return
+        cert.quantities["Ldim"] = d
+        cert.set_bound("SOA Ldim(C)", d, "Littlestone 1988; Angluin lecture 25")
+    else:
+        cert.set_bound("Halving floor(log2 |C|)", B.halving_bound(C.n_concepts),
+                       "Kanade Thm 8; Angluin lecture 25")
+
+
+_RULES = {
+    "Perceptron": _perceptron,
+    "AveragedPerceptron": _perceptron,
+    "MarginPerceptron": _margin_perceptron,
+    "KernelPerceptron": _kernel_perceptron,
+    "Winnow": lambda c, x: _winnow_family(c, x, "Winnow"),
+    "EliminationWinnow": lambda c, x: _winnow_family(c, x, "EliminationWinnow"),
+    "WinnowStar": lambda c, x: _winnow_family(c, x, "WinnowStar"),
+    "WeightedMajority": _weighted_majority,
+    "RandomizedWeightedMajority": _randomized_wm,
+    "Specialists": _specialists,
+    "Conjunction": _conjunction,
+    "Disjunction": _disjunction,
+    "DecisionList": _decision_list,
+    "Halving": lambda c, x: _finite_class(c, x, False),
+    "SOA": lambda c, x: _finite_class(c, x, True),
+}
