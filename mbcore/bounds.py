@@ -234,8 +234,9 @@ def best_margin(X, y, tol=1e-3, max_iter=10_000, gram=None):
             dense = _dense_rows(rows) * yy[:, None]
             G = dense @ dense.T
             col = lambda j: G[:, j]                        # noqa: E731
-        else:                                              # one column per use: O(nnz) each
-            col = lambda j: yy[j] * yy * _row_dots(rows, _row_vector(rows, j))  # noqa: E731
+        else:                                              # columns on demand, O(nnz) each,
+            col = _ColumnCache(lambda j: yy[j] * yy * _row_dots(rows, _row_vector(rows, j)),
+                               n)                          # kept for the vertices in use
     else:
         G0 = np.asarray(gram, dtype=np.float64)
         if G0.ndim != 2 or G0.shape[0] != G0.shape[1] or G0.shape[0] == 0:
@@ -282,6 +283,26 @@ def best_margin(X, y, tol=1e-3, max_iter=10_000, gram=None):
         g += step * (cj - ca)
         q = float(lam @ g)
     return _margin_result(X, yy, gram, lam, math.sqrt(max(q, 0.0)), converged, it)
+
+
+class _ColumnCache:
+    """Gram columns computed on demand and kept (up to about 200 MB, least recently used
+    first out): Frank-Wolfe keeps returning to the few points that hold the solution."""
+
+    def __init__(self, compute, n):
+        from collections import OrderedDict
+        self.compute, self.store = compute, OrderedDict()
+        self.limit = max(16, int(2e8 // (8 * n)))
+
+    def __call__(self, j):
+        c = self.store.get(j)
+        if c is None:
+            c = self.store[j] = self.compute(j)
+            if len(self.store) > self.limit:
+                self.store.popitem(last=False)
+        else:
+            self.store.move_to_end(j)
+        return c
 
 
 def _margin_result(X, yy, gram, lam, upper, converged, iterations):

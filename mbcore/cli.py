@@ -24,9 +24,6 @@ __all__ = ["main", "LEARNERS"]
 
 LEARNERS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
             "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow")
-_WINNOWS = ("Winnow", "EliminationWinnow", "WinnowStar")
-
-_SEPARATOR_NAME = "(R/γ)² with γ of a separator found by fitting"
 _MIN_TIMING = 0.2     # seconds of repeated compiled runs behind one timing
 _MAX_REPEATS = 20
 
@@ -124,9 +121,6 @@ def _add_run_parser(sub):
     p.add_argument("--twin-rows", type=_positive_int, default=1000, metavar="N",
                    help="rows on which the pure-Python twin is timed (default: 1000)")
     p.add_argument("--no-twin", action="store_true", help="do not time the pure-Python twin")
-    p.add_argument("--separator-epochs", type=_positive_int, default=100, metavar="N",
-                   help="epochs of Perceptron.fit when looking for a separator for the bounds "
-                        "(default: 100)")
     p.add_argument("--json", action="store_true", help="print a JSON list of results instead "
                                                        "of a table")
     p.set_defaults(handler=_cmd_run)
@@ -204,12 +198,10 @@ def _cmd_run(args):
     names = list(dict.fromkeys(args.learners or LEARNERS))
     params = _learner_params(mbcore, names, args.params)
     label, X, y = _load_data(args)
-    separators = {}
     results = []
     for name in names:
         result = _run_one(mbcore, name, params[name], X, y, args)
-        result.update(_bound(mbcore, name, params[name], X, y, args.separator_epochs,
-                             separators))
+        result.update(_bound(mbcore, name, params[name], X, y, _classes(y)))
         result["within_bound"] = (None if result["bound"] is None else
                                   result[result["bound_counts"]] <= result["bound"])
         results.append(dict(dataset=label, **result))
@@ -354,221 +346,19 @@ def _twin(mbcore, name, params, X, y, classes, rows):
 
 # -- bounds ---------------------------------------------------------------------------------------
 
-def _na(reason):
-    return {"bound": None, "bound_counts": None, "bound_name": None, "bound_note": reason}
-
-
-def _bound(mbcore, name, params, X, y, epochs, separators):
-    """The mistake bound for this learner on (X, y) where its assumptions hold, else n/a."""
-    if name in ("Perceptron", "AveragedPerceptron"):
-        return _perceptron_bound(mbcore, params, X, y, epochs, separators)
-    if name == "MarginPerceptron":
-        return _margin_perceptron_bound(mbcore, params, X, y, epochs, separators)
-    if name == "KernelPerceptron":
-        return _kernel_perceptron_bound(mbcore, params, X, y, epochs, separators)
-    if name in _WINNOWS:
-        return _winnow_bound(name, params, X, y)
-    if name == "BalancedWinnow":
-        return _na("no bound from the notes applies to Balanced Winnow")
-    return _na("no mistake bound: the hinge-loss analysis (Kakade §3) bounds the loss, not the "
-               "number of mistakes")
-
-
-def _disjunction(X, y):
-    """Variables of a monotone disjunction consistent with Boolean (X, y), or why there is none.
-
-    The variables that are 0 in every negative row are the largest candidate; the data is a
-    monotone disjunction iff each positive row has one of them set.  A greedy set cover of the
-    positive rows by those variables gives a small consistent disjunction (any consistent one
-    certifies the bounds)."""
-    import numpy as np
-    A = np.asarray(X)
-    if not np.isin(A, (0, 1)).all():
-        return "the features are not Boolean"
-    pos, neg = A[y == 1].astype(bool), A[y != 1].astype(bool)
-    cand = ~neg.any(axis=0) if neg.shape[0] else np.ones(A.shape[1], dtype=bool)
-    covered = pos[:, cand].any(axis=1) if pos.shape[0] else np.ones(0, dtype=bool)
-    if not covered.all():
-        return (f"no monotone disjunction is consistent with the data ({int((~covered).sum())} "
-                "positive rows have no variable that is 0 in every negative row)")
-    chosen, left = [], pos[:, cand]
-    idx = np.flatnonzero(cand)
-    while left.shape[0]:
-        best = int(left.sum(axis=0).argmax())
-        chosen.append(int(idx[best]))
-        left = left[~left[:, best]]
-    return chosen
-
-
-def _winnow_bound(name, params, X, y):
-    import numpy as np
-    defaults = {"Winnow": {"alpha": 2.0, "beta": None, "theta": None, "w0": 1.0,
-                           "features": "boolean"},
-                "EliminationWinnow": {"theta": None}, "WinnowStar": {"alpha": 2.0,
-                                                                      "theta": None}}[name]
-    changed = [k for k, v in defaults.items() if params.get(k, v) != v]
-    if changed:
-        return _na(f"the bound is proved for the default parameters ({', '.join(changed)} "
-                   "changed)")
-    labels = np.unique(np.asarray(y))
-    ypos = (np.asarray(y) == labels[-1]).astype(int)
-    found = _disjunction(X, ypos)
-    if isinstance(found, str):
-        return _na(found)
-    from . import bounds
-    k, n = len(found), np.asarray(X).shape[1]
-    if name == "Winnow":
-        bound, text = bounds.winnow_bound(k, n), "2 + 3k(1 + log₂ n) (Angluin lecture 18)"
-    elif name == "EliminationWinnow":
-        bound, text = bounds.elimination_winnow_bound(k, n), "2k log₂ n + 2 (Kanade Thm 12)"
-    else:
-        bound = bounds.winnow_star_bound(n, k)
-        text = "4 + 5(1 + log₂ 2n)·C_a with C_a = k (Angluin lecture 19)"
-    return {"bound": bound, "bound_counts": "mistakes", "bound_name": text,
-            "bound_note": f"k = {k} variables of a monotone disjunction consistent with the "
-                          f"data (greedy cover), n = {n}; holds for any ordering"}
-
-
-def _separator(mbcore, X, y, fit_intercept, epochs, separators):
-    """A strict separator found by fitting (cached per fit_intercept), or why there is none.
-
-    Returns ``(Xe, ypm, u, how)`` or a string (the reason): ``Xe`` is X with a column of ones
-    appended when ``fit_intercept``, ``ypm`` the labels as -1/+1, ``u`` weights with
-    ``ypm * (Xe @ u) > 0`` on every row, and ``how`` says how u was found.
-    """
-    if fit_intercept not in separators:
-        separators[fit_intercept] = _find_separator(mbcore, X, y, fit_intercept, epochs)
-    return separators[fit_intercept]
-
-
-def _find_separator(mbcore, X, y, fit_intercept, epochs):
-    """Perceptron.fit with tie="negative"; if that leaves a point at score 0, also tie="positive".
-
-    A converged fit with tie="negative" scores every positive > 0 and every negative <= 0; with
-    tie="positive", every positive >= 0 and every negative < 0.  So if each leaves a point on its
-    hyperplane, the sum of the two unit-length weight vectors separates strictly.
-    """
-    import numpy as np
-    from . import bounds
-    Xe = np.asarray(X, dtype=np.float64)
-    if fit_intercept:
-        Xe = np.hstack([Xe, np.ones((Xe.shape[0], 1))])
-    found, ypm = [], None
-    for tie in ("negative", "positive"):
-        fitted = mbcore.Perceptron(tie=tie, fit_intercept=fit_intercept,
-                                   max_epochs=epochs).fit(X, y)
-        if getattr(fitted, "cycled_", False):
-            return "not linearly separable: Perceptron.fit's weights repeated (cycling theorem)"
-        if not fitted.converged_:
-            return (f"no separator: Perceptron.fit did not converge in {epochs} epochs (the data "
-                    "may not be linearly separable; try --separator-epochs)")
-        u = np.asarray(fitted.coef_, dtype=np.float64)
-        if fit_intercept:
-            u = np.append(u, fitted.intercept_)
-        ypm = np.where(np.asarray(y) == fitted.classes_[1], 1, -1)
-        if u.any() and bounds.margin(Xe, ypm, u) > 0:
-            return _widen(mbcore, X, y, Xe, ypm, fit_intercept, epochs, u,
-                          f"Perceptron.fit, tie={tie!r}, {fitted.n_iter_} epochs")
-        found.append(u)
-    if all(u.any() for u in found):
-        u = found[0] / np.linalg.norm(found[0]) + found[1] / np.linalg.norm(found[1])
-        if u.any() and bounds.margin(Xe, ypm, u) > 0:
-            return _widen(mbcore, X, y, Xe, ypm, fit_intercept, epochs, u,
-                          "sum of the unit weights of the tie='negative' and tie='positive' "
-                          "Perceptron fits, each of which leaves a point at score 0")
-    return "the separators found by fitting have zero margin"
-
-
-_WIDEN_GAMMAS = (0.2, 0.1, 0.05, 0.02, 0.01, 0.005)
-
-
-def _widen(mbcore, X, y, Xe, ypm, fit_intercept, epochs, u, how):
-    """A larger-margin separator, if the Margin Perceptron finds one.
-
-    On separable data MarginPerceptron(gamma).fit converges when the data has margin gamma,
-    and then every unit-length example has margin >= gamma/2.  Try decreasing gammas and keep
-    the separator with the largest normalised margin (any separator certifies the bounds).
-    """
-    import numpy as np
-    from . import bounds
-    best = bounds.margin(Xe, ypm, u, normalize=True)
-    for g in _WIDEN_GAMMAS:
-        if g / 2 <= best:
-            break
-        mp = mbcore.MarginPerceptron(gamma=g, fit_intercept=fit_intercept,
-                                     max_epochs=epochs).fit(X, y)
-        if mp.converged_:
-            v = mp.coef_.copy()
-            if fit_intercept:
-                v = np.append(v, mp.intercept_)
-            m = bounds.margin(Xe, ypm, v, normalize=True)
-            if m > best:
-                return Xe, ypm, v, f"MarginPerceptron(gamma={g}).fit, {mp.n_iter_} epochs"
-            break
-    return Xe, ypm, u, how
-
-
-def _perceptron_bound(mbcore, params, X, y, epochs, separators):
-    from . import bounds
-    found = _separator(mbcore, X, y, params["fit_intercept"], epochs, separators)
-    if isinstance(found, str):
-        return _na(found)
-    Xe, ypm, u, how = found
-    if params["normalize"]:
-        if not (Xe != 0).any(axis=1).all():
-            return _na("a zero row cannot be normalised, so the unit-length bound does not apply")
-        gamma = bounds.margin(Xe, ypm, u, normalize=True)
-        return {"bound": bounds.perceptron_bound(1.0, gamma), "bound_counts": "mistakes",
-                "bound_name": "(1/γ)² with unit-length examples and γ of a separator found by "
-                              "Perceptron.fit",
-                "bound_note": f"normalised margin γ = {gamma:.6g} (separator: {how}); holds for "
-                              "any ordering"}
-    R, gamma = bounds.radius(Xe), bounds.margin(Xe, ypm, u)
-    return {"bound": bounds.perceptron_bound(R, gamma), "bound_counts": "mistakes",
-            "bound_name": _SEPARATOR_NAME,
-            "bound_note": f"R = {R:.6g}, γ = {gamma:.6g} (separator: {how}); holds for any "
-                          "ordering"}
-
-
-def _margin_perceptron_bound(mbcore, params, X, y, epochs, separators):
-    from . import bounds
-    if params["margin_fraction"] != 0.5:
-        return _na(f"12/γ² is proved for margin_fraction=0.5, not "
-                   f"{params['margin_fraction']!r}")
-    found = _separator(mbcore, X, y, params["fit_intercept"], epochs, separators)
-    if isinstance(found, str):
-        return _na(found)
-    Xe, ypm, u, how = found
-    g = params["gamma"]
-    if not (Xe != 0).any(axis=1).all():
-        return _na("a zero row cannot be normalised, so Balcan's theorem does not apply")
-    star = bounds.margin(Xe, ypm, u, normalize=True)
-    if star < g:
-        return _na(f"12/γ² needs a separator with normalised margin >= gamma={g}; the best "
-                   f"separator found by fitting has {star:.6g} (a larger-margin one may exist)")
-    return {"bound": bounds.margin_perceptron_bound(g), "bound_counts": "updates",
-            "bound_name": "12/γ² (Balcan Thm 2; updates incl. margin mistakes)",
-            "bound_note": f"γ = gamma = {g}; a separator found by fitting has normalised "
-                          f"margin {star:.6g} >= gamma (separator: {how}); holds for any ordering"}
-
-
-def _kernel_perceptron_bound(mbcore, params, X, y, epochs, separators):
-    from . import bounds
-    if params["budget"] is not None:
-        return _na("a support-vector budget forgets mistakes, which voids the bound")
-    if params["kernel"] != "linear":
-        return _na(f"R²/γ² needs the margin in the {params['kernel']} kernel's feature space, "
-                   "which is not computed")
-    found = _separator(mbcore, X, y, False, epochs, separators)
-    if isinstance(found, str):
-        return _na(found)
-    Xe, ypm, u, how = found
-    R, gamma = bounds.radius(Xe), bounds.margin(Xe, ypm, u)
-    return {"bound": bounds.kernel_perceptron_bound(R * R, gamma), "bound_counts": "mistakes",
-            "bound_name": "R²/γ² (linear kernel: K(x,x) = ||x||²) with γ of a separator found "
-                          "by Perceptron.fit",
-            "bound_note": f"R = {R:.6g}, γ = {gamma:.6g} (separator: {how}); holds for any "
-                          "ordering"}
+def _bound(mbcore, name, params, X, y, classes):
+    """The certificate of this learner on (X, y) (``mbcore.certify``), as result fields."""
+    try:
+        cert = mbcore.certify(getattr(mbcore, name)(**params), X, y, classes=classes)
+    except mbcore.BoundViolationError as exc:         # reported in the table as a bug
+        cert = exc.certificate
+    checks = "; ".join(f"{text} [{status}]" for text, status in cert.assumptions)
+    if cert.bound is None:
+        return {"bound": None, "bound_counts": None, "bound_name": None,
+                "bound_note": cert.reason + (f" ({checks})" if checks else "")}
+    return {"bound": cert.bound, "bound_counts": cert.counted,
+            "bound_name": f"{cert.bound_name} ({cert.source})",
+            "bound_note": f"{cert.quantities_text()}; {checks}; holds for any ordering"}
 
 
 # -- table ----------------------------------------------------------------------------------------

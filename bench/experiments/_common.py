@@ -45,7 +45,7 @@ def claim(text, holds, detail=""):
 def _cell(v):
     if isinstance(v, float):
         return f"{v:.4g}"
-    return str(v)
+    return str(v).replace("|", "\\|")
 
 
 def finish(name, args, title, columns, rows, claims, plot=None):
