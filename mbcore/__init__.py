@@ -26,6 +26,10 @@ from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjuncti
 from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
                            littlestone_dimension, vc_dimension)
 from .online import OnlineRun, run_online
+from .queries import (Conservative, DNFResult, EQOnlineLearner, EQPACResult, EQResult,
+                      EquivalenceOracle, ExampleOracle, MembershipOracle, MonotoneDNF,
+                      PACResult, eq_to_pac, from_equivalence_learner, learn_monotone_dnf,
+                      monotone_dnf_learner, online_to_pac, to_equivalence_learner)
 from .certificates import BoundViolationError, Certificate, certify
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
@@ -36,5 +40,8 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary", "run_online", "OnlineRun", "certify", "Certificate",
            "BoundViolationError", "OnlineLearner", "NotFittedError",
-           "clone"]
+           "clone", "MonotoneDNF", "ExampleOracle", "MembershipOracle", "EquivalenceOracle",
+           "Conservative", "EQOnlineLearner", "EQResult", "DNFResult", "PACResult", "EQPACResult",
+           "to_equivalence_learner", "from_equivalence_learner", "monotone_dnf_learner",
+           "learn_monotone_dnf", "online_to_pac", "eq_to_pac"]
 __version__ = "0.1.0"

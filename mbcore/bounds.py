@@ -735,14 +735,15 @@ def decision_list_bound(n, L):
 def equivalence_query_bound(B):
     """A mistake bound B gives an exact learner with at most B + 1 equivalence queries
     (Kanade Prop. 6): each counterexample is a mistake, and one more query confirms the last
-    hypothesis.  (Conversely, Q equivalence queries give the mistake bound Q: Prop. 7.)
+    hypothesis.  (Conversely, Q equivalence queries give the mistake bound Q: Prop. 7.)  A real
+    B counts as its integer part.
 
     Examples
     --------
     >>> equivalence_query_bound(11)
     12
     """
-    return _count("equivalence_query_bound", "B", B) + 1
+    return _budget("equivalence_query_bound", "B", B, 0) + 1
 
 
 def online_to_pac_run_length(B, epsilon, delta):
@@ -756,8 +757,9 @@ def online_to_pac_run_length(B, epsilon, delta):
 
     Parameters
     ----------
-    B : int
-        The mistake bound, >= 1.
+    B : int or float
+        The mistake bound, >= 1 (a real bound such as ``winnow_bound(k, n)`` counts as its
+        integer part: the most mistakes it allows).
     epsilon, delta : float
         Accuracy and confidence, each in (0, 1).
 
@@ -766,7 +768,7 @@ def online_to_pac_run_length(B, epsilon, delta):
     >>> online_to_pac_run_length(10, 0.1, 0.05)
     53
     """
-    B = _count("online_to_pac_run_length", "B", B, 1)
+    B = _budget("online_to_pac_run_length", "B", B, 1)
     e = _open_unit("online_to_pac_run_length", "epsilon", epsilon)
     d = _open_unit("online_to_pac_run_length", "delta", delta)
     return max(1, math.ceil(math.log(B / d) / e))
@@ -785,7 +787,7 @@ def online_to_pac_sample_size(B, epsilon, delta):
     >>> online_to_pac_sample_size(10, 0.1, 0.05)
     530
     """
-    return _count("online_to_pac_sample_size", "B", B, 1) * online_to_pac_run_length(
+    return _budget("online_to_pac_sample_size", "B", B, 1) * online_to_pac_run_length(
         B, epsilon, delta)
 
 
@@ -829,6 +831,19 @@ def _open_unit(owner, name, value):
     if not 0.0 < v < 1.0:
         raise ValueError(f"{owner}: parameter {name} must be in (0, 1), got {value!r}")
     return v
+
+
+def _budget(owner, name, value, low):
+    """A mistake bound as the most mistakes it allows: the integer part of a real >= low."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        v = int(value)
+    else:
+        v = _real(owner, name, value)
+        v = math.floor(v) if v >= low else v
+    if v < low:
+        raise ValueError(f"{owner}: parameter {name} must be a mistake bound >= {low}, got "
+                         f"{value!r}")
+    return int(v)
 
 
 def _count(owner, name, value, low=0):

@@ -194,14 +194,13 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
     """
     passes = B._count("certify", "passes", passes, 1)
     fresh = clone(learner)
-    try:
-        from .queries import Conservative
-    except ImportError:                                   # pragma: no cover - transitional
-        Conservative = ()
-    inner = fresh.learner if isinstance(fresh, Conservative) else fresh
+    from .queries import Conservative
     runs = [run_online(fresh, X, y, classes, **fit_params)]
     for _ in range(passes - 1):
         runs.append(run_online(fresh, X, y, None, **fit_params))
+    # Kanade Prop. 3: the wrapper keeps the wrapped learner's bound, whose quantities on the
+    # whole sequence bound those on the examples passed on (a subsequence)
+    inner = fresh.learner_ if isinstance(fresh, Conservative) else fresh
     run = runs[0] if passes == 1 else OnlineRun(
         np.concatenate([r.predictions for r in runs]), np.concatenate([r.errors for r in runs]),
         np.concatenate([r.updated for r in runs]))
@@ -234,7 +233,7 @@ class _Context:
 
     def positive(self):
         """The labels as a bool array: True for the learner's positive class."""
-        return np.asarray(self.y) == self.L.classes_[1]
+        return np.asarray(self.y) == self.fresh.classes_[1]
 
     def signs(self):
         return np.where(self.positive(), 1.0, -1.0)
@@ -368,7 +367,7 @@ def _margin_perceptron(cert, ctx):
 
 def _gram(L, X):
     A = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
-    kind, deg, g, c0 = L.kernel, int(L.degree), float(L.gamma_), float(L.coef0)
+    kind, deg, g, c0 = L.kernel, int(L.degree), _kernel_gamma(L, A.shape[1]), float(L.coef0)
     dots = A @ A.T
     if kind == "linear":
         return dots
@@ -378,6 +377,12 @@ def _gram(L, X):
     return np.exp(-g * np.maximum(sq[:, None] + sq[None, :] - 2.0 * dots, 0.0))
 
 
+def _kernel_gamma(L, d):
+    """The kernel's gamma: the fitted one, else the parameter, else its default 1/d."""
+    g = getattr(L, "gamma_", None)
+    return float(g if g is not None else L.gamma if L.gamma is not None else 1.0 / d)
+
+
 def _gram_diag(L, X):
     """K(x_t, x_t) for every row."""
     A = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
@@ -385,7 +390,7 @@ def _gram_diag(L, X):
     if L.kernel == "linear":
         return sq
     if L.kernel == "poly":
-        return (float(L.gamma_) * sq + float(L.coef0)) ** int(L.degree)
+        return (_kernel_gamma(L, A.shape[1]) * sq + float(L.coef0)) ** int(L.degree)
     return np.ones_like(sq)
 
 

@@ -143,6 +143,9 @@ def test_finite_class_and_boolean_bounds_from_their_formulas():
     assert B.disjunction_bound(10, 3) == 7 and B.disjunction_bound(10, 3, "all") == 17
     assert B.decision_list_bound(17, 5) == 420            # the MONK-3 example of DecisionList
     assert B.equivalence_query_bound(5) == 6
+    # a real bound allows its integer part of mistakes
+    assert B.equivalence_query_bound(5.9) == 6 and B.online_to_pac_run_length(10.7, 0.1, 0.05) \
+        == B.online_to_pac_run_length(10, 0.1, 0.05)
 
 
 @pytest.mark.parametrize("B_, eps, delta", [(1, 0.1, 0.1), (10, 0.05, 0.01), (300, 0.2, 0.5)])
@@ -165,7 +168,8 @@ def test_conversion_sample_sizes_from_their_formulas(B_, eps, delta):
     (lambda: B.disjunction_bound(5, 6), "disjunction_bound: parameter r"),
     (lambda: B.disjunction_bound(5, 1, "some"), "disjunction_bound: parameter literals"),
     (lambda: B.decision_list_bound(2, -1), "decision_list_bound: parameter L"),
-    (lambda: B.equivalence_query_bound(1.5), "equivalence_query_bound: parameter B"),
+    (lambda: B.equivalence_query_bound(-0.5), "equivalence_query_bound: parameter B"),
+    (lambda: B.equivalence_query_bound(float("nan")), "equivalence_query_bound: parameter B"),
     (lambda: B.online_to_pac_run_length(0, 0.1, 0.1), "online_to_pac_run_length: parameter B"),
     (lambda: B.online_to_pac_run_length(2, 1.0, 0.1), "parameter epsilon"),
     (lambda: B.online_to_pac_sample_size(2, 0.1, 0.0), "parameter delta"),
@@ -507,3 +511,26 @@ def test_certificate_doctest_data_mushrooms():
     X, y = load_mushrooms(encoding="boolean")
     cert = mbcore.certify(mbcore.Perceptron(fit_intercept=True), X, y)
     assert cert.verified and cert.holds
+
+
+def test_conservative_wrapper_keeps_the_bound_of_the_wrapped_learner():
+    """Kanade Prop. 3: the certificate of Conservative(A) is A's bound, checked against the
+    wrapper's own mistakes (which differ from A's when A is not conservative)."""
+    rng = np.random.default_rng(8)
+    y = rng.choice([-1, 1], 600)
+    P = np.where(rng.random((600, 25)) < 0.4, -y[:, None], y[:, None])
+    P[:, 4] = y
+    plain = mbcore.certify(mbcore.WeightedMajority(), P, y)
+    wrapped = mbcore.certify(mbcore.Conservative(mbcore.WeightedMajority()), P, y)
+    assert wrapped.learner == "Conservative" and wrapped.verified and wrapped.holds
+    assert wrapped.bound == plain.bound
+    assert wrapped.observed == mbcore.Conservative(mbcore.WeightedMajority()).partial_fit(
+        P, y).mistakes_
+    X, yb, t = disjunction_stream(3, 2000, 64, 3)
+    w = mbcore.certify(mbcore.Conservative(mbcore.Winnow()), X, yb, passes=2)
+    k = w.quantities["k"]
+    assert w.verified and w.holds and k <= 3
+    assert w.bound == pytest.approx(2 + 3 * k * (1 + 6))      # n = 64
+    Xs, ys, _ = separable(1, 300, 4, 0.2)
+    c = mbcore.certify(mbcore.Conservative(mbcore.MarginPerceptron(gamma=0.1)), Xs, ys)
+    assert c.counted == "updates" and c.verified and c.holds

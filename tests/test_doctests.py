@@ -14,7 +14,8 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 # mbcore.linear is the core module and must have examples; the others are checked when they
 # are part of the build (an ImportError there is reported by the import test below instead).
-OPTIONAL = ("mbcore.online", "mbcore.bounds", "mbcore.datasets")
+OPTIONAL = ("mbcore.online", "mbcore.bounds", "mbcore.datasets", "mbcore.queries",
+            "mbcore.certificates")
 
 
 def _run(module):

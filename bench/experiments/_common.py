@@ -65,7 +65,7 @@ def finish(name, args, title, columns, rows, claims, plot=None):
         w = csv.DictWriter(f, fieldnames=list(columns), extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
-    params = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+    params = {k: v for k, v in vars(args).items() if k != "out"}   # no machine paths
     (out / f"{name}.json").write_text(json.dumps(
         {"name": name, "title": title, "params": params, "columns": list(columns),
          "rows": rows, "claims": claims}, indent=1, default=float))
