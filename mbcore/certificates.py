@@ -124,6 +124,12 @@ class Certificate:
         return (f"Certificate({self.learner}: {self.observed:g} {self.counted}, bound {b}, "
                 f"holds={self.holds}, verified={self.verified})")
 
+    def plot(self, ax=None, **style):
+        """Draw the run's cumulative count with this certificate's bound
+        (:meth:`mbcore.OnlineRun.plot`); needs matplotlib."""
+        return self.run.plot(ax=ax, bound=self, label=self.learner,
+                             updates=self.counted == "updates", **style)
+
     # -- building ------------------------------------------------------------------------------
     def assume(self, text, status):
         self.assumptions.append((text, status))

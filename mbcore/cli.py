@@ -6,11 +6,18 @@ Subcommands
     Stream a dataset once through each selected learner (the online protocol: predict, then see
     the label, then update), and report mistakes, updates, the mistake bound where its assumptions
     hold, the throughput, and the speed-up over the pure-Python twin in ``mbref``.
+``mbcore certify``
+    Run each learner and check it against the mistake bound that applies (``mbcore.certify``).
+``mbcore plot``
+    Draw the cumulative mistakes of the learners with their bounds into a PNG (matplotlib).
+``mbcore bench``
+    Time the compiled learners against the pure-Python twin and against scikit-learn.
 ``mbcore datasets``
     List the bundled datasets, or describe one (``mbcore datasets mushrooms``).
 
 User errors (bad options, unreadable files, invalid parameters) print one line,
-``mbcore: error: ...``, on stderr: exit status 2 for command-line usage errors, 1 for the rest.
+``mbcore: error: ...``, on stderr: exit status 2 for command-line usage errors, 1 for the rest,
+3 when a learner exceeds a bound whose assumptions were verified (a bug in mbcore).
 """
 
 import argparse
@@ -23,7 +30,8 @@ import time
 __all__ = ["main", "LEARNERS"]
 
 LEARNERS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-            "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow")
+            "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
+            "Conjunction", "Disjunction", "DecisionList")
 _MIN_TIMING = 0.2     # seconds of repeated compiled runs behind one timing
 _MAX_REPEATS = 20
 
@@ -58,10 +66,13 @@ def main(argv=None):
     try:
         args = _build_parser().parse_args(argv)
         if args.command is None:
-            raise _UsageError("a command is required: 'run' or 'datasets' (see mbcore --help)")
+            raise _UsageError("a command is required: run, certify, plot, bench or datasets "
+                              "(see mbcore --help)")
         return args.handler(args)
     except _UsageError as exc:
         return _fail(exc, 2)
+    except _BugFound as exc:
+        return _fail(exc, 3)
     except SystemExit as exc:  # --help and --version
         return exc.code if isinstance(exc.code, int) else 0
     except BrokenPipeError:
@@ -86,24 +97,22 @@ def _build_parser():
     parser.add_argument("--version", action="version", version=f"mbcore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add_run_parser(sub)
+    _add_certify_parser(sub)
+    _add_plot_parser(sub)
+    _add_bench_parser(sub)
     _add_datasets_parser(sub)
     return parser
 
 
-def _add_run_parser(sub):
-    p = sub.add_parser(
-        "run", help="stream a dataset once through the learners and report mistakes and bounds",
-        description="Stream the data once, in file order, through each learner (predict, then "
-                    "learn the label) and report mistakes, updates, the mistake bound where its "
-                    "assumptions hold, examples per second, and the speed-up over the "
-                    "pure-Python twin (mbref).")
+def _add_data_options(p, what="run"):
+    """The options every data command shares: learners, dataset, file format, parameters."""
     p.add_argument("--learner", dest="learners", metavar="NAME", nargs="+", action="extend",
                    type=_learner_name,
-                   help="learners to run (case-insensitive; default: all of "
+                   help=f"learners to {what} (case-insensitive; default: all of "
                         f"{', '.join(LEARNERS)})")
     p.add_argument("--dataset", default="mushrooms", metavar="NAME_OR_PATH",
                    help="a bundled dataset (see 'mbcore datasets') or the path of an svmlight or "
-                        "CSV file (default: mushrooms)")
+                        "CSV file, gzip-compressed or not (default: mushrooms)")
     p.add_argument("--format", dest="fmt", choices=("auto", "svmlight", "csv"), default="auto",
                    help="file format of a path given to --dataset (default: auto, i.e. svmlight "
                         "if a line holds idx:value pairs, else CSV)")
@@ -118,12 +127,67 @@ def _add_run_parser(sub):
                    type=_param,
                    help="set a parameter on every selected learner that has it; VALUE is read as "
                         "int, float, true/false, none, or else a string (repeatable)")
+
+
+def _add_run_parser(sub):
+    p = sub.add_parser(
+        "run", help="stream a dataset once through the learners and report mistakes and bounds",
+        description="Stream the data once, in file order, through each learner (predict, then "
+                    "learn the label) and report mistakes, updates, the mistake bound where its "
+                    "assumptions hold, examples per second, and the speed-up over the "
+                    "pure-Python twin (mbref).")
+    _add_data_options(p)
     p.add_argument("--twin-rows", type=_positive_int, default=1000, metavar="N",
                    help="rows on which the pure-Python twin is timed (default: 1000)")
     p.add_argument("--no-twin", action="store_true", help="do not time the pure-Python twin")
     p.add_argument("--json", action="store_true", help="print a JSON list of results instead "
                                                        "of a table")
     p.set_defaults(handler=_cmd_run)
+
+
+def _add_certify_parser(sub):
+    p = sub.add_parser(
+        "certify", help="run the learners and check each against its mistake bound",
+        description="Run a fresh copy of each learner over the data (--passes times) and check "
+                    "its mistakes against the bound of the notes that applies (mbcore.certify): "
+                    "the bound, the quantities it used, and whether each assumption was "
+                    "verified on the data.  Exit status 3 if a learner exceeds a bound whose "
+                    "assumptions were all verified (a bug in mbcore).")
+    _add_data_options(p, "certify")
+    p.add_argument("--passes", type=_positive_int, default=1, metavar="N",
+                   help="passes over the data, in order (default: 1)")
+    p.add_argument("--json", action="store_true", help="print a JSON list of certificates")
+    p.set_defaults(handler=_cmd_certify)
+
+
+def _add_plot_parser(sub):
+    p = sub.add_parser(
+        "plot", help="draw the cumulative mistakes of the learners with their bounds (PNG)",
+        description="Run each learner as 'mbcore certify' does and draw its cumulative mistakes "
+                    "(updates for the Margin Perceptron) against the examples seen, with its "
+                    "mistake bound as a dashed line, into a PNG file (needs matplotlib: pip "
+                    "install 'mbcore[plot]').")
+    _add_data_options(p, "plot")
+    p.add_argument("--passes", type=_positive_int, default=1, metavar="N",
+                   help="passes over the data, in order (default: 1)")
+    p.add_argument("--out", default=None, metavar="FILE.png",
+                   help="the image to write (default: mistakes-<dataset>.png)")
+    p.add_argument("--log", action="store_true", help="logarithmic count axis")
+    p.set_defaults(handler=_cmd_plot)
+
+
+def _add_bench_parser(sub):
+    p = sub.add_parser(
+        "bench", help="time the compiled learners against the pure-Python twin and peers",
+        description="Time one online pass of each compiled learner (best of repeated passes), "
+                    "of its pure-Python twin (mbref) on the first --twin-rows rows, and of the "
+                    "peers that do the same job when they are installed (scikit-learn's "
+                    "Perceptron and SGDClassifier(loss='hinge'), one partial_fit epoch).")
+    _add_data_options(p, "time")
+    p.add_argument("--twin-rows", type=_positive_int, default=1000, metavar="N",
+                   help="rows on which the pure-Python twin is timed (default: 1000)")
+    p.add_argument("--json", action="store_true", help="print a JSON list of results")
+    p.set_defaults(handler=_cmd_bench)
 
 
 def _add_datasets_parser(sub):
@@ -210,6 +274,124 @@ def _cmd_run(args):
     else:
         _emit(_table(label, X, results))
     return 0
+
+
+# -- mbcore certify / plot / bench -----------------------------------------------------------------
+
+class _BugFound(Exception):
+    """A learner exceeded a verified bound (exit status 3)."""
+
+
+def _certificates(args):
+    """(label, X, certificates) for the selected learners; raises _BugFound on a violation."""
+    import mbcore
+    names = list(dict.fromkeys(args.learners or LEARNERS))
+    params = _learner_params(mbcore, names, args.params)
+    label, X, y = _load_data(args)
+    certs = []
+    for name in names:
+        try:
+            certs.append(mbcore.certify(getattr(mbcore, name)(**params[name]), X, y,
+                                        classes=_classes(y), passes=args.passes))
+        except mbcore.BoundViolationError as exc:
+            raise _BugFound(str(exc)) from None
+    return label, X, certs
+
+
+def _cmd_certify(args):
+    label, X, certs = _certificates(args)
+    if args.json:
+        _emit(json.dumps([dict(dataset=label, passes=args.passes, **c.to_dict()) for c in certs],
+                         indent=2, default=str))
+    else:
+        _emit(f"{label}: {X.shape[0]} rows x {X.shape[1]} features, {args.passes} pass(es)\n")
+        _emit("\n\n".join(c.summary() for c in certs))
+    return 0
+
+
+def _cmd_plot(args):
+    from .online import require_matplotlib
+    plt = require_matplotlib("mbcore plot")
+    label, X, certs = _certificates(args)
+    out = args.out or f"mistakes-{label}.png"
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for c in certs:
+        c.plot(ax=ax)
+    if args.log:
+        ax.set_yscale("symlog")
+    ax.set_title(f"{label}: cumulative mistakes and mistake bounds ({args.passes} pass(es))")
+    ax.set_ylabel("cumulative mistakes (updates for MarginPerceptron)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    _emit(f"wrote {out}")
+    return 0
+
+
+def _cmd_bench(args):
+    import mbcore
+    names = list(dict.fromkeys(args.learners or LEARNERS))
+    params = _learner_params(mbcore, names, args.params)
+    label, X, y = _load_data(args)
+    classes = _classes(y)
+    results = []
+    for name in names:
+        seconds, _ = _best_time(lambda: getattr(mbcore, name)(**params[name]), X, y, classes,
+                                mbcore.run_online)
+        rec = {"dataset": label, "learner": name, "n_samples": int(X.shape[0]),
+               "seconds": seconds, "examples_per_second": X.shape[0] / seconds}
+        rec.update(_twin(mbcore, name, params[name], X, y, classes,
+                         min(args.twin_rows, X.shape[0])))
+        rec.update(_peer(name, params[name], X, y, classes, seconds))
+        results.append(rec)
+    if args.json:
+        _emit(json.dumps(results, indent=2, default=str))
+        return 0
+    lines = [f"{label}: {X.shape[0]} rows x {X.shape[1]} features; one online pass each", ""]
+    head = ("learner", "examples/s", "vs twin", "peer", "vs peer")
+    rows = [(r["learner"], _number(r["examples_per_second"]),
+             f"{r['speedup_vs_twin']:,.0f}x on {r['twin_rows']} rows",
+             r["peer"] or "-", "-" if r["speedup_vs_peer"] is None else
+             f"{r['speedup_vs_peer']:,.1f}x") for r in results]
+    widths = [max(len(row[i]) for row in rows + [head]) for i in range(len(head))]
+    for row in [head] + rows:
+        lines.append("  ".join([row[0].ljust(widths[0])] +
+                               [c.rjust(w) for c, w in zip(row[1:], widths[1:])]).rstrip())
+    lines.append("")
+    lines.append("vs twin: pure-Python twin time / compiled time on the same rows.  vs peer: the "
+                 "peer's time for one partial_fit epoch / the compiled pass (peers use their own "
+                 "update rules; they are timed, not compared for results).")
+    _emit("\n".join(lines))
+    return 0
+
+
+_PEERS = {"Perceptron": ("sklearn.linear_model.Perceptron",
+                         lambda p: {"fit_intercept": p["fit_intercept"], "shuffle": False}),
+          "OnlineHingeSVM": ("sklearn.linear_model.SGDClassifier",
+                             lambda p: {"loss": "hinge", "shuffle": False,
+                                        "learning_rate": "optimal"})}
+
+
+def _peer(name, params, X, y, classes, seconds):
+    """Time scikit-learn's estimator for the same job, one partial_fit epoch, when installed."""
+    none = {"peer": None, "peer_seconds": None, "speedup_vs_peer": None}
+    if name not in _PEERS:
+        return none
+    import importlib
+    path, kw = _PEERS[name]
+    module, cls = path.rsplit(".", 1)
+    try:
+        est_cls = getattr(importlib.import_module(module), cls)
+    except ImportError:
+        return none
+    best = math.inf
+    for _ in range(3):
+        est = est_cls(**kw(params))
+        start = time.perf_counter()
+        est.partial_fit(X, y, classes=classes)
+        best = min(best, time.perf_counter() - start)
+    return {"peer": path.replace("sklearn.linear_model.", "sklearn "), "peer_seconds": best,
+            "speedup_vs_peer": best / seconds if seconds > 0 else None}
 
 
 def _emit(text):

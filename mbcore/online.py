@@ -40,6 +40,59 @@ class OnlineRun:
     def __repr__(self):
         return f"OnlineRun(n={self.n}, mistakes={self.mistakes}, updates={self.updates})"
 
+    def plot(self, ax=None, bound=None, label=None, updates=False, **style):
+        """Draw the cumulative mistakes (or updates) against the examples seen, with the
+        mistake bound as a horizontal line: a mistake bound caps the total, at every t.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: the current Axes).
+        bound : float or Certificate, optional
+            The bound to draw (a :class:`mbcore.Certificate` gives its bound and name).
+        label : str, optional
+            The curve's legend label.
+        updates : bool, default=False
+            Draw the update curve instead (what the Margin Perceptron's bound counts).
+        **style
+            Passed to ``Axes.plot`` for the curve (color, linewidth, ...).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Raises
+        ------
+        ImportError
+            When matplotlib is not installed (``pip install 'mbcore[plot]'``).
+        """
+        plt = require_matplotlib("OnlineRun.plot")
+        ax = plt.gca() if ax is None else ax
+        curve = self.update_curve if updates else self.mistake_curve
+        line, = ax.plot(np.arange(1, self.n + 1), curve, label=label, **style)
+        name = "bound"
+        if bound is not None and hasattr(bound, "bound"):
+            name = f"bound: {bound.bound_name}" if bound.bound is not None else name
+            bound = bound.bound
+        if bound is not None:
+            ax.axhline(float(bound), color=line.get_color(), linestyle="--", linewidth=1,
+                       label=f"{label} {name}" if label else name)
+        ax.set_xlabel("examples seen")
+        ax.set_ylabel("cumulative updates" if updates else "cumulative mistakes")
+        if label is not None or bound is not None:
+            ax.legend(fontsize=8)
+        return ax
+
+
+def require_matplotlib(what):
+    """matplotlib.pyplot, or an ImportError that says how to install it."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError(f"{what} needs matplotlib, an optional extra: pip install "
+                          "'mbcore[plot]' (or pip install matplotlib)") from None
+    return plt
+
 
 def run_online(learner, X, y, classes=None, **fit_params):
     """Run the online protocol of ``learner`` over the rows of X in order, and record it.

@@ -98,3 +98,110 @@ def test_winnow_bounds_reported_on_a_disjunction(tmp_path):
         assert rec["bound"] is not None and rec["bound"] <= limit + 1e-9
         assert rec["mistakes"] <= rec["bound"]
         assert rec["mistakes"] == mbcore.run_online(getattr(mbcore, name)(), X, y).mistakes
+
+
+# -- certify, plot, bench -------------------------------------------------------------------------
+
+def test_certify_json_matches_the_library(tmp_path):
+    r = run_cli("certify", "--learner", "Winnow", "Perceptron", "--passes", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    recs = {rec["learner"]: rec for rec in json.loads(r.stdout)}
+    X, y = load_mushrooms()
+    for name in ("Winnow", "Perceptron"):
+        cert = mbcore.certify(getattr(mbcore, name)(), X, y, passes=2)
+        assert recs[name]["observed"] == cert.observed
+        assert recs[name]["bound"] == pytest.approx(cert.bound)
+        assert recs[name]["holds"] is True and recs[name]["verified"] is True
+        assert recs[name]["n_examples"] == 2 * len(y)
+
+
+def test_certify_table_names_the_bound_and_its_assumptions():
+    r = run_cli("certify", "--learner", "conjunction", "decisionlist")
+    assert r.returncode == 0, r.stderr
+    assert "Conjunction" in r.stdout and "no bound" in r.stdout and "[violated]" in r.stdout
+    assert "DecisionList" in r.stdout and "(4n + 2)(L + 1)" in r.stdout and "holds" in r.stdout
+
+
+def test_a_bound_violation_exits_3_with_one_line(monkeypatch, capsys):
+    from mbcore import cli
+
+    def broken(learner, X, y, **kw):
+        cert = mbcore.certificates.Certificate("Perceptron", mbcore.run_online(
+            mbcore.Perceptron(), X[:3], y[:3]), 999)
+        cert.set_bound("Novikoff", 1.0, "Kanade Thm 9")
+        raise mbcore.BoundViolationError(cert)
+
+    monkeypatch.setattr(mbcore, "certify", broken)
+    assert cli.main(["certify", "--learner", "perceptron"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("mbcore: error: mbcore bug: Perceptron made 999")
+
+
+def test_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "m.png"
+    r = run_cli("plot", "--learner", "perceptron", "winnow", "--out", str(out), "--log")
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_without_matplotlib_says_how_to_install(monkeypatch, capsys, tmp_path):
+    from mbcore import cli
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    assert cli.main(["plot", "--learner", "perceptron", "--out", str(tmp_path / "x.png")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install 'mbcore[plot]'" in err[0]
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_bench_json_reports_twin_and_peer_speedups():
+    r = run_cli("bench", "--learner", "perceptron", "winnow", "--twin-rows", "200", "--json")
+    assert r.returncode == 0, r.stderr
+    recs = {rec["learner"]: rec for rec in json.loads(r.stdout)}
+    for rec in recs.values():
+        assert rec["examples_per_second"] > 0 and rec["speedup_vs_twin"] > 1
+        assert rec["twin_agrees"] is True and rec["twin_rows"] == 200
+    try:
+        import sklearn  # noqa: F401
+    except ImportError:
+        assert recs["Perceptron"]["peer"] is None
+    else:
+        assert recs["Perceptron"]["peer"] == "sklearn Perceptron"
+        assert recs["Perceptron"]["speedup_vs_peer"] > 0
+    assert recs["Winnow"]["peer"] is None
+
+
+@pytest.mark.parametrize("cmd", ["run", "certify", "plot", "bench"])
+def test_every_data_command_reports_a_bad_file_in_one_line(cmd):
+    r = run_cli(cmd, "--dataset", "no-such-file.svm")
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mbcore: error:") and "no-such-file" in lines[0]
+
+
+def test_online_run_plot_draws_the_curve_and_the_bound():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    X, y = load_mushrooms()
+    cert = mbcore.certify(mbcore.Perceptron(), X, y)
+    fig, ax = plt.subplots()
+    cert.plot(ax=ax)
+    curve, bound = ax.lines[0], ax.lines[1]
+    assert list(curve.get_ydata()) == list(cert.run.mistake_curve)
+    assert curve.get_xdata()[-1] == len(y)
+    assert bound.get_ydata()[0] == pytest.approx(cert.bound)
+    assert "Novikoff" in ax.get_legend().get_texts()[1].get_text()
+    plt.close(fig)
+    ax2 = mbcore.run_online(mbcore.MarginPerceptron(), X, y).plot(updates=True, bound=50.0)
+    assert ax2.get_ylabel() == "cumulative updates"
+    plt.close("all")
+
+
+def test_online_run_plot_without_matplotlib(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    run = mbcore.run_online(mbcore.Perceptron(), [[1.0], [-1.0]], [1, -1])
+    with pytest.raises(ImportError, match=r"OnlineRun.plot needs matplotlib.*mbcore\[plot\]"):
+        run.plot()
