@@ -37,7 +37,7 @@ __all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "a
 
 # -- data quantities ------------------------------------------------------------------------------
 
-def radius(X):
+def radius(X) -> float:
     """The largest Euclidean norm of a row of X: R = max_t ||x_t||.
 
     Parameters
@@ -58,7 +58,7 @@ def radius(X):
     return float(math.sqrt(_row_sqnorms(_rows("radius", X)).max()))
 
 
-def margin(X, y, u, normalize=False):
+def margin(X, y, u, normalize=False) -> float:
     """The margin of the hyperplane u . x = 0 on the labelled data.
 
     ``gamma = min_t y_t (u . x_t) / ||u||``.  A positive value means u separates the data with that
@@ -104,7 +104,7 @@ def margin(X, y, u, normalize=False):
     return float(scores.min()) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
-def total_distance(X, y, u, gamma):
+def total_distance(X, y, u, gamma) -> float:
     """Balcan's total distance TD_gamma = sum_t max(0, gamma - y_t u . x_t), unit-length x_t and u.
 
     The total distance the examples would have to move for the unit vector u to separate them
@@ -182,7 +182,7 @@ class BestMargin:
                 f"{self.separable}, converged={self.converged}, iterations={self.iterations})")
 
 
-def best_margin(X, y, tol=1e-3, max_iter=10_000, gram=None):
+def best_margin(X, y, tol=1e-3, max_iter=10_000, gram=None) -> BestMargin:
     """The largest margin of a hyperplane through the origin, bracketed: gamma* = max over unit u
     of min_t y_t u . x_t.
 
@@ -334,7 +334,7 @@ def _margin_result(X, yy, gram, lam, upper, converged, iterations):
     return BestMargin(gamma, max(upper, gamma), u, coef, converged, iterations)
 
 
-def attribute_errors(X, y, target):
+def attribute_errors(X, y, target) -> int:
     """Littlestone's attribute errors A_c of the monotone disjunction c on a labelled sequence
     (Angluin lecture 19): add 1 for every example labelled 1 on which no variable of c is 1,
     and k for every example labelled 0 on which exactly k variables of c are 1.
@@ -385,7 +385,7 @@ def attribute_errors(X, y, target):
 
 # -- bounds ---------------------------------------------------------------------------------------
 
-def perceptron_bound(R, gamma, u_norm=1.0):
+def perceptron_bound(R, gamma, u_norm=1.0) -> float:
     """The Perceptron mistake bound (u_norm * R / gamma) ** 2 (Novikoff 1962, Block 1962).
 
     Assumptions: the Perceptron starts from w = 0 (any learning rate; it does not change a
@@ -423,7 +423,7 @@ def perceptron_bound(R, gamma, u_norm=1.0):
     return (n * r / g) ** 2
 
 
-def margin_perceptron_bound(gamma):
+def margin_perceptron_bound(gamma) -> float:
     """Balcan's bound 12 / gamma**2 on the updates of Margin Perceptron(gamma).
 
     Assumptions (Balcan lecture 3, Theorem 2): the examples are scaled to unit length (a zero
@@ -456,7 +456,7 @@ def margin_perceptron_bound(gamma):
     return 12.0 / g ** 2
 
 
-def td_bound(gamma, td):
+def td_bound(gamma, td) -> float:
     """Balcan's bound for the Perceptron on data that need not be separable: 1/gamma^2 + 2 TD/gamma.
 
     Assumptions (Balcan lecture 3, section 1): the Perceptron starts from w = 0 and sees
@@ -487,7 +487,7 @@ def td_bound(gamma, td):
     return 1.0 / g ** 2 + 2.0 * t / g
 
 
-def kernel_perceptron_bound(R2, gamma):
+def kernel_perceptron_bound(R2, gamma) -> float:
     """The kernel Perceptron mistake bound R2 / gamma**2 (the Perceptron bound in feature space).
 
     Assumptions (Kakade lecture 9, "the algorithm can be kernelized"): K is a positive
@@ -521,7 +521,7 @@ def kernel_perceptron_bound(R2, gamma):
 
 # -- the multiplicative family and the experts ----------------------------------------------------
 
-def winnow_bound(k, n, attribute_errors=0):
+def winnow_bound(k, n, attribute_errors=0) -> float:
     """Winnow2's mistake bound 2 + 3(A_c + k(1 + log2 n)) (Angluin lectures 18 and 19).
 
     Assumptions: Winnow with its defaults (alpha = 2, beta = 1/2, theta = n, weights 1) on
@@ -552,7 +552,7 @@ def winnow_bound(k, n, attribute_errors=0):
     return 2.0 + 3.0 * (a + k * (1.0 + math.log2(n)))
 
 
-def elimination_winnow_bound(k, n):
+def elimination_winnow_bound(k, n) -> float:
     """The elimination Winnow's bound 2k log2 n + 2 (Kanade, Theorem 12): threshold n/2,
     promotion x2, demotion to zero, on a monotone disjunction of k of n variables.
 
@@ -566,7 +566,7 @@ def elimination_winnow_bound(k, n):
     return 2.0 * k * math.log2(n) + 2.0
 
 
-def winnow_star_bound(n, adversary_cost):
+def winnow_star_bound(n, adversary_cost) -> float:
     """Winnow*'s bound 4 + 5(1 + log2 2n) C_a on drifting monotone disjunctions (Angluin
     lecture 19), C_a the adversary's cost (variables added to and removed from the target,
     counting the first target's variables).
@@ -581,7 +581,7 @@ def winnow_star_bound(n, adversary_cost):
     return 4.0 + 5.0 * (1.0 + math.log2(2 * n)) * c
 
 
-def weighted_majority_bound(m_best, n, beta=0.5):
+def weighted_majority_bound(m_best, n, beta=0.5) -> float:
     """Weighted Majority's bound (m log2(1/beta) + log2 n) / log2(2/(1+beta)) (Angluin
     lecture 20), m the mistakes of any one of the n experts; beta = 1/2 gives
     2.41 (m + log2 n).  It holds for multi-valued labels too: on a mistake the predicted
@@ -599,7 +599,7 @@ def weighted_majority_bound(m_best, n, beta=0.5):
     return (m * math.log2(1.0 / b) + math.log2(n)) / math.log2(2.0 / (1.0 + b))
 
 
-def randomized_wm_bound(m_best, n, beta=0.5):
+def randomized_wm_bound(m_best, n, beta=0.5) -> float:
     """Randomized Weighted Majority's expected-mistake bound (m ln(1/beta) + ln n) / (1 - beta)
     (Littlestone & Warmuth 1994; Angluin lecture 20 remark), m the mistakes of any expert.
 
@@ -614,7 +614,7 @@ def randomized_wm_bound(m_best, n, beta=0.5):
     return (m * math.log(1.0 / b) + math.log(n)) / (1.0 - b)
 
 
-def specialists_bound(r, n, promote=1.5, demote=0.5):
+def specialists_bound(r, n, promote=1.5, demote=0.5) -> float:
     """The Specialists bound r log(n) / log(promote) (Blum 1997's argument for its Winnow
     variant; 1.71 r log2 n for the default 3/2).
 
@@ -641,7 +641,7 @@ def specialists_bound(r, n, promote=1.5, demote=0.5):
 
 # -- finite classes, Boolean learners and the conversions -------------------------------------------
 
-def halving_bound(size):
+def halving_bound(size) -> int:
     """The Halving algorithm's bound floor(log2 |C|) (Kanade Thm 8; Angluin lecture 25).
 
     Assumptions: the stream is labelled by a concept of the finite class C (``size = |C|``,
@@ -659,7 +659,7 @@ def halving_bound(size):
     return m.bit_length() - 1
 
 
-def soa_bound(concepts):
+def soa_bound(concepts) -> int:
     """SOA's bound Ldim(C), the optimal mistake bound of the class (Littlestone 1988).
 
     Assumptions: the stream is labelled by a concept of C.  ``concepts`` is the class (its
@@ -677,7 +677,7 @@ def soa_bound(concepts):
     return _count("soa_bound", "concepts", concepts)
 
 
-def conjunction_bound(n):
+def conjunction_bound(n) -> int:
     """Elimination's bound n + 1 for conjunctions over n variables (Balcan lecture 3 section 2.1;
     Kanade Thm 1): the first mistake removes n of the 2n literals, every later one at least one.
 
@@ -691,7 +691,7 @@ def conjunction_bound(n):
     return _count("conjunction_bound", "n", n, 1) + 1
 
 
-def disjunction_bound(n, r, literals="monotone"):
+def disjunction_bound(n, r, literals="monotone") -> int:
     """Elimination's bound for disjunctions (Angluin lecture 18, end): ``n - r`` mistakes on a
     monotone disjunction of r of the n variables (``literals="monotone"``; every mistake is a
     false positive that removes at least one of the n - r variables outside the target), and
@@ -715,7 +715,7 @@ def disjunction_bound(n, r, literals="monotone"):
     return top - r
 
 
-def decision_list_bound(n, L):
+def decision_list_bound(n, L) -> int:
     """The mistake-bound decision-list learner's bound (4n + 2)(L + 1) (Balcan lecture 3,
     section 2.2): each mistake moves at least one of the 4n + 2 rules down a level, and no rule
     of the target list's level-i rule ever sinks below level i + 1.
@@ -732,7 +732,7 @@ def decision_list_bound(n, L):
     return (4 * n + 2) * (L + 1)
 
 
-def equivalence_query_bound(B):
+def equivalence_query_bound(B) -> int:
     """A mistake bound B gives an exact learner with at most B + 1 equivalence queries
     (Kanade Prop. 6): each counterexample is a mistake, and one more query confirms the last
     hypothesis.  (Conversely, Q equivalence queries give the mistake bound Q: Prop. 7.)  A real
@@ -746,7 +746,7 @@ def equivalence_query_bound(B):
     return _budget("equivalence_query_bound", "B", B, 0) + 1
 
 
-def online_to_pac_run_length(B, epsilon, delta):
+def online_to_pac_run_length(B, epsilon, delta) -> int:
     """The run of consecutive correct predictions after which the online-to-PAC conversion
     stops (Kanade Thm 4): ``s = ceil((1/epsilon) ln(B/delta))``.
 
@@ -774,7 +774,7 @@ def online_to_pac_run_length(B, epsilon, delta):
     return max(1, math.ceil(math.log(B / d) / e))
 
 
-def online_to_pac_sample_size(B, epsilon, delta):
+def online_to_pac_sample_size(B, epsilon, delta) -> int:
     """The most examples the online-to-PAC conversion draws: ``B * s`` with s from
     :func:`online_to_pac_run_length`, which is ``O((B/epsilon) log(B/delta))`` (Kanade Thm 4).
 
@@ -791,7 +791,7 @@ def online_to_pac_sample_size(B, epsilon, delta):
         B, epsilon, delta)
 
 
-def eq_test_sample_size(i, epsilon, delta, budget="geometric"):
+def eq_test_sample_size(i, epsilon, delta, budget="geometric") -> int:
     """Examples to test the i-th hypothesis when equivalence queries are simulated by sampling
     (Angluin lecture 25): ``ceil((1/epsilon) ln(1/delta_i))`` with ``delta_i = delta / 2^i``
     (``budget="geometric"``) or ``6 delta / (pi^2 i^2)`` (``budget="basel"``).  The delta_i sum

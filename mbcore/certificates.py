@@ -11,6 +11,7 @@ is a bug in mbcore, and :func:`certify` raises :class:`BoundViolationError` sayi
 """
 
 import math
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -80,19 +81,19 @@ class Certificate:
         self.alternatives = []
 
     @property
-    def verified(self):
+    def verified(self) -> bool:
         return bool(self.assumptions) and all(s == VERIFIED for _, s in self.assumptions)
 
     @property
-    def holds(self):
+    def holds(self) -> Optional[bool]:
         if self.bound is None:
             return None
         return bool(self.observed <= self.bound * (1.0 + 1e-12) + 1e-9)
 
-    def quantities_text(self):
+    def quantities_text(self) -> str:
         return ", ".join(f"{k}={_fmt(v)}" for k, v in self.quantities.items())
 
-    def to_dict(self):
+    def to_dict(self) -> Dict[str, Any]:
         """A JSON-ready summary."""
         return {"learner": self.learner, "bound_name": self.bound_name, "source": self.source,
                 "bound": self.bound, "counted": self.counted, "observed": self.observed,
@@ -103,7 +104,7 @@ class Certificate:
                 "alternatives": [list(a) for a in self.alternatives],
                 "n_examples": self.run.n}
 
-    def summary(self):
+    def summary(self) -> str:
         """A readable multi-line report."""
         lines = [f"{self.learner}: {self.observed:g} {self.counted} on {self.run.n} examples"]
         if self.bound is None:
@@ -151,7 +152,7 @@ def _fmt(v):
 
 
 def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target=None,
-            tol=1e-3, max_iter=10_000, **fit_params):
+            tol=1e-3, max_iter=10_000, **fit_params) -> Certificate:
     """Run a fresh copy of ``learner`` over the examples and check it against its mistake bound.
 
     Parameters

@@ -27,7 +27,7 @@ class OnlineRun:
     __slots__ = ("predictions", "errors", "updated", "mistakes", "updates", "mistake_curve",
                  "update_curve", "n")
 
-    def __init__(self, predictions, errors, updated):
+    def __init__(self, predictions: np.ndarray, errors: np.ndarray, updated: np.ndarray) -> None:
         self.predictions = predictions
         self.errors = errors
         self.updated = updated
@@ -94,7 +94,7 @@ def require_matplotlib(what):
     return plt
 
 
-def run_online(learner, X, y, classes=None, **fit_params):
+def run_online(learner, X, y, classes=None, **fit_params) -> OnlineRun:
     """Run the online protocol of ``learner`` over the rows of X in order, and record it.
 
     For each example the learner predicts, is told the label, and updates: exactly

@@ -39,6 +39,7 @@ queries and 5 membership queries.
 
 import copy
 import numbers
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
@@ -464,7 +465,7 @@ class ExampleOracle:
         self.rng = _make_rng(o, seed)
         self.calls = 0
 
-    def draw(self, m):
+    def draw(self, m) -> Tuple[np.ndarray, np.ndarray]:
         """Draw m examples.
 
         Parameters
@@ -494,7 +495,7 @@ class ExampleOracle:
         self.calls += m
         return X, y
 
-    def __call__(self):
+    def __call__(self) -> Tuple[np.ndarray, Any]:
         """One example (x, c(x)): x a 1-D array, the label a scalar."""
         X, y = self.draw(1)
         return X[0], _scalar(y[0])
@@ -536,7 +537,7 @@ class MembershipOracle:
         self.calls = 0
         self.history = []
 
-    def query(self, X):
+    def query(self, X) -> np.ndarray:
         """The labels of the rows of a 2-D array (one call per row)."""
         o = "MembershipOracle.query"
         if X is None or isinstance(X, (str, bytes)):
@@ -688,7 +689,7 @@ class EquivalenceOracle:
             d = np.abs(P[a:a + step].astype(np.float64) - xf).sum(axis=1)
             np.minimum(self._mind[a:a + step], d, out=self._mind[a:a + step])
 
-    def __call__(self, h):
+    def __call__(self, h) -> Optional[Tuple[np.ndarray, Any]]:
         """Ask EQ(h): None if h equals the target on the domain, else (x, c(x))."""
         _check_concept("EquivalenceOracle", "h", h)
         pred = _evaluate("EquivalenceOracle", "h", h, self.points)
@@ -1177,7 +1178,7 @@ def _data_rows(owner, X):
     return A
 
 
-def from_equivalence_learner(make_learner):
+def from_equivalence_learner(make_learner) -> EQOnlineLearner:
     """An online learner from an EQ learner (Kanade Prop. 7): Q equivalence queries give the
     mistake bound Q.
 
@@ -1247,7 +1248,7 @@ class EQResult:
                 f"{len(self.counterexamples)}, exact={self.exact})")
 
 
-def to_equivalence_learner(learner, eq, classes=(0, 1), max_queries=None):
+def to_equivalence_learner(learner, eq, classes=(0, 1), max_queries=None) -> EQResult:
     """Learn with equivalence queries from a mistake-bound learner (Kanade Prop. 6).
 
     Ask ``eq`` with the learner's current hypothesis; a counterexample is a mistake of that
@@ -1429,7 +1430,7 @@ class DNFResult:
                 f"{self.equivalence_queries}, membership_queries={self.membership_queries})")
 
 
-def learn_monotone_dnf(mq, eq, n):
+def learn_monotone_dnf(mq, eq, n) -> DNFResult:
     """Learn a monotone DNF exactly with equivalence and membership queries (Angluin
     lecture 24): :func:`monotone_dnf_learner` driven by ``eq`` until it says yes.
 
@@ -1534,7 +1535,8 @@ def _draw(owner, ex, m):
     return X, y
 
 
-def online_to_pac(learner, ex, B, epsilon, delta, classes=(0, 1), max_samples=None):
+def online_to_pac(learner, ex, B, epsilon, delta, classes=(0, 1),
+                  max_samples=None) -> PACResult:
     """PAC learning from a mistake-bound learner (Kanade Thm 4).
 
     Run the conservative form of the learner (:class:`Conservative`, Prop. 3) on examples from
@@ -1592,7 +1594,8 @@ def online_to_pac(learner, ex, B, epsilon, delta, classes=(0, 1), max_samples=No
     s = online_to_pac_run_length(B, epsilon, delta)
     cons = Conservative(learner)
     cons._begin(cl)
-    pool_X = pool_y = None
+    pool_X: Any = None
+    pool_y: Any = None
     parts_X, parts_y, parts_p = [], [], []
     samples = mistakes = 0
     stopped = None
@@ -1675,7 +1678,8 @@ class EQPACResult:
                 f"stopped={self.stopped!r})")
 
 
-def eq_to_pac(make_learner, ex, epsilon, delta, budget="geometric", max_queries=None):
+def eq_to_pac(make_learner, ex, epsilon, delta, budget="geometric",
+              max_queries=None) -> EQPACResult:
     """PAC learning from an EQ learner by sampling (Angluin lecture 25).
 
     Each equivalence query EQ(h_i) is simulated by testing h_i on
@@ -1728,7 +1732,8 @@ def eq_to_pac(make_learner, ex, epsilon, delta, budget="geometric", max_queries=
     i = 1
     samples = 0
     ces = []
-    pool_X = pool_y = None
+    pool_X: Any = None
+    pool_y: Any = None
     while True:
         m = eq_test_sample_size(i, epsilon, delta, budget)
         have = 0 if pool_X is None else pool_X.shape[0]

@@ -6,6 +6,7 @@ same name in ``mbref.version_space``.
 
 import math
 import numbers
+from typing import List, Tuple
 
 import numpy as np
 
@@ -74,7 +75,7 @@ class ConceptClass:
         self.name = name
         self._index = None
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.n_concepts
 
     def __repr__(self):
@@ -94,7 +95,7 @@ class ConceptClass:
         return cls(np.ascontiguousarray(cols), m, points, name)
 
     @classmethod
-    def from_matrix(cls, M, points=None, name="matrix"):
+    def from_matrix(cls, M, points=None, name="matrix") -> "ConceptClass":
         """From a 0/1 matrix of shape (n_concepts, n_points)."""
         o = "ConceptClass.from_matrix"
         A = np.asarray(M)
@@ -114,7 +115,7 @@ class ConceptClass:
         return cls._from_bool(A.astype(bool), pts, name)
 
     @classmethod
-    def from_functions(cls, functions, points, name="functions"):
+    def from_functions(cls, functions, points, name="functions") -> "ConceptClass":
         """Concept c labels point j with bool(functions[c](points[j]))."""
         o = "ConceptClass.from_functions"
         fs, pts = list(functions), [tuple(int(v) for v in p) for p in points]
@@ -125,7 +126,7 @@ class ConceptClass:
         return cls._from_bool(M, pts, name)
 
     @classmethod
-    def all_conjunctions(cls, n):
+    def all_conjunctions(cls, n) -> "ConceptClass":
         """The 3**n conjunctions over n variables on {0,1}**n (concept c in base 3, most
         significant digit first: 0 = variable absent, 1 = x_i, 2 = ~x_i)."""
         o = "ConceptClass.all_conjunctions"
@@ -142,7 +143,7 @@ class ConceptClass:
         return cls._from_bool(M, [tuple(r) for r in X.tolist()], f"all_conjunctions({n})")
 
     @classmethod
-    def monotone_conjunctions(cls, n):
+    def monotone_conjunctions(cls, n) -> "ConceptClass":
         """The 2**n monotone conjunctions on {0,1}**n (concept c = the variables i with bit
         n-1-i of c set)."""
         o = "ConceptClass.monotone_conjunctions"
@@ -155,7 +156,7 @@ class ConceptClass:
         return cls._from_bool(M, [tuple(r) for r in X.tolist()], f"monotone_conjunctions({n})")
 
     @classmethod
-    def monotone_disjunctions(cls, n):
+    def monotone_disjunctions(cls, n) -> "ConceptClass":
         """The 2**n monotone disjunctions on {0,1}**n (the empty one is false everywhere)."""
         o = "ConceptClass.monotone_disjunctions"
         n = _positive_n(o, n)
@@ -167,7 +168,7 @@ class ConceptClass:
         return cls._from_bool(M, [tuple(r) for r in X.tolist()], f"monotone_disjunctions({n})")
 
     @classmethod
-    def half_intervals(cls, k):
+    def half_intervals(cls, k) -> "ConceptClass":
         """c_t(x) = 1 iff x <= t, t = 0..2**k, on the points 1..2**k."""
         o = "ConceptClass.half_intervals"
         if not _is_int(k) or k < 0:
@@ -181,7 +182,7 @@ class ConceptClass:
                               f"half_intervals({k})")
 
     @classmethod
-    def dictators(cls, n, domain="basis"):
+    def dictators(cls, n, domain="basis") -> "ConceptClass":
         """c_i(x) = x_i, i = 0..n-1, on the basis vectors ("basis") or on {0,1}**n ("cube")."""
         o = "ConceptClass.dictators"
         n = _positive_n(o, n)
@@ -198,12 +199,12 @@ class ConceptClass:
                               f"dictators({n}, {domain})")
 
     # -- access --------------------------------------------------------------------------------
-    def matrix(self):
+    def matrix(self) -> np.ndarray:
         """The table as a (n_concepts, n_points) uint8 matrix."""
         bits = np.unpackbits(self._cols.view(np.uint8), axis=1, bitorder="little")
         return np.ascontiguousarray(bits[:, :self.n_concepts].T)
 
-    def labels(self, c):
+    def labels(self, c) -> List[int]:
         """Concept c's labels on the points, as a list of 0/1."""
         if not _is_int(c) or not 0 <= c < self.n_concepts:
             raise ValueError(f"ConceptClass: concept index {c!r} out of range "
@@ -211,7 +212,7 @@ class ConceptClass:
         w, b = divmod(int(c), 64)
         return ((self._cols[:, w] >> np.uint64(b)) & np.uint64(1)).astype(int).tolist()
 
-    def point_index(self, x):
+    def point_index(self, x) -> int:
         """The index of a feature vector in the domain."""
         if self.points is None:
             raise ValueError(f"ConceptClass {self.name!r}: the domain has no feature vectors; "
@@ -599,7 +600,7 @@ class _Ldim:
         return res
 
 
-def littlestone_dimension(concepts):
+def littlestone_dimension(concepts) -> int:
     """The Littlestone dimension of a finite class, exactly (memoised recursion).
 
     Ldim(∅) = −1, Ldim({c}) = 0, Ldim(V) = max over points x splitting V of
@@ -622,7 +623,7 @@ def littlestone_dimension(concepts):
     return _Ldim(C)(full)
 
 
-def vc_dimension(concepts):
+def vc_dimension(concepts) -> int:
     """The VC dimension of a finite class, by brute force over point sets of growing size
     (a shattered set's subsets are shattered, so sets are grown from shattered ones).  At most
     4,096 concepts and 4,096 points.
@@ -637,7 +638,7 @@ def vc_dimension(concepts):
     _dim_limit(owner, C)
     M = C.matrix().astype(np.int64)                 # concepts x points
     best = 0
-    level = [()]
+    level: List[Tuple[int, ...]] = [()]
     while level:
         nxt = []
         for S in level:

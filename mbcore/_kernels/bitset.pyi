@@ -1,0 +1,18 @@
+"""Type stubs for mbcore._kernels.bitset (compiled; not a public API).
+
+Concept bitsets are C-contiguous uint64 words; ``y``/``pred``/``upd`` may be None where the
+kernel skips them (``y`` is read only with ``update``).
+"""
+
+from typing import Optional
+
+import numpy as np
+from numpy.typing import NDArray
+
+def popcount_words(a: NDArray[np.uint64]) -> int: ...
+def nonzero_words(a: NDArray[np.uint64], out: NDArray[np.int32]) -> int: ...
+def halving_pass(cols: NDArray[np.uint64], idx: NDArray[np.int64],
+                 y: Optional[NDArray[np.int8]], alive: NDArray[np.uint64],
+                 nz: NDArray[np.int32], nnz: NDArray[np.int64], alive_count: NDArray[np.int64],
+                 pred: Optional[NDArray[np.int8]], upd: Optional[NDArray[np.uint8]],
+                 counts: NDArray[np.int64], conservative: bool, update: bool) -> None: ...
