@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 __all__ = ["DATASETS", "describe", "load_mushrooms", "load_tictactoe", "load_monks",
-           "load_svmlight", "load_csv"]
+           "load_spect", "load_breast_cancer", "load_mnist", "load_svmlight", "load_csv"]
 
 DATASETS = {
     "mushrooms": {
@@ -95,6 +95,106 @@ DATASETS = {
         "loader": "load_monks",
         "n_samples": "124 / 169 / 122 (train), 432 (test)",
         "n_features": 6,
+    },
+    "spect": {
+        "summary": ("UCI SPECT Heart (Kurgan, Cios et al. 2001), from "
+                    "vishwesh-D-kumar/NaiveBayesClassifier@e6aea3b; 22 binary features"),
+        "description": ("UCI SPECT Heart: cardiac SPECT images of 267 patients summarised as 22 "
+                        "binary features F1..F22; label 1 = abnormal, 0 = normal; a training "
+                        "set of 80 rows (40 / 40) and a test set of 187 rows (172 abnormal, "
+                        "15 normal); not linearly separable (each file has conflicting "
+                        "duplicates)."),
+        "citation": ("Cios, K. J., Kurgan, L. A. and Goodenday, L. S. (2001). SPECT Heart "
+                     "[Dataset]. UCI Machine Learning Repository (Dua, D. and Graff, C. (2019), "
+                     "UCI Machine Learning Repository, Irvine, CA: University of California, "
+                     "School of Information and Computer Science). Kurgan, L. A., Cios, K. J., "
+                     "Tadeusiewicz, R., Ogiela, M. and Goodenday, L. S. (2001). Knowledge "
+                     "discovery approach to automated cardiac SPECT diagnosis. Artificial "
+                     "Intelligence in Medicine, 23(2), 149-169."),
+        "source": ("GitHub vishwesh-D-kumar/NaiveBayesClassifier@"
+                   "e6aea3b308f2d73ac09aef48dd4e649f744a556a: SPECT.train, SPECT.test; the test "
+                   "file matches andreaschuch/incremental_mdl_decision_tree's copy except for "
+                   "its final newline (that repository's train file has lost its first row)."),
+        "changes": ("The owner's fake header line was removed and CRLF line endings were "
+                    "converted to LF (3,680 and 8,602 bytes, md5 "
+                    "a9a82817255e43a5b77ed29f80bfed7b and f249c04d637dbc917afa0481dfbc4a5c). "
+                    "Stored compressed with gzip -9n."),
+        "labels": ("column 1: 1 = abnormal (40 train, 172 test rows), 0 = normal (40 train, "
+                   "15 test rows); loaded as 1 / 0."),
+        "license": ("None stated by the files; UCI generally lists its datasets under CC BY 4.0 "
+                    "(not checked for this one)."),
+        "file": "SPECT.{split}.gz",
+        "loader": "load_spect",
+        "n_samples": "80 (train), 187 (test)",
+        "n_features": 22,
+    },
+    "breast-cancer": {
+        "summary": ("UCI Breast Cancer Wisconsin (Original) (Wolberg 1992), from "
+                    "cdvel/Datasets@ab37c4c; 9 scores 1..10, 683 complete rows"),
+        "description": ("UCI Breast Cancer Wisconsin (Original): 699 fine-needle aspirates, 9 "
+                        "cytology scores from 1 to 10 (clump thickness, uniformity of cell "
+                        "size, uniformity of cell shape, marginal adhesion, single epithelial "
+                        "cell size, bare nuclei, bland chromatin, normal nucleoli, mitoses) and "
+                        "the class (2 = benign, 4 = malignant); 16 rows lack the bare-nuclei "
+                        "score ('?'). The 683 complete rows hold 444 benign and 239 malignant "
+                        "cases; not linearly separable on the raw scores."),
+        "citation": ("Wolberg, W. H. (1992). Breast Cancer Wisconsin (Original) [Dataset]. UCI "
+                     "Machine Learning Repository (Dua, D. and Graff, C. (2019)). Data from the "
+                     "University of Wisconsin Hospitals, Madison, Dr. William H. Wolberg; the "
+                     "file's citation request names: Wolberg, W. H. and Mangasarian, O. L. "
+                     "(1990). Multisurface method of pattern separation for medical diagnosis "
+                     "applied to breast cytology. Proceedings of the National Academy of "
+                     "Sciences, U.S.A., 87, 9193-9196; and Mangasarian, O. L. and Wolberg, W. H. "
+                     "(1990). Cancer diagnosis via linear programming. SIAM News, 23(5), 1 & 18."),
+        "source": ("GitHub cdvel/Datasets@ab37c4c4ffbae70c7d14fa83a6654f55976e331d:"
+                   "breast-cancer-wisconsin.data; the attribute list and citation request are "
+                   "from 1013mbar/KNN@4d03705d4b2dccd1bea9a335e9ddf1492c634ecb:"
+                   "breast-cancer-wisconsin.names; two other copies (1013mbar/KNN, "
+                   "jagwarrx/PracticeDatasets) hold the same rows under different added headers; "
+                   "checked against the UCI row and class counts."),
+        "changes": ("The owner's added header line (id,a,b,...,class) was removed (699 rows, "
+                    "19,889 bytes, md5 52b89051b9bd37a91a54e8570b963719). Stored compressed "
+                    "with gzip -9n."),
+        "labels": ("class 2 = benign (458 rows, 444 complete), 4 = malignant (241 rows, 239 "
+                   "complete); loaded as 0 = benign, 1 = malignant."),
+        "license": ("None stated by the files; UCI generally lists its datasets under CC BY 4.0 "
+                    "(not checked for this one)."),
+        "file": "breast-cancer-wisconsin.data.gz",
+        "loader": "load_breast_cancer",
+        "n_samples": 683,
+        "n_features": 9,
+    },
+    "mnist": {
+        "summary": ("the first 1,000 images of the MNIST test set (LeCun, Cortes & Burges), "
+                    "from ambroiseodt/tsim@c80abbd; 784 pixels, digits 0..9"),
+        "description": ("The first 1,000 images of the MNIST test set (t10k): 28 x 28 "
+                        "grey-level handwritten digits, 784 pixels (0..255) row by row, digits "
+                        "0..9 (85, 126, 116, 107, 110, 87, 87, 99, 89, 94 of each). On this "
+                        "slice every digit against the rest is linearly separable, with "
+                        "pixels/255 and with pixels >= 128 (a Perceptron converges); on the "
+                        "whole test set digits 0, 1, 2, 3, 4, 6, 7 are (LP test)."),
+        "citation": ("LeCun, Y., Cortes, C. and Burges, C. J. C. The MNIST database of "
+                     "handwritten digits, http://yann.lecun.com/exdb/mnist/. LeCun, Y., "
+                     "Bottou, L., Bengio, Y. and Haffner, P. (1998). Gradient-based learning "
+                     "applied to document recognition. Proceedings of the IEEE, 86(11), "
+                     "2278-2324."),
+        "source": ("GitHub ambroiseodt/tsim@c80abbd765cdaa57ad2b598583251850ded28e62:"
+                   "data/MNIST/raw/t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz "
+                   "(repository license MIT, for its code); their md5 sums "
+                   "9fb629c4189551a2d022fa330f9573f3 and ec29112dd5afa0611ce80d1b7f02629c are "
+                   "the official ones of the MNIST test files."),
+        "changes": ("Only the first 1,000 images and labels were kept, in the IDX format with "
+                    "the item count in each header changed from 10000 to 1000 (784,016 and "
+                    "1,008 bytes, md5 bac4371a484d0b5651e81d99305acb5a and "
+                    "556860b2f10365a8f7444c1e79c7e9af). Stored compressed with gzip -9n "
+                    "(157,323 and 526 bytes)."),
+        "labels": ("the digits 0..9, loaded as int64; with digit=d, one-vs-rest labels "
+                   "1 (digit d) / 0 (any other digit)."),
+        "license": "None stated by the files; not checked.",
+        "file": "mnist-t10k-{images,labels}-first1000.idx{3,1}-ubyte.gz",
+        "loader": "load_mnist",
+        "n_samples": 1000,
+        "n_features": 784,
     },
 }
 
@@ -212,6 +312,246 @@ def load_monks(problem=1, split="train", encoding="categorical"):
     if encoding == "boolean":
         return _one_hot(X - 1, list(_MONKS_VALUES)), y
     return X, y
+
+
+_SPECT_SIZES = {"train": (80, 40), "test": (187, 172)}     # rows, label-1 rows
+_BC_COMPLETE, _BC_ALL = (683, 239), (699, 241)             # rows, malignant rows
+_MNIST_ROWS, _MNIST_PIXELS = 1000, 784
+_MNIST_FILES = ("mnist-t10k-images-first1000.idx3-ubyte.gz",
+                "mnist-t10k-labels-first1000.idx1-ubyte.gz")
+
+
+def _bundled_lines(name):
+    """The non-blank lines of a bundled gzip text file."""
+    with _bundled(name).open("rb") as raw, gzip.open(raw, "rt", encoding="ascii") as f:
+        return [line.strip() for line in f if line.strip()]
+
+
+def _check_choice(owner, name, value, choices):
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{owner}: parameter {name} must be one of {list(choices)}, got "
+                         f"{value!r}")
+
+
+def load_spect(split="train", encoding="boolean"):
+    """Load the bundled UCI SPECT Heart data.
+
+    Cardiac single-photon emission computed tomography (SPECT) images of 267 patients, each
+    summarised by 22 binary features F1..F22 (Kurgan et al. 2001); the label is the overall
+    diagnosis, 1 = abnormal, 0 = normal.  The UCI split is kept: a balanced training set of 80
+    rows and a test set of 187 rows (172 abnormal).  Small and all-Boolean, so it suits Winnow,
+    the elimination learners and Halving; neither file is linearly separable (each has
+    duplicate rows with both labels).  Provenance: ``describe("spect")``.
+
+    Parameters
+    ----------
+    split : {"train", "test", "all"}, default="train"
+        ``"all"`` is the training rows followed by the test rows (267).
+    encoding : {"boolean", "real"}, default="boolean"
+        ``"boolean"``: X as uint8 zeros and ones (for the Boolean learners and Winnow);
+        ``"real"``: the same values as float64.
+
+    Returns
+    -------
+    X : ndarray of shape (n, 22), C-contiguous
+    y : ndarray of shape (n,), dtype int64
+        1 = abnormal (train 40, test 172), 0 = normal (train 40, test 15), as in the UCI files.
+
+    References
+    ----------
+    Kurgan, L. A., Cios, K. J., Tadeusiewicz, R., Ogiela, M. and Goodenday, L. S. (2001).
+    Knowledge discovery approach to automated cardiac SPECT diagnosis. Artificial Intelligence
+    in Medicine, 23(2), 149-169.  Data: Cios, K. J., Kurgan, L. A. and Goodenday, L. S.
+    (2001), SPECT Heart, UCI Machine Learning Repository.
+
+    Examples
+    --------
+    >>> X, y = load_spect()
+    >>> X.shape, X.dtype.name, int((y == 1).sum()), int((y == 0).sum())
+    ((80, 22), 'uint8', 40, 40)
+    >>> X, y = load_spect("test", encoding="real")
+    >>> X.shape, X.dtype.name, int((y == 1).sum())
+    ((187, 22), 'float64', 172)
+    """
+    _check_choice("load_spect", "split", split, ("train", "test", "all"))
+    _check_choice("load_spect", "encoding", encoding, ("boolean", "real"))
+    parts = [_spect_part(s) for s in (("train", "test") if split == "all" else (split,))]
+    X = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+    y = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else parts[0][1]
+    if encoding == "real":
+        X = X.astype(np.float64)
+    return np.ascontiguousarray(X), y
+
+
+def _spect_part(split):
+    name = f"SPECT.{split}.gz"
+    n, positives = _SPECT_SIZES[split]
+    rows = [line.split(",") for line in _bundled_lines(name)]
+    if len(rows) != n or any(len(r) != 23 or not set(r) <= {"0", "1"} for r in rows):
+        raise OSError(f"the bundled file {name} is damaged; reinstall mbcore")
+    A = np.array(rows, dtype=np.uint8)
+    if int(A[:, 0].sum()) != positives:
+        raise OSError(f"the bundled file {name} is damaged; reinstall mbcore")
+    return np.ascontiguousarray(A[:, 1:]), A[:, 0].astype(np.int64)
+
+
+def load_breast_cancer(encoding="real", missing="drop"):
+    """Load the bundled UCI Breast Cancer Wisconsin (Original) data.
+
+    699 fine-needle aspirates of breast masses (Wolberg, University of Wisconsin Hospitals,
+    1989-1991), each scored by a physician from 1 to 10 on 9 cytological characteristics, in this
+    column order: clump thickness, uniformity of cell size, uniformity of cell shape, marginal
+    adhesion, single epithelial cell size, bare nuclei, bland chromatin, normal nucleoli,
+    mitoses.  The sample id of the UCI file is dropped.  16 rows lack the bare-nuclei score;
+    they are dropped by default, leaving 683 rows (444 benign, 239 malignant), which are not
+    linearly separable.  This is not scikit-learn's ``load_breast_cancer`` (UCI WDBC, 569 rows
+    of 30 real features).  Provenance and citation: ``describe("breast-cancer")``.
+
+    Parameters
+    ----------
+    encoding : {"real", "boolean"}, default="real"
+        ``"real"``: the scores as float64, shape (n, 9), for the additive learners.
+        ``"boolean"``: a thermometer code for the Boolean learners and Winnow, 81 uint8
+        columns, column ``9 * j + (v - 2)`` being 1 when score j is at least v, for
+        v = 2..10 (v = 1 would be constant).  The scores are ordinal (higher = more abnormal),
+        so the literals "score j >= v" are the natural Boolean features: a monotone
+        disjunction or conjunction of them ("bare nuclei >= 6 or cell size >= 5") is a
+        threshold rule, which a one-hot code of the ten values could only state as a
+        disjunction of several value literals.  Row sums equal the sum of (score - 1).
+    missing : {"drop", "keep"}, default="drop"
+        ``"keep"`` keeps the 16 incomplete rows (699 in all) with NaN for the missing score;
+        it is only allowed with ``encoding="real"`` (the learners reject NaN, so impute
+        first).
+
+    Returns
+    -------
+    X : ndarray, C-contiguous; float64 (n, 9) or uint8 (n, 81)
+    y : ndarray of shape (n,), dtype int64
+        0 = benign (UCI class 2; 444 of the 683 rows), 1 = malignant (UCI class 4; 239).
+
+    References
+    ----------
+    Wolberg, W. H. and Mangasarian, O. L. (1990). Multisurface method of pattern separation for
+    medical diagnosis applied to breast cytology. Proceedings of the National Academy of
+    Sciences, U.S.A., 87, 9193-9196.  Data: Wolberg, W. H. (1992), Breast Cancer Wisconsin
+    (Original), UCI Machine Learning Repository.
+
+    Examples
+    --------
+    >>> X, y = load_breast_cancer()
+    >>> X.shape, int((y == 0).sum()), int((y == 1).sum())
+    ((683, 9), 444, 239)
+    >>> B, _ = load_breast_cancer(encoding="boolean")
+    >>> B.shape, B.dtype.name, bool((B.sum(axis=1) == (X - 1).sum(axis=1)).all())
+    ((683, 81), 'uint8', True)
+    """
+    _check_choice("load_breast_cancer", "encoding", encoding, ("real", "boolean"))
+    _check_choice("load_breast_cancer", "missing", missing, ("drop", "keep"))
+    if missing == "keep" and encoding != "real":
+        raise ValueError("load_breast_cancer: missing='keep' needs encoding='real' (a missing "
+                         "score has no Boolean code)")
+    name = DATASETS["breast-cancer"]["file"]
+    rows = [line.split(",") for line in _bundled_lines(name)]
+    try:
+        if len(rows) != _BC_ALL[0] or any(len(r) != 11 for r in rows):
+            raise ValueError
+        A = np.array([[np.nan if v == "?" else float(int(v)) for v in r[1:]] for r in rows])
+    except ValueError:
+        raise OSError(f"the bundled file {name} is damaged; reinstall mbcore") from None
+    X, c = A[:, :9], A[:, 9]
+    complete = ~np.isnan(X).any(axis=1)
+    scores = X[complete]
+    if not np.isin(c, (2.0, 4.0)).all() or int((c == 4).sum()) != _BC_ALL[1] or \
+            int(complete.sum()) != _BC_COMPLETE[0] or \
+            int((c[complete] == 4).sum()) != _BC_COMPLETE[1] or \
+            not ((scores >= 1) & (scores <= 10)).all():
+        raise OSError(f"the bundled file {name} is damaged; reinstall mbcore")
+    y = (c == 4).astype(np.int64)
+    if missing == "drop":
+        X, y = X[complete], y[complete]
+    if encoding == "boolean":
+        thresholds = np.arange(2, 11)
+        return np.ascontiguousarray(
+            (X[:, :, None] >= thresholds).reshape(X.shape[0], -1).astype(np.uint8)), y
+    return np.ascontiguousarray(X), y
+
+
+def load_mnist(n=1000, digit=None, encoding="real"):
+    """Load the bundled slice of MNIST: the first 1,000 images of its test set.
+
+    28 x 28 grey-level images of handwritten digits (LeCun, Cortes & Burges), flattened row by
+    row into 784 pixels.  Only the first 1,000 of the 10,000 test images are bundled (157 kB
+    compressed); the digits 0..9 occur 85, 126, 116, 107, 110, 87, 87, 99, 89 and 94 times.  On
+    this slice each digit against the rest is linearly separable in both encodings (a
+    Perceptron converges), so the Perceptron convergence theorem applies.  Provenance and
+    citation: ``describe("mnist")``.
+
+    Parameters
+    ----------
+    n : int, default=1000
+        How many images to return, from the first (1 <= n <= 1000).
+    digit : int or None, default=None
+        None: the labels are the digits 0..9 (for the multi-class learners).  An integer d in
+        0..9: one-vs-rest labels, 1 for digit d and 0 for the others (for the binary learners).
+    encoding : {"real", "boolean"}, default="real"
+        ``"real"``: pixels / 255 as float64 in [0, 1].  ``"boolean"``: pixel >= 128 as uint8
+        zeros and ones (for Winnow and the Boolean learners).
+
+    Returns
+    -------
+    X : ndarray of shape (n, 784), C-contiguous, float64 or uint8
+    y : ndarray of shape (n,), dtype int64
+
+    References
+    ----------
+    LeCun, Y., Bottou, L., Bengio, Y. and Haffner, P. (1998). Gradient-based learning applied
+    to document recognition. Proceedings of the IEEE, 86(11), 2278-2324.  Data: LeCun, Y.,
+    Cortes, C. and Burges, C. J. C., The MNIST database of handwritten digits.
+
+    Examples
+    --------
+    >>> X, y = load_mnist()
+    >>> X.shape, X.dtype.name, np.bincount(y).tolist()
+    ((1000, 784), 'float64', [85, 126, 116, 107, 110, 87, 87, 99, 89, 94])
+    >>> from mbcore import Perceptron
+    >>> X, y = load_mnist(digit=0, encoding="boolean")
+    >>> clf = Perceptron(max_epochs=100).fit(X, y)    # digit 0 vs rest: separable here
+    >>> clf.converged_, int(y.sum())
+    (True, 85)
+    """
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or not \
+            1 <= n <= _MNIST_ROWS:
+        raise ValueError(f"load_mnist: parameter n must be an integer from 1 to {_MNIST_ROWS} "
+                         f"(the bundled slice), got {n!r}")
+    if digit is not None and (isinstance(digit, bool) or not isinstance(digit, numbers.Integral)
+                              or not 0 <= digit <= 9):
+        raise ValueError(f"load_mnist: parameter digit must be None or an integer from 0 to 9, "
+                         f"got {digit!r}")
+    _check_choice("load_mnist", "encoding", encoding, ("real", "boolean"))
+    images, labels = (_idx(name, magic) for name, magic in zip(_MNIST_FILES, (2051, 2049)))
+    pixels = images[:n].reshape(n, _MNIST_PIXELS)
+    X = pixels / 255.0 if encoding == "real" else (pixels >= 128).astype(np.uint8)
+    y = labels[:n].astype(np.int64)
+    if digit is not None:
+        y = (y == digit).astype(np.int64)
+    return np.ascontiguousarray(X), y
+
+
+def _idx(name, magic):
+    """The data of a bundled IDX file (big-endian header: magic, then one count per axis)."""
+    with _bundled(name).open("rb") as raw, gzip.open(raw, "rb") as f:
+        data = f.read()
+    dims = magic & 0xFF
+    header = 4 + 4 * dims
+    head = np.frombuffer(data[:header], dtype=">u4") if len(data) >= header else None
+    shape = (_MNIST_ROWS, 28, 28) if dims == 3 else (_MNIST_ROWS,)
+    if head is None or int(head[0]) != magic or tuple(int(v) for v in head[1:]) != shape or \
+            len(data) != header + int(np.prod(shape)):
+        raise OSError(f"the bundled file {name} is damaged; reinstall mbcore")
+    a = np.frombuffer(data, dtype=np.uint8, offset=header).reshape(shape)
+    if dims == 1 and int(a.max()) > 9:
+        raise OSError(f"the bundled file {name} is damaged; reinstall mbcore")
+    return a
 
 
 def describe(name):
@@ -399,27 +739,7 @@ def load_svmlight(path, n_features=None, zero_based="auto"):
 
 def _parse_svmlight(lines, source, n_features, zero_based):
     """Parse svmlight lines into (X, y); ``source`` names the input in error messages."""
-    labels, line_of_row, rows, cols, vals = [], [], [], [], []
-    for lineno, line in enumerate(lines, 1):
-        tokens = line.split("#", 1)[0].split()
-        if not tokens:
-            continue
-        r = len(labels)
-        labels.append(_number(tokens[0], source, lineno, "label"))
-        line_of_row.append(lineno)
-        for tok in tokens[1:]:
-            key, sep, value = tok.partition(":")
-            if not sep or not key or not value:
-                raise ValueError(f"load_svmlight: {source}, line {lineno}: expected idx:value, "
-                                 f"got {tok!r}")
-            if key == "qid":
-                continue
-            if not key.isdigit():
-                raise ValueError(f"load_svmlight: {source}, line {lineno}: the index in {tok!r} "
-                                 "is not a non-negative integer")
-            rows.append(r)
-            cols.append(int(key))
-            vals.append(_number(value, source, lineno, "value"))
+    labels, line_of_row, rows, cols, vals = _svmlight_tokens(enumerate(lines, 1), source)
     if not labels:
         raise ValueError(f"load_svmlight: {source} holds no data rows")
     cols = _shift_indices(np.asarray(cols, dtype=np.int64), source, zero_based)
@@ -431,11 +751,44 @@ def _parse_svmlight(lines, source, n_features, zero_based):
     return X, np.asarray(labels, dtype=np.float64)
 
 
-def _number(text, source, lineno, what):
+def _svmlight_tokens(numbered_lines, source, owner="load_svmlight"):
+    """Tokenize svmlight text lines, given as (line number, str) pairs.
+
+    Returns the lists (labels, line_of_row, rows, cols, vals): one label and one line number per
+    data row, and per idx:value pair its row (counting data rows from 0), its index as written
+    and its value.  Raises ValueError naming ``source`` and the line on a malformed line; the
+    messages start with ``owner``.  Shared by :func:`load_svmlight` and
+    :func:`mbcore.streaming.iter_svmlight` (which uses it for the lines its fast path declines).
+    """
+    labels, line_of_row, rows, cols, vals = [], [], [], [], []
+    for lineno, line in numbered_lines:
+        tokens = line.split("#", 1)[0].split()
+        if not tokens:
+            continue
+        r = len(labels)
+        labels.append(_number(tokens[0], source, lineno, "label", owner))
+        line_of_row.append(lineno)
+        for tok in tokens[1:]:
+            key, sep, value = tok.partition(":")
+            if not sep or not key or not value:
+                raise ValueError(f"{owner}: {source}, line {lineno}: expected idx:value, "
+                                 f"got {tok!r}")
+            if key == "qid":
+                continue
+            if not key.isdecimal():     # isdigit() would let '²' through to int()
+                raise ValueError(f"{owner}: {source}, line {lineno}: the index in {tok!r} "
+                                 "is not a non-negative integer")
+            rows.append(r)
+            cols.append(int(key))
+            vals.append(_number(value, source, lineno, "value", owner))
+    return labels, line_of_row, rows, cols, vals
+
+
+def _number(text, source, lineno, what, owner="load_svmlight"):
     try:
         return float(text)
     except ValueError:
-        raise ValueError(f"load_svmlight: {source}, line {lineno}: the {what} {_short(text)} is "
+        raise ValueError(f"{owner}: {source}, line {lineno}: the {what} {_short(text)} is "
                          "not a number") from None
 
 
@@ -557,12 +910,13 @@ def _read_table(name, delimiter, skip_header):
     if raw.shape[0] == 0:
         raise ValueError(f"load_csv: {name} holds no data rows")
     if raw.shape[1] < 2:
-        raise ValueError(f"load_csv: {name} has {raw.shape[1]} column per row; at least two are "
-                         "needed (features and a label); check the delimiter")
+        raise _too_few_columns("load_csv", name, raw.shape[1])
     return np.char.strip(raw)
 
 
-def _numeric(cells, name, columns, skip_header):
+def _numeric(cells, name, columns, skip_header, row_name=None, owner="load_csv"):
+    """cells (str array) -> float64, or the ValueError naming the first cell that is not a
+    number: its row (``row_name(i)``, by default "data row i + 1") and its column."""
     try:
         return cells.astype(np.float64)
     except ValueError as e:
@@ -574,7 +928,13 @@ def _numeric(cells, name, columns, skip_header):
             except ValueError:
                 hint = "" if i or skip_header else \
                     " (if the first line is a header, pass skip_header=True)"
-                raise ValueError(f"load_csv: {name}: data row {i + 1}, column {columns[j]} "
+                where = f"data row {i + 1}" if row_name is None else row_name(i)
+                raise ValueError(f"{owner}: {name}: {where}, column {columns[j]} "
                                  f"(counting from 0) holds {str(cell)!r}, which is not a number; "
                                  f"only the label column may hold text{hint}") from None
-    raise ValueError(f"load_csv: {name}: {error}")
+    raise ValueError(f"{owner}: {name}: {error}")
+
+
+def _too_few_columns(owner, name, n_cols):
+    return ValueError(f"{owner}: {name} has {n_cols} column per row; at least two are needed "
+                      "(features and a label); check the delimiter")
