@@ -8,7 +8,9 @@ reports with the row), so valid data is read once.  Inputs are never modified: w
 change is copied.
 """
 
+import functools
 import numbers
+import sys
 
 import numpy as np
 
@@ -19,7 +21,35 @@ __all__ = ["Batch", "check_X", "check_finite", "encode_y", "infer_classes", "inf
 
 
 class NotFittedError(ValueError, AttributeError):
-    """Raised when predict or decision_function is called before any data was seen."""
+    """Raised when predict or decision_function is called before any data was seen.
+
+    A ValueError and an AttributeError, like scikit-learn's ``NotFittedError``.  scikit-learn is
+    optional, so this class cannot derive from scikit-learn's statically; instead, once
+    ``sklearn.exceptions`` is imported (which any code catching scikit-learn's error has done),
+    the error raised is an instance of a subclass of both (named ``NotFittedError`` too), so
+    ``except sklearn.exceptions.NotFittedError`` and scikit-learn's ``check_is_fitted``-based
+    tools recognise it, and ``except mbcore.NotFittedError`` keeps working.
+    """
+
+    def __new__(cls, *args, **kwargs):
+        if cls is NotFittedError:
+            sk = sys.modules.get("sklearn.exceptions")
+            base = getattr(sk, "NotFittedError", None) if sk is not None else None
+            if isinstance(base, type) and issubclass(base, BaseException):
+                cls = _with_sklearn_base(base)
+        return super().__new__(cls, *args, **kwargs)
+
+    def __reduce__(self):
+        # Unpickles through __new__ again (the subclass is made at run time).
+        return (NotFittedError, self.args, self.__dict__ or None)
+
+
+@functools.lru_cache(maxsize=None)
+def _with_sklearn_base(base):
+    """NotFittedError that is also scikit-learn's NotFittedError (made once, on demand)."""
+    return type("NotFittedError", (NotFittedError, base),
+                {"__module__": __name__, "__qualname__": "NotFittedError",
+                 "__doc__": NotFittedError.__doc__})
 
 
 class Batch:
@@ -58,8 +88,8 @@ _FLOAT_CHARS = "fd"
 
 def _feature_count(owner, d, n_features):
     if n_features is not None and d != n_features:
-        raise ValueError(f"{owner}: X has {d} features, but the learner was fitted with "
-                         f"{n_features} features")
+        raise ValueError(f"{owner}: X has {d} features, but {owner} is expecting {n_features} "
+                         "features as input (the number it was fitted with)")
 
 
 def _as_float(owner, a):
@@ -89,7 +119,8 @@ def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
     if n == 0:
         raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
     if d == 0:
-        raise ValueError(f"{owner}: X has 0 features; at least one is required")
+        raise ValueError(f"{owner}: X has 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is "
+                         "required.")
     _feature_count(owner, d, n_features)
     data = np.asarray(X.data)
     if keep_uint8 and data.dtype.kind == "b":
@@ -125,12 +156,14 @@ def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
 def check_shape(owner, A, n_features=None):
     """A dense X must be 2-D, non-empty, with the fitted number of features."""
     if A.ndim != 2:
-        raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={A.ndim}; "
-                         "use X.reshape(1, -1) for a single row")
+        raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={A.ndim}. "
+                         "Reshape your data: X.reshape(1, -1) for a single row, "
+                         "X.reshape(-1, 1) for a single feature")
     if A.shape[0] == 0:
         raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
     if A.shape[1] == 0:
-        raise ValueError(f"{owner}: X has 0 features; at least one is required")
+        raise ValueError(f"{owner}: X has 0 feature(s) (shape={A.shape}) while a minimum of 1 is "
+                         "required.")
     _feature_count(owner, A.shape[1], n_features)
 
 
@@ -157,7 +190,9 @@ def check_X(owner, X, n_features=None, check_indices=True, keep_uint8=False):
         for v in A.flat:  # None or "1.5" would otherwise become NaN or 1.5 silently
             if not isinstance(v, (numbers.Real, np.bool_)):
                 raise TypeError(f"{owner}: X must hold real numbers, got a value of type "
-                                f"{type(v).__name__} ({v!r})")
+                                f"{type(v).__name__} ({v!r}); each argument must be a real "
+                                "number (bool, int or float), not a string (even one that "
+                                "spells a number) nor another object")
         A = A.astype(np.float64)
     check_shape(owner, A, n_features)
     A = np.ascontiguousarray(_as_float(owner, A))
@@ -220,8 +255,7 @@ def infer_classes(owner, y, classes=None):
         raise ValueError(f"{owner}: y contains NaN")
     uniq = _distinct(ya)
     if uniq.shape[0] > 2:
-        raise ValueError(f"{owner}: y has more than two labels {uniq.tolist()!r}; these "
-                         "learners are binary")
+        raise ValueError(_too_many_labels(owner, ya, uniq))
     if uniq.shape[0] == 2:
         return uniq
     v = _key(uniq[0]) if uniq.shape[0] else None
@@ -231,9 +265,21 @@ def infer_classes(owner, y, classes=None):
         return np.array([-1, 1], dtype=uniq.dtype)
     if isinstance(v, numbers.Real) and v == 0:
         return np.array([0, 1], dtype=uniq.dtype)
-    raise ValueError(f"{owner}: cannot tell the two classes from y={uniq.tolist()!r} alone; "
-                     "pass classes=[-1, 1], classes=[0, 1] or the two labels to the first "
-                     "partial_fit")
+    raise ValueError(f"{owner}: cannot tell the two classes from y={uniq.tolist()!r} alone (one "
+                     "class); pass classes=[-1, 1], classes=[0, 1] or the two labels to the "
+                     "first partial_fit")
+
+
+def _too_many_labels(owner, ya, uniq):
+    """The message for more than two labels (at most ten of them shown)."""
+    n = uniq.shape[0]
+    shown = repr(uniq[:10].tolist()) + (f" and {n - 10} more" if n > 10 else "")
+    msg = (f"{owner}: y has more than two labels ({n}: {shown}). Only binary classification is "
+           "supported: these learners are binary")
+    if ya.dtype.kind == "f" and not np.array_equal(uniq, np.round(uniq)):
+        msg += ("; y looks continuous (real values that are not integers): a regression "
+                "target?")
+    return msg
 
 
 def infer_classes_multi(owner, y, classes=None):

@@ -46,6 +46,14 @@ def map_rows(batch, fn, out):
     return first
 
 
+def _writable(v):
+    if isinstance(v, np.ndarray) and not v.flags.writeable:
+        return np.array(v)
+    if type(v) is list and any(isinstance(a, np.ndarray) and not a.flags.writeable for a in v):
+        return [_writable(a) for a in v]
+    return v
+
+
 def clone(learner):
     """A new learner with the same parameters and no fitted state (like sklearn.base.clone)."""
     return type(learner)(**learner.get_params())
@@ -63,17 +71,42 @@ class OnlineLearner:
         return sorted(p for p in sig.parameters if p != "self")
 
     def get_params(self, deep=True):
-        """The constructor parameters, as a dict."""
-        return {k: getattr(self, k) for k in self._get_param_names()}
+        """The constructor parameters, as a dict.
+
+        With ``deep=True`` (scikit-learn's convention) a parameter that is itself an estimator
+        (has ``get_params``) adds its own parameters as ``name__param`` entries.
+        """
+        out = {}
+        for k in self._get_param_names():
+            v = getattr(self, k)
+            if deep and hasattr(v, "get_params") and not isinstance(v, type):
+                out.update((f"{k}__{kk}", vv) for kk, vv in v.get_params(deep=True).items())
+            out[k] = v
+        return out
 
     def set_params(self, **params):
-        """Set constructor parameters; returns self.  Fitted state is kept."""
+        """Set constructor parameters; returns self.  Fitted state is kept.
+
+        ``name__param`` sets a parameter of a parameter that is an estimator (scikit-learn's
+        convention).
+        """
         names = self._get_param_names()
+        nested = {}
         for k, v in params.items():
+            k, sep, sub = k.partition("__")
             if k not in names:
                 raise ValueError(f"{type(self).__name__}: invalid parameter {k!r}; valid "
                                  f"parameters are {names}")
-            setattr(self, k, v)
+            if sep:
+                nested.setdefault(k, {})[sub] = v
+            else:
+                setattr(self, k, v)
+        for k, sub in nested.items():
+            inner = getattr(self, k)
+            if not hasattr(inner, "set_params"):
+                raise ValueError(f"{type(self).__name__}: parameter {k!r} is not an estimator; "
+                                 f"cannot set {', '.join(k + '__' + q for q in sub)}")
+            inner.set_params(**sub)
         return self
 
     def __repr__(self):
@@ -83,6 +116,23 @@ class OnlineLearner:
                 if not (type(v) is type(defaults[k]) and v == defaults[k])]
         return f"{type(self).__name__}({', '.join(args)})"
 
+    # -- scikit-learn (optional: imported only when scikit-learn asks) ---------------------
+    _sk_sparse = False          # accepts CSR matrices
+    _sk_multiclass = False      # more than two classes
+    _sk_poor_score = False      # may not reach sklearn's accuracy bar on its blobs
+
+    def __sklearn_tags__(self):
+        """scikit-learn's estimator tags (a binary classifier; sklearn is imported here only,
+        so it stays an optional dependency)."""
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(poor_score=self._sk_poor_score,
+                                                   multi_class=self._sk_multiclass),
+                    input_tags=InputTags(sparse=self._sk_sparse))
+
+    def __sklearn_is_fitted__(self):
+        return self._is_fitted()
+
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_kstate", None)
@@ -91,7 +141,27 @@ class OnlineLearner:
         return state
 
     def __setstate__(self, state):
-        self.__dict__.update(state)
+        # The kernels write into the state arrays: a learner restored with read-only arrays
+        # (e.g. joblib memory-mapping them) takes writable copies of those.
+        self.__dict__.update({k: _writable(v) for k, v in state.items()})
+
+    # -- safe persistence (mbcore.persistence: .npz + JSON, no pickle) --------------------
+    def save(self, file, *, compress=False):
+        """Save the learner (parameters and online state) to an ``.npz`` file that needs no
+        pickle to read; ``mbcore.load`` (or ``type(self).load``) restores it, and the restored
+        learner continues bit for bit like this one.  ``file`` is a path (str or
+        os.PathLike, written as given, atomically) or a binary file object open for writing.
+        See :mod:`mbcore.persistence` for the format and what cannot be saved."""
+        from .persistence import save
+        save(self, file, compress=compress)
+
+    @classmethod
+    def load(cls, file):
+        """Load a learner saved by ``save``; raises ``mbcore.persistence.FormatError`` (a
+        ValueError) if the file is not a valid mbcore learner file or holds a learner that is
+        not an instance of this class."""
+        from .persistence import load
+        return load(file, expected=cls)
 
     # -- fitted attributes -------------------------------------------------------------------
     @property
@@ -123,9 +193,14 @@ class OnlineLearner:
         self._check_fitted("updates_")
         return int(self._counts[2])
 
+    # Attributes that belong to scikit-learn, not to the learner (scikit-learn's callback
+    # machinery sets _parent_callback_ctx on a Pipeline step around its fit and deletes it
+    # afterwards): kept by _reset, never saved.
+    _FOREIGN_ATTRS = frozenset(("_parent_callback_ctx", "_skl_callbacks", "_metadata_request"))
+
     def _reset(self):
         """Forget everything but the constructor parameters."""
-        keep = set(self._get_param_names())
+        keep = set(self._get_param_names()) | self._FOREIGN_ATTRS
         for k in list(self.__dict__):
             if k not in keep:
                 del self.__dict__[k]

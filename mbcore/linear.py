@@ -75,6 +75,7 @@ class _Linear(OnlineLearner):
 
     _algo = _PERCEPTRON
     normalize = False
+    _sk_sparse = True
 
     def _validate_params(self):
         o = self._owner
@@ -134,7 +135,10 @@ class _Linear(OnlineLearner):
         _raise_status(self._owner, batch, status, bad)
 
     def _fast_path(self):
-        return (self._state(), self._d, self.classes_[1].item(), self.classes_[0].item())
+        pos, neg = self.classes_[1], self.classes_[0]
+        # (object-dtype classes_ hold Python values, which have no .item())
+        return (self._state(), self._d, pos.item() if isinstance(pos, np.generic) else pos,
+                neg.item() if isinstance(neg, np.generic) else neg)
 
     def _fast_step(self, fast, X, y):
         st, d, pos, neg = fast
@@ -424,7 +428,10 @@ class AveragedPerceptron(Perceptron):
     def _vote_arrays(self):
         V = np.concatenate(self._votes) if len(self._votes) > 1 else self._votes[0]
         c = np.concatenate(self._vote_c) if len(self._vote_c) > 1 else self._vote_c[0]
-        self._votes, self._vote_c = [V], [c]
+        # Compacted in place (the same list objects): reading the votes does not change the
+        # learner's attributes (predict leaves __dict__ as it was).
+        self._votes[:] = [V]
+        self._vote_c[:] = [c]
         keep = c > 0
         return np.ascontiguousarray(V[keep]), np.ascontiguousarray(c[keep])
 
@@ -671,6 +678,8 @@ class KernelPerceptron(OnlineLearner):
     >>> bool(kp.score(X[1::2], y[1::2]) > 0.9)
     True
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
+
+    _sk_sparse = True
 
     def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
                  tie="negative", max_epochs=100):

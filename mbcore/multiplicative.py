@@ -47,6 +47,10 @@ class _Winnow(OnlineLearner):
 
     _variant = _WINNOW
     _theta_required = False
+    _sk_sparse = True
+    # Positive weights only (monotone threshold functions): scikit-learn's accuracy bar on its
+    # centred blobs does not apply (BalancedWinnow, with w+ - w-, clears it).
+    _sk_poor_score = True
 
     # -- parameters (same checks and messages as the twin) ----------------------------------
     def _alpha(self):
@@ -129,10 +133,16 @@ class _Winnow(OnlineLearner):
                               f"{row})")
         vals = batch.row_values(row)
         if self.features == "boolean":
-            v = vals[(vals != 0) & (vals != 1)][0]
+            v = vals[(vals != 0) & (vals != 1)][0].item()
+            if not math.isfinite(v):
+                return ValueError(f"{o}: X contains NaN or infinity ({v!r}) in row {row}; X "
+                                  "must be Boolean (0/1) with features='boolean'")
             return ValueError(f"{o}: X must be Boolean (0/1) with features='boolean', got "
                               f"{v!r} in row {row}")
-        v = vals[~(np.abs(vals) <= _X_LIMIT)][0]
+        v = vals[~(np.abs(vals) <= _X_LIMIT)][0].item()
+        if not math.isfinite(v):
+            return ValueError(f"{o}: X contains NaN or infinity ({v!r}) in row {row}; X must "
+                              "be finite with |x| <= 2**100 with features='real'")
         return ValueError(f"{o}: X must be finite with |x| <= 2**100 with features='real', got "
                           f"{v!r} in row {row}")
 
@@ -465,6 +475,7 @@ class BalancedWinnow(_Winnow):
 
     _variant = _BALANCED
     _theta_required = True
+    _sk_poor_score = False
     beta = None
 
     def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
