@@ -31,6 +31,8 @@ from .queries import (Conservative, DNFResult, EQOnlineLearner, EQPACResult, EQR
                       PACResult, eq_to_pac, from_equivalence_learner, learn_monotone_dnf,
                       monotone_dnf_learner, online_to_pac, to_equivalence_learner)
 from .certificates import BoundViolationError, Certificate, certify
+from .persistence import load
+from .streaming import iter_csv, iter_svmlight, run_stream
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
@@ -43,5 +45,6 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "clone", "MonotoneDNF", "ExampleOracle", "MembershipOracle", "EquivalenceOracle",
            "Conservative", "EQOnlineLearner", "EQResult", "DNFResult", "PACResult", "EQPACResult",
            "to_equivalence_learner", "from_equivalence_learner", "monotone_dnf_learner",
-           "learn_monotone_dnf", "online_to_pac", "eq_to_pac"]
+           "learn_monotone_dnf", "online_to_pac", "eq_to_pac", "load",
+           "iter_svmlight", "iter_csv", "run_stream"]
 __version__ = "0.1.0"

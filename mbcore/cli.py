@@ -123,6 +123,12 @@ def _add_data_options(p, what="run"):
                    help="CSV only: field separator, or 'whitespace' (default: ',')")
     p.add_argument("--skip-header", action="store_true",
                    help="CSV only: skip the first line of the file")
+    p.add_argument("--encoding", default=None, metavar="ENC",
+                   help="bundled datasets only: the loader's encoding, e.g. boolean or real "
+                        "(default: the loader's own)")
+    p.add_argument("--digit", type=int, default=None, metavar="D",
+                   help="mnist only: label digit D as 1 and every other digit as 0 (required: "
+                        "the learners are binary)")
     p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
                    type=_param,
                    help="set a parameter on every selected learner that has it; VALUE is read as "
@@ -140,6 +146,18 @@ def _add_run_parser(sub):
     p.add_argument("--twin-rows", type=_positive_int, default=1000, metavar="N",
                    help="rows on which the pure-Python twin is timed (default: 1000)")
     p.add_argument("--no-twin", action="store_true", help="do not time the pure-Python twin")
+    p.add_argument("--chunk-size", type=_positive_int, default=None, metavar="N",
+                   help="stream the data in chunks of N rows, with bounded memory whatever the "
+                        "file size (one timed pass; progressive test-then-train counts; no "
+                        "bound: run 'mbcore certify' on data that fits in memory)")
+    p.add_argument("--classes", default=None, metavar="A,B",
+                   help="the two labels, comma-separated, when a stream's first chunk may hold "
+                        "one label only")
+    p.add_argument("--progress", dest="progress", action="store_true", default=None,
+                   help="show a progress line on stderr while streaming (default: when stderr "
+                        "is a terminal)")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="never show a progress line")
     p.add_argument("--json", action="store_true", help="print a JSON list of results instead "
                                                        "of a table")
     p.set_defaults(handler=_cmd_run)
@@ -261,6 +279,10 @@ def _cmd_run(args):
     import mbcore
     names = list(dict.fromkeys(args.learners or LEARNERS))
     params = _learner_params(mbcore, names, args.params)
+    if args.chunk_size is not None:
+        return _cmd_run_stream(args, names, params)
+    if args.classes is not None:
+        raise _UsageError("--classes applies to streamed runs (--chunk-size)")
     label, X, y = _load_data(args)
     results = []
     for name in names:
@@ -273,6 +295,112 @@ def _cmd_run(args):
         _emit(json.dumps(results, indent=2, default=str))
     else:
         _emit(_table(label, X, results))
+    return 0
+
+
+# -- streamed runs --------------------------------------------------------------------------------
+
+class _Progress:
+    """A progress line on stderr, rewritten in place at most five times a second."""
+
+    def __init__(self, name, enabled, total=None):
+        self.name, self.enabled, self.total = name, enabled, total
+        self.last = 0.0
+
+    def __call__(self, stats):
+        now = time.perf_counter()
+        if not self.enabled or now - self.last < 0.2:
+            return
+        self.last = now
+        rate = stats.n / stats.seconds if stats.seconds > 0 else 0.0
+        done = f"{stats.n:,}" + (f"/{self.total:,}" if self.total else "")
+        sys.stderr.write(f"\r{self.name}: {done} rows, {stats.mistakes:,} mistakes "
+                         f"({100.0 * stats.error_rate:.2f}%), {_number(rate)} rows/s ")
+        sys.stderr.flush()
+
+    def close(self):
+        if self.enabled and self.last:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _stream_source(args):
+    """(label, make_chunks) where make_chunks(chunk_size, dense) yields (X, y) chunks."""
+    from . import datasets, streaming
+    if args.dataset in datasets.DATASETS:
+        label, X, y = _load_data(args)
+
+        def bundled(size, dense):
+            for a in range(0, X.shape[0], size):
+                yield X[a:a + size], y[a:a + size]
+        return label, bundled
+    if not os.path.isfile(args.dataset):
+        _load_data(args)                       # raises the usual one-line error
+    fmt = _sniff_format(args.dataset) if args.fmt == "auto" else args.fmt
+    path = args.dataset
+    if fmt == "svmlight":
+        if _csv_options(args):
+            raise _UsageError("--label-column, --delimiter and --skip-header apply to CSV files; "
+                              f"{path!r} is read as svmlight")
+        return os.path.basename(path), lambda size, dense: streaming.iter_svmlight(
+            path, chunk_size=size, dense=dense)
+    delimiter = "," if args.delimiter is None else args.delimiter
+    column = -1 if args.label_column is None else args.label_column
+    return os.path.basename(path), lambda size, dense: streaming.iter_csv(
+        path, chunk_size=size, label_column=column,
+        delimiter=None if delimiter == "whitespace" else delimiter, skip_header=args.skip_header)
+
+
+def _stream_classes(args):
+    if args.classes is not None:
+        parts = [_parse_value(v.strip()) for v in args.classes.split(",")]
+        if len(parts) != 2:
+            raise _UsageError(f"argument --classes: expected two labels A,B, got {args.classes!r}")
+        return parts
+    return None
+
+
+def _cmd_run_stream(args, names, params):
+    """Stream the data through each learner (run_stream): one pass, bounded memory."""
+    import mbcore
+    from .streaming import run_stream
+    label, chunks = _stream_source(args)
+    classes = _stream_classes(args)
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    results = []
+    for name in names:
+        progress = _Progress(name, show)
+        try:
+            stats = run_stream(getattr(mbcore, name)(**params[name]),
+                               chunks(args.chunk_size, False), classes=classes,
+                               callback=progress)
+        finally:
+            progress.close()
+        result = {"dataset": label, "learner": name, "params": params[name],
+                  "n_samples": stats.n, "chunks": stats.n_chunks, "chunk_size": args.chunk_size,
+                  "mistakes": stats.mistakes, "updates": stats.updates,
+                  "error_rate": stats.error_rate, "seconds": stats.seconds,
+                  "examples_per_second": stats.n / stats.seconds if stats.seconds > 0 else None,
+                  "bound": None, "bound_counts": None, "bound_name": None,
+                  "bound_note": "streamed (--chunk-size): the data is not held in memory, so no "
+                                "bound is computed; run 'mbcore certify' on data that fits",
+                  "within_bound": None, "twin_rows": None, "twin_seconds": None,
+                  "compiled_seconds_on_twin_rows": None, "speedup_vs_twin": None,
+                  "twin_agrees": None}
+        if not args.no_twin:
+            Xt, yt = next(iter(chunks(args.twin_rows, True)))
+            cl = classes if classes is not None else _classes(yt)
+            result.update(_twin(mbcore, name, params[name], Xt, yt, cl, len(yt)))
+        results.append(result)
+    if args.json:
+        _emit(json.dumps(results, indent=2, default=str))
+    else:
+        n = results[0]["n_samples"] if results else 0
+        _emit(_table(label, None, results, f"{label}: {n:,} rows streamed in chunks of "
+                     f"{args.chunk_size:,}; one pass per learner in file order (predict, then "
+                     "learn the label)", footer="examples/s: one streamed pass, reading and "
+                     "parsing included.  vs twin: time of the pure-Python twin (mbref) / time of "
+                     "the compiled learner on the same first rows."))
     return 0
 
 
@@ -421,11 +549,12 @@ def _load_data(args):
             raise _UsageError(f"--format, --label-column, --delimiter and --skip-header apply to "
                               f"files, not to the bundled dataset {args.dataset!r}")
         loader = getattr(datasets, datasets.DATASETS[args.dataset]["loader"])
-        X, y = loader()
-        return args.dataset, X, y
+        return args.dataset, *loader(**_loader_options(args, loader))
     if not os.path.isfile(args.dataset):
         raise OSError(f"--dataset {args.dataset!r} is neither a bundled dataset "
                       f"({', '.join(datasets.DATASETS)}) nor an existing file")
+    if args.encoding is not None or args.digit is not None:
+        raise _UsageError("--encoding and --digit apply to the bundled datasets, not to files")
     fmt = _sniff_format(args.dataset) if args.fmt == "auto" else args.fmt
     if fmt == "svmlight":
         if _csv_options(args):
@@ -441,15 +570,33 @@ def _load_data(args):
     return os.path.basename(args.dataset), X, y
 
 
+def _loader_options(args, loader):
+    """--encoding and --digit for a bundled dataset's loader."""
+    import inspect
+    accepted = inspect.signature(loader).parameters
+    options = {}
+    if args.encoding is not None:
+        if "encoding" not in accepted:
+            raise _UsageError(f"--encoding: the bundled dataset {args.dataset!r} has one encoding")
+        options["encoding"] = args.encoding
+    if "digit" in accepted:
+        if args.digit is None:
+            raise _UsageError(f"{args.dataset!r} has ten labels and the learners are binary: "
+                              "give --digit D (digit D against the rest)")
+        options["digit"] = args.digit
+    elif args.digit is not None:
+        raise _UsageError(f"--digit applies to mnist, not to {args.dataset!r}")
+    return options
+
+
 def _csv_options(args):
     return args.label_column is not None or args.delimiter is not None or args.skip_header
 
 
 def _sniff_format(path, max_lines=50):
     """'svmlight' if a data line holds an idx:value pair after its label, else 'csv'."""
-    import gzip
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+    from .datasets import open_text
+    with open_text(path) as f:
         seen = 0
         for line in f:
             tokens = line.split("#", 1)[0].split()
@@ -551,7 +698,10 @@ def _number(value):
     return f"{value:.3g}"
 
 
-def _table(label, X, results):
+def _table(label, X, results, header_line=None,
+           footer=("examples/s: best of repeated passes, each by a fresh learner.  vs twin: time "
+                   "of the pure-Python twin (mbref) / time of the compiled learner on the same "
+                   "first rows.")):
     """The readable report: a header, one row per learner, and numbered footnotes."""
     notes = []
 
@@ -575,16 +725,14 @@ def _table(label, X, results):
         rows.append((r["learner"], str(r["mistakes"]), str(r["updates"]), bound, speed,
                      _twin_cell(r, mark)))
     widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
-    lines = [f"{label}: {X.shape[0]} rows x {X.shape[1]} features; one online pass per learner "
-             "in file order (predict, then learn the label)", ""]
+    lines = [header_line or f"{label}: {X.shape[0]} rows x {X.shape[1]} features; one online "
+             "pass per learner in file order (predict, then learn the label)", ""]
     for row in [header] + rows:
         cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
         lines.append("  ".join(cells).rstrip())
     lines.append("")
     lines += [f"[{i + 1}] {text}" for i, text in enumerate(notes)]
-    lines.append("examples/s: best of repeated passes, each by a fresh learner.  vs twin: time of "
-                 "the pure-Python twin (mbref) / time of the compiled learner on the same first "
-                 "rows.")
+    lines.append(footer)
     return "\n".join(lines)
 
 

@@ -676,8 +676,8 @@ def load_svmlight(path, n_features=None, zero_based="auto"):
 
     Each non-blank line is ``label idx:value idx:value ...``.  Anything after ``#`` is a comment;
     blank lines (and lines holding only a comment) are skipped; ``qid:`` pairs are ignored; a line
-    with a label and no pairs is an all-zero row.  Files whose name ends in ``.gz`` are
-    decompressed.  Indices need not be sorted, but an index may appear only once per line.
+    with a label and no pairs is an all-zero row.  gzip files are decompressed (recognised by
+    their first two bytes, whatever their name).  Indices need not be sorted, but an index may appear only once per line.
 
     Parameters
     ----------
@@ -726,9 +726,8 @@ def load_svmlight(path, n_features=None, zero_based="auto"):
     name = os.fspath(path)
     if isinstance(name, bytes):
         name = os.fsdecode(name)
-    opener = gzip.open if name.endswith(".gz") else open
     try:
-        with opener(name, "rt", encoding="utf-8") as f:
+        with open_text(name) as f:
             return _parse_svmlight(f, name, n_features, zero_based)
     except UnicodeDecodeError as e:
         raise ValueError(f"load_svmlight: {name} is not a UTF-8 text file ({e.reason} at byte "
@@ -832,8 +831,8 @@ def _check_unique(rows, cols, d, line_of_row, source):
 def load_csv(path, label_column=-1, delimiter=",", skip_header=False):
     """Read a delimited text file of numeric features and one label column.
 
-    Read with :func:`numpy.loadtxt`, so ``.gz`` files are decompressed, blank lines are skipped and
-    text after ``#`` is a comment.  Every column except the label column must be numeric; the
+    Read with :func:`numpy.loadtxt`; gzip files are decompressed (recognised by their first two
+    bytes, whatever their name), blank lines are skipped and text after ``#`` is a comment.  Every column except the label column must be numeric; the
     labels may be numbers or words (the learners accept any two distinct labels).
 
     Parameters
@@ -899,14 +898,26 @@ def load_csv(path, label_column=-1, delimiter=",", skip_header=False):
     return np.ascontiguousarray(X), y
 
 
+def open_text(name):
+    """Open a text file for reading, gzip-decompressed when its first two bytes are gzip's
+    magic number (whatever its name), as UTF-8."""
+    with open(name, "rb") as f:
+        magic = f.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(name, "rt", encoding="utf-8")
+    return open(name, "rt", encoding="utf-8")
+
+
 def _read_table(name, delimiter, skip_header):
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), open_text(name) as f:
             warnings.simplefilter("ignore", UserWarning)
-            raw = np.loadtxt(name, dtype=str, delimiter=delimiter, skiprows=int(skip_header),
+            raw = np.loadtxt(f, dtype=str, delimiter=delimiter, skiprows=int(skip_header),
                              ndmin=2)
     except ValueError as e:
         raise ValueError(f"load_csv: {name}: {e}") from None
+    except (EOFError, gzip.BadGzipFile) as e:
+        raise OSError(f"load_csv: {name} is not a valid gzip file ({e})") from None
     if raw.shape[0] == 0:
         raise ValueError(f"load_csv: {name} holds no data rows")
     if raw.shape[1] < 2:
