@@ -817,6 +817,13 @@ class _BlockOnline:
                 raise ValueError(f"{owner}: classes={cl.tolist()!r} differs from the fitted "
                                  f"classes {self.classes_.tolist()!r}")
 
+    def _tally(self, preds, codes):
+        """Count a finished batch and return ``_online``'s triple."""
+        errors = preds != codes
+        self._counts[0] += preds.shape[0]
+        self._counts[1] += int(errors.sum())
+        return self._returned(preds, codes, errors)
+
     def _returned(self, codes_pred, codes_y, errors):
         """The (pred, upd, yy) triple of ``_online``: +-1 int8 for two classes (like
         OnlineLearner), class indices otherwise."""
@@ -977,10 +984,7 @@ class Conservative(_BlockOnline):
                 for k in ("learner_", "classes_", "_counts"):
                     self.__dict__.pop(k, None)
             raise
-        errors = preds != codes
-        self._counts[0] += n
-        self._counts[1] += int(errors.sum())
-        return self._returned(preds, codes, errors)
+        return self._tally(preds, codes)
 
     def predict(self, X):
         """The wrapper's prediction for each row (no state change)."""
@@ -1106,10 +1110,7 @@ class EQOnlineLearner(_BlockOnline):
                           "finished_", "counterexamples_"):
                     self.__dict__.pop(k, None)
             raise
-        errors = preds != codes
-        self._counts[0] += n
-        self._counts[1] += int(errors.sum())
-        return self._returned(preds, codes, errors)
+        return self._tally(preds, codes)
 
     def predict(self, X):
         """The current hypothesis's labels (in ``classes_``) for the rows of X."""
