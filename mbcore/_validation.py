@@ -255,7 +255,7 @@ def infer_classes(owner, y, classes=None):
         raise ValueError(f"{owner}: y contains NaN")
     uniq = _distinct(ya)
     if uniq.shape[0] > 2:
-        raise ValueError(_too_many_labels(owner, ya, uniq))
+        raise ValueError(_too_many_labels(owner, ya, np.unique(ya)))   # every label, for the message
     if uniq.shape[0] == 2:
         return uniq
     v = _key(uniq[0]) if uniq.shape[0] else None

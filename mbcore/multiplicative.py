@@ -228,7 +228,7 @@ def _dense_boolean(owner, X, n_features):
         if (X > 1).any():
             bad = int(np.flatnonzero((X > 1).any(axis=1))[0])
             raise ValueError(f"{owner}: X must be Boolean (0/1) with features='boolean', got "
-                             f"{X[bad][X[bad] > 1][0]!r} in row {bad}")
+                             f"{X[bad][X[bad] > 1][0].item()!r} in row {bad}")
         A = X.astype(np.uint8)
     A = np.ascontiguousarray(A)
     return Batch(X=A, n=A.shape[0], d=A.shape[1])

@@ -36,25 +36,122 @@ def _num(owner, v):
         f = float(v)
     else:
         raise TypeError(f"{owner}: X must hold real numbers, got a value of type "
-                        f"{type(v).__name__} ({v!r})")
+                        f"{type(v).__name__} ({v!r}); each argument must be a real number "
+                        "(bool, int or float), not a string (even one that spells a number) nor "
+                        "another object")
     return f
 
 
-def check_rows(owner, X, n_features=None):
-    """Validate X; return (rows, n_features) where each row is a list or an (idx, val) tuple."""
+# The shape messages.  The Boolean learners (mbref.boolean, like mbcore.boolean) keep their own
+# shorter wording: check_rows(..., boolean=True).
+def _ndim_error(owner, ndim, boolean=False):
+    if boolean:
+        return ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={ndim}")
+    return ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={ndim}. "
+                      "Reshape your data: X.reshape(1, -1) for a single row, "
+                      "X.reshape(-1, 1) for a single feature")
+
+
+def _zero_features_error(owner, n, boolean=False):
+    if boolean:
+        return ValueError(f"{owner}: X has 0 features; at least one is required")
+    return ValueError(f"{owner}: X has 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is "
+                      "required.")
+
+
+def _feature_count(owner, d, n_features, boolean=False):
+    """ValueError unless d == n_features (None: any d)."""
+    if n_features is None or d == n_features:
+        return
+    if boolean:
+        raise ValueError(f"{owner}: X has {d} features, but the learner was fitted with "
+                         f"{n_features}")
+    raise ValueError(f"{owner}: X has {d} features, but {owner} is expecting {n_features} "
+                     "features as input (the number it was fitted with)")
+
+
+def _is_seq(v):
+    """A row or a value that NumPy would read as one more dimension."""
+    if isinstance(v, (list, tuple)):
+        return True
+    ndim = getattr(v, "ndim", None)
+    return isinstance(ndim, int) and ndim >= 1 and hasattr(v, "__len__")
+
+
+def _is_row(r):
+    return hasattr(r, "__len__") and not isinstance(r, (str, bytes))
+
+
+def _nesting(X):
+    """The number of dimensions NumPy would give X (following the first elements)."""
+    k = 0
+    while _is_seq(X):
+        k += 1
+        if len(X) == 0:
+            break
+        X = X[0]
+    return k
+
+
+_STR_WIDTH = ((bool, 5), (int, 21), (float, 32))  # NumPy's width for a number among strings
+
+
+def _dtype_error(owner, raw, n_features, boolean):
+    """For rows that hold a value that is not a real number: raise mbcore's TypeError when
+    NumPy would read them as an array of strings (a list of strings, or of strings and
+    numbers: dtype '<U{width}' or '|S{width}'), or, for the Boolean learners, of objects.
+    Returns (the caller re-raises) when the rows are ragged (NumPy cannot read them), or
+    hold other values (NumPy reads objects: mbcore names the first value that is not real)."""
+    d = len(raw[0])
+    if any(len(r) != d for r in raw):
+        return
+    width, kind = 0, None
+    for r in raw:
+        for v in r:
+            if isinstance(v, (str, bytes)):
+                width = max(width, len(v))
+                kind = "U" if isinstance(v, str) or kind == "U" else "S"
+                continue
+            for t, w in _STR_WIDTH:
+                if type(v) is t and (t is not int or -2 ** 63 <= v < 2 ** 63):
+                    width = max(width, w)
+                    break
+            else:
+                kind = "O"
+        if kind == "O":
+            break
+    if kind == "O" and not boolean:
+        return
+    _feature_count(owner, d, n_features, boolean)
+    dtype = "object" if kind == "O" else (f"<U{width}" if kind == "U" else f"|S{width}")
+    if boolean:
+        raise TypeError(f"{owner}: X must hold 0/1 values (bool, int or float), got dtype "
+                        f"{dtype}")
+    raise TypeError(f"{owner}: X must hold real numbers (bool, int or float), got dtype "
+                    f"{dtype} ({kind!r})")
+
+
+def check_rows(owner, X, n_features=None, boolean=False):
+    """Validate X; return (rows, n_features) where each row is a list or an (idx, val) tuple.
+
+    The checks and messages are mbcore's (``mbcore._validation.check_X``, or with
+    ``boolean=True`` the shape messages of ``mbcore.boolean``), in the same order: shape, then
+    the feature count, then the values.
+    """
     if X is None:
         raise TypeError(f"{owner}: X must be a 2-D array-like or a CSR matrix, got None")
     if not _is_csr(X) and hasattr(X, "tocsr") and hasattr(X, "shape"):
         X = X.tocsr()  # another sparse format (COO, CSC, LIL, DOK, ...)
     if _is_csr(X):
         n, d = (int(s) for s in X.shape)
-        indptr = [int(v) for v in _tolist(X.indptr)]
-        indices = [int(v) for v in _tolist(X.indices)]
-        data = [_num(owner, v) for v in _tolist(X.data)]
         if n == 0:
             raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
         if d == 0:
-            raise ValueError(f"{owner}: X has 0 features; at least one is required")
+            raise _zero_features_error(owner, n, boolean)
+        _feature_count(owner, d, n_features, boolean)
+        indptr = [int(v) for v in _tolist(X.indptr)]
+        indices = [int(v) for v in _tolist(X.indices)]
+        data = [_num(owner, v) for v in _tolist(X.data)]
         if len(indptr) != n + 1 or indptr[0] != 0 or indptr[-1] != len(indices) \
                 or len(indices) != len(data) or any(indptr[i] > indptr[i + 1] for i in range(n)):
             raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr/indices/data disagree)")
@@ -74,36 +171,56 @@ def check_rows(owner, X, n_features=None):
     else:
         if isinstance(X, (str, bytes)):
             raise TypeError(f"{owner}: X must be a 2-D array-like, got {type(X).__name__}")
+        if isinstance(X, numbers.Real):  # NumPy reads a lone number as a 0-D array
+            raise _ndim_error(owner, 0, boolean)
         ndim = getattr(X, "ndim", None)
         if ndim is not None and ndim != 2:
-            raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={ndim}; "
-                             "use X.reshape(1, -1) for a single row")
+            raise _ndim_error(owner, ndim, boolean)
         try:
             raw = list(X)
         except TypeError:
             raise TypeError(f"{owner}: X must be a 2-D array-like, got {type(X).__name__}") from None
         if not raw:
+            if ndim is None:  # [] is read as an empty 1-D array
+                raise _ndim_error(owner, 1, boolean)
             raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+        if not any(_is_row(r) for r in raw):  # a list of numbers (or of strings) is 1-D
+            raise _ndim_error(owner, 1, boolean)
+        kind = getattr(getattr(X, "dtype", None), "kind", None)
+        if isinstance(kind, str) and kind not in "biufO":
+            # An array of strings, complex numbers, dates, ...: shape first, then the dtype.
+            d = len(raw[0])
+            if d == 0:
+                raise _zero_features_error(owner, len(raw), boolean)
+            _feature_count(owner, d, n_features, boolean)
+            if boolean:
+                raise TypeError(f"{owner}: X must hold 0/1 values (bool, int or float), got "
+                                f"dtype {X.dtype}")
+            raise TypeError(f"{owner}: X must hold real numbers (bool, int or float), got dtype "
+                            f"{X.dtype} ({kind!r})")
         rows = []
         d = None
         for i, r in enumerate(raw):
-            if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
+            if not _is_row(r):
                 if isinstance(r, (str, bytes)):
                     raise TypeError(f"{owner}: X must hold real numbers, got a value of type "
                                     f"{type(r).__name__} ({r!r})")
-                raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim=1; "
-                                 "use X.reshape(1, -1) for a single row")
-            row = [_num(owner, v) for v in r]
+                raise _ndim_error(owner, 1, boolean)
+            if any(_is_seq(v) for v in r):  # a row of rows: 3-D (or more)
+                raise _ndim_error(owner, _nesting(raw), boolean)
+            try:
+                row = [_num(owner, v) for v in r]
+            except TypeError:
+                _dtype_error(owner, raw, n_features, boolean)
+                raise
             if d is None:
                 d = len(row)
             elif len(row) != d:
                 raise ValueError(f"{owner}: X rows have different lengths ({d} and {len(row)})")
             rows.append(row)
         if d == 0:
-            raise ValueError(f"{owner}: X has 0 features; at least one is required")
-    if n_features is not None and d != n_features:
-        raise ValueError(f"{owner}: X has {d} features, but the learner was fitted with "
-                         f"{n_features} features")
+            raise _zero_features_error(owner, len(rows), boolean)
+    _feature_count(owner, d, n_features, boolean)
     return rows, d
 
 
@@ -121,27 +238,86 @@ def _label_key(v):
     return v
 
 
+def _label_values(labels):
+    """The labels as NumPy reads them (``np.asarray(labels).ravel()``): (dtype kind, values,
+    the labels themselves).
+
+    An array keeps its dtype; a lone string is one label; a list of bools is Boolean ("b"), of
+    ints and bools integer ("i", bools read as 0/1), of numbers with a float among them float
+    ("f", every value a float); strings are "U", bytes "S", anything else "O" (values as they
+    are).  The values are what ``tolist()`` gives (Python scalars).
+    """
+    if isinstance(labels, (str, bytes)):
+        return ("U" if isinstance(labels, str) else "S"), [labels], [labels]
+    kind = getattr(getattr(labels, "dtype", None), "kind", None)
+    if isinstance(kind, str) and hasattr(labels, "ndim"):
+        flat = labels.ravel() if labels.ndim != 1 and hasattr(labels, "ravel") else labels
+        raw = [_label_key(v) for v in flat]
+        # tolist() gives Python strings (numpy.str_ is a str, and keeps its own repr)
+        return kind, [str(v) if type(v) is not str and isinstance(v, str) else
+                      bytes(v) if type(v) is not bytes and isinstance(v, bytes) else v
+                      for v in raw], raw
+    vals = [_label_key(v) for v in labels]
+    if not vals:
+        return "f", vals, vals
+    if all(isinstance(v, bool) for v in vals):
+        return "b", vals, vals
+    if all(isinstance(v, int) for v in vals):
+        return "i", [int(v) for v in vals], vals
+    if all(isinstance(v, (int, float)) for v in vals):
+        try:
+            return "f", [float(v) for v in vals], vals
+        except OverflowError:  # an int too large for a float64: NumPy keeps objects
+            return "O", vals, vals
+    if all(isinstance(v, str) for v in vals):
+        return "U", vals, vals
+    if all(isinstance(v, bytes) for v in vals):
+        return "S", vals, vals
+    return "O", vals, vals
+
+
+def _too_many_labels(owner, kind, uniq):
+    """The message for more than two labels (at most ten of them shown)."""
+    n = len(uniq)
+    shown = repr(uniq[:10]) + (f" and {n - 10} more" if n > 10 else "")
+    msg = (f"{owner}: y has more than two labels ({n}: {shown}). Only binary classification is "
+           "supported: these learners are binary")
+    if kind == "f" and any(math.isfinite(v) and v != math.floor(v) for v in uniq):
+        msg += ("; y looks continuous (real values that are not integers): a regression "
+                "target?")
+    return msg
+
+
 def infer_classes(owner, labels, classes=None):
-    """The two classes, sorted (second = positive), from an explicit list or from the labels."""
+    """The two classes, sorted (second = positive), from an explicit list or from the labels.
+
+    ``labels`` is y as given (a sequence or an array; a lone string is one label, as NumPy reads
+    it).  The messages show the labels as mbcore does (as NumPy reads them: ``[1, 2.5]`` is
+    ``[1.0, 2.5]``); the classes returned are the labels themselves.
+    """
     if classes is not None:
         cl = sorted({_label_key(c) for c in classes})
         if len(cl) != 2:
             raise ValueError(f"{owner}: classes must hold exactly two distinct labels, got {cl!r}")
         return cl
-    uniq = sorted({_label_key(v) for v in labels})
+    kind, vals, raw = _label_values(labels)
+    if kind == "f" and any(v != v for v in vals):
+        raise ValueError(f"{owner}: y contains NaN")
+    uniq = sorted(set(raw))
     if len(uniq) > 2:
-        raise ValueError(f"{owner}: y has more than two labels {uniq!r}; these learners are binary")
+        raise ValueError(_too_many_labels(owner, kind, sorted(set(vals))))
     if len(uniq) == 2:
         return uniq
-    (v,) = uniq
+    v = uniq[0] if uniq else None
     if isinstance(v, bool):
         return [False, True]
     if isinstance(v, numbers.Real) and v == -1:
         return [-1, 1]
     if isinstance(v, numbers.Real) and v == 0:
         return [0, 1]
-    raise ValueError(f"{owner}: cannot tell the two classes from y={uniq!r} alone; pass "
-                     "classes=[-1, 1], classes=[0, 1] or the two labels to the first partial_fit")
+    raise ValueError(f"{owner}: cannot tell the two classes from y={sorted(set(vals))!r} alone "
+                     "(one class); pass classes=[-1, 1], classes=[0, 1] or the two labels to the "
+                     "first partial_fit")
 
 
 def check_labels(owner, y, n, classes):
@@ -235,19 +411,25 @@ class OnlineLearner:
                 delattr(self, k)
         self.classes_ = None
 
+    _boolean_x = False  # the Boolean learners keep mbcore.boolean's shape messages
+
+    def _expected_features(self, first):
+        """The number of features X must have (None: any, on the first call)."""
+        return None if first else self.n_features_in_
+
     def _prepare(self, X, y, classes, check_values=False):
         if not hasattr(self, "classes_"):
             self.classes_ = None
         self._validate_params()
         first = self.classes_ is None
-        rows, d = check_rows(self._owner, X, None if first else self.n_features_in_)
+        rows, d = check_rows(self._owner, X, self._expected_features(first),
+                             boolean=self._boolean_x)
         if check_values:
             check_finite(self._owner, rows)
         if first:
             if y is None:
                 raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got None")
-            cl = infer_classes(self._owner, [_label_key(v) for v in y] if not isinstance(
-                y, (str, bytes)) else y, classes)
+            cl = infer_classes(self._owner, y, classes)
             yy = check_labels(self._owner, y, len(rows), cl)
             self._init_state(d)
             self.classes_ = cl
@@ -311,7 +493,7 @@ class OnlineLearner:
     def _scores(self, X):
         self._check_fitted("predict")
         self._validate_params()
-        rows, _ = check_rows(self._owner, X, self.n_features_in_)
+        rows, _ = check_rows(self._owner, X, self.n_features_in_, boolean=self._boolean_x)
         out = []
         for i, x in enumerate(rows):
             s = self._score(x)

@@ -127,6 +127,8 @@ def _unpack_rows(owner, X, n):
 class _Boolean(OnlineLearner):
     """Shared machinery: Boolean rows (or packed bytes), predict, decision_function."""
 
+    _boolean_x = True  # mbcore.boolean's shape messages
+
     def _unpacked(self, X):
         _check_packing(self._owner, self.packed, self.n_features)
         if not self.packed:
@@ -140,7 +142,8 @@ class _Boolean(OnlineLearner):
     def _rows(self, X, what="predict"):
         self._check_fitted(what)
         self._validate_params()
-        rows, d = check_rows(self._owner, self._unpacked(X), self.n_features_in_)
+        rows, d = check_rows(self._owner, self._unpacked(X), self.n_features_in_,
+                             boolean=True)
         return _boolean_rows(self._owner, rows, d)
 
     def predict(self, X):
@@ -422,12 +425,10 @@ class DecisionList(_Boolean):
 
 def _sample(owner, X, y, classes):
     """Validated rows (lists of 0/1), +-1 labels and the two classes of a batch sample."""
-    rows, d = check_rows(owner, X, None)
+    rows, d = check_rows(owner, X, None, boolean=True)
     if y is None:
         raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
-    cl = infer_classes(owner, list(y), classes)
+    cl = infer_classes(owner, y, classes)  # a string y: one label (or TypeError below)
     yy = check_labels(owner, y, len(rows), cl)
     return _boolean_rows(owner, rows, d), yy, cl, d
 
@@ -485,7 +486,7 @@ class GreedyDecisionList:
     def predict(self, X):
         """The label of the first rule whose literal is true on each row."""
         owner = "GreedyDecisionList"
-        rows, d = check_rows(owner, X, self.n_features_in_)
+        rows, d = check_rows(owner, X, self.n_features_in_, boolean=True)
         rows = _boolean_rows(owner, rows, d)
         tests = []
         for name, label in self.rules_:

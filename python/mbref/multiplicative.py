@@ -20,7 +20,7 @@ import math
 import numbers
 from fractions import Fraction
 
-from .base import OnlineLearner, check_rows, check_finite
+from .base import OnlineLearner, _feature_count, check_rows
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 
@@ -134,10 +134,7 @@ class _Winnow(OnlineLearner):
         return out
 
     def _init_state(self, d):
-        nf = getattr(self, "n_features", None)
-        if nf is not None and d != nf:
-            raise ValueError(f"{self._owner}: X has {d} features, but the learner was fitted "
-                             f"with {nf} features")
+        _feature_count(self._owner, d, getattr(self, "n_features", None))
         self._d = d
         self.theta_ = self._theta(d)
         self._la, self._lb, lw0 = self._logs()
@@ -150,25 +147,40 @@ class _Winnow(OnlineLearner):
     def _load_state_dict(self, s):
         self._l = s["l"]
 
+    def _expected_features(self, first):
+        # With n_features set, X must have that many features from the first call on.
+        nf = super()._expected_features(first)
+        return int(self.n_features) if nf is None and self.n_features is not None else nf
+
     def _prepare(self, X, y, classes, check_values=False):
         self._validate_params()  # n_features is read while converting index lists
-        rows, yy = super()._prepare(_as_rows(self, X), y, classes, check_values=True)
-        self._check_values(rows)
+        rows, yy = super()._prepare(_as_rows(self, X), y, classes)
+        self._check_values(rows, _integer_values(self, X))
         return rows, yy
 
-    def _check_values(self, rows):
+    def _check_values(self, rows, integers=False):
+        """The first value out of the domain (NaN and infinity included), row by row, as the
+        compiled kernel meets it; ``integers``: X holds uint8 values (shown as ints)."""
+        o = self._owner
+        boolean = self.features == "boolean"
         for i, r in enumerate(rows):
             vals = r[1] if isinstance(r, tuple) else r
-            if self.features == "boolean":
-                for v in vals:
-                    if v != 0.0 and v != 1.0:
-                        raise ValueError(f"{self._owner}: X must be Boolean (0/1) with "
-                                         f"features='boolean', got {v!r} in row {i}")
+            for v in vals:
+                if (v != 0.0 and v != 1.0) if boolean else not abs(v) <= _X_LIMIT:
+                    break
             else:
-                for v in vals:
-                    if abs(v) > _X_LIMIT:
-                        raise ValueError(f"{self._owner}: |x| must be <= 2**100 with "
-                                         f"features='real', got {v!r} in row {i}")
+                continue
+            if boolean:
+                if not math.isfinite(v):
+                    raise ValueError(f"{o}: X contains NaN or infinity ({v!r}) in row {i}; X "
+                                     "must be Boolean (0/1) with features='boolean'")
+                raise ValueError(f"{o}: X must be Boolean (0/1) with features='boolean', got "
+                                 f"{int(v) if integers else v!r} in row {i}")
+            if not math.isfinite(v):
+                raise ValueError(f"{o}: X contains NaN or infinity ({v!r}) in row {i}; X must "
+                                 "be finite with |x| <= 2**100 with features='real'")
+            raise ValueError(f"{o}: X must be finite with |x| <= 2**100 with features='real', "
+                             f"got {v!r} in row {i}")
 
     def _active(self, x):
         """(index, value) of the row's non-zero features, in the row's order."""
@@ -217,8 +229,7 @@ class _Winnow(OnlineLearner):
         self._check_fitted("predict")
         self._validate_params()
         rows, _ = check_rows(self._owner, _as_rows(self, X), self.n_features_in_)
-        check_finite(self._owner, rows)
-        self._check_values(rows)
+        self._check_values(rows, _integer_values(self, X))
         return rows
 
     def decision_function(self, X):
@@ -243,6 +254,18 @@ class _Winnow(OnlineLearner):
 
     def _cycle_key(self):
         return tuple(self._l)
+
+
+def _integer_values(owner, X):
+    """True when mbcore reads X's values as integers (features='boolean' with unsigned or bool
+    values, dense or sparse), so that a bad value is shown as an int (2, not 2.0)."""
+    if owner.features != "boolean":
+        return False
+    if hasattr(X, "shape") and hasattr(X, "data") and hasattr(X, "indptr"):
+        return str(getattr(X.data, "dtype", "")) in ("uint8", "bool")     # CSR: uint8 kept
+    if hasattr(X, "tocsr") and hasattr(X, "shape"):
+        return str(getattr(X.tocsr().data, "dtype", "")) in ("uint8", "bool")
+    return str(getattr(X, "dtype", "")) in ("uint8", "uint16", "uint32", "uint64", "bool")
 
 
 def _as_rows(owner, X):

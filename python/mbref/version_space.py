@@ -37,7 +37,7 @@ import copy
 import numbers
 import sys
 
-from .base import OnlineLearner, _label_key, check_labels, infer_classes
+from .base import OnlineLearner, check_labels, infer_classes
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary"]
@@ -621,8 +621,7 @@ class _VersionSpace(OnlineLearner):
         if first:
             if y is None:
                 raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got None")
-            cl = infer_classes(self._owner, [_label_key(v) for v in y] if not isinstance(
-                y, (str, bytes)) else y, classes)
+            cl = infer_classes(self._owner, y, classes)
             yy = check_labels(self._owner, y, len(idx), cl)
             C = self.concepts
             self._init_state(None)
