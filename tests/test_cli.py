@@ -264,8 +264,8 @@ def _peak_rss_mb(*args):
 
 def test_streaming_memory_stays_bounded_for_a_ten_times_larger_file(tmp_path):
     small, large = tmp_path / "small.svm.gz", tmp_path / "large.svm.gz"
-    write_svmlight(small, 20_000, d=1000, gz=True)
-    write_svmlight(large, 200_000, d=1000, gz=True)
+    write_svmlight(small, 10_000, d=300, gz=True)
+    write_svmlight(large, 100_000, d=300, gz=True)
     opts = ("--chunk-size", "5000", "--learner", "winnow", "--no-twin", "--json")
     a = _peak_rss_mb("run", "--dataset", str(small), *opts)
     b = _peak_rss_mb("run", "--dataset", str(large), *opts)
