@@ -863,8 +863,10 @@ def _consistent(obj, st):
               f"{o}: n_features_in_ != the parameter n_features")
         obj._validate_params()
         la, lb, lw0 = obj._logs()
+        # the float mode is always allowed (a log-space mixture of shards, mbcore.distributed,
+        # has non-integral logs); the exact mode only where the parameters allow it
         _need(st["theta_"] == obj._theta(d) and st["_la"] == la and st["_lb"] == lb and
-              st["_exact_mode"] == obj._exact(),
+              (not st["_exact_mode"] or obj._exact()),
               f"{o}: theta_ or the log factors do not match the parameters")
         balanced = isinstance(obj, multiplicative.BalancedWinnow)
         for n in ("_l", "_w"):

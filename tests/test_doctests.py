@@ -15,7 +15,7 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 # mbcore.linear is the core module and must have examples; the others are checked when they
 # are part of the build (an ImportError there is reported by the import test below instead).
 OPTIONAL = ("mbcore.online", "mbcore.bounds", "mbcore.datasets", "mbcore.queries",
-            "mbcore.certificates")
+            "mbcore.certificates", "mbcore.streaming", "mbcore.persistence", "mbcore.distributed")
 
 
 def _run(module):
@@ -33,6 +33,8 @@ def test_doctests_learner_modules(name):
 
 @pytest.mark.parametrize("name", OPTIONAL)
 def test_doctests_other_modules(name):
+    if name == "mbcore.distributed":
+        pytest.importorskip("dask", reason="the optional extra mbcore[dask] is not installed")
     module = importlib.import_module(name)
     failed, attempted = _run(module)
     assert failed == 0

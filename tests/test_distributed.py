@@ -1,0 +1,717 @@
+"""mbcore.distributed: partitioned prediction and parameter mixing (McDonald, Hall & Mann 2010)
+on a Dask cluster started in this process (no external service).
+
+Skipped when the extra is not installed (pip install 'mbcore[dask]'; the test extra has it).
+The cluster is a ``LocalCluster`` of 2 workers with one thread each, in this process
+(``processes=False``: it starts in a fraction of a second and needs no spawning; the kernels
+release the GIL, so the two workers do run in parallel).
+"""
+
+import copy
+import doctest
+import pickle
+
+import numpy as np
+import pytest
+
+_REASON = "mbcore.distributed needs Dask: pip install 'mbcore[dask]' (the test extra installs it)"
+dask = pytest.importorskip("dask", reason=_REASON)
+da = pytest.importorskip("dask.array", reason=_REASON)
+dd = pytest.importorskip("dask.dataframe", reason=_REASON)
+distributed = pytest.importorskip("distributed", reason=_REASON)
+pd = pytest.importorskip("pandas", reason=_REASON)
+sp = pytest.importorskip("scipy.sparse")
+
+import mbcore  # noqa: E402
+import mbcore.distributed as mdist  # noqa: E402
+from mbcore import bounds  # noqa: E402
+from mbcore.distributed import (MixingResult, decision_function, ipm_fit,  # noqa: E402
+                                one_shot_fit, predict)
+
+from conftest import integer_stream, separable  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as c:
+            yield c
+
+
+# ------------------------------------------------------------------------------------------------
+# data
+# ------------------------------------------------------------------------------------------------
+
+def boolean_disjunction(seed, n, d, k=3):
+    """0/1 rows, y = OR of k relevant variables (a monotone disjunction: Winnow's target)."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, d)) < 0.15).astype(np.float64)
+    rel = rng.choice(d, size=k, replace=False)
+    y = (X[:, rel].sum(axis=1) > 0).astype(np.int64)
+    return X, y
+
+
+def boolean_conjunction(seed, n, d):
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, d)) < 0.7).astype(np.float64)
+    y = (X[:, 0] * X[:, 2] > 0).astype(np.int64)
+    return X, y
+
+
+def advice(seed, n, m):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, size=n)
+    P = np.where(rng.random((n, m)) < np.linspace(0.6, 0.95, m), y[:, None], 1 - y[:, None])
+    return P.astype(np.int64), y
+
+
+def assert_same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert a.tobytes() == b.tobytes() if a.dtype.kind != "O" else a.tolist() == b.tolist()
+
+
+def chunks_of(n, kind):
+    if kind == "one":
+        return (n,)
+    if kind == "even":
+        return tuple([n // 4] * 3 + [n - 3 * (n // 4)])
+    # uneven, with a one-row block
+    return (n // 2, 1, n // 3, n - n // 2 - 1 - n // 3)
+
+
+# ------------------------------------------------------------------------------------------------
+# partitioned prediction
+# ------------------------------------------------------------------------------------------------
+
+def fitted(name):
+    """(learner, X) for every family with predict."""
+    Xr, yr, _ = separable(3, 300, 6, 0.05)
+    Xb, yb = boolean_disjunction(4, 300, 20)
+    if name == "Perceptron":
+        return mbcore.Perceptron().partial_fit(Xr, yr), Xr
+    if name == "Perceptron-intercept":
+        return mbcore.Perceptron(fit_intercept=True, normalize=True, tie="positive")\
+            .partial_fit(Xr + 1.0, yr), Xr + 1.0
+    if name == "Perceptron-strings":
+        return mbcore.Perceptron().partial_fit(Xr, np.where(yr > 0, "yes", "no")), Xr
+    if name == "AveragedPerceptron":
+        return mbcore.AveragedPerceptron().partial_fit(Xr, yr), Xr
+    if name == "AveragedPerceptron-vote":
+        return mbcore.AveragedPerceptron(mode="vote").partial_fit(Xr, yr), Xr
+    if name == "MarginPerceptron":
+        return mbcore.MarginPerceptron(gamma=0.1).partial_fit(Xr, yr), Xr
+    if name == "KernelPerceptron":
+        return mbcore.KernelPerceptron(kernel="rbf").partial_fit(Xr, yr), Xr
+    if name == "OnlineHingeSVM":
+        return mbcore.OnlineHingeSVM(lam=0.01).partial_fit(Xr, yr), Xr
+    if name == "Winnow":
+        return mbcore.Winnow().partial_fit(Xb, yb), Xb
+    if name == "Winnow-real":
+        return mbcore.Winnow(features="real", alpha=1.5).partial_fit(Xb * 0.5, yb), Xb * 0.5
+    if name == "EliminationWinnow":
+        return mbcore.EliminationWinnow().partial_fit(Xb, yb), Xb
+    if name == "WinnowStar":
+        return mbcore.WinnowStar().partial_fit(Xb, yb), Xb
+    if name == "BalancedWinnow":
+        return mbcore.BalancedWinnow().partial_fit(Xb, yb), Xb
+    if name == "Conjunction":
+        Xc, yc = boolean_conjunction(5, 300, 12)
+        return mbcore.Conjunction().partial_fit(Xc, yc), Xc
+    if name == "DecisionList":
+        Xc, yc = boolean_conjunction(6, 300, 12)
+        return mbcore.DecisionList().partial_fit(Xc, yc), Xc
+    if name == "WeightedMajority":
+        P, yp = advice(7, 300, 9)
+        return mbcore.WeightedMajority().partial_fit(P, yp), P
+    if name == "WeightedMajority-multi":
+        P, yp = advice(8, 300, 9)
+        P[::7, 0] = 2
+        yp[::11] = 2
+        return mbcore.WeightedMajority().partial_fit(P, yp), P
+    raise AssertionError(name)
+
+
+FAMILIES = ["Perceptron", "Perceptron-intercept", "Perceptron-strings", "AveragedPerceptron",
+            "AveragedPerceptron-vote", "MarginPerceptron", "KernelPerceptron", "OnlineHingeSVM",
+            "Winnow", "Winnow-real", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
+            "Conjunction", "DecisionList", "WeightedMajority", "WeightedMajority-multi"]
+
+
+@pytest.mark.parametrize("kind", ["one", "even", "uneven"])
+@pytest.mark.parametrize("name", FAMILIES)
+def test_predict_dense_equals_in_memory(client, name, kind):
+    learner, X = fitted(name)
+    dX = da.from_array(X, chunks=(chunks_of(X.shape[0], kind), -1))
+    out = predict(learner, dX)
+    assert isinstance(out, da.Array) and out.numblocks == (dX.numblocks[0],)
+    assert_same(out.compute(), learner.predict(X))
+    s = decision_function(learner, dX)
+    assert s.numblocks[0] == dX.numblocks[0]
+    assert_same(s.compute(), learner.decision_function(X))
+
+
+@pytest.mark.parametrize("name", ["Perceptron", "AveragedPerceptron-vote", "MarginPerceptron",
+                                  "KernelPerceptron", "OnlineHingeSVM", "Winnow",
+                                  "BalancedWinnow", "Conjunction"])
+def test_predict_sparse_blocks_equal_in_memory(client, name):
+    learner, X = fitted(name)
+    S = sp.csr_matrix(X)
+    dS = da.from_array(S, chunks=(chunks_of(X.shape[0], "uneven"), -1), asarray=False)
+    whole = dS.compute()
+    assert sp.issparse(whole)
+    assert_same(predict(learner, dS).compute(), learner.predict(whole))
+    assert_same(decision_function(learner, dS).compute(), learner.decision_function(whole))
+
+
+def test_predict_float32_and_unknown_chunk_sizes(client):
+    learner, X = fitted("Perceptron")
+    X32 = X.astype(np.float32)
+    dX = da.from_array(X32, chunks=(70, -1))
+    assert_same(predict(learner, dX).compute(), learner.predict(X32))
+    keep = da.from_array(np.arange(X.shape[0]) % 3 != 0, chunks=70)
+    filtered = da.from_array(X, chunks=(70, -1))[keep]          # row chunks of unknown size
+    assert np.isnan(filtered.chunks[0][0])
+    assert_same(predict(learner, filtered).compute(), learner.predict(X[np.arange(300) % 3 != 0]))
+
+
+@pytest.mark.parametrize("name", ["Perceptron", "Winnow", "WeightedMajority",
+                                  "Perceptron-strings"])
+def test_predict_dataframe_equals_in_memory(client, name):
+    learner, X = fitted(name)
+    df = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    for parts in (1, 3, 7):
+        ddf = dd.from_pandas(df, npartitions=parts)
+        out = predict(learner, ddf)
+        assert isinstance(out, da.Array) and out.numblocks[0] == ddf.npartitions
+        assert_same(out.compute(), learner.predict(ddf.compute()))
+        assert_same(decision_function(learner, ddf).compute(),
+                    learner.decision_function(ddf.compute()))
+
+
+def test_predict_snapshots_the_learner_and_ships_it_once(client):
+    learner, X = fitted("Perceptron")
+    before = learner.decision_function(X)
+    dX = da.from_array(X, chunks=(30, -1))                      # 10 blocks
+    lazy = decision_function(learner, dX)
+    w0 = learner.coef_.copy()
+    learner.partial_fit(X[:1], -learner.predict(X[:1]))          # a mistake: w changes
+    assert not np.array_equal(learner.coef_, w0)
+    assert_same(lazy.compute(), before)                          # the snapshot's scores
+    graph = dict(lazy.__dask_graph__())
+    # One key holds the learner (as a data node, or the object itself in older graphs); the 10
+    # block tasks refer to it by its key.
+    holders = [k for k, v in graph.items()
+               if isinstance(getattr(v, "value", v), mbcore.Perceptron)]
+    assert len(holders) == 1
+    tasks = [v for v in graph.values() if hasattr(v, "dependencies")]
+    if tasks:
+        assert sum(holders[0] in v.dependencies for v in tasks) == 10
+
+
+def test_predict_one_dimensional_points(client):
+    """A 1-D Dask array is mapped block by block (Halving on point indices)."""
+    C = mbcore.ConceptClass.half_intervals(6)
+    idx = np.arange(C.n_points)
+    h = mbcore.Halving(C).partial_fit(idx[28:48], C.labels(37)[28:48])
+    assert_same(predict(h, da.from_array(idx, chunks=17)).compute(), h.predict(idx))
+
+
+def test_predict_without_a_cluster(monkeypatch):
+    """No client: Dask's threaded scheduler, same results."""
+    monkeypatch.setattr(distributed, "default_client", _no_client)
+    learner, X = fitted("Winnow")
+    dX = da.from_array(X, chunks=(64, -1))
+    assert_same(predict(learner, dX).compute(scheduler="threads"), learner.predict(X))
+
+
+def _no_client():
+    raise ValueError("No clients found")
+
+
+def test_predict_bad_input(client):
+    learner, X = fitted("Perceptron")
+    with pytest.raises(ValueError, match=r"mbcore\.distributed\.predict: parameter X has 2 chunks "
+                                         r"along the columns.*rechunk"):
+        predict(learner, da.from_array(X, chunks=(100, 3)))
+    with pytest.raises(ValueError, match="Perceptron: X has 5 features, but Perceptron is "
+                                         "expecting 6"):
+        predict(learner, da.from_array(X[:, :5], chunks=(100, -1)))
+    with pytest.raises(TypeError, match=r"mbcore\.distributed\.predict: parameter X must be a "
+                                        r"dask\.array\.Array.*got ndarray.*learner\.predict"):
+        predict(learner, X)
+    with pytest.raises(mbcore.NotFittedError, match="Perceptron: call partial_fit or fit before "
+                                                    "predict"):
+        predict(mbcore.Perceptron(), da.from_array(X, chunks=(100, -1)))
+    with pytest.raises(TypeError, match=r"mbcore\.distributed\.decision_function: parameter "
+                                        r"learner must be an mbcore learner, got str"):
+        decision_function("Perceptron", da.from_array(X, chunks=(100, -1)))
+    P, yp = advice(1, 50, 4)
+    rwm = mbcore.RandomizedWeightedMajority().partial_fit(P, yp)
+    with pytest.raises(TypeError, match=r"mbcore\.distributed\.predict: parameter learner: "
+                                        r"RandomizedWeightedMajority\.predict draws"):
+        predict(rwm, da.from_array(P, chunks=(10, -1)))
+    dP = da.from_array(P, chunks=(10, -1))                       # its shares are per row
+    assert_same(decision_function(rwm, dP).compute(), rwm.decision_function(P))
+    bad = X.copy()
+    bad[250, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        predict(learner, da.from_array(bad, chunks=(100, -1))).compute()
+
+
+# ------------------------------------------------------------------------------------------------
+# IPM with one shard is serial training, exactly
+# ------------------------------------------------------------------------------------------------
+
+def serial_case(name):
+    """(learner, X, y) for the one-shard equality."""
+    Xr, yr, _ = separable(11, 400, 8, 0.02, scale="mixed")
+    Xb, yb = boolean_disjunction(12, 400, 30)
+    if name == "Perceptron":
+        return mbcore.Perceptron(), Xr, yr
+    if name == "Perceptron-options":
+        return mbcore.Perceptron(fit_intercept=True, tie="positive", eta=0.5), Xr + 0.5, yr
+    if name == "Perceptron-cycling":                       # not separable, integer data: cycles
+        Xi, yi = integer_stream(13, 200, 5, noise=0.2)
+        return mbcore.Perceptron(max_epochs=500), Xi, yi
+    if name == "MarginPerceptron":
+        return mbcore.MarginPerceptron(gamma=0.05), Xr, yr
+    if name == "OnlineHingeSVM":
+        return mbcore.OnlineHingeSVM(lam=0.001, max_epochs=4), Xr, yr
+    if name == "OnlineHingeSVM-constant":
+        return mbcore.OnlineHingeSVM(lam=0.01, eta=0.5, fit_intercept=True, max_epochs=3), Xr, yr
+    if name == "Winnow":
+        return mbcore.Winnow(), Xb, yb
+    if name == "EliminationWinnow":
+        return mbcore.EliminationWinnow(max_epochs=20), Xb, yb
+    if name == "WinnowStar":
+        return mbcore.WinnowStar(), Xb, yb
+    if name == "BalancedWinnow":
+        return mbcore.BalancedWinnow(max_epochs=30), Xb, 1 - yb
+    if name == "Winnow-real":
+        return mbcore.Winnow(features="real", alpha=1.5, max_epochs=30), Xb * 0.75, yb
+    raise AssertionError(name)
+
+
+SERIAL = ["Perceptron", "Perceptron-options", "Perceptron-cycling", "MarginPerceptron",
+          "OnlineHingeSVM", "OnlineHingeSVM-constant", "Winnow", "EliminationWinnow",
+          "WinnowStar", "BalancedWinnow", "Winnow-real"]
+
+
+def fit_record(lrn):
+    out = {k: getattr(lrn, k) for k in ("mistakes_", "updates_", "n_seen_", "converged_",
+                                        "cycled_", "n_iter_", "epoch_mistakes_",
+                                        "epoch_updates_", "max_epochs")}
+    out["classes_"] = lrn.classes_.tolist()
+    for k in ("coef_", "log2_coef_", "log2_coef_neg_"):
+        if hasattr(type(lrn), k):
+            out[k] = np.asarray(getattr(lrn, k)).tobytes()
+    if hasattr(type(lrn), "intercept_"):
+        out["intercept_"] = lrn.intercept_
+    if hasattr(lrn, "_exact_mode"):
+        out["_exact_mode"] = lrn._exact_mode
+    return out
+
+
+@pytest.mark.parametrize("mixing", ["uniform", "weighted"])
+@pytest.mark.parametrize("name", SERIAL)
+def test_ipm_with_one_shard_is_serial_fit(client, name, mixing):
+    learner, X, y = serial_case(name)
+    serial = copy.deepcopy(learner).fit(X, y)
+    res = ipm_fit(learner, da.from_array(X, chunks=(-1, -1)), da.from_array(y, chunks=-1),
+                  mixing=mixing)
+    assert isinstance(res, MixingResult) and res.n_shards == 1
+    assert type(res.learner) is type(learner)
+    assert fit_record(res.learner) == fit_record(serial)
+    assert res.epochs == serial.n_iter_ and res.converged == serial.converged_
+    assert res.cycled == serial.cycled_
+    assert res.updates[:, 0].tolist() == serial.epoch_updates_
+    assert res.total_updates == serial.updates_
+    assert_same(res.learner.predict(X), serial.predict(X))
+    if name == "Perceptron-cycling":
+        assert serial.cycled_                       # the case does exercise cycle detection
+    # One-shot mixing of one shard is fit too; so is a list of one in-memory shard.
+    assert fit_record(one_shot_fit(learner, [X], [y], mixing=mixing).learner) == \
+        {**fit_record(serial), "converged_": False, "cycled_": False}
+    assert fit_record(ipm_fit(learner, [X], [y], mixing=mixing).learner) == fit_record(serial)
+
+
+def test_ipm_one_partition_dataframe_and_max_epochs(client):
+    learner, X, y = serial_case("Perceptron")
+    df = dd.from_pandas(pd.DataFrame(X), npartitions=1)
+    ys = dd.from_pandas(pd.Series(y), npartitions=1)
+    for epochs in (1, 2, 5):
+        serial = mbcore.Perceptron(max_epochs=epochs).fit(X, y)
+        res = ipm_fit(learner, df, ys, max_epochs=epochs)
+        assert fit_record(res.learner) == {**fit_record(serial), "max_epochs": 100}
+
+
+# ------------------------------------------------------------------------------------------------
+# IPM with several shards: the mechanics, by hand and against a reference built on fit()
+# ------------------------------------------------------------------------------------------------
+
+def test_mixing_formulas_by_hand_perceptron(client):
+    # Shard A: one update, w_A = (1, 0, 0).  Shard B: three updates,
+    # (0,1,0)+ -> w = (0,1,0); (0,0,1)+ (w.x = 0, a mistake) -> (0,1,1); (1,-1,0)+ (w.x = -1)
+    # -> w_B = (1, 0, 1).
+    XA, yA = np.array([[1.0, 0, 0]]), np.array([1, -1])[:1]
+    XB, yB = np.array([[0.0, 1, 0], [0, 0, 1], [1, -1, 0]]), np.array([1, 1, 1])
+    cl = [-1, 1]
+    uni = ipm_fit(mbcore.Perceptron(), [XA, XB], [yA, yB], max_epochs=1, classes=cl)
+    assert uni.updates.tolist() == [[1, 3]] and uni.weights.tolist() == [[0.5, 0.5]]
+    assert uni.learner.coef_.tolist() == [1.0, 0.0, 0.5]          # (w_A + w_B) / 2
+    wei = ipm_fit(mbcore.Perceptron(), [XA, XB], [yA, yB], max_epochs=1, mixing="weighted",
+                  classes=cl)
+    assert wei.weights.tolist() == [[0.25, 0.75]]                   # mu_i = k_i / sum k
+    assert wei.learner.coef_.tolist() == [1.0, 0.0, 0.75]         # (1 w_A + 3 w_B) / 4
+    assert wei.mixed_updates == 0.25 * 1 + 0.75 * 3 and wei.total_updates == 4
+    # Epoch 2 from (1, 0, 0.75): A is right; B errs on (0,1,0)+ (w.x = 0) -> (1,1,.75) and on
+    # (1,-1,0)+ (w.x = 0) -> (2,0,.75): k = (0, 2), mu = (0, 1): the mixture is w_B exactly.
+    # Epoch 3: B errs on (0,1,0)+ only -> (2,1,.75); epoch 4 is clean.
+    two = ipm_fit(mbcore.Perceptron(), [XA, XB], [yA, yB], mixing="weighted", classes=cl)
+    assert two.updates.tolist() == [[1, 3], [0, 2], [0, 1], [0, 0]]
+    assert two.weights.tolist() == [[0.25, 0.75], [0, 1], [0, 1], [0.5, 0.5]]
+    assert two.converged and two.epochs == 4
+    assert two.learner.coef_.tolist() == [2.0, 1.0, 0.75]
+    assert two.learner.epoch_updates_ == [4, 2, 1, 0] and two.learner.n_seen_ == 16
+
+
+def reference_ipm(X_shards, y_shards, epochs, mixing):
+    """IPM written with the public API: fit(coef_init=..., max_epochs=1) per shard, then the mix
+    (sum_i c_i w_i) / sum_i c_i in shard order."""
+    w = np.zeros(X_shards[0].shape[1])
+    updates = []
+    for _ in range(epochs):
+        ws, ks = [], []
+        for Xs, ys in zip(X_shards, y_shards):
+            p = mbcore.Perceptron(max_epochs=1).fit(Xs, ys, classes=[-1, 1], coef_init=w)
+            ws.append(p.coef_.copy())
+            ks.append(p.updates_)
+        updates.append(ks)
+        c = ks if mixing == "weighted" and sum(ks) else [1] * len(ks)
+        take = [i for i in range(len(c)) if c[i]]
+        if all(ws[i].tobytes() == ws[take[0]].tobytes() for i in take):
+            w = ws[take[0]]
+        else:
+            acc = None
+            for i in take:
+                v = ws[i] * float(c[i]) if c[i] != 1 else ws[i]
+                acc = v if acc is None else acc + v
+            w = acc / float(sum(c))
+        if sum(ks) == 0:
+            break
+    return w, updates
+
+
+@pytest.mark.parametrize("mixing", ["uniform", "weighted"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ipm_matches_a_reference_built_on_fit(client, seed, mixing):
+    X, y, _ = separable(20 + seed, 600, 10, 0.02)
+    bounds_ = [0, 150, 170, 420, 600]
+    Xs = [X[a:b] for a, b in zip(bounds_[:-1], bounds_[1:])]
+    ys = [y[a:b] for a, b in zip(bounds_[:-1], bounds_[1:])]
+    w, updates = reference_ipm(Xs, ys, 100, mixing)
+    dX = da.from_array(X, chunks=(tuple(np.diff(bounds_)), -1))
+    res = ipm_fit(mbcore.Perceptron(), dX, da.from_array(y, chunks=(tuple(np.diff(bounds_)),)),
+                  mixing=mixing)
+    assert res.learner.coef_.tobytes() == w.tobytes()
+    assert res.updates.tolist() == updates
+    assert res.shard_sizes == (150, 20, 250, 180)
+
+
+def test_winnow_log_space_mixing_by_hand(client):
+    # Winnow (theta = n = 4, alpha = 2).  Shard A: 1100 labelled 1 (sum 2 < 4: promote) ->
+    # logs (1, 1, 0, 0).  Shard B: 1111 labelled 0 (sum 4 >= 4: demote all) -> (-1,-1,-1,-1);
+    # 0011 labelled 1 (sum 1 < 4: promote) -> (-1, -1, 0, 0).
+    XA, yA = np.array([[1, 1, 0, 0]], dtype=np.uint8), np.array([1])
+    XB, yB = np.array([[1, 1, 1, 1], [0, 0, 1, 1]], dtype=np.uint8), np.array([0, 1])
+    uni = ipm_fit(mbcore.Winnow(), [XA, XB], [yA, yB], max_epochs=1)
+    assert uni.updates.tolist() == [[1, 2]]
+    assert uni.learner.log2_coef_.tolist() == [0.0, 0.0, 0.0, 0.0]   # ((1,1,0,0)+(-1,-1,0,0))/2
+    assert uni.learner._exact_mode                                   # integer logs: exact mode
+    wei = ipm_fit(mbcore.Winnow(), [XA, XB], [yA, yB], max_epochs=1, mixing="weighted")
+    third = (1.0 * 1 + 2.0 * -1) / 3                                 # mu = (1/3, 2/3)
+    assert wei.learner.log2_coef_.tolist() == [third, third, 0.0, 0.0]
+    assert wei.learner.coef_.tolist() == [2.0 ** third, 2.0 ** third, 1.0, 1.0]   # geometric mean
+    assert not wei.learner._exact_mode                               # non-integer: float mode
+    # The float-mode learner keeps learning: Sum w.x >= theta in float64, logs move by +-1.
+    again = copy.deepcopy(wei.learner).partial_fit(np.array([[1, 1, 1, 0]], dtype=np.uint8), [1])
+    assert again.log2_coef_.tolist() == [third + 1, third + 1, 1.0, 0.0]
+
+
+def test_elimination_winnow_zero_weights_stay_eliminated(client):
+    # theta = n/2 = 2.  Shard A: 1100 labelled 0 (sum 2 >= 2): eliminate x1, x2 (log -inf).
+    # Shard B: 0010 labelled 1 (sum 1 < 2): promote x3.  Uniform log mixture:
+    # (-inf, -inf, 1/2, 0): the geometric mean with a factor 0 is 0.
+    XA, yA = np.array([[1, 1, 0, 0]], dtype=np.uint8), np.array([0])
+    XB, yB = np.array([[0, 0, 1, 0]], dtype=np.uint8), np.array([1])
+    res = ipm_fit(mbcore.EliminationWinnow(), [XA, XB], [yA, yB], max_epochs=1,
+                  classes=[0, 1])
+    assert res.learner.log2_coef_.tolist() == [-np.inf, -np.inf, 0.5, 0.0]
+    assert res.learner.coef_.tolist() == [0.0, 0.0, 2.0 ** 0.5, 1.0]
+    w = ipm_fit(mbcore.EliminationWinnow(), [XA, XB], [yA, yB], max_epochs=1,
+                mixing="weighted", classes=[0, 1])
+    assert w.learner.log2_coef_.tolist() == [-np.inf, -np.inf, 0.5, 0.0]    # (1, 1) updates
+
+
+# ------------------------------------------------------------------------------------------------
+# The guarantees (McDonald, Hall & Mann 2010, Theorem 3) and convergence => separation
+# ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mixing", ["uniform", "weighted"])
+@pytest.mark.parametrize("seed,n,d,gamma,shards", [(31, 400, 5, 0.1, 2), (32, 600, 10, 0.05, 3),
+                                                   (33, 500, 8, 0.08, 4),
+                                                   (34, 300, 20, 0.1, (37, 200, 63))])
+def test_perceptron_ipm_bound_and_separation(client, seed, n, d, gamma, shards, mixing):
+    X, y, _ = separable(seed, n, d, gamma, scale="mixed")
+    R = bounds.radius(X)
+    g = bounds.best_margin(X, y).gamma            # a certified lower bound on the best margin
+    assert g > 0
+    B = bounds.perceptron_bound(R, g)             # (R / gamma)^2
+    ch = (shards,) if isinstance(shards, tuple) else \
+        tuple(np.diff(np.linspace(0, n, shards + 1).astype(int)))
+    ch = ch[0] if isinstance(ch[0], tuple) else ch
+    res = ipm_fit(mbcore.Perceptron(max_epochs=10_000), da.from_array(X, chunks=(ch, -1)),
+                  da.from_array(y, chunks=(ch,)), mixing=mixing)
+    S = res.n_shards
+    assert S == len(ch) and res.converged and not res.cycled
+    # Theorem 3: the mixed updates sum_n sum_i mu_{i,n} k_{i,n} <= (R/gamma)^2.
+    assert res.mixed_updates <= B
+    if mixing == "uniform":
+        assert res.total_updates <= S * B          # mu = 1/S
+    else:
+        assert res.epochs - 1 <= B                 # every epoch with updates adds >= 1
+    # A clean epoch: every shard, from the mixed weights, predicted all of its rows right.
+    assert res.updates[-1].sum() == 0
+    clf = res.learner
+    assert (clf.predict(X) == y).all() and bounds.margin(X, y, clf.coef_) > 0
+    assert clf.converged_ and clf.n_iter_ == res.epochs and clf.updates_ == res.total_updates
+
+
+def test_theorem_bounds_mixed_updates_not_the_total(client):
+    """S copies of a sequence on which the Perceptron meets (R/gamma)^2 exactly: the unit
+    vectors e_1..e_d, all positive (R = 1, gamma = 1/sqrt(d)).  Each shard makes d updates in
+    the first epoch, so the total is S*d > (R/gamma)^2 = d, while sum mu k = d: the theorem's
+    bound is tight and the total exceeds it."""
+    d, S = 12, 3
+    X, y = np.eye(d), np.ones(d, dtype=np.int64)
+    for mixing in ("uniform", "weighted"):
+        res = ipm_fit(mbcore.Perceptron(), [X] * S, [y] * S, mixing=mixing, classes=[-1, 1])
+        assert res.updates.tolist() == [[d] * S, [0] * S]
+        assert res.mixed_updates == d == pytest.approx(bounds.perceptron_bound(1.0, d ** -0.5))
+        assert res.total_updates == S * d
+        assert (res.learner.predict(X) == 1).all()
+
+
+@pytest.mark.parametrize("mixing", ["uniform", "weighted"])
+def test_margin_perceptron_and_winnow_ipm_converge_to_consistent_weights(client, mixing):
+    X, y, _ = separable(41, 500, 6, 0.1)
+    mp = ipm_fit(mbcore.MarginPerceptron(gamma=0.1, max_epochs=1000),
+                 da.from_array(X, chunks=(125, -1)), da.from_array(y, chunks=125), mixing=mixing)
+    assert mp.converged
+    # No update from the mixed weights: every example has margin >= margin_fraction * gamma.
+    assert (y * mp.learner.decision_function(X) >= 0.5 * 0.1).all()
+    Xb, yb = boolean_disjunction(42, 800, 40)
+    for learner in (mbcore.Winnow(max_epochs=1000), mbcore.EliminationWinnow(max_epochs=1000),
+                    mbcore.WinnowStar(max_epochs=1000), mbcore.BalancedWinnow(max_epochs=1000)):
+        res = ipm_fit(learner, da.from_array(Xb, chunks=(200, -1)), da.from_array(yb, chunks=200),
+                      mixing=mixing)
+        assert res.converged and (res.learner.predict(Xb) == yb).all()
+    # The hinge SVM: no clean epoch is promised (every hinge-loss step counts), but the mixture
+    # is a usable classifier.
+    svm = ipm_fit(mbcore.OnlineHingeSVM(lam=0.001, max_epochs=10),
+                  da.from_array(Xb, chunks=(200, -1)), da.from_array(yb, chunks=200),
+                  mixing=mixing)
+    assert svm.epochs == 10 and svm.learner.score(Xb, yb) > 0.95
+
+
+def test_one_shot_mixing(client):
+    X, y, _ = separable(51, 600, 8, 0.02)
+    chunks = (200, 200, 200)
+    dX, dy = da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,))
+    res = one_shot_fit(mbcore.Perceptron(), dX, dy)
+    assert res.method == "one_shot" and res.converged and all(res.shard_converged)
+    # each shard's own fit, mixed once, uniformly
+    ws = [mbcore.Perceptron().fit(X[a:a + 200], y[a:a + 200]) for a in (0, 200, 400)]
+    assert res.learner.coef_.tobytes() == ((ws[0].coef_ + ws[1].coef_ + ws[2].coef_) / 3)\
+        .tobytes()
+    assert res.updates.tolist() == [[w.updates_ for w in ws]]
+    assert res.shard_epochs == tuple(w.n_iter_ for w in ws)
+    assert not res.learner.converged_                # no pass was made with the mixed weights
+    weighted = one_shot_fit(mbcore.Perceptron(), dX, dy, mixing="weighted")
+    k = np.array([w.updates_ for w in ws], dtype=float)
+    assert np.allclose(weighted.weights[0], k / k.sum())
+    # The mixture may or may not separate the union (the paper's point): accuracy is reported,
+    # not asserted; IPM on the same shards does separate it.
+    assert 0.5 < res.learner.score(X, y) <= 1.0
+    assert ipm_fit(mbcore.Perceptron(), dX, dy).learner.score(X, y) == 1.0
+
+
+# ------------------------------------------------------------------------------------------------
+# scheduling does not change the result; the learner and the input are not modified
+# ------------------------------------------------------------------------------------------------
+
+def test_same_result_with_the_threaded_scheduler(client, monkeypatch):
+    X, y, _ = separable(61, 400, 6, 0.05)
+    Xb, yb = boolean_disjunction(62, 400, 25)
+    cases = [(mbcore.Perceptron(), X, y), (mbcore.Winnow(), Xb, yb),
+             (mbcore.OnlineHingeSVM(lam=0.01), X, y)]
+    with_cluster = [ipm_fit(lrn, da.from_array(A, chunks=(100, -1)),
+                            da.from_array(b, chunks=100), mixing="weighted")
+                    for lrn, A, b in cases]
+    monkeypatch.setattr(distributed, "default_client", _no_client)
+    assert isinstance(mdist._runner("f", None), mdist._Local)
+    for (lrn, A, b), ref in zip(cases, with_cluster):
+        loc = ipm_fit(lrn, da.from_array(A, chunks=(100, -1)), da.from_array(b, chunks=100),
+                      mixing="weighted")
+        assert fit_record(loc.learner) == fit_record(ref.learner)
+        assert loc.updates.tolist() == ref.updates.tolist()
+
+
+def test_learner_and_input_are_not_modified(client):
+    X, y, _ = separable(71, 300, 5, 0.05)
+    learner = mbcore.Perceptron(max_epochs=7).fit(X[:50], y[:50])
+    state = pickle.dumps(learner)
+    Xs, ys = [X[:150].copy(), X[150:].copy()], [y[:150].copy(), y[150:].copy()]
+    keep = [a.copy() for a in Xs + ys]
+    res = ipm_fit(learner, Xs, ys)
+    one_shot_fit(learner, Xs, ys)
+    predict(learner, da.from_array(X, chunks=(100, -1))).compute()
+    assert pickle.dumps(learner) == state
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(Xs + ys, keep))
+    assert res.learner is not learner and res.learner.max_epochs == 7
+    # The result is an ordinary learner: it pickles, saves and goes on learning.
+    again = pickle.loads(pickle.dumps(res.learner))
+    assert again.coef_.tobytes() == res.learner.coef_.tobytes()
+    assert_same(again.partial_fit(X, y).coef_, res.learner.partial_fit(X, y).coef_)
+
+
+def test_empty_shards_are_left_out(client):
+    X, y, _ = separable(82, 300, 5, 0.05)
+    ch = (0, 100, 0, 150, 50)
+    res = ipm_fit(mbcore.Perceptron(), da.from_array(X, chunks=(ch, -1)),
+                  da.from_array(y, chunks=(ch,)))
+    ref = ipm_fit(mbcore.Perceptron(), [X[:100], X[100:250], X[250:]],
+                  [y[:100], y[100:250], y[250:]])
+    assert res.shard_sizes == (100, 150, 50) and res.updates.tolist() == ref.updates.tolist()
+    assert res.learner.coef_.tobytes() == ref.learner.coef_.tobytes()
+    with pytest.raises(ValueError, match=r"mbcore\.distributed\.ipm_fit: parameter X has no rows"):
+        ipm_fit(mbcore.Perceptron(), [X[:0]], [y[:0]], classes=[-1, 1])
+
+
+def test_save_and_load_a_float_mode_winnow_mixture(client, tmp_path):
+    XA, yA = np.array([[1, 1, 0, 0]], dtype=np.uint8), np.array([1])
+    XB, yB = np.array([[1, 1, 1, 1], [0, 0, 1, 1]], dtype=np.uint8), np.array([0, 1])
+    lrn = ipm_fit(mbcore.Winnow(), [XA, XB], [yA, yB], max_epochs=1, mixing="weighted").learner
+    assert not lrn._exact_mode
+    lrn.save(tmp_path / "w.npz")
+    back = mbcore.load(tmp_path / "w.npz")
+    assert back.log2_coef_.tobytes() == lrn.log2_coef_.tobytes() and not back._exact_mode
+
+
+def test_sparse_and_dataframe_shards(client):
+    X, y, _ = separable(81, 400, 12, 0.03)
+    X[np.abs(X) < 0.5] = 0.0                       # sparse rows (still separable by sign(u.x))
+    y = np.where(X @ separable(81, 1, 12, 0.03)[2] > 0, 1, -1)
+    dense = ipm_fit(mbcore.Perceptron(), da.from_array(X, chunks=(100, -1)),
+                    da.from_array(y, chunks=100))
+    S = sp.csr_matrix(X)
+    sparse = ipm_fit(mbcore.Perceptron(), da.from_array(S, chunks=(100, -1), asarray=False),
+                     da.from_array(y, chunks=100))
+    assert sparse.converged and (sparse.learner.predict(S) == y).all()
+    assert sparse.updates.shape[1] == 4
+    frame = ipm_fit(mbcore.Perceptron(), dd.from_pandas(pd.DataFrame(X), npartitions=4),
+                    dd.from_pandas(pd.Series(y), npartitions=4))
+    assert frame.converged and (frame.learner.predict(X) == y).all()
+    assert dense.converged and frame.n_shards == 4
+    # In-memory y is chunked like X.
+    assert ipm_fit(mbcore.Perceptron(), da.from_array(X, chunks=(100, -1)), y).updates.tolist()\
+        == dense.updates.tolist()
+
+
+# ------------------------------------------------------------------------------------------------
+# bad input: clear errors naming the function and the parameter
+# ------------------------------------------------------------------------------------------------
+
+def test_bad_input(client):
+    X, y, _ = separable(91, 200, 4, 0.05)
+    dX, dy = da.from_array(X, chunks=(50, -1)), da.from_array(y, chunks=50)
+    P = mbcore.Perceptron()
+    for f in (ipm_fit, one_shot_fit):
+        name = f"mbcore\\.distributed\\.{f.__name__}"
+        with pytest.raises(ValueError, match=name + r": parameter mixing must be one of "
+                                                    r"\['uniform', 'weighted'\], got 'mean'"):
+            f(P, dX, dy, mixing="mean")
+        with pytest.raises(TypeError, match=name + r": parameter X must be a Dask array.*got "
+                                                   r"ndarray; X is one in-memory array"):
+            f(P, X, y)
+        with pytest.raises(ValueError, match=name + r": parameters X and y must be chunked "
+                                                    r"alike.*y\.rechunk"):
+            f(P, dX, da.from_array(y, chunks=60))
+        with pytest.raises(ValueError, match=name + r": parameter X has 2 chunks along the "
+                                                    r"columns"):
+            f(P, da.from_array(X, chunks=(50, 2)), dy)
+        for bad in (mbcore.AveragedPerceptron(), mbcore.KernelPerceptron(),
+                    mbcore.WeightedMajority(), mbcore.Conjunction(), "Perceptron"):
+            with pytest.raises(TypeError, match=name + r": parameter learner"):
+                f(bad, dX, dy)
+        with pytest.raises(ValueError, match=name + r": parameter max_epochs must be an integer "
+                                                    r">= 1 or None"):
+            f(P, dX, dy, max_epochs=0)
+        with pytest.raises(TypeError, match=name + r": parameter y is required"):
+            f(P, dX)
+        with pytest.raises(ValueError, match=name + r": parameter y must be a list of label "
+                                                    r"arrays, one per shard"):
+            f(P, [X[:100], X[100:]], [y])
+        with pytest.raises(TypeError, match=name + r": parameter client must be a "
+                                                   r"dask\.distributed\.Client"):
+            f(P, dX, dy, client="tcp://localhost:8786")
+    with pytest.raises(TypeError, match="AveragedPerceptron is not supported \\(its hypothesis"):
+        ipm_fit(mbcore.AveragedPerceptron(), dX, dy)
+    # The learner's own checks, with the shard named.
+    with pytest.raises(ValueError, match="Perceptron: parameter eta must be a finite real > 0"):
+        ipm_fit(mbcore.Perceptron(eta=-1.0), dX, dy)
+    bad = X.copy()
+    bad[120, 2] = np.inf
+    with pytest.raises(ValueError, match=r"Perceptron: .*row 20.*\(in shard 2, whose first row is "
+                                         r"row 100 of X\)"):
+        ipm_fit(P, da.from_array(bad, chunks=(50, -1)), dy)
+    with pytest.raises(ValueError, match="Perceptron: y has more than two labels"):
+        ipm_fit(P, dX, da.from_array(np.arange(200) % 3, chunks=50))
+    with pytest.raises(ValueError, match=r"Winnow: X must be Boolean"):
+        ipm_fit(mbcore.Winnow(), dX, da.from_array((y > 0).astype(int), chunks=50))
+
+
+def test_module_doctests(client):
+    res = doctest.testmod(mdist, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert res.attempted > 0 and res.failed == 0
+
+
+def test_import_mbcore_does_not_import_dask():
+    from conftest import run_isolated
+    code, out, err = run_isolated("import sys, mbcore, mbcore.distributed\n"
+                                  "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+                                  "('dask', 'distributed')))")
+    assert code == 0 and out.strip() == "[]", err
+
+
+def test_clear_import_error_without_dask():
+    from conftest import run_isolated
+    code, out, err = run_isolated("""
+        import sys
+        sys.modules["dask"] = None                      # as if Dask were not installed
+        import numpy as np, mbcore
+        from mbcore.distributed import ipm_fit, predict
+        clf = mbcore.Perceptron().fit(np.eye(2), [1, -1])
+        for call in (lambda: predict(clf, None), lambda: ipm_fit(mbcore.Perceptron(), [], [])):
+            try:
+                call()
+            except ImportError as exc:
+                print(exc)
+    """)
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert len(lines) == 2
+    assert all(line.startswith("mbcore.distributed needs Dask: pip install 'mbcore[dask]'")
+               for line in lines)
