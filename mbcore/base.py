@@ -59,7 +59,24 @@ def clone(learner):
     return type(learner)(**learner.get_params())
 
 
-class OnlineLearner:
+class OnlineCounts:
+    """The online record's counters, read from ``self._counts`` (shared by the learners and
+    by the wrappers of :mod:`mbcore.queries`); subclasses provide ``_check_fitted``."""
+
+    @property
+    def n_seen_(self):
+        """Examples seen so far (over all calls and epochs)."""
+        self._check_fitted("n_seen_")
+        return int(self._counts[0])
+
+    @property
+    def mistakes_(self):
+        """Wrong online predictions so far (never decreases until a reset)."""
+        self._check_fitted("mistakes_")
+        return int(self._counts[1])
+
+
+class OnlineLearner(OnlineCounts):
     """Base class: parameters, label mapping, ``partial_fit``/``fit``/``predict``."""
 
     _COUNT_NAMES = ("n_seen_", "mistakes_", "updates_")
@@ -174,18 +191,6 @@ class OnlineLearner:
     def _check_fitted(self, what):
         if not self._is_fitted():
             raise NotFittedError(f"{self._owner}: call partial_fit or fit before {what}")
-
-    @property
-    def n_seen_(self):
-        """Examples seen so far (over all calls and epochs)."""
-        self._check_fitted("n_seen_")
-        return int(self._counts[0])
-
-    @property
-    def mistakes_(self):
-        """Wrong online predictions so far (never decreases until a reset)."""
-        self._check_fitted("mistakes_")
-        return int(self._counts[1])
 
     @property
     def updates_(self):

@@ -43,6 +43,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
+from .base import OnlineCounts
 from ._validation import NotFittedError, encode_codes, encode_y, infer_classes_multi
 from .bounds import _budget, eq_test_sample_size, online_to_pac_run_length
 from .online import OnlineRun, run_online
@@ -713,7 +714,7 @@ class EquivalenceOracle:
 
 # -- conservative learners (Kanade Prop. 3) and EQ learners run online (Prop. 7) ------------
 
-class _BlockOnline:
+class _BlockOnline(OnlineCounts):
     """The shared protocol of the wrappers: one hypothesis at a time, predicted on blocks of
     rows until the first mistake, which alone changes the state.
 
@@ -743,18 +744,6 @@ class _BlockOnline:
     def _check_fitted(self, what):
         if getattr(self, "classes_", None) is None:
             raise NotFittedError(f"{type(self).__name__}: call partial_fit before {what}")
-
-    @property
-    def n_seen_(self):
-        """Examples seen so far."""
-        self._check_fitted("n_seen_")
-        return int(self._counts[0])
-
-    @property
-    def mistakes_(self):
-        """Wrong online predictions so far."""
-        self._check_fitted("mistakes_")
-        return int(self._counts[1])
 
     def _advance(self, X, ya, codes, start, n, guard):
         """Predict rows start.. with the current hypothesis until its first mistake, and learn
