@@ -464,7 +464,7 @@ def _rows_hit(rows, variables):
 def _greedy_disjunction(rows, pos, agnostic):
     """A monotone disjunction with a small bound: consistent and few variables (greedy set
     cover of the positives by variables that are 0 on every negative), or, when ``agnostic``,
-    one that greedily lowers A_c + k(1 + log2 n).  Returns (variables, consistent)."""
+    one that greedily lowers A_c + k(1 + log2 n).  Returns the sorted variables."""
     n, d, _ = rows
     neg_hits = _column_counts(rows, ~pos)
     price = 1.0 + math.log2(d) if agnostic else 0.0
@@ -478,24 +478,18 @@ def _greedy_disjunction(rows, pos, agnostic):
             break
         chosen.append(j)
         uncovered &= _rows_hit(rows, [j]) == 0
-    consistent = not uncovered.any() and not neg_hits[chosen].any()
-    return sorted(chosen), consistent
+    return sorted(chosen)
 
 
 def _disjunction_target(cert, ctx, rows, exact):
     """(k, A_c) for the Winnow bounds, from the given target or a greedy search."""
     pos = ctx.positive()
     if ctx.target is not None:
-        t = sorted(set(int(v) for v in ctx.target))
-        a = B.attribute_errors(_CSR(*rows[2], (rows[0], rows[1])) if isinstance(rows[2], tuple)
-                               else rows[2], pos.astype(np.int8), t)
-        how = "given"
+        t, how = sorted(set(int(v) for v in ctx.target)), "given"
     else:
-        t, consistent = _greedy_disjunction(rows, pos, agnostic=not exact)
-        a = 0 if consistent else int(((pos & (_rows_hit(rows, t) == 0)).sum()
-                                      + _rows_hit(rows, t)[~pos].sum()) if t else pos.sum())
-        how = "found greedily"
-    a *= ctx.passes
+        t, how = _greedy_disjunction(rows, pos, agnostic=not exact), "found greedily"
+    X01 = _CSR(*rows[2], rows[:2]) if isinstance(rows[2], tuple) else rows[2]
+    a = B.attribute_errors(X01, pos.astype(np.int8), t) * ctx.passes
     cert.quantities.update(k=len(t), n=rows[1], target=t, A_c=a)
     if exact:
         cert.assume(f"the monotone disjunction of the {len(t)} variables ({how}) labels every "
@@ -637,11 +631,10 @@ def _specialists(cert, ctx):
 # -- Boolean learners and version spaces ----------------------------------------------------------
 
 def _bool_matrix(ctx):
-    from .boolean import _boolean_rows
+    from .boolean import _boolean_rows, _unpack_rows
     L = ctx.L
     if getattr(L, "packed", False):
-        A = np.unpackbits(np.asarray(ctx.X, dtype=np.uint8), axis=1)[:, :L.n_features_in_]
-        return np.ascontiguousarray(A)
+        return _unpack_rows("certify", ctx.X, L.n_features_in_)
     return _boolean_rows("certify", ctx.X, None)
 
 
