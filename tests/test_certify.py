@@ -534,3 +534,12 @@ def test_conservative_wrapper_keeps_the_bound_of_the_wrapped_learner():
     Xs, ys, _ = separable(1, 300, 4, 0.2)
     c = mbcore.certify(mbcore.Conservative(mbcore.MarginPerceptron(gamma=0.1)), Xs, ys)
     assert c.counted == "updates" and c.verified and c.holds
+
+
+def test_certificate_of_a_learner_on_packed_rows_equals_the_unpacked_one():
+    rng = np.random.default_rng(0)
+    X = (rng.random((300, 12)) < 0.7).astype(np.uint8)
+    y = (X[:, 2] & X[:, 7]).astype(int)
+    a = mbcore.certify(mbcore.Conjunction(), X, y)
+    b = mbcore.certify(mbcore.Conjunction(packed=True, n_features=12), np.packbits(X, axis=1), y)
+    assert b.verified and (a.bound, a.observed) == (b.bound, b.observed) == (13, a.run.mistakes)
