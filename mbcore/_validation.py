@@ -109,13 +109,107 @@ def _is_sparse(X):
             and hasattr(X, "shape")) or (hasattr(X, "tocsr") and hasattr(X, "shape"))
 
 
-def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
+def _index_array(owner, a, what):
+    a = np.asarray(a)
+    if a.ndim != 1 or a.dtype.kind not in "iu":
+        raise TypeError(f"{owner}: X's {what} must be a 1-D array of integers, got "
+                        f"{a.dtype} of shape {a.shape}")
+    return a
+
+
+def _compressed_structure(owner, indices, indptr, n_data, major, minor, what):
+    """Check a compressed (CSR/CSC/BSR) structure with NumPy before anything reads through it:
+    indptr of length major + 1 from 0 to len(indices), never decreasing, every index in
+    [0, minor), data as long as indices."""
+    if indptr.shape[0] != major + 1:
+        raise ValueError(f"{owner}: X is not a valid {what} matrix: indptr has "
+                         f"{indptr.shape[0]} entries, the shape needs {major + 1}")
+    if n_data != indices.shape[0]:
+        raise ValueError(f"{owner}: X is not a valid {what} matrix: {n_data} stored values "
+                         f"but {indices.shape[0]} indices")
+    if indptr[0] != 0 or indptr[-1] != indices.shape[0]:
+        raise ValueError(f"{owner}: X is not a valid {what} matrix: indptr runs from "
+                         f"{int(indptr[0])} to {int(indptr[-1])}, not from 0 to the "
+                         f"{indices.shape[0]} stored values")
+    if major and (np.diff(indptr) < 0).any():
+        row = int(np.flatnonzero(np.diff(indptr) < 0)[0])
+        raise ValueError(f"{owner}: X is not a valid {what} matrix (indptr decreases at "
+                         f"{'row' if what == 'CSR' else 'position'} {row})")
+    if indices.shape[0] and (int(indices.min()) < 0 or int(indices.max()) >= minor):
+        k = int(np.flatnonzero((indices < 0) | (indices >= minor))[0])
+        row = int(np.searchsorted(indptr, k, side="right") - 1)
+        raise ValueError(f"{owner}: X has {'a column' if what == 'CSR' else 'an'} index "
+                         f"{int(indices[k])} out of range [0, {minor}) in "
+                         f"{'row' if what == 'CSR' else 'block row' if what == 'BSR' else 'column'}"
+                         f" {row}")
+
+
+def _sparse_shape(owner, X):
+    try:
+        shape = tuple(int(s) for s in X.shape)
+    except (TypeError, ValueError):
+        shape = None
+    if shape is None or len(shape) != 2 or min(shape) < 0:
+        raise ValueError(f"{owner}: X is a sparse matrix with an invalid shape "
+                         f"{getattr(X, 'shape', None)!r}")
+    return shape
+
+
+def _to_csr(owner, X):
+    """A CSR matrix (an object with data, indices, indptr, shape) equal to the sparse X,
+    whose structure was checked before any conversion read through it: scipy's own
+    conversions (tocsr, toarray) trust the index arrays, which a caller may have changed after
+    construction.  X itself is never modified (conversions return new objects)."""
     fmt = getattr(X, "format", "csr")
-    if fmt != "csr" or not hasattr(X, "indptr"):
-        if not hasattr(X, "tocsr"):
-            raise TypeError(f"{owner}: X is a sparse matrix in format {fmt!r}; give CSR")
-        X = X.tocsr()
-    n, d = (int(s) for s in X.shape)
+    n, d = _sparse_shape(owner, X)
+    if fmt == "csr" and hasattr(X, "indptr"):
+        return X
+    if fmt in ("csc", "bsr") and hasattr(X, "indptr"):
+        indices = _index_array(owner, X.indices, "indices")
+        indptr = _index_array(owner, X.indptr, "indptr")
+        data = np.asarray(X.data)
+        if fmt == "csc":
+            _compressed_structure(owner, indices, indptr, data.shape[0] if data.ndim else -1,
+                                  d, n, "CSC")
+        else:
+            R, C = (int(b) for b in getattr(X, "blocksize", (0, 0)))
+            if R < 1 or C < 1 or n % R or d % C or data.ndim != 3 or \
+                    data.shape[1:] != (R, C):
+                raise ValueError(f"{owner}: X is not a valid BSR matrix (blocks of shape "
+                                 f"{data.shape[1:]} in a {n} x {d} matrix)")
+            _compressed_structure(owner, indices, indptr, data.shape[0], n // R, d // C, "BSR")
+    elif fmt == "coo":
+        coords = getattr(X, "coords", None) or (getattr(X, "row", None), getattr(X, "col", None))
+        if len(coords) != 2 or coords[0] is None:
+            raise ValueError(f"{owner}: X is not a valid 2-D COO matrix")
+        row = _index_array(owner, coords[0], "row indices")
+        col = _index_array(owner, coords[1], "column indices")
+        data = np.asarray(X.data)
+        if not (row.shape == col.shape == data.shape):
+            raise ValueError(f"{owner}: X is not a valid COO matrix: {data.shape[0]} values, "
+                             f"{row.shape[0]} row and {col.shape[0]} column indices")
+        for a, m, what in ((row, n, "row"), (col, d, "column")):
+            if a.shape[0] and (int(a.min()) < 0 or int(a.max()) >= m):
+                k = int(np.flatnonzero((a < 0) | (a >= m))[0])
+                raise ValueError(f"{owner}: X has a {what} index {int(a[k])} out of range "
+                                 f"[0, {m}) at stored value {k}")
+    elif not hasattr(X, "tocsr"):
+        raise TypeError(f"{owner}: X is a sparse matrix in format {fmt!r}; give CSR")
+    # lil, dok and dia convert through Python lists and NumPy indexing (checked there); the
+    # result is checked like any CSR matrix by the caller.
+    try:
+        out = X.tocsr()
+    except (ValueError, IndexError, TypeError) as exc:
+        raise ValueError(f"{owner}: X (a sparse matrix in format {fmt!r}) could not be "
+                         f"converted to CSR ({exc})") from None
+    if hasattr(out, "sum_duplicates"):           # a new object of ours: canonical order
+        out.sum_duplicates()
+    return out
+
+
+def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
+    X = _to_csr(owner, X)
+    n, d = _sparse_shape(owner, X)
     if n == 0:
         raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
     if d == 0:
@@ -123,23 +217,38 @@ def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
                          "required.")
     _feature_count(owner, d, n_features)
     data = np.asarray(X.data)
+    if data.ndim != 1:
+        raise ValueError(f"{owner}: X is not a valid CSR matrix (its data is not 1-D)")
     if keep_uint8 and data.dtype.kind == "b":
         data = data.view(np.uint8)
     data = np.ascontiguousarray(data if keep_uint8 and data.dtype == np.uint8
                                 else _as_float(owner, data))
-    indices = np.asarray(X.indices)
-    indptr = np.asarray(X.indptr)
-    if indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
-        raise TypeError(f"{owner}: X's CSR indices must be integers, got {indices.dtype} and "
-                        f"{indptr.dtype}")
-    itype = np.int32 if (indices.dtype == np.int32 and indptr.dtype == np.int32) else np.int64
+    data = _native(data)
+    indices = _index_array(owner, X.indices, "CSR indices")
+    indptr = _index_array(owner, X.indptr, "CSR indptr")
+    itype = np.int32 if (indices.dtype == np.int32 and indptr.dtype == np.int32 and
+                         indices.dtype.isnative and indptr.dtype.isnative) else np.int64
+    if indices.dtype.kind == "u" and indices.dtype.itemsize == 8 and indices.shape[0] and \
+            int(indices.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"{owner}: X has a column index out of range [0, {d})")
+    if indptr.dtype.kind == "u" and indptr.dtype.itemsize == 8 and \
+            int(indptr.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr out of range)")
     indices = np.ascontiguousarray(indices, dtype=itype)
     indptr = np.ascontiguousarray(indptr, dtype=itype)
-    if indptr.ndim != 1 or indptr.shape[0] != n + 1 or indptr[0] != 0 or \
+    if indptr.shape[0] != n + 1 or indptr[0] != 0 or \
             indptr[-1] != indices.shape[0] or data.shape[0] != indices.shape[0]:
         raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr, indices and data "
-                         "disagree)")
-    if not check_indices:  # the caller's kernel checks each row's indices as it reads them
+                         f"disagree: {indptr.shape[0]} indptr entries for {n} rows, indptr "
+                         f"ending at {int(indptr[-1]) if indptr.shape[0] else None}, "
+                         f"{indices.shape[0]} indices, {data.shape[0]} values)")
+    if not check_indices:
+        # The caller's kernel checks each row's column indices as it reads them; the row
+        # boundaries must still be safe to read through: non-decreasing from 0 to nnz.
+        if n and (np.diff(indptr) < 0).any():
+            row = int(np.flatnonzero(np.diff(indptr) < 0)[0])
+            raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr decreases at row "
+                             f"{row})")
         return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d)
     code, row = _klin.csr_check(indices, indptr, d)
     if code == 1:
@@ -151,6 +260,23 @@ def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
         raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr decreases at row "
                          f"{row})")
     return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d)
+
+
+def sparse_to_dense(owner, X, dtype=np.float64):
+    """A sparse X as a dense array, its structure checked first (never scipy's toarray on
+    arrays that may have been changed after construction)."""
+    b = _check_csr(owner, X, None)
+    out = np.zeros((b.n, b.d), dtype=dtype)
+    rows = np.repeat(np.arange(b.n), np.diff(b.indptr))
+    out[rows, b.indices] = b.data
+    return out
+
+
+def _native(a):
+    """a in the machine's byte order (the kernels read native numbers only)."""
+    if a.dtype.isnative:
+        return a
+    return a.astype(a.dtype.newbyteorder("="))
 
 
 def check_shape(owner, A, n_features=None):
@@ -172,7 +298,7 @@ def check_X(owner, X, n_features=None, check_indices=True, keep_uint8=False):
     except the CSR column indices with ``check_indices=False``, for kernels that check them).
     ``keep_uint8`` keeps uint8/bool CSR values as uint8 (for kernels that read them)."""
     if type(X) is np.ndarray and X.ndim == 2 and X.dtype.char in _FLOAT_CHARS and \
-            X.flags.c_contiguous and X.shape[0] > 0 and X.shape[1] > 0:
+            X.dtype.isnative and X.flags.c_contiguous and X.shape[0] > 0 and X.shape[1] > 0:
         if n_features is not None and X.shape[1] != n_features:
             _feature_count(owner, X.shape[1], n_features)
         return Batch(X=X, n=X.shape[0], d=X.shape[1])
@@ -195,7 +321,7 @@ def check_X(owner, X, n_features=None, check_indices=True, keep_uint8=False):
                                 "spells a number) nor another object")
         A = A.astype(np.float64)
     check_shape(owner, A, n_features)
-    A = np.ascontiguousarray(_as_float(owner, A))
+    A = np.ascontiguousarray(_native(_as_float(owner, A)))
     return Batch(X=A, n=A.shape[0], d=A.shape[1])
 
 
@@ -245,14 +371,17 @@ def infer_classes(owner, y, classes=None):
     a bool -> (False, True).  Otherwise pass ``classes``.
     """
     if classes is not None:
-        cl = np.unique(np.asarray(classes))
+        cl = _classes_array(owner, classes)
         if cl.shape[0] != 2:
             raise ValueError(f"{owner}: classes must hold exactly two distinct labels, got "
                              f"{cl.tolist()!r}")
         return cl
-    ya = np.asarray(y)
+    ya = label_array(owner, y)
     if ya.dtype.kind == "f" and np.isnan(ya).any():
         raise ValueError(f"{owner}: y contains NaN")
+    if ya.dtype.kind == "c":
+        raise TypeError(f"{owner}: y must hold labels (numbers, strings or bools), got complex "
+                        "values")
     uniq = _distinct(ya)
     if uniq.shape[0] > 2:
         raise ValueError(_too_many_labels(owner, ya, np.unique(ya)))   # every label, for the message
@@ -268,6 +397,37 @@ def infer_classes(owner, y, classes=None):
     raise ValueError(f"{owner}: cannot tell the two classes from y={uniq.tolist()!r} alone (one "
                      "class); pass classes=[-1, 1], classes=[0, 1] or the two labels to the "
                      "first partial_fit")
+
+
+def _classes_array(owner, classes):
+    """The distinct labels of ``classes=``, sorted, with a message naming the learner when
+    they are not a flat list of labels of one kind."""
+    if isinstance(classes, (str, bytes)) or not (hasattr(classes, "__len__") or
+                                                 hasattr(classes, "__iter__")):
+        raise ValueError(f"{owner}: classes must be a list of labels, got {classes!r}")
+    try:
+        a = np.asarray(classes)
+        if a.ndim != 1:
+            raise ValueError(f"a {a.ndim}-D array")
+        if a.dtype.kind == "f" and np.isnan(a).any():
+            raise ValueError("NaN is not a label")
+        if a.dtype.kind == "c":
+            raise ValueError("complex values are not labels")
+        return np.unique(a)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{owner}: classes must be a 1-D list of labels of one kind, got "
+                         f"{classes!r} ({exc})") from None
+
+
+def label_array(owner, y):
+    """np.asarray(y) with a message naming the learner when y is not a sequence of labels
+    (ragged nesting, objects NumPy cannot hold)."""
+    if y is None:
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
+    try:
+        return np.asarray(y)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{owner}: y must be a 1-D array-like of labels ({exc})") from None
 
 
 def _too_many_labels(owner, ya, uniq):
@@ -289,12 +449,12 @@ def infer_classes_multi(owner, y, classes=None):
         if isinstance(classes, (str, bytes)):
             raise ValueError(f"{owner}: classes must be a list of at least two labels, got "
                              f"{classes!r}")
-        cl = np.unique(np.asarray(classes))
+        cl = _classes_array(owner, classes)
         if cl.shape[0] < 2:
             raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
                              f"{cl.tolist()!r}")
         return cl
-    ya = np.asarray(y)
+    ya = label_array(owner, y)
     if ya.dtype.kind == "f" and np.isnan(ya).any():
         raise ValueError(f"{owner}: the labels contain NaN")
     if ya.dtype.kind == "O" and any(isinstance(v, float) and v != v for v in ya.ravel()):
@@ -413,7 +573,7 @@ def encode_y(owner, y, n, classes, out=None):
         raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
     if isinstance(y, (str, bytes)):
         raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
-    ya = np.asarray(y)
+    ya = label_array(owner, y)
     if ya.ndim != 1:
         raise ValueError(f"{owner}: y must be 1-D, got ndim={ya.ndim}")
     if ya.shape[0] != n:

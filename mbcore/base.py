@@ -15,7 +15,7 @@ import numpy as np
 
 from ._validation import NotFittedError, check_X, encode_y, infer_classes
 
-__all__ = ["OnlineLearner", "NotFittedError", "clone", "map_rows"]
+__all__ = ["OnlineLearner", "NotFittedError", "Snapshot", "clone", "map_rows"]
 
 _POOL = None
 _PARALLEL_MIN_VALUES = 1 << 19
@@ -54,6 +54,86 @@ def _writable(v):
     return v
 
 
+def _contents(v):
+    """What of v a call may change in place: a copy of an array's values, of a list's or a
+    dict's items (recursively); None for anything else (replaced, never changed in place)."""
+    if isinstance(v, np.ndarray):
+        return v.copy() if v.flags.writeable else None
+    if type(v) is list:
+        return list(v), [_contents(e) for e in v]
+    if type(v) is dict:
+        return dict(v), {k: _contents(e) for k, e in v.items()}
+    return None
+
+
+def _put_back(v, c):
+    if c is None:
+        return
+    if isinstance(v, np.ndarray):
+        np.copyto(v, c)
+    elif type(v) is list:
+        items, inner = c
+        v[:] = items
+        for e, ce in zip(items, inner):
+            _put_back(e, ce)
+    else:
+        items, inner = c
+        v.clear()
+        v.update(items)
+        for k, ce in inner.items():
+            _put_back(items[k], ce)
+
+
+class Snapshot:
+    """A learner's attributes as they were, to put back when a call fails.
+
+    ``Snapshot(learner)`` keeps every attribute object and a copy of what a call may change in
+    place (array values, list and dict items, recursively; the constructor parameters are
+    kept by reference only).  ``restore()`` puts the very same objects back with their old
+    contents, so kernel bindings to those arrays stay valid, and removes attributes the call
+    added.  With ``copy_arrays=False`` only the objects are kept: for calls that replace every
+    state array instead of changing it (``fit`` after its reset).
+
+    Used as ``with Snapshot(learner): ...``: any exception, KeyboardInterrupt included,
+    restores the learner and propagates.
+    """
+
+    __slots__ = ("learner", "items")
+
+    def __init__(self, learner, copy_arrays=True):
+        self.learner = learner
+        params = learner._param_names() if hasattr(learner, "_param_names") else ()
+        self.items = [(k, v, _contents(v) if copy_arrays and k not in params else None)
+                      for k, v in learner.__dict__.items()]
+
+    def restore(self):
+        d = self.learner.__dict__
+        d.clear()
+        for k, v, c in self.items:
+            _put_back(v, c)
+            d[k] = v
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is not None:
+            self.restore()
+        return False
+
+
+def _accuracy(learner, pred, y, n=None):
+    """The share of rows whose prediction equals the label, y checked first (a ValueError or
+    TypeError naming the learner for a missing, short, long or foreign label)."""
+    n = len(pred) if n is None else n
+    if y is None or isinstance(y, (str, bytes)) or (not hasattr(y, "__len__") and
+                                                      np.ndim(y) == 0):
+        raise TypeError(f"{learner._owner}: y must be a 1-D array-like of labels, got "
+                        f"{type(y).__name__}")
+    truth = learner._label_codes(y, n)
+    return float(np.mean(learner._label_codes(pred, n) == truth))
+
+
 def clone(learner):
     """A new learner with the same parameters and no fitted state (like sklearn.base.clone)."""
     return type(learner)(**learner.get_params())
@@ -86,6 +166,15 @@ class OnlineLearner(OnlineCounts):
     def _get_param_names(cls):
         sig = inspect.signature(cls.__init__)
         return sorted(p for p in sig.parameters if p != "self")
+
+    @classmethod
+    def _param_names(cls):
+        """The constructor parameters as a frozenset (cached per class)."""
+        names = cls.__dict__.get("_names_cache")
+        if names is None:
+            names = frozenset(cls._get_param_names())
+            type.__setattr__(cls, "_names_cache", names)
+        return names
 
     def get_params(self, deep=True):
         """The constructor parameters, as a dict.
@@ -224,11 +313,7 @@ class OnlineLearner(OnlineCounts):
         # Assigning a parameter (as scikit-learn users do) makes the kernels' cached binding
         # of the parameters stale: drop it, so the next call validates and rebinds.
         object.__setattr__(self, name, value)
-        names = type(self).__dict__.get("_names_cache")
-        if names is None:
-            names = frozenset(self._get_param_names())
-            type.__setattr__(type(self), "_names_cache", names)
-        if name in names:
+        if name in self._param_names():
             d = self.__dict__
             d["_kstate"] = None
             d["_fast"] = None
@@ -283,17 +368,13 @@ class OnlineLearner(OnlineCounts):
         return self
 
     def _learn(self, X, y, classes, record):
-        """One online pass; all or nothing (a failed first call leaves the learner unfitted)."""
-        first = getattr(self, "classes_", None) is None
-        try:
+        """One online pass; all or nothing: a call that raises (KeyboardInterrupt included)
+        leaves the learner exactly as it was."""
+        with Snapshot(self):
             batch, yy = self._prepare(X, y, classes)
             pred = np.empty(batch.n, dtype=np.int8) if record else None
             upd = np.empty(batch.n, dtype=np.uint8) if record else None
             self._pass(batch, yy, pred, upd)
-        except BaseException:
-            if first:
-                self._reset()
-            raise
         return pred, upd, yy
 
     def _fast_path(self):
@@ -315,13 +396,10 @@ class OnlineLearner(OnlineCounts):
         epoch boundary, so it would cycle for ever), ``n_iter_``, ``epoch_mistakes_`` and
         ``epoch_updates_``.  ``mistakes_`` and ``updates_`` count over all epochs.
         """
-        self._reset()
-        try:
+        with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
+            self._reset()
             batch, yy = self._prepare(X, y, classes)
             self._epochs(batch, yy)
-        except BaseException:
-            self._reset()
-            raise
         return self
 
     def _epochs(self, batch, yy):
@@ -399,6 +477,14 @@ class OnlineLearner(OnlineCounts):
             return s >= 0.0
         return s > 0.0
 
+    def _label_codes(self, y, n):
+        """y checked against the fitted classes like ``partial_fit`` checks it (length,
+        membership), as codes; families with more than two labels override this."""
+        return encode_y(self._owner, y, n, self.classes_)
+
     def score(self, X, y):
-        """Accuracy of ``predict(X)`` against y (no state change)."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+        """Accuracy of ``predict(X)`` against y (no state change).  y is checked like
+        ``partial_fit`` checks it: one label per row, each one of ``classes_``."""
+        self._check_fitted("score")
+        pred = self.predict(X)
+        return _accuracy(self, pred, y)

@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 
 from ._kernels import boolean as _k
-from ._validation import Batch
+from ._validation import Batch, _is_sparse, sparse_to_dense
 from .base import OnlineLearner
 
 __all__ = ["Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
@@ -27,11 +27,11 @@ def _boolean_rows(owner, X, n_features):
     if X is None or isinstance(X, (str, bytes)):
         raise TypeError(f"{owner}: X must be a 2-D array-like of 0/1 values, got "
                         f"{type(X).__name__}")
-    if hasattr(X, "toarray") and hasattr(X, "format"):
-        X = X.toarray()
+    if _is_sparse(X):
+        X = sparse_to_dense(owner, X)
     try:
         A = np.asarray(X)
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise ValueError(f"{owner}: X could not be read as a 2-D array ({exc})") from None
     if A.ndim != 2:
         raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={A.ndim}")

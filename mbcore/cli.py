@@ -450,10 +450,24 @@ def _cmd_plot(args):
     ax.set_title(f"{label}: cumulative mistakes and mistake bounds ({args.passes} pass(es))")
     ax.set_ylabel("cumulative mistakes (updates for MarginPerceptron)")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    _save_figure(fig, out)
     plt.close(fig)
     _emit(f"wrote {out}")
     return 0
+
+
+def _save_figure(fig, out):
+    """Write the PNG to memory first, then to ``out`` in one write that is flushed and
+    closed here, so a full disk or an unwritable path is an error, not a "wrote" line."""
+    import io
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=110, format="png")
+    try:
+        with open(out, "wb") as f:
+            f.write(buf.getvalue())
+            f.flush()
+    except OSError as exc:
+        raise OSError(f"cannot write the figure to {out}: {exc.strerror or exc}") from None
 
 
 def _cmd_bench(args):
@@ -595,18 +609,27 @@ def _csv_options(args):
 
 def _sniff_format(path, max_lines=50):
     """'svmlight' if a data line holds an idx:value pair after its label, else 'csv'."""
+    import gzip
+    import zlib
+
     from .datasets import open_text
-    with open_text(path) as f:
-        seen = 0
-        for line in f:
-            tokens = line.split("#", 1)[0].split()
-            if not tokens:
-                continue
-            if any(":" in tok for tok in tokens[1:]):
-                return "svmlight"
-            seen += 1
-            if seen >= max_lines:
-                break
+    try:
+        with open_text(path) as f:
+            seen = 0
+            for line in f:
+                tokens = line.split("#", 1)[0].split()
+                if not tokens:
+                    continue
+                if any(":" in tok for tok in tokens[1:]):
+                    return "svmlight"
+                seen += 1
+                if seen >= max_lines:
+                    break
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise ValueError(f"{path} is not a valid gzip file ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not a UTF-8 text file ({exc.reason} at byte "
+                         f"{exc.start})") from None
     return "csv"
 
 

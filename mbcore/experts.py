@@ -13,8 +13,9 @@ import numbers
 import numpy as np
 
 from ._kernels import experts as _k
-from ._validation import encode_codes, encode_y, infer_classes_multi
-from .base import OnlineLearner
+from ._validation import (_is_sparse, encode_codes, encode_y, infer_classes_multi,
+                          sparse_to_dense)
+from .base import OnlineLearner, Snapshot, _accuracy
 from .multiplicative import _finite, _pow2_exponent
 
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists"]
@@ -26,6 +27,8 @@ def _advice(owner, P, n, who, holder):
     if P is None or isinstance(P, (str, bytes)):
         raise TypeError(f"{owner}: the {who}s' predictions must be a 2-D array-like (rounds x "
                         f"{who}s), got {type(P).__name__}")
+    if _is_sparse(P):
+        P = sparse_to_dense(owner, P)
     A = _as_matrix(owner, P)
     if A.ndim != 2:
         raise ValueError(f"{owner}: the {who}s' predictions must be 2-D (rounds x {who}s), got "
@@ -208,6 +211,11 @@ class _Pool(OnlineLearner):
             ya = _label_array(y)
         return encode_codes(o, ya, self.classes_, lambda b: f"y[{b[0]}]")
 
+    def _label_codes(self, y, n):
+        if self._multi:
+            return self._encode_y_multi(y, n)
+        return encode_y(self._owner, y, n, self.classes_)
+
     def _record_labels(self, pred):
         if self._multi:
             return self.classes_[pred]
@@ -228,6 +236,10 @@ class _Pool(OnlineLearner):
 
     def _learn(self, P, y, classes, record):
         self._validate_params()
+        with Snapshot(self):      # a call that raises leaves the learner as it was
+            return self._learn_checked(P, y, classes, record)
+
+    def _learn_checked(self, P, y, classes, record):
         first = getattr(self, "classes_", None) is None
         if not first and classes is not None:
             cl = infer_classes_multi(self._owner, (), classes)
@@ -236,27 +248,22 @@ class _Pool(OnlineLearner):
                                  f"fitted classes {self.classes_.tolist()!r}")
         if self.experts is not None:
             return self._learn_pool_all_or_nothing(P, y, classes, first, record)
-        try:
-            A = self._advice_matrix(P, None if first else self.n_experts_)
-            if first:
-                if y is None:
-                    raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got "
-                                    "None")
-                cl = infer_classes_multi(self._owner, None if classes is not None else
-                                         _all_labels(A, y), classes)
-                self.classes_ = cl
-                self.n_features_in_ = A.shape[1]
-                self._init_state(A.shape[1])
-            if self._multi:
-                yy = self._encode_y_multi(y, A.shape[0])
-                adv = self._encode_advice(A)
-            else:
-                yy = encode_y(self._owner, y, A.shape[0], self.classes_)
-                adv = self._encode_advice(A)
-        except BaseException:
-            if first:
-                self._reset()
-            raise
+        A = self._advice_matrix(P, None if first else self.n_experts_)
+        if first:
+            if y is None:
+                raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got "
+                                "None")
+            cl = infer_classes_multi(self._owner, None if classes is not None else
+                                     _all_labels(A, y), classes)
+            self.classes_ = cl
+            self.n_features_in_ = A.shape[1]
+            self._init_state(A.shape[1])
+        if self._multi:
+            yy = self._encode_y_multi(y, A.shape[0])
+            adv = self._encode_advice(A)
+        else:
+            yy = encode_y(self._owner, y, A.shape[0], self.classes_)
+            adv = self._encode_advice(A)
         if self._multi:
             pred = np.empty(A.shape[0], dtype=np.int32)
             self._kernel_multi(adv, yy, pred, True)
@@ -288,13 +295,35 @@ class _Pool(OnlineLearner):
                 self.__dict__.update(state)
             raise
 
-    def _learn_pool(self, X, y, classes, first, record):
-        A = np.asarray(X)
+    def _pool_rows(self, X):
+        """The instances given to a pool of learners, as a list of rows (each expert checks
+        its own input; here only the shape)."""
+        if X is None or isinstance(X, (str, bytes)):
+            raise TypeError(f"{self._owner}: X must be a 2-D array-like (the instances for the "
+                            f"pool's learners), got {type(X).__name__}")
+        if _is_sparse(X):
+            X = sparse_to_dense(self._owner, X)
+        try:
+            A = np.asarray(X)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{self._owner}: X could not be read as a 2-D array ({exc})") \
+                from None
         if A.ndim != 2:
             raise ValueError(f"{self._owner}: X must be 2-D (n_samples, n_features), got "
                              f"ndim={A.ndim}")
-        rows = list(A)
+        if A.shape[0] == 0:
+            raise ValueError(f"{self._owner}: X is empty (0 rows); at least one row is "
+                             "required")
+        return list(A)
+
+    def _learn_pool(self, X, y, classes, first, record):
+        rows = self._pool_rows(X)
+        if y is None or isinstance(y, (str, bytes)):
+            raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got "
+                            f"{type(y).__name__}")
         ys = np.asarray(y)
+        if ys.ndim != 1:
+            raise ValueError(f"{self._owner}: y must be 1-D, got ndim={ys.ndim}")
         if len(rows) != ys.shape[0]:
             raise ValueError(f"{self._owner}: X has {len(rows)} rows but y has {ys.shape[0]} "
                              "labels")
@@ -351,14 +380,15 @@ class _Pool(OnlineLearner):
 
     def fit(self, P, y, classes=None):
         """Reset, then one online pass (experts have no epochs)."""
-        self._reset()
-        return self.partial_fit(P, y, classes)
+        with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
+            self._reset()
+            return self.partial_fit(P, y, classes)
 
     def _advice_for(self, P):
         if self.experts is not None:
             neg = self.classes_[0]
             A = np.array([[e.predict([x])[0] if getattr(e, "classes_", None) is not None
-                           else neg for e in self.experts] for x in P])
+                           else neg for e in self.experts] for x in self._pool_rows(P)])
         else:
             A = self._advice_matrix(P, self.n_experts_)
         return self._encode_advice(A)
@@ -732,8 +762,9 @@ class Specialists(OnlineLearner):
 
     def fit(self, P, y, awake=None, classes=None):
         """Reset, then one online pass."""
-        self._reset()
-        return self.partial_fit(P, y, awake=awake, classes=classes)
+        with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
+            self._reset()
+            return self.partial_fit(P, y, awake=awake, classes=classes)
 
     def _check_classes(self, classes):
         if classes is not None and getattr(self, "classes_", None) is not None:
@@ -745,8 +776,8 @@ class Specialists(OnlineLearner):
     def _learn(self, P, y, classes, record, awake=None):
         self._validate_params()
         self._check_classes(classes)
-        first = getattr(self, "classes_", None) is None
-        try:
+        with Snapshot(self):      # a call that raises leaves the learner as it was
+            first = getattr(self, "classes_", None) is None
             A, W = self._rounds(P, awake, None if first else self.n_experts_)
             if first:
                 if y is None:
@@ -760,11 +791,7 @@ class Specialists(OnlineLearner):
                 self._init_state(A.shape[1])
             yy = self._encode_y_multi(y, A.shape[0])
             indptr, ids, codes = self._sparse_rounds(A, W)
-        except BaseException:
-            if first:
-                self._reset()
-            raise
-        return self._run(indptr, ids, codes, yy, record)
+            return self._run(indptr, ids, codes, yy, record)
 
     def _run(self, indptr, ids, codes, yy, record, hist=None):
         n = yy.shape[0]
@@ -799,8 +826,21 @@ class Specialists(OnlineLearner):
         return self.classes_[pred], cov
 
     def score(self, P, y, awake=None):
-        """Accuracy of predict(P, awake) on y."""
-        return float(np.mean(self.predict(P, awake) == np.asarray(y)))
+        """Accuracy of predict(P, awake) on y (y checked like ``partial_fit`` checks it)."""
+        self._check_fitted("score")
+        return _accuracy(self, self.predict(P, awake), y)
+
+    def _label_codes(self, y, n):
+        return self._encode_y_multi(y, n)
+
+    @property
+    def decision_function(self):
+        """Not available: the specialists' vote is relative to each round's awake weight, so
+        there is no score to report; ``predict_covered`` tells whether the learner commits.
+        (A property that raises AttributeError, so ``hasattr(learner, "decision_function")``
+        is False, as scikit-learn's tools expect of a classifier without scores.)"""
+        raise AttributeError(f"{self._owner} has no decision_function (its vote has no score "
+                             "to report); use predict or predict_covered")
 
 
 class PairSpecialists(Specialists):
@@ -1029,18 +1069,15 @@ class PairSpecialists(Specialists):
 
     def fit(self, X, y, classes=None):
         """Reset, then one online pass."""
-        self._reset()
-        return self.partial_fit(X, y, classes=classes)
+        with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
+            self._reset()
+            return self.partial_fit(X, y, classes=classes)
 
     def _learn(self, X, y, classes, record, awake=None):
         self._validate_params()
         self._check_classes(classes)
-        first = getattr(self, "classes_", None) is None
-        # The state is replaced, not mutated, until the kernel runs: keep references, and the
-        # category dictionaries' sizes (they only grow), to undo a failed call.
-        saved = None if first else dict(self.__dict__)
-        sizes = None if first else [len(v) for v in self._cat_values]
-        try:
+        with Snapshot(self):      # a call that raises leaves the learner as it was
+            first = getattr(self, "classes_", None) is None
             A = self._categorical(X, first)
             if first:
                 if y is None:
@@ -1052,21 +1089,10 @@ class PairSpecialists(Specialists):
                 self._init_state(0)
             yy = self._encode_y_multi(y, A.shape[0])
             ids = self._lookup(self._round_keys(self._column_codes(A, True)), True)
-        except BaseException:
-            if first:
-                self._reset()
-            else:
-                self.__dict__.clear()
-                self.__dict__.update(saved)
-                for cats, vals, k in zip(self._cats, self._cat_values, sizes):
-                    for v in vals[k:]:
-                        del cats[v]
-                    del vals[k:]
-            raise
-        npairs = ids.shape[1]
-        indptr = np.arange(0, (A.shape[0] + 1) * npairs, npairs, dtype=np.int64)
-        return self._run(indptr, np.ascontiguousarray(ids.ravel()), None, yy, record,
-                         self._hist_state())
+            npairs = ids.shape[1]
+            indptr = np.arange(0, (A.shape[0] + 1) * npairs, npairs, dtype=np.int64)
+            return self._run(indptr, np.ascontiguousarray(ids.ravel()), None, yy, record,
+                             self._hist_state())
 
     def _predictions(self, X, awake=None):
         self._check_fitted("predict")
@@ -1089,7 +1115,9 @@ class PairSpecialists(Specialists):
         return self.classes_[pred], cov
 
     def score(self, X, y):
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+        """Accuracy of predict(X) on y (y checked like ``partial_fit`` checks it)."""
+        self._check_fitted("score")
+        return _accuracy(self, self.predict(X), y)
 
 
 _CODE_MASK = (1 << 21) - 1

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._kernels import linear as _k
 from ._validation import Batch, check_finite, row_error
-from .base import OnlineLearner, map_rows
+from .base import OnlineLearner, Snapshot, map_rows
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM"]
@@ -21,6 +21,7 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
 _TIES = ("negative", "positive")
 _PERCEPTRON, _MARGIN, _HINGE = 0, 1, 2
 _KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
+_MAX_DEGREE = 2 ** 31 - 1     # the polynomial degree is a C int in the kernels
 
 
 def _bad(owner, name, value, what):
@@ -225,7 +226,12 @@ class _Linear(OnlineLearner):
         repeats at an epoch boundary proves the run would cycle for ever (the cycling theorem):
         ``fit`` then stops and sets ``cycled_`` (detected by a 160-bit digest of w).
         """
-        self._reset()
+        with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
+            self._reset()
+            self._fit_from(X, y, classes, coef_init, intercept_init)
+        return self
+
+    def _fit_from(self, X, y, classes, coef_init, intercept_init):
         batch, yy = self._prepare(X, y, classes)
         if coef_init is not None:
             w0 = np.array(coef_init, dtype=np.float64).ravel()
@@ -238,7 +244,6 @@ class _Linear(OnlineLearner):
                 raise ValueError(f"{self._owner}: coef_init contains NaN or infinity")
             self._init_state(self._d, w0)
         self._epochs(batch, yy)
-        return self
 
 
 _EXAMPLE_DATA = """
@@ -696,6 +701,8 @@ class KernelPerceptron(OnlineLearner):
         _choice(o, "kernel", self.kernel, tuple(_KERNELS))
         _choice(o, "tie", self.tie, _TIES)
         _integer(o, "degree", self.degree, 1)
+        if self.degree > _MAX_DEGREE:
+            raise _bad(o, "degree", self.degree, f"an integer in [1, {_MAX_DEGREE}]")
         _integer(o, "max_epochs", self.max_epochs, 1)
         if self.gamma is not None:
             _real(o, "gamma", self.gamma, 0)

@@ -41,7 +41,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Tuple, Union
 
 import numpy as np
 
-from .datasets import _numeric, _svmlight_tokens, _too_few_columns
+from .datasets import (_check_max_features, _numeric, _svmlight_tokens, _too_few_columns,
+                       check_width, empty_label)
 from .online import run_online
 
 __all__ = ["iter_svmlight", "iter_csv", "run_stream", "StreamRun", "CSRChunk"]
@@ -242,7 +243,8 @@ def _check_readable(owner, name):
 
 def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional[int] = None,
                   zero_based: Union[bool, str] = "auto",
-                  dense: bool = False) -> Iterator[Tuple[Any, np.ndarray]]:
+                  dense: bool = False,
+                  max_features: Optional[int] = None) -> Iterator[Tuple[Any, np.ndarray]]:
     """Read a LIBSVM / svmlight file in chunks of rows.
 
     The format and its rules are those of :func:`mbcore.datasets.load_svmlight` (``label
@@ -284,6 +286,10 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
         which every mbcore learner accepts, without SciPy.  True: X is a dense C-contiguous
         float64 array of shape (rows, n_features) (chunk_size * n_features * 8 bytes: for
         moderate widths).
+    max_features : int or None, default=None
+        The most columns the largest index may make when ``n_features`` is None (None:
+        ``mbcore.datasets.MAX_FEATURES``, 67,108,864); a file over it is refused with a message
+        rather than making a learner allocate weights for every column up to a stray index.
 
     Yields
     ------
@@ -331,16 +337,20 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     if scan and not regular:
         raise ValueError(f"{owner}: {name} is not a regular file, so it cannot be read twice; "
                          "pass n_features and zero_based=True or False to read it in one pass")
-    return _svmlight_chunks(name, owner, chunk_size, n_features, zero_based, dense, scan)
+    _check_max_features(owner, max_features)
+    return _svmlight_chunks(name, owner, chunk_size, n_features, zero_based, dense, scan,
+                            max_features)
 
 
-def _svmlight_chunks(name, owner, chunk_size, n_features, zero_based, dense, scan):
+def _svmlight_chunks(name, owner, chunk_size, n_features, zero_based, dense, scan,
+                     max_features=None):
     if scan:
         low, high = _scan_indices(name, owner)
         if zero_based == "auto":
             zero_based = low == 0
         if n_features is None:
             n_features = 0 if high < 0 else (high + 1 if zero_based else max(high, 0))
+            check_width(owner, name, int(n_features), max_features)
     d = int(n_features)
     rows = 0
     with _open(name) as (f, is_gzip):
@@ -644,6 +654,7 @@ def _csv_chunk(text, nos, name, owner, label_column, delimiter, skip_header, st)
                  skip_header or st.label_kind is not None,
                  row_name=lambda i: f"line {int(nos[i])}", owner=owner)
     labels = table[:, k]
+    empty_label(owner, name, labels, lambda i: f"line {int(nos[i])}")
     if st.label_kind == "str":
         return np.ascontiguousarray(X), labels
     try:

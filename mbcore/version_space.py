@@ -249,6 +249,8 @@ def _is_numeric(v):
 
 
 def _as_list(v):
+    if hasattr(v, "to_numpy") and hasattr(v, "columns"):      # a DataFrame: its rows
+        v = v.to_numpy()
     return v.tolist() if hasattr(v, "tolist") else list(v)
 
 

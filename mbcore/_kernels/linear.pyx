@@ -783,7 +783,8 @@ cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long 
                  Py_ssize_t n_rows, Py_ssize_t row_len, const signed char* y, signed char* pred,
                  unsigned char* upd, Py_ssize_t* stop) noexcept nogil:
     """meta = [n_sv, head].  Stops with NEED_ROOM at row stop[0] when a new support vector may
-    not fit, with BAD_ROW at row stop[0] on a non-finite score."""
+    not fit, with BAD_ROW at row stop[0] on a non-finite score or a support vector whose squared
+    norm overflows (the caller restores meta, counts and any overwritten slot)."""
     cdef Py_ssize_t i, n, slot, k
     cdef const floating* v
     cdef const index_t* xi
@@ -826,6 +827,9 @@ cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long 
             for k in range(n):
                 z[xi[k]] = v[k]
         zz = sumsq_vals(z, d)
+        if not isfinite(zz):
+            stop[0] = i
+            return BAD_ROW
         svn[slot] = zz
         coef[slot] = <double>y[i]
     stop[0] = n_rows

@@ -671,7 +671,7 @@ def _bundled(filename):
     return importlib.resources.files(__name__).joinpath("data").joinpath(filename)
 
 
-def load_svmlight(path, n_features=None, zero_based="auto"):
+def load_svmlight(path, n_features=None, zero_based="auto", max_features=None):
     """Read a LIBSVM / svmlight text file into dense arrays.
 
     Each non-blank line is ``label idx:value idx:value ...``.  Anything after ``#`` is a comment;
@@ -689,6 +689,10 @@ def load_svmlight(path, n_features=None, zero_based="auto"):
     zero_based : bool or "auto", default="auto"
         Whether index 0 is the first column.  ``"auto"`` treats the file as one-based (the LIBSVM
         convention) unless it holds an index 0.
+    max_features : int or None, default=None
+        The most columns an index in the file may make (None: ``MAX_FEATURES``, 67,108,864); a
+        file over it is refused naming the line, as is one whose dense array would exceed 4 GiB
+        (read such files in CSR chunks with :func:`mbcore.streaming.iter_svmlight`).
 
     Returns
     -------
@@ -723,12 +727,13 @@ def load_svmlight(path, n_features=None, zero_based="auto"):
     if not (isinstance(zero_based, bool) or (isinstance(zero_based, str) and zero_based == "auto")):
         raise ValueError(f"load_svmlight: parameter zero_based must be True, False or 'auto', "
                          f"got {zero_based!r}")
+    _check_max_features("load_svmlight", max_features)
     name = os.fspath(path)
     if isinstance(name, bytes):
         name = os.fsdecode(name)
     try:
         with open_text(name) as f:
-            return _parse_svmlight(f, name, n_features, zero_based)
+            return _parse_svmlight(f, name, n_features, zero_based, max_features)
     except UnicodeDecodeError as e:
         raise ValueError(f"load_svmlight: {name} is not a UTF-8 text file ({e.reason} at byte "
                          f"{e.start})") from None
@@ -736,15 +741,21 @@ def load_svmlight(path, n_features=None, zero_based="auto"):
         raise OSError(f"load_svmlight: {name} is not a valid gzip file ({e})") from None
 
 
-def _parse_svmlight(lines, source, n_features, zero_based):
+def _parse_svmlight(lines, source, n_features, zero_based, max_features=None):
     """Parse svmlight lines into (X, y); ``source`` names the input in error messages."""
     labels, line_of_row, rows, cols, vals = _svmlight_tokens(enumerate(lines, 1), source)
     if not labels:
         raise ValueError(f"load_svmlight: {source} holds no data rows")
     cols = _shift_indices(np.asarray(cols, dtype=np.int64), source, zero_based)
-    d = _n_columns(cols, source, n_features)
+    d = _n_columns(cols, source, n_features, max_features,
+                   lambda k: line_of_row[rows[k]])
     rows = np.asarray(rows, dtype=np.int64)
     _check_unique(rows, cols, d, line_of_row, source)
+    if len(labels) * d * 8 > _MAX_DENSE_BYTES:
+        raise ValueError(f"load_svmlight: {source} has {len(labels):,} rows and {d:,} columns: "
+                         f"a dense float64 array of {len(labels) * d * 8 / 2**30:.1f} GiB, over "
+                         f"the {_MAX_DENSE_BYTES >> 30} GiB load_svmlight makes; read it in CSR "
+                         "chunks with mbcore.streaming.iter_svmlight")
     X = np.zeros((len(labels), d), dtype=np.float64)
     X[rows, cols] = np.asarray(vals, dtype=np.float64)
     return X, np.asarray(labels, dtype=np.float64)
@@ -808,9 +819,36 @@ def _shift_indices(cols, source, zero_based):
     return cols - 1
 
 
-def _n_columns(cols, source, n_features):
+MAX_FEATURES = 1 << 26
+"""The most columns a reader makes (67,108,864) unless told otherwise with ``max_features=``:
+a file that names a larger index is refused with a message, rather than the learner asking for
+gigabytes of weights (or ``load_svmlight`` for a dense array) it never meant to."""
+
+_MAX_DENSE_BYTES = 1 << 32      # load_svmlight's dense array: 4 GiB at most
+
+
+def check_width(owner, source, needed, max_features, where=""):
+    """Refuse a file whose largest index makes more columns than ``max_features``."""
+    limit = MAX_FEATURES if max_features is None else max_features
+    if needed > limit:
+        raise ValueError(f"{owner}: {source}{where} uses column {needed - 1:,} (counting from 0), "
+                         f"more than the {limit:,} columns allowed (max_features={limit}); "
+                         "pass a larger max_features if the file really has that many features")
+
+
+def _check_max_features(owner, max_features):
+    if max_features is not None and (not isinstance(max_features, numbers.Integral) or
+                                     isinstance(max_features, bool) or max_features < 1):
+        raise ValueError(f"{owner}: parameter max_features must be None or an integer >= 1, "
+                         f"got {max_features!r}")
+
+
+def _n_columns(cols, source, n_features, max_features=None, line_of=None):
     needed = int(cols.max()) + 1 if cols.size else 0
     if n_features is None:
+        where = f", line {line_of(int(np.argmax(cols)))}" if line_of is not None and cols.size \
+            else ""
+        check_width("load_svmlight", source, needed, max_features, where)
         return needed
     if needed > n_features:
         raise ValueError(f"load_svmlight: {source} uses column {needed - 1} (counting from 0) but "
@@ -891,11 +929,20 @@ def load_csv(path, label_column=-1, delimiter=",", skip_header=False):
     X = _numeric(np.delete(raw, k, axis=1), name, [j for j in range(n_cols) if j != k],
                  skip_header)
     labels = raw[:, k]
+    empty_label("load_csv", name, labels, lambda i: f"data row {i}")
     try:
         y = labels.astype(np.float64)
     except ValueError:
         y = labels
     return np.ascontiguousarray(X), y
+
+
+def empty_label(owner, source, labels, row_name):
+    """Refuse an empty label field (it would otherwise become a class of its own, '')."""
+    empty = np.char.strip(labels.astype(str)) == ""
+    if empty.any():
+        i = int(np.argmax(empty))
+        raise ValueError(f"{owner}: {source}, {row_name(i)}: the label field is empty")
 
 
 def open_text(name):

@@ -348,6 +348,26 @@ def check_labels(owner, y, n, classes):
     return out
 
 
+
+class keep_on_failure:
+    """``with keep_on_failure(learner):`` puts the learner's attributes back as they were if
+    the block raises (KeyboardInterrupt included).  For blocks that start with a reset: the
+    reset replaces every state object, so keeping the old objects is enough."""
+
+    def __init__(self, learner):
+        self.learner = learner
+        self.saved = dict(vars(learner))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is not None:
+            d = vars(self.learner)
+            d.clear()
+            d.update(self.saved)
+        return False
+
 class OnlineLearner:
     """Base of the twins: parameters, label handling, the online protocol and epochs."""
 
@@ -516,14 +536,12 @@ class OnlineLearner:
         return 1 if (s > 0.0 or (s == 0.0 and self.tie == "positive")) else -1
 
     def fit(self, X, y, classes=None):
-        """Reset, then cycle through the data until a pass with no update or max_epochs."""
-        self._reset()
-        try:
+        """Reset, then cycle through the data until a pass with no update or max_epochs.
+        A call that raises leaves the learner as it was before it."""
+        with keep_on_failure(self):
+            self._reset()
             rows, yy = self._prepare(X, y, classes)
             self._epochs(rows, yy)
-        except BaseException:
-            self._reset()
-            raise
         return self
 
     def _epochs(self, rows, yy):

@@ -35,7 +35,7 @@ import math
 import numbers
 from fractions import Fraction
 
-from .base import NotFittedError, infer_classes, _label_key
+from .base import NotFittedError, infer_classes, _label_key, keep_on_failure
 from .multiplicative import _finite, _pow2_exponent, _term
 
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
@@ -762,9 +762,10 @@ class Specialists(_Pool):
 
     def fit(self, P, y, awake=None, classes=None):
         """Forget everything, then one online pass."""
-        for k in [k for k in vars(self) if k not in self._param_names()]:
-            delattr(self, k)
-        return self.partial_fit(P, y, awake=awake, classes=classes)
+        with keep_on_failure(self):
+            for k in [k for k in vars(self) if k not in self._param_names()]:
+                delattr(self, k)
+            return self.partial_fit(P, y, awake=awake, classes=classes)
 
     def score(self, P, y, awake=None):
         """Accuracy of predict(P, awake) on y."""
@@ -921,9 +922,10 @@ class PairSpecialists(Specialists):
 
     def fit(self, X, y, classes=None):
         """Forget everything, then one online pass."""
-        for k in [k for k in vars(self) if k not in self._param_names()]:
-            delattr(self, k)
-        return self.partial_fit(X, y, classes=classes)
+        with keep_on_failure(self):
+            for k in [k for k in vars(self) if k not in self._param_names()]:
+                delattr(self, k)
+            return self.partial_fit(X, y, classes=classes)
 
     def score(self, X, y):
         pred = self.predict(X)

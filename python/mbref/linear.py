@@ -13,7 +13,7 @@ import math
 import numbers
 
 from . import _arith
-from .base import OnlineLearner
+from .base import OnlineLearner, keep_on_failure
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM"]
@@ -124,18 +124,19 @@ class _Linear(OnlineLearner):
     def fit(self, X, y, classes=None, coef_init=None, intercept_init=None):
         """Reset (optionally to given weights ``coef_init``/``intercept_init``), then cycle
         through the data until a pass with no update or ``max_epochs``."""
-        self._reset()
-        init = None
-        if coef_init is not None:
-            init = [float(v) for v in coef_init]
-            if self.fit_intercept:
-                init.append(float(intercept_init or 0.0))
-        self._w_init = init
-        try:
-            rows, yy = self._prepare(X, y, classes)
-        finally:
-            self._w_init = None
-        self._epochs(rows, yy)
+        with keep_on_failure(self):
+            self._reset()
+            init = None
+            if coef_init is not None:
+                init = [float(v) for v in coef_init]
+                if self.fit_intercept:
+                    init.append(float(intercept_init or 0.0))
+            self._w_init = init
+            try:
+                rows, yy = self._prepare(X, y, classes)
+            finally:
+                self._w_init = None
+            self._epochs(rows, yy)
         return self
 
 
@@ -384,6 +385,9 @@ class OnlineHingeSVM(_Linear):
         return p, viol
 
 
+_MAX_DEGREE = 2 ** 31 - 1     # the polynomial degree is a C int in mbcore's kernels
+
+
 class KernelPerceptron(OnlineLearner):
     """The kernelised Perceptron (twin of mbcore.KernelPerceptron)."""
 
@@ -402,6 +406,9 @@ class KernelPerceptron(OnlineLearner):
         _check_choice(o, "kernel", self.kernel, ("linear", "poly", "rbf"))
         _check_choice(o, "tie", self.tie, _TIES)
         _check_int(o, "degree", self.degree, 1)
+        if self.degree > _MAX_DEGREE:
+            raise ValueError(f"{o}: parameter degree must be an integer in [1, {_MAX_DEGREE}], "
+                             f"got {self.degree!r}")
         _check_int(o, "max_epochs", self.max_epochs, 1)
         if self.gamma is not None:
             _check_real(o, "gamma", self.gamma, 0)
@@ -464,6 +471,8 @@ class KernelPerceptron(OnlineLearner):
         else:
             z = list(x)
         zz = _arith.dense_sumsq(z, self._d)
+        if not math.isfinite(zz):         # a support vector whose squared norm overflows
+            raise self._row_error(i)
         if self.budget is not None and len(self._sv) == self.budget:
             h = self._head
             self._sv[h], self._svn[h], self._coef[h] = z, zz, float(y)
