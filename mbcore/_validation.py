@@ -17,7 +17,8 @@ import numpy as np
 from ._kernels import linear as _klin
 
 __all__ = ["Batch", "check_X", "check_finite", "encode_y", "infer_classes", "infer_classes_multi",
-           "encode_codes", "NotFittedError"]
+           "encode_codes", "NotFittedError", "is_sparse", "to_csr", "check_compressed",
+           "index_array", "sparse_to_dense", "label_array"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -104,12 +105,12 @@ def _as_float(owner, a):
                     f"{a.dtype} ({a.dtype.kind!r})")
 
 
-def _is_sparse(X):
+def is_sparse(X):
     return (hasattr(X, "indptr") and hasattr(X, "indices") and hasattr(X, "data")
             and hasattr(X, "shape")) or (hasattr(X, "tocsr") and hasattr(X, "shape"))
 
 
-def _index_array(owner, a, what):
+def index_array(owner, a, what):
     a = np.asarray(a)
     if a.ndim != 1 or a.dtype.kind not in "iu":
         raise TypeError(f"{owner}: X's {what} must be a 1-D array of integers, got "
@@ -117,7 +118,7 @@ def _index_array(owner, a, what):
     return a
 
 
-def _compressed_structure(owner, indices, indptr, n_data, major, minor, what):
+def check_compressed(owner, indices, indptr, n_data, major, minor, what):
     """Check a compressed (CSR/CSC/BSR) structure with NumPy before anything reads through it:
     indptr of length major + 1 from 0 to len(indices), never decreasing, every index in
     [0, minor), data as long as indices."""
@@ -155,7 +156,7 @@ def _sparse_shape(owner, X):
     return shape
 
 
-def _to_csr(owner, X):
+def to_csr(owner, X):
     """A CSR matrix (an object with data, indices, indptr, shape) equal to the sparse X,
     whose structure was checked before any conversion read through it: scipy's own
     conversions (tocsr, toarray) trust the index arrays, which a caller may have changed after
@@ -165,11 +166,11 @@ def _to_csr(owner, X):
     if fmt == "csr" and hasattr(X, "indptr"):
         return X
     if fmt in ("csc", "bsr") and hasattr(X, "indptr"):
-        indices = _index_array(owner, X.indices, "indices")
-        indptr = _index_array(owner, X.indptr, "indptr")
+        indices = index_array(owner, X.indices, "indices")
+        indptr = index_array(owner, X.indptr, "indptr")
         data = np.asarray(X.data)
         if fmt == "csc":
-            _compressed_structure(owner, indices, indptr, data.shape[0] if data.ndim else -1,
+            check_compressed(owner, indices, indptr, data.shape[0] if data.ndim else -1,
                                   d, n, "CSC")
         else:
             R, C = (int(b) for b in getattr(X, "blocksize", (0, 0)))
@@ -177,13 +178,13 @@ def _to_csr(owner, X):
                     data.shape[1:] != (R, C):
                 raise ValueError(f"{owner}: X is not a valid BSR matrix (blocks of shape "
                                  f"{data.shape[1:]} in a {n} x {d} matrix)")
-            _compressed_structure(owner, indices, indptr, data.shape[0], n // R, d // C, "BSR")
+            check_compressed(owner, indices, indptr, data.shape[0], n // R, d // C, "BSR")
     elif fmt == "coo":
         coords = getattr(X, "coords", None) or (getattr(X, "row", None), getattr(X, "col", None))
         if len(coords) != 2 or coords[0] is None:
             raise ValueError(f"{owner}: X is not a valid 2-D COO matrix")
-        row = _index_array(owner, coords[0], "row indices")
-        col = _index_array(owner, coords[1], "column indices")
+        row = index_array(owner, coords[0], "row indices")
+        col = index_array(owner, coords[1], "column indices")
         data = np.asarray(X.data)
         if not (row.shape == col.shape == data.shape):
             raise ValueError(f"{owner}: X is not a valid COO matrix: {data.shape[0]} values, "
@@ -208,7 +209,7 @@ def _to_csr(owner, X):
 
 
 def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
-    X = _to_csr(owner, X)
+    X = to_csr(owner, X)
     n, d = _sparse_shape(owner, X)
     if n == 0:
         raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
@@ -224,8 +225,8 @@ def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
     data = np.ascontiguousarray(data if keep_uint8 and data.dtype == np.uint8
                                 else _as_float(owner, data))
     data = _native(data)
-    indices = _index_array(owner, X.indices, "CSR indices")
-    indptr = _index_array(owner, X.indptr, "CSR indptr")
+    indices = index_array(owner, X.indices, "CSR indices")
+    indptr = index_array(owner, X.indptr, "CSR indptr")
     itype = np.int32 if (indices.dtype == np.int32 and indptr.dtype == np.int32 and
                          indices.dtype.isnative and indptr.dtype.isnative) else np.int64
     if indices.dtype.kind == "u" and indices.dtype.itemsize == 8 and indices.shape[0] and \
@@ -304,7 +305,7 @@ def check_X(owner, X, n_features=None, check_indices=True, keep_uint8=False):
         return Batch(X=X, n=X.shape[0], d=X.shape[1])
     if X is None:
         raise TypeError(f"{owner}: X must be a 2-D array-like or a CSR matrix, got None")
-    if _is_sparse(X):
+    if is_sparse(X):
         return _check_csr(owner, X, n_features, check_indices, keep_uint8)
     if isinstance(X, (str, bytes)):
         raise TypeError(f"{owner}: X must be a 2-D array-like, got {type(X).__name__}")

@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 
 from ._kernels import boolean as _k
-from ._validation import Batch, _is_sparse, sparse_to_dense
+from ._validation import Batch, is_sparse, sparse_to_dense
 from .base import OnlineLearner
 
 __all__ = ["Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
@@ -27,7 +27,7 @@ def _boolean_rows(owner, X, n_features):
     if X is None or isinstance(X, (str, bytes)):
         raise TypeError(f"{owner}: X must be a 2-D array-like of 0/1 values, got "
                         f"{type(X).__name__}")
-    if _is_sparse(X):
+    if is_sparse(X):
         X = sparse_to_dense(owner, X)
     try:
         A = np.asarray(X)

@@ -27,6 +27,8 @@ import numbers
 
 import numpy as np
 
+from ._validation import check_compressed, index_array, is_sparse, to_csr
+
 __all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "attribute_errors", "perceptron_bound", "margin_perceptron_bound",
            "td_bound", "kernel_perceptron_bound", "winnow_bound", "elimination_winnow_bound",
            "winnow_star_bound", "weighted_majority_bound", "randomized_wm_bound",
@@ -875,8 +877,12 @@ def _nonnegative(owner, name, value):
 
 def _rows(owner, X):
     """Validate X; return (n, d, dense) or (n, d, (data, indices, indptr)) for CSR input."""
-    if hasattr(X, "tocsr") and getattr(X, "format", None) != "csr":
-        X = X.tocsr()
+    if is_sparse(X):
+        X = to_csr(owner, X)       # (other formats: structure checked, then converted)
+        n, d = (int(s) for s in X.shape)
+        check_compressed(owner, index_array(owner, X.indices, "CSR indices"),
+                              index_array(owner, X.indptr, "CSR indptr"),
+                              np.asarray(X.data).shape[0], n, d, "CSR")
     if all(hasattr(X, a) for a in ("data", "indices", "indptr", "shape")):
         if not getattr(X, "has_canonical_format", True):
             X = X.copy()

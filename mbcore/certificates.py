@@ -15,6 +15,8 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
+from ._validation import is_sparse, sparse_to_dense
+
 from . import bounds as B
 from .base import clone
 from .online import OnlineRun, run_online
@@ -372,8 +374,15 @@ def _margin_perceptron(cert, ctx):
                    "Balcan lecture 3, Theorem 2")
 
 
+def _dense(L, X):
+    """X as a dense float64 array (a sparse X's structure checked before it is read)."""
+    if is_sparse(X):
+        return sparse_to_dense(type(L).__name__, X)
+    return np.asarray(X, dtype=np.float64)
+
+
 def _gram(L, X):
-    A = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    A = _dense(L, X)
     kind, deg, g, c0 = L.kernel, int(L.degree), _kernel_gamma(L, A.shape[1]), float(L.coef0)
     dots = A @ A.T
     if kind == "linear":
@@ -392,7 +401,7 @@ def _kernel_gamma(L, d):
 
 def _gram_diag(L, X):
     """K(x_t, x_t) for every row."""
-    A = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    A = _dense(L, X)
     sq = np.einsum("ij,ij->i", A, A)
     if L.kernel == "linear":
         return sq

@@ -203,7 +203,8 @@ def _sparse_to_csr(x):
     fmt = getattr(x, "format", None)
     if fmt == "csr" or not hasattr(x, "tocsr") or isinstance(x, np.ndarray):
         return None
-    return x.tocsr()
+    from ._validation import to_csr
+    return to_csr("mbcore.distributed", x)    # (its structure checked before conversion)
 
 
 def _map_blocks(method, learner, X):

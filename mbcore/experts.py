@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 
 from ._kernels import experts as _k
-from ._validation import (_is_sparse, encode_codes, encode_y, infer_classes_multi,
+from ._validation import (encode_codes, encode_y, infer_classes_multi, is_sparse,
                           sparse_to_dense)
 from .base import OnlineLearner, Snapshot, _accuracy
 from .multiplicative import _finite, _pow2_exponent
@@ -27,7 +27,7 @@ def _advice(owner, P, n, who, holder):
     if P is None or isinstance(P, (str, bytes)):
         raise TypeError(f"{owner}: the {who}s' predictions must be a 2-D array-like (rounds x "
                         f"{who}s), got {type(P).__name__}")
-    if _is_sparse(P):
+    if is_sparse(P):
         P = sparse_to_dense(owner, P)
     A = _as_matrix(owner, P)
     if A.ndim != 2:
@@ -301,7 +301,7 @@ class _Pool(OnlineLearner):
         if X is None or isinstance(X, (str, bytes)):
             raise TypeError(f"{self._owner}: X must be a 2-D array-like (the instances for the "
                             f"pool's learners), got {type(X).__name__}")
-        if _is_sparse(X):
+        if is_sparse(X):
             X = sparse_to_dense(self._owner, X)
         try:
             A = np.asarray(X)

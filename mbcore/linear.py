@@ -22,6 +22,7 @@ _TIES = ("negative", "positive")
 _PERCEPTRON, _MARGIN, _HINGE = 0, 1, 2
 _KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
 _MAX_DEGREE = 2 ** 31 - 1     # the polynomial degree is a C int in the kernels
+_MAX_BUDGET = 2 ** 62         # the budget is a C Py_ssize_t (and far beyond any memory)
 
 
 def _bad(owner, name, value, what):
@@ -709,6 +710,8 @@ class KernelPerceptron(OnlineLearner):
         _real(o, "coef0", self.coef0)
         if self.budget is not None:
             _integer(o, "budget", self.budget, 1)
+            if self.budget > _MAX_BUDGET:
+                raise _bad(o, "budget", self.budget, f"None or an integer in [1, {_MAX_BUDGET}]")
         meta = self.__dict__.get("_meta")
         if meta is not None:
             if self.budget != self._budget_fitted:

@@ -386,6 +386,7 @@ class OnlineHingeSVM(_Linear):
 
 
 _MAX_DEGREE = 2 ** 31 - 1     # the polynomial degree is a C int in mbcore's kernels
+_MAX_BUDGET = 2 ** 62         # the budget is a C Py_ssize_t in mbcore's kernels
 
 
 class KernelPerceptron(OnlineLearner):
@@ -415,6 +416,9 @@ class KernelPerceptron(OnlineLearner):
         _check_real(o, "coef0", self.coef0)
         if self.budget is not None:
             _check_int(o, "budget", self.budget, 1)
+            if self.budget > _MAX_BUDGET:
+                raise ValueError(f"{o}: parameter budget must be None or an integer in [1, "
+                                 f"{_MAX_BUDGET}], got {self.budget!r}")
         if getattr(self, "_sv", None) is not None:
             if self.budget != self._budget_fitted:
                 raise ValueError(f"{o}: parameter budget was changed to {self.budget!r} after "
