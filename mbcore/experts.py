@@ -722,14 +722,23 @@ class Specialists(OnlineLearner):
             W = W.astype(bool)
         return A, W
 
-    def _sparse_rounds(self, A, W):
+    def _sparse_rounds(self, A, W, offset=0):
         rows, cols = np.nonzero(W)
         indptr = np.zeros(A.shape[0] + 1, dtype=np.int64)
         np.cumsum(W.sum(axis=1), out=indptr[1:])
         codes = encode_codes(self._owner, A[rows, cols], self.classes_,
                              lambda b: f"the prediction of specialist {cols[b[0]]} in round "
-                                       f"{rows[b[0]]}")
+                                       f"{rows[b[0]] + offset}")
         return indptr, cols.astype(np.int64), np.ascontiguousarray(codes, dtype=np.int32)
+
+    # The awake (round, specialist) pairs are listed a block of rounds at a time, so memory
+    # stays O(block x specialists) however many rounds come (a broadcast mask of 10**7 rounds
+    # would otherwise list 10**9 pairs at once).
+    _BLOCK_ENTRIES = 1 << 22
+
+    def _blocks(self, A):
+        step = max(1, self._BLOCK_ENTRIES // max(1, A.shape[1]))
+        return [(a, min(a + step, A.shape[0])) for a in range(0, A.shape[0], step)]
 
     def _encode_y_multi(self, y, n):
         return _Pool._encode_y_multi(self, y, n)
@@ -790,8 +799,11 @@ class Specialists(OnlineLearner):
                 self.n_features_in_ = A.shape[1]
                 self._init_state(A.shape[1])
             yy = self._encode_y_multi(y, A.shape[0])
-            indptr, ids, codes = self._sparse_rounds(A, W)
-            return self._run(indptr, ids, codes, yy, record)
+            out = [self._run(*self._sparse_rounds(A[a:b], W[a:b], a), yy[a:b], record)
+                   for a, b in self._blocks(A)]
+            if not record:
+                return None
+            return tuple(np.concatenate(parts) for parts in zip(*out))
 
     def _run(self, indptr, ids, codes, yy, record, hist=None):
         n = yy.shape[0]
@@ -803,8 +815,9 @@ class Specialists(OnlineLearner):
     def _predictions(self, P, awake):
         self._check_fitted("predict")
         A, W = self._rounds(P, awake, self.n_experts_)
-        indptr, ids, codes = self._sparse_rounds(A, W)
-        return self._predict_rounds(indptr, ids, codes)
+        out = [self._predict_rounds(*self._sparse_rounds(A[a:b], W[a:b], a))
+               for a, b in self._blocks(A)]
+        return tuple(np.concatenate(parts) for parts in zip(*out))
 
     def _predict_rounds(self, indptr, ids, codes, hist=None):
         n = indptr.shape[0] - 1
