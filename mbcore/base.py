@@ -262,12 +262,13 @@ class OnlineLearner(OnlineCounts):
         save(self, file, compress=compress)
 
     @classmethod
-    def load(cls, file):
+    def load(cls, file, *, max_bytes=None, max_meta_bytes=None):
         """Load a learner saved by ``save``; raises ``mbcore.persistence.FormatError`` (a
-        ValueError) if the file is not a valid mbcore learner file or holds a learner that is
-        not an instance of this class."""
+        ValueError) if the file is not a valid mbcore learner file, holds a learner that is
+        not an instance of this class, or is larger than the limits (``max_bytes``,
+        ``max_meta_bytes``: see :func:`mbcore.load`)."""
         from .persistence import load
-        return load(file, expected=cls)
+        return load(file, expected=cls, max_bytes=max_bytes, max_meta_bytes=max_meta_bytes)
 
     # -- fitted attributes -------------------------------------------------------------------
     @property

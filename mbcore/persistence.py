@@ -115,13 +115,16 @@ import secrets
 
 import numpy as np
 
-__all__ = ["save", "load", "FormatError", "FORMAT_NAME", "FORMAT_VERSION"]
+__all__ = ["save", "load", "FormatError", "FORMAT_NAME", "FORMAT_VERSION", "MAX_LOAD_BYTES",
+           "MAX_META_BYTES"]
 
 FORMAT_NAME = "mbcore.learner"
 FORMAT_VERSION = 1
 _META = "__meta__"
 _MAX_DEPTH = 32                       # nested learners / values
-_MAX_META_BYTES = 1 << 30
+MAX_META_BYTES = 16 << 20            # the JSON document: 16 MiB by default
+MAX_LOAD_BYTES = 4 << 30             # all entries of one file, inflated: 4 GiB by default
+_ZIP_SLACK = 1 << 20                 # zip and .npy headers beyond the arrays' bytes
 _ARRAY_KINDS = "biufUS"
 _BASE_SKIP = frozenset(("_kstate", "_fast", "_y1"))
 _FIT_ATTRS = ("converged_", "cycled_", "n_iter_", "epoch_mistakes_", "epoch_updates_")
@@ -511,8 +514,9 @@ class _Reader:
         return obj
 
 
-def _open(file):
-    """(binary file object, display name, close?)"""
+def _open(file, limit):
+    """(binary file object, display name, close?); a stream that cannot seek is read into
+    memory, at most ``limit`` bytes of it."""
     if hasattr(file, "read") and not isinstance(file, (str, bytes, os.PathLike)):
         name = getattr(file, "name", None)
         name = repr(name) if isinstance(name, (str, bytes)) else f"<{type(file).__name__}>"
@@ -521,28 +525,52 @@ def _open(file):
         except (AttributeError, OSError, ValueError):
             seekable = False
         if not seekable:
-            return io.BytesIO(file.read()), name, False
+            data = file.read(limit + 1)
+            if not isinstance(data, bytes):
+                raise TypeError(f"load: {name} must be open in binary mode (it gave "
+                                f"{type(data).__name__}, not bytes)")
+            if len(data) > limit:
+                raise FormatError(f"{name} is not a valid mbcore learner file: the stream is "
+                                  f"longer than the {limit} bytes that max_bytes allows")
+            return io.BytesIO(data), name, False
         return file, name, False
     path = os.fspath(file)
     return open(path, "rb"), repr(os.fsdecode(path)), True
 
 
-def load(file, expected=None):
+def _limit(value, default, what):
+    if value is None:
+        return default
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or \
+            int(value) < 1:
+        raise ValueError(f"load: {what} must be a whole number of bytes >= 1 or None, got "
+                         f"{value!r}")
+    return int(value)
+
+
+def load(file, expected=None, *, max_bytes=None, max_meta_bytes=None):
     """Load a learner saved by ``save`` (a path or a binary file object).
 
     ``expected``: a class the learner must be an instance of (``Cls.load`` passes ``Cls``).
-    Raises :class:`FormatError` (a ValueError) naming the file for anything that is not a
-    valid mbcore learner file of the expected class.
+    ``max_bytes``: the most that all the file's entries together may hold once inflated
+    (default :data:`MAX_LOAD_BYTES`, 4 GiB); ``max_meta_bytes``: the most its JSON document
+    may hold (default :data:`MAX_META_BYTES`, 16 MiB).  Sizes are checked from the entries'
+    headers before anything is read or allocated, so a small file cannot make ``load``
+    inflate more than these.  Raises :class:`FormatError` (a ValueError) naming the file for
+    anything that is not a valid mbcore learner file of the expected class, or that is
+    larger than the limits.
     """
-    f, name, close = _open(file)
+    max_bytes = _limit(max_bytes, MAX_LOAD_BYTES, "max_bytes")
+    max_meta = min(_limit(max_meta_bytes, MAX_META_BYTES, "max_meta_bytes"), max_bytes)
+    f, name, close = _open(file, max_bytes + _ZIP_SLACK)
     try:
-        return _load(f, name, expected)
+        return _load(f, name, expected, max_bytes, max_meta)
     finally:
         if close:
             f.close()
 
 
-def _load(f, name, expected):
+def _load(f, name, expected, max_bytes, max_meta):
     def bad(why):
         return FormatError(f"{name} is not a valid mbcore learner file: {why}")
 
@@ -554,7 +582,7 @@ def _load(f, name, expected):
         raise bad("it is a single NumPy array (.npy), not an .npz archive")
     with npz:
         try:
-            learner = _read(npz, expected)
+            learner = _read(npz, expected, max_bytes, max_meta)
         except _Bad as exc:
             raise bad(str(exc)) from None
         except FormatError:
@@ -564,7 +592,7 @@ def _load(f, name, expected):
     return learner
 
 
-def _entry(npz, key, max_bytes):
+def _entry(npz, key, max_bytes, what="declared"):
     """Read one .npy entry without trusting it: the header is checked (never an object array,
     never more data than ``max_bytes``) before any data is read or any memory allocated."""
     name = key + ".npy"
@@ -573,7 +601,7 @@ def _entry(npz, key, max_bytes):
     except KeyError:
         raise _Bad(f"the entry {key!r} is not a .npy array") from None
     if info.file_size > max_bytes + 65536:
-        raise _Bad(f"the entry {key!r} is larger ({info.file_size} bytes) than declared")
+        raise _Bad(f"the entry {key!r} is larger ({info.file_size} bytes) than {what}")
     with npz.zip.open(name) as fp:
         version = np.lib.format.read_magic(fp)
         if version == (1, 0):
@@ -590,7 +618,7 @@ def _entry(npz, key, max_bytes):
         nbytes = dtype.itemsize * math.prod(shape)
         if nbytes > max_bytes:
             raise _Bad(f"the entry {key!r} holds a {dtype} array of shape {shape}, larger than "
-                       "declared")
+                       f"{what}")
         data = fp.read(nbytes)
         if len(data) != nbytes:
             raise _Bad(f"the entry {key!r} is truncated")
@@ -601,11 +629,13 @@ def _entry(npz, key, max_bytes):
     return np.array(a, order="C")
 
 
-def _read(npz, expected):
+def _read(npz, expected, max_bytes, max_meta):
     files = list(npz.files)
     if _META not in files:
         raise _Bad(f"no {_META} entry (the archive holds {files[:8]!r})")
-    raw = _entry(npz, _META, _MAX_META_BYTES)
+    raw = _entry(npz, _META, max_meta,
+                 f"max_meta_bytes ({max_meta} bytes; raise it with load(..., max_meta_bytes=N) "
+                 "for a file you trust)")
     if raw.dtype != np.uint8 or raw.ndim != 1:
         raise _Bad(f"the {_META} entry is not a 1-D uint8 array")
     try:
@@ -635,7 +665,8 @@ def _read(npz, expected):
         raise _Bad((f"missing entries {missing[:5]!r}" if missing else "") +
                    (" and " if missing and extra else "") +
                    (f"unexpected entries {extra[:5]!r}" if extra else ""))
-    arrays = {}
+    declared = {}
+    total = raw.nbytes
     for key, info in table.items():
         if not isinstance(info, dict):
             raise _Bad(f"bad description of array {key!r}")
@@ -647,6 +678,14 @@ def _read(npz, expected):
         if dt.kind not in _ARRAY_KINDS or dt.fields is not None or not (
                 isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):
             raise _Bad(f"array {key!r} is declared as {dt} {shape!r}")
+        declared[key] = (dt, shape)
+        total += dt.itemsize * math.prod(shape)
+        if total > max_bytes:      # before any array is read or allocated
+            raise _Bad(f"its arrays hold more than max_bytes ({max_bytes} bytes) once "
+                       "inflated; raise it with load(..., max_bytes=N) for a file you trust")
+    arrays = {}
+    for key, info in table.items():
+        dt, shape = declared[key]
         a = _entry(npz, key, dt.itemsize * math.prod(shape))
         if a.dtype != dt or list(a.shape) != shape:
             raise _Bad(f"array {key!r} is {a.dtype} {a.shape}, declared {dt} {tuple(shape)}")
@@ -833,11 +872,20 @@ def _consistent(obj, st):
         _shape(obj, "_u", (D,) if obj._averaging() else (0,))
         _shape(obj, "_aux", (2,))
         _finite(obj, "_w", "_u", "_aux")
+        scale, sq = (float(v) for v in st["_aux"])
+        # the hinge learner's lazy scale a is a product of factors in [0, 1], reset to 1 when
+        # it reaches 0; the others keep a = 1.  ||w||^2 is the Margin Perceptron's, recomputed
+        # after every update (its prediction divides by its square root).
+        _need(0.0 < scale <= 1.0 if isinstance(obj, linear.OnlineHingeSVM) else scale == 1.0,
+              f"{o}: the weight scale _aux[0] = {scale!r} is not one a run reaches")
+        if isinstance(obj, linear.MarginPerceptron):
+            _need(sq == linear._k.sqnorm(st["_w"], d, bool(obj.fit_intercept)),
+                  f"{o}: _aux[1] is not the squared norm of the weights")
         if isinstance(obj, linear.AveragedPerceptron):
             V, C = st["_votes"], st["_vote_c"]
             _need(len(V) == len(C), f"{o}: _votes and _vote_c differ in length")
             for a, c in zip(V, C):
-                _need(a.shape[1] == D and a.shape[0] == c.shape[0] and (c >= 0).all() and
+                _need(a.shape[1] == D and a.shape[0] == c.shape[0] >= 1 and (c >= 0).all() and
                       np.isfinite(a).all(), f"{o}: the vote arrays do not match the weights")
     elif isinstance(obj, linear.KernelPerceptron):
         _need(st["_d"] == d, f"{o}: _d != n_features_in_")
@@ -887,6 +935,7 @@ def _consistent(obj, st):
             _need(np.array_equal(w, st["_w" if n == "_l" else "_wn"]),
                   f"{o}: the weight cache does not match the log-weights")
     elif isinstance(obj, experts._Pool):
+        _shape(obj, "_counts", (3,))
         n = st["n_experts_"]
         _need(n == d and n >= 1, f"{o}: n_experts_ != n_features_in_")
         if obj.experts is not None:
