@@ -41,8 +41,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Tuple, Union
 
 import numpy as np
 
-from .datasets import (_check_max_features, _numeric, _svmlight_tokens, _too_few_columns,
-                       check_width, empty_label)
+from .datasets.formats import (check_max_features, check_width, empty_label, numeric,
+                               svmlight_tokens, too_few_columns)
 from .online import run_online
 
 __all__ = ["iter_svmlight", "iter_csv", "run_stream", "StreamRun", "CSRChunk"]
@@ -337,7 +337,7 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     if scan and not regular:
         raise ValueError(f"{owner}: {name} is not a regular file, so it cannot be read twice; "
                          "pass n_features and zero_based=True or False to read it in one pass")
-    _check_max_features(owner, max_features)
+    check_max_features(owner, max_features)
     return _svmlight_chunks(name, owner, chunk_size, n_features, zero_based, dense, scan,
                             max_features)
 
@@ -426,7 +426,7 @@ def _svmlight_chunk(lines, nos, name, owner, d, zero_based, dense):
     parts = _fast_pairs(lines)
     if parts is None:          # the reference parser: the same values, or the error
         text = _decode(lines, nos, owner, name)
-        labels, line_of_row, rows, cols, vals = _svmlight_tokens(
+        labels, line_of_row, rows, cols, vals = svmlight_tokens(
             zip(nos.tolist(), text), name, owner)
         if not labels:
             return None
@@ -617,7 +617,7 @@ def _csv_chunks(name, owner, chunk_size, label_column, delimiter, skip_header):
 def _csv_width(st, n_cols, line, name, owner, label_column):
     """Fix the width (and the label column) from the first data row."""
     if n_cols < 2:
-        raise _too_few_columns(owner, name, n_cols)
+        raise too_few_columns(owner, name, n_cols)
     if not -n_cols <= label_column < n_cols:
         raise ValueError(f"{owner}: label_column={label_column} is out of range for {name}, "
                          f"which has {n_cols} columns")
@@ -650,9 +650,9 @@ def _csv_chunk(text, nos, name, owner, label_column, delimiter, skip_header, st)
     table = np.char.strip(np.array(cells, dtype=str))
     k = st.label
     columns = [j for j in range(st.n_cols) if j != k]
-    X = _numeric(np.delete(table, k, axis=1), name, columns,
-                 skip_header or st.label_kind is not None,
-                 row_name=lambda i: f"line {int(nos[i])}", owner=owner)
+    X = numeric(np.delete(table, k, axis=1), name, columns,
+                skip_header or st.label_kind is not None,
+                row_name=lambda i: f"line {int(nos[i])}", owner=owner)
     labels = table[:, k]
     empty_label(owner, name, labels, lambda i: f"line {int(nos[i])}")
     if st.label_kind == "str":

@@ -14,12 +14,25 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 # mbcore.linear is the core module and must have examples; the others are checked when they
 # are part of the build (an ImportError there is reported by the import test below instead).
-OPTIONAL = ("mbcore.online", "mbcore.bounds", "mbcore.datasets", "mbcore.queries",
-            "mbcore.certificates", "mbcore.streaming", "mbcore.persistence", "mbcore.distributed")
+# The modules of a subpackage are listed with it: doctest finds in a module only what that module
+# defines, so each one is run on its own.
+OPTIONAL = ("mbcore.online", "mbcore.bounds", "mbcore.datasets", "mbcore.datasets.bundled",
+            "mbcore.datasets.formats", "mbcore.queries", "mbcore.certificates",
+            "mbcore.streaming", "mbcore.persistence", "mbcore.distributed")
 
 
 def _run(module):
-    res = doctest.testmod(module, optionflags=FLAGS, verbose=False, report=True)
+    # A module of a subpackage is documented in its package's namespace: its examples may use
+    # any name the package exports (as ``from mbcore.datasets import *`` would give them), not
+    # only the names of the module itself.
+    package, _, _ = module.__name__.rpartition(".")
+    extraglobs = {}
+    if package != "mbcore":
+        pkg = importlib.import_module(package)
+        extraglobs = {name: getattr(pkg, name) for name in getattr(pkg, "__all__", ())
+                      if name not in vars(module)}
+    res = doctest.testmod(module, extraglobs=extraglobs, optionflags=FLAGS, verbose=False,
+                          report=True)
     return res.failed, res.attempted
 
 
