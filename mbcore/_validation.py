@@ -243,13 +243,15 @@ def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
                          f"disagree: {indptr.shape[0]} indptr entries for {n} rows, indptr "
                          f"ending at {int(indptr[-1]) if indptr.shape[0] else None}, "
                          f"{indices.shape[0]} indices, {data.shape[0]} values)")
+    # The row boundaries must be safe to read through before anything (the kernels, or
+    # csr_check's row-by-row search, which reads row i before it looks at indptr[i + 2]) does:
+    # non-decreasing from 0 to nnz, hence all within the indices.
+    if n and (np.diff(indptr) < 0).any():
+        row = int(np.flatnonzero(np.diff(indptr) < 0)[0])
+        raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr decreases at row "
+                         f"{row})")
     if not check_indices:
-        # The caller's kernel checks each row's column indices as it reads them; the row
-        # boundaries must still be safe to read through: non-decreasing from 0 to nnz.
-        if n and (np.diff(indptr) < 0).any():
-            row = int(np.flatnonzero(np.diff(indptr) < 0)[0])
-            raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr decreases at row "
-                             f"{row})")
+        # The caller's kernel checks each row's column indices as it reads them.
         return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d)
     code, row = _klin.csr_check(indices, indptr, d)
     if code == 1:
@@ -383,7 +385,7 @@ def infer_classes(owner, y, classes=None):
     if ya.dtype.kind == "c":
         raise TypeError(f"{owner}: y must hold labels (numbers, strings or bools), got complex "
                         "values")
-    uniq = _distinct(ya)
+    uniq = _native(_distinct(ya))          # (big-endian labels give native classes)
     if uniq.shape[0] > 2:
         raise ValueError(_too_many_labels(owner, ya, np.unique(ya)))   # every label, for the message
     if uniq.shape[0] == 2:
@@ -414,7 +416,7 @@ def _classes_array(owner, classes):
             raise ValueError("NaN is not a label")
         if a.dtype.kind == "c":
             raise ValueError("complex values are not labels")
-        return np.unique(a)
+        return _native(np.unique(a))
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{owner}: classes must be a 1-D list of labels of one kind, got "
                          f"{classes!r} ({exc})") from None
@@ -460,6 +462,11 @@ def infer_classes_multi(owner, y, classes=None):
         raise ValueError(f"{owner}: the labels contain NaN")
     if ya.dtype.kind == "O" and any(isinstance(v, float) and v != v for v in ya.ravel()):
         raise ValueError(f"{owner}: the labels contain NaN")
+    if ya.dtype.kind == "c" or (ya.dtype.kind == "O" and
+                                any(isinstance(v, (complex, np.complexfloating))
+                                    for v in ya.ravel())):
+        raise TypeError(f"{owner}: y must hold labels (numbers, strings or bools), got complex "
+                        "values")
     try:
         uniq = np.unique(ya)
     except TypeError:
@@ -467,7 +474,7 @@ def infer_classes_multi(owner, y, classes=None):
                         f"kinds, e.g. numbers and strings, in {ya.ravel()[:10].tolist()!r}); "
                         "use labels of one kind") from None
     if uniq.shape[0] >= 2:
-        return uniq
+        return _native(uniq)
     return infer_classes(owner, uniq)
 
 
@@ -522,7 +529,10 @@ def encode_codes(owner, A, classes, what, dtype=np.int32):
             index = {_key(c): k for k, c in enumerate(classes)}
             codes = np.empty(flat.shape[0], dtype=np.int32)
             for j, v in enumerate(flat):
-                k = index.get(_key(v))
+                try:
+                    k = index.get(_key(v))
+                except TypeError:            # unhashable (a dict, a list): no label
+                    k = None
                 if k is None:
                     bad = np.unravel_index(j, A.shape)
                     raise ValueError(f"{owner}: {what(tuple(int(b) for b in bad))} is "
