@@ -144,7 +144,8 @@ class _Linear(OnlineLearner):
 
     def _fast_step(self, fast, X, y):
         st, d, pos, neg = fast
-        if X.shape[1] != d or X.dtype.char != "d" or not X.flags.c_contiguous:
+        if X.shape[1] != d or X.dtype.char != "d" or not X.dtype.isnative or \
+                not X.flags.c_contiguous:
             return False
         if type(y) is np.ndarray:
             if y.ndim != 1 or y.shape[0] != 1:
@@ -418,6 +419,13 @@ class AveragedPerceptron(Perceptron):
         c[-1] = batch.n - rows[-1]
         self._votes.append(V)
         self._vote_c.append(c)
+        # Merge the last pieces while the one before is at most twice as long: O(log K) pieces,
+        # each vector copied O(log K) times in all.  Done here, in a call that changes the state
+        # anyway (and is all or nothing), so that reading the votes changes nothing.
+        while len(self._votes) > 1 and \
+                self._votes[-2].shape[0] <= 2 * self._votes[-1].shape[0]:
+            self._votes[-2:] = [np.concatenate(self._votes[-2:])]
+            self._vote_c[-2:] = [np.concatenate(self._vote_c[-2:])]
 
     def _average(self):
         T = float(self._counts[0])
@@ -432,12 +440,10 @@ class AveragedPerceptron(Perceptron):
         return (self._average(), 1.0) if self.mode == "average" else None
 
     def _vote_arrays(self):
+        # Read only: predict, decision_function and score leave the learner exactly as it was
+        # (also when they raise); _pass keeps the pieces few.
         V = np.concatenate(self._votes) if len(self._votes) > 1 else self._votes[0]
         c = np.concatenate(self._vote_c) if len(self._vote_c) > 1 else self._vote_c[0]
-        # Compacted in place (the same list objects): reading the votes does not change the
-        # learner's attributes (predict leaves __dict__ as it was).
-        self._votes[:] = [V]
-        self._vote_c[:] = [c]
         keep = c > 0
         return np.ascontiguousarray(V[keep]), np.ascontiguousarray(c[keep])
 
