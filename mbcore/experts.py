@@ -9,11 +9,12 @@ votes for power-of-two beta, a cache with a power-of-two offset renormalised by 
 
 import math
 import numbers
+import re
 
 import numpy as np
 
 from ._kernels import experts as _k
-from ._validation import (encode_codes, encode_y, infer_classes_multi, is_sparse,
+from ._validation import (encode_codes, encode_y, infer_classes_multi, is_sparse, label_array,
                           sparse_to_dense)
 from .base import OnlineLearner, Snapshot, _accuracy
 from .multiplicative import _finite, _pow2_exponent
@@ -46,8 +47,13 @@ def _advice(owner, P, n, who, holder):
 def _object_rows(owner, X):
     """A list of rows as a 2-D object array, each value kept as it is (np.asarray would turn
     1 and "1" into the same string)."""
+    try:
+        raw = list(X)
+    except TypeError:
+        raise TypeError(f"{owner}: X must be a 2-D array-like (rows of values), got "
+                        f"{type(X).__name__}") from None
     rows = []
-    for r in X:
+    for r in raw:
         if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
             raise ValueError(f"{owner}: X must be 2-D (n_samples, n_attributes), got a row that "
                              "is not a sequence")
@@ -91,19 +97,58 @@ def _one_kind(values):
     return out
 
 
-def _label_array(y):
-    """y as a 1-D array without silent coercion (see _one_kind)."""
+def _label_array(owner, y):
+    """y as a 1-D array without silent coercion (see _one_kind); a TypeError naming the
+    learner when y is no sequence at all."""
     if isinstance(y, np.ndarray):
         return y
+    if y is None or isinstance(y, (str, bytes)) or not hasattr(y, "__iter__"):
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got "
+                        f"{type(y).__name__}")
     return _one_kind(y)
 
 
-def _all_labels(A, y):
+def _all_labels(owner, A, y):
     """Every label in the advice and in y, as one 1-D array (for inferring the classes)."""
-    ya = _label_array(y).ravel()
+    ya = _label_array(owner, y).ravel()
     if A.dtype == ya.dtype or (A.dtype.kind in "biuf" and ya.dtype.kind in "biuf"):
         return np.concatenate([A.ravel(), ya])
     return _one_kind(A.ravel().tolist() + ya.tolist())
+
+
+def _is_01(v):
+    """An awake flag: a bool, or a number equal to 0 or 1."""
+    return isinstance(v, (bool, np.bool_, numbers.Real)) and not _is_nan(v) and v in (0, 1)
+
+
+def _is_nan(v):
+    return isinstance(v, (float, np.floating)) and v != v
+
+
+def _check_no_nan(owner, A, who, awake=None):
+    """ValueError naming the first NaN prediction (its column and round; only the awake ones
+    when a mask is given): on a first call the labels are inferred from the advice, and NaN is
+    no label."""
+    if A.dtype.kind == "f":
+        bad = np.isnan(A)
+    elif A.dtype.kind == "O":
+        bad = np.frompyfunc(_is_nan, 1, 1)(A).astype(bool) if A.size else np.zeros(A.shape, bool)
+    else:
+        return
+    if awake is not None:
+        bad &= awake
+    if bad.any():
+        t, i = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(f"{owner}: the prediction of {who} {i} in round {t} is NaN")
+
+
+def _expert_error(owner, k, t, exc):
+    """The error a pool's expert k raised on row t of X (given to it alone, as a one-row
+    batch), re-raised as the pool's: naming the pool, the expert and the row of X, then the
+    expert's own message."""
+    msg = re.sub(r"\brow 0\b", f"row {t}", str(exc))  # its one-row batch is row t of X
+    kind = ValueError if isinstance(exc, ValueError) else TypeError
+    return kind(f"{owner}: expert {k} refused row {t} of X: {msg}")
 
 
 _ADVICE_DTYPES = {np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.int32, np.int64,
@@ -208,7 +253,7 @@ class _Pool(OnlineLearner):
         if ya.shape[0] != n:
             raise ValueError(f"{o}: {n} rounds but y has {ya.shape[0]} labels")
         if not isinstance(y, np.ndarray):
-            ya = _label_array(y)
+            ya = _label_array(o, y)
         return encode_codes(o, ya, self.classes_, lambda b: f"y[{b[0]}]")
 
     def _label_codes(self, y, n):
@@ -253,8 +298,10 @@ class _Pool(OnlineLearner):
             if y is None:
                 raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got "
                                 "None")
+            if classes is None:
+                _check_no_nan(self._owner, A, "expert")
             cl = infer_classes_multi(self._owner, None if classes is not None else
-                                     _all_labels(A, y), classes)
+                                     _all_labels(self._owner, A, y), classes)
             self.classes_ = cl
             self.n_features_in_ = A.shape[1]
             self._init_state(A.shape[1])
@@ -314,14 +361,32 @@ class _Pool(OnlineLearner):
         if A.shape[0] == 0:
             raise ValueError(f"{self._owner}: X is empty (0 rows); at least one row is "
                              "required")
+        if A.shape[1] == 0:
+            raise ValueError(f"{self._owner}: X has 0 features (shape={A.shape}); the pool's "
+                             "learners need at least one")
         return list(A)
+
+    def _pool_advice_row(self, t, x):
+        """The pool's learners' predictions on row t of X (x): an unfitted learner advises the
+        first class.  A learner's error names the pool, the learner and the row of X."""
+        neg = self.classes_[0]
+        out = []
+        for k, e in enumerate(self.experts):
+            if getattr(e, "classes_", None) is None:
+                out.append(neg)
+                continue
+            try:
+                out.append(e.predict([x])[0])
+            except (ValueError, TypeError) as exc:
+                raise _expert_error(self._owner, k, t, exc) from exc
+        return out
 
     def _learn_pool(self, X, y, classes, first, record):
         rows = self._pool_rows(X)
         if y is None or isinstance(y, (str, bytes)):
             raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got "
                             f"{type(y).__name__}")
-        ys = np.asarray(y)
+        ys = label_array(self._owner, y)
         if ys.ndim != 1:
             raise ValueError(f"{self._owner}: y must be 1-D, got ndim={ys.ndim}")
         if len(rows) != ys.shape[0]:
@@ -335,13 +400,10 @@ class _Pool(OnlineLearner):
             yy = self._encode_y_multi(ys, ys.shape[0])
         else:
             yy = encode_y(self._owner, ys, ys.shape[0], self.classes_)
-        neg = self.classes_[0]
         preds = np.empty(len(rows), dtype=np.int32 if self._multi else np.int8)
         upds = np.empty(len(rows), dtype=np.uint8)
         for t, x in enumerate(rows):
-            advice = np.array([[e.predict([x])[0] if getattr(e, "classes_", None) is not None
-                                else neg for e in self.experts]])
-            adv = self._encode_advice(advice)
+            adv = self._encode_advice(np.array([self._pool_advice_row(t, x)]))
             if self._multi:
                 y01 = yy[t:t + 1]
                 p = np.empty(1, dtype=np.int32)
@@ -353,8 +415,11 @@ class _Pool(OnlineLearner):
                 self._kernel(adv, y01, p, True)
                 preds[t] = 2 * p[0] - 1
             upds[t] = bool((adv[0] != y01[0]).any())
-            for e in self.experts:
-                e.partial_fit([x], [ys[t]], classes=list(self.classes_))
+            for k, e in enumerate(self.experts):
+                try:
+                    e.partial_fit([x], [ys[t]], classes=list(self.classes_))
+                except (ValueError, TypeError) as exc:
+                    raise _expert_error(self._owner, k, t, exc) from exc
         return (preds, upds, yy) if record else None
 
     def partial_fit(self, P, y, classes=None):
@@ -386,9 +451,7 @@ class _Pool(OnlineLearner):
 
     def _advice_for(self, P):
         if self.experts is not None:
-            neg = self.classes_[0]
-            A = np.array([[e.predict([x])[0] if getattr(e, "classes_", None) is not None
-                           else neg for e in self.experts] for x in self._pool_rows(P)])
+            A = np.array([self._pool_advice_row(t, x) for t, x in enumerate(self._pool_rows(P))])
         else:
             A = self._advice_matrix(P, self.n_experts_)
         return self._encode_advice(A)
@@ -709,16 +772,25 @@ class Specialists(OnlineLearner):
             return A, np.ones(A.shape, dtype=bool)
         if isinstance(awake, (str, bytes)):
             raise ValueError(f"{o}: awake must be a 2-D mask (rounds x specialists) like P")
-        W = np.asarray(awake)
+        try:
+            W = np.asarray(awake)
+        except ValueError:                       # ragged rows
+            raise ValueError(f"{o}: awake must be a 2-D mask (rounds x specialists) like P") \
+                from None
         if W.shape != A.shape:
             raise ValueError(f"{o}: awake has shape {W.shape}, but P has shape {A.shape}; "
                              "they must match")
         if W.dtype != bool:
-            if W.dtype.kind not in "iu" or ((W != 0) & (W != 1)).any():
-                bad = W.ravel()[0] if W.dtype.kind not in "iu" else \
-                    W[(W != 0) & (W != 1)][0]
+            if W.dtype.kind in "iuf":
+                ok = (W == 0) | (W == 1)
+            else:                                # objects, strings, ...: value by value
+                ok = np.frompyfunc(_is_01, 1, 1)(W).astype(bool)
+            if not ok.all():
+                t, i = (int(v) for v in np.argwhere(~ok)[0])
+                v = W[t, i]
                 raise ValueError(f"{o}: awake must hold booleans (or 0/1), got "
-                                 f"{bad.item() if hasattr(bad, 'item') else bad!r}")
+                                 f"{v.item() if isinstance(v, np.generic) else v!r} for "
+                                 f"specialist {i} in round {t}")
             W = W.astype(bool)
         return A, W
 
@@ -792,8 +864,11 @@ class Specialists(OnlineLearner):
                 if y is None:
                     raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, "
                                     "got None")
+                if classes is None:
+                    _check_no_nan(self._owner, A, "specialist", W)
                 self.classes_ = infer_classes_multi(
-                    self._owner, None if classes is not None else _all_labels(A[W][None, :], y),
+                    self._owner, None if classes is not None else
+                    _all_labels(self._owner, A[W][None, :], y),
                     classes)
                 self.n_experts_ = A.shape[1]
                 self.n_features_in_ = A.shape[1]
@@ -973,6 +1048,12 @@ class PairSpecialists(Specialists):
         if X is None or isinstance(X, (str, bytes)):
             raise TypeError(f"{o}: X must be a 2-D array-like of categorical values, got "
                             f"{type(X).__name__}")
+        if is_sparse(X):
+            # dense values (the implicit zeros are the category 0), the structure checked
+            # before anything reads through it
+            X = sparse_to_dense(o, X)
+        elif hasattr(X, "to_numpy") and hasattr(X, "columns"):
+            X = X.to_numpy()          # a DataFrame: its rows (iterating it gives the columns)
         A = X if isinstance(X, np.ndarray) else _object_rows(o, X)
         if A.ndim != 2:
             raise ValueError(f"{o}: X must be 2-D (n_samples, n_attributes), got "
@@ -985,18 +1066,19 @@ class PairSpecialists(Specialists):
             raise ValueError(f"{o}: X has rows of {A.shape[1]} attributes, expected "
                              f"{self.n_attributes_}")
         if A.dtype.kind == "f" and np.isnan(A).any():
-            raise ValueError(f"{o}: X contains NaN; encode missing values as a category of "
-                             "their own")
+            t = int(np.flatnonzero(np.isnan(A).any(axis=1))[0])
+            raise ValueError(f"{o}: X contains NaN in row {t}; encode missing values as a "
+                             "category of their own")
         if A.dtype.kind == "O":
-            for v in A.ravel():
+            for k, v in enumerate(A.ravel()):
                 if isinstance(v, float) and v != v:
-                    raise ValueError(f"{o}: X contains NaN; encode missing values as a "
-                                     "category of their own")
+                    raise ValueError(f"{o}: X contains NaN in row {k // A.shape[1]}; encode "
+                                     "missing values as a category of their own")
                 try:
                     hash(v)
                 except TypeError:
                     raise TypeError(f"{o}: X values must be hashable categories, got "
-                                    f"{type(v).__name__}") from None
+                                    f"{type(v).__name__} in row {k // A.shape[1]}") from None
         return A
 
     def _column_codes(self, A, create):
@@ -1096,7 +1178,8 @@ class PairSpecialists(Specialists):
                 if y is None:
                     raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, "
                                     "got None")
-                self.classes_ = infer_classes_multi(self._owner, _label_array(y), classes)
+                self.classes_ = infer_classes_multi(self._owner, _label_array(self._owner, y),
+                                                    classes)
                 self.n_attributes_ = A.shape[1]
                 self.n_features_in_ = A.shape[1]
                 self._init_state(0)

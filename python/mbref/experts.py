@@ -33,9 +33,10 @@ the state.
 import copy
 import math
 import numbers
+import re
 from fractions import Fraction
 
-from .base import NotFittedError, infer_classes, _label_key, keep_on_failure
+from .base import NotFittedError, check_rows, infer_classes, _is_csr, _label_key, keep_on_failure
 from .multiplicative import _finite, _pow2_exponent, _term
 
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
@@ -83,6 +84,8 @@ def _check_y(owner, y, n):
         raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
     if getattr(y, "ndim", 1) != 1:
         raise ValueError(f"{owner}: y must be 1-D, got ndim={y.ndim}")
+    if not hasattr(y, "__iter__"):
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got {type(y).__name__}")
     ys = [_label_key(v) for v in y]
     for v in ys:
         if isinstance(v, (list, tuple, dict, set)):
@@ -101,12 +104,38 @@ def _codes(owner, classes, ys):
     index = {c: k for k, c in enumerate(classes)}
     out = []
     for v in ys:
-        k = index.get(v)
+        k = _lookup(index, v)
         if k is None:
             raise ValueError(f"{owner}: y has the label {v!r}, outside the fitted classes "
                              f"{list(classes)!r}")
         out.append(k)
     return out
+
+
+def _lookup(index, v):
+    """index.get(v); None for an unhashable value (a dict, a list), which is no label."""
+    try:
+        return index.get(v)
+    except TypeError:
+        return None
+
+
+def _first_nan(rows, who, owner, mask=None):
+    """ValueError naming the first NaN prediction (its column and round; only the awake ones
+    with a mask): on a first call the labels are inferred from the advice, and NaN is none."""
+    for t, r in enumerate(rows):
+        for i, v in enumerate(r):
+            if (mask is None or mask[t][i]) and isinstance(v, float) and math.isnan(v):
+                raise ValueError(f"{owner}: the prediction of {who} {i} in round {t} is NaN")
+
+
+def _expert_error(owner, k, t, exc):
+    """The error a pool's expert k raised on row t of X (given to it alone, as a one-row
+    batch), re-raised as the pool's: naming the pool, the expert and the row of X, then the
+    expert's own message."""
+    msg = re.sub(r"\brow 0\b", f"row {t}", str(exc))  # its one-row batch is row t of X
+    kind = ValueError if isinstance(exc, ValueError) else TypeError
+    return kind(f"{owner}: expert {k} refused row {t} of X: {msg}")
 
 
 def _last_argmax(q):
@@ -257,7 +286,7 @@ class _Pool:
         for i, r in enumerate(rows):
             e = []
             for v in r:
-                k = index.get(v)
+                k = _lookup(index, v)
                 if k is None:
                     raise ValueError(f"{type(self).__name__}: an expert predicted {v!r} in round "
                                      f"{i}, outside the labels {list(self.classes_)!r}")
@@ -381,6 +410,8 @@ class _Pool:
         rows = self._advice(P, None if first else self._n)
         ys = _check_y(o, y, len(rows))
         if first:
+            if classes is None:
+                _first_nan(rows, "expert", o)
             values = [v for r in rows for v in r]
             self.classes_ = infer_classes_multi(o, values + ys, classes)
             self._init_state(len(rows[0]))
@@ -404,17 +435,29 @@ class _Pool:
             if len(r) != len(rows[0]):
                 raise ValueError(f"{o}: X rows have different lengths")
         preds = []
-        for x, t, yi in zip(rows, ys, yy):
-            p = self._encode_advice([self._pool_advice(x)])[0]
+        for row, (x, t, yi) in enumerate(zip(rows, ys, yy)):
+            p = self._encode_advice([self._pool_advice(x, row)])[0]
             preds.append(self._round(p, yi))
-            for e in self.experts:
-                e.partial_fit([x], [t], classes=list(self.classes_))
+            for k, e in enumerate(self.experts):
+                try:
+                    e.partial_fit([x], [t], classes=list(self.classes_))
+                except (ValueError, TypeError) as exc:
+                    raise _expert_error(o, k, row, exc) from exc
         return preds
 
-    def _pool_advice(self, x):
-        first = self.classes_[0]
-        return [_label_key(e.predict([x])[0]) if getattr(e, "classes_", None) is not None
-                else first for e in self.experts]
+    def _pool_advice(self, x, row):
+        """The learners' predictions on row ``row`` of X (x); an unfitted one advises the
+        first class."""
+        out = []
+        for k, e in enumerate(self.experts):
+            if getattr(e, "classes_", None) is None:
+                out.append(self.classes_[0])
+                continue
+            try:
+                out.append(_label_key(e.predict([x])[0]))
+            except (ValueError, TypeError) as exc:
+                raise _expert_error(type(self).__name__, k, row, exc) from exc
+        return out
 
     def predict(self, P):
         """The pool's prediction for each row of advice (no state change; randomized WM draws
@@ -433,7 +476,7 @@ class _Pool:
 
     def _advice_for(self, P):
         if self.experts is not None:
-            rows = [self._pool_advice(list(x)) for x in P]
+            rows = [self._pool_advice(list(x), t) for t, x in enumerate(P)]
         else:
             rows = self._advice(P, self._n)
         return self._encode_advice(rows)
@@ -672,15 +715,16 @@ class Specialists(_Pool):
             raise ValueError(f"{o}: awake has shape ({len(a)}, {len(a[0]) if a else 0}), but P "
                              f"has shape ({len(rows)}, {len(rows[0])}); they must match")
         out = []
-        for r in a:
+        for t, r in enumerate(a):
             row = []
-            for v in r:
+            for i, v in enumerate(r):
                 v = _label_key(v)
-                if v is True or v is False or (isinstance(v, numbers.Integral)
-                                                and v in (0, 1)):
+                if isinstance(v, numbers.Real) and not (isinstance(v, float) and
+                                                        math.isnan(v)) and v in (0, 1):
                     row.append(bool(v))
                 else:
-                    raise ValueError(f"{o}: awake must hold booleans (or 0/1), got {v!r}")
+                    raise ValueError(f"{o}: awake must hold booleans (or 0/1), got {v!r} for "
+                                     f"specialist {i} in round {t}")
             out.append(row)
         return out
 
@@ -721,7 +765,7 @@ class Specialists(_Pool):
             ids, codes = [], []
             for i, (v, w) in enumerate(zip(r, a)):
                 if w:
-                    k = index.get(v)
+                    k = _lookup(index, v)
                     if k is None:
                         raise ValueError(f"{o}: specialist {i} predicted {v!r} in round {t}, "
                                          f"outside the labels {list(self.classes_)!r}")
@@ -735,6 +779,8 @@ class Specialists(_Pool):
         rows, mask = self._rounds_of(P, awake, first)
         ys = _check_y(o, y, len(rows))
         if first:
+            if classes is None:
+                _first_nan(rows, "specialist", o, mask)
             values = [v for r, a in zip(rows, mask) for v, w in zip(r, a) if w]
             self.classes_ = infer_classes_multi(o, values + ys, classes)
             self.n_experts_ = len(rows[0])
@@ -822,9 +868,16 @@ class PairSpecialists(Specialists):
         if X is None or isinstance(X, (str, bytes)):
             raise TypeError(f"{o}: X must be a 2-D array-like of categorical values, got "
                             f"{type(X).__name__}")
+        if _is_csr(X) or hasattr(X, "tocsr"):
+            X = _dense_rows(o, X)     # the implicit zeros are the category 0
+        elif hasattr(X, "to_numpy") and hasattr(X, "columns"):
+            X = X.to_numpy()          # a DataFrame: its rows (iterating it gives the columns)
         if getattr(X, "ndim", 2) != 2:
             raise ValueError(f"{o}: X must be 2-D (n_samples, n_attributes), got "
                              f"ndim={X.ndim}")
+        if not hasattr(X, "__iter__"):
+            raise TypeError(f"{o}: X must be a 2-D array-like (rows of values), got "
+                            f"{type(X).__name__}")
         rows = []
         for r in X:
             if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
@@ -839,15 +892,16 @@ class PairSpecialists(Specialists):
         for r in rows:
             if len(r) != d:
                 raise ValueError(f"{o}: X has rows of {len(r)} attributes, expected {d}")
+        for t, r in enumerate(rows):
             for v in r:
                 if isinstance(v, float) and math.isnan(v):
-                    raise ValueError(f"{o}: X contains NaN; encode missing values as a "
-                                     "category of their own")
+                    raise ValueError(f"{o}: X contains NaN in row {t}; encode missing values "
+                                     "as a category of their own")
                 try:
                     hash(v)
                 except TypeError:
                     raise TypeError(f"{o}: X values must be hashable categories, got "
-                                    f"{type(v).__name__}") from None
+                                    f"{type(v).__name__} in row {t}") from None
         return rows
 
     def _hist_vote(self, i):
@@ -948,3 +1002,16 @@ def run_online(learner, P, y, classes=None, **fit_params):
         curve.append(m)
     return {"predictions": predictions, "errors": errors, "updated": updated, "mistakes": m,
             "updates": sum(updated), "mistake_curve": curve, "n": len(rounds)}
+
+
+def _dense_rows(owner, X):
+    """A sparse matrix (CSR, or any format with tocsr) as lists of floats, its structure
+    checked as for the other learners (check_rows)."""
+    rows, d = check_rows(owner, X)
+    out = []
+    for idx, val in rows:
+        r = [0.0] * d
+        for j, v in zip(idx, val):
+            r[j] = v
+        out.append(r)
+    return out
