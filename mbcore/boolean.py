@@ -68,14 +68,51 @@ def _check_packing(owner, packed, n_features):
                          "number of variables before packing)")
 
 
+_BYTE, _BYTE_OF_ANOTHER_TYPE, _NOT_A_BYTE = 0, 1, 2
+
+
+def _byte_of(v):
+    """A packed byte: an integer (not a bool) in 0..255; a float or bool of such a value is a
+    byte of another type; anything else (NaN, 0.5, 256, a string, None) is not a byte."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        return _BYTE if 0 <= v <= 255 else _NOT_A_BYTE
+    if isinstance(v, (bool, float)) and v == v and 0 <= v <= 255 and float(v).is_integer():
+        return _BYTE_OF_ANOTHER_TYPE
+    return _NOT_A_BYTE
+
+
+def _byte_status(A):
+    """_byte_of for every entry of a 2-D array (vectorised for numbers)."""
+    kind = A.dtype.kind
+    if kind in "iu":
+        return np.where((A >= 0) & (A <= 255), _BYTE, _NOT_A_BYTE)
+    if kind == "f":
+        with np.errstate(invalid="ignore"):
+            byte = np.isfinite(A) & (A >= 0) & (A <= 255) & (A == np.floor(A))
+        return np.where(byte, _BYTE_OF_ANOTHER_TYPE, _NOT_A_BYTE)
+    if kind == "b":
+        return np.full(A.shape, _BYTE_OF_ANOTHER_TYPE)
+    if kind == "O":
+        return np.frompyfunc(_byte_of, 1, 1)(A).astype(np.int64) if A.size else \
+            np.zeros(A.shape, dtype=np.int64)
+    return np.full(A.shape, _NOT_A_BYTE)          # strings, complex numbers, dates, ...
+
+
 def _unpack_rows(owner, X, n):
     """Rows packed 8 variables per byte (numpy.packbits(X, axis=1): the first variable in the
     highest bit) -> uint8 0/1 rows; the padding bits of the last byte must be 0."""
     if X is None or isinstance(X, (str, bytes)):
         raise TypeError(f"{owner}: X must be a 2-D array-like of packed bytes, got "
                         f"{type(X).__name__}")
+    if is_sparse(X):
+        raise TypeError(f"{owner}: packed X must be a dense 2-D array of bytes "
+                        "(numpy.packbits(X, axis=1)), got a sparse matrix")
     try:
         A = np.asarray(X)
+        if A.dtype.kind in "US" and not isinstance(X, np.ndarray):
+            A = np.array(X, dtype=object)    # each value as given (NumPy made 1 and "a" strings)
     except ValueError:
         raise ValueError(f"{owner}: packed X must be 2-D (n_samples, ceil(n_features / 8))") \
             from None
@@ -89,15 +126,13 @@ def _unpack_rows(owner, X, n):
         raise ValueError(f"{owner}: packed row 0 has {A.shape[1]} bytes; {n} variables need "
                          f"{width}")
     if A.dtype != np.uint8:
-        ok = A.dtype.kind in "iu" and ((A >= 0) & (A <= 255)).all()
-        if not ok:
-            if A.dtype.kind in "iu":
-                r = int(np.argwhere((A < 0) | (A > 255))[0][0])
-                v = A[r][(A[r] < 0) | (A[r] > 255)][0].item()
-            else:
-                r, v = 0, A.ravel()[0].item() if A.size else None
-            raise ValueError(f"{owner}: packed X must hold bytes (integers 0..255), got {v!r} "
-                             f"in row {r}")
+        status = _byte_status(A)
+        for s in (_NOT_A_BYTE, _BYTE_OF_ANOTHER_TYPE):    # a wrong value before a wrong type
+            if (status == s).any():
+                r, c = (int(i) for i in np.argwhere(status == s)[0])
+                v = A[r, c]
+                raise ValueError(f"{owner}: packed X must hold bytes (integers 0..255), got "
+                                 f"{v.item() if isinstance(v, np.generic) else v!r} in row {r}")
         A = A.astype(np.uint8)
     bits = np.unpackbits(A, axis=1)
     if n % 8:

@@ -25,7 +25,7 @@ Conventions shared with mbcore.boolean (the compiled side matches them exactly)
 import copy
 import numbers
 
-from .base import OnlineLearner, check_labels, check_rows, infer_classes
+from .base import OnlineLearner, _is_csr, check_labels, check_rows, infer_classes
 
 __all__ = ["Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
            "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary"]
@@ -97,11 +97,14 @@ def _unpack_rows(owner, X, n):
     if X is None or isinstance(X, (str, bytes)):
         raise TypeError(f"{owner}: X must be a 2-D array-like of packed bytes, got "
                         f"{type(X).__name__}")
+    if _is_csr(X) or hasattr(X, "tocsr"):
+        raise TypeError(f"{owner}: packed X must be a dense 2-D array of bytes "
+                        "(numpy.packbits(X, axis=1)), got a sparse matrix")
     if getattr(X, "ndim", 2) != 2:
         raise ValueError(f"{owner}: packed X must be 2-D (n_samples, ceil(n_features / 8)), got "
                          f"ndim={X.ndim}")
     width = (n + 7) // 8
-    out = []
+    rows = []
     for i, r in enumerate(X):
         if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
             raise ValueError(f"{owner}: packed X must be 2-D (n_samples, ceil(n_features / 8))")
@@ -109,12 +112,20 @@ def _unpack_rows(owner, X, n):
         if len(r) != width:
             raise ValueError(f"{owner}: packed row {i} has {len(r)} bytes; {n} variables need "
                              f"{width}")
+        rows.append(r)
+    # The values of all rows, a wrong value (NaN, 256, "1") before a byte of another type
+    # (1.0, True); then the padding bits.
+    for wrong in (_NOT_A_BYTE, _BYTE_OF_ANOTHER_TYPE):
+        for i, r in enumerate(rows):
+            for b in r:
+                if _byte_of(b) == wrong:
+                    raise ValueError(f"{owner}: packed X must hold bytes (integers 0..255), got "
+                                     f"{b!r} in row {i}")
+    out = []
+    for i, r in enumerate(rows):
         row = []
         for b in r:
-            if isinstance(b, bool) or not isinstance(b, numbers.Integral) or not 0 <= b <= 255:
-                raise ValueError(f"{owner}: packed X must hold bytes (integers 0..255), got "
-                                 f"{b!r} in row {i}")
-            row.extend((b >> (7 - k)) & 1 for k in range(8))
+            row.extend((int(b) >> (7 - k)) & 1 for k in range(8))
         if any(row[n:]):
             raise ValueError(f"{owner}: packed row {i} has padding bits set past variable "
                              f"{n - 1}")
@@ -122,6 +133,21 @@ def _unpack_rows(owner, X, n):
     if not out:
         raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
     return out
+
+
+_BYTE, _BYTE_OF_ANOTHER_TYPE, _NOT_A_BYTE = 0, 1, 2
+
+
+def _byte_of(v):
+    """A packed byte: an integer (not a bool) in 0..255; a float or bool of such a value is a
+    byte of another type; anything else (NaN, 0.5, 256, a string, None) is not a byte."""
+    if hasattr(v, "item") and not isinstance(v, (str, bytes)):
+        v = v.item()                          # a NumPy scalar held in an object array
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        return _BYTE if 0 <= v <= 255 else _NOT_A_BYTE
+    if isinstance(v, (bool, float)) and v == v and 0 <= v <= 255 and float(v).is_integer():
+        return _BYTE_OF_ANOTHER_TYPE
+    return _NOT_A_BYTE
 
 
 class _Boolean(OnlineLearner):
