@@ -386,7 +386,8 @@ def _vector_key(row):
 
 
 def _is_sparse(X):
-    return hasattr(X, "tocsr") or all(hasattr(X, a) for a in ("data", "indices", "indptr",
+    # (indptr first: reading ``data`` of a NumPy array of dates raises ValueError)
+    return hasattr(X, "tocsr") or all(hasattr(X, a) for a in ("indptr", "indices", "data",
                                                                  "shape"))
 
 
@@ -417,7 +418,9 @@ def _point_rows(owner, C, X):
         if isinstance(r, (str, bytes)):
             raise TypeError(f"{owner}: X must hold point indices or feature vectors, got a value "
                             f"of type {type(r).__name__} ({r!r}) in row {i}")
-        is_vec = hasattr(r, "__len__") or hasattr(r, "__iter__")
+        # (a dict or a set is no feature vector: it is refused as a point index below)
+        is_vec = (hasattr(r, "__len__") or hasattr(r, "__iter__")) and \
+            not isinstance(r, (dict, set, frozenset))
         if vectors is None:
             vectors = is_vec
         elif vectors != is_vec:
