@@ -39,12 +39,14 @@ queries and 5 membership queries.
 
 import copy
 import numbers
+import re
 from typing import Any, Optional, Tuple
 
 import numpy as np
 
 from .base import OnlineCounts
-from ._validation import NotFittedError, encode_codes, encode_y, infer_classes_multi
+from ._validation import (Batch, NotFittedError, check_X, encode_codes, encode_y,
+                          infer_classes_multi, is_sparse)
 from .bounds import _budget, eq_test_sample_size, online_to_pac_run_length
 from .online import OnlineRun, run_online
 
@@ -207,7 +209,54 @@ def _rows_of(X):
     return X
 
 
-def _initial_predictions(learner, X, classes):
+class _CheckedCSR:
+    """A sparse X whose structure was checked (``check_X``), as a CSR matrix that the
+    wrapper slices by rows for the wrapped learner.  scipy's own row slicing trusts the index
+    arrays (a caller may have changed them after construction) and drops out-of-range columns
+    silently; BSR and COO matrices cannot be sliced at all."""
+
+    format = "csr"
+
+    def __init__(self, batch):
+        self._batch = batch
+        self.data, self.indices, self.indptr = batch.data, batch.indices, batch.indptr
+        self.shape = (batch.n, batch.d)
+
+    def __len__(self):
+        return self._batch.n
+
+    def __getitem__(self, rows):
+        if not isinstance(rows, slice):
+            raise TypeError("rows of a sparse X are taken by slices only")
+        a, b, step = rows.indices(self._batch.n)
+        if step != 1:
+            raise TypeError("rows of a sparse X are taken by contiguous slices only")
+        return _CheckedCSR(self._batch.rows(a, max(a, b)))
+
+
+def _wrapper_rows(owner, X):
+    """X for a wrapper that hands slices of it to a learner: a sparse matrix checked once
+    (then sliced safely), anything else as given."""
+    if X is not None and not isinstance(X, (np.ndarray, list, tuple, str, bytes)) and \
+            is_sparse(X):
+        b = check_X(owner, X)
+        return _CheckedCSR(Batch(data=b.data, indices=b.indices, indptr=b.indptr, n=b.n, d=b.d))
+    if X is not None and not isinstance(X, (str, bytes)) and hasattr(X, "shape") and \
+            not hasattr(X, "__getitem__"):
+        raise TypeError(f"{owner}: X must be an array-like of rows (an array, a list of rows "
+                        f"or a sparse matrix), got {type(X).__name__}")
+    return X
+
+
+def _wrapped_error(owner, inner, r, exc):
+    """An error the wrapped learner raised on row r of X, given to it alone (a one-row batch),
+    as the wrapper's: naming the wrapper and the row of X, then the learner's own message."""
+    msg = re.sub(r"\brow 0\b", f"row {r}", str(exc))  # its one-row batch is row r of X
+    kind = ValueError if isinstance(exc, ValueError) else TypeError
+    return kind(f"{owner}: the wrapped learner refused row {r} of X: {msg}")
+
+
+def _initial_predictions(learner, X, classes, owner=None):
     """The predictions of an unfitted learner's initial hypothesis on the rows of X: for each
     row, a copy of the learner is run online on (row, classes[0]) and what it predicted first
     is read back.  One copy and one call per row: a Python loop, used only while the learner
@@ -218,7 +267,12 @@ def _initial_predictions(learner, X, classes):
     out = []
     for t in range(n):
         probe = copy.deepcopy(learner)
-        run = run_online(probe, X[t:t + 1], np.asarray(cl[:1]), classes=cl)
+        try:
+            run = run_online(probe, X[t:t + 1], np.asarray(cl[:1]), classes=cl)
+        except (ValueError, TypeError) as exc:
+            if owner is None:
+                raise
+            raise _wrapped_error(owner, learner, t, exc) from exc
         out.append(run.predictions[0])
     return np.asarray(out)
 
@@ -914,7 +968,16 @@ class Conservative(_BlockOnline):
         self._counts = np.zeros(2, dtype=np.int64)
 
     def _predict_codes(self, X, a, b):
-        p = self.learner_.predict(X[a:b])
+        try:
+            p = self.learner_.predict(X[a:b])
+        except (ValueError, TypeError) as exc:
+            # the learner's rows are counted from a: find the row of X it refused
+            for r in range(a, b):
+                try:
+                    self.learner_.predict(X[r:r + 1])
+                except (ValueError, TypeError) as one:
+                    raise _wrapped_error("Conservative", self.learner_, r, one) from exc
+            raise
         return self._codes_of(p)
 
     def _codes_of(self, labels):
@@ -928,7 +991,10 @@ class Conservative(_BlockOnline):
         inner = self.learner_
         if guard is not None and inner is guard["orig"] and guard["backup"] is None:
             guard["backup"] = copy.deepcopy(inner)
-        inner.partial_fit(X[j:j + 1], ya[j:j + 1])
+        try:
+            inner.partial_fit(X[j:j + 1], ya[j:j + 1])
+        except (ValueError, TypeError) as exc:
+            raise _wrapped_error("Conservative", inner, j, exc) from exc
 
     def _advance(self, X, ya, codes, start, n, guard):
         if _is_fitted(self.learner_):
@@ -937,7 +1003,10 @@ class Conservative(_BlockOnline):
         out = []
         for t in range(start, n):               # probes until the first mistake
             probe = copy.deepcopy(self.learner_)
-            run = run_online(probe, X[t:t + 1], ya[t:t + 1], classes=cl)
+            try:
+                run = run_online(probe, X[t:t + 1], ya[t:t + 1], classes=cl)
+            except (ValueError, TypeError) as exc:
+                raise _wrapped_error("Conservative", self.learner_, t, exc) from exc
             p = int(self._codes_of(run.predictions)[0])
             out.append(p)
             if p != codes[t]:
@@ -949,7 +1018,7 @@ class Conservative(_BlockOnline):
         """partial_fit that also returns the online predictions (see OnlineLearner._online)."""
         o = "Conservative"
         _check_learner(o, self.learner)
-        X = _rows_of(X)
+        X = _wrapper_rows(o, X)
         n = _n_rows(o, X)
         first = getattr(self, "classes_", None) is None
         if n == 0:
@@ -979,11 +1048,11 @@ class Conservative(_BlockOnline):
         """The wrapper's prediction for each row (no state change)."""
         self._check_fitted("predict")
         if _is_fitted(self.learner_):
-            return self.learner_.predict(X)
-        X = _rows_of(X)
+            return self.learner_.predict(_wrapper_rows("Conservative", X))
+        X = _wrapper_rows("Conservative", X)
         if _n_rows("Conservative", X) == 0:
             raise ValueError("Conservative: X is empty (0 rows); at least one row is required")
-        return _initial_predictions(self.learner_, X, self.classes_)
+        return _initial_predictions(self.learner_, X, self.classes_, "Conservative")
 
 
 class EQOnlineLearner(_BlockOnline):
