@@ -1,0 +1,53 @@
+"""Queries and conversions (ALGORITHMS.md section 6): the oracles EX, MQ and EQ, the
+conservative form of any learner, mistake bounds <-> equivalence queries, online -> PAC, and
+Angluin's monotone-DNF learner.
+
+Sources: Kanade's lecture notes, section 1.2 (Definition 2, Proposition 3: every learner has a
+conservative form with the same mistake bound) and section 2 (Theorem 4: online -> PAC;
+Proposition 6: a mistake bound B gives at most B + 1 equivalence queries; Proposition 7: Q
+equivalence queries give the mistake bound Q); Angluin's lecture 24 (monotone DNF with
+equivalence and membership queries, the worked example x1x2 + x3) and lecture 25 (equivalence
+queries simulated by sampling).
+
+The oracles are in :mod:`mbcore.queries.oracles`, the conversions in
+:mod:`mbcore.queries.conversions` and the exact learner of monotone DNF in
+:mod:`mbcore.queries.exact`; every public name is importable from here.
+
+Conventions
+-----------
+* Points are the rows of a 2-D array, usually {0,1}^n as uint8.  A *target* or a *hypothesis*
+  is any callable mapping such an array to a 1-D array of labels, or an object with a
+  ``predict`` method (a fitted mbcore learner, or a :class:`MonotoneDNF`, which is callable).
+* Labels are 0/1 (Boolean concepts) unless a learner's ``classes_`` say otherwise.
+* An *EQ learner* is a generator function protocol: ``gen = make_learner()``;
+  ``h = next(gen)`` is the first hypothesis; ``h = gen.send((x, label))`` is the next one after
+  the counterexample x with its true label; the generator may ``return`` when it has nothing
+  more to ask.  :func:`monotone_dnf_learner` is one.
+* Every oracle counts its calls (``calls``); a hypothesis is evaluated on a whole array at once
+  (one call per block of rows, never one per row, except where a docstring says otherwise).
+
+Examples
+--------
+Angluin's worked example (lecture 24): the target x1x2 + x3 is learned with 3 equivalence
+queries and 5 membership queries.
+
+>>> from mbcore.queries import (MonotoneDNF, MembershipOracle, EquivalenceOracle,
+...                             learn_monotone_dnf)
+>>> target = MonotoneDNF([[0, 1], [2]], n=3)
+>>> mq = MembershipOracle(target)
+>>> eq = EquivalenceOracle(target, n=3, strategy="adversarial")
+>>> res = learn_monotone_dnf(mq, eq, n=3)
+>>> str(res.formula), res.equivalence_queries, res.membership_queries
+('x1x2 + x3', 3, 5)
+"""
+
+from .conversions import (Conservative, EQOnlineLearner, EQPACResult, EQResult, PACResult,
+                          eq_to_pac, from_equivalence_learner, online_to_pac,
+                          to_equivalence_learner)
+from .exact import DNFResult, MonotoneDNF, learn_monotone_dnf, monotone_dnf_learner
+from .oracles import EquivalenceOracle, ExampleOracle, MembershipOracle
+
+__all__ = ["MonotoneDNF", "ExampleOracle", "MembershipOracle", "EquivalenceOracle",
+           "Conservative", "EQOnlineLearner", "EQResult", "DNFResult", "PACResult",
+           "EQPACResult", "to_equivalence_learner", "from_equivalence_learner",
+           "monotone_dnf_learner", "learn_monotone_dnf", "online_to_pac", "eq_to_pac"]
