@@ -503,6 +503,7 @@ NO_COLS = r"0 feature|0 attribute|0 column|no expert|no specialist|0 values|feat
     r"attributes|0 bytes"
 FEATURES = r"feature|attribute|expert|specialist|values|bytes|width"
 SPARSE = r"csr|csc|coo|bsr|sparse|indptr|ind(ex|ices)"
+INDPTR = r"indptr"      # a broken indptr is reported as such (not as some row's indices)
 NONE = r"none"
 LABEL = r"\by\b|label"
 CLASSES = r"classes"
@@ -836,13 +837,13 @@ BAD_KINDS = {
     "csr_indices_duplicate": Kind(_csr_change(_duplicate),
                                   [SPARSE, r"duplicate|repeat|sort|row"]),
     "csr_indptr_past_data": Kind(_csr_change(_indptr(lambda p, nnz: p + (
-        np.arange(p.shape[0]) >= BAD_ROW + 1) * 3)), [SPARSE]),
-    "csr_indptr_decreasing": Kind(_csr_change(_indptr(_decreasing)), [SPARSE]),
-    "csr_indptr_short": Kind(_csr_change(_indptr(lambda p, nnz: p[:-2])), [SPARSE]),
+        np.arange(p.shape[0]) >= BAD_ROW + 1) * 3)), [INDPTR]),
+    "csr_indptr_decreasing": Kind(_csr_change(_indptr(_decreasing)), [INDPTR]),
+    "csr_indptr_short": Kind(_csr_change(_indptr(lambda p, nnz: p[:-2])), [INDPTR]),
     "csr_indptr_long": Kind(_csr_change(_indptr(lambda p, nnz: np.append(p, [nnz] * 2)
-                                                .astype(p.dtype))), [SPARSE]),
+                                                .astype(p.dtype))), [INDPTR]),
     "csr_indptr_start_not_zero": Kind(_csr_change(_indptr(lambda p, nnz: np.where(
-        np.arange(p.shape[0]) == 0, 1, p).astype(p.dtype))), [SPARSE]),
+        np.arange(p.shape[0]) == 0, 1, p).astype(p.dtype))), [INDPTR]),
     "csr_data_longer": Kind(_csr_change(lambda d, i, p, s: (np.append(d, 1.0), i, p, s)),
                             [SPARSE + r"|values|data"]),
     "csr_indices_longer": Kind(_csr_change(lambda d, i, p, s: (d, np.append(i, 0).astype(
@@ -857,9 +858,9 @@ BAD_KINDS = {
                                [r"shape"]),
     "csr_int64_index_out_of_range": Kind(_csr_index(lambda d: d + 1, np.int64), [SPARSE, ROW]),
     "scipy_csr_indices_changed": Kind(_scipy_csr_mutated("indices"), [SPARSE, ROW]),
-    "scipy_csr_indptr_changed": Kind(_scipy_csr_mutated("indptr"), [SPARSE]),
+    "scipy_csr_indptr_changed": Kind(_scipy_csr_mutated("indptr"), [INDPTR]),
     "csc_index_out_of_range": Kind(_csc_bad("index"), [SPARSE]),
-    "csc_indptr_past_data": Kind(_csc_bad("indptr"), [SPARSE]),
+    "csc_indptr_past_data": Kind(_csc_bad("indptr"), [INDPTR]),
     "coo_column_out_of_range": Kind(_coo_bad("column"), [SPARSE]),
     "coo_row_negative": Kind(_coo_bad("row"), [SPARSE]),
     "coo_lengths_differ": Kind(_coo_bad("lengths"), [SPARSE]),
