@@ -135,8 +135,19 @@ def _accuracy(learner, pred, y, n=None):
 
 
 def clone(learner):
-    """A new learner with the same parameters and no fitted state (like sklearn.base.clone)."""
-    return type(learner)(**learner.get_params())
+    """A new learner with the same parameters and no fitted state (like sklearn.base.clone).
+
+    Parameters that are learners themselves (the ``experts`` of a pool, the learner a wrapper
+    holds), alone or in a list or tuple, are cloned too, so the new learner shares no state
+    with the old one and training it never changes the original's experts.  Other parameters
+    (numbers, strings, a ConceptClass, which no learner changes) are passed as they are."""
+    def fresh(v):
+        if hasattr(v, "get_params") and hasattr(v, "partial_fit") and not isinstance(v, type):
+            return clone(v)
+        if type(v) in (list, tuple):
+            return type(v)(fresh(x) for x in v)
+        return v
+    return type(learner)(**{k: fresh(v) for k, v in learner.get_params(deep=False).items()})
 
 
 class OnlineCounts:

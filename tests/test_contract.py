@@ -450,3 +450,20 @@ def test_large_batch_scores_equal_small_batches(name):
     bad[70_001, 0] = np.inf
     with pytest.raises(ValueError, match=r"row 61234\b"):
         clf.decision_function(bad)
+
+
+def test_clone_and_certify_leave_a_pools_experts_alone():
+    """clone gives a pool fresh experts (as sklearn.base.clone clones nested estimators), so
+    certify, which runs a clone, never trains the caller's experts."""
+    p, w = mbcore.Perceptron(), mbcore.Winnow()
+    wm = mbcore.WeightedMajority(experts=[p, w])
+    twin = mbcore.clone(wm)
+    assert twin.experts[0] is not p and twin.experts[1] is not w
+    assert type(twin.experts[0]) is mbcore.Perceptron and twin.experts[1].get_params() == \
+        w.get_params()
+    X = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 1]], dtype=np.uint8)
+    mbcore.certify(wm, X, [1, 0, 1, 0])
+    assert not p._is_fitted() and not w._is_fitted()
+    inner = mbcore.Perceptron(eta=0.5)
+    c = mbcore.clone(mbcore.Conservative(inner))
+    assert c.learner is not inner and c.learner.get_params() == inner.get_params()
