@@ -607,7 +607,10 @@ def test_conservative_classes_params_and_clone():
     with pytest.raises(ValueError, match="Conservative: invalid parameter 'alpha'"):
         c.set_params(alpha=3)
     k = mbcore.clone(c)
-    assert type(k) is Q.Conservative and k.learner is w
+    # clone clones the wrapped learner too (sklearn's clone does the same with nested
+    # estimators): the new wrapper never trains the caller's learner
+    assert type(k) is Q.Conservative and k.learner is not w and \
+        type(k.learner) is mbcore.Winnow and k.learner.get_params() == w.get_params()
     with pytest.raises(mbcore.NotFittedError):
         k.mistakes_
     assert "Conservative(learner=Winnow())" == repr(k)
