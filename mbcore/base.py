@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ._state import StateError
 from ._validation import NotFittedError, check_X, encode_y, infer_classes
 
 __all__ = ["OnlineLearner", "NotFittedError", "Snapshot", "clone", "map_rows"]
@@ -122,7 +123,7 @@ class Snapshot:
         return False
 
 
-def _accuracy(learner, pred, y, n=None):
+def accuracy(learner, pred, y, n=None):
     """The share of rows whose prediction equals the label, y checked first (a ValueError or
     TypeError naming the learner for a missing, short, long or foreign label)."""
     n = len(pred) if n is None else n
@@ -317,6 +318,20 @@ class OnlineLearner(OnlineCounts):
     def _validate_params(self):
         """Subclasses check their parameters here (ValueError naming class, parameter, value)."""
 
+    # -- persistent state (declared by each family; mbcore.persistence keeps only the format) --
+    # _STATE: attribute -> checker of its type (mbcore._state); _DERIVED: caches rebuilt after
+    # loading, never stored; _check_state: the consistency of a loaded state, run before any
+    # kernel sees it.  Every concrete learner overrides the three together.
+    _STATE: dict = {}
+    _DERIVED: frozenset = frozenset()
+    _TRANSIENT: frozenset = frozenset(("_kstate", "_fast", "_y1"))   # kernel bindings
+
+    def _check_state(self, st):
+        """Raise mbcore._state.StateError if the loaded state ``st`` (attribute -> value, also
+        set on ``self``) is not one a run of this learner reaches.  Families override this."""
+        raise StateError(f"{self._owner} declares no check of a loaded state (a learner class "
+                         "must override _check_state to be loadable)")
+
     def _check_X(self, X, n_features):
         """Validate X into a Batch (families with their own input rules override this)."""
         return check_X(self._owner, X, n_features)
@@ -499,4 +514,4 @@ class OnlineLearner(OnlineCounts):
         ``partial_fit`` checks it: one label per row, each one of ``classes_``."""
         self._check_fitted("score")
         pred = self.predict(X)
-        return _accuracy(self, pred, y)
+        return accuracy(self, pred, y)

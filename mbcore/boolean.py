@@ -12,8 +12,10 @@ import numbers
 
 import numpy as np
 
+from . import _params as params
 from ._kernels import boolean as _k
 from ._validation import Batch, is_sparse, sparse_to_dense
+from ._state import COMMON, I4, I8, INT, U1, arr, need, nonneg, shape, two_labels
 from .base import OnlineLearner
 
 __all__ = ["Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
@@ -22,7 +24,7 @@ __all__ = ["Conjunction", "Disjunction", "DecisionList", "most_specific_conjunct
 _CONJ, _DISJ_MONO, _DISJ_ALL = 0, 1, 2
 
 
-def _boolean_rows(owner, X, n_features):
+def boolean_rows(owner, X, n_features):
     """X as a C-contiguous uint8 0/1 matrix (a view when it already is one)."""
     if X is None or isinstance(X, (str, bytes)):
         raise TypeError(f"{owner}: X must be a 2-D array-like of 0/1 values, got "
@@ -56,13 +58,8 @@ def _boolean_rows(owner, X, n_features):
 
 
 def _check_packing(owner, packed, n_features):
-    if not isinstance(packed, (bool, np.bool_)):
-        raise ValueError(f"{owner}: parameter packed must be a bool, got {packed!r}")
-    if n_features is not None and (isinstance(n_features, (bool, np.bool_)) or
-                                   not isinstance(n_features, numbers.Integral) or
-                                   n_features < 1):
-        raise ValueError(f"{owner}: parameter n_features must be an integer >= 1 or None, got "
-                         f"{n_features!r}")
+    params.flag(owner, "packed", packed)
+    params.integer(owner, "n_features", n_features, 1, none=True)
     if packed and n_features is None:
         raise ValueError(f"{owner}: parameter n_features must be given with packed=True (the "
                          "number of variables before packing)")
@@ -100,7 +97,7 @@ def _byte_status(A):
     return np.full(A.shape, _NOT_A_BYTE)          # strings, complex numbers, dates, ...
 
 
-def _unpack_rows(owner, X, n):
+def unpack_rows(owner, X, n):
     """Rows packed 8 variables per byte (numpy.packbits(X, axis=1): the first variable in the
     highest bit) -> uint8 0/1 rows; the padding bits of the last byte must be 0."""
     if X is None or isinstance(X, (str, bytes)):
@@ -151,9 +148,9 @@ class _Boolean(OnlineLearner):
     def _check_X(self, X, n_features):
         _check_packing(self._owner, self.packed, self.n_features)
         if self.packed:
-            A = _unpack_rows(self._owner, X, int(self.n_features))
+            A = unpack_rows(self._owner, X, int(self.n_features))
         else:
-            A = _boolean_rows(self._owner, X, n_features)
+            A = boolean_rows(self._owner, X, n_features)
         return Batch(X=A, n=A.shape[0], d=A.shape[1])
 
     def _predict_flags(self, batch):
@@ -177,18 +174,29 @@ class _Elimination(_Boolean):
     def _validate_params(self):
         o = self._owner
         _check_packing(o, self.packed, self.n_features)
-        if self.on_inconsistent not in ("flag", "raise"):
-            raise ValueError(f"{o}: parameter on_inconsistent must be one of ['flag', 'raise'], "
-                             f"got {self.on_inconsistent!r}")
-        m = self.max_epochs
-        if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral) or m < 1:
-            raise ValueError(f"{o}: parameter max_epochs must be an integer >= 1, got {m!r}")
+        params.choice(o, "on_inconsistent", self.on_inconsistent, ("flag", "raise"))
+        params.integer(o, "max_epochs", self.max_epochs, 1)
 
     def _init_state(self, d):
         self._P = np.ones(d, dtype=np.uint8)
         self._N = np.ones(d if self._mode != _DISJ_MONO else 0, dtype=np.uint8)
         self._incons = np.zeros(1, dtype=np.int64)
         self._fitted_mode = self._mode
+
+    # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
+    _STATE = dict(COMMON, _P=arr(U1, 1), _N=arr(U1, 1), _incons=arr(I8, 1), _fitted_mode=INT)
+
+    def _check_state(self, st):
+        o, d = self._owner, st["n_features_in_"]
+        two_labels(self, st)
+        need(st["_fitted_mode"] == self._mode, f"{o}: the fitted literals differ")
+        shape(self, "_P", (d,))
+        shape(self, "_N", (0,) if self._mode == _DISJ_MONO else (d,))
+        shape(self, "_incons", (1,))
+        need((st["_P"] <= 1).all() and (st["_N"] <= 1).all(),
+             f"{o}: literal masks that are not 0/1")
+        nonneg(self, "_incons")
+
 
     def _run(self, X, yy, pred, upd, counts, update):
         if self._mode != self._fitted_mode:
@@ -412,13 +420,20 @@ class DecisionList(_Boolean):
 
     def _validate_params(self):
         _check_packing(self._owner, self.packed, self.n_features)
-        m = self.max_epochs
-        if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral) or m < 1:
-            raise ValueError(f"{self._owner}: parameter max_epochs must be an integer >= 1, "
-                             f"got {m!r}")
+        params.integer(self._owner, "max_epochs", self.max_epochs, 1)
 
     def _init_state(self, d):
         self._levels = np.zeros(4 * d + 2, dtype=np.int32)
+
+    # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
+    _STATE = dict(COMMON, _levels=arr(I4, 1))
+
+    def _check_state(self, st):
+        two_labels(self, st)
+        shape(self, "_levels", (4 * st["n_features_in_"] + 2,))
+        need((st["_levels"] >= 0).all() and (st["_levels"] <= st["_counts"][1]).all(),
+             f"{self._owner}: levels out of range")
+
 
     def _run(self, X, yy, pred, upd, counts, update):
         _k.decision_list_pass(X, yy, self._levels, pred, upd, counts, update)
@@ -457,7 +472,7 @@ class DecisionList(_Boolean):
 
 def _labels01(owner, X, y, classes):
     from ._validation import encode_y, infer_classes
-    A = _boolean_rows(owner, X, None)
+    A = boolean_rows(owner, X, None)
     if y is None:
         raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
     cl = infer_classes(owner, y, classes)
@@ -519,7 +534,7 @@ class GreedyDecisionList:
 
     def predict(self, X):
         """The label of the first rule that fires on each row."""
-        A = _boolean_rows("GreedyDecisionList", X, self.n_features_in_)
+        A = boolean_rows("GreedyDecisionList", X, self.n_features_in_)
         out = np.empty(A.shape[0], dtype=self.classes_.dtype)
         done = np.zeros(A.shape[0], dtype=bool)
         for name, label in self.rules_:
@@ -612,9 +627,7 @@ class ConjunctionAdversary:
     """
 
     def __init__(self, n):
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"ConjunctionAdversary: parameter n must be an integer >= 1, got "
-                             f"{n!r}")
+        params.integer("ConjunctionAdversary", "n", n, 1)
         self.n = int(n)
 
     def run(self, learner):

@@ -27,6 +27,8 @@ import numbers
 
 import numpy as np
 
+from . import _params as params
+from ._params import mistake_bound as _budget
 from ._validation import check_compressed, index_array, is_sparse, to_csr
 
 __all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "attribute_errors", "perceptron_bound", "margin_perceptron_bound",
@@ -835,19 +837,6 @@ def _open_unit(owner, name, value):
     return v
 
 
-def _budget(owner, name, value, low):
-    """A mistake bound as the most mistakes it allows: the integer part of a real >= low."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        v = int(value)
-    else:
-        v = _real(owner, name, value)
-        v = math.floor(v) if v >= low else v
-    if v < low:
-        raise ValueError(f"{owner}: parameter {name} must be a mistake bound >= {low}, got "
-                         f"{value!r}")
-    return int(v)
-
-
 def _count(owner, name, value, low=0):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         raise ValueError(f"{owner}: parameter {name} must be an integer >= {low}, got {value!r}")
@@ -855,10 +844,7 @@ def _count(owner, name, value, low=0):
 
 
 def _real(owner, name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
-            not math.isfinite(float(value)):
-        raise ValueError(f"{owner}: parameter {name} must be a finite real number, got {value!r}")
-    return float(value)
+    return params.real(owner, name, value, what="a finite real number")
 
 
 def _positive(owner, name, value):

@@ -640,11 +640,11 @@ def _specialists(cert, ctx):
 # -- Boolean learners and version spaces ----------------------------------------------------------
 
 def _bool_matrix(ctx):
-    from .boolean import _boolean_rows, _unpack_rows
+    from .boolean import boolean_rows, unpack_rows
     L = ctx.L
     if getattr(L, "packed", False):
-        return _unpack_rows("certify", ctx.X, L.n_features_in_)
-    return _boolean_rows("certify", ctx.X, None)
+        return unpack_rows("certify", ctx.X, L.n_features_in_)
+    return boolean_rows("certify", ctx.X, None)
 
 
 def _conjunction(cert, ctx):

@@ -646,11 +646,6 @@ def _best_time(make, X, y, classes, run_online):
     return best, first
 
 
-def _field(record, name):
-    """A field of a run record: mbcore returns an object, mbref a dict."""
-    return record[name] if isinstance(record, dict) else getattr(record, name)
-
-
 def _run_one(mbcore, name, params, X, y, args):
     """One online pass of the compiled learner, timed, and the twin comparison on a prefix."""
     cls = getattr(mbcore, name)
@@ -688,8 +683,8 @@ def _twin(mbcore, name, params, X, y, classes, rows):
     twin_seconds = time.perf_counter() - start
     cls = getattr(mbcore, name)
     seconds, record = _best_time(lambda: cls(**params), Xp, yp, classes, mbcore.run_online)
-    agrees = list(_field(twin_record, "predictions")) == list(record.predictions) and \
-        _field(twin_record, "updates") == record.updates
+    agrees = list(twin_record.predictions) == list(record.predictions) and \
+        twin_record.updates == record.updates
     return {"twin_rows": rows, "twin_seconds": twin_seconds,
             "compiled_seconds_on_twin_rows": seconds,
             "speedup_vs_twin": twin_seconds / seconds if seconds > 0 else None,

@@ -262,11 +262,13 @@ def _map_blocks(method, learner, X):
 
 def _check_width(learner, d):
     """The learner's own message for a wrong feature count, raised when the graph is built."""
-    from .boolean import _Boolean
-    from .linear import KernelPerceptron, _Linear
-    from .multiplicative import _Winnow
-    if isinstance(learner, (_Linear, KernelPerceptron, _Winnow, _Boolean)) and \
-            not (isinstance(learner, _Boolean) and getattr(learner, "packed", False)):
+    from .boolean import Conjunction, DecisionList, Disjunction
+    from .linear import KernelPerceptron, MarginPerceptron, OnlineHingeSVM, Perceptron
+    from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
+    boolean = (Conjunction, Disjunction, DecisionList)
+    if isinstance(learner, (Perceptron, MarginPerceptron, OnlineHingeSVM, KernelPerceptron,
+                            Winnow, EliminationWinnow, WinnowStar, BalancedWinnow) + boolean) and \
+            not (isinstance(learner, boolean) and getattr(learner, "packed", False)):
         n = getattr(learner, "n_features_in_", None)
         if isinstance(n, numbers.Integral):
             _feature_count(learner._owner, int(d), int(n))
@@ -395,7 +397,7 @@ class _Multiplicative:
 
     @staticmethod
     def set(lrn, vectors):
-        from .multiplicative import _k as mk
+        from ._kernels import multiplicative as mk
         l, ln = (np.ascontiguousarray(v, dtype=np.float64) for v in vectors)
         w, wn = np.empty_like(l), np.empty_like(ln)
         mk.terms(l, w)
@@ -423,7 +425,7 @@ _SUPPORTED = ("Perceptron, MarginPerceptron, OnlineHingeSVM, Winnow, Elimination
 def _family(fn, learner):
     from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron,
                          OnlineHingeSVM, Perceptron)
-    from .multiplicative import _Winnow
+    from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
     if not isinstance(learner, OnlineLearner):
         raise TypeError(f"{fn}: parameter learner must be an mbcore learner, got "
                         f"{type(learner).__name__}")
@@ -438,7 +440,7 @@ def _family(fn, learner):
                "shard, growing with shards x epochs")
     elif isinstance(learner, (Perceptron, MarginPerceptron, OnlineHingeSVM)):
         fam = _Additive
-    elif isinstance(learner, _Winnow):
+    elif isinstance(learner, (Winnow, EliminationWinnow, WinnowStar, BalancedWinnow)):
         fam = _Multiplicative
     else:
         why = "its state is not a weight vector that parameter mixing can average"

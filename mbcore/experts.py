@@ -16,8 +16,11 @@ import numpy as np
 from ._kernels import experts as _k
 from ._validation import (encode_codes, encode_y, infer_classes_multi, is_sparse, label_array,
                           sparse_to_dense)
-from .base import OnlineLearner, Snapshot, _accuracy
-from .multiplicative import _finite, _pow2_exponent
+from .base import OnlineLearner, Snapshot, accuracy
+from . import _params as params
+from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent
+from ._state import (BOOL, COMMON, F8, FLOAT, I4, I8, INT, U1, U8, StateError, arr, finite,
+                     need, nonneg, py, shape, values_list)
 
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists"]
 
@@ -163,8 +166,7 @@ class _Pool(OnlineLearner):
     def _validate_params(self):
         o = self._owner
         b = self.beta
-        if not (_finite(b) and 0.0 < b < 1.0):
-            raise ValueError(f"{o}: parameter beta must be a real in (0, 1), got {b!r}")
+        params.real(o, "beta", b, 0.0, 1.0, high_inclusive=False, what="a real in (0, 1)")
         if self.experts is not None and (not isinstance(self.experts, (list, tuple))
                                          or len(self.experts) == 0):
             raise ValueError(f"{o}: parameter experts must be a non-empty list of learners or "
@@ -185,6 +187,33 @@ class _Pool(OnlineLearner):
         self._counts = np.zeros(3, dtype=np.int64)
         self.n_experts_ = n
         self._multi = len(self.classes_) > 2
+
+    # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
+    _STATE = dict(COMMON, n_experts_=INT, _lb=FLOAT, _exact_mode=BOOL, _l=arr(F8, 1),
+                  _m=arr(I8, 1), _c=arr(F8, 1), _aux=arr(F8, 1), _rng=arr(U8, 1), _multi=BOOL)
+
+    def _check_state(self, st):
+        o, n = self._owner, st["n_experts_"]
+        shape(self, "_counts", (3,))
+        nonneg(self, "_counts")
+        need(n == st["n_features_in_"] and n >= 1, f"{o}: n_experts_ != n_features_in_")
+        if self.experts is not None:
+            need(isinstance(self.experts, list) and len(self.experts) == n,
+                 f"{o}: {n} experts in the state, another number in the parameter")
+        for k in ("_l", "_m", "_c"):
+            shape(self, k, (n,))
+        shape(self, "_aux", (1,))
+        shape(self, "_rng", (1,))
+        finite(self, "_c", "_aux")
+        need(not np.isnan(st["_l"]).any() and (st["_l"] < np.inf).all(),
+             f"{o}: _l holds NaN or +inf")
+        nonneg(self, "_m", "_c")
+        need(st["_multi"] == (st["classes_"].shape[0] > 2), f"{o}: _multi does not match classes_")
+        b = float(self.beta)
+        k = _pow2_exponent(b)
+        need(st["_lb"] == (float(k) if k is not None else math.log2(b)) and
+             st["_exact_mode"] == (k is not None), f"{o}: the log of beta does not match")
+
 
     @property
     def expert_mistakes_(self):
@@ -580,10 +609,7 @@ class RandomizedWeightedMajority(_Pool):
 
     def _validate_params(self):
         super()._validate_params()
-        r = self.random_state
-        if isinstance(r, (bool, np.bool_)) or not isinstance(r, numbers.Integral) or r < 0:
-            raise ValueError(f"{self._owner}: parameter random_state must be an integer >= 0, "
-                             f"got {r!r}")
+        params.integer(self._owner, "random_state", self.random_state, 0)
 
 
 class Specialists(OnlineLearner):
@@ -659,12 +685,9 @@ class Specialists(OnlineLearner):
     def _validate_params(self):
         o = self._owner
         d, p, t, b = self.demote, self.promote, self.threshold, self.prune_below
-        if not (_finite(d) and 0.0 < d < 1.0):
-            raise ValueError(f"{o}: parameter demote must be a real in (0, 1), got {d!r}")
-        if not (_finite(p) and 1.0 <= p <= 2.0 ** 64):
-            raise ValueError(f"{o}: parameter promote must be a real >= 1, got {p!r}")
-        if not (_finite(t) and 0.0 <= t <= 1.0):
-            raise ValueError(f"{o}: parameter threshold must be a real in [0, 1], got {t!r}")
+        params.real(o, "demote", d, 0.0, 1.0, high_inclusive=False, what="a real in (0, 1)")
+        params.real(o, "promote", p, 1.0, 2.0 ** 64, low_inclusive=True, what="a real >= 1")
+        params.real(o, "threshold", t, 0.0, 1.0, low_inclusive=True, what="a real in [0, 1]")
         if b is not None and not (_finite(b) and 0.0 < b < 1.0):
             raise ValueError(f"{o}: parameter prune_below must be None or a real in (0, 1), "
                              f"got {b!r}")
@@ -688,6 +711,40 @@ class Specialists(OnlineLearner):
         self._label_counts = np.zeros(len(self.classes_), dtype=np.int64)
         self._counts = np.zeros(5, dtype=np.int64)
         self._grow(n)
+
+    # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
+    _STATE = dict(COMMON, n_experts_=INT, _ld=FLOAT, _lp=FLOAT, _exact_mode=BOOL,
+                  _prune_l=FLOAT, _n=INT, _nd=arr(I8, 1), _np=arr(I8, 1), _l=arr(F8, 1),
+                  _e=arr(F8, 1), _c=arr(F8, 1), _alive=arr(U1, 1), _m=arr(I8, 1),
+                  _label_counts=arr(I8, 1))
+
+    def _check_state(self, st):
+        o, n = self._owner, st["_n"]
+        cap = st["_l"].shape[0]
+        need(n <= cap, f"{o}: {n} specialists in {cap} slots")
+        for k in self._GROWN:
+            shape(self, k, (cap,))
+        shape(self, "_label_counts", (st["classes_"].shape[0],))
+        shape(self, "_counts", (5,))
+        nonneg(self, "_counts", "_nd", "_np", "_m", "_label_counts")
+        need((st["_alive"] <= 1).all(), f"{o}: _alive is not 0/1")
+        finite(self, "_l", "_e", "_c")
+        self._validate_params()
+        kd = _pow2_exponent(float(self.demote))
+        kp = _pow2_exponent(float(self.promote))
+        need(st["_ld"] == (float(kd) if kd is not None else math.log2(float(self.demote))) and
+             st["_lp"] == (float(kp) if kp is not None else math.log2(float(self.promote))) and
+             st["_exact_mode"] == (kd is not None and kp is not None) and
+             st["_prune_l"] == (0.0 if self.prune_below is None
+                                else math.log2(float(self.prune_below))),
+             f"{o}: the log factors do not match the parameters")
+        self._check_specialists(st)
+
+    def _check_specialists(self, st):
+        """Who the specialists are: here one per expert of the advice."""
+        need(st["n_experts_"] == st["_n"] == st["n_features_in_"],
+             f"{self._owner}: n_experts_, _n and n_features_in_ differ")
+
 
     _GROWN = ("_nd", "_np", "_l", "_e", "_c", "_alive", "_m")
 
@@ -916,7 +973,7 @@ class Specialists(OnlineLearner):
     def score(self, P, y, awake=None):
         """Accuracy of predict(P, awake) on y (y checked like ``partial_fit`` checks it)."""
         self._check_fitted("score")
-        return _accuracy(self, self.predict(P, awake), y)
+        return accuracy(self, self.predict(P, awake), y)
 
     def _label_codes(self, y, n):
         return self._encode_y_multi(y, n)
@@ -987,11 +1044,7 @@ class PairSpecialists(Specialists):
 
     def _validate_params(self):
         super()._validate_params()
-        h = self.history
-        if isinstance(h, (bool, np.bool_)) or not isinstance(h, numbers.Integral) or \
-                not 1 <= h <= 255:
-            raise ValueError(f"{self._owner}: parameter history must be an integer in "
-                             f"[1, 255], got {h!r}")
+        params.integer(self._owner, "history", self.history, 1, 255)
 
     def _init_state(self, n):
         H = int(self.history)
@@ -1005,6 +1058,63 @@ class PairSpecialists(Specialists):
         self._nid = np.zeros(1, dtype=np.int64)
         self._keys = np.zeros(512, dtype=np.int64)                   # id -> key
         super()._init_state(n)
+
+    # -- persistent state: the specialists' state, their label histories, the categories seen
+    # per attribute and the pair keys with their hash table (rebuilt and compared)
+    _STATE = dict({k: v for k, v in Specialists._STATE.items() if k != "n_experts_"},
+                  n_attributes_=py(int, low=2), _hist=arr(I4, 2), _hcnt=arr(I4, 1),
+                  _hnext=arr(I4, 1), _cat_values=values_list, _tkeys=arr(I8, 1),
+                  _tids=arr(I8, 1), _nid=arr(I8, 1), _keys=arr(I8, 1))
+    _DERIVED = frozenset(("_cats",))
+
+    def _check_specialists(self, st):
+        o, n = self._owner, st["_n"]
+        K = st["classes_"].shape[0]
+        cap = st["_l"].shape[0]
+        A = st["n_attributes_"]
+        need(A == st["n_features_in_"], f"{o}: n_attributes_ != n_features_in_")
+        H = int(self.history)
+        shape(self, "_hist", (cap, H))
+        shape(self, "_hcnt", (cap,))
+        shape(self, "_hnext", (cap,))
+        need(((st["_hist"] >= 0) & (st["_hist"] < K)).all() and
+             ((st["_hcnt"] >= 0) & (st["_hcnt"] <= H)).all() and
+             ((st["_hnext"] >= 0) & (st["_hnext"] < H)).all(),
+             f"{o}: label histories out of range")
+        vals = st["_cat_values"]
+        need(len(vals) == A, f"{o}: _cat_values has {len(vals)} attributes, not {A}")
+        cats = []
+        for a, vs in enumerate(vals):
+            try:
+                dct = {v: k for k, v in enumerate(vs)}
+            except TypeError:
+                raise StateError(f"{o}: a category of attribute {a} is not hashable") from None
+            need(len(dct) == len(vs) and len(vs) <= _CODE_MASK,
+                 f"{o}: the categories of attribute {a} repeat")
+            cats.append(dct)
+        shape(self, "_nid", (1,))
+        need(int(st["_nid"][0]) == n, f"{o}: _nid != _n")
+        keys = st["_keys"]
+        need(keys.shape[0] >= max(n, 1), f"{o}: _keys is too short")
+        pairs = self._pairs()
+        ks = keys[:n]
+        p, ca, cb = ks >> 42, (ks >> 21) & _CODE_MASK, ks & _CODE_MASK
+        ok = (ks >= 0).all() and (p < len(pairs)).all() and np.unique(ks).shape[0] == n
+        if ok and n:
+            ia = np.array([a for a, _ in pairs])[p]
+            ib = np.array([b for _, b in pairs])[p]
+            sizes = np.array([len(v) for v in vals])
+            ok = bool((ca < sizes[ia]).all() and (cb < sizes[ib]).all())
+        need(ok, f"{o}: specialist keys out of range")
+        T = st["_tkeys"].shape[0]
+        shape(self, "_tids", (T,))
+        need(T >= 2 and T & (T - 1) == 0 and 2 * n <= T, f"{o}: a hash table of size {T}")
+        tk, ti = np.full(T, -1, dtype=np.int64), np.zeros(T, dtype=np.int64)
+        _k.pair_rehash(np.ascontiguousarray(keys), n, tk, ti)
+        need(np.array_equal(tk, st["_tkeys"]) and np.array_equal(ti, st["_tids"]),
+             f"{o}: the hash table does not match the specialist keys")
+        self.__dict__["_cats"] = cats
+
 
     def _grow_more(self, cap, new):
         for name in ("_hist", "_hcnt", "_hnext"):
@@ -1213,7 +1323,7 @@ class PairSpecialists(Specialists):
     def score(self, X, y):
         """Accuracy of predict(X) on y (y checked like ``partial_fit`` checks it)."""
         self._check_fitted("score")
-        return _accuracy(self, self.predict(X), y)
+        return accuracy(self, self.predict(X), y)
 
 
 _CODE_MASK = (1 << 21) - 1

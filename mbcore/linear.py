@@ -7,12 +7,15 @@ agree bit for bit (see ``mbref._arith`` for the summation order).
 """
 
 import math
-import numbers
 
 import numpy as np
 
 from ._kernels import linear as _k
+from ._params import (bad as _bad, choice as _choice, flag as _flag, integer as _integer,
+                      real as _real)
 from ._validation import Batch, check_finite, row_error
+from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
+                     need, shape, two_labels)
 from .base import OnlineLearner, Snapshot, map_rows
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
@@ -23,43 +26,6 @@ _PERCEPTRON, _MARGIN, _HINGE = 0, 1, 2
 _KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
 _MAX_DEGREE = 2 ** 31 - 1     # the polynomial degree is a C int in the kernels
 _MAX_BUDGET = 2 ** 62         # the budget is a C Py_ssize_t (and far beyond any memory)
-
-
-def _bad(owner, name, value, what):
-    return ValueError(f"{owner}: parameter {name} must be {what}, got {value!r}")
-
-
-def _real(owner, name, value, low=None, high=None):
-    """A finite real > low (and <= high)."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and \
-        math.isfinite(float(value))
-    if ok and low is not None:
-        ok = value > low
-    if ok and high is not None:
-        ok = value <= high
-    if not ok:
-        what = "a finite real"
-        if low is not None and high is not None:
-            what += f" in ({low}, {high}]"
-        elif low is not None:
-            what += f" > {low}"
-        raise _bad(owner, name, value, what)
-    return float(value)
-
-
-def _choice(owner, name, value, choices):
-    if not isinstance(value, str) or value not in choices:
-        raise _bad(owner, name, value, f"one of {list(choices)}")
-
-
-def _integer(owner, name, value, low):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise _bad(owner, name, value, f"an integer >= {low}")
-
-
-def _flag(owner, name, value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise _bad(owner, name, value, "a bool")
 
 
 def _raise_status(owner, batch, status, bad):
@@ -100,6 +66,27 @@ class _Linear(OnlineLearner):
 
     def _averaging(self):
         return False
+
+    # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
+    _STATE = dict(COMMON, _d=INT, _w=arr(F8, 1), _u=arr(F8, 1), _aux=arr(F8, 1))
+
+    def _scale_reached(self, a):
+        """Whether a run reaches the weight scale a (only the hinge learner rescales)."""
+        return a == 1.0
+
+    def _check_state(self, st):
+        o, d = self._owner, st["n_features_in_"]
+        two_labels(self, st)
+        need(st["_d"] == d, f"{o}: _d != n_features_in_")
+        D = d + bool(self.fit_intercept)
+        shape(self, "_w", (D,))
+        shape(self, "_u", (D,) if self._averaging() else (0,))
+        shape(self, "_aux", (2,))
+        finite(self, "_w", "_u", "_aux")
+        a = float(st["_aux"][0])
+        need(self._scale_reached(a), f"{o}: the weight scale _aux[0] = {a!r} is not one a run "
+                                     "reaches")
+
 
     def _state(self):
         st = self.__dict__.get("_kstate")
@@ -397,6 +384,18 @@ class AveragedPerceptron(Perceptron):
         self._votes = [self._w.copy()[None, :]]
         self._vote_c = [np.zeros(1, dtype=np.int64)]
 
+    _STATE = dict(_Linear._STATE, _votes=arr_list(F8, 2), _vote_c=arr_list(I8, 1))
+
+    def _check_state(self, st):
+        super()._check_state(st)
+        V, C = st["_votes"], st["_vote_c"]
+        D = st["_w"].shape[0]
+        need(len(V) == len(C), f"{self._owner}: _votes and _vote_c differ in length")
+        for a, c in zip(V, C):
+            need(a.shape[1] == D and a.shape[0] == c.shape[0] >= 1 and (c >= 0).all() and
+                 np.isfinite(a).all(), f"{self._owner}: the vote arrays do not match the weights")
+
+
     def _pass(self, batch, yy, pred, upd):
         if self.mode != "vote":
             return super()._pass(batch, yy, pred, upd)
@@ -540,6 +539,13 @@ class MarginPerceptron(_Linear):
         super()._init_state(d, w_init)
         self._aux[1] = _k.sqnorm(self._w, d, self.fit_intercept)
 
+    def _check_state(self, st):
+        super()._check_state(st)
+        # ||w||^2 is recomputed after every update (the prediction divides by its root)
+        need(float(st["_aux"][1]) == _k.sqnorm(st["_w"], st["_d"], bool(self.fit_intercept)),
+             f"{self._owner}: _aux[1] is not the squared norm of the weights")
+
+
     def _normalizes(self):
         return True
 
@@ -640,6 +646,11 @@ class OnlineHingeSVM(_Linear):
         w[:self._d] *= self._aux[0]
         return w
 
+    def _scale_reached(self, a):
+        # a product of factors in [0, 1], reset to 1 when it reaches 0
+        return 0.0 < a <= 1.0
+
+
 
 class KernelPerceptron(OnlineLearner):
     __doc__ = """The kernel Perceptron: the Perceptron in the feature space of a kernel.
@@ -735,6 +746,32 @@ class KernelPerceptron(OnlineLearner):
         self._coef = np.zeros(cap)
         self._meta = np.zeros(2, dtype=np.int64)  # n_sv, head
         self._budget_fitted = self.budget
+
+    # -- persistent state --------------------------------------------------------------------
+    _STATE = dict(COMMON, _d=INT, gamma_=FLOAT, _sv=arr(F8, 2), _svn=arr(F8, 1),
+                  _coef=arr(F8, 1), _meta=arr(I8, 1), _budget_fitted=budget)
+
+    def _check_state(self, st):
+        o, d = self._owner, st["n_features_in_"]
+        two_labels(self, st)
+        need(st["_d"] == d, f"{o}: _d != n_features_in_")
+        sv = st["_sv"]
+        cap = sv.shape[0]
+        need(cap >= 1 and sv.shape[1] == d, f"{o}: _sv has shape {sv.shape}")
+        shape(self, "_svn", (cap,))
+        shape(self, "_coef", (cap,))
+        shape(self, "_meta", (2,))
+        finite(self, "_sv", "_svn", "_coef")
+        n_sv, head = (int(v) for v in st["_meta"])
+        b = self.budget
+        need(st["_budget_fitted"] == b, f"{o}: the budget fitted differs from the parameter")
+        need(0 <= n_sv <= cap, f"{o}: {n_sv} support vectors in {cap} slots")
+        if b is None:
+            need(head == 0, f"{o}: ring position {head} without a budget")
+        else:
+            need(cap <= b and (head == 0 if n_sv < b else 0 <= head < cap),
+                 f"{o}: ring position {head} with {n_sv} of {b} slots")
+
 
     def _kargs(self):
         return (_KERNELS[self.kernel], int(self.degree), self.tie == "positive",

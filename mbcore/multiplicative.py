@@ -14,32 +14,15 @@ import numbers
 import numpy as np
 
 from ._kernels import multiplicative as _k
+from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent
 from ._validation import Batch, check_shape, check_X
+from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, need, shape, two_labels
 from .base import OnlineLearner
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 
 _WINNOW, _STAR, _BALANCED = 0, 1, 2
 _X_LIMIT = 2.0 ** 100
-
-
-def _pow2_exponent(v):
-    m, e = math.frexp(v)
-    return e - 1 if m == 0.5 else None
-
-
-def _real(v):
-    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
-
-
-def _finite(v):
-    """A real number that is finite as a float64 (a huge int is not)."""
-    if not _real(v):
-        return False
-    try:
-        return math.isfinite(float(v))
-    except OverflowError:
-        return False
 
 
 class _Winnow(OnlineLearner):
@@ -162,6 +145,42 @@ class _Winnow(OnlineLearner):
             self._ln, self._wn = self._l.copy(), self._w.copy()
         else:
             self._ln, self._wn = np.zeros(0), np.zeros(0)
+
+    # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
+    _STATE = dict(COMMON, _d=INT, theta_=FLOAT, _la=FLOAT, _lb=FLOAT, _exact_mode=BOOL,
+                  _l=arr(F8, 1), _w=arr(F8, 1), _ln=arr(F8, 1), _wn=arr(F8, 1))
+
+    def _check_state(self, st):
+        o, d = self._owner, st["n_features_in_"]
+        two_labels(self, st)
+        need(st["_d"] == d, f"{o}: _d != n_features_in_")
+        need(self.n_features is None or self.n_features == d,
+             f"{o}: n_features_in_ != the parameter n_features")
+        self._validate_params()
+        la, lb, lw0 = self._logs()
+        # the float mode is always allowed (a log-space mixture of shards, mbcore.distributed,
+        # has non-integral logs); the exact mode only where the parameters allow it
+        need(st["theta_"] == self._theta(d) and st["_la"] == la and st["_lb"] == lb and
+             (not st["_exact_mode"] or self._exact()),
+             f"{o}: theta_ or the log factors do not match the parameters")
+        two_sided = isinstance(self, BalancedWinnow)      # its second weight vector
+        for n in ("_l", "_w"):
+            shape(self, n, (d,))
+        for n in ("_ln", "_wn"):
+            shape(self, n, (d,) if two_sided else (0,))
+        for n in ("_l", "_ln"):
+            a = st[n]
+            need(not np.isnan(a).any() and not (a == np.inf).any() and
+                 (lb == -np.inf or np.isfinite(a).all()), f"{o}: {n} holds values no run can reach")
+            if st["_exact_mode"]:
+                fin = a[np.isfinite(a)]
+                need((fin == np.round(fin)).all() and (np.abs(fin) < 2.0 ** 53).all(),
+                     f"{o}: {n} is not integral in exact mode")
+            w = np.empty_like(a)
+            _k.terms(np.ascontiguousarray(a), w)
+            need(np.array_equal(w, st["_w" if n == "_l" else "_wn"]),
+                 f"{o}: the weight cache does not match the log-weights")
+
 
     def _kargs(self):
         return (self._variant, self._exact_mode, self._la, self._lb, self.theta_, self._l,

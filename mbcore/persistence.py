@@ -44,11 +44,19 @@ Loading checks, in order: the archive (a valid zip of ``.npy`` entries, no pickl
 message to upgrade mbcore), the digests, that the entries are exactly those listed, that each
 array has the dtype and shape declared, the class (one of mbcore's learners, looked up in a
 fixed table; ``Cls.load`` also requires an instance of ``Cls``), the parameter names, the names
-and types of the state attributes, and the state's consistency (array shapes against
-``n_features_in_`` and the parameters, derived values recomputed from the parameters, index
-ranges of the bitsets and hash tables the kernels trust, then the learner's own parameter
-validation).  Every failure raises :class:`FormatError` (a ValueError) naming the file; a
-missing file raises the usual OSError.
+and types of the state attributes (each class's ``_STATE`` declaration), and the state's
+consistency (the class's ``_check_state``: array shapes against ``n_features_in_`` and the
+parameters, derived values recomputed from the parameters, index ranges of the bitsets and
+hash tables the kernels trust), then the learner's own parameter validation.  Every failure
+raises :class:`FormatError` (a ValueError) naming the file; a missing file raises the usual
+OSError.  Sizes are bounded before anything is read: the JSON document by ``max_meta_bytes``
+(:data:`MAX_META_BYTES`) and all entries together by ``max_bytes`` (:data:`MAX_LOAD_BYTES`).
+
+Who owns what: this module is the format only (the archive, the JSON document, the digests, the
+table of loadable classes, the generic readers and writers).  Each learner family declares its
+own state beside the code that creates it (``_STATE``, ``_DERIVED`` and ``_check_state`` on the
+class, with the shared checkers of ``mbcore._state``), so a new learner adds its declaration to
+its own class and its name to the table below, and nothing else here.
 
 What is stored, per learner
 ---------------------------
@@ -115,6 +123,8 @@ import secrets
 
 import numpy as np
 
+from ._state import FIT_STATE, StateError
+
 __all__ = ["save", "load", "FormatError", "FORMAT_NAME", "FORMAT_VERSION", "MAX_LOAD_BYTES",
            "MAX_META_BYTES"]
 
@@ -126,8 +136,6 @@ MAX_META_BYTES = 16 << 20            # the JSON document: 16 MiB by default
 MAX_LOAD_BYTES = 4 << 30             # all entries of one file, inflated: 4 GiB by default
 _ZIP_SLACK = 1 << 20                 # zip and .npy headers beyond the arrays' bytes
 _ARRAY_KINDS = "biufUS"
-_BASE_SKIP = frozenset(("_kstate", "_fast", "_y1"))
-_FIT_ATTRS = ("converged_", "cycled_", "n_iter_", "epoch_mistakes_", "epoch_updates_")
 
 
 class FormatError(ValueError):
@@ -146,28 +154,15 @@ _TABLE = None
 
 
 def _classes():
+    """Name -> class of every learner the format loads (only mbcore's own public classes)."""
     global _TABLE
     if _TABLE is None:
         from . import boolean, experts, linear, multiplicative, version_space
-        table = {}
-        for mod, names in ((linear, linear.__all__), (multiplicative, multiplicative.__all__),
-                           (experts, experts.__all__), (boolean, ("Conjunction", "Disjunction",
-                                                                  "DecisionList")),
-                           (version_space, ("Halving", "SOA"))):
-            for n in names:
-                table[n] = getattr(mod, n)
-        _TABLE = table
+        _TABLE = {n: getattr(mod, n) for mod, names in (
+            (linear, linear.__all__), (multiplicative, multiplicative.__all__),
+            (experts, experts.__all__), (boolean, ("Conjunction", "Disjunction", "DecisionList")),
+            (version_space, ("Halving", "SOA"))) for n in names}
     return _TABLE
-
-
-def _derived(cls):
-    """Attributes that are rebuilt on load, not stored."""
-    n = cls.__name__
-    if n in ("Halving", "SOA"):
-        return frozenset(("_fitted_concepts", "_ldim"))
-    if n == "PairSpecialists":
-        return frozenset(("_cats",))
-    return frozenset()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -224,14 +219,13 @@ class _Writer:
             except ValueError as exc:
                 raise ValueError(f"{name}.save: the fitted learner's parameters are not valid "
                                  f"({exc}); fix them first") from None
-            skip = _BASE_SKIP | OnlineLearner._FOREIGN_ATTRS | _derived(cls) | \
+            skip = cls._TRANSIENT | OnlineLearner._FOREIGN_ATTRS | cls._DERIVED | \
                 frozenset(cls._get_param_names())
-            allowed = _spec(cls)
             state = {}
             for k, v in obj.__dict__.items():
                 if k in skip:
                     continue
-                if k not in allowed and k not in _FIT_ATTRS:
+                if k not in cls._STATE and k not in FIT_STATE:
                     raise ValueError(f"{name}.save: attribute {k!r} is not part of {name}'s "
                                      "state, and the safe format stores nothing else (delete "
                                      "it, or use pickle)")
@@ -481,14 +475,11 @@ class _Reader:
             return obj
         if not isinstance(state, dict):
             raise _Bad(f"{name}: the state is not a JSON object")
-        spec = _spec(cls)
+        spec = cls._STATE
         values = {}
         for k, raw in state.items():
-            if k in _FIT_ATTRS:
-                check = _FIT_CHECKS[k]
-            elif k in spec:
-                check = spec[k]
-            else:
+            check = spec.get(k) or FIT_STATE.get(k)
+            if check is None:
                 raise _Bad(f"{name}: unknown state attribute {k!r}")
             val = self.value(raw, depth + 1)
             problem = check(val)
@@ -498,17 +489,20 @@ class _Reader:
         missing = sorted(set(spec) - set(values))
         if missing:
             raise _Bad(f"{name}: the state lacks {missing}")
-        fits = [k for k in _FIT_ATTRS if k in values]
-        if fits and len(fits) != len(_FIT_ATTRS):
+        fits = [k for k in FIT_STATE if k in values]
+        if fits and len(fits) != len(FIT_STATE):
             raise _Bad(f"{name}: the state has some of fit's attributes ({fits}) but not all")
+        if fits and any(len(values[k]) != values["n_iter_"]
+                        for k in ("epoch_mistakes_", "epoch_updates_")):
+            raise _Bad(f"{name}: the epoch counts do not have n_iter_ entries")
         obj.__dict__.update(values)
         obj._kstate = None
         obj._fast = None
         try:
-            _consistent(obj, values)
+            obj._check_state(values)        # the family's own checks (shapes, ranges, caches)
             obj._validate_params()
-        except _Bad:
-            raise
+        except StateError as exc:
+            raise _Bad(str(exc)) from None
         except (ValueError, TypeError, IndexError, KeyError, OverflowError) as exc:
             raise _Bad(f"{name}: inconsistent state ({exc})") from None
         return obj
@@ -701,368 +695,3 @@ def _read(npz, expected, max_bytes, max_meta):
     if unused:
         raise _Bad(f"arrays {unused[:5]!r} are not used by the learner")
     return obj
-
-
-# ------------------------------------------------------------------------------------------------
-# What each learner's state may hold (names and types), and its consistency
-# ------------------------------------------------------------------------------------------------
-
-def _arr(dtype, ndim):
-    dt = np.dtype(dtype)
-
-    def check(v):
-        if not isinstance(v, np.ndarray):
-            return f"is a {type(v).__name__}, not an array"
-        if v.dtype != dt or v.ndim != ndim:
-            return f"is a {v.dtype} array of {v.ndim} dimension(s), not {dt} of {ndim}"
-        return None
-    return check
-
-
-def _arr_list(dtype, ndim):
-    one = _arr(dtype, ndim)
-
-    def check(v):
-        if not isinstance(v, list) or not v:
-            return "is not a non-empty list of arrays"
-        for a in v:
-            p = one(a)
-            if p:
-                return p
-        return None
-    return check
-
-
-def _py(*types, low=None):
-    def check(v):
-        if type(v) not in types:
-            return f"is a {type(v).__name__}, not {' or '.join(t.__name__ for t in types)}"
-        if low is not None and type(v) is int and v < low:
-            return f"is {v}, below {low}"
-        return None
-    return check
-
-
-def _int_list(v):
-    if not isinstance(v, list) or any(type(x) is not int or x < 0 for x in v):
-        return "is not a list of integers >= 0"
-    return None
-
-
-def _labels(v):
-    if not isinstance(v, np.ndarray) or v.ndim != 1 or v.shape[0] < 2:
-        return "is not a 1-D array of at least two labels"
-    if v.dtype.kind == "f" and np.isnan(v).any():
-        return "holds NaN"
-    try:
-        ordered = all(v[i] < v[i + 1] for i in range(v.shape[0] - 1))
-    except TypeError:
-        ordered = False
-    if not ordered:
-        return "is not sorted with distinct labels"
-    return None
-
-
-def _values_list(v):
-    if not isinstance(v, list) or any(not isinstance(vals, list) for vals in v):
-        return "is not a list of lists of values"
-    return None
-
-
-def _budget(v):
-    if v is None or (isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
-                     and int(v) >= 1):
-        return None
-    return "is not None or an integer >= 1"
-
-
-_FIT_CHECKS = {"converged_": _py(bool), "cycled_": _py(bool), "n_iter_": _py(int, low=0),
-               "epoch_mistakes_": _int_list, "epoch_updates_": _int_list}
-
-_INT = _py(int, low=0)
-_FLOAT = _py(float)
-_BOOL = _py(bool)
-_F8, _I8, _I4, _U1 = "<f8", "<i8", "<i4", "|u1"
-
-_COMMON = {"classes_": _labels, "n_features_in_": _py(int, low=1), "_counts": _arr(_I8, 1)}
-_LINEAR = dict(_COMMON, _d=_INT, _w=_arr(_F8, 1), _u=_arr(_F8, 1), _aux=_arr(_F8, 1))
-_WINNOW = dict(_COMMON, _d=_INT, theta_=_FLOAT, _la=_FLOAT, _lb=_FLOAT, _exact_mode=_BOOL,
-               _l=_arr(_F8, 1), _w=_arr(_F8, 1), _ln=_arr(_F8, 1), _wn=_arr(_F8, 1))
-_POOL = dict(_COMMON, n_experts_=_INT, _lb=_FLOAT, _exact_mode=_BOOL, _l=_arr(_F8, 1),
-             _m=_arr(_I8, 1), _c=_arr(_F8, 1), _aux=_arr(_F8, 1), _rng=_arr("<u8", 1),
-             _multi=_BOOL)
-_SPECIALISTS = dict(_COMMON, n_experts_=_INT, _ld=_FLOAT, _lp=_FLOAT, _exact_mode=_BOOL,
-                    _prune_l=_FLOAT, _n=_INT, _nd=_arr(_I8, 1), _np=_arr(_I8, 1),
-                    _l=_arr(_F8, 1), _e=_arr(_F8, 1), _c=_arr(_F8, 1), _alive=_arr(_U1, 1),
-                    _m=_arr(_I8, 1), _label_counts=_arr(_I8, 1))
-_PAIRS = dict({k: v for k, v in _SPECIALISTS.items() if k != "n_experts_"},
-              n_attributes_=_py(int, low=2), _hist=_arr(_I4, 2), _hcnt=_arr(_I4, 1),
-              _hnext=_arr(_I4, 1), _cat_values=_values_list, _tkeys=_arr(_I8, 1),
-              _tids=_arr(_I8, 1), _nid=_arr(_I8, 1), _keys=_arr(_I8, 1))
-_ELIMINATION = dict(_COMMON, _P=_arr(_U1, 1), _N=_arr(_U1, 1), _incons=_arr(_I8, 1),
-                    _fitted_mode=_INT)
-_VS = dict(_COMMON, _alive=_arr("<u8", 1), _nz=_arr(_I4, 1), _nnz=_arr(_I8, 1),
-           _count=_arr(_I8, 1))
-
-_SPECS = {
-    "Perceptron": _LINEAR, "MarginPerceptron": _LINEAR, "OnlineHingeSVM": _LINEAR,
-    "AveragedPerceptron": dict(_LINEAR, _votes=_arr_list(_F8, 2), _vote_c=_arr_list(_I8, 1)),
-    "KernelPerceptron": dict(_COMMON, _d=_INT, gamma_=_FLOAT, _sv=_arr(_F8, 2),
-                             _svn=_arr(_F8, 1), _coef=_arr(_F8, 1), _meta=_arr(_I8, 1),
-                             _budget_fitted=_budget),
-    "Winnow": _WINNOW, "EliminationWinnow": _WINNOW, "WinnowStar": _WINNOW,
-    "BalancedWinnow": _WINNOW,
-    "WeightedMajority": _POOL, "RandomizedWeightedMajority": _POOL,
-    "Specialists": _SPECIALISTS, "PairSpecialists": _PAIRS,
-    "Conjunction": _ELIMINATION, "Disjunction": _ELIMINATION,
-    "DecisionList": dict(_COMMON, _levels=_arr(_I4, 1)),
-    "Halving": _VS, "SOA": _VS,
-}
-
-
-def _spec(cls):
-    spec = _SPECS.get(cls.__name__)
-    if spec is None:          # pragma: no cover - every class in the table has a spec
-        raise TypeError(f"{cls.__name__}: no persistence spec")
-    return spec
-
-
-def _need(cond, why):
-    if not cond:
-        raise _Bad(why)
-
-
-def _shape(obj, name, shape):
-    a = obj.__dict__[name]
-    _need(a.shape == tuple(shape), f"{type(obj).__name__}: {name} has shape {a.shape}, expected "
-                                   f"{tuple(shape)}")
-
-
-def _finite(obj, *names):
-    for n in names:
-        _need(np.isfinite(obj.__dict__[n]).all(),
-              f"{type(obj).__name__}: {n} holds NaN or infinity")
-
-
-def _nonneg(obj, *names):
-    for n in names:
-        _need((obj.__dict__[n] >= 0).all(), f"{type(obj).__name__}: {n} holds negative values")
-
-
-def _consistent(obj, st):
-    """The checks that make a loaded state safe for the kernels (shapes, index ranges) and equal
-    to what the parameters imply (derived values recomputed)."""
-    from . import boolean, experts, linear, multiplicative, version_space
-    o = type(obj).__name__
-    cl = st["classes_"]
-    d = st["n_features_in_"]
-    if isinstance(obj, (linear._Linear, linear.KernelPerceptron, multiplicative._Winnow,
-                        boolean._Boolean, version_space._VersionSpace)):
-        _need(cl.shape[0] == 2, f"{o}: classes_ holds {cl.shape[0]} labels, not 2")
-        _shape(obj, "_counts", (3,))
-    _nonneg(obj, "_counts")
-    for k in ("epoch_mistakes_", "epoch_updates_"):
-        if k in st:
-            _need(len(st[k]) == st["n_iter_"], f"{o}: {k} does not have n_iter_ entries")
-
-    if isinstance(obj, linear._Linear):
-        _need(st["_d"] == d, f"{o}: _d != n_features_in_")
-        D = d + bool(obj.fit_intercept)
-        _shape(obj, "_w", (D,))
-        _shape(obj, "_u", (D,) if obj._averaging() else (0,))
-        _shape(obj, "_aux", (2,))
-        _finite(obj, "_w", "_u", "_aux")
-        scale, sq = (float(v) for v in st["_aux"])
-        # the hinge learner's lazy scale a is a product of factors in [0, 1], reset to 1 when
-        # it reaches 0; the others keep a = 1.  ||w||^2 is the Margin Perceptron's, recomputed
-        # after every update (its prediction divides by its square root).
-        _need(0.0 < scale <= 1.0 if isinstance(obj, linear.OnlineHingeSVM) else scale == 1.0,
-              f"{o}: the weight scale _aux[0] = {scale!r} is not one a run reaches")
-        if isinstance(obj, linear.MarginPerceptron):
-            _need(sq == linear._k.sqnorm(st["_w"], d, bool(obj.fit_intercept)),
-                  f"{o}: _aux[1] is not the squared norm of the weights")
-        if isinstance(obj, linear.AveragedPerceptron):
-            V, C = st["_votes"], st["_vote_c"]
-            _need(len(V) == len(C), f"{o}: _votes and _vote_c differ in length")
-            for a, c in zip(V, C):
-                _need(a.shape[1] == D and a.shape[0] == c.shape[0] >= 1 and (c >= 0).all() and
-                      np.isfinite(a).all(), f"{o}: the vote arrays do not match the weights")
-    elif isinstance(obj, linear.KernelPerceptron):
-        _need(st["_d"] == d, f"{o}: _d != n_features_in_")
-        sv = st["_sv"]
-        cap = sv.shape[0]
-        _need(cap >= 1 and sv.shape[1] == d, f"{o}: _sv has shape {sv.shape}")
-        _shape(obj, "_svn", (cap,))
-        _shape(obj, "_coef", (cap,))
-        _shape(obj, "_meta", (2,))
-        _finite(obj, "_sv", "_svn", "_coef")
-        n_sv, head = (int(v) for v in st["_meta"])
-        b = obj.budget
-        _need(st["_budget_fitted"] == b, f"{o}: the budget fitted differs from the parameter")
-        _need(0 <= n_sv <= cap, f"{o}: {n_sv} support vectors in {cap} slots")
-        if b is None:
-            _need(head == 0, f"{o}: ring position {head} without a budget")
-        else:
-            _need(cap <= b and (head == 0 if n_sv < b else 0 <= head < cap),
-                  f"{o}: ring position {head} with {n_sv} of {b} slots")
-    elif isinstance(obj, multiplicative._Winnow):
-        _need(st["_d"] == d, f"{o}: _d != n_features_in_")
-        _need(obj.n_features is None or obj.n_features == d,
-              f"{o}: n_features_in_ != the parameter n_features")
-        obj._validate_params()
-        la, lb, lw0 = obj._logs()
-        # the float mode is always allowed (a log-space mixture of shards, mbcore.distributed,
-        # has non-integral logs); the exact mode only where the parameters allow it
-        _need(st["theta_"] == obj._theta(d) and st["_la"] == la and st["_lb"] == lb and
-              (not st["_exact_mode"] or obj._exact()),
-              f"{o}: theta_ or the log factors do not match the parameters")
-        balanced = isinstance(obj, multiplicative.BalancedWinnow)
-        for n in ("_l", "_w"):
-            _shape(obj, n, (d,))
-        for n in ("_ln", "_wn"):
-            _shape(obj, n, (d,) if balanced else (0,))
-        for n in ("_l", "_ln"):
-            a = st[n]
-            _need(not np.isnan(a).any() and not (a == np.inf).any() and
-                  (lb == -np.inf or np.isfinite(a).all()),
-                  f"{o}: {n} holds values no run can reach")
-            if st["_exact_mode"]:
-                fin = a[np.isfinite(a)]
-                _need((fin == np.round(fin)).all() and (np.abs(fin) < 2.0 ** 53).all(),
-                      f"{o}: {n} is not integral in exact mode")
-            w = np.empty_like(a)
-            multiplicative._k.terms(np.ascontiguousarray(a), w)
-            _need(np.array_equal(w, st["_w" if n == "_l" else "_wn"]),
-                  f"{o}: the weight cache does not match the log-weights")
-    elif isinstance(obj, experts._Pool):
-        _shape(obj, "_counts", (3,))
-        n = st["n_experts_"]
-        _need(n == d and n >= 1, f"{o}: n_experts_ != n_features_in_")
-        if obj.experts is not None:
-            _need(isinstance(obj.experts, list) and len(obj.experts) == n,
-                  f"{o}: {n} experts in the state, another number in the parameter")
-        for k in ("_l", "_m", "_c"):
-            _shape(obj, k, (n,))
-        _shape(obj, "_aux", (1,))
-        _shape(obj, "_rng", (1,))
-        _finite(obj, "_c", "_aux")
-        _need(not np.isnan(st["_l"]).any() and (st["_l"] < np.inf).all(),
-              f"{o}: _l holds NaN or +inf")
-        _nonneg(obj, "_m", "_c")
-        _need(st["_multi"] == (cl.shape[0] > 2), f"{o}: _multi does not match classes_")
-        b = float(obj.beta)
-        k = multiplicative._pow2_exponent(b)
-        _need(st["_lb"] == (float(k) if k is not None else math.log2(b)) and
-              st["_exact_mode"] == (k is not None), f"{o}: the log of beta does not match")
-    elif isinstance(obj, experts.Specialists):
-        _specialists(obj, st, o, cl, d)
-    elif isinstance(obj, boolean._Elimination):
-        _need(st["_fitted_mode"] == obj._mode, f"{o}: the fitted literals differ")
-        _shape(obj, "_P", (d,))
-        _shape(obj, "_N", (0,) if obj._mode == boolean._DISJ_MONO else (d,))
-        _shape(obj, "_incons", (1,))
-        _need(((st["_P"] <= 1).all() and (st["_N"] <= 1).all()),
-              f"{o}: literal masks that are not 0/1")
-        _nonneg(obj, "_incons")
-    elif isinstance(obj, boolean.DecisionList):
-        _shape(obj, "_levels", (4 * d + 2,))
-        _need((st["_levels"] >= 0).all() and (st["_levels"] <= st["_counts"][1]).all(),
-              f"{o}: levels out of range")
-    elif isinstance(obj, version_space._VersionSpace):
-        C = obj.concepts
-        _need(isinstance(C, version_space.ConceptClass), f"{o}: concepts is not a ConceptClass")
-        obj.__dict__["_fitted_concepts"] = C
-        W = C._cols.shape[1]
-        _need(d == (len(C.points[0]) if C.points else 1), f"{o}: n_features_in_ does not match")
-        for k in ("_alive", "_nz"):
-            _shape(obj, k, (W,))
-        _shape(obj, "_nnz", (1,))
-        _shape(obj, "_count", (1,))
-        alive = st["_alive"]
-        m = C.n_concepts
-        if m % 64:
-            _need(not (alive[-1] >> np.uint64(m % 64)), f"{o}: alive bits past the last concept")
-        nnz = int(st["_nnz"][0])
-        _need(0 <= nnz <= W and ((st["_nz"][:nnz] >= 0) & (st["_nz"][:nnz] < W)).all(),
-              f"{o}: the index of non-zero words is out of range")
-        if isinstance(obj, version_space.Halving):      # (SOA does not use the index)
-            nz = np.zeros(W, dtype=np.int32)
-            k = version_space._k.nonzero_words(alive, nz)
-            _need(nnz == k and np.array_equal(st["_nz"][:k], nz[:k]),
-                  f"{o}: the index of non-zero words does not match the version space")
-        _need(int(st["_count"][0]) == version_space._k.popcount_words(alive),
-              f"{o}: the alive count does not match the version space")
-        if isinstance(obj, version_space.SOA):
-            obj._validate_params()
-            obj.__dict__["_ldim"] = version_space._Ldim(C)
-    else:                     # pragma: no cover
-        raise _Bad(f"{o}: no consistency check")
-
-
-def _specialists(obj, st, o, cl, d):
-    from . import experts, multiplicative
-    K = cl.shape[0]
-    n = st["_n"]
-    cap = st["_l"].shape[0]
-    _need(n <= cap, f"{o}: {n} specialists in {cap} slots")
-    for k in experts.Specialists._GROWN:
-        _shape(obj, k, (cap,))
-    _shape(obj, "_label_counts", (K,))
-    _shape(obj, "_counts", (5,))
-    _nonneg(obj, "_nd", "_np", "_m", "_label_counts")
-    _need((st["_alive"] <= 1).all(), f"{o}: _alive is not 0/1")
-    _finite(obj, "_l", "_e", "_c")
-    obj._validate_params()
-    kd = multiplicative._pow2_exponent(float(obj.demote))
-    kp = multiplicative._pow2_exponent(float(obj.promote))
-    _need(st["_ld"] == (float(kd) if kd is not None else math.log2(float(obj.demote))) and
-          st["_lp"] == (float(kp) if kp is not None else math.log2(float(obj.promote))) and
-          st["_exact_mode"] == (kd is not None and kp is not None) and
-          st["_prune_l"] == (0.0 if obj.prune_below is None
-                             else math.log2(float(obj.prune_below))),
-          f"{o}: the log factors do not match the parameters")
-    if not isinstance(obj, experts.PairSpecialists):
-        _need(st["n_experts_"] == n == d, f"{o}: n_experts_, _n and n_features_in_ differ")
-        return
-    A = st["n_attributes_"]
-    _need(A == d, f"{o}: n_attributes_ != n_features_in_")
-    H = int(obj.history)
-    _shape(obj, "_hist", (cap, H))
-    _shape(obj, "_hcnt", (cap,))
-    _shape(obj, "_hnext", (cap,))
-    _need(((st["_hist"] >= 0) & (st["_hist"] < K)).all() and
-          ((st["_hcnt"] >= 0) & (st["_hcnt"] <= H)).all() and
-          ((st["_hnext"] >= 0) & (st["_hnext"] < H)).all(), f"{o}: label histories out of range")
-    vals = st["_cat_values"]
-    _need(len(vals) == A, f"{o}: _cat_values has {len(vals)} attributes, not {A}")
-    cats = []
-    for a, vs in enumerate(vals):
-        try:
-            dct = {v: k for k, v in enumerate(vs)}
-        except TypeError:
-            raise _Bad(f"{o}: a category of attribute {a} is not hashable") from None
-        _need(len(dct) == len(vs) and len(vs) <= experts._CODE_MASK,
-              f"{o}: the categories of attribute {a} repeat")
-        cats.append(dct)
-    _shape(obj, "_nid", (1,))
-    _need(int(st["_nid"][0]) == n, f"{o}: _nid != _n")
-    keys = st["_keys"]
-    _need(keys.shape[0] >= max(n, 1), f"{o}: _keys is too short")
-    pairs = obj._pairs()
-    ks = keys[:n]
-    p, ca, cb = ks >> 42, (ks >> 21) & experts._CODE_MASK, ks & experts._CODE_MASK
-    ok = (ks >= 0).all() and (p < len(pairs)).all() and np.unique(ks).shape[0] == n
-    if ok and n:
-        ia = np.array([a for a, _ in pairs])[p]
-        ib = np.array([b for _, b in pairs])[p]
-        sizes = np.array([len(v) for v in vals])
-        ok = bool((ca < sizes[ia]).all() and (cb < sizes[ib]).all())
-    _need(ok, f"{o}: specialist keys out of range")
-    T = st["_tkeys"].shape[0]
-    _shape(obj, "_tids", (T,))
-    _need(T >= 2 and T & (T - 1) == 0 and 2 * n <= T, f"{o}: a hash table of size {T}")
-    tk, ti = np.full(T, -1, dtype=np.int64), np.zeros(T, dtype=np.int64)
-    experts._k.pair_rehash(np.ascontiguousarray(keys), n, tk, ti)
-    _need(np.array_equal(tk, st["_tkeys"]) and np.array_equal(ti, st["_tids"]),
-          f"{o}: the hash table does not match the specialist keys")
-    obj.__dict__["_cats"] = cats

@@ -10,8 +10,10 @@ from typing import List, Tuple
 
 import numpy as np
 
+from . import _params as params
 from ._kernels import bitset as _k
 from ._validation import Batch
+from ._state import COMMON, I4, I8, U8, arr, need, shape, two_labels
 from .base import OnlineLearner
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
@@ -391,6 +393,43 @@ class _VersionSpace(OnlineLearner):
         self._nnz = np.array([_k.nonzero_words(alive, self._nz)], dtype=np.int64)
         self._count = np.array([C.n_concepts], dtype=np.int64)
 
+    # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names; the
+    # ConceptClass parameter is stored structurally by the format) --------------------------
+    _STATE = dict(COMMON, _alive=arr(U8, 1), _nz=arr(I4, 1), _nnz=arr(I8, 1), _count=arr(I8, 1))
+    _DERIVED = frozenset(("_fitted_concepts", "_ldim"))
+
+    def _check_state(self, st):
+        o = self._owner
+        two_labels(self, st)
+        C = self.concepts
+        need(isinstance(C, ConceptClass), f"{o}: concepts is not a ConceptClass")
+        self.__dict__["_fitted_concepts"] = C
+        W = C._cols.shape[1]
+        need(st["n_features_in_"] == (len(C.points[0]) if C.points else 1),
+             f"{o}: n_features_in_ does not match")
+        for k in ("_alive", "_nz"):
+            shape(self, k, (W,))
+        shape(self, "_nnz", (1,))
+        shape(self, "_count", (1,))
+        alive = st["_alive"]
+        m = C.n_concepts
+        if m % 64:
+            need(not (alive[-1] >> np.uint64(m % 64)), f"{o}: alive bits past the last concept")
+        nnz = int(st["_nnz"][0])
+        need(0 <= nnz <= W and ((st["_nz"][:nnz] >= 0) & (st["_nz"][:nnz] < W)).all(),
+             f"{o}: the index of non-zero words is out of range")
+        if isinstance(self, Halving):      # (SOA does not use the index)
+            nz = np.zeros(W, dtype=np.int32)
+            k = _k.nonzero_words(alive, nz)
+            need(nnz == k and np.array_equal(st["_nz"][:k], nz[:k]),
+                 f"{o}: the index of non-zero words does not match the version space")
+        need(int(st["_count"][0]) == _k.popcount_words(alive),
+             f"{o}: the alive count does not match the version space")
+        if isinstance(self, SOA):
+            self._validate_params()
+            self.__dict__["_ldim"] = _Ldim(C)
+
+
     @property
     def alive_count_(self):
         """How many concepts are consistent with what was learned."""
@@ -461,13 +500,8 @@ class Halving(_VersionSpace):
 
     def _validate_params(self):
         super()._validate_params()
-        if not isinstance(self.conservative, (bool, np.bool_)):
-            raise ValueError(f"{self._owner}: parameter conservative must be a bool, got "
-                             f"{self.conservative!r}")
-        m = self.max_epochs
-        if not _is_int(m) or m < 1:
-            raise ValueError(f"{self._owner}: parameter max_epochs must be an integer >= 1, "
-                             f"got {m!r}")
+        params.flag(self._owner, "conservative", self.conservative)
+        params.integer(self._owner, "max_epochs", self.max_epochs, 1)
 
     def _run(self, idx, yy, pred, upd, counts, update):
         _k.halving_pass(self.concepts._cols, idx, yy, self._alive, self._nz, self._nnz,
@@ -519,10 +553,7 @@ class SOA(_VersionSpace):
         super()._validate_params()
         C = self.concepts
         _dim_limit(self._owner, C)
-        m = self.max_epochs
-        if not _is_int(m) or m < 1:
-            raise ValueError(f"{self._owner}: parameter max_epochs must be an integer >= 1, "
-                             f"got {m!r}")
+        params.integer(self._owner, "max_epochs", self.max_epochs, 1)
 
     def _init_state(self, d):
         super()._init_state(d)
@@ -676,9 +707,7 @@ class HalfIntervalAdversary:
     """
 
     def __init__(self, k):
-        if not _is_int(k) or k < 0:
-            raise ValueError(f"HalfIntervalAdversary: parameter k must be an integer >= 0, got "
-                             f"{k!r}")
+        params.integer("HalfIntervalAdversary", "k", k, 0)
         self.k = int(k)
 
     def run(self, learner):

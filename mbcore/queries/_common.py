@@ -6,6 +6,8 @@ import numbers
 
 import numpy as np
 
+from .._params import integer as check_int
+
 __all__ = ["is_int", "check_int", "check_callable", "evaluate", "scalar"]
 
 
@@ -13,13 +15,6 @@ __all__ = ["is_int", "check_int", "check_callable", "evaluate", "scalar"]
 
 def is_int(v):
     return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
-
-
-def check_int(owner, name, value, low, high=None):
-    if not is_int(value) or value < low or (high is not None and value > high):
-        rng = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"{owner}: parameter {name} must be an integer {rng}, got {value!r}")
-    return int(value)
 
 
 def check_callable(owner, name, value, what="a callable"):

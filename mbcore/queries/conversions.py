@@ -18,7 +18,8 @@ import numpy as np
 from ..base import OnlineCounts
 from .._validation import (Batch, NotFittedError, check_X, encode_codes, encode_y,
                            infer_classes_multi, is_sparse)
-from ..bounds import _budget, eq_test_sample_size, online_to_pac_run_length
+from .._params import mistake_bound as _budget
+from ..bounds import eq_test_sample_size, online_to_pac_run_length
 from ..online import OnlineRun, run_online
 from ._common import check_callable, check_int, evaluate, scalar
 
