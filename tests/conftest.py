@@ -328,11 +328,7 @@ def snapshot(learner):
 
 
 def run_record(run):
-    """An mbcore.OnlineRun or an mbref run dict as plain lists."""
-    if isinstance(run, dict):
-        return {"predictions": as_list(run["predictions"]), "errors": as_list(run["errors"]),
-                "updated": as_list(run["updated"]), "mistakes": run["mistakes"],
-                "updates": run["updates"], "mistake_curve": as_list(run["mistake_curve"])}
+    """An mbcore.OnlineRun or an mbref.OnlineRun (same attributes) as a dict of plain lists."""
     return {"predictions": as_list(run.predictions), "errors": as_list(run.errors),
             "updated": as_list(run.updated), "mistakes": run.mistakes, "updates": run.updates,
             "mistake_curve": as_list(run.mistake_curve)}

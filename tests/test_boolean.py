@@ -495,7 +495,7 @@ def test_conjunction_bound_random_targets(seed):
     X, y = conj_stream(rng, 150, n, lits)
     clf = ref_boolean.Conjunction(on_inconsistent="raise")
     rec = mbref.run_online(clf, X, y, classes=[0, 1])
-    assert rec["mistakes"] <= n + 1
+    assert rec.mistakes <= n + 1
     assert not clf.inconsistent_ and clf.n_inconsistent_ == 0
     # invariant: every target literal is still in h; every positive seen satisfies h
     for i, v in enumerate(lits):
@@ -505,7 +505,7 @@ def test_conjunction_bound_random_targets(seed):
             assert clf.negative_[i]
     assert all(p == 1 for p, t in zip(clf.predict(X), y) if t == 1)
     # only false negatives are mistakes, each an update
-    assert rec["updates"] == rec["mistakes"]
+    assert rec.updates == rec.mistakes
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 9])
@@ -526,7 +526,7 @@ def test_monotone_disjunction_bound_random_targets(seed):
     X, y = disj_stream(rng, 150, n, S)
     clf = ref_boolean.Disjunction(on_inconsistent="raise")
     rec = mbref.run_online(clf, X, y, classes=[0, 1])
-    assert rec["mistakes"] <= n - r
+    assert rec.mistakes <= n - r
     assert all(clf.positive_[i] for i in S)               # target variables are never removed
     assert clf.negative_ == [False] * n
 
@@ -538,7 +538,7 @@ def test_monotone_disjunction_bound_attained(n):
     clf = ref_boolean.Disjunction()
     rec = mbref.run_online(clf, X if n > 1 else np.zeros((1, 1), np.uint8),
                            [0] * max(n - 1, 1), classes=[0, 1])
-    assert rec["mistakes"] == n - 1
+    assert rec.mistakes == n - 1
     assert clf.literals_ == ["x0"]
 
 
@@ -555,8 +555,8 @@ def test_disjunction_all_is_the_dual_of_conjunction(seed):
     c = ref_boolean.Conjunction()
     rd = mbref.run_online(d, X, y, classes=[0, 1])
     rc = mbref.run_online(c, X, 1 - y, classes=[0, 1])
-    assert rd["predictions"] == [1 - p for p in rc["predictions"]]
-    assert rd["updated"] == rc["updated"]
+    assert rd.predictions == [1 - p for p in rc.predictions]
+    assert rd.updated == rc.updated
     assert d.positive_ == c.negative_ and d.negative_ == c.positive_
     assert d.n_inconsistent_ == c.n_inconsistent_
 
@@ -571,7 +571,7 @@ def test_disjunction_all_bound(seed):
     X, yc = conj_stream(rng, 150, n, lits)       # y = 1 - conj(x) is a disjunction of literals
     clf = ref_boolean.Disjunction(literals="all", on_inconsistent="raise")
     rec = mbref.run_online(clf, X, 1 - yc, classes=[0, 1])
-    assert rec["mistakes"] <= n + 1
+    assert rec.mistakes <= n + 1
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -590,7 +590,7 @@ def test_decision_list_bound_and_level_invariant(seed):
     for epoch in range(50):
         for a, b in chunk_bounds(len(y), 13):
             rec = mbref.run_online(clf, X[a:b], y[a:b], classes=[0, 1])
-            total += rec["mistakes"]
+            total += rec.mistakes
             lv = clf.levels_
             for j, r in enumerate(target_rules):
                 assert lv[r] <= j, (epoch, j)
@@ -680,9 +680,9 @@ def test_chunked_equals_one_call(name, params, chunking):
     parts = getattr(ref_boolean, name)(**params)
     preds = []
     for k, (a, b) in enumerate(chunk_bounds(90, chunking, seed=3)):
-        preds += mbref.run_online(parts, X[a:b], y[a:b], classes=[0, 1] if k == 0 else None)[
-            "predictions"]
-    assert preds == rw["predictions"]
+        preds += mbref.run_online(parts, X[a:b], y[a:b],
+                                  classes=[0, 1] if k == 0 else None).predictions
+    assert preds == rw.predictions
     assert state(parts) == state(whole)
     # fit = forget, then passes until one without an update (or max_epochs); fit twice = once
     f = getattr(ref_boolean, name)(**params).fit(X, y)
@@ -1120,7 +1120,7 @@ def test_real_data_end_to_end(which):
     # the online decision list runs; its mistakes are counted and are updates
     dl = ref_boolean.DecisionList()
     rec = mbref.run_online(dl, X, y)
-    assert dl.mistakes_ == dl.updates_ == rec["mistakes"] > 0
+    assert dl.mistakes_ == dl.updates_ == rec.mistakes > 0
     assert len(dl.levels_) == 4 * n + 2
 
 
@@ -1406,8 +1406,8 @@ def test_twin_hypothesis_invariants(case):
     preds = []
     for k, (lo, hi) in enumerate(bounds):
         preds += mbref.run_online(parts, X[lo:hi], y[lo:hi],
-                                  classes=[0, 1] if k == 0 else None)["predictions"]
-    assert preds == rw["predictions"] and state(parts) == state(whole)
+                                  classes=[0, 1] if k == 0 else None).predictions
+    assert preds == rw.predictions and state(parts) == state(whole)
     g = ref_boolean.greedy_decision_list(X, y, classes=[0, 1])
     check_greedy(g, X, y)
 
@@ -1434,8 +1434,7 @@ def test_packed_rows_give_the_same_run(n, entry):
         packed = getattr(mod, name)(packed=True, n_features=n, **kw)
         a = mod.run_online(plain, X, y, classes=[0, 1])
         b = mod.run_online(packed, Xp.tolist() if mod is mbref else Xp, y, classes=[0, 1])
-        pa = a["predictions"] if isinstance(a, dict) else a.predictions.tolist()
-        pb = b["predictions"] if isinstance(b, dict) else b.predictions.tolist()
+        pa, pb = as_list(a.predictions), as_list(b.predictions)
         assert pa == pb
         assert list(plain.predict(X[:10])) == list(packed.predict(Xp[:10]))
     # and the compiled packed run equals the twin's packed run
@@ -1443,7 +1442,7 @@ def test_packed_rows_give_the_same_run(n, entry):
     r = getattr(mbref, name)(packed=True, n_features=n, **kw)
     rc = mbcore.run_online(c, Xp, y, classes=[0, 1])
     rr = mbref.run_online(r, Xp.tolist(), y.tolist(), classes=[0, 1])
-    assert rc.predictions.tolist() == rr["predictions"]
+    assert rc.predictions.tolist() == rr.predictions
     assert c.mistakes_ == r.mistakes_ and c.updates_ == r.updates_
 
 

@@ -53,10 +53,8 @@ def new(modname, name, **params):
 
 
 def record(run):
-    """An mbcore.OnlineRun or an mbref run dict as plain lists (predictions, errors, mistakes)."""
-    if isinstance(run, dict):
-        return {"predictions": as_list(run["predictions"]),
-                "errors": [bool(e) for e in run["errors"]], "mistakes": int(run["mistakes"])}
+    """An mbcore.OnlineRun or an mbref.OnlineRun (same attributes) as plain lists
+    (predictions, errors, mistakes)."""
     return {"predictions": as_list(run.predictions),
             "errors": [bool(e) for e in as_list(run.errors)], "mistakes": int(run.mistakes)}
 
@@ -1249,7 +1247,7 @@ def test_vector_paths_agree_with_twin(n, beta):
             k.simd_level(level)
             wm = mbcore.WeightedMajority(beta=beta)
             run = mbcore.run_online(wm, P, y)
-            assert run.predictions.tolist() == ref["predictions"], level
+            assert run.predictions.tolist() == ref.predictions, level
             assert wm.log2_weights_.tolist() == mbref_state_l(P, y, beta)
     finally:
         k.simd_level(2)

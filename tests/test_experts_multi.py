@@ -1055,7 +1055,7 @@ def test_long_run_exact_far_below_underflow():
             # The twin on the prefix (crossing the underflow point t0).
             ref = mbref.WeightedMajority()
             rr = mbref.run_online(ref, A[:P0], y[:P0], classes=list(range(K)))
-            assert rr["predictions"] == pred[:P0].tolist()
+            assert rr.predictions == pred[:P0].tolist()
             assert ref.log2_weights_ == (-mb[P0 - 1] - wrong[P0 - 1]).astype(float).tolist()
             assert max(ref.log2_weights_) < -1074
         cur, pos = m.copy(), 0
@@ -1110,7 +1110,7 @@ def test_long_run_non_power_of_two_beta():
             P0 = 12_000
             ref = mbref.WeightedMajority(beta=beta)
             rr = mbref.run_online(ref, A[:P0], y[:P0], classes=list(range(K)))
-            assert rr["predictions"] == run.predictions[:P0].tolist()
+            assert rr.predictions == run.predictions[:P0].tolist()
             assert ref.log2_weights_ == L[P0 - 1].tolist()
             assert max(ref.log2_weights_) < -1074
     assert checked > 1500

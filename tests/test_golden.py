@@ -45,7 +45,7 @@ def test_perceptron_by_hand_tie_negative(mod):
     # w=(1,2)-(-1,1)=(2,1).  x4=(0,1): w.x=1 -> +1 = y.
     clf = mod.Perceptron()
     run = mod.run_online(clf, [list(x) for x, _ in S], [y for _, y in S])
-    preds = as_list(run.predictions if hasattr(run, "predictions") else run["predictions"])
+    preds = as_list(run.predictions)
     assert preds == [-1, -1, 1, 1]
     assert clf.mistakes_ == 2 and clf.updates_ == 2 and clf.n_seen_ == 4
     assert as_list(clf.coef_) == [2.0, 1.0]
@@ -170,7 +170,7 @@ def test_margin_mistakes_update_without_being_mistakes(mod):
     y = [-1, 1, 1]
     clf = mod.MarginPerceptron(gamma=0.5)
     run = mod.run_online(clf, X, y)
-    preds = as_list(run.predictions if hasattr(run, "predictions") else run["predictions"])
+    preds = as_list(run.predictions)
     assert preds == [-1, 1, 1]
     assert clf.mistakes_ == 0 and clf.updates_ == 2 and clf.n_seen_ == 3
     s = 1.0 / math.sqrt(101.0)
@@ -337,9 +337,7 @@ def test_kernel_perceptron_linear_equals_perceptron(mod, kparams, tie):
     k = mod.KernelPerceptron(tie=tie, **kparams)
     rp = mod.run_online(p, X, y)
     rk = mod.run_online(k, X, y)
-    get = (lambda r: as_list(r.predictions)) if mod is mbcore else \
-        (lambda r: as_list(r["predictions"]))
-    assert get(rk) == get(rp)
+    assert as_list(rk.predictions) == as_list(rp.predictions)
     assert k.mistakes_ == p.mistakes_ == k.n_support_
     sv = np.array(as_list(k.support_vectors_))
     dc = np.array(as_list(k.dual_coef_))
@@ -360,7 +358,7 @@ def test_kernel_perceptron_budget_ring(mod, budget):
     seen = 0
     for a, b in [(0, 5), (5, 6), (6, 70), (70, 120)]:
         run = mod.run_online(clf, X[a:b], y[a:b], classes=[-1, 1] if a == 0 else None)
-        errs = as_list(run.errors if hasattr(run, "errors") else run["errors"])
+        errs = as_list(run.errors)
         mistake_rows += [a + i for i, e in enumerate(errs) if e]
         seen += b - a
         assert clf.n_support_ == min(budget, len(mistake_rows)) <= budget

@@ -107,9 +107,9 @@ def online(clf, P, y, awake=None, classes=None):
                 "updates": int(r.updates)}
     kw = {} if is_pair or awake is None else {"awake": awake}
     r = mbref.run_online(clf, P, y, classes=classes, **kw)
-    return {"predictions": r["predictions"], "errors": [bool(e) for e in r["errors"]],
-            "updated": list(r["updated"]), "mistakes": int(r["mistakes"]),
-            "updates": int(r["updates"])}
+    return {"predictions": r.predictions, "errors": [bool(e) for e in r.errors],
+            "updated": list(r.updated), "mistakes": int(r.mistakes),
+            "updates": int(r.updates)}
 
 
 def py(v):
@@ -688,9 +688,9 @@ def test_parity_without_awake_and_ref_run_online():
         b = mbref.Specialists(**params)
         ra = online(a, P, y, classes=labels)
         rb = mbref.run_online(b, P, y, classes=labels)
-        assert ra["predictions"] == rb["predictions"]
-        assert ra["errors"] == [bool(e) for e in rb["errors"]]
-        assert ra["mistakes"] == rb["mistakes"]
+        assert ra["predictions"] == rb.predictions
+        assert ra["errors"] == [bool(e) for e in rb.errors]
+        assert ra["mistakes"] == rb.mistakes
         assert state(a) == state(b)
         full = np.ones(P.shape, dtype=bool)
         assert state(mbcore.Specialists(**params).partial_fit(P, y, awake=full,
@@ -873,8 +873,8 @@ def test_pair_parity_monk_and_tictactoe():
             for _ in range(2):
                 ra = mbcore.run_online(a, X, y)
                 rb = mbref.run_online(b, X, y)
-                assert as_list(ra.predictions) == rb["predictions"]
-                assert ra.mistakes == rb["mistakes"]
+                assert as_list(ra.predictions) == rb.predictions
+                assert ra.mistakes == rb.mistakes
             assert state(a) == state(b)
 
 
@@ -1086,7 +1086,7 @@ def test_pair_specialists_monk_passes_reach_zero(modname, problem):
 def online_mistakes(clf, X, y):
     if modname_of(clf) == "mbcore":
         return mbcore.run_online(clf, X, y).mistakes
-    return mbref.run_online(clf, X, y)["mistakes"]
+    return mbref.run_online(clf, X, y).mistakes
 
 
 # ================================================================================================
@@ -1417,12 +1417,12 @@ def test_inputs_never_modified(modname):
 
 def test_ref_run_online_accepts_awake():
     r = mbref.run_online(mbref.Specialists(), TWO_P, TWO_Y, awake=TWO_W)
-    assert r["predictions"] == TWO_PRED
+    assert r.predictions == TWO_PRED
 
 
 def test_ref_run_record_has_updated():
     r = mbref.run_online(mbref.Specialists(), TWO_P, TWO_Y)
-    assert "updated" in r and "updates" in r
+    assert hasattr(r, "updated") and hasattr(r, "updates")
 
 
 def test_ref_has_fit_and_score():
@@ -1577,7 +1577,7 @@ def test_long_non_dyadic_run_beyond_float64_matches_twin():
     for P, y, W, cl in ((P1, y1, W1, [0, 1, 2]), (P2, y2, W2, None)):
         ra = mbcore.run_online(a, P, y, awake=W, classes=cl)
         rb = mbref.run_online(b, P, y, awake=W, classes=cl)
-        assert as_list(ra.predictions) == rb["predictions"]
+        assert as_list(ra.predictions) == rb.predictions
         assert state(a) == state(b)
     lw = as_list(a.log2_weights_)
     # after phase 1 both see-saw weights were (T1/2)(log2 3/2 - 1) = -1245.1...

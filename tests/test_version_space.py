@@ -401,8 +401,8 @@ class VersionSpaceModel(RuleBasedStateMachine):
                 self.updates += new != self.S
                 self.S = new
         rec = mbref.run_online(self.clf, rows, labels, classes=[0, 1])
-        assert rec["predictions"] == preds
-        assert rec["mistakes"] == sum(p != y for p, y in zip(preds, labels))
+        assert rec.predictions == preds
+        assert rec.mistakes == sum(p != y for p, y in zip(preds, labels))
 
     @rule()
     def predict_everywhere(self):
@@ -442,7 +442,7 @@ def test_mistake_bounds_on_random_classes(seed):
                            (ref_vs.Halving(C, conservative=True), math.floor(math.log2(m))),
                            (ref_vs.SOA(C), L)):
             rec = mbref.run_online(clf, pts, y, classes=[0, 1])
-            assert rec["mistakes"] <= bound
+            assert rec.mistakes <= bound
             assert t in clf.alive_concepts_ and not clf.inconsistent_
             # Every mistake at least halves the version space (Halving) and lowers its Ldim
             # (SOA); without mistakes a conservative learner never updates.
@@ -461,10 +461,10 @@ def test_dictators_mistakes(n):
         for _ in range(3):
             pts = rng.integers(0, n, size=3 * n).tolist()
             assert mbref.run_online(ref_vs.Halving(B), pts, [int(j == t) for j in pts],
-                                    classes=[0, 1])["mistakes"] <= 1
+                                    classes=[0, 1]).mistakes <= 1
             pts = rng.integers(0, 2 ** n, size=3 * n).tolist()
             assert mbref.run_online(ref_vs.Halving(Q), pts, [Q.labels(t)[j] for j in pts],
-                                    classes=[0, 1])["mistakes"] <= math.floor(math.log2(n))
+                                    classes=[0, 1]).mistakes <= math.floor(math.log2(n))
 
 
 @settings(max_examples=150, deadline=None)
@@ -527,7 +527,7 @@ def test_ldim_of_identical_concepts_and_singletons():
     assert ref_vs.littlestone_dimension(C) == 1 == ref_vs.vc_dimension(C)
     # Halving with duplicate concepts counts each copy
     h = ref_vs.Halving(ref_vs.ConceptClass.from_matrix([[1], [1], [0]]))
-    assert mbref.run_online(h, [0], [1], classes=[0, 1])["predictions"] == [1]
+    assert mbref.run_online(h, [0], [1], classes=[0, 1]).predictions == [1]
 
 
 @pytest.mark.parametrize("kind", ["halving", "conservative", "soa"])
@@ -545,9 +545,9 @@ def test_fit_epochs_chunking_and_copies(kind):
     parts = new()
     preds = []
     for a, b in ((0, 1), (1, 17), (17, 40), (40, 60)):
-        preds += mbref.run_online(parts, pts[a:b], y[a:b], classes=[0, 1] if a == 0 else None)[
-            "predictions"]
-    assert preds == rw["predictions"] and state(parts) == state(whole)
+        preds += mbref.run_online(parts, pts[a:b], y[a:b],
+                                  classes=[0, 1] if a == 0 else None).predictions
+    assert preds == rw.predictions and state(parts) == state(whole)
     # fit: reset, then passes until one without an update (at most 2 for Halving / SOA)
     f = new().fit(pts, y)
     assert f.converged_ and not f.cycled_ and f.epoch_updates_[-1] == 0
@@ -562,8 +562,8 @@ def test_fit_epochs_chunking_and_copies(kind):
     a = new().partial_fit(pts[:30], y[:30], classes=[0, 1])
     for b in (copy.deepcopy(a), pickle.loads(pickle.dumps(a))):
         assert state(b) == state(a)
-        assert mbref.run_online(b, pts[30:], y[30:]) == \
-            mbref.run_online(copy.deepcopy(a), pts[30:], y[30:])
+        assert run_record(mbref.run_online(b, pts[30:], y[30:])) == \
+            run_record(mbref.run_online(copy.deepcopy(a), pts[30:], y[30:]))
 
 
 @pytest.mark.parametrize("labels", ["pm1", "bool", "str"])
@@ -581,10 +581,10 @@ def test_empty_version_space():
     C = ref_vs.ConceptClass.from_matrix([[1, 0], [1, 1]])
     for clf in (ref_vs.Halving(C), ref_vs.Halving(C, conservative=True), ref_vs.SOA(C)):
         rec = mbref.run_online(clf, [0], [0], classes=[0, 1])
-        assert rec["predictions"] == [1] and rec["updated"] == [True]
+        assert rec.predictions == [1] and rec.updated == [True]
         assert clf.inconsistent_ and clf.alive_count_ == 0 and clf.alive_concepts_ == []
         rec = mbref.run_online(clf, [0, 1, 1], [0, 0, 1])
-        assert rec["predictions"] == [1, 1, 1] and rec["updated"] == [False] * 3
+        assert rec.predictions == [1, 1, 1] and rec.updated == [False] * 3
         assert clf.predict([0, 1]) == [1, 1]
 
 

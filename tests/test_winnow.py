@@ -1163,8 +1163,7 @@ def run_and_replay(modname, entry, chunks, n=32, every=1):
     L = None
     for k, (X, y), is_last in _with_last(chunks):
         rec = module(modname).run_online(clf, X, y, classes=[0, 1] if k == 0 else None)
-        pred = np.asarray(as_list(rec.predictions if hasattr(rec, "predictions")
-                                  else rec["predictions"]), dtype=np.int64)
+        pred = np.asarray(as_list(rec.predictions), dtype=np.int64)
         if L is None:
             w0 = entry[1].get("w0", 1.0)
             L = np.full(n, _exp2(w0), dtype=np.int64)
@@ -1341,7 +1340,7 @@ def test_ten_million_steps_stay_exact(modname, total, kind):
         # warm-up (by hand): w1 = 2, then a false positive at step 2 halves everything, then
         # w1 climbs 2, 4, 8, 16, 32 on the ({1}, 1) steps; from step 12 on every step is a
         # mistake, and the all-features false positives are steps 2, 12, 14, 16, ...
-        errors = as_list(rec.errors if hasattr(rec, "errors") else rec["errors"])
+        errors = as_list(rec.errors)
         assert all(errors[20:])
         assert L[1] == 4                                     # 32 halved by the last example
         others = np.delete(L, 1)
@@ -1364,7 +1363,7 @@ def test_adversarial_elimination_and_star(modname, total, name):
     chunk = min(total, 100_000)
     clf, rec = run_and_replay(modname, (name, {}), adversarial_chunks(total, chunk=chunk))
     L = canon(clf.log2_coef_)
-    errors = as_list(rec.errors if hasattr(rec, "errors") else rec["errors"])
+    errors = as_list(rec.errors)
     if name == "EliminationWinnow":
         assert L == [-math.inf] * 32
         assert all(errors[2::2])

@@ -7,7 +7,7 @@ the same streams, same exception types on bad input).  It is slow on purpose: us
 algorithms, to check the compiled core, and to measure what compilation buys.
 """
 
-from .base import NotFittedError, OnlineLearner, run_online
+from .base import NotFittedError, OnlineLearner
 from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjunction,
                       GreedyDecisionList, greedy_decision_list, most_specific_conjunction)
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
@@ -15,6 +15,7 @@ from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, Onl
 from .experts import (PairSpecialists, RandomizedWeightedMajority, Specialists,
                       WeightedMajority)
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
+from .online import OnlineRun, run_online
 from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
                             littlestone_dimension, vc_dimension)
 
@@ -25,5 +26,5 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary",
            "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary",
-           "OnlineLearner", "NotFittedError", "run_online"]
+           "OnlineLearner", "NotFittedError", "run_online", "OnlineRun"]
 __version__ = "0.1.0"

@@ -18,7 +18,7 @@ class NotFittedError(ValueError, AttributeError):
     """Raised when predict or decision_function is called before any data was seen."""
 
 
-def _is_csr(X):
+def is_csr(X):
     return all(hasattr(X, a) for a in ("data", "indices", "indptr", "shape")) and \
         getattr(X, "format", "csr") == "csr"
 
@@ -59,7 +59,7 @@ def _zero_features_error(owner, n, boolean=False):
                       "required.")
 
 
-def _feature_count(owner, d, n_features, boolean=False):
+def feature_count(owner, d, n_features, boolean=False):
     """ValueError unless d == n_features (None: any d)."""
     if n_features is None or d == n_features:
         return
@@ -122,7 +122,7 @@ def _dtype_error(owner, raw, n_features, boolean):
             break
     if kind == "O" and not boolean:
         return
-    _feature_count(owner, d, n_features, boolean)
+    feature_count(owner, d, n_features, boolean)
     dtype = "object" if kind == "O" else (f"<U{width}" if kind == "U" else f"|S{width}")
     if boolean:
         raise TypeError(f"{owner}: X must hold 0/1 values (bool, int or float), got dtype "
@@ -140,15 +140,15 @@ def check_rows(owner, X, n_features=None, boolean=False):
     """
     if X is None:
         raise TypeError(f"{owner}: X must be a 2-D array-like or a CSR matrix, got None")
-    if not _is_csr(X) and hasattr(X, "tocsr") and hasattr(X, "shape"):
+    if not is_csr(X) and hasattr(X, "tocsr") and hasattr(X, "shape"):
         X = X.tocsr()  # another sparse format (COO, CSC, LIL, DOK, ...)
-    if _is_csr(X):
+    if is_csr(X):
         n, d = (int(s) for s in X.shape)
         if n == 0:
             raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
         if d == 0:
             raise _zero_features_error(owner, n, boolean)
-        _feature_count(owner, d, n_features, boolean)
+        feature_count(owner, d, n_features, boolean)
         indptr = [int(v) for v in _tolist(X.indptr)]
         indices = [int(v) for v in _tolist(X.indices)]
         data = [_num(owner, v) for v in _tolist(X.data)]
@@ -192,7 +192,7 @@ def check_rows(owner, X, n_features=None, boolean=False):
             d = len(raw[0])
             if d == 0:
                 raise _zero_features_error(owner, len(raw), boolean)
-            _feature_count(owner, d, n_features, boolean)
+            feature_count(owner, d, n_features, boolean)
             if boolean:
                 raise TypeError(f"{owner}: X must hold 0/1 values (bool, int or float), got "
                                 f"dtype {X.dtype}")
@@ -220,7 +220,7 @@ def check_rows(owner, X, n_features=None, boolean=False):
             rows.append(row)
         if d == 0:
             raise _zero_features_error(owner, len(rows), boolean)
-    _feature_count(owner, d, n_features, boolean)
+    feature_count(owner, d, n_features, boolean)
     return rows, d
 
 
@@ -232,7 +232,7 @@ def check_finite(owner, rows):
                 raise ValueError(f"{owner}: X contains NaN or infinity in row {i}")
 
 
-def _label_key(v):
+def label_key(v):
     if hasattr(v, "item") and not isinstance(v, (str, bytes)):
         v = v.item()
     return v
@@ -252,12 +252,12 @@ def _label_values(labels):
     kind = getattr(getattr(labels, "dtype", None), "kind", None)
     if isinstance(kind, str) and hasattr(labels, "ndim"):
         flat = labels.ravel() if labels.ndim != 1 and hasattr(labels, "ravel") else labels
-        raw = [_label_key(v) for v in flat]
+        raw = [label_key(v) for v in flat]
         # tolist() gives Python strings (numpy.str_ is a str, and keeps its own repr)
         return kind, [str(v) if type(v) is not str and isinstance(v, str) else
                       bytes(v) if type(v) is not bytes and isinstance(v, bytes) else v
                       for v in raw], raw
-    vals = [_label_key(v) for v in labels]
+    vals = [label_key(v) for v in labels]
     if not vals:
         return "f", vals, vals
     if all(isinstance(v, bool) for v in vals):
@@ -296,7 +296,7 @@ def infer_classes(owner, labels, classes=None):
     ``[1.0, 2.5]``); the classes returned are the labels themselves.
     """
     if classes is not None:
-        cl = sorted({_label_key(c) for c in classes})
+        cl = sorted({label_key(c) for c in classes})
         if len(cl) != 2:
             raise ValueError(f"{owner}: classes must hold exactly two distinct labels, got {cl!r}")
         return cl
@@ -329,7 +329,7 @@ def check_labels(owner, y, n, classes):
     ndim = getattr(y, "ndim", 1)
     if ndim != 1:
         raise ValueError(f"{owner}: y must be 1-D, got ndim={ndim}")
-    lab = [_label_key(v) for v in y]
+    lab = [label_key(v) for v in y]
     if len(lab) != n:
         raise ValueError(f"{owner}: X has {n} rows but y has {len(lab)} labels")
     for v in lab:
@@ -575,26 +575,3 @@ class OnlineLearner:
 
     # Subclasses define: _init_state(d), _state_dict(), _load_state_dict(s), _step(x, y, i)
     # (returns the +-1 prediction and whether the state changed) and _score(x).
-
-
-def run_online(learner, X, y, classes=None, **fit_params):
-    """The online protocol over a batch, recorded (twin of mbcore.run_online).
-
-    Returns a dict with ``predictions`` (labels predicted before each label was revealed),
-    ``errors``, ``updated`` (lists of bools), ``mistakes``, ``updates`` (ints) and
-    ``mistake_curve`` (cumulative list).
-    """
-    if hasattr(learner, "_learn_rounds"):  # the experts learners keep their own record
-        from .experts import run_online as _experts_run_online
-        return _experts_run_online(learner, X, y, classes, **fit_params)
-    preds, upd = learner._learn(X, y, classes)
-    yy = learner._last_labels
-    neg, pos = learner.classes_
-    errors = [p != t for p, t in zip(preds, yy)]
-    curve, m = [], 0
-    for e in errors:
-        m += e
-        curve.append(m)
-    return {"predictions": [pos if p > 0 else neg for p in preds], "errors": errors,
-            "updated": list(upd), "mistakes": m, "updates": sum(upd), "mistake_curve": curve,
-            "n": len(preds)}

@@ -25,7 +25,7 @@ Conventions shared with mbcore.boolean (the compiled side matches them exactly)
 import copy
 import numbers
 
-from .base import OnlineLearner, _is_csr, check_labels, check_rows, infer_classes
+from .base import OnlineLearner, is_csr, check_labels, check_rows, infer_classes
 
 __all__ = ["Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
            "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary"]
@@ -97,7 +97,7 @@ def _unpack_rows(owner, X, n):
     if X is None or isinstance(X, (str, bytes)):
         raise TypeError(f"{owner}: X must be a 2-D array-like of packed bytes, got "
                         f"{type(X).__name__}")
-    if _is_csr(X) or hasattr(X, "tocsr"):
+    if is_csr(X) or hasattr(X, "tocsr"):
         raise TypeError(f"{owner}: packed X must be a dense 2-D array of bytes "
                         "(numpy.packbits(X, axis=1)), got a sparse matrix")
     if getattr(X, "ndim", 2) != 2:

@@ -36,8 +36,8 @@ import numbers
 import re
 from fractions import Fraction
 
-from .base import NotFittedError, check_rows, infer_classes, _is_csr, _label_key, keep_on_failure
-from .multiplicative import _finite, _pow2_exponent, _term
+from .base import NotFittedError, check_rows, infer_classes, is_csr, label_key, keep_on_failure
+from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent, term as _term
 
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
            "SplitMix64", "infer_classes_multi"]
@@ -54,7 +54,7 @@ def infer_classes_multi(owner, labels, classes=None):
             raise ValueError(f"{owner}: classes must be a list of at least two labels, got "
                              f"{classes!r}")
         try:
-            cl = sorted({_label_key(c) for c in classes})
+            cl = sorted({label_key(c) for c in classes})
         except TypeError:
             raise TypeError(f"{owner}: the classes cannot be put in order (labels of different "
                             "kinds); use labels of one kind") from None
@@ -62,7 +62,7 @@ def infer_classes_multi(owner, labels, classes=None):
             raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
                              f"{cl!r}")
         return cl
-    keys = [_label_key(v) for v in labels]
+    keys = [label_key(v) for v in labels]
     for v in keys:
         if isinstance(v, float) and math.isnan(v):
             raise ValueError(f"{owner}: the labels contain NaN")
@@ -86,7 +86,7 @@ def _check_y(owner, y, n):
         raise ValueError(f"{owner}: y must be 1-D, got ndim={y.ndim}")
     if not hasattr(y, "__iter__"):
         raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got {type(y).__name__}")
-    ys = [_label_key(v) for v in y]
+    ys = [label_key(v) for v in y]
     for v in ys:
         if isinstance(v, (list, tuple, dict, set)):
             raise ValueError(f"{owner}: y must be 1-D, got a label that is a "
@@ -278,7 +278,7 @@ class _Pool:
         if n is not None and width != n:
             raise ValueError(f"{o}: {width} expert predictions per round, but the pool has {n} "
                              "experts")
-        return [[_label_key(v) for v in r] for r in rows]
+        return [[label_key(v) for v in r] for r in rows]
 
     def _encode_advice(self, rows):
         index = {c: k for k, c in enumerate(self.classes_)}
@@ -454,7 +454,7 @@ class _Pool:
                 out.append(self.classes_[0])
                 continue
             try:
-                out.append(_label_key(e.predict([x])[0]))
+                out.append(label_key(e.predict([x])[0]))
             except (ValueError, TypeError) as exc:
                 raise _expert_error(type(self).__name__, k, row, exc) from exc
         return out
@@ -718,7 +718,7 @@ class Specialists(_Pool):
         for t, r in enumerate(a):
             row = []
             for i, v in enumerate(r):
-                v = _label_key(v)
+                v = label_key(v)
                 if isinstance(v, numbers.Real) and not (isinstance(v, float) and
                                                         math.isnan(v)) and v in (0, 1):
                     row.append(bool(v))
@@ -868,7 +868,7 @@ class PairSpecialists(Specialists):
         if X is None or isinstance(X, (str, bytes)):
             raise TypeError(f"{o}: X must be a 2-D array-like of categorical values, got "
                             f"{type(X).__name__}")
-        if _is_csr(X) or hasattr(X, "tocsr"):
+        if is_csr(X) or hasattr(X, "tocsr"):
             X = _dense_rows(o, X)     # the implicit zeros are the category 0
         elif hasattr(X, "to_numpy") and hasattr(X, "columns"):
             X = X.to_numpy()          # a DataFrame: its rows (iterating it gives the columns)
@@ -883,7 +883,7 @@ class PairSpecialists(Specialists):
             if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
                 raise ValueError(f"{o}: X must be 2-D (n_samples, n_attributes), got a row that "
                                  "is not a sequence")
-            rows.append([_label_key(v) for v in r])
+            rows.append([label_key(v) for v in r])
         if not rows:
             raise ValueError(f"{o}: X is empty (0 rows); at least one row is required")
         d = len(rows[0]) if first else self.n_attributes_
@@ -985,24 +985,6 @@ class PairSpecialists(Specialists):
         pred = self.predict(X)
         ys = _check_y(type(self).__name__, y, len(pred))
         return sum(a == b for a, b in zip(pred, ys)) / len(ys)
-
-
-def run_online(learner, P, y, classes=None, **fit_params):
-    """The online record of an experts learner (twin of mbcore.run_online): predictions,
-    errors, updated (the state changed: some expert was wrong, or for specialists a mistake with
-    voters), mistakes, updates, mistake_curve, n."""
-    rounds = learner._learn(P, y, classes, **fit_params)
-    ys = [_label_key(v) for v in y]
-    predictions = [learner.classes_[p] for p, _ in rounds]
-    updated = [bool(u) for _, u in rounds]
-    errors = [a != b for a, b in zip(predictions, ys)]
-    curve, m = [], 0
-    for e in errors:
-        m += e
-        curve.append(m)
-    return {"predictions": predictions, "errors": errors, "updated": updated, "mistakes": m,
-            "updates": sum(updated), "mistake_curve": curve, "n": len(rounds)}
-
 
 def _dense_rows(owner, X):
     """A sparse matrix (CSR, or any format with tocsr) as lists of floats, its structure

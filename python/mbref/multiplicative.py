@@ -20,42 +20,12 @@ import math
 import numbers
 from fractions import Fraction
 
-from .base import OnlineLearner, _feature_count, check_rows
+from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent, term as _term
+from .base import OnlineLearner, feature_count, check_rows
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 
 _X_LIMIT = 2.0 ** 100
-
-
-def _pow2_exponent(v):
-    """k if v == 2**k exactly (v > 0), else None."""
-    m, e = math.frexp(v)
-    return e - 1 if m == 0.5 else None
-
-
-def _term(l):
-    """2**l as a float64 (an integer l gives an exact power of two, or 0 / inf out of range)."""
-    if l == -math.inf:
-        return 0.0
-    if l == int(l):
-        li = int(l)
-        if li > 1023:
-            return math.inf
-        return math.ldexp(1.0, li) if li >= -1074 else 0.0
-    try:
-        return 2.0 ** l
-    except OverflowError:  # C's pow gives inf
-        return math.inf
-
-
-def _finite(v):
-    """A real number that is finite as a float64 (a huge int is not)."""
-    if not isinstance(v, numbers.Real) or isinstance(v, bool):
-        return False
-    try:
-        return math.isfinite(float(v))
-    except OverflowError:
-        return False
 
 
 def _sum4(terms):
@@ -134,7 +104,7 @@ class _Winnow(OnlineLearner):
         return out
 
     def _init_state(self, d):
-        _feature_count(self._owner, d, getattr(self, "n_features", None))
+        feature_count(self._owner, d, getattr(self, "n_features", None))
         self._d = d
         self.theta_ = self._theta(d)
         self._la, self._lb, lw0 = self._logs()
