@@ -394,6 +394,10 @@ class AveragedPerceptron(Perceptron):
         for a, c in zip(V, C):
             need(a.shape[1] == D and a.shape[0] == c.shape[0] >= 1 and (c >= 0).all() and
                  np.isfinite(a).all(), f"{self._owner}: the vote arrays do not match the weights")
+        # every example seen gives one vote to the vector that predicted it (the predictions
+        # read only the vectors with votes: there is at least one)
+        need(self.mode != "vote" or sum(int(c.sum()) for c in C) == int(st["_counts"][0]),
+             f"{self._owner}: the vote counts do not add up to n_seen_")
 
 
     def _pass(self, batch, yy, pred, upd):
