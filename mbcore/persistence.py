@@ -56,7 +56,8 @@ Who owns what: this module is the format only (the archive, the JSON document, t
 table of loadable classes, the generic readers and writers).  Each learner family declares its
 own state beside the code that creates it (``_STATE``, ``_DERIVED`` and ``_check_state`` on the
 class, with the shared checkers of ``mbcore._state``), so a new learner adds its declaration to
-its own class and its name to the table below, and nothing else here.
+its own class and its name to its family module's ``__all__`` (where the table of loadable
+classes is read from), and nothing here.
 
 What is stored, per learner
 ---------------------------
@@ -154,14 +155,20 @@ _TABLE = None
 
 
 def _classes():
-    """Name -> class of every learner the format loads (only mbcore's own public classes)."""
+    """Name -> class of every learner the format loads: the learner classes that the family
+    modules export (their ``__all__``), read once; a name from a file is only ever looked up
+    here, never imported."""
     global _TABLE
     if _TABLE is None:
         from . import boolean, experts, linear, multiplicative, version_space
-        _TABLE = {n: getattr(mod, n) for mod, names in (
-            (linear, linear.__all__), (multiplicative, multiplicative.__all__),
-            (experts, experts.__all__), (boolean, ("Conjunction", "Disjunction", "DecisionList")),
-            (version_space, ("Halving", "SOA"))) for n in names}
+        from .base import OnlineLearner
+        table = {}
+        for mod in (linear, multiplicative, experts, boolean, version_space):
+            for n in mod.__all__:
+                obj = getattr(mod, n)
+                if isinstance(obj, type) and issubclass(obj, OnlineLearner):
+                    table[n] = obj
+        _TABLE = table
     return _TABLE
 
 
