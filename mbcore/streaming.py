@@ -31,18 +31,16 @@ import contextlib
 import gzip
 import itertools
 import numbers
-import operator
 import os
 import stat
 import time
-import warnings
 import zlib
 from typing import Any, Callable, Iterable, Iterator, Optional, Tuple, Union
 
 import numpy as np
 
-from .datasets.formats import (check_max_features, check_width, empty_label, numeric,
-                               svmlight_tokens, too_few_columns)
+from . import _readers
+from .datasets.formats import check_max_features, check_width, too_few_columns
 from .online import run_online
 
 __all__ = ["iter_svmlight", "iter_csv", "run_stream", "StreamRun", "CSRChunk"]
@@ -244,7 +242,8 @@ def _check_readable(owner, name):
 def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional[int] = None,
                   zero_based: Union[bool, str] = "auto",
                   dense: bool = False,
-                  max_features: Optional[int] = None) -> Iterator[Tuple[Any, np.ndarray]]:
+                  max_features: Optional[int] = None,
+                  on_error: str = "raise") -> Iterator[Tuple[Any, np.ndarray]]:
     """Read a LIBSVM / svmlight file in chunks of rows.
 
     The format and its rules are those of :func:`mbcore.datasets.load_svmlight` (``label
@@ -331,207 +330,52 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
                          f"{zero_based!r}")
     if not isinstance(dense, bool):
         raise ValueError(f"{owner}: parameter dense must be a bool, got {dense!r}")
-    name = _path_name(path, owner)
-    regular = _check_readable(owner, name)
+    skip = _readers.check_on_error(owner, on_error)
+    name = _readers.source_name(path, owner)
+    regular = not _readers.is_file_object(path) and _check_readable(owner, name)
     scan = n_features is None or zero_based == "auto"
     if scan and not regular:
         raise ValueError(f"{owner}: {name} is not a regular file, so it cannot be read twice; "
                          "pass n_features and zero_based=True or False to read it in one pass")
     check_max_features(owner, max_features)
-    return _svmlight_chunks(name, owner, chunk_size, n_features, zero_based, dense, scan,
-                            max_features)
+    source = name if not _readers.is_file_object(path) else path
+    return _readers.Reader(name, lambda reader: _svmlight_chunks(
+        source, owner, chunk_size, n_features, zero_based, dense, scan, max_features, reader,
+        skip))
 
 
-def _svmlight_chunks(name, owner, chunk_size, n_features, zero_based, dense, scan,
-                     max_features=None):
+def _svmlight_chunks(source, owner, chunk_size, n_features, zero_based, dense, scan,
+                     max_features, reader, skip):
+    name = reader.name
     if scan:
-        low, high = _scan_indices(name, owner)
+        low, high = _readers.svmlight_scan_file(source, owner, name)
         if zero_based == "auto":
             zero_based = low == 0
         if n_features is None:
             n_features = 0 if high < 0 else (high + 1 if zero_based else max(high, 0))
             check_width(owner, name, int(n_features), max_features)
     d = int(n_features)
-    rows = 0
-    with _open(name) as (f, is_gzip):
-        lines = _data_lines(_line_blocks(f, is_gzip, owner, name))
-        for chunk, nos in _chunks(lines, chunk_size):
-            out = _svmlight_chunk(chunk, nos, name, owner, d, zero_based, dense)
-            if out is not None:
-                rows += out[1].shape[0]
-                yield out
-    if not rows:
+    st = np.zeros(14, dtype=np.int64)
+    with _readers.open_source(source) as f:
+        blocks = _readers.line_blocks(f, owner, name, lambda: int(st[1]))
+        for labels, indptr, indices, data in _readers.svmlight_chunks(
+                blocks, reader, owner, chunk_size, d, 0 if zero_based else 1, skip, st=st):
+            m = labels.shape[0]
+            if dense:
+                yield _readers.to_dense(m, d, indptr, indices, data), labels
+            else:
+                idx, ptr = _readers.to_csr_parts(indptr, indices, d, data.shape[0])
+                yield CSRChunk(data, idx, ptr, (m, d)), labels
+    if not reader.rows:
         raise ValueError(f"{owner}: {name} holds no data rows")
-
-
-_WS = np.zeros(256, dtype=bool)          # ASCII whitespace, as bytes.split() sees it
-_WS_BYTES = b" \t\n\r\x0b\x0c"
-_WS[list(_WS_BYTES)] = True
-_LABEL, _REST = operator.itemgetter(0), operator.itemgetter(1)
-
-
-def _fast_pairs(lines):
-    """Parse svmlight lines (bytes) with NumPy: (labels, pairs per row, indices as written,
-    values), or None if anything is unusual (the caller then parses line by line).
-
-    Accepts only lines whose tokens after the label are all ``digits:value`` with a value that
-    ``numpy.fromstring`` reads as one number, and returns what ``float()`` and ``int()`` would
-    (a NaN value, which NumPy reads from spellings that ``float()`` refuses, is declined)."""
-    m = len(lines)
-    heads = list(map(bytes.split, lines, itertools.repeat(None), itertools.repeat(1)))
-    try:
-        labels = np.array(list(map(float, map(_LABEL, heads))), dtype=np.float64)
-    except ValueError:
-        return None
-    try:
-        rests = list(map(_REST, heads))
-    except IndexError:                     # some rows have a label only
-        rests = [h[1] if len(h) == 2 else b"" for h in heads]
-    lengths = np.fromiter(map(len, rests), dtype=np.int64, count=m)
-    body = b" ".join(rests) + b" "
-    u = np.frombuffer(body, dtype=np.uint8)
-    colons = np.flatnonzero(u == 58)
-    counts = np.diff(np.searchsorted(colons, np.cumsum(lengths + 1)), prepend=0)
-    if not colons.size:
-        if body.translate(None, _WS_BYTES):
-            return None                    # something other than labels
-        return labels, counts, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-    keys, length, too_long = _keys_before_colons(u, colons)
-    if too_long >= 0 or not length.all():
-        return None                        # an index of 19 digits or more, or no index
-    before = colons - length - 1
-    if not _WS[u[before[before >= 0]]].all() or _WS[u[colons + 1]].any():
-        return None                        # an index not starting its token, or no value
-    digit = u[colons + 1] - np.uint8(48)
-    if (digit < 10).all() and _WS[u[colons + 2]].all() and \
-            len(body.translate(None, _WS_BYTES)) == int(length.sum()) + 2 * colons.shape[0]:
-        # one-digit values (0/1 data), and nothing but the idx:value pairs
-        return labels, counts, keys, digit.astype(np.float64)
-    v = u.copy()                           # the values alone: indices and ':' blanked out
-    v[colons] = 32
-    for j in range(1, int(length.max()) + 1):
-        v[(colons - j)[length >= j]] = 32
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", DeprecationWarning)  # NumPy < 2: partial reads warn
-            values = np.fromstring(v.tobytes(), dtype=np.float64, sep=" ")
-    except (ValueError, DeprecationWarning):
-        return None
-    if values.shape[0] != colons.shape[0] or np.isnan(values).any():
-        return None                        # a token without ':', or a value of two numbers
-    return labels, counts, keys, values
-
-
-def _svmlight_chunk(lines, nos, name, owner, d, zero_based, dense):
-    parts = _fast_pairs(lines)
-    if parts is None:          # the reference parser: the same values, or the error
-        text = _decode(lines, nos, owner, name)
-        labels, line_of_row, rows, cols, vals = svmlight_tokens(
-            zip(nos.tolist(), text), name, owner)
-        if not labels:
-            return None
-        nos = np.asarray(line_of_row, dtype=np.int64)
-        parts = (np.asarray(labels, dtype=np.float64),
-                 np.bincount(np.asarray(rows, dtype=np.int64), minlength=len(labels)),
-                 np.asarray(cols, dtype=np.int64), np.asarray(vals, dtype=np.float64))
-    labels, counts, idx, vals = parts
-    m, nnz = labels.shape[0], idx.shape[0]
-    indptr = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-
-    def line_of(k):                      # the line of the k-th pair
-        return int(nos[np.searchsorted(indptr, k, side="right") - 1])
-
-    if not zero_based:
-        if nnz and int(idx.min()) == 0:
-            raise ValueError(f"{owner}: {name}, line {line_of(int(np.argmin(idx)))}: has index 0 "
-                             "but zero_based=False; pass zero_based=True or 'auto'")
-        idx = idx - 1
-    if nnz and int(idx.max()) >= d:
-        k = int(np.argmax(idx >= d))
-        raise ValueError(f"{owner}: {name}, line {line_of(k)}: uses column {int(idx[k])} "
-                         f"(counting from 0) but n_features={d}")
-    if nnz > 1:
-        step = idx[1:] <= idx[:-1]
-        if step.any():
-            starts = indptr[1:-1]
-            step[starts[(starts > 0) & (starts < nnz)] - 1] = False   # row boundaries
-            if step.any():             # unsorted (or repeated) indices: sort within rows
-                rows = np.repeat(np.arange(m), counts)
-                order = np.lexsort((idx, rows))
-                idx, vals = idx[order], vals[order]
-                dup = (idx[1:] == idx[:-1]) & (rows[1:] == rows[:-1])
-                if dup.any():
-                    k = int(np.argmax(dup))
-                    raise ValueError(f"{owner}: {name}, line {int(nos[rows[k]])}: column "
-                                     f"{int(idx[k])} (counting from 0) appears more than once")
-    if dense:
-        X = np.zeros((m, d), dtype=np.float64)
-        X[np.repeat(np.arange(m), counts), idx] = vals
-        return X, labels
-    itype = np.int32 if max(d, nnz) <= _INT32_MAX else np.int64
-    return CSRChunk(vals, idx.astype(itype), indptr.astype(itype), (m, d)), labels
-
-
-def _scan_indices(name, owner):
-    """(smallest, largest) index written in the file (-1, -1 if none): the digits just before
-    each ':' outside comments.  Malformed tokens are left to the reading pass to report."""
-    low, high = None, -1
-    lineno = 0
-    with _open(name) as (f, is_gzip):
-        for block in _blocks(f, is_gzip, owner, name, lambda: lineno):
-            if b"#" in block:
-                block = b"\n".join(line.partition(b"#")[0] for line in block.splitlines())
-            u = np.frombuffer(block, dtype=np.uint8)
-            keys, length, too_long = _keys_before_colons(u, np.flatnonzero(u == 58))
-            if too_long >= 0:
-                line = lineno + block.count(b"\n", 0, too_long) + 1
-                raise ValueError(f"{owner}: {name}, line {line}: an index has more than 18 "
-                                 "digits")
-            keys = keys[length > 0]
-            if keys.size:
-                lo = int(keys.min())
-                low = lo if low is None else min(low, lo)
-                high = max(high, int(keys.max()))
-            lineno += block.count(b"\n")
-    return (-1 if low is None else low), high
-
-
-def _keys_before_colons(u, colons):
-    """For each ':' of the bytes u (a uint8 array) at the positions ``colons``: the integer
-    written by the ASCII digits just before it (up to 18), the number of those digits, and the
-    position of a ':' preceded by 19 digits or more (or -1)."""
-    value = np.zeros(colons.shape[0], dtype=np.int64)
-    length = np.zeros(colons.shape[0], dtype=np.int64)
-    active = np.ones(colons.shape[0], dtype=bool)
-    scale = 1
-    for j in range(1, 20):
-        pos = colons - j
-        digit = u[np.maximum(pos, 0)] - np.uint8(48)
-        active &= (pos >= 0) & (digit < 10)
-        if not active.any():
-            break
-        if j == 19:
-            return value, length, int(colons[np.argmax(active)])
-        value += np.where(active, digit.astype(np.int64) * scale, 0)
-        length += active
-        scale *= 10
-    return value, length, -1
 
 
 # -- CSV ----------------------------------------------------------------------------------------
 
-class _CsvState:
-    __slots__ = ("n_cols", "first_line", "label", "label_kind", "rows")
-
-    def __init__(self):
-        self.n_cols = self.first_line = self.label = self.label_kind = None
-        self.rows = 0
-
-
 def iter_csv(path: PathLike, chunk_size: int = 10_000, label_column: int = -1,
              delimiter: Optional[str] = ",",
-             skip_header: bool = False) -> Iterator[Tuple[np.ndarray, np.ndarray]]:
+             skip_header: bool = False,
+             on_error: str = "raise") -> Iterator[Tuple[np.ndarray, np.ndarray]]:
     """Read a delimited text file of numeric features and one label column in chunks of rows.
 
     The format and its rules are those of :func:`mbcore.datasets.load_csv` (text after ``#`` is
@@ -593,86 +437,29 @@ def iter_csv(path: PathLike, chunk_size: int = 10_000, label_column: int = -1,
     if not isinstance(skip_header, bool):
         raise ValueError(f"{owner}: parameter skip_header must be a bool, got {skip_header!r}")
     if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1
-                                  or delimiter in "\n\r#"):
-        raise ValueError(f"{owner}: parameter delimiter must be one character (not a line break "
-                         f"or '#') or None, got {delimiter!r}")
-    name = _path_name(path, owner)
-    _check_readable(owner, name)
-    return _csv_chunks(name, owner, chunk_size, int(label_column), delimiter, skip_header)
+                                  or delimiter in "\n\r#" or not delimiter.isascii()):
+        raise ValueError(f"{owner}: parameter delimiter must be one ASCII character (not a line "
+                         f"break or '#') or None, got {delimiter!r}")
+    skip = _readers.check_on_error(owner, on_error)
+    name = _readers.source_name(path, owner)
+    if not _readers.is_file_object(path):
+        _check_readable(owner, name)
+        path = name
+    return _readers.Reader(name, lambda reader: _csv_chunks(
+        path, owner, chunk_size, int(label_column), delimiter, skip_header, reader, skip))
 
 
-def _csv_chunks(name, owner, chunk_size, label_column, delimiter, skip_header):
-    st = _CsvState()
-    with _open(name) as (f, is_gzip):
-        lines = _data_lines(_line_blocks(f, is_gzip, owner, name), skip_first=skip_header)
-        for chunk, nos in _chunks(lines, chunk_size):
-            X, y = _csv_chunk(_decode(chunk, nos, owner, name), nos, name, owner, label_column,
-                              delimiter, skip_header, st)
-            st.rows += X.shape[0]
-            yield X, y
-    if not st.rows:
+def _csv_chunks(source, owner, chunk_size, label_column, delimiter, skip_header, reader, skip):
+    name = reader.name
+    st = np.zeros(1, dtype=np.int64)      # the lines passed, for the message of a gzip error
+    with _readers.open_source(source) as f:
+        blocks = _readers.line_blocks(f, owner, name, lambda: int(st[0]))
+        yield from _readers.csv_chunks(
+            blocks, reader, owner, chunk_size, label_column, delimiter, skip_header, skip,
+            row_name=lambda line, row: f"line {line}",
+            too_few_columns=lambda n: too_few_columns(owner, name, n), line_counter=st)
+    if not reader.rows:
         raise ValueError(f"{owner}: {name} holds no data rows")
-
-
-def _csv_width(st, n_cols, line, name, owner, label_column):
-    """Fix the width (and the label column) from the first data row."""
-    if n_cols < 2:
-        raise too_few_columns(owner, name, n_cols)
-    if not -n_cols <= label_column < n_cols:
-        raise ValueError(f"{owner}: label_column={label_column} is out of range for {name}, "
-                         f"which has {n_cols} columns")
-    st.n_cols, st.first_line, st.label = n_cols, line, label_column % n_cols
-
-
-def _csv_chunk(text, nos, name, owner, label_column, delimiter, skip_header, st):
-    if st.label_kind != "str":         # the fast path: NumPy's C reader, straight to float64
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                A = np.loadtxt(text, dtype=np.float64, delimiter=delimiter, comments=None,
-                               ndmin=2)
-        except ValueError:
-            A = None
-        if A is not None and A.shape[0] == len(text) and A.shape[1] == (st.n_cols or
-                                                                         A.shape[1]):
-            if st.n_cols is None:
-                _csv_width(st, A.shape[1], int(nos[0]), name, owner, label_column)
-                st.label_kind = "float"
-            return np.ascontiguousarray(np.delete(A, st.label, axis=1)), A[:, st.label].copy()
-    # cell by cell: decides the width and the label kind on the first chunk, names errors
-    cells = [t.split(delimiter) if delimiter is not None else t.split() for t in text]
-    if st.n_cols is None:
-        _csv_width(st, len(cells[0]), int(nos[0]), name, owner, label_column)
-    for row, no in zip(cells, nos):
-        if len(row) != st.n_cols:
-            raise ValueError(f"{owner}: {name}, line {int(no)}: {len(row)} columns, but line "
-                             f"{st.first_line} has {st.n_cols}")
-    table = np.char.strip(np.array(cells, dtype=str))
-    k = st.label
-    columns = [j for j in range(st.n_cols) if j != k]
-    X = numeric(np.delete(table, k, axis=1), name, columns,
-                skip_header or st.label_kind is not None,
-                row_name=lambda i: f"line {int(nos[i])}", owner=owner)
-    labels = table[:, k]
-    empty_label(owner, name, labels, lambda i: f"line {int(nos[i])}")
-    if st.label_kind == "str":
-        return np.ascontiguousarray(X), labels
-    try:
-        y = labels.astype(np.float64)
-    except ValueError:
-        if st.label_kind is None:
-            st.label_kind = "str"
-            return np.ascontiguousarray(X), labels
-        for i, lab in enumerate(labels):
-            try:
-                float(lab)
-            except ValueError:
-                raise ValueError(f"{owner}: {name}, line {int(nos[i])}: the label {str(lab)!r} "
-                                 "is not a number, but every label of the first chunk was, so "
-                                 "the labels were read as numbers") from None
-        raise
-    st.label_kind = "float"
-    return np.ascontiguousarray(X), y
 
 
 # -- progressive evaluation ---------------------------------------------------------------------
@@ -823,3 +610,4 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
             callback(stats)
     stats.seconds = time.perf_counter() - start
     return stats
+

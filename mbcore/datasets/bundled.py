@@ -636,9 +636,8 @@ def load_mushrooms(encoding="real", as_frame=False):
     if not isinstance(as_frame, bool):
         raise ValueError(f"load_mushrooms: parameter as_frame must be a bool, got {as_frame!r}")
     info = DATASETS["mushrooms"]
-    with _bundled(info["file"]).open("rb") as raw, \
-            gzip.open(raw, "rt", encoding="utf-8") as f:
-        X, labels = parse_svmlight(f, info["file"], info["n_features"], False)
+    with _bundled(info["file"]).open("rb") as raw:      # gzip, recognised by its magic bytes
+        X, labels = parse_svmlight(raw, info["file"], info["n_features"], False)
     if X.shape != (info["n_samples"], info["n_features"]) or \
             not np.isin(labels, (1.0, 2.0)).all():
         raise OSError(f"the bundled file {info['file']} is damaged: got shape {X.shape}; "

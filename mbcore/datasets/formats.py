@@ -8,13 +8,13 @@ Both are re-exported by :mod:`mbcore.datasets` (``mbcore.datasets.load_svmlight`
 import gzip
 import numbers
 import os
-import warnings
 
 import numpy as np
 
+from .. import _readers
+
 __all__ = ["load_svmlight", "load_csv", "MAX_FEATURES", "open_text", "check_width",
-           "check_max_features", "empty_label", "parse_svmlight", "svmlight_tokens", "numeric",
-           "too_few_columns"]
+           "check_max_features", "empty_label", "parse_svmlight", "numeric", "too_few_columns"]
 
 
 def load_svmlight(path, n_features=None, zero_based="auto", max_features=None):
@@ -74,95 +74,56 @@ def load_svmlight(path, n_features=None, zero_based="auto", max_features=None):
         raise ValueError(f"load_svmlight: parameter zero_based must be True, False or 'auto', "
                          f"got {zero_based!r}")
     check_max_features("load_svmlight", max_features)
-    name = os.fspath(path)
-    if isinstance(name, bytes):
-        name = os.fsdecode(name)
-    try:
-        with open_text(name) as f:
-            return parse_svmlight(f, name, n_features, zero_based, max_features)
-    except UnicodeDecodeError as e:
-        raise ValueError(f"load_svmlight: {name} is not a UTF-8 text file ({e.reason} at byte "
-                         f"{e.start})") from None
-    except (EOFError, gzip.BadGzipFile) as e:
-        raise OSError(f"load_svmlight: {name} is not a valid gzip file ({e})") from None
+    name = os.fsdecode(os.fspath(path))
+    return parse_svmlight(name, name, n_features, zero_based, max_features)
 
 
-def parse_svmlight(lines, source, n_features, zero_based, max_features=None):
-    """Parse svmlight lines into (X, y); ``source`` names the input in error messages."""
-    labels, line_of_row, rows, cols, vals = svmlight_tokens(enumerate(lines, 1), source)
-    if not labels:
-        raise ValueError(f"load_svmlight: {source} holds no data rows")
-    cols = _shift_indices(np.asarray(cols, dtype=np.int64), source, zero_based)
-    d = _n_columns(cols, source, n_features, max_features,
-                   lambda k: line_of_row[rows[k]])
-    rows = np.asarray(rows, dtype=np.int64)
-    _check_unique(rows, cols, d, line_of_row, source)
-    if len(labels) * d * 8 > _MAX_DENSE_BYTES:
-        raise ValueError(f"load_svmlight: {source} has {len(labels):,} rows and {d:,} columns: "
-                         f"a dense float64 array of {len(labels) * d * 8 / 2**30:.1f} GiB, over "
+def parse_svmlight(source, name, n_features, zero_based, max_features=None):
+    """Parse an svmlight file (a path, or a binary file object: plain or gzip, by its magic
+    bytes) into dense (X, y) with the compiled reader; ``name`` names it in error messages."""
+    owner = "load_svmlight"
+    reader = _readers.Reader(name, lambda r: iter(()))
+    st = np.zeros(14, dtype=np.int64)
+    low = []
+
+    def column_of(col):                  # a repeated index's column, for the message
+        if zero_based != "auto":
+            return col
+        if not low:
+            low.append(_readers.svmlight_scan_file(source, owner, name)[0])
+        return col - (low[0] != 0)
+
+    with _readers.open_source(source) as f:
+        parts = list(_readers.svmlight_chunks(
+            _readers.line_blocks(f, owner, name, lambda: int(st[1])), reader, owner,
+            _ALL_ROWS, None, 1 if zero_based is False else 0, False, column_of, st))
+    if not parts:
+        raise ValueError(f"load_svmlight: {name} holds no data rows")
+    labels, indptr, cols, vals = parts[0]
+    m = labels.shape[0]
+    high = int(st[5])
+    if zero_based == "auto" and cols.size and int(st[4]) > 0:
+        cols = cols - 1
+        high -= 1
+    needed = high + 1 if cols.size else 0
+    if n_features is None:
+        where = f", line {int(st[6])}" if cols.size else ""
+        check_width("load_svmlight", name, needed, max_features, where)
+        d = needed
+    elif needed > n_features:
+        raise ValueError(f"load_svmlight: {name} uses column {needed - 1} (counting from 0) but "
+                         f"n_features={n_features}")
+    else:
+        d = int(n_features)
+    if m * d * 8 > _MAX_DENSE_BYTES:
+        raise ValueError(f"load_svmlight: {name} has {m:,} rows and {d:,} columns: "
+                         f"a dense float64 array of {m * d * 8 / 2**30:.1f} GiB, over "
                          f"the {_MAX_DENSE_BYTES >> 30} GiB load_svmlight makes; read it in CSR "
                          "chunks with mbcore.streaming.iter_svmlight")
-    X = np.zeros((len(labels), d), dtype=np.float64)
-    X[rows, cols] = np.asarray(vals, dtype=np.float64)
-    return X, np.asarray(labels, dtype=np.float64)
+    return _readers.to_dense(m, d, indptr, cols, vals), labels
 
 
-def svmlight_tokens(numbered_lines, source, owner="load_svmlight"):
-    """Tokenize svmlight text lines, given as (line number, str) pairs.
-
-    Returns the lists (labels, line_of_row, rows, cols, vals): one label and one line number per
-    data row, and per idx:value pair its row (counting data rows from 0), its index as written
-    and its value.  Raises ValueError naming ``source`` and the line on a malformed line; the
-    messages start with ``owner``.  Shared by :func:`load_svmlight` and
-    :func:`mbcore.streaming.iter_svmlight` (which uses it for the lines its fast path declines).
-    """
-    labels, line_of_row, rows, cols, vals = [], [], [], [], []
-    for lineno, line in numbered_lines:
-        tokens = line.split("#", 1)[0].split()
-        if not tokens:
-            continue
-        r = len(labels)
-        labels.append(_number(tokens[0], source, lineno, "label", owner))
-        line_of_row.append(lineno)
-        for tok in tokens[1:]:
-            key, sep, value = tok.partition(":")
-            if not sep or not key or not value:
-                raise ValueError(f"{owner}: {source}, line {lineno}: expected idx:value, "
-                                 f"got {tok!r}")
-            if key == "qid":
-                continue
-            if not key.isdecimal():     # isdigit() would let '²' through to int()
-                raise ValueError(f"{owner}: {source}, line {lineno}: the index in {tok!r} "
-                                 "is not a non-negative integer")
-            rows.append(r)
-            cols.append(int(key))
-            vals.append(_number(value, source, lineno, "value", owner))
-    return labels, line_of_row, rows, cols, vals
-
-
-def _number(text, source, lineno, what, owner="load_svmlight"):
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"{owner}: {source}, line {lineno}: the {what} {_short(text)} is "
-                         "not a number") from None
-
-
-def _short(text, limit=30):
-    """repr of a token, cut short so that an error message stays on one line."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
-
-
-def _shift_indices(cols, source, zero_based):
-    """Turn file indices into column numbers (0 = first column)."""
-    if zero_based == "auto":
-        zero_based = bool(cols.size) and int(cols.min()) == 0
-    if zero_based:
-        return cols
-    if cols.size and int(cols.min()) == 0:
-        raise ValueError(f"load_svmlight: {source} has index 0 but zero_based=False; pass "
-                         "zero_based=True or 'auto'")
-    return cols - 1
+_ALL_ROWS = 1 << 62
 
 
 MAX_FEATURES = 1 << 26
@@ -187,29 +148,6 @@ def check_max_features(owner, max_features):
                                      isinstance(max_features, bool) or max_features < 1):
         raise ValueError(f"{owner}: parameter max_features must be None or an integer >= 1, "
                          f"got {max_features!r}")
-
-
-def _n_columns(cols, source, n_features, max_features=None, line_of=None):
-    needed = int(cols.max()) + 1 if cols.size else 0
-    if n_features is None:
-        where = f", line {line_of(int(np.argmax(cols)))}" if line_of is not None and cols.size \
-            else ""
-        check_width("load_svmlight", source, needed, max_features, where)
-        return needed
-    if needed > n_features:
-        raise ValueError(f"load_svmlight: {source} uses column {needed - 1} (counting from 0) but "
-                         f"n_features={n_features}")
-    return int(n_features)
-
-
-def _check_unique(rows, cols, d, line_of_row, source):
-    keys = rows * max(d, 1) + cols
-    uniq, first, counts = np.unique(keys, return_index=True, return_counts=True)
-    if uniq.size == keys.size:
-        return
-    k = first[np.argmax(counts > 1)]
-    raise ValueError(f"load_svmlight: {source}, line {line_of_row[rows[k]]}: column {cols[k]} "
-                     "(counting from 0) appears more than once")
 
 
 def load_csv(path, label_column=-1, delimiter=",", skip_header=False):
@@ -265,21 +203,21 @@ def load_csv(path, label_column=-1, delimiter=",", skip_header=False):
     if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
         raise ValueError(f"load_csv: parameter delimiter must be one character or None, got "
                          f"{delimiter!r}")
+    if delimiter is not None and (delimiter in "\n\r#" or not delimiter.isascii()):
+        raise ValueError(f"load_csv: parameter delimiter must be one ASCII character (not a "
+                         f"line break or '#') or None, got {delimiter!r}")
     name = os.fsdecode(os.fspath(path))
-    raw = _read_table(name, delimiter, skip_header)
-    n_cols = raw.shape[1]
-    if not -n_cols <= label_column < n_cols:
-        raise ValueError(f"load_csv: label_column={label_column} is out of range for {name}, "
-                         f"which has {n_cols} columns")
-    k = label_column % n_cols
-    X = numeric(np.delete(raw, k, axis=1), name, [j for j in range(n_cols) if j != k],
-                skip_header)
-    labels = raw[:, k]
-    empty_label("load_csv", name, labels, lambda i: f"data row {i}")
-    try:
-        y = labels.astype(np.float64)
-    except ValueError:
-        y = labels
+    owner = "load_csv"
+    reader = _readers.Reader(name, lambda r: iter(()))
+    with _readers.open_source(name) as f:
+        parts = list(_readers.csv_chunks(
+            _readers.line_blocks(f, owner, name, lambda: 0), reader, owner, _ALL_ROWS,
+            int(label_column), delimiter, skip_header, False,
+            row_name=lambda line, row: f"data row {row}",
+            too_few_columns=lambda n: too_few_columns(owner, name, n)))
+    if not parts:
+        raise ValueError(f"load_csv: {name} holds no data rows")
+    X, y = parts[0]
     return np.ascontiguousarray(X), y
 
 
@@ -299,23 +237,6 @@ def open_text(name):
     if magic == b"\x1f\x8b":
         return gzip.open(name, "rt", encoding="utf-8")
     return open(name, "rt", encoding="utf-8")
-
-
-def _read_table(name, delimiter, skip_header):
-    try:
-        with warnings.catch_warnings(), open_text(name) as f:
-            warnings.simplefilter("ignore", UserWarning)
-            raw = np.loadtxt(f, dtype=str, delimiter=delimiter, skiprows=int(skip_header),
-                             ndmin=2)
-    except ValueError as e:
-        raise ValueError(f"load_csv: {name}: {e}") from None
-    except (EOFError, gzip.BadGzipFile) as e:
-        raise OSError(f"load_csv: {name} is not a valid gzip file ({e})") from None
-    if raw.shape[0] == 0:
-        raise ValueError(f"load_csv: {name} holds no data rows")
-    if raw.shape[1] < 2:
-        raise too_few_columns("load_csv", name, raw.shape[1])
-    return np.char.strip(raw)
 
 
 def numeric(cells, name, columns, skip_header, row_name=None, owner="load_csv"):

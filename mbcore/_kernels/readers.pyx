@@ -1,0 +1,471 @@
+# cython: boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True, language_level=3
+"""Compiled text readers: svmlight / libsvm and numeric CSV, one buffer of whole lines at a time.
+
+Each parser takes a bytes-like buffer that holds whole lines (it must end with a line break:
+the Python side adds one after the last line of a file) and fills preallocated NumPy arrays
+for one chunk, under ``nogil``, without any Python object or allocation per token.  It stops
+when the buffer is consumed, the chunk is full (rows, or stored pairs: the caller grows the
+arrays and calls again) or at the first bad line, whose number and reason it reports; with
+``skip`` it drops the bad line instead, counts it and goes on.  The semantics (tokens, number
+grammar, errors and their order) are those of the pure-Python twin ``mbref.formats``.
+
+Numbers follow Python's ``float()`` restricted to ASCII: ``[+-]`` then digits with an optional
+``.`` and fraction (at least one digit) and an optional exponent, or ``inf``, ``infinity``,
+``nan`` in any case.  Values are correctly rounded: exactly when the significand has at most
+19 digits and is at most 2**53 and the power of ten is at most 22 (Clinger's fast path, one
+exact IEEE operation), otherwise by the C library's ``strtod`` (correctly rounded on glibc) on
+the already validated token.
+
+The state array ``st`` (int64) carries the position and counters between calls; the layout is
+the ``ST_*`` / ``CSV_*`` constants of ``mbcore._readers``.
+"""
+
+from libc.stdint cimport int64_t
+
+cdef extern from *:
+    """
+    #include <string.h>
+    #include <stdlib.h>
+    #include <stdint.h>
+    #include <math.h>
+
+    static const double mb_p10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+        1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+    static inline int mb_ws(unsigned char c) {
+        return c == ' ' || c == '\\t' || c == '\\v' || c == '\\f';
+    }
+
+    static int mb_ci(const unsigned char *p, const char *w, size_t n) {
+        size_t i;
+        for (i = 0; i < n; i++) {
+            unsigned char c = p[i];
+            if (c >= 'A' && c <= 'Z') c = (unsigned char)(c + 32);
+            if (c != (unsigned char)w[i]) return 0;
+        }
+        return 1;
+    }
+
+    /* [s, e) as a number (see the module docstring): 1 and *out, or 0. */
+    static int mb_number(const unsigned char *s, const unsigned char *e, double *out) {
+        const unsigned char *p = s;
+        int neg = 0, slow = 0, digits = 0, nd = 0;
+        uint64_t m = 0;
+        long exp10 = 0;
+        if (p < e && (*p == '+' || *p == '-')) { neg = (*p == '-'); p++; }
+        if (p == e) return 0;
+        if (!((*p >= '0' && *p <= '9') || *p == '.')) {
+            size_t n = (size_t)(e - p);
+            if ((n == 3 && mb_ci(p, "inf", 3)) || (n == 8 && mb_ci(p, "infinity", 8))) {
+                *out = neg ? -INFINITY : INFINITY; return 1;
+            }
+            if (n == 3 && mb_ci(p, "nan", 3)) { *out = neg ? -NAN : NAN; return 1; }
+            return 0;
+        }
+        while (p < e && *p >= '0' && *p <= '9') {
+            if (nd < 19) { m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++; } else { slow = 1; }
+            digits++; p++;
+        }
+        if (p < e && *p == '.') {
+            p++;
+            while (p < e && *p >= '0' && *p <= '9') {
+                if (nd < 19) { m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++; exp10--; }
+                else { slow = 1; }
+                digits++; p++;
+            }
+        }
+        if (!digits) return 0;
+        if (p < e && (*p == 'e' || *p == 'E')) {
+            int eneg = 0; long ex = 0; int ed = 0;
+            p++;
+            if (p < e && (*p == '+' || *p == '-')) { eneg = (*p == '-'); p++; }
+            while (p < e && *p >= '0' && *p <= '9') {
+                if (ex < 100000) ex = ex * 10 + (*p - '0');
+                ed++; p++;
+            }
+            if (!ed) return 0;
+            exp10 += eneg ? -ex : ex;
+        }
+        if (p != e) return 0;
+        if (!slow && m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
+            double v = (double)m;
+            v = exp10 < 0 ? v / mb_p10[-exp10] : v * mb_p10[exp10];
+            *out = neg ? -v : v;
+            return 1;
+        }
+        {
+            char small[128];
+            char *b = small, *end = NULL;
+            size_t n = (size_t)(e - s);
+            if (n >= sizeof(small)) { b = (char *)malloc(n + 1); if (!b) return 0; }
+            memcpy(b, s, n); b[n] = 0;
+            *out = strtod(b, &end);
+            if (end != b + n) { if (b != small) free(b); return 0; }   /* not the "C" locale */
+            if (b != small) free(b);
+        }
+        return 1;
+    }
+
+    /* The end of the line starting at pos: *ce = end of its content, returns the start of the
+       next line.  Line breaks: \\n, \\r\\n, \\r. */
+    static Py_ssize_t mb_eol(const unsigned char *buf, Py_ssize_t n, Py_ssize_t pos,
+                             Py_ssize_t *ce) {
+        const unsigned char *q = (const unsigned char *)memchr(buf + pos, '\\n', (size_t)(n - pos));
+        Py_ssize_t le = q ? (Py_ssize_t)(q - buf) : n;
+        const unsigned char *r = (const unsigned char *)memchr(buf + pos, '\\r', (size_t)(le - pos));
+        if (r) {
+            Py_ssize_t ri = (Py_ssize_t)(r - buf);
+            *ce = ri;
+            if (ri == le - 1 && q) return le + 1;    /* \\r\\n */
+            return ri + 1;                          /* a lone \\r */
+        }
+        *ce = le;
+        return q ? le + 1 : n;
+    }
+
+    static void mb_shellsort(int64_t *k, double *v, Py_ssize_t n) {
+        static const Py_ssize_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
+        int g;
+        for (g = 0; g < 8; g++) {
+            Py_ssize_t gap = gaps[g], i, j;
+            for (i = gap; i < n; i++) {
+                int64_t tk = k[i]; double tv = v[i];
+                for (j = i; j >= gap && k[j - gap] > tk; j -= gap) {
+                    k[j] = k[j - gap]; v[j] = v[j - gap];
+                }
+                k[j] = tk; v[j] = tv;
+            }
+        }
+    }
+
+    /* svmlight state: */
+    enum { ST_POS, ST_LINE, ST_ROW, ST_NNZ, ST_MIN, ST_MAX, ST_MAXLINE, ST_CODE, ST_ELINE,
+           ST_TOK0, ST_TOK1, ST_COL, ST_SKIPPED, ST_FIRSTSKIP };
+    enum { E_LABEL = 1, E_PAIR, E_INDEX, E_VALUE, E_QID, E_ZERO, E_RANGE, E_DUP, E_BIG };
+
+    /* 0: buffer consumed, 1: rows full, 2: pairs full, 3: error (st[ST_CODE] ...). */
+    static int mb_svm(const unsigned char *buf, Py_ssize_t n, int64_t *st, double *labels,
+                      int64_t *indptr, int64_t *ind, double *data, Py_ssize_t max_rows,
+                      Py_ssize_t cap, int64_t shift, int64_t n_features, int skip) {
+        Py_ssize_t pos = (Py_ssize_t)st[ST_POS], line = (Py_ssize_t)st[ST_LINE];
+        Py_ssize_t row = (Py_ssize_t)st[ST_ROW], nnz = (Py_ssize_t)st[ST_NNZ];
+        int status = 0;
+        while (pos < n) {
+            Py_ssize_t ce, next, p, ts, te, start = nnz;
+            int code = 0, sorted = 1;
+            int64_t prev = -1, col = 0;
+            double lab;
+            if (row >= max_rows) { status = 1; break; }
+            next = mb_eol(buf, n, pos, &ce);
+            line++;
+            p = pos;
+            while (p < ce && mb_ws(buf[p])) p++;
+            if (p == ce || buf[p] == '#') { pos = next; continue; }
+            ts = p;
+            while (p < ce && !mb_ws(buf[p]) && buf[p] != '#') p++;
+            te = p;
+            if (!mb_number(buf + ts, buf + te, &lab)) code = E_LABEL;
+            while (!code) {
+                Py_ssize_t q, colon;
+                int64_t idx = 0;
+                int nd = 0;
+                double val;
+                while (p < ce && mb_ws(buf[p])) p++;
+                if (p == ce || buf[p] == '#') break;
+                ts = p;
+                while (p < ce && !mb_ws(buf[p]) && buf[p] != '#') p++;
+                te = p;
+                q = ts;
+                while (q < te && buf[q] >= '0' && buf[q] <= '9') {
+                    if (nd < 18) idx = idx * 10 + (buf[q] - '0');
+                    nd++; q++;
+                }
+                if (!(q < te && buf[q] == ':' && nd > 0)) {   /* not digits:..., find why */
+                    colon = q;
+                    while (colon < te && buf[colon] != ':') colon++;
+                    if (colon == te || colon == ts || colon == te - 1) { code = E_PAIR; break; }
+                    if (colon - ts == 3 && memcmp(buf + ts, "qid", 3) == 0) {
+                        Py_ssize_t r = colon + 1;
+                        if (buf[r] == '+' || buf[r] == '-') r++;
+                        if (r == te) { code = E_QID; break; }
+                        while (r < te && buf[r] >= '0' && buf[r] <= '9') r++;
+                        if (r != te) { code = E_QID; break; }
+                        continue;
+                    }
+                    code = E_INDEX; break;
+                }
+                if (q == te - 1) { code = E_PAIR; break; }
+                if (nd > 18) { code = E_BIG; break; }
+                if (!mb_number(buf + q + 1, buf + te, &val)) { ts = q + 1; code = E_VALUE; break; }
+                if (idx < shift) { code = E_ZERO; break; }
+                col = idx - shift;
+                if (n_features >= 0 && col >= n_features) { code = E_RANGE; break; }
+                if (nnz >= cap) {                  /* the caller grows the arrays */
+                    nnz = start; line--; status = 2; break;
+                }
+                if (col <= prev) sorted = 0;
+                prev = col;
+                ind[nnz] = col; data[nnz] = val; nnz++;
+            }
+            if (status == 2) break;
+            if (!code && !sorted) {
+                Py_ssize_t k;
+                mb_shellsort(ind + start, data + start, nnz - start);
+                for (k = start + 1; k < nnz; k++) {
+                    if (ind[k] == ind[k - 1]) { code = E_DUP; col = ind[k]; break; }
+                }
+            }
+            if (code) {
+                nnz = start;
+                if (skip) {
+                    if (!st[ST_SKIPPED]) st[ST_FIRSTSKIP] = line;
+                    st[ST_SKIPPED]++;
+                    pos = next;
+                    continue;
+                }
+                st[ST_CODE] = code; st[ST_ELINE] = line; st[ST_TOK0] = ts; st[ST_TOK1] = te;
+                st[ST_COL] = col;
+                pos = next;
+                status = 3;
+                break;
+            }
+            if (nnz > start) {
+                if (ind[start] < st[ST_MIN]) st[ST_MIN] = ind[start];
+                if (ind[nnz - 1] > st[ST_MAX]) { st[ST_MAX] = ind[nnz - 1]; st[ST_MAXLINE] = line; }
+            }
+            labels[row] = lab;
+            row++;
+            indptr[row] = nnz;
+            pos = next;
+        }
+        st[ST_POS] = pos; st[ST_LINE] = line; st[ST_ROW] = row; st[ST_NNZ] = nnz;
+        return status;
+    }
+
+    /* The smallest and largest index written in the buffer (the digits just before each ':'
+       outside comments); 0, or 1 with st[2] the line of an index of more than 18 digits.
+       st: min, max, line (in), error line (out). */
+    static int mb_svm_scan(const unsigned char *buf, Py_ssize_t n, int64_t *st) {
+        Py_ssize_t pos = 0, line = (Py_ssize_t)st[2];
+        while (pos < n) {
+            Py_ssize_t ce, next = mb_eol(buf, n, pos, &ce), p;
+            const unsigned char *h;
+            line++;
+            h = (const unsigned char *)memchr(buf + pos, '#', (size_t)(ce - pos));
+            if (h) ce = (Py_ssize_t)(h - buf);
+            for (p = pos; p < ce; p++) {
+                if (buf[p] == ':') {
+                    Py_ssize_t q = p;
+                    int64_t v = 0, scale = 1;
+                    int nd = 0;
+                    while (q > pos && buf[q - 1] >= '0' && buf[q - 1] <= '9') {
+                        q--;
+                        if (nd == 18) { st[3] = line; st[2] = line; return 1; }
+                        v += (buf[q] - '0') * scale; scale *= 10; nd++;
+                    }
+                    if (nd) {
+                        if (v < st[0] || st[0] < 0) st[0] = v;
+                        if (v > st[1]) st[1] = v;
+                    }
+                }
+            }
+            pos = next;
+        }
+        st[2] = line;
+        return 0;
+    }
+
+    /* CSV state: */
+    enum { C_POS, C_LINE, C_ROW, C_CODE, C_ELINE, C_TOK0, C_TOK1, C_COL, C_SKIPPED,
+           C_FIRSTSKIP, C_NONNUM };
+    enum { EC_RAGGED = 1, EC_CELL, EC_EMPTY, EC_LABEL };
+
+    /* The next field of [p, ce): its stripped bounds; returns the position after it, or -1
+       when there is none (only with whitespace splitting). */
+    static Py_ssize_t mb_field(const unsigned char *buf, Py_ssize_t p, Py_ssize_t ce, int delim,
+                               Py_ssize_t *fs, Py_ssize_t *fe) {
+        Py_ssize_t s, e;
+        if (delim < 0) {
+            while (p < ce && mb_ws(buf[p])) p++;
+            if (p == ce) return -1;
+            s = p;
+            while (p < ce && !mb_ws(buf[p])) p++;
+            *fs = s; *fe = p;
+            return p;
+        }
+        s = p;
+        while (p < ce && buf[p] != (unsigned char)delim) p++;
+        e = p;
+        while (s < e && mb_ws(buf[s])) s++;
+        while (e > s && mb_ws(buf[e - 1])) e--;
+        *fs = s; *fe = e;
+        return p < ce ? p + 1 : ce + 1;
+    }
+
+    /* 0: consumed, 1: rows full, 3: error, 4: width of the first data line (n_cols < 0:
+       st[C_COL] = its fields, st[C_ELINE] = its line; nothing consumed). */
+    static int mb_csv(const unsigned char *buf, Py_ssize_t n, int64_t *st, int delim,
+                      Py_ssize_t n_cols, Py_ssize_t label, double *X, double *y, int64_t *loff,
+                      Py_ssize_t max_rows, int label_numeric, int skip) {
+        Py_ssize_t pos = (Py_ssize_t)st[C_POS], line = (Py_ssize_t)st[C_LINE];
+        Py_ssize_t row = (Py_ssize_t)st[C_ROW];
+        Py_ssize_t w = n_cols - 1;
+        int status = 0;
+        while (pos < n) {
+            Py_ssize_t ce, next, p, j = 0, fs = 0, fe = 0, es = 0, ee = 0, ls = 0, le = 0, ecol = 0;
+            const unsigned char *h;
+            int code = 0, cell_bad = 0;
+            double v, lab = 0.0;
+            if (n_cols >= 0 && row >= max_rows) { status = 1; break; }
+            next = mb_eol(buf, n, pos, &ce);
+            h = (const unsigned char *)memchr(buf + pos, '#', (size_t)(ce - pos));
+            if (h) ce = (Py_ssize_t)(h - buf);
+            p = pos;
+            while (p < ce && mb_ws(buf[p])) p++;
+            if (p == ce) { line++; pos = next; continue; }
+            if (n_cols < 0) {
+                p = pos;
+                while ((p = mb_field(buf, p, ce, delim, &fs, &fe)) >= 0 && p <= ce + 1) {
+                    j++;
+                    if (p > ce) break;
+                }
+                st[C_COL] = j; st[C_ELINE] = line + 1;
+                status = 4; break;
+            }
+            line++;
+            p = pos;
+            while (1) {
+                p = mb_field(buf, p, ce, delim, &fs, &fe);
+                if (p < 0) break;
+                if (j < n_cols) {
+                    if (j == label) {
+                        ls = fs; le = fe;
+                    } else if (!cell_bad) {
+                        if (mb_number(buf + fs, buf + fe, &v)) {
+                            X[row * w + (j < label ? j : j - 1)] = v;
+                        } else {
+                            cell_bad = 1; es = fs; ee = fe; ecol = j;
+                        }
+                    }
+                }
+                j++;
+                if (p > ce) break;
+            }
+            if (j != n_cols) { code = EC_RAGGED; ecol = j; }
+            else if (cell_bad) { code = EC_CELL; }
+            else if (ls == le) { code = EC_EMPTY; }
+            else if (!mb_number(buf + ls, buf + le, &lab)) {
+                if (label_numeric) { code = EC_LABEL; es = ls; ee = le; }
+                else { lab = NAN; if (st[C_NONNUM] < 0) st[C_NONNUM] = row; }
+            }
+            if (code) {
+                if (skip) {
+                    if (!st[C_SKIPPED]) st[C_FIRSTSKIP] = line;
+                    st[C_SKIPPED]++;
+                    pos = next;
+                    continue;
+                }
+                st[C_CODE] = code; st[C_ELINE] = line; st[C_TOK0] = es; st[C_TOK1] = ee;
+                st[C_COL] = ecol;
+                pos = next;
+                status = 3;
+                break;
+            }
+            y[row] = lab;
+            loff[2 * row] = ls; loff[2 * row + 1] = le;
+            row++;
+            pos = next;
+        }
+        st[C_POS] = pos; st[C_LINE] = line; st[C_ROW] = row;
+        return status;
+    }
+    """
+    int mb_svm(const unsigned char *buf, Py_ssize_t n, int64_t *st, double *labels,
+               int64_t *indptr, int64_t *ind, double *data, Py_ssize_t max_rows,
+               Py_ssize_t cap, int64_t shift, int64_t n_features, int skip) nogil
+    int mb_svm_scan(const unsigned char *buf, Py_ssize_t n, int64_t *st) nogil
+    int mb_csv(const unsigned char *buf, Py_ssize_t n, int64_t *st, int delim,
+               Py_ssize_t n_cols, Py_ssize_t label, double *X, double *y, int64_t *loff,
+               Py_ssize_t max_rows, int label_numeric, int skip) nogil
+    int mb_number(const unsigned char *s, const unsigned char *e, double *out) nogil
+
+
+def parse_number(const unsigned char[::1] token):
+    """The value of one token by the readers' number grammar, or None if it is not a number."""
+    cdef double v = 0.0
+    cdef int ok
+    cdef Py_ssize_t n = token.shape[0]
+    if n == 0:
+        return None
+    with nogil:
+        ok = mb_number(&token[0], &token[0] + n, &v)
+    return v if ok else None
+
+
+def svmlight_parse(const unsigned char[::1] buf, int64_t[::1] st, double[::1] labels,
+                   int64_t[::1] indptr, int64_t[::1] indices, double[::1] data,
+                   Py_ssize_t max_rows, int64_t shift, int64_t n_features, bint skip):
+    """Parse svmlight lines of ``buf`` from ``st[ST_POS]`` into the chunk arrays.
+
+    Rows go to ``labels[row]`` and ``indptr[row + 1]`` (``indptr[0]`` is set by the caller),
+    pairs to ``indices``/``data`` (column = written index - ``shift``, sorted within the row);
+    ``n_features`` < 0 means no range check.  Returns 0 (buffer consumed), 1 (``max_rows``
+    rows), 2 (``indices`` full: grow it and call again) or 3 (a bad line; see ``st``)."""
+    cdef Py_ssize_t n = buf.shape[0]
+    cdef int status
+    if max_rows > labels.shape[0] or indptr.shape[0] < max_rows + 1 or \
+            data.shape[0] < indices.shape[0] or st.shape[0] < 14 or not 0 <= st[0] <= n or \
+            not 0 <= st[2] <= max_rows or not 0 <= st[3] <= indices.shape[0]:
+        raise ValueError("svmlight_parse: inconsistent arguments")
+    if n == 0:
+        return 0
+    with nogil:
+        status = mb_svm(&buf[0], n, &st[0], &labels[0], &indptr[0], &indices[0] if
+                        indices.shape[0] else NULL, &data[0] if data.shape[0] else NULL,
+                        max_rows, indices.shape[0], shift, n_features, skip)
+    return status
+
+
+def svmlight_scan(const unsigned char[::1] buf, int64_t[::1] st):
+    """Fold the smallest and largest index written in ``buf`` into ``st[0]``, ``st[1]``
+    (``st[0]`` < 0: none yet); ``st[2]`` counts lines.  Returns 1 (``st[3]`` the line) if an
+    index has more than 18 digits, else 0."""
+    cdef Py_ssize_t n = buf.shape[0]
+    cdef int status
+    if st.shape[0] < 4:
+        raise ValueError("svmlight_scan: st must have 4 entries")
+    if n == 0:
+        return 0
+    with nogil:
+        status = mb_svm_scan(&buf[0], n, &st[0])
+    return status
+
+
+def csv_parse(const unsigned char[::1] buf, int64_t[::1] st, int delim, Py_ssize_t n_cols,
+              Py_ssize_t label, double[:, ::1] X, double[::1] y, int64_t[:, ::1] label_at,
+              Py_ssize_t max_rows, bint label_numeric, bint skip):
+    """Parse delimited lines of ``buf`` from ``st[C_POS]`` into the chunk arrays.
+
+    ``delim`` is the delimiter byte, or -1 to split on runs of whitespace.  Row ``row`` gets
+    the features (every field but ``label``, in order) in ``X[row]``, the label's value in
+    ``y[row]`` (NaN if it is not a number and ``label_numeric`` is false) and the label field's
+    bounds in ``label_at[row]``.  With ``n_cols`` < 0 it only finds the first data line and
+    returns 4 with its number of fields.  Returns 0, 1 (``max_rows`` rows), 3 (a bad line) or 4.
+    """
+    cdef Py_ssize_t n = buf.shape[0]
+    cdef int status
+    if n_cols >= 0 and (not 0 <= label < n_cols or X.shape[1] != n_cols - 1 or
+                        X.shape[0] < max_rows or y.shape[0] < max_rows or
+                        label_at.shape[0] < max_rows or label_at.shape[1] != 2):
+        raise ValueError("csv_parse: inconsistent arguments")
+    if st.shape[0] < 11 or not 0 <= st[0] <= n or not 0 <= st[2] <= max_rows:
+        raise ValueError("csv_parse: inconsistent state")
+    if n == 0:
+        return 0
+    with nogil:
+        status = mb_csv(&buf[0], n, &st[0], delim, n_cols, label,
+                        &X[0, 0] if X.shape[0] and X.shape[1] else NULL,
+                        &y[0] if y.shape[0] else NULL,
+                        &label_at[0, 0] if label_at.shape[0] else NULL,
+                        max_rows, label_numeric, skip)
+    return status
