@@ -28,7 +28,7 @@ DEBUG = _flag("MBCORE_DEBUG")
 # CI's debug build uses it so that every path is tested).
 NO_SIMD = _flag("MBCORE_NO_SIMD")
 ASAN = _flag("MBCORE_ASAN")
-KERNELS = ["linear", "multiplicative", "experts", "boolean", "bitset", "readers"]
+KERNELS = ["linear", "multiplicative", "experts", "boolean", "bitset", "readers", "vw"]
 
 directives = {
     "language_level": 3,

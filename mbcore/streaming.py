@@ -43,7 +43,8 @@ from . import _readers
 from .datasets.formats import check_max_features, check_width, too_few_columns
 from .online import run_online
 
-__all__ = ["iter_svmlight", "iter_csv", "run_stream", "StreamRun", "CSRChunk"]
+__all__ = ["iter_svmlight", "iter_csv", "run_stream", "StreamRun", "CSRChunk",
+           "iter_vw"]
 
 _BLOCK = 1 << 18                       # bytes read (or decompressed) at a time
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -614,3 +615,105 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
             callback(stats)
     stats.seconds = time.perf_counter() - start
     return stats
+
+
+# -- Vowpal Wabbit text -------------------------------------------------------------------------
+
+def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed: int = 0,
+            sample_weight: bool = False, on_error: str = "raise") -> Iterator[Tuple[Any, ...]]:
+    """Read Vowpal Wabbit's text format in chunks of rows, its features hashed as VW hashes them.
+
+    Each line is ``label [importance [base]] ['tag]|namespace[:weight] feature[:value] ...``
+    (more ``|namespace ...`` groups may follow).  Features are hashed exactly as Vowpal Wabbit
+    hashes them (MurmurHash3 x86_32 and VW's rules for namespaces, integer names and anonymous
+    features) into ``2**bits`` columns, VW's ``-b bits``; a value is the namespace weight times
+    the feature's value, features of value 0 are dropped, repeated columns of a line are summed
+    (VW's linear model adds them).  So a VW user's files are read as they are, into the columns
+    VW's own weights use.  The grammar, hashing and errors are defined by the pure-Python twin
+    ``mbref.vw`` (its docstring has the details), and the compiled parser
+    (``mbcore._kernels.vw``, GIL released) gives the same rows, values and messages.
+
+    **Not supported**, each an error naming the line rather than a guess: ``name:string``
+    features, label-dependent, cost-sensitive and contextual-bandit labels (``:`` in the
+    label), multiline examples (``shared``), a non-zero base (initial prediction), values that
+    are not finite numbers.  VW's constant feature is not added (mbcore's learners have their
+    own intercept), and options such as ``--hash all``, ``-q``, ``--redefine`` do not apply.
+    Values are float64 (VW keeps float32).
+
+    The source may be gzip-compressed (recognised by its magic bytes), a pipe or a binary file
+    object; it is read once, in blocks of 256 KiB, so memory is O(chunk_size + 256 KiB).
+
+    Parameters
+    ----------
+    path : str, os.PathLike or binary file object
+        The file: plain text or gzip.
+    chunk_size : int, default=10_000
+        Rows per chunk; every chunk but the last has exactly this many.
+    bits : int, default=18
+        Columns are the hashes masked to ``bits`` bits (VW's ``-b``), 1 to 31.
+    hash_seed : int, default=0
+        VW's ``--hash_seed``.
+    sample_weight : bool, default=False
+        Also yield the importance weights (default 1).
+    on_error : {"raise", "skip"}, default="raise"
+        What a malformed line does: raise, or be skipped and counted (the returned iterator's
+        ``skipped`` and ``first_skipped_line``).
+
+    Yields
+    ------
+    X : CSRChunk of shape (rows, 2**bits)
+    y : ndarray of float64, shape (rows,)
+        The labels as written (``-1``/``1``, or ``1..K`` for ``--oaa``).
+    w : ndarray of float64, shape (rows,)
+        The importance weights, with ``sample_weight=True`` only.
+
+    Raises
+    ------
+    ValueError
+        On an invalid parameter (at the call), or, while iterating, on a malformed line (the
+        message names the file and the line) or a file without data rows.
+    OSError
+        If the file cannot be opened (at the call), or the gzip data is truncated or damaged.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from mbref.vw import feature_index
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "tiny.vw")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write("1 2.0 'ex1|user:0.5 age:4 7 |item hat\\n-1 | hat\\n")
+    ...     chunks = list(iter_vw(path, chunk_size=1, sample_weight=True))
+    >>> [(X.shape, y.tolist(), w.tolist()) for X, y, w in chunks]
+    [((1, 262144), [1.0], [2.0]), ((1, 262144), [-1.0], [1.0])]
+    >>> X = chunks[0][0]
+    >>> row = dict(zip(X.indices.tolist(), X.data.tolist()))
+    >>> [row[feature_index(ns, f)] for ns, f in [(b"user", b"age"), (b"user", b"7"),
+    ...                                          (b"item", b"hat")]]
+    [2.0, 0.5, 1.0]
+    """
+    from . import _vw_format
+    owner = "iter_vw"
+    chunk_size = _check_chunk_size(owner, chunk_size)
+    bits = _vw_format.check_bits(owner, bits)
+    hash_seed = _vw_format.check_hash_seed(owner, hash_seed)
+    if not isinstance(sample_weight, bool):
+        raise ValueError(f"{owner}: parameter sample_weight must be a bool, got "
+                         f"{sample_weight!r}")
+    skip = _readers.check_on_error(owner, on_error)
+    name = _readers.source_name(path, owner)
+    if not _readers.is_file_object(path):
+        _check_readable(owner, name)
+        path = name
+
+    def chunks(reader):
+        d = 1 << bits
+        for y, w, indptr, indices, data in _vw_format.vw_chunks(
+                path, reader, owner, chunk_size, bits, hash_seed, skip):
+            idx, ptr = _readers.to_csr_parts(indptr, indices, d, data.shape[0])
+            X = CSRChunk(data, idx, ptr, (y.shape[0], d))
+            yield (X, y, w) if sample_weight else (X, y)
+        if not reader.rows:
+            raise ValueError(f"{owner}: {name} holds no data rows")
+
+    return _vw_format.VWReader(name, chunks)

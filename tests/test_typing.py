@@ -28,7 +28,7 @@ try:
 except ImportError:  # pragma: no cover - mypy is in the test extra
     mypy_api = None
 
-KERNELS = ["linear", "multiplicative", "experts", "boolean", "bitset", "readers"]
+KERNELS = ["linear", "multiplicative", "experts", "boolean", "bitset", "readers", "vw"]
 KERNEL_DIR = Path(importlib.import_module("mbcore._kernels").__file__).parent
 ROOT = Path(__file__).resolve().parents[1]
 

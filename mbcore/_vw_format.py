@@ -1,0 +1,144 @@
+"""The driver of the compiled Vowpal Wabbit text parser (``mbcore._kernels.vw``), for
+:func:`mbcore.streaming.iter_vw`.
+
+A source (a path, or a binary file object) is read in blocks of 256 KiB, gzip-decompressed when
+its first two bytes are gzip's magic number, cut into blocks of whole lines
+(``mbcore._readers``), and each block is handed to the compiled parser, which fills the arrays
+of one chunk.  Memory is O(chunk + block).  The semantics (grammar, hashing, values, errors and
+their messages) are those of the pure-Python twin ``mbref.vw``.
+"""
+
+import numbers
+
+import numpy as np
+
+from . import _readers
+from ._kernels.vw import vw_parse
+
+__all__ = ["VWReader", "check_bits", "check_hash_seed", "vw_chunks", "VW_STATE"]
+
+# the state array of vw_parse (see vw.pyx)
+_POS, _LINE, _ROW, _NNZ, _CODE, _ELINE, _TOK0, _TOK1, _AUX0, _AUX1, _SKIPPED, \
+    _FIRSTSKIP = range(12)
+VW_STATE = 12
+
+_OVERFLOW = ("a value overflows: a feature's value times its namespace weight, or the sum of a "
+             "repeated feature, is not a finite float64")
+
+
+def _short(text, limit=30):
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
+
+
+def _tok(block, s, e):
+    return _short(bytes(block[s:e]).decode("utf-8", "backslashreplace"))
+
+
+def _reason(code, block, st):
+    t0, t1, a0, a1 = (int(st[i]) for i in (_TOK0, _TOK1, _AUX0, _AUX1))
+    tok = _tok(block, t0, t1)
+    if code == 1:
+        return ("no '|' (a VW line is: label [importance [base]] ['tag]|namespace features "
+                "...)")
+    if code == 2:
+        hint = (" (VW reads a word written directly before '|' as a tag: put a space between "
+                "the label and '|')") if a0 else ""
+        return f"no label before '|'{hint}"
+    if code == 3:
+        return ("'shared' examples (multiline examples with label-dependent features) are not "
+                "supported")
+    if code == 4:
+        return (f"the label {tok} holds ':': label-dependent, cost-sensitive and "
+                "contextual-bandit labels are not supported (only label [importance [base]])")
+    if code == 5:
+        return f"{a0} words before '|'; a label is: label [importance [base]] ['tag]"
+    if code == 6:
+        return f"the label {tok} is not a finite number"
+    if code == 7:
+        return f"the importance weight {tok} is not a finite number >= 0"
+    if code == 8:
+        return (f"the base {tok} is not supported: only 0 (VW's initial prediction has no "
+                "counterpart in mbcore)")
+    if code == 9:
+        return "a namespace needs a name before its ':weight'"
+    if code == 10:
+        return f"the namespace weight {tok} is not a finite number"
+    if code == 11:
+        return (f"the value {tok} of feature {_tok(block, a0, a1)} is not a finite number "
+                "(name:string features are not supported)")
+    return _OVERFLOW
+
+
+class VWReader(_readers.Reader):
+    """The iterator :func:`mbcore.streaming.iter_vw` returns: chunks ``(X, y)`` or ``(X, y, w)``,
+    with the attributes of ``mbcore._readers.Reader`` (``skipped``, ``first_skipped_line``,
+    ``rows``)."""
+
+    __slots__ = ()
+
+    def __next__(self):
+        item = next(self._gen)
+        self.rows += item[1].shape[0]
+        return item
+
+
+def check_bits(owner, bits):
+    if isinstance(bits, bool) or not isinstance(bits, numbers.Integral) or not 1 <= bits <= 31:
+        raise ValueError(f"{owner}: parameter bits must be an integer in [1, 31], got {bits!r}")
+    return int(bits)
+
+
+def check_hash_seed(owner, seed):
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or \
+            not 0 <= seed < 1 << 32:
+        raise ValueError(f"{owner}: parameter hash_seed must be an integer in [0, 2**32), got "
+                         f"{seed!r}")
+    return int(seed)
+
+
+def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip):
+    """Yield (labels, weights, indptr, indices, data) per chunk of ``chunk_size`` rows (int64
+    indptr and indices)."""
+    name = reader.name
+    st = np.zeros(VW_STATE, dtype=np.int64)
+    cap = min(chunk_size, 1 << 10)
+
+    def fresh(cap, cap_nnz):
+        indptr = np.empty(cap + 1, dtype=np.int64)
+        indptr[0] = 0
+        return (np.empty(cap), np.empty(cap), indptr, np.empty(cap_nnz, dtype=np.int64),
+                np.empty(cap_nnz))
+
+    labels, weights, indptr, indices, data = fresh(cap, cap * 16)
+    with _readers.open_source(source) as f:
+        for block in _readers.line_blocks(f, owner, name, lambda: int(st[_LINE])):
+            st[_POS] = 0
+            while True:
+                status = vw_parse(block, st, labels, weights, indptr, indices, data, cap, bits,
+                                  seed, skip)
+                if status == 0:
+                    break
+                if status == 1:
+                    m, nnz = int(st[_ROW]), int(st[_NNZ])
+                    if cap < chunk_size:               # grow the rows
+                        cap = min(chunk_size, 2 * cap)
+                        labels, weights = np.resize(labels, cap), np.resize(weights, cap)
+                        indptr = np.resize(indptr, cap + 1)
+                        continue
+                    yield labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
+                    labels, weights, indptr, indices, data = fresh(cap, max(indices.shape[0],
+                                                                            16))
+                    st[_ROW] = st[_NNZ] = 0
+                elif status == 2:
+                    grow = 2 * indices.shape[0] + 16
+                    indices, data = np.resize(indices, grow), np.resize(data, grow)
+                else:
+                    code = int(st[_CODE])
+                    raise ValueError(f"{owner}: {name}, line {int(st[_ELINE])}: "
+                                     f"{_reason(code, block, st)}")
+            if st[_SKIPPED]:
+                reader.skipped = int(st[_SKIPPED])
+                reader.first_skipped_line = int(st[_FIRSTSKIP])
+    m, nnz = int(st[_ROW]), int(st[_NNZ])
+    if m:
+        yield labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
