@@ -32,7 +32,7 @@ from .queries import (Conservative, DNFResult, EQOnlineLearner, EQPACResult, EQR
                       monotone_dnf_learner, online_to_pac, to_equivalence_learner)
 from .certificates import BoundViolationError, Certificate, certify
 from .persistence import load
-from .streaming import iter_csv, iter_svmlight, run_stream
+from .streaming import iter_csv, iter_svmlight, iter_vw, run_stream
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
@@ -46,5 +46,5 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "Conservative", "EQOnlineLearner", "EQResult", "DNFResult", "PACResult", "EQPACResult",
            "to_equivalence_learner", "from_equivalence_learner", "monotone_dnf_learner",
            "learn_monotone_dnf", "online_to_pac", "eq_to_pac", "load",
-           "iter_svmlight", "iter_csv", "run_stream"]
+           "iter_svmlight", "iter_csv", "iter_vw", "run_stream"]
 __version__ = "0.1.0"
