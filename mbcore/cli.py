@@ -14,10 +14,22 @@ Subcommands
     Time the compiled learners against the pure-Python twin and against scikit-learn.
 ``mbcore datasets``
     List the bundled datasets, or describe one (``mbcore datasets mushrooms``).
+``mbcore train``
+    Train one learner on a file or a pipe (svmlight, CSV or Vowpal Wabbit text) and save it:
+    ``mbcore train --learner perceptron --data a9a.svm --model a9a.npz [--passes K]
+    [--warm-start IN.npz]``.
+``mbcore predict``
+    Stream predictions of a saved model, one line per example: ``mbcore predict --model
+    a9a.npz --data - --out -`` (``--raw`` for scores; an interactive input is answered line by
+    line, a file or pipe in chunks).
+``mbcore evaluate``
+    Progressive validation (predict each example, then learn it) with a report line at 1, 2,
+    4, 8, ... examples, as Vowpal Wabbit prints its progress.
 
-User errors (bad options, unreadable files, invalid parameters) print one line,
-``mbcore: error: ...``, on stderr: exit status 2 for command-line usage errors, 1 for the rest,
-3 when a learner exceeds a bound whose assumptions were verified (a bug in mbcore).
+Exit status: 0 on success; 1 for an error of the data, a file or a parameter (one line on
+stderr, ``mbcore: error: ...``, naming the file and line where there is one); 2 for a usage
+error of the command line; 3 when a learner exceeds a bound whose assumptions were verified (a
+bug in mbcore); 130 on Ctrl-C.
 """
 
 import argparse
@@ -66,8 +78,8 @@ def main(argv=None):
     try:
         args = _build_parser().parse_args(argv)
         if args.command is None:
-            raise _UsageError("a command is required: run, certify, plot, bench or datasets "
-                              "(see mbcore --help)")
+            raise _UsageError("a command is required: run, certify, plot, bench, datasets, "
+                              "train, predict or evaluate (see mbcore --help)")
         return args.handler(args)
     except _UsageError as exc:
         return _fail(exc, 2)
@@ -101,6 +113,7 @@ def _build_parser():
     _add_plot_parser(sub)
     _add_bench_parser(sub)
     _add_datasets_parser(sub)
+    _add_workflow_parsers(sub)
     return parser
 
 
@@ -608,7 +621,8 @@ def _csv_options(args):
 
 
 def _sniff_format(path, max_lines=50):
-    """'svmlight' if a data line holds an idx:value pair after its label, else 'csv'."""
+    """'vw' if a line holds a '|' (Vowpal Wabbit's namespaces), 'svmlight' if a data line holds
+    an idx:value pair after its label, else 'csv'."""
     import gzip
     import zlib
 
@@ -617,6 +631,8 @@ def _sniff_format(path, max_lines=50):
         with open_text(path) as f:
             seen = 0
             for line in f:
+                if "|" in line:
+                    return "vw"
                 tokens = line.split("#", 1)[0].split()
                 if not tokens:
                     continue
@@ -767,3 +783,241 @@ def _twin_cell(r, mark):
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# -- mbcore train / predict / evaluate ------------------------------------------------------------
+
+def _add_source_options(p):
+    p.add_argument("--data", required=True, metavar="FILE|-",
+                   help="the examples: a file (plain or gzip) or - for standard input")
+    p.add_argument("--format", dest="fmt", choices=("auto", "svmlight", "csv", "vw"),
+                   default="auto",
+                   help="input format (default: auto: sniffed from a file's first lines; "
+                        "svmlight for standard input)")
+    p.add_argument("--bits", type=_positive_int, default=18, metavar="B",
+                   help="vw only: hash feature names into 2**B columns (default 18, as vw -b)")
+    p.add_argument("--n-features", type=_positive_int, default=None, metavar="D",
+                   help="svmlight: the number of columns (default: the largest index of a file, "
+                        "found by a first quick pass; needed for standard input)")
+    p.add_argument("--zero-based", action="store_true",
+                   help="svmlight: index 0 is the first column (default: one-based for standard "
+                        "input, detected for a file)")
+    p.add_argument("--label-column", type=int, default=None, metavar="K",
+                   help="CSV only: index of the label column (default: -1)")
+    p.add_argument("--delimiter", default=None, metavar="CHAR",
+                   help="CSV only: field separator (default: ',')")
+    p.add_argument("--skip-header", action="store_true", help="CSV only: skip the first line")
+    p.add_argument("--chunk-size", type=_positive_int, default=100_000, metavar="N",
+                   help="examples parsed and learned at a time (default 100,000)")
+    p.add_argument("--progress", dest="progress", action="store_true", default=None,
+                   help="show a progress line on stderr (default: when stderr is a terminal)")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="no progress line")
+    p.add_argument("--json", action="store_true", help="print a JSON summary")
+
+
+def _add_workflow_parsers(sub):
+    p = sub.add_parser("train", help="train one learner on a file or a pipe and save the model",
+                       description="Train one learner online (predict, then learn, every "
+                                   "example in order) and save it with learner.save (a .npz "
+                                   "that 'mbcore predict' and mbcore.load read).")
+    p.add_argument("--learner", required=True, type=_learner_name, metavar="NAME",
+                   help="the learner (case-insensitive): " + ", ".join(_WORKFLOW_LEARNERS))
+    p.add_argument("--model", required=True, metavar="OUT.npz", help="where to save the model")
+    p.add_argument("--passes", type=_positive_int, default=1, metavar="K",
+                   help="passes over the data (more than one needs a file)")
+    p.add_argument("--warm-start", default=None, metavar="IN.npz",
+                   help="continue the run of a saved model (exactly as one longer run)")
+    p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
+                   type=_param, help="a parameter of the learner (repeatable)")
+    p.add_argument("--classes", default=None, metavar="A,B",
+                   help="the two labels, when the first chunk may hold only one")
+    _add_source_options(p)
+    p.set_defaults(handler=_cmd_train)
+
+    p = sub.add_parser("predict", help="stream the predictions of a saved model",
+                       description="Predict every example of a file or a pipe with a saved "
+                                   "model, one line each (the label, or with --raw the score); "
+                                   "the model does not change.")
+    p.add_argument("--model", required=True, metavar="M.npz", help="a model saved by train")
+    p.add_argument("--out", default="-", metavar="FILE|-",
+                   help="where to write the predictions (default: - for standard output)")
+    p.add_argument("--raw", action="store_true",
+                   help="write decision_function scores instead of labels")
+    p.add_argument("--line-buffered", dest="line_buffered", action="store_true", default=None,
+                   help="answer each input line as it arrives (default: when the input is a "
+                        "terminal)")
+    p.add_argument("--no-line-buffered", dest="line_buffered", action="store_false",
+                   help="read the input in chunks")
+    _add_source_options(p)
+    p.set_defaults(handler=_cmd_predict)
+
+    p = sub.add_parser("evaluate", help="progressive validation of a learner on a file or pipe",
+                       description="Predict each example, then learn it, and report the "
+                                   "mistakes at 1, 2, 4, 8, ... examples and at the end (as "
+                                   "Vowpal Wabbit reports its progressive loss).")
+    p.add_argument("--learner", type=_learner_name, default=None, metavar="NAME",
+                   help="the learner (or --warm-start to continue a saved model)")
+    p.add_argument("--warm-start", default=None, metavar="IN.npz",
+                   help="continue the run of a saved model")
+    p.add_argument("--model", default=None, metavar="OUT.npz",
+                   help="also save the learner at the end")
+    p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
+                   type=_param, help="a parameter of the learner (repeatable)")
+    p.add_argument("--classes", default=None, metavar="A,B",
+                   help="the two labels, when the first chunk may hold only one")
+    _add_source_options(p)
+    p.set_defaults(handler=_cmd_evaluate)
+
+
+_WORKFLOW_LEARNERS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
+                      "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar",
+                      "BalancedWinnow", "Conjunction", "Disjunction", "DecisionList")
+
+
+def _source(args, model=None):
+    """(source for the readers, display name, format, reader options)."""
+    stdin = args.data == "-"
+    if stdin:
+        source, name = sys.stdin.buffer, "<stdin>"
+        fmt = "svmlight" if args.fmt == "auto" else args.fmt
+    else:
+        if not os.path.exists(args.data):
+            raise OSError(f"--data {args.data!r}: no such file")
+        source, name = args.data, args.data
+        fmt = _sniff_format(args.data) if args.fmt == "auto" else args.fmt
+    options = {}
+    if fmt == "svmlight":
+        d = args.n_features if args.n_features is not None else (
+            model.n_features_in_ if model is not None and model._is_fitted() else None)
+        if d is not None:
+            options["n_features"] = d
+        if args.zero_based or stdin or d is not None:
+            options["zero_based"] = bool(args.zero_based)
+        if stdin and d is None:
+            raise _UsageError("--data -: reading svmlight from standard input needs "
+                              "--n-features D (a pipe cannot be read twice to find the width)")
+    elif fmt == "csv":
+        options["label_column"] = -1 if args.label_column is None else args.label_column
+        options["delimiter"] = "," if args.delimiter is None else args.delimiter
+        options["skip_header"] = bool(args.skip_header)
+    else:
+        options["bits"] = args.bits
+    if fmt != "csv" and (args.label_column is not None or args.delimiter is not None or
+                         args.skip_header):
+        raise _UsageError(f"--label-column, --delimiter and --skip-header apply to CSV input; "
+                          f"{name} is read as {fmt}")
+    return source, name, fmt, options
+
+
+def _workflow_learner(args):
+    import mbcore
+    if args.warm_start is not None:
+        if args.params:
+            raise _UsageError("--param and --warm-start: the saved model keeps its parameters")
+        learner = mbcore.load(args.warm_start)
+        if args.learner is not None and type(learner).__name__ != args.learner:
+            raise _UsageError(f"--learner {args.learner} but --warm-start {args.warm_start!r} "
+                              f"holds a {type(learner).__name__}")
+        return learner
+    if args.learner is None:
+        raise _UsageError("--learner NAME is required (or --warm-start IN.npz)")
+    params = _learner_params(mbcore, [args.learner], args.params)[args.learner]
+    return getattr(mbcore, args.learner)(**params)
+
+
+def _summary(stats, name, learner, fmt, extra):
+    out = {"data": name, "format": fmt, "learner": type(learner).__name__,
+           "n_samples": stats.n, "mistakes": stats.mistakes, "updates": stats.updates,
+           "error_rate": stats.error_rate if stats.n else None, "seconds": stats.seconds,
+           "examples_per_second": stats.n / stats.seconds if stats.seconds > 0 else None}
+    out.update(extra)
+    return out
+
+
+def _cmd_train(args):
+    from .streaming import train_file
+    learner = _workflow_learner(args)
+    source, name, fmt, options = _source(args, learner)
+    if args.passes > 1 and args.data == "-":
+        raise _UsageError("--passes: standard input can be read once; give a file")
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    progress = _Progress(type(learner).__name__, show)
+    try:
+        stats = train_file(learner, source, format=fmt, passes=args.passes,
+                           chunk_size=args.chunk_size, classes=_stream_classes(args),
+                           callback=progress, **options)
+    finally:
+        progress.close()
+    if stats.n == 0:
+        raise ValueError(f"{name} holds no examples: nothing to train on")
+    learner.save(args.model)
+    summary = _summary(stats, name, learner, fmt, {"passes": args.passes, "model": args.model,
+                                                   "warm_start": args.warm_start})
+    if args.json:
+        _emit(json.dumps(summary, indent=2, default=str))
+    else:
+        _emit(f"{summary['learner']}: {stats.n:,} examples ({args.passes} "
+              f"pass{'es' if args.passes > 1 else ''}), {stats.mistakes:,} mistakes "
+              f"({100.0 * stats.error_rate:.2f}% progressive), {stats.updates:,} updates, "
+              f"{_number(summary['examples_per_second'] or 0.0)} examples/s; saved to "
+              f"{args.model}")
+    return 0
+
+
+def _cmd_predict(args):
+    import mbcore
+    from .streaming import predict_file
+    if args.progress:
+        raise _UsageError("--progress: predict writes its output as it goes; no progress line")
+    model = mbcore.load(args.model)
+    if not model._is_fitted():
+        raise ValueError(f"{args.model} holds an unfitted {type(model).__name__}: train it first")
+    source, name, fmt, options = _source(args, model)
+    line = args.line_buffered
+    if line is None:
+        line = args.data == "-" and sys.stdin.isatty()
+    out = None if args.out == "-" else args.out
+    start = time.perf_counter()
+    n = predict_file(model, source, out, format=fmt, raw=args.raw, chunk_size=args.chunk_size,
+                     line_buffered=line, **options)
+    seconds = time.perf_counter() - start
+    if args.json:
+        print(json.dumps({"data": name, "model": args.model, "n_samples": n,
+                          "seconds": seconds, "out": args.out,
+                          "examples_per_second": n / seconds if seconds > 0 else None}),
+              file=sys.stderr if out is None else sys.stdout)
+    return 0
+
+
+def _cmd_evaluate(args):
+    from .streaming import REPORT_HEADER, evaluate_file, report_line
+    learner = _workflow_learner(args)
+    source, name, fmt, options = _source(args, learner)
+
+    def show(line):
+        if args.json:
+            return
+        if show.first:
+            _emit(REPORT_HEADER)
+            show.first = False
+        _emit(report_line(line))
+        sys.stdout.flush()
+    show.first = True
+    report = evaluate_file(learner, source, format=fmt, chunk_size=args.chunk_size,
+                           classes=_stream_classes(args), on_line=show, **options)
+    stats = report.stats
+    if stats.n == 0:
+        raise ValueError(f"{name} holds no examples: nothing to evaluate")
+    if args.model is not None:
+        learner.save(args.model)
+    summary = _summary(stats, name, learner, fmt, {"model": args.model,
+                                                   "warm_start": args.warm_start,
+                                                   "report": [list(r) for r in report.lines]})
+    if args.json:
+        _emit(json.dumps(summary, indent=2, default=str))
+    else:
+        _emit(f"{summary['learner']}: {stats.n:,} examples, {stats.mistakes:,} progressive "
+              f"mistakes ({100.0 * stats.error_rate:.4f}%), "
+              f"{_number(summary['examples_per_second'] or 0.0)} examples/s")
+    return 0

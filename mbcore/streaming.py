@@ -28,6 +28,10 @@ StreamRun(n=5, chunks=3, mistakes=3, updates=3, error_rate=0.6)
 """
 
 import contextlib
+import threading
+import sys
+import queue
+import io
 import gzip
 import itertools
 import numbers
@@ -43,8 +47,9 @@ from . import _readers
 from .datasets.formats import check_max_features, check_width, too_few_columns
 from .online import run_online
 
-__all__ = ["iter_svmlight", "iter_csv", "run_stream", "StreamRun", "CSRChunk",
-           "iter_vw"]
+__all__ = ["iter_svmlight", "iter_csv", "iter_vw", "run_stream", "StreamRun", "CSRChunk",
+           "read_chunks", "prefetch", "train_file", "predict_file", "evaluate_file",
+           "EvaluationReport", "REPORT_HEADER", "report_line", "FORMATS"]
 
 _BLOCK = 1 << 18                       # bytes read (or decompressed) at a time
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -617,6 +622,7 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
     return stats
 
 
+
 # -- Vowpal Wabbit text -------------------------------------------------------------------------
 
 def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed: int = 0,
@@ -717,3 +723,296 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
             raise ValueError(f"{owner}: {name} holds no data rows")
 
     return _vw_format.VWReader(name, chunks)
+
+
+# ------------------------------------------------------------------------------------------------
+# Files in, a model out, predictions out: the train / predict / evaluate workflow (the Python
+# side of `mbcore train`, `mbcore predict` and `mbcore evaluate`).  While the learner passes over
+# one chunk, the next is parsed in a background thread (prefetch): the compiled readers and the
+# kernels both release the GIL, so the two run on two cores.
+# ------------------------------------------------------------------------------------------------
+
+FORMATS = ("svmlight", "csv", "vw")
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+def read_chunks(source, format="svmlight", chunk_size=100_000, **options):
+    """The (X, y) chunks of a source in the given format: :func:`mbcore.streaming.iter_svmlight`
+    (options ``n_features``, ``zero_based``, ``max_features``), :func:`~mbcore.streaming.iter_csv`
+    (``label_column``, ``delimiter``, ``skip_header``) or :func:`~mbcore.streaming.iter_vw`
+    (``bits``).  ``source`` is a path or a binary file object."""
+    if format == "svmlight":
+        return iter_svmlight(source, chunk_size=chunk_size, **options)
+    if format == "csv":
+        return iter_csv(source, chunk_size=chunk_size, **options)
+    if format == "vw":
+        return iter_vw(source, chunk_size=chunk_size, **options)
+    raise ValueError(f"read_chunks: parameter format must be one of {list(FORMATS)}, got "
+                     f"{format!r}")
+
+
+class _Failed:
+    """An exception raised by the producer, carried to the consumer."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc):
+        self.exc = exc
+
+
+_DONE = object()
+
+
+def prefetch(iterable, depth=2):
+    """Iterate ``iterable`` in a background thread, at most ``depth`` items ahead.
+
+    The next chunk is read and parsed while the caller works on the current one.  Items come in
+    order; an exception in the producer is raised in the caller at the point of the item that
+    failed; when the caller stops early (``break``, an exception, closing the generator) the
+    producer is told to stop and joined, so no thread is left behind.
+    """
+    if depth < 1:
+        raise ValueError(f"prefetch: parameter depth must be >= 1, got {depth!r}")
+    q = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(item):
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce():
+        try:
+            for item in iterable:
+                if not put(item):
+                    return
+        except BaseException as exc:           # noqa: BLE001 - carried to the consumer
+            put(_Failed(exc))
+            return
+        put(_DONE)
+
+    worker = threading.Thread(target=produce, name="mbcore-prefetch", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = q.get()
+            if item is _DONE:
+                return
+            if isinstance(item, _Failed):
+                raise item.exc
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+        close = getattr(iterable, "close", None)
+        if close is not None:
+            close()
+
+
+def _source_chunks(source, format, chunk_size, ahead, options):
+    chunks = read_chunks(source, format, chunk_size, **options)
+    return prefetch(chunks) if ahead else chunks
+
+
+# -- train ------------------------------------------------------------------------------------
+
+def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=100_000,
+               classes=None, ahead=True, callback=None, **options):
+    """Train ``learner`` online on every example of a file, in order (``passes`` times).
+
+    Each chunk goes through :func:`mbcore.run_online` (predict, then learn, every example), so
+    the returned :class:`~mbcore.streaming.StreamRun` counts the progressive mistakes of the
+    first pass and of the later ones together; the learner ends exactly as one
+    ``partial_fit`` over the concatenated examples would leave it.  A fitted learner (e.g. one
+    loaded with :func:`mbcore.load`) continues its run: a warm start.
+
+    Parameters
+    ----------
+    learner : an mbcore learner (updated in place)
+    source : str, os.PathLike or binary file object
+        More than one pass needs a path (the file is read again).
+    format : {"svmlight", "csv", "vw"}
+    passes : int, default=1
+    chunk_size : int, default=100_000
+    classes : the labels, optional (as for ``partial_fit``)
+    ahead : bool, default=True
+        Parse the next chunk in a background thread while the learner learns this one.
+    callback : callable, optional
+        ``callback(stats)`` after each chunk (progress display).
+    **options : passed to the reader (:func:`read_chunks`)
+
+    Returns
+    -------
+    StreamRun
+    """
+    if isinstance(passes, bool) or not isinstance(passes, int) or passes < 1:
+        raise ValueError(f"train_file: parameter passes must be an integer >= 1, got {passes!r}")
+    if passes > 1 and hasattr(source, "read"):
+        raise ValueError("train_file: more than one pass needs a file path (a stream cannot be "
+                         "read again)")
+    total = None
+    for _ in range(passes):
+        stats = run_stream(learner, _source_chunks(source, format, chunk_size, ahead, options),
+                           classes=classes, callback=callback)
+        if total is None:
+            total = stats
+        else:
+            for n, m, u in zip(stats._n, stats._m, stats._u):
+                total._add(n, m, u)
+            total.seconds += stats.seconds
+            total.learn_seconds += stats.learn_seconds
+    return total
+
+
+# -- predict ----------------------------------------------------------------------------------
+
+def _label_text(classes):
+    """The text of each class as predictions are written: integral floats without '.0'
+    (svmlight labels are read as floats: '+1' is written '1'), other values as str()."""
+    out = []
+    for c in classes.tolist():
+        if isinstance(c, float) and c.is_integer():
+            c = int(c)
+        out.append(str(c).encode("utf-8"))
+    return out
+
+
+def _format(learner, X, raw, table):
+    if raw:
+        scores = learner.decision_function(X)
+        return b"".join(repr(float(v)).encode("ascii") + b"\n" for v in scores.ravel()) \
+            if scores.ndim == 1 else b"".join(
+                (" ".join(repr(float(v)) for v in row) + "\n").encode("ascii") for row in scores)
+    pred = learner.predict(X)
+    codes = np.searchsorted(learner.classes_, pred)
+    return b"\n".join([table[k] for k in codes.tolist()]) + b"\n" if codes.shape[0] else b""
+
+
+def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
+                 chunk_size=100_000, line_buffered=False, ahead=True, **options):
+    """Write the learner's prediction for every example of a source, one line each.
+
+    ``learner.predict`` (or ``decision_function`` with ``raw=True``) on the rows, in order,
+    written as text to ``out`` (a path, a binary file object, or None for standard output):
+    labels as written in the training data, scores as Python's ``repr`` of the float (exact
+    round trip).  The learner does not change.  ``line_buffered=True`` answers each line as
+    it arrives (for an interactive pipe: one line read, predicted, written and flushed at a
+    time); otherwise the source is read in chunks.  The rows' labels, if any, are read and
+    ignored.  Returns the number of examples.
+    """
+    learner._check_fitted("predict_file")
+    if format == "svmlight":        # the model's width; one pass (a pipe cannot be read twice)
+        options.setdefault("n_features", learner.n_features_in_)
+        options.setdefault("zero_based", False)
+    table = _label_text(learner.classes_)
+    close = False
+    if out is None:
+        sink = sys.stdout.buffer
+    elif hasattr(out, "write"):
+        sink = out
+    else:
+        sink, close = open(os.fspath(out), "wb"), True
+    n = 0
+    try:
+        if line_buffered:
+            stream = source if hasattr(source, "readline") else open(os.fspath(source), "rb")
+            try:
+                for line in iter(stream.readline, b""):
+                    for X, _ in read_chunks(io.BytesIO(line), format, 1, **options):
+                        sink.write(_format(learner, X, raw, table))
+                        sink.flush()
+                        n += X.shape[0]
+            finally:
+                if stream is not source:
+                    stream.close()
+        else:
+            for X, _ in _source_chunks(source, format, chunk_size, ahead, options):
+                sink.write(_format(learner, X, raw, table))
+                n += X.shape[0]
+            sink.flush()
+    finally:
+        if close:
+            sink.close()
+    return n
+
+
+# -- evaluate ---------------------------------------------------------------------------------
+
+class EvaluationReport:
+    """Progressive validation (predict each example, then learn it), reported as Vowpal Wabbit
+    prints it: one line at 1, 2, 4, 8, ... examples and one at the end.
+
+    Attributes
+    ----------
+    lines : list of (examples, mistakes, since_examples, since_mistakes)
+        At each reported count: examples so far, mistakes so far, and the examples and
+        mistakes since the previous line.
+    stats : StreamRun
+        The whole run's counts.
+    """
+
+    __slots__ = ("lines", "stats")
+
+    def __init__(self):
+        self.lines = []
+        self.stats = None
+
+    def text(self):
+        """The report as a table (the last line is the total)."""
+        return "\n".join([REPORT_HEADER] + [report_line(line) for line in self.lines])
+
+
+REPORT_HEADER = "examples   mistakes   error rate   since last: examples   mistakes   error rate"
+
+
+def report_line(line):
+    """One line of the progressive report: (examples, mistakes, since_examples, since_mistakes)
+    as text under :data:`REPORT_HEADER`."""
+    n, m, dn, dm = line
+    return (f"{n:>8,}   {m:>8,}   {m / n:>10.6f}   {dn:>20,}   {dm:>8,}   "
+            f"{(dm / dn if dn else 0.0):>10.6f}")
+
+
+def evaluate_file(learner, source, *, format="svmlight", chunk_size=100_000, classes=None,
+                  ahead=True, on_line=None, **options):
+    """Progressive validation of ``learner`` over a source: each example is predicted, then
+    learned (the learner is trained as it goes), and the mistakes are reported at doubling
+    example counts (1, 2, 4, ...) and at the end, as Vowpal Wabbit reports its progressive loss.
+
+    ``on_line(line)`` is called with each report line as it is reached (for printing as the
+    stream goes).  Returns an :class:`EvaluationReport`.
+    """
+    report = EvaluationReport()
+    stats = StreamRun()
+    start = time.perf_counter()
+    next_at, last_n, last_m = 1, 0, 0
+    for X, y in _source_chunks(source, format, chunk_size, ahead, options):
+        if X.shape[0] == 0:
+            continue
+        t = time.perf_counter()
+        rec = run_online(learner, X, y, classes=classes)
+        stats.learn_seconds += time.perf_counter() - t
+        base_n, base_m = stats.n, stats.mistakes
+        stats._add(rec.n, rec.mistakes, rec.updates)
+        curve = rec.mistake_curve
+        while next_at <= stats.n:
+            m = base_m + int(curve[next_at - base_n - 1])
+            line = (next_at, m, next_at - last_n, m - last_m)
+            report.lines.append(line)
+            if on_line is not None:
+                on_line(line)
+            last_n, last_m = next_at, m
+            next_at *= 2
+    if stats.n and last_n != stats.n:
+        line = (stats.n, stats.mistakes, stats.n - last_n, stats.mistakes - last_m)
+        report.lines.append(line)
+        if on_line is not None:
+            on_line(line)
+    stats.seconds = time.perf_counter() - start
+    report.stats = stats
+    return report
