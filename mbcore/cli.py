@@ -816,6 +816,14 @@ def _add_source_options(p):
     p.add_argument("--json", action="store_true", help="print a JSON summary")
 
 
+def _add_learner_options(p):
+    """The learner options that train and evaluate share."""
+    p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
+                   type=_param, help="a parameter of the learner (repeatable)")
+    p.add_argument("--classes", default=None, metavar="A,B",
+                   help="the two labels, when the first chunk may hold only one")
+
+
 def _add_workflow_parsers(sub):
     p = sub.add_parser("train", help="train one learner on a file or a pipe and save the model",
                        description="Train one learner online (predict, then learn, every "
@@ -828,10 +836,7 @@ def _add_workflow_parsers(sub):
                    help="passes over the data (more than one needs a file)")
     p.add_argument("--warm-start", default=None, metavar="IN.npz",
                    help="continue the run of a saved model (exactly as one longer run)")
-    p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
-                   type=_param, help="a parameter of the learner (repeatable)")
-    p.add_argument("--classes", default=None, metavar="A,B",
-                   help="the two labels, when the first chunk may hold only one")
+    _add_learner_options(p)
     _add_source_options(p)
     p.set_defaults(handler=_cmd_train)
 
@@ -862,10 +867,7 @@ def _add_workflow_parsers(sub):
                    help="continue the run of a saved model")
     p.add_argument("--model", default=None, metavar="OUT.npz",
                    help="also save the learner at the end")
-    p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
-                   type=_param, help="a parameter of the learner (repeatable)")
-    p.add_argument("--classes", default=None, metavar="A,B",
-                   help="the two labels, when the first chunk may hold only one")
+    _add_learner_options(p)
     _add_source_options(p)
     p.set_defaults(handler=_cmd_evaluate)
 

@@ -27,18 +27,14 @@ StreamRun(n=5, chunks=3, mistakes=3, updates=3, error_rate=0.6)
 ([2, 2, 1], [1, 2, 3])
 """
 
-import contextlib
 import threading
 import sys
 import queue
 import io
-import gzip
-import itertools
 import numbers
 import os
 import stat
 import time
-import zlib
 from typing import Any, Callable, Iterable, Iterator, Optional, Tuple, Union
 
 import numpy as np
@@ -51,7 +47,6 @@ __all__ = ["iter_svmlight", "iter_csv", "iter_vw", "run_stream", "StreamRun", "C
            "read_chunks", "prefetch", "train_file", "predict_file", "evaluate_file",
            "EvaluationReport", "REPORT_HEADER", "report_line", "FORMATS"]
 
-_BLOCK = 1 << 18                       # bytes read (or decompressed) at a time
 _GZIP_MAGIC = b"\x1f\x8b"
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -111,121 +106,6 @@ class CSRChunk:
 
 
 # -- reading files ------------------------------------------------------------------------------
-
-def _path_name(path, owner):
-    if isinstance(path, (str, bytes, os.PathLike)):
-        return os.fsdecode(os.fspath(path))
-    raise TypeError(f"{owner}: path must be a str or os.PathLike, got {type(path).__name__}")
-
-
-@contextlib.contextmanager
-def _open(name):
-    """(binary file object, is_gzip): gzip is recognised by its magic bytes, not its name."""
-    with open(name, "rb") as raw:
-        if raw.peek(2)[:2] == _GZIP_MAGIC:
-            with gzip.GzipFile(fileobj=raw, mode="rb") as f:
-                yield f, True
-        else:
-            yield raw, False
-
-
-def _blocks(f, is_gzip, owner, name, where):
-    """Yield the file in blocks of whole lines (each ends with a line break, except perhaps the
-    last block of the file).  ``where()`` is the number of lines the caller has passed, for the
-    message of a gzip error."""
-    pending = []                         # the pieces of an unfinished line
-    while True:
-        try:
-            buf = f.read(_BLOCK)
-        except (EOFError, OSError, zlib.error) as e:
-            if not is_gzip:
-                raise
-            raise OSError(f"{owner}: {name}, line {where() + 1}: the gzip data is truncated or "
-                          f"damaged ({e})") from None
-        if not buf:
-            if pending:
-                yield b"".join(pending)
-            return
-        cut = buf.rfind(b"\n") + 1
-        if not cut:            # no \n: old Mac line breaks, or a line longer than a block
-            cut = buf.rfind(b"\r", 0, len(buf) - 1) + 1   # not a final \r: \n may follow
-            if not cut:
-                pending.append(buf)
-                continue
-        if pending:
-            pending.append(buf[:cut])
-            block, pending = b"".join(pending), []
-        else:
-            block = buf if cut == len(buf) else buf[:cut]
-        if cut < len(buf):
-            pending.append(buf[cut:])
-        yield block
-
-
-def _line_blocks(f, is_gzip, owner, name):
-    """Yield (number of the first line, lines, has '#') for consecutive blocks of whole lines.
-
-    Lines are bytes without their line break; a line break is \\n, \\r\\n or \\r (universal
-    newlines, as for a file opened in text mode), so line numbers match a text editor's."""
-    lineno = 0
-    for block in _blocks(f, is_gzip, owner, name, lambda: lineno):
-        lines = block.splitlines()
-        yield lineno + 1, lines, b"#" in block
-        lineno += len(lines)
-
-
-def _data_lines(blocks, skip_first=False):
-    """Yield (lines, line numbers) of the data lines: comments (from '#') cut, blank lines
-    dropped, and with ``skip_first`` the first line of the file dropped (a header)."""
-    for first, lines, has_hash in blocks:
-        if skip_first:
-            skip_first = False
-            lines, first = lines[1:], first + 1
-        if has_hash:
-            lines = [line.partition(b"#")[0] for line in lines]
-        keep = [i for i, line in enumerate(lines) if line and not line.isspace()]
-        if len(keep) == len(lines):
-            yield lines, np.arange(first, first + len(lines), dtype=np.int64)
-        elif keep:
-            yield [lines[i] for i in keep], np.asarray(keep, dtype=np.int64) + first
-
-
-def _chunks(data_lines, chunk_size):
-    """Regroup (lines, line numbers) batches into batches of exactly chunk_size lines (the
-    last may be shorter)."""
-    pend_lines, pend_nos, count = [], [], 0
-    for lines, nos in data_lines:
-        pend_lines.append(lines)
-        pend_nos.append(nos)
-        count += len(lines)
-        if count < chunk_size:
-            continue
-        lines = pend_lines[0] if len(pend_lines) == 1 else \
-            list(itertools.chain.from_iterable(pend_lines))
-        nos = pend_nos[0] if len(pend_nos) == 1 else np.concatenate(pend_nos)
-        start = 0
-        while count - start >= chunk_size:
-            yield lines[start:start + chunk_size], nos[start:start + chunk_size]
-            start += chunk_size
-        pend_lines, pend_nos, count = [lines[start:]], [nos[start:]], count - start
-    if count:
-        yield list(itertools.chain.from_iterable(pend_lines)), np.concatenate(pend_nos)
-
-
-def _decode(lines, nos, owner, name):
-    """The lines as str (UTF-8), or the ValueError naming the first line that is not UTF-8."""
-    try:
-        return b"\n".join(lines).decode("utf-8").split("\n")
-    except UnicodeDecodeError:
-        pass
-    for line, no in zip(lines, nos):
-        try:
-            line.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ValueError(f"{owner}: {name}, line {no}: not UTF-8 text ({e.reason} at byte "
-                             f"{e.start} of the line)") from None
-    raise AssertionError("unreachable")  # pragma: no cover
-
 
 def _check_chunk_size(owner, chunk_size):
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, numbers.Integral) or \

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import mbcore
-from mbcore import streaming
+from mbcore import _readers, streaming
 from mbcore.datasets import load_csv, load_svmlight
 from mbcore.streaming import CSRChunk, StreamRun, iter_csv, iter_svmlight, run_stream
 
@@ -131,7 +131,7 @@ def test_block_boundaries_and_line_breaks(tmp_path, monkeypatch, newline, block)
     path = tmp_path / "b.svm"
     path.write_bytes(text.encode())
     X, y = load_svmlight(str(path))
-    monkeypatch.setattr(streaming, "_BLOCK", block)
+    monkeypatch.setattr(_readers, "BLOCK", block)      # the compiled readers' block size
     for chunk_size in (1, 6):
         Xs, ys = _concat(iter_svmlight(path, chunk_size=chunk_size))
         assert np.array_equal(Xs, X) and np.array_equal(ys, y)
