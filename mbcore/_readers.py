@@ -16,7 +16,7 @@ import numpy as np
 
 from ._kernels.readers import csv_parse, svmlight_parse, svmlight_scan
 
-__all__ = ["Reader", "open_source", "source_name", "is_file_object", "line_blocks",
+__all__ = ["Reader", "open_source", "source_name", "is_file_object", "line_blocks", "grow",
            "svmlight_chunks", "svmlight_scan_file", "csv_chunks", "ON_ERROR"]
 
 BLOCK = 1 << 18
@@ -156,25 +156,43 @@ def _raw_blocks(f, owner, name, where):
 
 def line_blocks(f, owner, name, where):
     """Blocks of whole lines, each ending with a line break (one is added after the last line
-    of the file if it has none)."""
-    pending = b""
-    for buf in _raw_blocks(f, owner, name, where):
-        if pending:
-            buf = pending + buf
-            pending = b""
-        cut = buf.rfind(b"\n") + 1
-        if not cut:
-            cut = buf.rfind(b"\r", 0, len(buf) - 1) + 1   # not a final \r: \n may follow
+    of the file if it has none).
+
+    Each block is a view of one reused buffer (no allocation per block): it is valid until the
+    next block is asked for, so a consumer parses it before it moves on."""
+    buf = np.empty(2 * BLOCK, dtype=np.uint8)
+    pend = 0                                   # the start of a line, kept at the front
+    for piece in _raw_blocks(f, owner, name, where):
+        k = len(piece)
+        total = pend + k
+        if total > buf.shape[0]:               # a line longer than a block
+            buf = grow(buf, 2 * total, pend)
+        buf[pend:total] = np.frombuffer(piece, dtype=np.uint8)
+        cut = piece.rfind(b"\n") + 1
+        if cut:
+            cut += pend
+        else:                                   # no \n: the last \r that is not the final byte
+            cut = bytes(buf[:total]).rfind(b"\r", 0, total - 1) + 1
             if not cut:
-                pending = buf
+                pend = total
                 continue
-        if cut < len(buf):
-            pending = buf[cut:]
-            yield memoryview(buf)[:cut]
-        else:
-            yield buf
-    if pending:
-        yield pending + b"\n"
+        yield buf[:cut]
+        pend = total - cut
+        if pend:
+            buf[:pend] = buf[cut:total]
+    if pend:
+        if pend == buf.shape[0]:
+            buf = grow(buf, pend + 1, pend)
+        buf[pend] = 10
+        yield buf[:pend + 1]
+
+
+def grow(a, n, keep):
+    """A new array with room for ``n`` entries along the first axis, holding ``a[:keep]``
+    at its front (the rest uninitialised): the chunk arrays' growth, one copy of what is used."""
+    out = np.empty((n,) + a.shape[1:], dtype=a.dtype)
+    out[:keep] = a[:keep]
+    return out
 
 
 def _short(text, limit=30):
@@ -250,7 +268,7 @@ def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
         return (np.empty(cap, dtype=np.float64), indptr, np.empty(cap_nnz, dtype=np.int64),
                 np.empty(cap_nnz, dtype=np.float64))
 
-    labels, indptr, indices, data = fresh(cap, cap * 8)
+    labels, indptr, indices, data = fresh(cap, cap * 16)
     for block in blocks:
         st[_POS] = 0
         while True:
@@ -260,16 +278,15 @@ def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
             if status == 1:
                 m, nnz = int(st[_ROW]), int(st[_NNZ])
                 if cap < chunk_size:               # grow the rows
-                    cap = min(chunk_size, 2 * cap)
-                    labels = np.resize(labels, cap)
-                    indptr = np.resize(indptr, cap + 1)
+                    cap = min(chunk_size, 4 * cap)
+                    labels, indptr = grow(labels, cap, m), grow(indptr, cap + 1, m + 1)
                     continue
                 yield labels[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
                 labels, indptr, indices, data = fresh(cap, max(indices.shape[0], 16))
                 st[_ROW] = st[_NNZ] = 0
             elif status == 2:
-                grow = 2 * indices.shape[0] + 16
-                indices, data = np.resize(indices, grow), np.resize(data, grow)
+                nnz, more = int(st[_NNZ]), 2 * indices.shape[0] + 16
+                indices, data = grow(indices, more, nnz), grow(data, more, nnz)
             else:
                 raise svmlight_error(owner, reader.name, block, st, n_features, column_of)
         if reader is not None and st[_SKIPPED]:
@@ -400,9 +417,8 @@ def csv_chunks(blocks, reader, owner, chunk_size, label_column, delimiter, skip_
             if status == 1:
                 m = int(st[_C_ROW])
                 if cap < chunk_size:
-                    cap = min(chunk_size, 2 * cap)
-                    X = np.resize(X, (cap, cs.n_cols - 1))
-                    y, loff = np.resize(y, cap), np.resize(loff, (cap, 2))
+                    cap = min(chunk_size, 4 * cap)
+                    X, y, loff = grow(X, cap, m), grow(y, cap, m), grow(loff, cap, m)
                     continue
                 out = finish(m)
                 cs.rows += m

@@ -121,17 +121,19 @@ def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip):
                 if status == 1:
                     m, nnz = int(st[_ROW]), int(st[_NNZ])
                     if cap < chunk_size:               # grow the rows
-                        cap = min(chunk_size, 2 * cap)
-                        labels, weights = np.resize(labels, cap), np.resize(weights, cap)
-                        indptr = np.resize(indptr, cap + 1)
+                        cap = min(chunk_size, 4 * cap)
+                        labels, weights = _readers.grow(labels, cap, m), \
+                            _readers.grow(weights, cap, m)
+                        indptr = _readers.grow(indptr, cap + 1, m + 1)
                         continue
                     yield labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
                     labels, weights, indptr, indices, data = fresh(cap, max(indices.shape[0],
                                                                             16))
                     st[_ROW] = st[_NNZ] = 0
                 elif status == 2:
-                    grow = 2 * indices.shape[0] + 16
-                    indices, data = np.resize(indices, grow), np.resize(data, grow)
+                    nnz, more = int(st[_NNZ]), 2 * indices.shape[0] + 16
+                    indices, data = _readers.grow(indices, more, nnz), \
+                        _readers.grow(data, more, nnz)
                 else:
                     code = int(st[_CODE])
                     raise ValueError(f"{owner}: {name}, line {int(st[_ELINE])}: "

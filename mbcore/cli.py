@@ -781,10 +781,6 @@ def _twin_cell(r, mark):
     return cell
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 # -- mbcore train / predict / evaluate ------------------------------------------------------------
 
 def _add_source_options(p):
@@ -1023,3 +1019,7 @@ def _cmd_evaluate(args):
               f"mistakes ({100.0 * stats.error_rate:.4f}%), "
               f"{_number(summary['examples_per_second'] or 0.0)} examples/s")
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -106,6 +106,40 @@ cdef extern from *:
         return 1;
     }
 
+    /* The number at s when it is written [+-]digits[.digits] with at most 19 significant
+       digits, a value of at most 2**53 and no exponent, and is followed by the end of its token
+       (whitespace, '#' or lim): returns its end, with *out exactly as mb_number gives it for
+       that token (the same steps: its fast path).  Any other form: NULL, and the caller finds
+       the token's end and asks mb_number.  One pass over the bytes for the common case. */
+    static inline const unsigned char *mb_number_fast(const unsigned char *s,
+                                                      const unsigned char *lim, double *out) {
+        const unsigned char *p = s;
+        int neg = 0, digits = 0, nd = 0;
+        uint64_t m = 0;
+        long exp10 = 0;
+        double v;
+        if (p < lim && (*p == '+' || *p == '-')) { neg = (*p == '-'); p++; }
+        while (p < lim && *p >= '0' && *p <= '9') {
+            if (nd >= 19) return NULL;
+            m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++;
+            digits++; p++;
+        }
+        if (p < lim && *p == '.') {
+            p++;
+            while (p < lim && *p >= '0' && *p <= '9') {
+                if (nd >= 19) return NULL;
+                m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++; exp10--;
+                digits++; p++;
+            }
+        }
+        if (!digits || (p < lim && !mb_ws(*p) && *p != '#')) return NULL;
+        if (m > ((uint64_t)1 << 53) || exp10 < -22) return NULL;
+        v = (double)m;
+        v = exp10 < 0 ? v / mb_p10[-exp10] : v * mb_p10[exp10];
+        *out = neg ? -v : v;
+        return p;
+    }
+
     /* The end of the line starting at pos: *ce = end of its content, returns the start of the
        next line.  Line breaks: \\n, \\r\\n, \\r. */
     static Py_ssize_t mb_eol(const unsigned char *buf, Py_ssize_t n, Py_ssize_t pos,
@@ -152,6 +186,7 @@ cdef extern from *:
         int status = 0;
         while (pos < n) {
             Py_ssize_t ce, next, p, ts, te, start = nnz;
+            const unsigned char *f;
             int code = 0, sorted = 1;
             int64_t prev = -1, col = 0;
             double lab;
@@ -162,9 +197,14 @@ cdef extern from *:
             while (p < ce && mb_ws(buf[p])) p++;
             if (p == ce || buf[p] == '#') { pos = next; continue; }
             ts = p;
-            while (p < ce && !mb_ws(buf[p]) && buf[p] != '#') p++;
-            te = p;
-            if (!mb_number(buf + ts, buf + te, &lab)) code = E_LABEL;
+            f = mb_number_fast(buf + p, buf + ce, &lab);
+            if (f) {
+                p = te = (Py_ssize_t)(f - buf);
+            } else {
+                while (p < ce && !mb_ws(buf[p]) && buf[p] != '#') p++;
+                te = p;
+                if (!mb_number(buf + ts, buf + te, &lab)) code = E_LABEL;
+            }
             while (!code) {
                 Py_ssize_t q, colon;
                 int64_t idx = 0;
@@ -173,6 +213,19 @@ cdef extern from *:
                 while (p < ce && mb_ws(buf[p])) p++;
                 if (p == ce || buf[p] == '#') break;
                 ts = p;
+                /* the common case, idx:value in one pass */
+                q = p;
+                while (q < ce && buf[q] >= '0' && buf[q] <= '9') {
+                    if (nd < 18) idx = idx * 10 + (buf[q] - '0');
+                    nd++; q++;
+                }
+                if (nd > 0 && nd <= 18 && q < ce && buf[q] == ':' &&
+                        (f = mb_number_fast(buf + q + 1, buf + ce, &val)) != NULL) {
+                    p = te = (Py_ssize_t)(f - buf);
+                    goto pair;
+                }
+                /* otherwise the whole token first, then what it holds */
+                idx = 0; nd = 0;
                 while (p < ce && !mb_ws(buf[p]) && buf[p] != '#') p++;
                 te = p;
                 q = ts;
@@ -197,6 +250,7 @@ cdef extern from *:
                 if (q == te - 1) { code = E_PAIR; break; }
                 if (nd > 18) { code = E_BIG; break; }
                 if (!mb_number(buf + q + 1, buf + te, &val)) { ts = q + 1; code = E_VALUE; break; }
+              pair:
                 if (idx < shift) { code = E_ZERO; break; }
                 col = idx - shift;
                 if (n_features >= 0 && col >= n_features) { code = E_RANGE; break; }
