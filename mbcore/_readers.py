@@ -8,16 +8,19 @@ arrays of one chunk.  Memory is O(chunk + block).  The semantics (tokens, number
 their messages) are those of the pure-Python twin ``mbref.formats``.
 """
 
+import collections
 import contextlib
 import os
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ._kernels.readers import csv_parse, svmlight_parse, svmlight_scan
 
-__all__ = ["Reader", "open_source", "source_name", "is_file_object", "line_blocks", "grow",
-           "svmlight_chunks", "svmlight_scan_file", "csv_chunks", "ON_ERROR"]
+__all__ = ["Reader", "Arrivals", "open_source", "source_name", "is_file_object", "line_blocks", "grow",
+           "svmlight_chunks", "svmlight_scan_file", "csv_chunks", "ON_ERROR", "parallel_groups",
+           "count_lines", "GROUP", "svmlight_parallel"]
 
 BLOCK = 1 << 18
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -90,13 +93,30 @@ def source_name(source, owner):
 
 
 @contextlib.contextmanager
-def open_source(source):
-    """A binary file object for a path (closed afterwards) or the file object itself."""
+def open_source(source, interactive=False):
+    """A binary file object for a path (closed afterwards) or the file object itself; with
+    ``interactive``, wrapped in :class:`Arrivals`."""
     if is_file_object(source):
-        yield source
+        yield Arrivals(source) if interactive else source
     else:
         with open(source, "rb") as f:
-            yield f
+            yield Arrivals(f) if interactive else f
+
+
+class Arrivals:
+    """A binary stream read as its data arrives: ``read(n)`` returns what one read of the
+    underlying stream gives (``read1``: at most ``n`` bytes, waiting only while none has
+    arrived), or one line for a stream without ``read1``.  So a reader never waits for a full
+    block of a pipe that is fed a line at a time."""
+
+    __slots__ = ("_read",)
+
+    def __init__(self, f):
+        read1 = getattr(f, "read1", None)
+        self._read = read1 if read1 is not None else (lambda n: f.readline(n))
+
+    def read(self, n):
+        return self._read(n)
 
 
 def _read(f, n, owner, name):
@@ -187,6 +207,51 @@ def line_blocks(f, owner, name, where):
         yield buf[:pend + 1]
 
 
+def count_lines(text):
+    """The number of line breaks (\\n, \\r\\n or a lone \\r) in bytes of whole lines."""
+    n = text.count(b"\n")
+    if text.find(b"\r") >= 0:
+        n += text.count(b"\r") - text.count(b"\r\n")
+    return n
+
+
+GROUP = 4 * BLOCK
+
+
+def parallel_groups(f, owner, name, parse, workers):
+    """Groups of whole lines (about GROUP bytes each) parsed by ``workers`` threads at once,
+    their results yielded in the order of the file.
+
+    ``parse(blocks, line0)`` parses one group (a list of bytes, the first line being line
+    ``line0 + 1`` of the file) and returns its result; an exception it raises is raised here
+    when its group's turn comes, after every earlier group's result was yielded.  At most
+    ``workers + 1`` groups are read ahead, so memory is O(workers * GROUP + their results).
+    When the caller stops early, the groups not started are dropped and the threads joined."""
+    line = 0
+    pending = collections.deque()
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mbcore-parse")
+    try:
+        group, size = [], 0
+        for block in line_blocks(f, owner, name, lambda: line):
+            block = bytes(block)               # the view's buffer is reused
+            group.append(block)
+            size += len(block)
+            if size >= GROUP:
+                pending.append(pool.submit(parse, group, line))
+                line += sum(count_lines(b) for b in group)
+                group, size = [], 0
+                while len(pending) > workers:
+                    yield pending.popleft().result()
+        if group:
+            pending.append(pool.submit(parse, group, line))
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for fut in pending:
+            fut.cancel()
+        pool.shutdown(wait=True)
+
+
 def grow(a, n, keep):
     """A new array with room for ``n`` entries along the first axis, holding ``a[:keep]``
     at its front (the rest uninitialised): the chunk arrays' growth, one copy of what is used."""
@@ -252,20 +317,24 @@ def svmlight_error(owner, name, block, st, n_features, column_of=None):
 
 
 def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
-                    column_of=None, st=None):
-    """Yield (labels, indptr, indices, data) per chunk of ``chunk_size`` rows (int64 indices,
-    columns = written index - shift).  ``st`` (the parser state, for its counters) may be given;
-    ``n_features`` None: no range check."""
+                    column_of=None, st=None, name=None, flush=False):
+    """Yield (labels, indptr, indices, data) per chunk of ``chunk_size`` rows (int64 indptr,
+    int32 indices when ``n_features`` is given and below 2**31, else int64; columns = written
+    index - shift).  ``st`` (the parser state, for its counters) may be given;
+    ``n_features`` None: no range check.  ``reader`` None: messages name ``name`` and the
+    skipped lines are only counted in ``st``.  ``flush``: a chunk also ends with each block
+    (the rows of each arrival, for an interactive stream)."""
     if st is None:
         st = np.zeros(14, dtype=np.int64)
     st[_MIN], st[_MAX] = _INT64_MAX, -1
     d = -1 if n_features is None else int(n_features)
     cap = min(chunk_size, 1 << 10)
+    itype = np.int32 if 0 <= d <= _INT32_MAX else np.int64
 
     def fresh(cap, cap_nnz):
         indptr = np.empty(cap + 1, dtype=np.int64)
         indptr[0] = 0
-        return (np.empty(cap, dtype=np.float64), indptr, np.empty(cap_nnz, dtype=np.int64),
+        return (np.empty(cap, dtype=np.float64), indptr, np.empty(cap_nnz, dtype=itype),
                 np.empty(cap_nnz, dtype=np.float64))
 
     labels, indptr, indices, data = fresh(cap, cap * 16)
@@ -288,12 +357,41 @@ def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
                 nnz, more = int(st[_NNZ]), 2 * indices.shape[0] + 16
                 indices, data = grow(indices, more, nnz), grow(data, more, nnz)
             else:
-                raise svmlight_error(owner, reader.name, block, st, n_features, column_of)
+                raise svmlight_error(owner, reader.name if reader is not None else name, block,
+                                     st, n_features, column_of)
         if reader is not None and st[_SKIPPED]:
             reader.skipped, reader.first_skipped_line = int(st[_SKIPPED]), int(st[_FIRSTSKIP])
+        if flush and st[_ROW]:
+            m, nnz = int(st[_ROW]), int(st[_NNZ])
+            yield labels[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
+            labels, indptr, indices, data = fresh(cap, indices.shape[0])
+            st[_ROW] = st[_NNZ] = 0
     m, nnz = int(st[_ROW]), int(st[_NNZ])
     if m:
         yield labels[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
+
+
+def svmlight_parallel(f, reader, owner, chunk_size, n_features, shift, skip, workers, finish):
+    """The chunks of ``svmlight_chunks`` parsed by ``workers`` threads, a group of whole lines
+    each (:func:`parallel_groups`): ``finish(labels, indptr, indices, data)`` turns a chunk's
+    arrays into what is yielded, in the worker.  A chunk holds at most ``chunk_size`` rows and
+    never crosses a group's end.  Line numbers, errors and skipped lines are those of the
+    sequential reader."""
+    name = reader.name
+
+    def parse(blocks, line0):
+        st = np.zeros(14, dtype=np.int64)
+        st[_LINE] = line0
+        items = [finish(*parts) for parts in svmlight_chunks(
+            iter(blocks), None, owner, chunk_size, n_features, shift, skip, st=st, name=name)]
+        return items, int(st[_SKIPPED]), int(st[_FIRSTSKIP])
+
+    for items, skipped, first in parallel_groups(f, owner, name, parse, workers):
+        if skipped:
+            if reader.first_skipped_line is None:
+                reader.first_skipped_line = first
+            reader.skipped += skipped
+        yield from items
 
 
 def svmlight_scan_file(source, owner, name):
@@ -309,8 +407,9 @@ def svmlight_scan_file(source, owner, name):
 
 
 def to_csr_parts(indptr, indices, d, nnz):
+    """CSR indices and indptr of one integer type: int32 when the width and the pairs allow."""
     itype = np.int32 if max(d, nnz) <= _INT32_MAX else np.int64
-    return indices.astype(itype), indptr.astype(itype)
+    return indices.astype(itype, copy=False), indptr.astype(itype)
 
 
 def to_dense(m, d, indptr, indices, data):
@@ -344,9 +443,10 @@ class CsvState:
 
 
 def csv_chunks(blocks, reader, owner, chunk_size, label_column, delimiter, skip_header, skip,
-               row_name, too_few_columns, decide_kind=True, line_counter=None):
+               row_name, too_few_columns, decide_kind=True, line_counter=None, flush=False):
     """Yield (X, y) per chunk.  ``row_name(line, data_row)`` names a row in messages;
-    ``too_few_columns(n)`` is the error for a width under 2."""
+    ``too_few_columns(n)`` is the error for a width under 2; ``flush``: a chunk also ends
+    with each block."""
     name = reader.name
     delim = -1 if delimiter is None else ord(delimiter)
     st = np.zeros(11, dtype=np.int64)
@@ -433,6 +533,15 @@ def csv_chunks(blocks, reader, owner, chunk_size, label_column, delimiter, skip_
         if reader is not None and st[_C_SKIPPED]:
             reader.skipped = int(st[_C_SKIPPED])
             reader.first_skipped_line = int(st[_C_FIRSTSKIP])
+        if flush and st[_C_ROW]:
+            m = int(st[_C_ROW])
+            out = finish(m)
+            cs.rows += m
+            yield out
+            X, y = np.empty((cap, cs.n_cols - 1)), np.empty(cap)
+            loff = np.empty((cap, 2), dtype=np.int64)
+            st[_C_ROW] = 0
+            st[_C_NONNUM] = -1
     m = int(st[_C_ROW])
     if m:
         out = finish(m)

@@ -245,12 +245,13 @@ def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
                          f"{indices.shape[0]} indices, {data.shape[0]} values)")
     # The row boundaries must be safe to read through before anything (the kernels, or
     # csr_check's row-by-row search, which reads row i before it looks at indptr[i + 2]) does:
-    # non-decreasing from 0 to nnz, hence all within the indices.
-    if n and (np.diff(indptr) < 0).any():
-        row = int(np.flatnonzero(np.diff(indptr) < 0)[0])
-        raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr decreases at row "
-                         f"{row})")
+    # non-decreasing from 0 to nnz, hence all within the indices.  csr_check checks the whole
+    # of indptr first (code 3) before it reads an index; without it, NumPy checks here.
     if not check_indices:
+        if n and (np.diff(indptr) < 0).any():
+            row = int(np.flatnonzero(np.diff(indptr) < 0)[0])
+            raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr decreases at row "
+                             f"{row})")
         # The caller's kernel checks each row's column indices as it reads them.
         return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d)
     code, row = _klin.csr_check(indices, indptr, d)

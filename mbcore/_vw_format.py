@@ -96,9 +96,10 @@ def check_hash_seed(owner, seed):
     return int(seed)
 
 
-def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip):
+def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=False):
     """Yield (labels, weights, indptr, indices, data) per chunk of ``chunk_size`` rows (int64
-    indptr and indices)."""
+    indptr and indices); ``interactive``: the source is read as it arrives
+    (``_readers.Arrivals``) and a chunk also ends with each arrival."""
     name = reader.name
     st = np.zeros(VW_STATE, dtype=np.int64)
     cap = min(chunk_size, 1 << 10)
@@ -110,7 +111,7 @@ def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip):
                 np.empty(cap_nnz))
 
     labels, weights, indptr, indices, data = fresh(cap, cap * 16)
-    with _readers.open_source(source) as f:
+    with _readers.open_source(source, interactive) as f:
         for block in _readers.line_blocks(f, owner, name, lambda: int(st[_LINE])):
             st[_POS] = 0
             while True:
@@ -141,6 +142,11 @@ def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip):
             if st[_SKIPPED]:
                 reader.skipped = int(st[_SKIPPED])
                 reader.first_skipped_line = int(st[_FIRSTSKIP])
+            if interactive and st[_ROW]:
+                m, nnz = int(st[_ROW]), int(st[_NNZ])
+                yield labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
+                labels, weights, indptr, indices, data = fresh(cap, indices.shape[0])
+                st[_ROW] = st[_NNZ] = 0
     m, nnz = int(st[_ROW]), int(st[_NNZ])
     if m:
         yield labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz]

@@ -33,8 +33,10 @@ def map_rows(batch, fn, out):
     """
     global _POOL
     size = batch.data.shape[0] if batch.X is None else batch.n * batch.d
+    if size < _PARALLEL_MIN_VALUES:                  # small: one call (os.cpu_count is slow)
+        return fn(batch, out)
     workers = min(os.cpu_count() or 1, 8)
-    if size < _PARALLEL_MIN_VALUES or workers < 2 or batch.n < 2 * workers:
+    if workers < 2 or batch.n < 2 * workers:
         return fn(batch, out)
     if _POOL is None:
         _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mbcore")

@@ -30,7 +30,6 @@ StreamRun(n=5, chunks=3, mistakes=3, updates=3, error_rate=0.6)
 import threading
 import sys
 import queue
-import io
 import numbers
 import os
 import stat
@@ -40,6 +39,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Tuple, Union
 import numpy as np
 
 from . import _readers
+from ._kernels.readers import join_labels, join_scores
 from .datasets.formats import check_max_features, check_width, too_few_columns
 from .online import run_online
 
@@ -115,6 +115,20 @@ def _check_chunk_size(owner, chunk_size):
     return int(chunk_size)
 
 
+def _check_flag(owner, name, value):
+    if not isinstance(value, bool):
+        raise ValueError(f"{owner}: parameter {name} must be a bool, got {value!r}")
+    return value
+
+
+def _check_workers(owner, workers):
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or \
+            not 1 <= workers <= 256:
+        raise ValueError(f"{owner}: parameter workers must be an integer in [1, 256], got "
+                         f"{workers!r}")
+    return int(workers)
+
+
 def _check_readable(owner, name):
     """Raise now (not at the first chunk) if the file does not exist or is a directory."""
     st = os.stat(name)
@@ -129,7 +143,8 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
                   zero_based: Union[bool, str] = "auto",
                   dense: bool = False,
                   max_features: Optional[int] = None,
-                  on_error: str = "raise") -> Iterator[Tuple[Any, np.ndarray]]:
+                  on_error: str = "raise", workers: int = 1,
+                  interactive: bool = False) -> Iterator[Tuple[Any, np.ndarray]]:
     """Read a LIBSVM / svmlight file in chunks of rows.
 
     The format and its rules are those of :func:`mbcore.datasets.load_svmlight` (``label
@@ -179,6 +194,17 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
         rather than making a learner allocate weights for every column up to a stray index.
     on_error : {"raise", "skip"}, default="raise"
         What a malformed line does: raise, or be skipped and counted (``.skipped``).
+    workers : int, default=1
+        Threads that parse at once.  With more than one, the file is cut into groups of whole
+        lines (about 1 MiB each) that ``workers`` threads parse in parallel, in the background,
+        while the caller works on the chunks already read (at most ``workers + 1`` groups
+        ahead); the rows, their order, the errors and their line numbers are the same, but a
+        chunk then holds *at most* ``chunk_size`` rows, as it ends where its group ends.
+        ``train_file``, ``predict_file`` and ``evaluate_file`` use this.
+    interactive : bool, default=False
+        Read the source as its data arrives (a pipe fed a line at a time, a terminal): never
+        wait for a full block, and yield the rows of each arrival as a chunk at once (of at
+        most ``chunk_size`` rows).  The rows, errors and line numbers are the same.
 
     Yields
     ------
@@ -221,6 +247,11 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     if not isinstance(dense, bool):
         raise ValueError(f"{owner}: parameter dense must be a bool, got {dense!r}")
     skip = _readers.check_on_error(owner, on_error)
+    workers = _check_workers(owner, workers)
+    interactive = _check_flag(owner, "interactive", interactive)
+    if interactive and workers > 1:
+        raise ValueError(f"{owner}: interactive=True reads one arrival at a time; it takes "
+                         f"workers=1, got workers={workers!r}")
     name = _readers.source_name(path, owner)
     regular = not _readers.is_file_object(path) and _check_readable(owner, name)
     scan = n_features is None or zero_based == "auto"
@@ -231,11 +262,11 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     source = name if not _readers.is_file_object(path) else path
     return _readers.Reader(name, lambda reader: _svmlight_chunks(
         source, owner, chunk_size, n_features, zero_based, dense, scan, max_features, reader,
-        skip))
+        skip, workers, interactive))
 
 
 def _svmlight_chunks(source, owner, chunk_size, n_features, zero_based, dense, scan,
-                     max_features, reader, skip):
+                     max_features, reader, skip, workers, interactive):
     name = reader.name
     if scan:
         low, high = _readers.svmlight_scan_file(source, owner, name)
@@ -245,17 +276,25 @@ def _svmlight_chunks(source, owner, chunk_size, n_features, zero_based, dense, s
             n_features = 0 if high < 0 else (high + 1 if zero_based else max(high, 0))
             check_width(owner, name, int(n_features), max_features)
     d = int(n_features)
-    st = np.zeros(14, dtype=np.int64)
-    with _readers.open_source(source) as f:
-        blocks = _readers.line_blocks(f, owner, name, lambda: int(st[1]))
-        for labels, indptr, indices, data in _readers.svmlight_chunks(
-                blocks, reader, owner, chunk_size, d, 0 if zero_based else 1, skip, st=st):
-            m = labels.shape[0]
-            if dense:
-                yield _readers.to_dense(m, d, indptr, indices, data), labels
-            else:
-                idx, ptr = _readers.to_csr_parts(indptr, indices, d, data.shape[0])
-                yield CSRChunk(data, idx, ptr, (m, d)), labels
+    shift = 0 if zero_based else 1
+
+    def finish(labels, indptr, indices, data):
+        m = labels.shape[0]
+        if dense:
+            return _readers.to_dense(m, d, indptr, indices, data), labels
+        idx, ptr = _readers.to_csr_parts(indptr, indices, d, data.shape[0])
+        return CSRChunk(data, idx, ptr, (m, d)), labels
+
+    with _readers.open_source(source, interactive) as f:
+        if workers > 1:
+            yield from _readers.svmlight_parallel(f, reader, owner, chunk_size, d, shift, skip,
+                                                  workers, finish)
+        else:
+            st = np.zeros(14, dtype=np.int64)
+            blocks = _readers.line_blocks(f, owner, name, lambda: int(st[1]))
+            for parts in _readers.svmlight_chunks(blocks, reader, owner, chunk_size, d, shift,
+                                                  skip, st=st, flush=interactive):
+                yield finish(*parts)
     if not reader.rows:
         raise ValueError(f"{owner}: {name} holds no data rows")
 
@@ -265,14 +304,17 @@ def _svmlight_chunks(source, owner, chunk_size, n_features, zero_based, dense, s
 def iter_csv(path: PathLike, chunk_size: int = 10_000, label_column: int = -1,
              delimiter: Optional[str] = ",",
              skip_header: bool = False,
-             on_error: str = "raise") -> Iterator[Tuple[np.ndarray, np.ndarray]]:
+             on_error: str = "raise",
+             interactive: bool = False) -> Iterator[Tuple[np.ndarray, np.ndarray]]:
     """Read a delimited text file of numeric features and one label column in chunks of rows.
 
     The format and its rules are those of :func:`mbcore.datasets.load_csv` (text after ``#`` is
     a comment, blank lines are skipped, every column but the label column is a number), and the
     rows are exactly what it returns for the whole file.  The file may be gzip-compressed
-    (recognised by its magic bytes, whatever its name); it is read in blocks of 256 KiB and each
-    chunk is parsed by :func:`numpy.loadtxt`, so memory stays O(chunk_size + 256 KiB).
+    (recognised by its magic bytes, whatever its name), a pipe or a binary file object; it is
+    read in blocks of 256 KiB and parsed by the compiled reader (``mbcore._kernels.readers``,
+    GIL released; the twin ``mbref.formats`` defines it), so memory stays
+    O(chunk_size + 256 KiB).
 
     Two rules come with reading in chunks: the **width** of every row must be that of the first
     data row; and the **labels** are numbers (float64) for the whole stream if every label of
@@ -291,6 +333,12 @@ def iter_csv(path: PathLike, chunk_size: int = 10_000, label_column: int = -1,
         The field separator (one character); None splits on runs of whitespace.
     skip_header : bool, default=False
         Skip the first line of the file (a header).
+    on_error : {"raise", "skip"}, default="raise"
+        What a malformed line does: raise, or be skipped and counted (``.skipped``).
+    interactive : bool, default=False
+        Read the source as its data arrives (a pipe fed a line at a time, a terminal): never
+        wait for a full block, and yield the rows of each arrival as a chunk at once (of at
+        most ``chunk_size`` rows).  The rows, errors and line numbers are the same.
 
     Yields
     ------
@@ -331,23 +379,27 @@ def iter_csv(path: PathLike, chunk_size: int = 10_000, label_column: int = -1,
         raise ValueError(f"{owner}: parameter delimiter must be one ASCII character (not a line "
                          f"break or '#') or None, got {delimiter!r}")
     skip = _readers.check_on_error(owner, on_error)
+    interactive = _check_flag(owner, "interactive", interactive)
     name = _readers.source_name(path, owner)
     if not _readers.is_file_object(path):
         _check_readable(owner, name)
         path = name
     return _readers.Reader(name, lambda reader: _csv_chunks(
-        path, owner, chunk_size, int(label_column), delimiter, skip_header, reader, skip))
+        path, owner, chunk_size, int(label_column), delimiter, skip_header, reader, skip,
+        interactive))
 
 
-def _csv_chunks(source, owner, chunk_size, label_column, delimiter, skip_header, reader, skip):
+def _csv_chunks(source, owner, chunk_size, label_column, delimiter, skip_header, reader, skip,
+                interactive):
     name = reader.name
     st = np.zeros(1, dtype=np.int64)      # the lines passed, for the message of a gzip error
-    with _readers.open_source(source) as f:
+    with _readers.open_source(source, interactive) as f:
         blocks = _readers.line_blocks(f, owner, name, lambda: int(st[0]))
         yield from _readers.csv_chunks(
             blocks, reader, owner, chunk_size, label_column, delimiter, skip_header, skip,
             row_name=lambda line, row: f"line {line}",
-            too_few_columns=lambda n: too_few_columns(owner, name, n), line_counter=st)
+            too_few_columns=lambda n: too_few_columns(owner, name, n), line_counter=st,
+            flush=interactive)
     if not reader.rows:
         raise ValueError(f"{owner}: {name} holds no data rows")
 
@@ -506,7 +558,8 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
 # -- Vowpal Wabbit text -------------------------------------------------------------------------
 
 def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed: int = 0,
-            sample_weight: bool = False, on_error: str = "raise") -> Iterator[Tuple[Any, ...]]:
+            sample_weight: bool = False, on_error: str = "raise",
+            interactive: bool = False) -> Iterator[Tuple[Any, ...]]:
     """Read Vowpal Wabbit's text format in chunks of rows, its features hashed as VW hashes them.
 
     Each line is ``label [importance [base]] ['tag]|namespace[:weight] feature[:value] ...``
@@ -544,6 +597,10 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
     on_error : {"raise", "skip"}, default="raise"
         What a malformed line does: raise, or be skipped and counted (the returned iterator's
         ``skipped`` and ``first_skipped_line``).
+    interactive : bool, default=False
+        Read the source as its data arrives (a pipe fed a line at a time, a terminal): never
+        wait for a full block, and yield the rows of each arrival as a chunk at once (of at
+        most ``chunk_size`` rows).  The rows, errors and line numbers are the same.
 
     Yields
     ------
@@ -587,6 +644,7 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
         raise ValueError(f"{owner}: parameter sample_weight must be a bool, got "
                          f"{sample_weight!r}")
     skip = _readers.check_on_error(owner, on_error)
+    interactive = _check_flag(owner, "interactive", interactive)
     name = _readers.source_name(path, owner)
     if not _readers.is_file_object(path):
         _check_readable(owner, name)
@@ -595,7 +653,7 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
     def chunks(reader):
         d = 1 << bits
         for y, w, indptr, indices, data in _vw_format.vw_chunks(
-                path, reader, owner, chunk_size, bits, hash_seed, skip):
+                path, reader, owner, chunk_size, bits, hash_seed, skip, interactive):
             idx, ptr = _readers.to_csr_parts(indptr, indices, d, data.shape[0])
             X = CSRChunk(data, idx, ptr, (y.shape[0], d))
             yield (X, y, w) if sample_weight else (X, y)
@@ -694,7 +752,27 @@ def prefetch(iterable, depth=2):
             close()
 
 
+def default_workers():
+    """The parsing threads the workflow uses by default: the cores of this machine, at most 4
+    (environment variable ``MBCORE_READ_WORKERS`` overrides)."""
+    text = os.environ.get("MBCORE_READ_WORKERS")
+    if text:
+        try:
+            return _check_workers("MBCORE_READ_WORKERS", int(text))
+        except ValueError:
+            raise ValueError(f"MBCORE_READ_WORKERS must be an integer in [1, 256], got "
+                             f"{text!r}") from None
+    return max(1, min(4, os.cpu_count() or 1))
+
+
 def _source_chunks(source, format, chunk_size, ahead, options):
+    """The chunks of a source, read ahead when ``ahead``: svmlight by its parallel reader (its
+    threads already parse ahead of the caller), the other formats through :func:`prefetch`."""
+    if ahead and format == "svmlight":
+        if options.get("workers") is None:
+            options = dict(options, workers=default_workers())
+        if options["workers"] > 1:
+            return read_chunks(source, format, chunk_size, **options)
     chunks = read_chunks(source, format, chunk_size, **options)
     return prefetch(chunks) if ahead else chunks
 
@@ -763,14 +841,14 @@ def _label_text(classes):
 
 
 def _format(learner, X, raw, table):
+    """The prediction lines of the rows X (compiled writers: labels from their table, scores
+    as repr(float) writes them)."""
     if raw:
-        scores = learner.decision_function(X)
-        return b"".join(repr(float(v)).encode("ascii") + b"\n" for v in scores.ravel()) \
-            if scores.ndim == 1 else b"".join(
-                (" ".join(repr(float(v)) for v in row) + "\n").encode("ascii") for row in scores)
+        scores = np.asarray(learner.decision_function(X), dtype=np.float64)
+        return join_scores(np.ascontiguousarray(scores.reshape(scores.shape[0], -1)))
     pred = learner.predict(X)
-    codes = np.searchsorted(learner.classes_, pred)
-    return b"\n".join([table[k] for k in codes.tolist()]) + b"\n" if codes.shape[0] else b""
+    codes = np.searchsorted(learner.classes_, pred).astype(np.int64, copy=False)
+    return join_labels(codes, table)
 
 
 def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
@@ -781,9 +859,10 @@ def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
     written as text to ``out`` (a path, a binary file object, or None for standard output):
     labels as written in the training data, scores as Python's ``repr`` of the float (exact
     round trip).  The learner does not change.  ``line_buffered=True`` answers each line as
-    it arrives (for an interactive pipe: one line read, predicted, written and flushed at a
-    time); otherwise the source is read in chunks.  The rows' labels, if any, are read and
-    ignored.  Returns the number of examples.
+    soon as it has arrived (for an interactive pipe: the source is read as its data arrives,
+    never waiting for a full block, and the lines of each arrival are predicted, written and
+    flushed together); otherwise the source is read in chunks.  The rows' labels, if any, are
+    read and ignored.  Returns the number of examples.
     """
     learner._check_fitted("predict_file")
     if format == "svmlight":        # the model's width; one pass (a pipe cannot be read twice)
@@ -800,16 +879,10 @@ def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
     n = 0
     try:
         if line_buffered:
-            stream = source if hasattr(source, "readline") else open(os.fspath(source), "rb")
-            try:
-                for line in iter(stream.readline, b""):
-                    for X, _ in read_chunks(io.BytesIO(line), format, 1, **options):
-                        sink.write(_format(learner, X, raw, table))
-                        sink.flush()
-                        n += X.shape[0]
-            finally:
-                if stream is not source:
-                    stream.close()
+            for X, _ in read_chunks(source, format, chunk_size, interactive=True, **options):
+                sink.write(_format(learner, X, raw, table))
+                sink.flush()
+                n += X.shape[0]
         else:
             for X, _ in _source_chunks(source, format, chunk_size, ahead, options):
                 sink.write(_format(learner, X, raw, table))

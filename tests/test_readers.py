@@ -2,15 +2,18 @@
 (bit for bit), labels, and the same error naming the same line; on_error="skip" skips and
 counts exactly the bad lines."""
 
+import contextlib
 import gzip
 import io
 import os
 import struct
+import threading
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from mbcore import _readers
 from mbcore.datasets import load_csv, load_svmlight
 from mbcore.streaming import iter_csv, iter_svmlight
 from mbref.formats import parse_number, read_csv, read_svmlight
@@ -22,12 +25,52 @@ def _bits(values):
     return [struct.pack("<d", v) for v in values]
 
 
-def _compiled_svm(path, n_features, zero_based, chunk_size=7, on_error="raise"):
-    """(labels, rows as [(col, value)], skipped) from iter_svmlight in CSR chunks."""
-    reader = iter_svmlight(path, chunk_size=chunk_size, n_features=n_features,
-                           zero_based=zero_based, on_error=on_error)
+class OneLineAtATime:
+    """A binary stream that delivers one line per read, as a pipe fed a line at a time does
+    (``read1`` waits only for the next line)."""
+
+    def __init__(self, data, name="<stream>"):
+        self._lines = iter(data.splitlines(True))
+        self.name = name
+
+    def read1(self, n=-1):
+        return next(self._lines, b"")
+
+    read = read1
+
+
+@contextlib.contextmanager
+def small_blocks(block=16, group=40):
+    """Tiny blocks and groups, so that small files cross many of both (and lines longer
+    than a block occur)."""
+    old = _readers.BLOCK, _readers.GROUP
+    _readers.BLOCK, _readers.GROUP = block, group
+    try:
+        yield
+    finally:
+        _readers.BLOCK, _readers.GROUP = old
+
+
+def _compiled_svm(path, n_features, zero_based, chunk_size=7, on_error="raise", mode="chunks"):
+    """(labels, rows as [(col, value)], skipped) from iter_svmlight in CSR chunks.  ``mode``:
+    "chunks" (sequential), "parallel" (two threads, tiny groups) or "interactive" (the file's
+    bytes delivered one line per read)."""
+    kw = dict(chunk_size=chunk_size, n_features=n_features, zero_based=zero_based,
+              on_error=on_error)
+    with contextlib.ExitStack() as stack:
+        if mode == "parallel":
+            stack.enter_context(small_blocks())
+            reader = iter_svmlight(path, workers=2, **kw)
+        elif mode == "interactive":
+            with open(path, "rb") as f:
+                data = f.read()
+            reader = iter_svmlight(OneLineAtATime(data, path), interactive=True, **kw)
+        else:
+            reader = iter_svmlight(path, **kw)
+        chunks = list(reader)
     labels, rows = [], []
-    for X, y in reader:
+    for X, y in chunks:
+        assert 0 < len(y) <= chunk_size
         labels += y.tolist()
         for i in range(len(y)):
             a, b = X.indptr[i], X.indptr[i + 1]
@@ -46,17 +89,20 @@ def _check_svm(tmp_path, data, n_features=1000, zero_based=False, compress=False
     path = str(tmp_path / ("f.svm.gz" if compress else "f.svm"))
     with open(path, "wb") as f:
         f.write(gzip.compress(data, mtime=0) if compress else data)
+    modes = [(size, "chunks") for size in (1, 3, 1000)] + [(3, "parallel")]
+    if not compress:
+        modes.append((1000, "interactive"))
     try:
         want = read_svmlight(data, path, n_features=n_features, zero_based=zero_based)
     except ValueError as e:
-        for chunk_size in (1, 3, 1000):
+        for chunk_size, mode in modes:
             with pytest.raises(ValueError) as info:
-                _compiled_svm(path, n_features, zero_based, chunk_size)
-            assert str(info.value) == str(e)
+                _compiled_svm(path, n_features, zero_based, chunk_size, mode=mode)
+            assert str(info.value) == str(e), mode
         return None
-    for chunk_size in (1, 3, 1000):
-        labels, rows, _ = _compiled_svm(path, n_features, zero_based, chunk_size)
-        assert _bits(labels) == _bits(want[0])
+    for chunk_size, mode in modes:
+        labels, rows, _ = _compiled_svm(path, n_features, zero_based, chunk_size, mode=mode)
+        assert _bits(labels) == _bits(want[0]), mode
         _same_rows(rows, want[1])
     return want
 
@@ -166,10 +212,11 @@ def test_svmlight_malformed_lines(tmp_path, data, line, reason):
     _check_svm(tmp_path, data)                       # the compiled reader: the same message
     # skip: exactly the bad line goes, and is counted
     good = b"".join(x for i, x in enumerate(data.splitlines(True), 1) if i != line)
-    labels, rows, skipped = _compiled_svm(path, 1000, False, on_error="skip")
     want = read_svmlight(good, path, n_features=1000, zero_based=False)
-    assert skipped == 1 and labels == want[0]
-    _same_rows(rows, want[1])
+    for mode in ("chunks", "parallel", "interactive"):
+        labels, rows, skipped = _compiled_svm(path, 1000, False, on_error="skip", mode=mode)
+        assert skipped == 1 and labels == want[0], mode
+        _same_rows(rows, want[1])
     assert read_svmlight(data, path, n_features=1000, zero_based=False,
                          on_error="skip")[3] == 1
 
@@ -183,6 +230,79 @@ def test_nothing_from_the_chunk_with_the_bad_line_is_yielded(tmp_path):
         for X, y in iter_svmlight(path, chunk_size=2, n_features=5, zero_based=False):
             got.append(len(y))
     assert got == [2]
+
+
+def _svm_lines(n, bad=None):
+    out = []
+    for i in range(1, n + 1):
+        value = "x" if i == bad else f"{i % 7 + 0.5}"
+        out.append(f"{(-1) ** i} {i % 50 + 1}:{value} {i % 50 + 60}:1\n")
+    return "".join(out).encode()
+
+
+def test_parallel_reader_over_many_groups(tmp_path):
+    """Two and three threads over a file of many groups: the rows and their order of the
+    sequential reader; chunks of at most chunk_size rows; an error names the right line and
+    nothing after the groups before it is yielded; skipped lines are counted across groups."""
+    path = str(tmp_path / "g.svm")
+    with open(path, "wb") as f:
+        f.write(_svm_lines(3000))
+    want = _compiled_svm(path, 200, False, chunk_size=1000)
+    with small_blocks(block=512, group=2000):
+        for workers in (2, 3):
+            got = _compiled_svm(path, 200, False, chunk_size=50, mode="chunks")
+            assert got[0] == want[0]
+            reader = iter_svmlight(path, chunk_size=50, n_features=200, zero_based=False,
+                                   workers=workers)
+            chunks = list(reader)
+            assert len(chunks) > 20 and all(len(y) <= 50 for _, y in chunks)
+            assert sum((y.tolist() for _, y in chunks), []) == want[0]
+            assert reader.rows == 3000
+    with open(path, "wb") as f:
+        f.write(_svm_lines(3000, bad=2345))
+    with small_blocks(block=512, group=2000):
+        seen = 0
+        with pytest.raises(ValueError, match=r"line 2345: the value 'x' is not a number"):
+            for _, y in iter_svmlight(path, chunk_size=50, n_features=200, zero_based=False,
+                                      workers=2):
+                seen += len(y)
+        assert seen < 2345
+        reader = iter_svmlight(path, chunk_size=50, n_features=200, zero_based=False,
+                               workers=2, on_error="skip")
+        assert sum(len(y) for _, y in reader) == 2999
+        assert reader.skipped == 1 and reader.first_skipped_line == 2345
+
+
+def test_parallel_reader_stops_its_threads_when_the_caller_stops(tmp_path):
+    path = str(tmp_path / "g.svm")
+    with open(path, "wb") as f:
+        f.write(_svm_lines(5000))
+    before = threading.active_count()
+    with small_blocks(block=512, group=2000):
+        reader = iter_svmlight(path, chunk_size=10, n_features=200, zero_based=False, workers=2)
+        next(reader)
+        reader.close()
+    assert threading.active_count() == before
+    for bad in (0, 1.5, True, 1000):
+        with pytest.raises(ValueError, match="parameter workers must be an integer"):
+            iter_svmlight(path, n_features=200, zero_based=False, workers=bad)
+    with pytest.raises(ValueError, match="interactive=True reads one arrival"):
+        iter_svmlight(path, n_features=200, zero_based=False, workers=2, interactive=True)
+
+
+def test_interactive_reading_yields_each_arrival_without_waiting(tmp_path):
+    """A pipe written a line at a time: each line's row comes out before the next line is
+    written (the reader never waits for a full block)."""
+    r, w = os.pipe()
+    out = []
+    with open(r, "rb") as source, open(w, "wb", buffering=0) as sink:
+        reader = iter_svmlight(source, n_features=5, zero_based=False, interactive=True)
+        for i, line in enumerate([b"+1 1:1\n", b"-1 2:1 3:4\n", b"+1 5:2\n"]):
+            sink.write(line)
+            X, y = next(reader)              # would block forever if the reader waited
+            out.append((y.tolist(), X.toarray().tolist()))
+    assert out == [([1.0], [[1, 0, 0, 0, 0]]), ([-1.0], [[0, 1, 4, 0, 0]]),
+                   ([1.0], [[0, 0, 0, 0, 2]])]
 
 
 def test_a_binary_file_object_in_one_pass(tmp_path):
@@ -238,6 +358,15 @@ def test_csv_parity_on_generated_files(tmp_path_factory, data):
         return
     Xc, yc, _ = _compiled_csv(path, chunk_size=3)
     assert _bits(sum(Xc, [])) == _bits(sum(X, [])) and _bits(yc) == _bits(y)
+    # read as it arrives, a line at a time: the rows of one-row chunks
+    try:
+        Xi, yi, _ = _compiled_csv(OneLineAtATime(data, path), interactive=True)
+    except ValueError as e:              # the label kind is decided by the first chunk
+        with pytest.raises(ValueError) as info:
+            _compiled_csv(path, chunk_size=1)
+        assert str(info.value) == str(e)
+    else:
+        assert _bits(sum(Xi, [])) == _bits(sum(X, [])) and _bits(yi) == _bits(y)
     Xl, yl = load_csv(path)
     assert _bits(Xl.ravel().tolist()) == _bits(sum(X, []))
 

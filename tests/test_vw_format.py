@@ -95,12 +95,31 @@ def test_hashstring_rules():
 
 # -- helpers ------------------------------------------------------------------------------------
 
-def _read_compiled(text, chunk_size=3, bits=18, hash_seed=0, on_error="raise"):
-    """(labels, weights, rows, skipped) through iter_vw (bytes: on a file object)."""
+class _OneLineAtATime:
+    """A binary stream that delivers one line per read (a pipe fed a line at a time)."""
+
+    name = "<stream>"
+
+    def __init__(self, data):
+        self._lines = iter(data.splitlines(True))
+
+    def read1(self, n=-1):
+        return next(self._lines, b"")
+
+    read = read1
+
+
+def _read_compiled(text, chunk_size=3, bits=18, hash_seed=0, on_error="raise",
+                   interactive=False):
+    """(labels, weights, rows, skipped) through iter_vw (bytes: on a file object; with
+    ``interactive``, delivered one line per read)."""
     labels, weights, rows = [], [], []
-    source = io.BytesIO(text) if isinstance(text, bytes) else text
+    if interactive:
+        source = _OneLineAtATime(text)
+    else:
+        source = io.BytesIO(text) if isinstance(text, bytes) else text
     reader = iter_vw(source, chunk_size=chunk_size, bits=bits, hash_seed=hash_seed,
-                     sample_weight=True, on_error=on_error)
+                     sample_weight=True, on_error=on_error, interactive=interactive)
     try:
         for X, y, w in reader:
             assert X.shape == (len(y), 1 << bits)
@@ -311,13 +330,15 @@ BAD = [
 @pytest.mark.parametrize("text, reason, line", BAD)
 def test_malformed_lines(text, reason, line):
     expected = f"iter_vw: <stream>, line {line}: {reason}"
-    for read in (_read_compiled, _read_twin):
+    for read in (_read_compiled, _read_twin,
+                 lambda text: _read_compiled(text, interactive=True)):
         with pytest.raises(ValueError) as info:
             read(text)
         assert str(info.value) == expected
     # skipped and counted
     good = b"1 |a x\n"
     labels, _, rows, skipped = _read_compiled(good + text + good, on_error="skip")
+    assert _read_compiled(good + text + good, on_error="skip", interactive=True)[3] == skipped
     non_blank = [ln for ln in text.splitlines() if ln.strip()]
     assert (len(labels), skipped) == (2 + len(non_blank) - 1, 1)   # every other line is good
     assert _read_twin(good + text + good, on_error="skip") == \
@@ -338,6 +359,7 @@ def test_sources_and_chunking(tmp_path):
     for chunk_size in (1, 7, 1000, 10_000):
         for source in (str(plain), gz, io.BytesIO(text), io.BytesIO(gz.read_bytes())):
             _same(("ok", _read_compiled(source, chunk_size)), ("ok", expected))
+    _same(("ok", _read_compiled(text, 1000, interactive=True)), ("ok", expected))
     for path in (plain, gz):
         chunks = list(iter_vw(path, chunk_size=1000))
         assert [len(y) for _, y in chunks] == [1000, 1000, 1000]

@@ -944,13 +944,17 @@ def kp_scores_csr(int kind, int degree, double gamma, double coef0, const double
 
 cdef int csr_locate(const index_t* indices, const index_t* indptr, Py_ssize_t n_rows,
                     Py_ssize_t n_cols, Py_ssize_t* row) noexcept nogil:
-    """The first problem, row by row (only run when csr_check found one)."""
+    """The first problem, row by row (only run when csr_check found one).  A decreasing indptr
+    is looked for over all rows first: only then are the rows' bounds known to lie within
+    [0, nnz] (the caller checked indptr[0] == 0 and indptr[-1] == nnz), so that reading a
+    row's indices is safe."""
     cdef Py_ssize_t i, k
     cdef long long j, prev
     for i in range(n_rows):
         if indptr[i + 1] < indptr[i]:
             row[0] = i
             return 3
+    for i in range(n_rows):
         prev = -1
         for k in range(indptr[i], indptr[i + 1]):
             j = indices[k]

@@ -20,7 +20,7 @@ The state array ``st`` (int64) carries the position and counters between calls; 
 the ``ST_*`` / ``CSV_*`` constants of ``mbcore._readers``.
 """
 
-from libc.stdint cimport int64_t
+from libc.stdint cimport int32_t, int64_t
 
 cdef extern from *:
     """
@@ -119,6 +119,12 @@ cdef extern from *:
         long exp10 = 0;
         double v;
         if (p < lim && (*p == '+' || *p == '-')) { neg = (*p == '-'); p++; }
+        if (p < lim && *p >= '0' && *p <= '9' &&
+                (p + 1 == lim || mb_ws(p[1]) || p[1] == '#')) {    /* one digit: 1, 0, ... */
+            v = (double)(*p - '0');
+            *out = neg ? -v : v;
+            return p + 1;
+        }
         while (p < lim && *p >= '0' && *p <= '9') {
             if (nd >= 19) return NULL;
             m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++;
@@ -141,12 +147,13 @@ cdef extern from *:
     }
 
     /* The end of the line starting at pos: *ce = end of its content, returns the start of the
-       next line.  Line breaks: \\n, \\r\\n, \\r. */
-    static Py_ssize_t mb_eol(const unsigned char *buf, Py_ssize_t n, Py_ssize_t pos,
-                             Py_ssize_t *ce) {
+       next line.  Line breaks: \\n, \\r\\n, \\r; ``cr`` = 0 says the buffer holds no \\r. */
+    static inline Py_ssize_t mb_eol(const unsigned char *buf, Py_ssize_t n, Py_ssize_t pos,
+                                    Py_ssize_t *ce, int cr) {
         const unsigned char *q = (const unsigned char *)memchr(buf + pos, '\\n', (size_t)(n - pos));
         Py_ssize_t le = q ? (Py_ssize_t)(q - buf) : n;
-        const unsigned char *r = (const unsigned char *)memchr(buf + pos, '\\r', (size_t)(le - pos));
+        const unsigned char *r = cr ? (const unsigned char *)memchr(buf + pos, '\\r',
+                                                                    (size_t)(le - pos)) : NULL;
         if (r) {
             Py_ssize_t ri = (Py_ssize_t)(r - buf);
             *ce = ri;
@@ -157,33 +164,42 @@ cdef extern from *:
         return q ? le + 1 : n;
     }
 
-    static void mb_shellsort(int64_t *k, double *v, Py_ssize_t n) {
-        static const Py_ssize_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
-        int g;
-        for (g = 0; g < 8; g++) {
-            Py_ssize_t gap = gaps[g], i, j;
-            for (i = gap; i < n; i++) {
-                int64_t tk = k[i]; double tv = v[i];
-                for (j = i; j >= gap && k[j - gap] > tk; j -= gap) {
-                    k[j] = k[j - gap]; v[j] = v[j - gap];
-                }
-                k[j] = tk; v[j] = tv;
-            }
-        }
+    /* Shell sort of the keys k with their values v (a row's pairs; rows are short). */
+    #define MB_SHELLSORT(NAME, IT)                                                      \\
+    static void NAME(IT *k, double *v, Py_ssize_t n) {                                  \\
+        static const Py_ssize_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};             \\
+        int g;                                                                          \\
+        for (g = 0; g < 8; g++) {                                                       \\
+            Py_ssize_t gap = gaps[g], i, j;                                             \\
+            for (i = gap; i < n; i++) {                                                 \\
+                IT tk = k[i]; double tv = v[i];                                         \\
+                for (j = i; j >= gap && k[j - gap] > tk; j -= gap) {                    \\
+                    k[j] = k[j - gap]; v[j] = v[j - gap];                               \\
+                }                                                                       \\
+                k[j] = tk; v[j] = tv;                                                   \\
+            }                                                                           \\
+        }                                                                               \\
     }
+    MB_SHELLSORT(mb_shellsort64, int64_t)
+    MB_SHELLSORT(mb_shellsort32, int32_t)
 
     /* svmlight state: */
     enum { ST_POS, ST_LINE, ST_ROW, ST_NNZ, ST_MIN, ST_MAX, ST_MAXLINE, ST_CODE, ST_ELINE,
            ST_TOK0, ST_TOK1, ST_COL, ST_SKIPPED, ST_FIRSTSKIP };
     enum { E_LABEL = 1, E_PAIR, E_INDEX, E_VALUE, E_QID, E_ZERO, E_RANGE, E_DUP, E_BIG };
 
-    /* 0: buffer consumed, 1: rows full, 2: pairs full, 3: error (st[ST_CODE] ...). */
+    /* 0: buffer consumed, 1: rows full, 2: pairs full, 3: error (st[ST_CODE] ...).  The column
+       indices go to ind64 (int64) or, when it is NULL, to ind32 (int32: the caller guarantees
+       0 <= n_features <= 2**31 - 1, so every stored column fits). */
     static int mb_svm(const unsigned char *buf, Py_ssize_t n, int64_t *st, double *labels,
-                      int64_t *indptr, int64_t *ind, double *data, Py_ssize_t max_rows,
-                      Py_ssize_t cap, int64_t shift, int64_t n_features, int skip) {
+                      int64_t *indptr, int64_t *ind64, int32_t *ind32, double *data,
+                      Py_ssize_t max_rows, Py_ssize_t cap, int64_t shift, int64_t n_features,
+                      int skip) {
+        #define MB_IND(i) (ind64 ? ind64[i] : (int64_t)ind32[i])
         Py_ssize_t pos = (Py_ssize_t)st[ST_POS], line = (Py_ssize_t)st[ST_LINE];
         Py_ssize_t row = (Py_ssize_t)st[ST_ROW], nnz = (Py_ssize_t)st[ST_NNZ];
         int status = 0;
+        int cr = pos < n && memchr(buf + pos, '\\r', (size_t)(n - pos)) != NULL;
         while (pos < n) {
             Py_ssize_t ce, next, p, ts, te, start = nnz;
             const unsigned char *f;
@@ -191,7 +207,7 @@ cdef extern from *:
             int64_t prev = -1, col = 0;
             double lab;
             if (row >= max_rows) { status = 1; break; }
-            next = mb_eol(buf, n, pos, &ce);
+            next = mb_eol(buf, n, pos, &ce, cr);
             line++;
             p = pos;
             while (p < ce && mb_ws(buf[p])) p++;
@@ -259,14 +275,16 @@ cdef extern from *:
                 }
                 if (col <= prev) sorted = 0;
                 prev = col;
-                ind[nnz] = col; data[nnz] = val; nnz++;
+                if (ind64) ind64[nnz] = col; else ind32[nnz] = (int32_t)col;
+                data[nnz] = val; nnz++;
             }
             if (status == 2) break;
             if (!code && !sorted) {
                 Py_ssize_t k;
-                mb_shellsort(ind + start, data + start, nnz - start);
+                if (ind64) mb_shellsort64(ind64 + start, data + start, nnz - start);
+                else mb_shellsort32(ind32 + start, data + start, nnz - start);
                 for (k = start + 1; k < nnz; k++) {
-                    if (ind[k] == ind[k - 1]) { code = E_DUP; col = ind[k]; break; }
+                    if (MB_IND(k) == MB_IND(k - 1)) { code = E_DUP; col = MB_IND(k); break; }
                 }
             }
             if (code) {
@@ -284,8 +302,10 @@ cdef extern from *:
                 break;
             }
             if (nnz > start) {
-                if (ind[start] < st[ST_MIN]) st[ST_MIN] = ind[start];
-                if (ind[nnz - 1] > st[ST_MAX]) { st[ST_MAX] = ind[nnz - 1]; st[ST_MAXLINE] = line; }
+                if (MB_IND(start) < st[ST_MIN]) st[ST_MIN] = MB_IND(start);
+                if (MB_IND(nnz - 1) > st[ST_MAX]) {
+                    st[ST_MAX] = MB_IND(nnz - 1); st[ST_MAXLINE] = line;
+                }
             }
             labels[row] = lab;
             row++;
@@ -294,6 +314,7 @@ cdef extern from *:
         }
         st[ST_POS] = pos; st[ST_LINE] = line; st[ST_ROW] = row; st[ST_NNZ] = nnz;
         return status;
+        #undef MB_IND
     }
 
     /* The smallest and largest index written in the buffer (the digits just before each ':'
@@ -301,8 +322,9 @@ cdef extern from *:
        st: min, max, line (in), error line (out). */
     static int mb_svm_scan(const unsigned char *buf, Py_ssize_t n, int64_t *st) {
         Py_ssize_t pos = 0, line = (Py_ssize_t)st[2];
+        int cr = memchr(buf, '\\r', (size_t)n) != NULL;
         while (pos < n) {
-            Py_ssize_t ce, next = mb_eol(buf, n, pos, &ce), p;
+            Py_ssize_t ce, next = mb_eol(buf, n, pos, &ce, cr), p;
             const unsigned char *h;
             line++;
             h = (const unsigned char *)memchr(buf + pos, '#', (size_t)(ce - pos));
@@ -365,13 +387,14 @@ cdef extern from *:
         Py_ssize_t row = (Py_ssize_t)st[C_ROW];
         Py_ssize_t w = n_cols - 1;
         int status = 0;
+        int cr = pos < n && memchr(buf + pos, '\\r', (size_t)(n - pos)) != NULL;
         while (pos < n) {
             Py_ssize_t ce, next, p, j = 0, fs = 0, fe = 0, es = 0, ee = 0, ls = 0, le = 0, ecol = 0;
             const unsigned char *h;
             int code = 0, cell_bad = 0;
             double v, lab = 0.0;
             if (n_cols >= 0 && row >= max_rows) { status = 1; break; }
-            next = mb_eol(buf, n, pos, &ce);
+            next = mb_eol(buf, n, pos, &ce, cr);
             h = (const unsigned char *)memchr(buf + pos, '#', (size_t)(ce - pos));
             if (h) ce = (Py_ssize_t)(h - buf);
             p = pos;
@@ -435,8 +458,9 @@ cdef extern from *:
     }
     """
     int mb_svm(const unsigned char *buf, Py_ssize_t n, int64_t *st, double *labels,
-               int64_t *indptr, int64_t *ind, double *data, Py_ssize_t max_rows,
-               Py_ssize_t cap, int64_t shift, int64_t n_features, int skip) nogil
+               int64_t *indptr, int64_t *ind64, int32_t *ind32, double *data,
+               Py_ssize_t max_rows, Py_ssize_t cap, int64_t shift, int64_t n_features,
+               int skip) nogil
     int mb_svm_scan(const unsigned char *buf, Py_ssize_t n, int64_t *st) nogil
     int mb_csv(const unsigned char *buf, Py_ssize_t n, int64_t *st, int delim,
                Py_ssize_t n_cols, Py_ssize_t label, double *X, double *y, int64_t *loff,
@@ -456,26 +480,46 @@ def parse_number(const unsigned char[::1] token):
     return v if ok else None
 
 
+ctypedef fused index_t:
+    int32_t
+    int64_t
+
+
 def svmlight_parse(const unsigned char[::1] buf, int64_t[::1] st, double[::1] labels,
-                   int64_t[::1] indptr, int64_t[::1] indices, double[::1] data,
+                   int64_t[::1] indptr, index_t[::1] indices, double[::1] data,
                    Py_ssize_t max_rows, int64_t shift, int64_t n_features, bint skip):
     """Parse svmlight lines of ``buf`` from ``st[ST_POS]`` into the chunk arrays.
 
     Rows go to ``labels[row]`` and ``indptr[row + 1]`` (``indptr[0]`` is set by the caller),
     pairs to ``indices``/``data`` (column = written index - ``shift``, sorted within the row);
-    ``n_features`` < 0 means no range check.  Returns 0 (buffer consumed), 1 (``max_rows``
-    rows), 2 (``indices`` full: grow it and call again) or 3 (a bad line; see ``st``)."""
+    ``n_features`` < 0 means no range check.  ``indices`` is int64, or int32 when
+    0 <= ``n_features`` < 2**31 (every column then fits).  Returns 0 (buffer consumed), 1
+    (``max_rows`` rows), 2 (``indices`` full: grow it and call again) or 3 (a bad line; see
+    ``st``)."""
     cdef Py_ssize_t n = buf.shape[0]
     cdef int status
+    cdef int64_t *i64 = NULL
+    cdef int32_t *i32 = NULL
     if max_rows > labels.shape[0] or indptr.shape[0] < max_rows + 1 or \
             data.shape[0] < indices.shape[0] or st.shape[0] < 14 or not 0 <= st[0] <= n or \
             not 0 <= st[2] <= max_rows or not 0 <= st[3] <= indices.shape[0]:
         raise ValueError("svmlight_parse: inconsistent arguments")
+    if index_t is int32_t and not 0 <= n_features <= 2147483647:
+        raise ValueError("svmlight_parse: int32 indices need 0 <= n_features < 2**31")
     if n == 0:
         return 0
+    if indices.shape[0]:
+        if index_t is int32_t:
+            i32 = <int32_t *> &indices[0]
+        else:
+            i64 = <int64_t *> &indices[0]
+    elif index_t is int32_t:                   # capacity 0: never written, never read
+        i32 = <int32_t *> &st[0]
+    else:
+        i64 = &st[0]
     with nogil:
-        status = mb_svm(&buf[0], n, &st[0], &labels[0], &indptr[0], &indices[0] if
-                        indices.shape[0] else NULL, &data[0] if data.shape[0] else NULL,
+        status = mb_svm(&buf[0], n, &st[0], &labels[0], &indptr[0], i64, i32,
+                        &data[0] if data.shape[0] else NULL,
                         max_rows, indices.shape[0], shift, n_features, skip)
     return status
 
@@ -523,3 +567,71 @@ def csv_parse(const unsigned char[::1] buf, int64_t[::1] st, int delim, Py_ssize
                         &label_at[0, 0] if label_at.shape[0] else NULL,
                         max_rows, label_numeric, skip)
     return status
+
+
+# -- writing: the prediction lines of ``mbcore predict`` -------------------------------------------
+
+from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.mem cimport PyMem_Free
+from libc.string cimport memcpy, strlen
+
+cdef extern from "Python.h":
+    char *PyOS_double_to_string(double val, char format_code, int precision, int flags,
+                                int *ptype) except NULL
+    int Py_DTSF_ADD_DOT_0
+
+
+def join_labels(const int64_t[::1] codes, list texts):
+    """``b"".join(texts[k] + b"\\n" for k in codes)``: one line per code, in one buffer.
+
+    ``texts`` are bytes; every code must index them (checked: a ValueError otherwise)."""
+    cdef Py_ssize_t n = codes.shape[0], k = len(texts), i, total = 0, at = 0, size
+    cdef int64_t c
+    cdef char *out
+    cdef const char *src
+    for t in texts:
+        if not isinstance(t, bytes):
+            raise TypeError("join_labels: texts must be bytes")
+    for i in range(n):
+        c = codes[i]
+        if c < 0 or c >= k:
+            raise ValueError(f"join_labels: code {c} at {i} is not in [0, {k})")
+        total += PyBytes_GET_SIZE(texts[c]) + 1
+    result = PyBytes_FromStringAndSize(NULL, total)
+    out = PyBytes_AS_STRING(result)
+    for i in range(n):
+        t = texts[codes[i]]
+        size = PyBytes_GET_SIZE(t)
+        src = PyBytes_AS_STRING(t)
+        memcpy(out + at, src, size)
+        at += size
+        out[at] = b'\n'
+        at += 1
+    return result
+
+
+def join_scores(const double[:, ::1] scores):
+    """Each row of ``scores`` as one line, its values as ``repr(float)`` writes them (the
+    shortest text that reads back to the same float) separated by spaces."""
+    cdef Py_ssize_t n = scores.shape[0], m = scores.shape[1], i, j, cap, at = 0, size
+    cdef char *s
+    cdef char *out
+    cap = n * (m * 26 + 1) if n and m else n
+    result = bytearray(cap)
+    out = result
+    for i in range(n):
+        for j in range(m):
+            s = PyOS_double_to_string(scores[i, j], b'r', 0, Py_DTSF_ADD_DOT_0, NULL)
+            size = <Py_ssize_t> strlen(s)
+            if size > 25:                       # cannot happen for a double; be safe
+                PyMem_Free(s)
+                raise ValueError("join_scores: a value's text is longer than expected")
+            memcpy(out + at, s, size)
+            PyMem_Free(s)
+            at += size
+            out[at] = b' ' if j + 1 < m else b'\n'
+            at += 1
+        if m == 0:
+            out[at] = b'\n'
+            at += 1
+    return bytes(result[:at])
