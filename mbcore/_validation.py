@@ -208,7 +208,46 @@ def to_csr(owner, X):
     return out
 
 
+_CSR_INDEX_DTYPES = frozenset((np.dtype(np.int32), np.dtype(np.int64)))
+
+
+def _csr_common(owner, X, n_features):
+    """The common CSR input in few steps (small batches are dominated by validation): float32 or
+    float64 values, int32 or int64 indices and indptr of one type, all native, 1-D and
+    contiguous, and a shape of two positive ints.  The same checks as the general path
+    (csr_check tests indptr and the indices); returns the Batch, or None for anything else or
+    anything wrong (the general path then decides, with its message)."""
+    try:
+        data, indices, indptr, shape = X.data, X.indices, X.indptr, X.shape
+    except AttributeError:
+        return None
+    if type(data) is not np.ndarray or type(indices) is not np.ndarray or \
+            type(indptr) is not np.ndarray or type(shape) is not tuple or len(shape) != 2 or \
+            getattr(X, "format", "csr") != "csr":
+        return None
+    n, d = shape
+    itype = indices.dtype
+    if type(n) is not int or type(d) is not int or n <= 0 or d <= 0 or \
+            data.dtype.char not in _FLOAT_CHARS or not data.dtype.isnative or \
+            itype not in _CSR_INDEX_DTYPES or indptr.dtype != itype or not itype.isnative or \
+            data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1 or \
+            not (data.flags.c_contiguous and indices.flags.c_contiguous and
+                 indptr.flags.c_contiguous):
+        return None
+    nnz = indices.shape[0]
+    if (n_features is not None and d != n_features) or indptr.shape[0] != n + 1 or \
+            data.shape[0] != nnz or int(indptr[0]) != 0 or int(indptr[n]) != nnz:
+        return None
+    if _klin.csr_check(indices, indptr, d)[0]:
+        return None
+    return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d)
+
+
 def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
+    if check_indices:
+        batch = _csr_common(owner, X, n_features)
+        if batch is not None:
+            return batch
     X = to_csr(owner, X)
     n, d = _sparse_shape(owner, X)
     if n == 0:

@@ -593,3 +593,71 @@ def test_inputs_are_never_modified(spec, mod, which):
         call(clf)
         assert _same_input(X, sX), k
         assert np.array_equal(y, sy) and y.dtype == sy.dtype, k
+
+
+# -- the common-case CSR check is only a shortcut -------------------------------------------
+
+def _csr_variants(rng):
+    """CSR inputs, valid and not: indices out of range or negative, unsorted or repeated,
+    indptr decreasing, past the end or not from 0, mixed index types, non-native or
+    non-contiguous arrays, integer values, wrong widths."""
+    n, d = 4, 6
+    dense = (rng.random((n, d)) < 0.5) * rng.normal(size=(n, d))
+    base = sp.csr_matrix(dense)
+    out = [base]
+    for change in range(14):
+        X = base.copy()
+        X.indices = X.indices.astype(np.int32)
+        X.indptr = X.indptr.astype(np.int32)
+        nnz = X.indices.shape[0]
+        if change == 0 and nnz:
+            X.indices[0] = d
+        elif change == 1 and nnz:
+            X.indices[-1] = -1
+        elif change == 2 and nnz > 1:
+            X.indices[:2] = X.indices[1::-1]
+        elif change == 3 and X.indptr[2] > X.indptr[1]:
+            X.indptr[1] = X.indptr[2] + 1
+        elif change == 4:
+            X.indptr[-1] = nnz + 3
+        elif change == 5:
+            X.indptr = X.indptr.astype(np.int64)          # mixed index types
+        elif change == 6:
+            X.data = X.data.astype(">f8")
+        elif change == 7:
+            X.data = np.repeat(X.data, 2)[::2]
+        elif change == 8:
+            X.data = X.data.astype(np.int64)
+        elif change == 9:
+            X.indices = X.indices.astype(np.uint32)
+        elif change == 10:
+            X.data = X.data.astype(np.float32)
+        elif change == 11:
+            X.indptr = X.indptr + 1
+        elif change == 12 and nnz:
+            X.indices[:] = 0
+        out.append(X)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_the_fast_csr_check_agrees_with_the_general_one(seed):
+    """Whatever the shortcut accepts, the general check accepts too and gives the same arrays;
+    what it declines goes to the general path (which raises with its message)."""
+    from mbcore import _validation as V
+    taken = 0
+    for X in _csr_variants(np.random.default_rng(seed)):
+        for width in (None, 6, 7):
+            fast = V._csr_common("owner", X, width)
+            try:
+                full = V._check_csr("owner", X, width)
+            except (ValueError, TypeError):
+                assert fast is None
+                continue
+            if fast is not None:
+                taken += 1
+                assert (fast.n, fast.d) == (full.n, full.d)
+                for a, b in ((fast.data, full.data), (fast.indices, full.indices),
+                             (fast.indptr, full.indptr)):
+                    assert a.dtype == b.dtype and np.array_equal(a, b)
+    assert taken >= 2                     # the shortcut is taken for the valid inputs
