@@ -805,6 +805,9 @@ def _add_source_options(p):
     p.add_argument("--skip-header", action="store_true", help="CSV only: skip the first line")
     p.add_argument("--chunk-size", type=_positive_int, default=100_000, metavar="N",
                    help="examples parsed and learned at a time (default 100,000)")
+    p.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+                   help="svmlight: threads that parse the input in parallel, ahead of the "
+                        "learner (default: the cores, at most 4; or $MBCORE_READ_WORKERS)")
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
                    help="show a progress line on stderr (default: when stderr is a terminal)")
     p.add_argument("--no-progress", dest="progress", action="store_false",
@@ -895,6 +898,8 @@ def _source(args, model=None):
         if stdin and d is None:
             raise _UsageError("--data -: reading svmlight from standard input needs "
                               "--n-features D (a pipe cannot be read twice to find the width)")
+        if args.workers is not None:
+            options["workers"] = args.workers
     elif fmt == "csv":
         options["label_column"] = -1 if args.label_column is None else args.label_column
         options["delimiter"] = "," if args.delimiter is None else args.delimiter
@@ -905,6 +910,8 @@ def _source(args, model=None):
                          args.skip_header):
         raise _UsageError(f"--label-column, --delimiter and --skip-header apply to CSV input; "
                           f"{name} is read as {fmt}")
+    if fmt != "svmlight" and args.workers is not None:
+        raise _UsageError(f"--workers applies to svmlight input; {name} is read as {fmt}")
     return source, name, fmt, options
 
 

@@ -45,10 +45,8 @@ from .online import run_online
 
 __all__ = ["iter_svmlight", "iter_csv", "iter_vw", "run_stream", "StreamRun", "CSRChunk",
            "read_chunks", "prefetch", "train_file", "predict_file", "evaluate_file",
-           "EvaluationReport", "REPORT_HEADER", "report_line", "FORMATS"]
+           "EvaluationReport", "REPORT_HEADER", "report_line", "FORMATS", "default_workers"]
 
-_GZIP_MAGIC = b"\x1f\x8b"
-_INT32_MAX = np.iinfo(np.int32).max
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 
@@ -799,10 +797,13 @@ def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=100_0
     chunk_size : int, default=100_000
     classes : the labels, optional (as for ``partial_fit``)
     ahead : bool, default=True
-        Parse the next chunk in a background thread while the learner learns this one.
+        Parse ahead in background threads while the learner learns: svmlight by
+        ``workers`` threads in parallel (default :func:`default_workers`; a chunk then holds
+        at most ``chunk_size`` rows), the other formats by one (:func:`prefetch`).  The
+        learner's result does not depend on it.
     callback : callable, optional
         ``callback(stats)`` after each chunk (progress display).
-    **options : passed to the reader (:func:`read_chunks`)
+    **options : passed to the reader (:func:`read_chunks`), e.g. ``workers`` for svmlight
 
     Returns
     -------
@@ -878,7 +879,8 @@ def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
         sink, close = open(os.fspath(out), "wb"), True
     n = 0
     try:
-        if line_buffered:
+        if line_buffered:                   # one arrival at a time: no parsing threads
+            options.pop("workers", None)
             for X, _ in read_chunks(source, format, chunk_size, interactive=True, **options):
                 sink.write(_format(learner, X, raw, table))
                 sink.flush()

@@ -253,3 +253,44 @@ def test_prefetch_keeps_order_carries_errors_and_stops_its_thread():
     assert threading.active_count() == before
     with pytest.raises(ValueError, match="depth"):
         list(prefetch(iter([]), depth=0))
+
+
+def test_parallel_parsing_changes_no_result(data, tmp_path, monkeypatch):
+    """train_file / evaluate_file / predict_file with 1, 2 or 3 parsing threads over a file cut
+    into many groups: the same model, mistakes, report and predictions."""
+    from mbcore import _readers
+    path, X, y = data
+    monkeypatch.setattr(_readers, "BLOCK", 512)
+    monkeypatch.setattr(_readers, "GROUP", 1500)
+    results = []
+    for workers in (1, 2, 3):
+        clf = mbcore.AveragedPerceptron()
+        stats = train_file(clf, str(path), passes=2, chunk_size=70, n_features=40,
+                           zero_based=False, workers=workers)
+        rep = evaluate_file(mbcore.Perceptron(), str(path), chunk_size=70, n_features=40,
+                            zero_based=False, workers=workers)
+        buf = io.BytesIO()
+        predict_file(clf, str(path), buf, chunk_size=70, workers=workers)
+        results.append((stats.n, stats.mistakes, clf.coef_.tobytes(), rep.lines,
+                        buf.getvalue()))
+        if workers > 1:
+            assert stats.n_chunks > 2 * len(y) // 70      # chunks end at the groups' ends
+    assert results[0] == results[1] == results[2]
+    ref = mbcore.AveragedPerceptron().partial_fit(X, y).partial_fit(X, y)
+    assert results[0][2] == ref.coef_.tobytes()
+
+
+def test_workers_option(data, tmp_path):
+    path, X, y = data
+    models = []
+    for extra in ([], ["--workers", "1"], ["--workers", "3"]):
+        model = tmp_path / f"m{len(models)}.npz"
+        assert cli("train", "--learner", "perceptron", "--data", path, "--model", model,
+                   *extra).returncode == 0
+        models.append(mbcore.load(model).coef_.tobytes())
+    assert models[0] == models[1] == models[2]
+    csv = tmp_path / "d.csv"
+    csv.write_text("1,0,1\n0,1,-1\n")
+    r = cli("train", "--learner", "perceptron", "--data", csv, "--model", tmp_path / "c.npz",
+            "--workers", "2")
+    assert r.returncode == 2 and b"--workers applies to svmlight input" in r.stderr
