@@ -31,6 +31,21 @@ RESULTS = {}
 LOAD = {}
 
 
+@pytest.fixture(scope="session")
+def shared_data():
+    """``shared_data("a9a", "a9a.gz")``: that file of the real datasets when the environment
+    variable MBCORE_DATA names their directory (laid out as ``NAME/FILE``), else None (the
+    benchmarks then generate data of the same shape)."""
+    root = os.environ.get("MBCORE_DATA")
+
+    def find(*parts):
+        if not root:
+            return None
+        path = os.path.join(root, *parts)
+        return path if os.path.exists(path) else None
+    return find
+
+
 # -- data --------------------------------------------------------------------------------------
 def _unit(rng, d):
     u = rng.standard_normal(d)

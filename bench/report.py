@@ -157,6 +157,27 @@ RATIOS = [
     ("twin / Halving, per example", "halving.twin", "halving.mbcore", "ge", 20.0),
     ("twin / PairSpecialists, per row (info: ~70% mistakes, each a pow per voter)", "pair.twin",
      "pair.mbcore", "info", None),
+    # -- the file -> model -> predictions workflow (5 M examples/s = 200 ns per example) -------
+    ("train_file a9a shape, file to model (ns per example)", "workflow.mbcore.train_a9a", None,
+     "ns_per_row", 200.0),
+    ("train_file w8a shape, file to model (ns per example)", "workflow.mbcore.train_w8a", None,
+     "ns_per_row", 200.0),
+    ("sklearn load_svmlight_file + epoch / train_file, a9a shape",
+     "workflow.sklearn.load_epoch_a9a", "workflow.mbcore.train_a9a", "ge", 20.0),
+    ("sklearn load_svmlight_file + epoch / train_file, w8a shape",
+     "workflow.sklearn.load_epoch_w8a", "workflow.mbcore.train_w8a", "ge", 20.0),
+    ("predict_file a9a shape (ns per example)", "workflow.mbcore.predict_a9a", None,
+     "ns_per_row", 200.0),
+    ("predict_file w8a shape (ns per example)", "workflow.mbcore.predict_w8a", None,
+     "ns_per_row", 200.0),
+    ("predict line-buffered, one line per arrival (ns per line)", "workflow.mbcore.predict_line",
+     None, "ns_per_row", 20_000.0),
+    ("predict line-buffered, 2,000 lines in one arrival (ns per line)",
+     "workflow.mbcore.predict_line_burst", None, "ns_per_row", None),
+    ("train_file a9a shape, width found by a first pass (ns per example)",
+     "workflow.mbcore.train_scan_a9a", None, "ns_per_row", None),
+    ("train_file w8a shape, width found by a first pass (ns per example)",
+     "workflow.mbcore.train_scan_w8a", None, "ns_per_row", None),
 ]
 
 

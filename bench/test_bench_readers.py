@@ -1,7 +1,7 @@
 """Throughput of the compiled readers from the user's entry point (iter_svmlight / iter_csv over
-a file): a9a- and w8a-shaped svmlight text (generated; the real files are used when
-/work/shared/data holds them), numeric CSV, gzip against zlib alone, and scikit-learn's
-load_svmlight_file on the same file.  MB/s are in extra_info."""
+a file): a9a- and w8a-shaped svmlight text (generated; the real files when the environment
+variable MBCORE_DATA names the datasets' directory), numeric CSV, gzip against zlib alone, and
+scikit-learn's load_svmlight_file on the same file.  MB/s are in extra_info."""
 
 import gzip
 import os
@@ -13,13 +13,12 @@ import pytest
 
 from mbcore.streaming import iter_csv, iter_svmlight
 
-REAL = {"a9a": "/work/shared/data/a9a/a9a.gz", "w8a": "/work/shared/data/w8a/w8a.gz"}
 SHAPE = {"a9a": (32561, 123, 14), "w8a": (49749, 300, 12)}     # rows, features, pairs per row
 
 
-def _svm_text(name):
-    if os.path.exists(REAL[name]):
-        return gzip.open(REAL[name]).read() * 4
+def _svm_text(name, real):
+    if real is not None:
+        return gzip.open(real).read() * 4
     rows, d, k = SHAPE[name]
     rng = np.random.default_rng(0)
     lines = []
@@ -30,8 +29,8 @@ def _svm_text(name):
 
 
 @pytest.fixture(scope="module", params=["a9a", "w8a"])
-def svm_file(request, tmp_path_factory):
-    text = _svm_text(request.param)
+def svm_file(request, tmp_path_factory, shared_data):
+    text = _svm_text(request.param, shared_data(request.param, f"{request.param}.gz"))
     path = tmp_path_factory.mktemp("b") / f"{request.param}.svm"
     path.write_bytes(text)
     gz = tmp_path_factory.mktemp("b") / f"{request.param}.svm.gz"
@@ -59,12 +58,15 @@ def test_svmlight_throughput(benchmark, svm_file):
     t_gz = _best(lambda: _drain(iter_svmlight(gz, chunk_size=10_000, **one_pass)))
     blob = open(gz, "rb").read()
     t_zlib = _best(lambda: zlib.decompressobj(31).decompress(blob))
+    t_par = _best(lambda: _drain(iter_svmlight(path, chunk_size=10_000, workers=2,
+                                               **one_pass)))
     benchmark.pedantic(lambda: _drain(iter_svmlight(path, chunk_size=10_000, **one_pass)),
                        rounds=3, iterations=1)
     t_one = benchmark.stats.stats.min
     info = benchmark.extra_info
     info["MB/s one pass"] = round(size / t_one / 1e6)
     info["MB/s with the first pass"] = round(size / t_scan / 1e6)
+    info["MB/s two threads (workers=2)"] = round(size / t_par / 1e6)
     info["gzip / (zlib + parse)"] = round(t_gz / (t_zlib + t_one), 2)
     try:
         from sklearn.datasets import load_svmlight_file
@@ -73,6 +75,7 @@ def test_svmlight_throughput(benchmark, svm_file):
     t_sk = _best(lambda: load_svmlight_file(path), 1)
     info["x sklearn (one pass)"] = round(t_sk / t_one, 1)
     info["x sklearn (first pass)"] = round(t_sk / t_scan, 1)
+    info["x sklearn (two threads)"] = round(t_sk / t_par, 1)
 
 
 def test_csv_throughput(benchmark, tmp_path):

@@ -1,46 +1,48 @@
-"""Throughput of the Vowpal Wabbit text reader (iter_vw) on a9a-shaped VW text (the real a9a,
-converted on the fly, when /work/shared/data holds it; generated otherwise), and, when the
-``vowpalwabbit`` package is installed, VW reading and learning the same file (``-d FILE
---loss_function hinge``, through pyvw) against mbcore reading it and running one Perceptron
-pass.  MB/s and examples/s are in extra_info and printed; all from one run."""
+"""Vowpal Wabbit against mbcore, from the file, on the same rows: a9a-shaped data (the real a9a
+when the environment variable MBCORE_DATA names the datasets' directory; generated otherwise),
+written as VW text and as svmlight text.  iter_vw's throughput; and, when the ``vowpalwabbit``
+package is installed, VW reading and learning its own format (``-d FILE --loss_function hinge``,
+through pyvw) against mbcore reading and learning (one Perceptron pass) its own format
+(``train_file`` on the svmlight text, the workflow's default reader) and VW's (``train_file``
+on the VW text).  MB/s and examples/s are in extra_info and printed; all from one run."""
 
 import gzip
-import os
 import time
 
 import numpy as np
 import pytest
 
 from mbcore import Perceptron
-from mbcore.streaming import iter_vw, run_stream
+from mbcore.streaming import iter_vw, train_file
 
-A9A = "/work/shared/data/a9a/a9a.gz"
 COPIES = 4
 
 
-def _a9a_vw_text():
-    """a9a as VW text: 'label |f idx idx ...' (the values are all 1), COPIES times."""
-    if os.path.exists(A9A):
-        lines = []
-        for raw in gzip.open(A9A).read().decode().splitlines():
+def _a9a_rows(real):
+    """(label, [index, ...]) of a9a (every value is 1), or of generated rows of its shape."""
+    rows = []
+    if real is not None:
+        for raw in gzip.open(real).read().decode().splitlines():
             tok = raw.split()
             if tok:
-                lines.append(f"{int(float(tok[0]))} |f " +
-                             " ".join(t.split(":")[0] for t in tok[1:]))
+                rows.append((int(float(tok[0])), [int(t.split(":")[0]) for t in tok[1:]]))
     else:
         rng = np.random.default_rng(0)
-        lines = [("1" if rng.random() < 0.24 else "-1") + " |f " +
-                 " ".join(map(str, np.sort(rng.choice(123, 14, replace=False)) + 1))
-                 for _ in range(32561)]
-    return ("\n".join(lines * COPIES) + "\n").encode()
+        for _ in range(32561):
+            rows.append((1 if rng.random() < 0.24 else -1,
+                         (np.sort(rng.choice(123, 14, replace=False)) + 1).tolist()))
+    return rows * COPIES
 
 
 @pytest.fixture(scope="module")
-def vw_file(tmp_path_factory):
-    text = _a9a_vw_text()
-    path = tmp_path_factory.mktemp("vw") / "a9a.vw"
-    path.write_bytes(text)
-    return str(path), len(text), text.count(b"\n")
+def vw_file(tmp_path_factory, shared_data):
+    rows = _a9a_rows(shared_data("a9a", "a9a.gz"))
+    where = tmp_path_factory.mktemp("vw")
+    vw = "".join(f"{y} |f " + " ".join(map(str, idx)) + "\n" for y, idx in rows).encode()
+    svm = "".join(f"{y} " + " ".join(f"{i}:1" for i in idx) + "\n" for y, idx in rows).encode()
+    (where / "a9a.vw").write_bytes(vw)
+    (where / "a9a.svm").write_bytes(svm)
+    return str(where / "a9a.vw"), len(vw), len(rows), str(where / "a9a.svm")
 
 
 def _drain(chunks):
@@ -48,7 +50,7 @@ def _drain(chunks):
 
 
 def test_vw_read_throughput(benchmark, vw_file):
-    path, size, rows = vw_file
+    path, size, rows, _ = vw_file
     benchmark.pedantic(lambda: _drain(iter_vw(path, chunk_size=10_000)), rounds=3,
                        iterations=1)
     t = benchmark.stats.stats.min
@@ -58,28 +60,43 @@ def test_vw_read_throughput(benchmark, vw_file):
           f"{size / 1e6:.1f} MB)")
 
 
+def _best(fn, n=5):
+    best, out = float("inf"), None
+    for _ in range(n):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
 def test_vw_against_vowpal_wabbit(benchmark, vw_file):
     pyvw = pytest.importorskip("vowpalwabbit.pyvw")
-    path, size, rows = vw_file
-
-    def mbcore_pass():
-        return run_stream(Perceptron(), iter_vw(path, chunk_size=10_000), classes=[-1, 1])
+    path, size, rows, svm = vw_file
 
     def vw_pass():
         ws = pyvw.Workspace(f"-d {path} --loss_function hinge -b 18 --quiet")
         ws.finish()
 
-    best_vw = float("inf")
+    def mbcore_svm():
+        return train_file(Perceptron(), svm, n_features=123, zero_based=False)
+
+    def mbcore_vw():
+        return train_file(Perceptron(), path, format="vw", classes=[-1, 1])
+
+    # interleaved, so that both see the same machine
+    t_vw, t_vwfile = float("inf"), float("inf")
     for _ in range(3):
-        t0 = time.perf_counter()
-        vw_pass()
-        best_vw = min(best_vw, time.perf_counter() - t0)
-    stats = benchmark.pedantic(mbcore_pass, rounds=3, iterations=1)
+        t_vw = min(t_vw, _best(vw_pass, 1)[0])
+        t_vwfile = min(t_vwfile, _best(mbcore_vw, 1)[0])
+    stats = benchmark.pedantic(mbcore_svm, rounds=5, iterations=1)
     t = benchmark.stats.stats.min
     info = benchmark.extra_info
-    info["mbcore examples/s (read + Perceptron)"] = round(rows / t)
-    info["vw examples/s (read + hinge SGD)"] = round(rows / best_vw)
-    info["mbcore / vw speed"] = round(best_vw / t, 2)
-    print(f"\nmbcore iter_vw + Perceptron: {rows / t:,.0f} examples/s "
-          f"({stats.mistakes} mistakes); vw -d --loss_function hinge: {rows / best_vw:,.0f} "
-          f"examples/s; mbcore is {best_vw / t:.2f}x vw's speed")
+    info["mbcore examples/s (svmlight: read + Perceptron)"] = round(rows / t)
+    info["mbcore examples/s (VW text: read + Perceptron)"] = round(rows / t_vwfile)
+    info["vw examples/s (VW text: read + hinge SGD)"] = round(rows / t_vw)
+    info["mbcore (own format) / vw (own format)"] = round(t_vw / t, 2)
+    info["mbcore (VW text) / vw (VW text)"] = round(t_vw / t_vwfile, 2)
+    print(f"\nmbcore train_file on svmlight: {rows / t:,.0f} examples/s ({stats.mistakes} "
+          f"mistakes); on the VW text: {rows / t_vwfile:,.0f}; vw -d --loss_function hinge: "
+          f"{rows / t_vw:,.0f} examples/s; mbcore is {t_vw / t:.2f}x vw's speed in each's own "
+          f"format, {t_vw / t_vwfile:.2f}x on VW's")

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._kernels.readers import csv_parse, svmlight_parse, svmlight_scan
+from ._kernels.readers import csv_parse, last_line_end, svmlight_parse, svmlight_scan
 
 __all__ = ["Reader", "Arrivals", "open_source", "source_name", "is_file_object", "line_blocks", "grow",
            "svmlight_chunks", "svmlight_scan_file", "csv_chunks", "ON_ERROR", "parallel_groups",
@@ -129,8 +129,12 @@ def _read(f, n, owner, name):
     return buf
 
 
-def _raw_blocks(f, owner, name, where):
-    """The bytes of the file in blocks of about BLOCK, gzip-decompressed by magic bytes."""
+def _raw_blocks(f, owner, name, where, room=None):
+    """The bytes of the file in blocks of about BLOCK, gzip-decompressed by magic bytes.
+
+    With ``room`` (``room(n)``: a writable view of at least n bytes), a plain file object that
+    has ``readinto`` is read straight into it, and the number of bytes read is yielded instead
+    of the bytes (no copy, no allocation per block)."""
     first = _read(f, BLOCK, owner, name)
     while len(first) < 2:
         more = _read(f, BLOCK, owner, name)
@@ -140,7 +144,14 @@ def _raw_blocks(f, owner, name, where):
     if first[:2] != _GZIP_MAGIC:
         if first:
             yield first
+        readinto = getattr(f, "readinto", None) if room is not None else None
         while True:
+            if readinto is not None:
+                k = readinto(room(BLOCK))
+                if not k:
+                    return
+                yield k
+                continue
             buf = _read(f, BLOCK, owner, name)
             if not buf:
                 return
@@ -182,20 +193,23 @@ def line_blocks(f, owner, name, where):
     next block is asked for, so a consumer parses it before it moves on."""
     buf = np.empty(2 * BLOCK, dtype=np.uint8)
     pend = 0                                   # the start of a line, kept at the front
-    for piece in _raw_blocks(f, owner, name, where):
-        k = len(piece)
-        total = pend + k
-        if total > buf.shape[0]:               # a line longer than a block
-            buf = grow(buf, 2 * total, pend)
-        buf[pend:total] = np.frombuffer(piece, dtype=np.uint8)
-        cut = piece.rfind(b"\n") + 1
-        if cut:
-            cut += pend
-        else:                                   # no \n: the last \r that is not the final byte
-            cut = bytes(buf[:total]).rfind(b"\r", 0, total - 1) + 1
-            if not cut:
-                pend = total
-                continue
+
+    def room(k):
+        nonlocal buf
+        if pend + k > buf.shape[0]:            # a line longer than a block
+            buf = grow(buf, 2 * (pend + k), pend)
+        return memoryview(buf)[pend:pend + k]
+
+    for piece in _raw_blocks(f, owner, name, where, room):
+        if isinstance(piece, int):             # read into the buffer already
+            total = pend + piece
+        else:
+            total = pend + len(piece)
+            room(len(piece))[:] = piece
+        cut = last_line_end(buf, pend, total)
+        if not cut:
+            pend = total
+            continue
         yield buf[:cut]
         pend = total - cut
         if pend:
@@ -222,8 +236,8 @@ def parallel_groups(f, owner, name, parse, workers):
     """Groups of whole lines (about GROUP bytes each) parsed by ``workers`` threads at once,
     their results yielded in the order of the file.
 
-    ``parse(blocks, line0)`` parses one group (a list of bytes, the first line being line
-    ``line0 + 1`` of the file) and returns its result; an exception it raises is raised here
+    ``parse(blocks, line0, lines)`` parses one group (a list of bytes holding ``lines`` lines,
+    the first being line ``line0 + 1`` of the file) and returns its result; an exception it raises is raised here
     when its group's turn comes, after every earlier group's result was yielded.  At most
     ``workers + 1`` groups are read ahead, so memory is O(workers * GROUP + their results).
     When the caller stops early, the groups not started are dropped and the threads joined."""
@@ -237,13 +251,14 @@ def parallel_groups(f, owner, name, parse, workers):
             group.append(block)
             size += len(block)
             if size >= GROUP:
-                pending.append(pool.submit(parse, group, line))
-                line += sum(count_lines(b) for b in group)
+                lines = sum(count_lines(b) for b in group)
+                pending.append(pool.submit(parse, group, line, lines))
+                line += lines
                 group, size = [], 0
                 while len(pending) > workers:
                     yield pending.popleft().result()
         if group:
-            pending.append(pool.submit(parse, group, line))
+            pending.append(pool.submit(parse, group, line, sum(count_lines(b) for b in group)))
         while pending:
             yield pending.popleft().result()
     finally:
@@ -317,18 +332,19 @@ def svmlight_error(owner, name, block, st, n_features, column_of=None):
 
 
 def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
-                    column_of=None, st=None, name=None, flush=False):
+                    column_of=None, st=None, name=None, flush=False, capacity=None):
     """Yield (labels, indptr, indices, data) per chunk of ``chunk_size`` rows (int64 indptr,
     int32 indices when ``n_features`` is given and below 2**31, else int64; columns = written
     index - shift).  ``st`` (the parser state, for its counters) may be given;
     ``n_features`` None: no range check.  ``reader`` None: messages name ``name`` and the
     skipped lines are only counted in ``st``.  ``flush``: a chunk also ends with each block
-    (the rows of each arrival, for an interactive stream)."""
+    (the rows of each arrival, for an interactive stream).  ``capacity``: (rows, pairs) to
+    allocate first, when the caller knows bounds (else small, grown as needed)."""
     if st is None:
         st = np.zeros(14, dtype=np.int64)
     st[_MIN], st[_MAX] = _INT64_MAX, -1
     d = -1 if n_features is None else int(n_features)
-    cap = min(chunk_size, 1 << 10)
+    cap = min(chunk_size, 1 << 10 if capacity is None else max(capacity[0], 1))
     itype = np.int32 if 0 <= d <= _INT32_MAX else np.int64
 
     def fresh(cap, cap_nnz):
@@ -337,7 +353,8 @@ def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
         return (np.empty(cap, dtype=np.float64), indptr, np.empty(cap_nnz, dtype=itype),
                 np.empty(cap_nnz, dtype=np.float64))
 
-    labels, indptr, indices, data = fresh(cap, cap * 16)
+    labels, indptr, indices, data = fresh(cap, cap * 16 if capacity is None else
+                                         max(capacity[1], 16))
     for block in blocks:
         st[_POS] = 0
         while True:
@@ -353,8 +370,11 @@ def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
                 yield labels[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
                 labels, indptr, indices, data = fresh(cap, max(indices.shape[0], 16))
                 st[_ROW] = st[_NNZ] = 0
-            elif status == 2:
-                nnz, more = int(st[_NNZ]), 2 * indices.shape[0] + 16
+            elif status == 2:                      # grow the pairs: twice, or as the rows so far say
+                m, nnz = int(st[_ROW]), int(st[_NNZ])
+                more = 2 * indices.shape[0] + 16
+                if m:
+                    more = max(more, min(nnz * chunk_size // m + nnz // 8, 4 * more))
                 indices, data = grow(indices, more, nnz), grow(data, more, nnz)
             else:
                 raise svmlight_error(owner, reader.name if reader is not None else name, block,
@@ -379,11 +399,14 @@ def svmlight_parallel(f, reader, owner, chunk_size, n_features, shift, skip, wor
     sequential reader."""
     name = reader.name
 
-    def parse(blocks, line0):
+    def parse(blocks, line0, lines):
         st = np.zeros(14, dtype=np.int64)
         st[_LINE] = line0
+        bound = (lines, sum(b.count(b":") for b in blocks))    # a row a line, a pair a ':'
+
         items = [finish(*parts) for parts in svmlight_chunks(
-            iter(blocks), None, owner, chunk_size, n_features, shift, skip, st=st, name=name)]
+            iter(blocks), None, owner, chunk_size, n_features, shift, skip, st=st, name=name,
+            capacity=bound)]
         return items, int(st[_SKIPPED]), int(st[_FIRSTSKIP])
 
     for items, skipped, first in parallel_groups(f, owner, name, parse, workers):

@@ -803,11 +803,12 @@ def _add_source_options(p):
     p.add_argument("--delimiter", default=None, metavar="CHAR",
                    help="CSV only: field separator (default: ',')")
     p.add_argument("--skip-header", action="store_true", help="CSV only: skip the first line")
-    p.add_argument("--chunk-size", type=_positive_int, default=100_000, metavar="N",
-                   help="examples parsed and learned at a time (default 100,000)")
+    p.add_argument("--chunk-size", type=_positive_int, default=32_768, metavar="N",
+                   help="examples parsed and learned at a time (default 32,768)")
     p.add_argument("--workers", type=_positive_int, default=None, metavar="N",
                    help="svmlight: threads that parse the input in parallel, ahead of the "
-                        "learner (default: the cores, at most 4; or $MBCORE_READ_WORKERS)")
+                        "learner (default: the cores but one, at most 4, at least 1; or "
+                        "$MBCORE_READ_WORKERS)")
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
                    help="show a progress line on stderr (default: when stderr is a terminal)")
     p.add_argument("--no-progress", dest="progress", action="store_false",

@@ -198,7 +198,8 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
         while the caller works on the chunks already read (at most ``workers + 1`` groups
         ahead); the rows, their order, the errors and their line numbers are the same, but a
         chunk then holds *at most* ``chunk_size`` rows, as it ends where its group ends.
-        ``train_file``, ``predict_file`` and ``evaluate_file`` use this.
+        ``train_file``, ``predict_file`` and ``evaluate_file`` use
+        :func:`default_workers` threads.
     interactive : bool, default=False
         Read the source as its data arrives (a pipe fed a line at a time, a terminal): never
         wait for a full block, and yield the rows of each arrival as a chunk at once (of at
@@ -669,11 +670,12 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
 # ------------------------------------------------------------------------------------------------
 
 FORMATS = ("svmlight", "csv", "vw")
+CHUNK = 32_768          # the workflow's rows per chunk (measured: bench/README.md)
 
 
 # -- reading ----------------------------------------------------------------------------------
 
-def read_chunks(source, format="svmlight", chunk_size=100_000, **options):
+def read_chunks(source, format="svmlight", chunk_size=CHUNK, **options):
     """The (X, y) chunks of a source in the given format: :func:`mbcore.streaming.iter_svmlight`
     (options ``n_features``, ``zero_based``, ``max_features``), :func:`~mbcore.streaming.iter_csv`
     (``label_column``, ``delimiter``, ``skip_header``) or :func:`~mbcore.streaming.iter_vw`
@@ -751,8 +753,9 @@ def prefetch(iterable, depth=2):
 
 
 def default_workers():
-    """The parsing threads the workflow uses by default: the cores of this machine, at most 4
-    (environment variable ``MBCORE_READ_WORKERS`` overrides)."""
+    """The parsing threads the workflow uses by default: the cores of this machine but one (the
+    learner's), at most 4, at least 1 (environment variable ``MBCORE_READ_WORKERS`` overrides).
+    With one, the reader still parses ahead of the learner, in one background thread."""
     text = os.environ.get("MBCORE_READ_WORKERS")
     if text:
         try:
@@ -760,7 +763,7 @@ def default_workers():
         except ValueError:
             raise ValueError(f"MBCORE_READ_WORKERS must be an integer in [1, 256], got "
                              f"{text!r}") from None
-    return max(1, min(4, os.cpu_count() or 1))
+    return max(1, min(4, (os.cpu_count() or 1) - 1))
 
 
 def _source_chunks(source, format, chunk_size, ahead, options):
@@ -777,7 +780,7 @@ def _source_chunks(source, format, chunk_size, ahead, options):
 
 # -- train ------------------------------------------------------------------------------------
 
-def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=100_000,
+def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=CHUNK,
                classes=None, ahead=True, callback=None, **options):
     """Train ``learner`` online on every example of a file, in order (``passes`` times).
 
@@ -794,12 +797,15 @@ def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=100_0
         More than one pass needs a path (the file is read again).
     format : {"svmlight", "csv", "vw"}
     passes : int, default=1
-    chunk_size : int, default=100_000
+    chunk_size : int, default=32_768
+        Rows per chunk: small enough that the learner starts early and the last chunk's
+        learning (not overlapped by any parsing) is short.
     classes : the labels, optional (as for ``partial_fit``)
     ahead : bool, default=True
         Parse ahead in background threads while the learner learns: svmlight by
-        ``workers`` threads in parallel (default :func:`default_workers`; a chunk then holds
-        at most ``chunk_size`` rows), the other formats by one (:func:`prefetch`).  The
+        ``workers`` threads in parallel when there are more than one (default
+        :func:`default_workers`; a chunk then holds at most ``chunk_size`` rows), else, and
+        for the other formats, by one (:func:`prefetch`).  The
         learner's result does not depend on it.
     callback : callable, optional
         ``callback(stats)`` after each chunk (progress display).
@@ -853,7 +859,7 @@ def _format(learner, X, raw, table):
 
 
 def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
-                 chunk_size=100_000, line_buffered=False, ahead=True, **options):
+                 chunk_size=CHUNK, line_buffered=False, ahead=True, **options):
     """Write the learner's prediction for every example of a source, one line each.
 
     ``learner.predict`` (or ``decision_function`` with ``raw=True``) on the rows, in order,
@@ -933,7 +939,7 @@ def report_line(line):
             f"{(dm / dn if dn else 0.0):>10.6f}")
 
 
-def evaluate_file(learner, source, *, format="svmlight", chunk_size=100_000, classes=None,
+def evaluate_file(learner, source, *, format="svmlight", chunk_size=CHUNK, classes=None,
                   ahead=True, on_line=None, **options):
     """Progressive validation of ``learner`` over a source: each example is predicted, then
     learned (the learner is trained as it goes), and the mistakes are reported at doubling

@@ -106,39 +106,52 @@ cdef extern from *:
         return 1;
     }
 
+    /* Character classes for the hot loops: 1 digit, 2 whitespace (mb_ws), 4 the end of a token
+       that is not whitespace ('#', and the line breaks that end every line of a buffer). */
+    static unsigned char mb_cls[256];
+    static void mb_init_cls(void) {
+        int c;
+        for (c = '0'; c <= '9'; c++) mb_cls[c] = 1;
+        mb_cls[' '] = mb_cls['\\t'] = mb_cls['\\v'] = mb_cls['\\f'] = 2;
+        mb_cls['#'] = mb_cls['\\n'] = mb_cls['\\r'] = 4;
+    }
+    #define MB_DIGIT(c) (mb_cls[(unsigned char)(c)] & 1)
+    #define MB_WS(c) (mb_cls[(unsigned char)(c)] & 2)
+    #define MB_END(c) (mb_cls[(unsigned char)(c)] & 6)
+
     /* The number at s when it is written [+-]digits[.digits] with at most 19 significant
        digits, a value of at most 2**53 and no exponent, and is followed by the end of its token
-       (whitespace, '#' or lim): returns its end, with *out exactly as mb_number gives it for
-       that token (the same steps: its fast path).  Any other form: NULL, and the caller finds
-       the token's end and asks mb_number.  One pass over the bytes for the common case. */
-    static inline const unsigned char *mb_number_fast(const unsigned char *s,
-                                                      const unsigned char *lim, double *out) {
+       (whitespace, '#' or the line break): returns its end, with *out exactly as mb_number
+       gives it for that token (the same steps: its fast path).  Any other form: NULL, and the
+       caller finds the token's end and asks mb_number.  One pass over the bytes for the common
+       case.  The token must lie within a line that ends with a line break in the buffer (the
+       break stops every loop: no bound is needed). */
+    static inline const unsigned char *mb_number_fast(const unsigned char *s, double *out) {
         const unsigned char *p = s;
         int neg = 0, digits = 0, nd = 0;
         uint64_t m = 0;
         long exp10 = 0;
         double v;
-        if (p < lim && (*p == '+' || *p == '-')) { neg = (*p == '-'); p++; }
-        if (p < lim && *p >= '0' && *p <= '9' &&
-                (p + 1 == lim || mb_ws(p[1]) || p[1] == '#')) {    /* one digit: 1, 0, ... */
+        if (*p == '+' || *p == '-') { neg = (*p == '-'); p++; }
+        if (MB_DIGIT(p[0]) && MB_END(p[1])) {                /* one digit: 1, 0, ... */
             v = (double)(*p - '0');
             *out = neg ? -v : v;
             return p + 1;
         }
-        while (p < lim && *p >= '0' && *p <= '9') {
+        while (MB_DIGIT(*p)) {
             if (nd >= 19) return NULL;
             m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++;
             digits++; p++;
         }
-        if (p < lim && *p == '.') {
+        if (*p == '.') {
             p++;
-            while (p < lim && *p >= '0' && *p <= '9') {
+            while (MB_DIGIT(*p)) {
                 if (nd >= 19) return NULL;
                 m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++; exp10--;
                 digits++; p++;
             }
         }
-        if (!digits || (p < lim && !mb_ws(*p) && *p != '#')) return NULL;
+        if (!digits || !MB_END(*p)) return NULL;
         if (m > ((uint64_t)1 << 53) || exp10 < -22) return NULL;
         v = (double)m;
         v = exp10 < 0 ? v / mb_p10[-exp10] : v * mb_p10[exp10];
@@ -210,10 +223,10 @@ cdef extern from *:
             next = mb_eol(buf, n, pos, &ce, cr);
             line++;
             p = pos;
-            while (p < ce && mb_ws(buf[p])) p++;
+            while (MB_WS(buf[p])) p++;                    /* buf[ce] is a line break */
             if (p == ce || buf[p] == '#') { pos = next; continue; }
             ts = p;
-            f = mb_number_fast(buf + p, buf + ce, &lab);
+            f = mb_number_fast(buf + p, &lab);
             if (f) {
                 p = te = (Py_ssize_t)(f - buf);
             } else {
@@ -226,17 +239,17 @@ cdef extern from *:
                 int64_t idx = 0;
                 int nd = 0;
                 double val;
-                while (p < ce && mb_ws(buf[p])) p++;
+                while (MB_WS(buf[p])) p++;
                 if (p == ce || buf[p] == '#') break;
                 ts = p;
                 /* the common case, idx:value in one pass */
                 q = p;
-                while (q < ce && buf[q] >= '0' && buf[q] <= '9') {
+                while (MB_DIGIT(buf[q])) {
                     if (nd < 18) idx = idx * 10 + (buf[q] - '0');
                     nd++; q++;
                 }
-                if (nd > 0 && nd <= 18 && q < ce && buf[q] == ':' &&
-                        (f = mb_number_fast(buf + q + 1, buf + ce, &val)) != NULL) {
+                if (nd > 0 && nd <= 18 && buf[q] == ':' &&
+                        (f = mb_number_fast(buf + q + 1, &val)) != NULL) {
                     p = te = (Py_ssize_t)(f - buf);
                     goto pair;
                 }
@@ -466,6 +479,10 @@ cdef extern from *:
                Py_ssize_t n_cols, Py_ssize_t label, double *X, double *y, int64_t *loff,
                Py_ssize_t max_rows, int label_numeric, int skip) nogil
     int mb_number(const unsigned char *s, const unsigned char *e, double *out) nogil
+    void mb_init_cls()
+
+
+mb_init_cls()
 
 
 def parse_number(const unsigned char[::1] token):
@@ -508,6 +525,8 @@ def svmlight_parse(const unsigned char[::1] buf, int64_t[::1] st, double[::1] la
         raise ValueError("svmlight_parse: int32 indices need 0 <= n_features < 2**31")
     if n == 0:
         return 0
+    if buf[n - 1] != 10 and buf[n - 1] != 13:       # the parser's loops stop at line breaks
+        raise ValueError("svmlight_parse: the buffer must end with a line break")
     if indices.shape[0]:
         if index_t is int32_t:
             i32 = <int32_t *> &indices[0]
@@ -522,6 +541,30 @@ def svmlight_parse(const unsigned char[::1] buf, int64_t[::1] st, double[::1] la
                         &data[0] if data.shape[0] else NULL,
                         max_rows, indices.shape[0], shift, n_features, skip)
     return status
+
+
+def last_line_end(const unsigned char[::1] buf, Py_ssize_t start, Py_ssize_t end):
+    """Where the whole lines of ``buf[:end]`` end: the position after its last ``\\n`` (looked
+    for from ``start`` on: the caller knows ``buf[:start]`` holds none), else after its last
+    ``\\r`` but for a final one (the first half of ``\\r\\n``, perhaps), else 0."""
+    cdef Py_ssize_t i, cut = 0
+    if not 0 <= start <= end <= buf.shape[0]:
+        raise ValueError("last_line_end: need 0 <= start <= end <= len(buf)")
+    with nogil:
+        i = end
+        while i > start:
+            i -= 1
+            if buf[i] == 10:
+                cut = i + 1
+                break
+        if cut == 0:
+            i = end - 1
+            while i > 0:
+                i -= 1
+                if buf[i] == 13:
+                    cut = i + 1
+                    break
+    return cut
 
 
 def svmlight_scan(const unsigned char[::1] buf, int64_t[::1] st):
