@@ -402,3 +402,58 @@ def test_csv_string_labels_and_header(tmp_path):
     want = read_csv(data, path, delimiter=";", skip_header=True, label_column=2)
     X, y = load_csv(path, delimiter=";", skip_header=True, label_column=2)
     assert X.tolist() == want[0] and y.tolist() == want[1] == ["yes", "no"]
+
+
+# -- fuzz: random bytes from the format's alphabet, every reading mode against the twin --------
+
+_SVM_ALPHABET = b"0123456789:+-. \t\n\r#eEqidnaf\x00\xff"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(list(_SVM_ALPHABET)), max_size=120).map(bytes))
+def test_svmlight_fuzz_every_mode_agrees_with_the_twin(tmp_path_factory, data):
+    tmp = tmp_path_factory.mktemp("fuzz")
+    try:
+        _check_svm(tmp, data, n_features=50)
+    except ValueError as e:           # no data rows: both say so
+        assert "holds no data rows" in str(e)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=50),
+       st.lists(st.binary(max_size=5), min_size=4, max_size=4))
+def test_join_labels_is_the_python_join(codes, texts):
+    from mbcore._kernels.readers import join_labels
+    a = np.array(codes, dtype=np.int64)
+    assert join_labels(a, texts) == b"".join(texts[k] + b"\n" for k in codes)
+    with pytest.raises(ValueError, match="not in"):
+        join_labels(np.array([0, 4], dtype=np.int64), texts)
+    with pytest.raises(ValueError, match="not in"):
+        join_labels(np.array([-1], dtype=np.int64), texts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=24),
+       st.integers(1, 3))
+def test_join_scores_is_repr(values, width):
+    from mbcore._kernels.readers import join_scores
+    values = values[:len(values) // width * width]
+    a = np.array(values, dtype=np.float64).reshape(-1, width)
+    want = b"".join((" ".join(repr(float(v)) for v in row) + "\n").encode() for row in a)
+    assert join_scores(a) == want
+    assert [float(t) for t in join_scores(a).split()] == \
+        [v if v == v else pytest.approx(float("nan"), nan_ok=True) for v in a.ravel().tolist()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: b.replace(b"x", b"\n")), st.data())
+def test_last_line_end(data, draw):
+    from mbcore._kernels.readers import last_line_end
+    end = draw.draw(st.integers(0, len(data)))
+    head = data[:end]
+    # the position after the last \n, else after the last \r that is not the final byte, else 0
+    want = head.rfind(b"\n") + 1 or head.rfind(b"\r", 0, max(end - 1, 0)) + 1
+    buf = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(0, dtype=np.uint8)
+    assert last_line_end(buf, 0, end) == want
+    with pytest.raises(ValueError):
+        last_line_end(buf, 0, len(data) + 1)
