@@ -499,6 +499,17 @@ def csv_chunks(blocks, reader, owner, chunk_size, label_column, delimiter, skip_
         strs = []
         return X[:m], labels
 
+    def cut(m):
+        """The chunk of the first m rows; fresh arrays for the next rows."""
+        nonlocal X, y, loff
+        out = finish(m)
+        cs.rows += m
+        X, y = np.empty((cap, cs.n_cols - 1)), np.empty(cap)
+        loff = np.empty((cap, 2), dtype=np.int64)
+        st[_C_ROW] = 0
+        st[_C_NONNUM] = -1
+        return out
+
     first = True
     for block in blocks:
         st[_C_POS] = 0
@@ -543,13 +554,7 @@ def csv_chunks(blocks, reader, owner, chunk_size, label_column, delimiter, skip_
                     cap = min(chunk_size, 4 * cap)
                     X, y, loff = grow(X, cap, m), grow(y, cap, m), grow(loff, cap, m)
                     continue
-                out = finish(m)
-                cs.rows += m
-                yield out
-                X, y = np.empty((cap, cs.n_cols - 1)), np.empty(cap)
-                loff = np.empty((cap, 2), dtype=np.int64)
-                st[_C_ROW] = 0
-                st[_C_NONNUM] = -1
+                yield cut(m)
                 taken = 0
             else:
                 raise _csv_error(owner, name, block, st, cs, skip_header, row_name)
@@ -557,14 +562,7 @@ def csv_chunks(blocks, reader, owner, chunk_size, label_column, delimiter, skip_
             reader.skipped = int(st[_C_SKIPPED])
             reader.first_skipped_line = int(st[_C_FIRSTSKIP])
         if flush and st[_C_ROW]:
-            m = int(st[_C_ROW])
-            out = finish(m)
-            cs.rows += m
-            yield out
-            X, y = np.empty((cap, cs.n_cols - 1)), np.empty(cap)
-            loff = np.empty((cap, 2), dtype=np.int64)
-            st[_C_ROW] = 0
-            st[_C_NONNUM] = -1
+            yield cut(int(st[_C_ROW]))
     m = int(st[_C_ROW])
     if m:
         out = finish(m)
