@@ -146,3 +146,36 @@ def test_predict_line_buffered_burst(benchmark, record, files):
     record("workflow.mbcore.predict_line_burst", 2_000)
     benchmark.pedantic(lambda: predict_file(model, io.BytesIO(head), io.BytesIO(),
                                             line_buffered=True), rounds=5, warmup_rounds=1)
+
+
+def test_train_file_memory_does_not_grow_with_the_file(benchmark, files, tmp_path):
+    """Peak traced memory (tracemalloc: every NumPy and Python allocation, all threads) of
+    train_file on the a9a-shape file and on the same text 10 times over (target: within 1.1x).
+    Timed: the 10x file (info)."""
+    import tracemalloc
+    path, rows, d = files["a9a"]
+    big = tmp_path / "a9a_x10.svm"
+    with open(path, "rb") as f:
+        text = f.read()
+    with open(big, "wb") as f:
+        for _ in range(10):
+            f.write(text)
+
+    def peak(p):
+        train_file(mbcore.Perceptron(), p, n_features=d, zero_based=False)   # warm-up
+        tracemalloc.start()
+        try:
+            train_file(mbcore.Perceptron(), p, n_features=d, zero_based=False)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    p1, p10 = peak(path), peak(str(big))
+    info = benchmark.extra_info
+    info["peak MB, file (19.5 MB)"] = round(p1 / 1e6, 1)
+    info["peak MB, 10x file"] = round(p10 / 1e6, 1)
+    info["10x / 1x peak (target <= 1.1)"] = round(p10 / p1, 3)
+    print(f"\ntrain_file peak traced memory: {p1 / 1e6:.1f} MB (file), {p10 / 1e6:.1f} MB "
+          f"(10x file): {p10 / p1:.3f}x")
+    benchmark.pedantic(lambda: train_file(mbcore.Perceptron(), str(big), n_features=d,
+                                          zero_based=False), rounds=1, iterations=1)
