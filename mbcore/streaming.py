@@ -150,7 +150,8 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     any order but each at most once per line), and the rows, values and labels are exactly
     what it returns for the whole file.  The file may be gzip-compressed (recognised by its
     magic bytes, whatever its name).  It is read in blocks of 256 KiB, so memory stays
-    O(chunk_size + 256 KiB) whatever the size of the file.
+    O(chunk_size + 256 KiB) whatever the size of the file (with ``workers``, about
+    ``workers + 1`` groups of 1 MiB of text and their rows).
 
     **Width.**  Every chunk has the same number of columns, ``n_features``.  When it is None,
     or when ``zero_based="auto"``, a first quick pass over the file (indices only, O(1) memory,
@@ -161,8 +162,8 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     pipe).  A chunk with an index outside ``n_features`` raises, naming the line.
 
     **Reader.**  Lines are parsed by the compiled reader (``mbcore._kernels.readers``, with
-    the GIL released; about 340 MB/s on a9a / w8a text in the one-pass mode, 25x scikit-learn's
-    ``load_svmlight_file``: bench/README.md), whose semantics are those of the twin
+    the GIL released; 540-720 MB/s on a9a / w8a text in the one-pass mode, 40-55x
+    scikit-learn's ``load_svmlight_file``, on one thread: bench/README.md), whose semantics are those of the twin
     ``mbref.formats`` (values exactly as ``float()`` gives them).  A path or a binary file
     object (``sys.stdin.buffer``, an open file: one-pass mode only) may be read.
 
