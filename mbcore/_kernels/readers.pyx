@@ -11,10 +11,8 @@ grammar, errors and their order) are those of the pure-Python twin ``mbref.forma
 
 Numbers follow Python's ``float()`` restricted to ASCII: ``[+-]`` then digits with an optional
 ``.`` and fraction (at least one digit) and an optional exponent, or ``inf``, ``infinity``,
-``nan`` in any case.  Values are correctly rounded: exactly when the significand has at most
-19 digits and is at most 2**53 and the power of ten is at most 22 (Clinger's fast path, one
-exact IEEE operation), otherwise by the C library's ``strtod`` (correctly rounded on glibc) on
-the already validated token.
+``nan`` in any case.  Values are correctly rounded (``_text.h``, shared with the VW reader:
+Clinger's fast path when exact, else the C library's ``strtod`` on the validated token).
 
 The state array ``st`` (int64) carries the position and counters between calls; the layout is
 the ``ST_*`` / ``CSV_*`` constants of ``mbcore._readers``.
@@ -24,13 +22,7 @@ from libc.stdint cimport int32_t, int64_t
 
 cdef extern from *:
     """
-    #include <string.h>
-    #include <stdlib.h>
-    #include <stdint.h>
-    #include <math.h>
-
-    static const double mb_p10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-        1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    #include "_text.h"
 
     static inline int mb_ws(unsigned char c) {
         return c == ' ' || c == '\\t' || c == '\\v' || c == '\\f';
@@ -46,64 +38,20 @@ cdef extern from *:
         return 1;
     }
 
-    /* [s, e) as a number (see the module docstring): 1 and *out, or 0. */
+    /* [s, e) as a number (see the module docstring): a decimal (_text.h), or inf, infinity,
+       nan in any case after an optional sign: 1 and *out, or 0. */
     static int mb_number(const unsigned char *s, const unsigned char *e, double *out) {
         const unsigned char *p = s;
-        int neg = 0, slow = 0, digits = 0, nd = 0;
-        uint64_t m = 0;
-        long exp10 = 0;
+        int neg = 0;
+        size_t n;
+        if (mbt_decimal(s, e, out)) return 1;
         if (p < e && (*p == '+' || *p == '-')) { neg = (*p == '-'); p++; }
-        if (p == e) return 0;
-        if (!((*p >= '0' && *p <= '9') || *p == '.')) {
-            size_t n = (size_t)(e - p);
-            if ((n == 3 && mb_ci(p, "inf", 3)) || (n == 8 && mb_ci(p, "infinity", 8))) {
-                *out = neg ? -INFINITY : INFINITY; return 1;
-            }
-            if (n == 3 && mb_ci(p, "nan", 3)) { *out = neg ? -NAN : NAN; return 1; }
-            return 0;
+        n = (size_t)(e - p);
+        if ((n == 3 && mb_ci(p, "inf", 3)) || (n == 8 && mb_ci(p, "infinity", 8))) {
+            *out = neg ? -INFINITY : INFINITY; return 1;
         }
-        while (p < e && *p >= '0' && *p <= '9') {
-            if (nd < 19) { m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++; } else { slow = 1; }
-            digits++; p++;
-        }
-        if (p < e && *p == '.') {
-            p++;
-            while (p < e && *p >= '0' && *p <= '9') {
-                if (nd < 19) { m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++; exp10--; }
-                else { slow = 1; }
-                digits++; p++;
-            }
-        }
-        if (!digits) return 0;
-        if (p < e && (*p == 'e' || *p == 'E')) {
-            int eneg = 0; long ex = 0; int ed = 0;
-            p++;
-            if (p < e && (*p == '+' || *p == '-')) { eneg = (*p == '-'); p++; }
-            while (p < e && *p >= '0' && *p <= '9') {
-                if (ex < 100000) ex = ex * 10 + (*p - '0');
-                ed++; p++;
-            }
-            if (!ed) return 0;
-            exp10 += eneg ? -ex : ex;
-        }
-        if (p != e) return 0;
-        if (!slow && m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
-            double v = (double)m;
-            v = exp10 < 0 ? v / mb_p10[-exp10] : v * mb_p10[exp10];
-            *out = neg ? -v : v;
-            return 1;
-        }
-        {
-            char small[128];
-            char *b = small, *end = NULL;
-            size_t n = (size_t)(e - s);
-            if (n >= sizeof(small)) { b = (char *)malloc(n + 1); if (!b) return 0; }
-            memcpy(b, s, n); b[n] = 0;
-            *out = strtod(b, &end);
-            if (end != b + n) { if (b != small) free(b); return 0; }   /* not the "C" locale */
-            if (b != small) free(b);
-        }
-        return 1;
+        if (n == 3 && mb_ci(p, "nan", 3)) { *out = neg ? -NAN : NAN; return 1; }
+        return 0;
     }
 
     /* Character classes for the hot loops: 1 digit, 2 whitespace (mb_ws), 4 the end of a token
@@ -154,27 +102,9 @@ cdef extern from *:
         if (!digits || !MB_END(*p)) return NULL;
         if (m > ((uint64_t)1 << 53) || exp10 < -22) return NULL;
         v = (double)m;
-        v = exp10 < 0 ? v / mb_p10[-exp10] : v * mb_p10[exp10];
+        v = exp10 < 0 ? v / mbt_p10[-exp10] : v * mbt_p10[exp10];
         *out = neg ? -v : v;
         return p;
-    }
-
-    /* The end of the line starting at pos: *ce = end of its content, returns the start of the
-       next line.  Line breaks: \\n, \\r\\n, \\r; ``cr`` = 0 says the buffer holds no \\r. */
-    static inline Py_ssize_t mb_eol(const unsigned char *buf, Py_ssize_t n, Py_ssize_t pos,
-                                    Py_ssize_t *ce, int cr) {
-        const unsigned char *q = (const unsigned char *)memchr(buf + pos, '\\n', (size_t)(n - pos));
-        Py_ssize_t le = q ? (Py_ssize_t)(q - buf) : n;
-        const unsigned char *r = cr ? (const unsigned char *)memchr(buf + pos, '\\r',
-                                                                    (size_t)(le - pos)) : NULL;
-        if (r) {
-            Py_ssize_t ri = (Py_ssize_t)(r - buf);
-            *ce = ri;
-            if (ri == le - 1 && q) return le + 1;    /* \\r\\n */
-            return ri + 1;                          /* a lone \\r */
-        }
-        *ce = le;
-        return q ? le + 1 : n;
     }
 
     /* Shell sort of the keys k with their values v (a row's pairs; rows are short). */
@@ -220,7 +150,7 @@ cdef extern from *:
             int64_t prev = -1, col = 0;
             double lab;
             if (row >= max_rows) { status = 1; break; }
-            next = mb_eol(buf, n, pos, &ce, cr);
+            next = mbt_eol(buf, n, pos, &ce, cr);
             line++;
             p = pos;
             while (MB_WS(buf[p])) p++;                    /* buf[ce] is a line break */
@@ -337,7 +267,7 @@ cdef extern from *:
         Py_ssize_t pos = 0, line = (Py_ssize_t)st[2];
         int cr = memchr(buf, '\\r', (size_t)n) != NULL;
         while (pos < n) {
-            Py_ssize_t ce, next = mb_eol(buf, n, pos, &ce, cr), p;
+            Py_ssize_t ce, next = mbt_eol(buf, n, pos, &ce, cr), p;
             const unsigned char *h;
             line++;
             h = (const unsigned char *)memchr(buf + pos, '#', (size_t)(ce - pos));
@@ -407,7 +337,7 @@ cdef extern from *:
             int code = 0, cell_bad = 0;
             double v, lab = 0.0;
             if (n_cols >= 0 && row >= max_rows) { status = 1; break; }
-            next = mb_eol(buf, n, pos, &ce, cr);
+            next = mbt_eol(buf, n, pos, &ce, cr);
             h = (const unsigned char *)memchr(buf + pos, '#', (size_t)(ce - pos));
             if (h) ce = (Py_ssize_t)(h - buf);
             p = pos;

@@ -20,13 +20,7 @@ from libc.stdint cimport int64_t, uint32_t
 
 cdef extern from *:
     """
-    #include <string.h>
-    #include <stdlib.h>
-    #include <stdint.h>
-    #include <math.h>
-
-    static const double vw_p10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-        1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    #include "_text.h"
 
     static inline uint32_t vw_rotl(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 
@@ -69,74 +63,12 @@ cdef extern from *:
         return v + seed;
     }
 
-    /* [s, e) as a finite decimal number (no inf / nan): 1 and *out, or 0.  Correctly rounded:
-       Clinger's fast path when exact, else strtod (correctly rounded on glibc). */
+    /* [s, e) as a finite decimal number (_text.h; no inf / nan): 1 and *out, or 0. */
     static int vw_number(const unsigned char *s, const unsigned char *e, double *out) {
-        const unsigned char *p = s;
-        int neg = 0, slow = 0, digits = 0, nd = 0;
-        uint64_t m = 0;
-        long exp10 = 0;
         double v;
-        if (p < e && (*p == '+' || *p == '-')) { neg = (*p == '-'); p++; }
-        while (p < e && *p >= '0' && *p <= '9') {
-            if (nd < 19) { m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++; } else { slow = 1; }
-            digits++; p++;
-        }
-        if (p < e && *p == '.') {
-            p++;
-            while (p < e && *p >= '0' && *p <= '9') {
-                if (nd < 19) { m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++; exp10--; }
-                else { slow = 1; }
-                digits++; p++;
-            }
-        }
-        if (!digits) return 0;
-        if (p < e && (*p == 'e' || *p == 'E')) {
-            int eneg = 0, ed = 0; long ex = 0;
-            p++;
-            if (p < e && (*p == '+' || *p == '-')) { eneg = (*p == '-'); p++; }
-            while (p < e && *p >= '0' && *p <= '9') {
-                if (ex < 100000) ex = ex * 10 + (*p - '0');
-                ed++; p++;
-            }
-            if (!ed) return 0;
-            exp10 += eneg ? -ex : ex;
-        }
-        if (p != e) return 0;
-        if (!slow && m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
-            v = (double)m;
-            v = exp10 < 0 ? v / vw_p10[-exp10] : v * vw_p10[exp10];
-            v = neg ? -v : v;
-        } else {
-            char small[128];
-            char *b = small, *end = NULL;
-            size_t n = (size_t)(e - s);
-            if (n >= sizeof(small)) { b = (char *)malloc(n + 1); if (!b) return 0; }
-            memcpy(b, s, n); b[n] = 0;
-            v = strtod(b, &end);
-            if (end != b + n) { if (b != small) free(b); return 0; }   /* not the "C" locale */
-            if (b != small) free(b);
-        }
-        if (!isfinite(v)) return 0;
+        if (!mbt_decimal(s, e, &v) || !isfinite(v)) return 0;
         *out = v;
         return 1;
-    }
-
-    /* The line starting at pos: *ce = end of its content; returns the start of the next line.
-       Line breaks: \\n, \\r\\n, \\r. */
-    static Py_ssize_t vw_eol(const unsigned char *buf, Py_ssize_t n, Py_ssize_t pos,
-                             Py_ssize_t *ce) {
-        const unsigned char *q = (const unsigned char *)memchr(buf + pos, '\\n', (size_t)(n - pos));
-        Py_ssize_t le = q ? (Py_ssize_t)(q - buf) : n;
-        const unsigned char *r = (const unsigned char *)memchr(buf + pos, '\\r', (size_t)(le - pos));
-        if (r) {
-            Py_ssize_t ri = (Py_ssize_t)(r - buf);
-            *ce = ri;
-            if (ri == le - 1 && q) return le + 1;
-            return ri + 1;
-        }
-        *ce = le;
-        return q ? le + 1 : n;
     }
 
     /* Sort keys (column << 32 | position in the line, all distinct) with their values. */
@@ -185,7 +117,7 @@ cdef extern from *:
             int64_t k = 0;
             double lab = 0.0, wt = 1.0, base;
             if (row >= max_rows) { status = 1; break; }
-            next = vw_eol(buf, n, pos, &ce);
+            next = mbt_eol(buf, n, pos, &ce, 1);
             line++;
             p = pos;
             if (ce - p >= 3 && buf[p] == 0xef && buf[p + 1] == 0xbb && buf[p + 2] == 0xbf) p += 3;
