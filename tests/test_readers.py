@@ -457,3 +457,32 @@ def test_last_line_end(data, draw):
     assert last_line_end(buf, 0, end) == want
     with pytest.raises(ValueError):
         last_line_end(buf, 0, len(data) + 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_svm_text())
+def test_svmlight_width_found_by_the_first_pass(tmp_path_factory, data):
+    """Without n_features and with zero_based="auto", the first pass finds the largest index and
+    whether index 0 occurs, as the whole file says (the twin's rows)."""
+    path = str(tmp_path_factory.mktemp("scan") / "f.svm")
+    with open(path, "wb") as f:
+        f.write(data)
+    try:
+        labels, rows, _, _ = read_svmlight(data, path, n_features=None, zero_based=True)
+    except ValueError:
+        return
+    cols = [c for row in rows for c, _ in row]
+    if not rows:
+        return
+    zero_based = bool(cols) and min(cols) == 0
+    shift = 0 if zero_based or not cols else 1
+    width = (max(cols) + 1 if zero_based else max(cols)) if cols else 0
+    got_labels, got_rows = [], []
+    for X, y in iter_svmlight(path, chunk_size=5):
+        assert X.shape[1] == width
+        got_labels += y.tolist()
+        for i in range(len(y)):
+            a, b = X.indptr[i], X.indptr[i + 1]
+            got_rows.append(list(zip(X.indices[a:b].tolist(), X.data[a:b].tolist())))
+    assert _bits(got_labels) == _bits(labels)
+    _same_rows(got_rows, [[(c - shift, v) for c, v in row] for row in rows])
