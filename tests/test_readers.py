@@ -486,3 +486,26 @@ def test_svmlight_width_found_by_the_first_pass(tmp_path_factory, data):
             got_rows.append(list(zip(X.indices[a:b].tolist(), X.data[a:b].tolist())))
     assert _bits(got_labels) == _bits(labels)
     _same_rows(got_rows, [[(c - shift, v) for c, v in row] for row in rows])
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n"])
+def test_width_scan_in_parallel_ranges(tmp_path, monkeypatch, end):
+    """The first pass over a file of many blocks, cut into ranges scanned by threads: the same
+    width as one scan, and an over-long index named at its line in the whole file."""
+    monkeypatch.setattr(_readers, "BLOCK", 16)
+    lines = [f"{(-1) ** i} {i % 37 + 2}:1 {i % 11 + 40}:0.5".encode() for i in range(400)]
+    lines[123] = b"+1 0:1 3:1"
+    lines[377] = b"-1 5:1 99:2 # 777:1 in a comment"
+    path = tmp_path / "w.svm"
+    path.write_bytes(end.join(lines) + end)
+    assert _readers._range_cuts(str(path), 3) is not None       # the parallel path is taken
+    for workers in (1, 2, 3, 4):
+        assert _readers.svmlight_scan_file(str(path), "o", "w", workers) == (0, 99)
+    lines[301] = b"+1 1234567890123456789:1"
+    path.write_bytes(end.join(lines) + end)
+    for workers in (1, 3):
+        with pytest.raises(ValueError, match=r"w, line 302: an index has more than 18 digits"):
+            _readers.svmlight_scan_file(str(path), "o", "w", workers)
+    gz = tmp_path / "w.svm.gz"
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    assert _readers._range_cuts(str(gz), 3) is None               # gzip: one sequential scan
