@@ -803,8 +803,8 @@ def _add_source_options(p):
     p.add_argument("--delimiter", default=None, metavar="CHAR",
                    help="CSV only: field separator (default: ',')")
     p.add_argument("--skip-header", action="store_true", help="CSV only: skip the first line")
-    p.add_argument("--chunk-size", type=_positive_int, default=32_768, metavar="N",
-                   help="examples parsed and learned at a time (default 32,768)")
+    p.add_argument("--chunk-size", type=_positive_int, default=8_192, metavar="N",
+                   help="examples parsed and learned at a time (default 8,192)")
     p.add_argument("--workers", type=_positive_int, default=None, metavar="N",
                    help="svmlight: threads that parse the input in parallel, ahead of the "
                         "learner (default: the cores but one, at most 4, at least 1; or "

@@ -671,7 +671,7 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
 # ------------------------------------------------------------------------------------------------
 
 FORMATS = ("svmlight", "csv", "vw")
-CHUNK = 32_768          # the workflow's rows per chunk (measured: bench/README.md)
+CHUNK = 8_192           # the workflow's rows per chunk (measured: bench/README.md)
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -798,7 +798,7 @@ def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=CHUNK
         More than one pass needs a path (the file is read again).
     format : {"svmlight", "csv", "vw"}
     passes : int, default=1
-    chunk_size : int, default=32_768
+    chunk_size : int, default=8_192
         Rows per chunk: small enough that the learner starts early and the last chunk's
         learning (not overlapped by any parsing) is short.
     classes : the labels, optional (as for ``partial_fit``)
