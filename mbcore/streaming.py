@@ -162,7 +162,7 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     pipe).  A chunk with an index outside ``n_features`` raises, naming the line.
 
     **Reader.**  Lines are parsed by the compiled reader (``mbcore._kernels.readers``, with
-    the GIL released; 540-720 MB/s on a9a / w8a text in the one-pass mode, 40-55x
+    the GIL released; 620-700 MB/s on a9a / w8a text in the one-pass mode, 44-61x
     scikit-learn's ``load_svmlight_file``, on one thread: bench/README.md), whose semantics are those of the twin
     ``mbref.formats`` (values exactly as ``float()`` gives them).  A path or a binary file
     object (``sys.stdin.buffer``, an open file: one-pass mode only) may be read.
