@@ -56,6 +56,8 @@ extensions = [
     Extension(
         f"mbcore._kernels.{name}",
         [f"mbcore/_kernels/{name}.pyx"],
+        # the kernels' own headers (_text.h, _wm_simd.h), found wherever the C is generated
+        include_dirs=["mbcore/_kernels"],
         extra_compile_args=compile_args,
         extra_link_args=link_args,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")] +
