@@ -18,9 +18,9 @@ import numpy as np
 
 from ._kernels.readers import csv_parse, last_line_end, svmlight_parse, svmlight_scan
 
-__all__ = ["Reader", "Arrivals", "open_source", "source_name", "is_file_object", "line_blocks", "grow",
-           "svmlight_chunks", "svmlight_scan_file", "csv_chunks", "ON_ERROR", "parallel_groups",
-           "count_lines", "GROUP", "svmlight_parallel"]
+__all__ = ["Reader", "Arrivals", "open_source", "source_name", "is_file_object", "line_blocks",
+           "grow", "svmlight_chunks", "svmlight_scan_file", "csv_chunks", "ON_ERROR",
+           "parallel_groups", "count_lines", "GROUP", "svmlight_parallel"]
 
 BLOCK = 1 << 18
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -237,8 +237,9 @@ def parallel_groups(f, owner, name, parse, workers):
     their results yielded in the order of the file.
 
     ``parse(blocks, line0, lines)`` parses one group (a list of bytes holding ``lines`` lines,
-    the first being line ``line0 + 1`` of the file) and returns its result; an exception it raises is raised here
-    when its group's turn comes, after every earlier group's result was yielded.  At most
+    the first being line ``line0 + 1`` of the file) and returns its result; an exception it
+    raises is raised here when its group's turn comes, after every earlier group's result was
+    yielded.  At most
     ``workers + 1`` groups are read ahead, so memory is O(workers * GROUP + their results).
     When the caller stops early, the groups not started are dropped and the threads joined."""
     line = 0
@@ -353,6 +354,15 @@ def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
         return (np.empty(cap, dtype=np.float64), indptr, np.empty(cap_nnz, dtype=itype),
                 np.empty(cap_nnz, dtype=np.float64))
 
+    def cut():
+        """The chunk of the rows parsed so far; new arrays for the next ones."""
+        nonlocal labels, indptr, indices, data
+        m, nnz = int(st[_ROW]), int(st[_NNZ])
+        out = labels[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
+        labels, indptr, indices, data = fresh(cap, max(indices.shape[0], 16))
+        st[_ROW] = st[_NNZ] = 0
+        return out
+
     labels, indptr, indices, data = fresh(cap, cap * 16 if capacity is None else
                                          max(capacity[1], 16))
     for block in blocks:
@@ -362,15 +372,13 @@ def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
             if status == 0:
                 break
             if status == 1:
-                m, nnz = int(st[_ROW]), int(st[_NNZ])
                 if cap < chunk_size:               # grow the rows
+                    m = int(st[_ROW])
                     cap = min(chunk_size, 4 * cap)
                     labels, indptr = grow(labels, cap, m), grow(indptr, cap + 1, m + 1)
                     continue
-                yield labels[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
-                labels, indptr, indices, data = fresh(cap, max(indices.shape[0], 16))
-                st[_ROW] = st[_NNZ] = 0
-            elif status == 2:                      # grow the pairs: twice, or as the rows so far say
+                yield cut()
+            elif status == 2:                      # grow the pairs: 2x, or as the rows so far say
                 m, nnz = int(st[_ROW]), int(st[_NNZ])
                 more = 2 * indices.shape[0] + 16
                 if m:
@@ -382,10 +390,7 @@ def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
         if reader is not None and st[_SKIPPED]:
             reader.skipped, reader.first_skipped_line = int(st[_SKIPPED]), int(st[_FIRSTSKIP])
         if flush and st[_ROW]:
-            m, nnz = int(st[_ROW]), int(st[_NNZ])
-            yield labels[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
-            labels, indptr, indices, data = fresh(cap, indices.shape[0])
-            st[_ROW] = st[_NNZ] = 0
+            yield cut()
     m, nnz = int(st[_ROW]), int(st[_NNZ])
     if m:
         yield labels[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
@@ -403,7 +408,6 @@ def svmlight_parallel(f, reader, owner, chunk_size, n_features, shift, skip, wor
         st = np.zeros(14, dtype=np.int64)
         st[_LINE] = line0
         bound = (lines, sum(b.count(b":") for b in blocks))    # a row a line, a pair a ':'
-
         items = [finish(*parts) for parts in svmlight_chunks(
             iter(blocks), None, owner, chunk_size, n_features, shift, skip, st=st, name=name,
             capacity=bound)]
@@ -429,12 +433,13 @@ def svmlight_scan_file(source, owner, name, workers=None):
         cuts = _range_cuts(source, workers)
         if cuts is not None:
             return _scan_ranges(source, owner, name, cuts, workers)
-    return _scan(source, owner, name, 0)
+    return _scan(source, owner, name)
 
 
-def _scan(f_or_source, owner, name, line0, st=None):
+def _scan(f_or_source, owner, name, st=None):
+    """(smallest, largest) index of one source, by one thread; ``st`` keeps the error line."""
     st = np.zeros(4, dtype=np.int64) if st is None else st
-    st[0], st[1], st[2] = -1, -1, line0
+    st[0], st[1], st[2] = -1, -1, 0
     with open_source(f_or_source) as f:
         for block in line_blocks(f, owner, name, lambda: int(st[2])):
             if svmlight_scan(block, st):
@@ -485,7 +490,7 @@ def _scan_ranges(path, owner, name, cuts, workers):
         st = np.zeros(4, dtype=np.int64)
         r = _Range(path, cuts[k], cuts[k + 1])
         try:
-            return "ok", _scan(r, owner, name, 0, st)
+            return "ok", _scan(r, owner, name, st)
         except ValueError:
             return "bad", int(st[3])
         finally:

@@ -110,6 +110,15 @@ def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=F
         return (np.empty(cap), np.empty(cap), indptr, np.empty(cap_nnz, dtype=np.int64),
                 np.empty(cap_nnz))
 
+    def cut():
+        """The chunk of the rows parsed so far; new arrays for the next ones."""
+        nonlocal labels, weights, indptr, indices, data
+        m, nnz = int(st[_ROW]), int(st[_NNZ])
+        out = labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
+        labels, weights, indptr, indices, data = fresh(cap, max(indices.shape[0], 16))
+        st[_ROW] = st[_NNZ] = 0
+        return out
+
     labels, weights, indptr, indices, data = fresh(cap, cap * 16)
     with _readers.open_source(source, interactive) as f:
         for block in _readers.line_blocks(f, owner, name, lambda: int(st[_LINE])):
@@ -120,17 +129,14 @@ def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=F
                 if status == 0:
                     break
                 if status == 1:
-                    m, nnz = int(st[_ROW]), int(st[_NNZ])
                     if cap < chunk_size:               # grow the rows
+                        m = int(st[_ROW])
                         cap = min(chunk_size, 4 * cap)
                         labels, weights = _readers.grow(labels, cap, m), \
                             _readers.grow(weights, cap, m)
                         indptr = _readers.grow(indptr, cap + 1, m + 1)
                         continue
-                    yield labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
-                    labels, weights, indptr, indices, data = fresh(cap, max(indices.shape[0],
-                                                                            16))
-                    st[_ROW] = st[_NNZ] = 0
+                    yield cut()
                 elif status == 2:
                     nnz, more = int(st[_NNZ]), 2 * indices.shape[0] + 16
                     indices, data = _readers.grow(indices, more, nnz), \
@@ -143,10 +149,7 @@ def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=F
                 reader.skipped = int(st[_SKIPPED])
                 reader.first_skipped_line = int(st[_FIRSTSKIP])
             if interactive and st[_ROW]:
-                m, nnz = int(st[_ROW]), int(st[_NNZ])
-                yield labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
-                labels, weights, indptr, indices, data = fresh(cap, indices.shape[0])
-                st[_ROW] = st[_NNZ] = 0
+                yield cut()
     m, nnz = int(st[_ROW]), int(st[_NNZ])
     if m:
         yield labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz]

@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _readers
+from . import _params, _readers
 from ._kernels.readers import join_labels, join_scores
 from .datasets.formats import check_max_features, check_width, too_few_columns
 from .online import run_online
@@ -113,18 +113,7 @@ def _check_chunk_size(owner, chunk_size):
     return int(chunk_size)
 
 
-def _check_flag(owner, name, value):
-    if not isinstance(value, bool):
-        raise ValueError(f"{owner}: parameter {name} must be a bool, got {value!r}")
-    return value
-
-
-def _check_workers(owner, workers):
-    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or \
-            not 1 <= workers <= 256:
-        raise ValueError(f"{owner}: parameter workers must be an integer in [1, 256], got "
-                         f"{workers!r}")
-    return int(workers)
+_MAX_WORKERS = 256
 
 
 def _check_readable(owner, name):
@@ -163,9 +152,10 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
 
     **Reader.**  Lines are parsed by the compiled reader (``mbcore._kernels.readers``, with
     the GIL released; 620-700 MB/s on a9a / w8a text in the one-pass mode, 44-61x
-    scikit-learn's ``load_svmlight_file``, on one thread: bench/README.md), whose semantics are those of the twin
-    ``mbref.formats`` (values exactly as ``float()`` gives them).  A path or a binary file
-    object (``sys.stdin.buffer``, an open file: one-pass mode only) may be read.
+    scikit-learn's ``load_svmlight_file``, on one thread: bench/README.md), whose semantics
+    are those of the twin ``mbref.formats`` (values exactly as ``float()`` gives them).  A
+    path or a binary file object (``sys.stdin.buffer``, an open file: one-pass mode only) may
+    be read.
 
     **Bad lines.**  ``on_error="raise"`` (the default) raises at the first malformed line, and
     nothing of the chunk holding it is yielded; ``on_error="skip"`` drops every malformed line
@@ -247,8 +237,8 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     if not isinstance(dense, bool):
         raise ValueError(f"{owner}: parameter dense must be a bool, got {dense!r}")
     skip = _readers.check_on_error(owner, on_error)
-    workers = _check_workers(owner, workers)
-    interactive = _check_flag(owner, "interactive", interactive)
+    workers = _params.integer(owner, "workers", workers, 1, _MAX_WORKERS)
+    interactive = _params.flag(owner, "interactive", interactive)
     if interactive and workers > 1:
         raise ValueError(f"{owner}: interactive=True reads one arrival at a time; it takes "
                          f"workers=1, got workers={workers!r}")
@@ -379,7 +369,7 @@ def iter_csv(path: PathLike, chunk_size: int = 10_000, label_column: int = -1,
         raise ValueError(f"{owner}: parameter delimiter must be one ASCII character (not a line "
                          f"break or '#') or None, got {delimiter!r}")
     skip = _readers.check_on_error(owner, on_error)
-    interactive = _check_flag(owner, "interactive", interactive)
+    interactive = _params.flag(owner, "interactive", interactive)
     name = _readers.source_name(path, owner)
     if not _readers.is_file_object(path):
         _check_readable(owner, name)
@@ -644,7 +634,7 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
         raise ValueError(f"{owner}: parameter sample_weight must be a bool, got "
                          f"{sample_weight!r}")
     skip = _readers.check_on_error(owner, on_error)
-    interactive = _check_flag(owner, "interactive", interactive)
+    interactive = _params.flag(owner, "interactive", interactive)
     name = _readers.source_name(path, owner)
     if not _readers.is_file_object(path):
         _check_readable(owner, name)
@@ -759,11 +749,10 @@ def default_workers():
     With one, the reader still parses ahead of the learner, in one background thread."""
     text = os.environ.get("MBCORE_READ_WORKERS")
     if text:
-        try:
-            return _check_workers("MBCORE_READ_WORKERS", int(text))
-        except ValueError:
-            raise ValueError(f"MBCORE_READ_WORKERS must be an integer in [1, 256], got "
-                             f"{text!r}") from None
+        if not (text.strip().isdigit() and 1 <= int(text) <= _MAX_WORKERS):
+            raise ValueError(f"MBCORE_READ_WORKERS must be an integer in [1, {_MAX_WORKERS}], "
+                             f"got {text!r}")
+        return int(text)
     return max(1, min(4, (os.cpu_count() or 1) - 1))
 
 
@@ -806,8 +795,8 @@ def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=CHUNK
         Parse ahead in background threads while the learner learns: svmlight by
         ``workers`` threads in parallel when there are more than one (default
         :func:`default_workers`; a chunk then holds at most ``chunk_size`` rows), else, and
-        for the other formats, by one (:func:`prefetch`).  The
-        learner's result does not depend on it.
+        for the other formats, by one (:func:`prefetch`).  The learner's result does not
+        depend on it.
     callback : callable, optional
         ``callback(stats)`` after each chunk (progress display).
     **options : passed to the reader (:func:`read_chunks`), e.g. ``workers`` for svmlight
