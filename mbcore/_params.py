@@ -1,6 +1,6 @@
 """Parameter checks, one place for every family: each raises a ValueError of one shape,
 ``"<Class>: parameter <name> must be <what>, got <value>"``, naming the class, the parameter
-and the value received (DESIGN: validate once, in Python, with messages a user can act on).
+and the value received (validate once, in Python, with messages a user can act on).
 """
 
 import math

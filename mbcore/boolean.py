@@ -1,4 +1,4 @@
-"""Boolean concept learners (ALGORITHMS.md section 4): conjunction and disjunction elimination,
+"""Boolean concept learners: conjunction and disjunction elimination,
 the mistake-bound decision-list learner, the PAC learners (most specific conjunction, greedy
 1-decision list) and the conjunction adversary, each with its twin of the same name in
 ``mbref.boolean``.

@@ -1,7 +1,7 @@
 """Mistake bounds of the additive learners as functions, and the data quantities they need.
 
 Every bound here is a theorem with assumptions; each docstring states them, and a run that
-satisfies them and exceeds the bound is a bug in the learner (ALGORITHMS.md, sections 1 and 7).
+satisfies them and exceeds the bound is a bug in the learner.
 Data quantities (``radius``, ``margin``, ``total_distance``) accept a dense 2-D array-like or a
 sparse matrix in CSR layout (any object with ``data``, ``indices``, ``indptr`` and ``shape``, such
 as ``scipy.sparse.csr_array``; other scipy formats are converted with ``tocsr()``).  They use NumPy

@@ -1,7 +1,7 @@
 """Certificates: run a learner and check its mistakes against the bound that applies.
 
 ``certify(learner, X, y)`` runs a fresh copy of the learner (its parameters, no state) over the
-examples, finds the theorem of the notes that covers it (ALGORITHMS.md section 7), computes the
+examples, finds the theorem of the notes that covers it, computes the
 quantities the theorem needs from the data (radius, margin, attribute errors, the best expert's
 mistakes, a consistent target ...), and returns a :class:`Certificate`.  Each assumption is
 marked *verified* (checked on these data), *trusted* (a value the caller supplied that cannot be

@@ -1,4 +1,4 @@
-"""Experts: Weighted Majority and randomized Weighted Majority (ALGORITHMS.md section 3), each
+"""Experts: Weighted Majority and randomized Weighted Majority, each
 with its pure-Python twin of the same name in ``mbref.experts``.
 
 The advice of n experts comes as a matrix P (one row per round, one column per expert, each

@@ -1,5 +1,5 @@
 """The additive family: Perceptron, MarginPerceptron, AveragedPerceptron, OnlineHingeSVM,
-KernelPerceptron (ALGORITHMS.md section 1).
+KernelPerceptron.
 
 Each class validates once in Python, then one compiled kernel does the whole pass with the GIL
 released.  The pure-Python twin of each class, with the same name, is in ``mbref.linear``; the two

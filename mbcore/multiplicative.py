@@ -1,6 +1,5 @@
-"""The multiplicative family: Winnow2, elimination Winnow, Winnow*, Balanced Winnow
-(ALGORITHMS.md section 2), each with its pure-Python twin of the same name in
-``mbref.multiplicative``.
+"""The multiplicative family: Winnow2, elimination Winnow, Winnow*, Balanced Winnow,
+each with its pure-Python twin of the same name in ``mbref.multiplicative``.
 
 Numerics: weights are kept as base-2 logarithms, never as products that could underflow or
 overflow.  With Boolean features and power-of-two factors (the defaults) the logarithms are
@@ -359,7 +358,7 @@ class Winnow(_Winnow):
 class EliminationWinnow(_Winnow):
     __doc__ = """Winnow with demotion to zero (Winnow1; Kanade's Algorithm 4).
 
-    Update rule (Kanade lecture 10, Alg. 4; ALGORITHMS.md §2): all weights start at 1; predict 1
+    Update rule (Kanade lecture 10, Alg. 4): all weights start at 1; predict 1
     iff Σ_i w_i x_i ≥ n/2.  False negative: w_i ← 2 w_i where x_i = 1; false positive:
     w_i ← 0 where x_i = 1 (those variables are eliminated for good).
 

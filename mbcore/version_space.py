@@ -1,4 +1,4 @@
-"""Finite classes and version spaces (ALGORITHMS.md section 5): ``ConceptClass`` stored
+"""Finite classes and version spaces: ``ConceptClass`` stored
 column-wise as 64-bit-word bitsets, the Halving algorithm, the Standard Optimal Algorithm,
 the Littlestone and VC dimensions, and the half-interval adversary, each with its twin of the
 same name in ``mbref.version_space``.

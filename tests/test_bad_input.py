@@ -1,4 +1,4 @@
-"""Bad input (DESIGN.md "Tests"): a clear error, never a crash, never a silent wrong answer.
+"""Bad input: a clear error, never a crash, never a silent wrong answer.
 
 Every check runs on the compiled learners (mbcore) and, where the twin takes the same input, on
 the twins (mbref), which must raise the same exception type.  After a failing call the learner
@@ -187,7 +187,7 @@ def test_voted_scores_on_overflow_agree_between_twins():
 @pytest.mark.parametrize("v", [1e200, 1e-200])
 def test_normalisation_of_extreme_rows_is_not_silently_zero(spec, mod, v):
     """x = (v, v) is a non-zero vector whose unit vector (1, 1)/sqrt(2) is representable, but
-    ||x||^2 overflows (v = 1e200) or underflows (v = 1e-200).  ALGORITHMS.md §1: normalize
+    ||x||^2 overflows (v = 1e200) or underflows (v = 1e-200).  The numerics rule: normalize
     "scales each x to unit length (a zero vector stays zero)".  Either the learner uses the unit
     vector (w = y x/||x|| after the first update), or it refuses the row with ValueError; it must
     not treat the row as the zero vector and count an update that changed nothing."""

@@ -1,4 +1,4 @@
-"""Boolean concept learners (ALGORITHMS.md §4): Conjunction, Disjunction, DecisionList, the PAC
+"""Boolean concept learners: Conjunction, Disjunction, DecisionList, the PAC
 learners most_specific_conjunction / greedy_decision_list, and the lower-bound adversary.
 
 Sections

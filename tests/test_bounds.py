@@ -1,4 +1,4 @@
-"""Mistake bounds (ALGORITHMS.md §1, §7): on streams that satisfy a theorem's assumptions, the
+"""Mistake bounds: on streams that satisfy a theorem's assumptions, the
 observed count never exceeds the bound.
 
 The data quantities (R, gamma, TD_gamma) are computed here with NumPy from the generated data and

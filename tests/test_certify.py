@@ -1,4 +1,4 @@
-"""Certificates (ALGORITHMS.md §7) and the data quantities behind them.
+"""Certificates and the data quantities behind them.
 
 Each certificate's quantities are recomputed here from the data with NumPy or plain Python
 (independently of ``mbcore.bounds``), the bounds from the formulas of the notes, and the

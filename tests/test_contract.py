@@ -1,4 +1,4 @@
-"""The contract every learner keeps (DESIGN.md "Public API shape" and "Tests"): pickling and
+"""The contract every learner keeps (README, "Using it"): pickling and
 copying mid-stream, clone, monotone counts, NotFittedError, parameters, label types, fit
 resetting, and the online record of run_online."""
 

@@ -1,5 +1,5 @@
 """The docstrings: their examples run (doctest), and every learner documents its parameters,
-an example and its mistake bound (DESIGN.md: numpydoc docstrings with the update rule, the bound,
+an example and its mistake bound (numpydoc docstrings with the update rule, the bound,
 a reference to the notes, and an Examples section that runs as a doctest)."""
 
 import doctest

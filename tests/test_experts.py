@@ -1,4 +1,4 @@
-"""Experts (ALGORITHMS.md §3): Weighted Majority and randomized Weighted Majority.
+"""Experts: Weighted Majority and randomized Weighted Majority.
 
 Sections
 --------

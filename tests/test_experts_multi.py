@@ -1,4 +1,4 @@
-"""Experts with multi-valued labels (Blum's calendar setting; ALGORITHMS.md section 3).
+"""Experts with multi-valued labels (Blum's calendar setting).
 
 ``WeightedMajority`` and ``RandomizedWeightedMajority`` with K >= 3 classes (``classes_`` sorted):
 the advice matrix P holds labels; WM predicts the class with the largest total weight, ties to the

@@ -1,4 +1,4 @@
-"""Golden cases: small streams worked out by hand from the rules of ALGORITHMS.md §0-§1.
+"""Golden cases: small streams worked out by hand from the rules the learners' docstrings state.
 
 Every expected value below was computed on paper from the update rules (the derivation is in the
 comments), not taken from the library.  Each case runs on both the compiled learners (mbcore) and
@@ -81,7 +81,7 @@ def test_perceptron_by_hand_tie_positive(mod):
 ], ids=["Perceptron", "Averaged", "Voted", "Kernel", "Hinge"])
 def test_zero_state_follows_the_tie_rule(mod, make, tie, expected):
     """w = 0 (no support vector) scores 0 everywhere: predict -1 with tie="negative", +1 with
-    tie="positive" (ALGORITHMS.md §1).  The first row is chosen so that the learner stays at 0:
+    tie="positive".  The first row is chosen so that the learner stays at 0:
     a correctly tied prediction (no update), or a zero row for the hinge learner (its update adds
     eta * y * 0)."""
     clf = make(mod, tie)

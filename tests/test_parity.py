@@ -1,6 +1,6 @@
 """Parity: the compiled learners (mbcore) against their pure-Python twins (mbref).
 
-The contract (ALGORITHMS.md §0, DESIGN.md "How a learner is built" 6) is bit for bit: on the same
+The contract (README, "The twin") is bit for bit: on the same
 stream, fed in any chunks, both make the same online predictions, the same mistakes and updates,
 and end with the same weights, compared with ``==`` (no tolerance).  On top of that the online
 protocol is chunk invariant, and on integer-valued data a CSR matrix and the dense array with the

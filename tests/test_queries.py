@@ -1,4 +1,4 @@
-"""Queries and conversions (ALGORITHMS.md section 6): mbcore.queries.
+"""Queries and conversions: mbcore.queries.
 
 Sections
 --------

@@ -8,7 +8,7 @@ everything here is skipped, with the reason, when it is not installed or older t
    default Boolean features, one test per estimator: every other check must pass, and every
    check listed below must fail (a listed check that starts passing fails the test, so the list
    stays exact).  Two checks are skipped by scikit-learn itself when pandas is not installed or
-   SCIPY_ARRAY_API is not set.  Nothing in the learners' rules (ALGORITHMS.md) was changed to
+   SCIPY_ARRAY_API is not set.  Nothing in the learners' rules was changed to
    pass a check.
 2. The learners in ``Pipeline``, ``clone``, ``GridSearchCV`` (cv=3) and ``cross_val_score`` on
    the bundled mushrooms data.
@@ -31,7 +31,7 @@ Every learner:
 Winnow and BalancedWinnow with ``features="real"`` also:
 
 * ``check_classifiers_train``, and for Winnow ``check_classifiers_classes``: decision_function
-  is the Winnow score sum_i w_i x_i (ALGORITHMS.md section 2 and the twin), which the learner
+  is the Winnow score sum_i w_i x_i (the rule and the twin), which the learner
   compares with theta, not with 0, so ``decision_function(X) > 0`` is not the prediction.
   (Winnow, EliminationWinnow and WinnowStar carry scikit-learn's ``poor_score`` tag: their
   weights are positive, so they learn monotone threshold functions and cannot reach
@@ -39,7 +39,7 @@ Winnow and BalancedWinnow with ``features="real"`` also:
   the tag.)
 
 Winnow, EliminationWinnow, WinnowStar and BalancedWinnow with Boolean features (the default;
-EliminationWinnow and WinnowStar have no other mode): X must be 0/1 (ALGORITHMS.md section 2),
+EliminationWinnow and WinnowStar have no other mode): X must be 0/1 (the rule),
 and these checks fit or predict real-valued (or negative) X, so the learner raises ValueError
 ("X must be Boolean (0/1) with features='boolean'") where the check expects success:
 ``check_classifier_data_not_an_array``, ``check_classifiers_classes``,
@@ -84,9 +84,9 @@ ALL = {
     "check_supervised_y_2d": "y of shape (n, 1) is refused with ValueError (y must be 1-D), as "
                              "the twin does, instead of raveled with a warning",
 }
-THETA = ("decision_function is the Winnow score sum w_i x_i (ALGORITHMS.md section 2, the "
+THETA = ("decision_function is the Winnow score sum w_i x_i (the rule, the "
          "twin), compared with theta, not 0")
-BOOLEAN_ONLY = ("X must be 0/1 with features='boolean' (ALGORITHMS.md section 2); the check "
+BOOLEAN_ONLY = ("X must be 0/1 with features='boolean' (the rule); the check "
                 "feeds real-valued X")
 BOOLEAN_CHECKS = [
     "check_classifier_data_not_an_array", "check_classifiers_classes", "check_classifiers_train",

@@ -1,6 +1,6 @@
-"""Specialists (sleeping experts) and Blum's pair specialists (ALGORITHMS.md section 3).
+"""Specialists (sleeping experts) and Blum's pair specialists.
 
-The rule under test (Blum 1997; Angluin lecture 20, seeds/001 around lines 186-194): in each
+The rule under test (Blum 1997; Angluin lecture 20): in each
 round the awake specialists vote for a class (entries of sleeping specialists are ignored); the
 learner predicts the class with the largest total awake weight, ties going to the later class in
 ``classes_``; with no voter it predicts the most frequent label so far (ties -> later class, none

@@ -1,4 +1,4 @@
-"""Finite classes and version spaces (ALGORITHMS.md §5): ConceptClass, Halving, SOA, the
+"""Finite classes and version spaces: ConceptClass, Halving, SOA, the
 Littlestone and VC dimensions, and the half-interval adversary.
 
 Sections

@@ -1,4 +1,4 @@
-"""The multiplicative family (ALGORITHMS.md §2): Winnow2, elimination Winnow, Winnow*, Balanced
+"""The multiplicative family: Winnow2, elimination Winnow, Winnow*, Balanced
 Winnow.
 
 Sections
@@ -557,8 +557,8 @@ def is_real(entry):
 
 
 def is_exact(entry):
-    """Exact mode (ALGORITHMS.md §2 numerics): Boolean features, alpha, beta (or 0), w0 powers of
-    two.  BalancedWinnow is always summed in float64 (the twin's policy)."""
+    """Exact mode (the Winnow numerics of mbcore.multiplicative): Boolean features, alpha,
+    beta (or 0), w0 powers of two.  BalancedWinnow is always summed in float64 (the twin's policy)."""
     name, p = entry
     if name == "BalancedWinnow" or is_real(entry):
         return False
@@ -751,8 +751,8 @@ def _exp2(v):
 
 
 def oracle(entry, rows, labels, d):
-    """The exact-mode rule, written here from ALGORITHMS.md §2: integer exponents (None = a weight
-    of 0) and the decision sum_{active} 2**l >= theta in rationals.  rows: active index lists;
+    """The exact-mode rule, written here from the rule in mbcore.multiplicative: integer
+    exponents (None = a weight of 0) and the decision sum_{active} 2**l >= theta in rationals.  rows: active index lists;
     labels 0/1.  Returns (predictions 0/1, final log2 weights as floats)."""
     name, p = entry
     alpha = 2.0 if name == "EliminationWinnow" else p.get("alpha", 2.0)

@@ -4,9 +4,10 @@ For each learner family, random instances that satisfy the theorem's assumptions
 sample with a margin, a k-of-n disjunction with label noise counted as attribute errors, a pool
 of experts with one good expert, a random conjunction, decision list or concept of a finite
 class, ...) are drawn, and ``mbcore.certify`` runs the learner, verifies the assumptions on the
-data and compares the observed count with the bound.  Published claim (the theorems of
-ALGORITHMS.md sections 1-5): no run exceeds its bound.  Reported: instances, how many had every
-assumption verified, observed/bound (mean and max), violations.
+data and compares the observed count with the bound.  Published claim (the theorems
+behind ``mbcore.bounds``, each cited there): no run exceeds its bound.  Reported:
+instances, how many had every assumption verified, observed/bound (mean and max),
+violations.
 
 Run: ``python bench/experiments/bounds_vs_observed.py`` (``--small`` for a quick version).
 """

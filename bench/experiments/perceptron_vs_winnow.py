@@ -4,7 +4,7 @@ Published result
 ----------------
 Littlestone (1988), "Learning quickly when irrelevant attributes abound": Winnow2 (alpha = 2,
 beta = 1/2, theta = n) learns a monotone disjunction of k of n variables with at most
-2 + 3k(1 + log2 n) mistakes (ALGORITHMS.md section 2), so its mistakes grow like k log n.
+2 + 3k(1 + log2 n) mistakes (mbcore.bounds.winnow_bound), so its mistakes grow like k log n.
 Kivinen, Warmuth & Auer (1997), "The Perceptron algorithm versus Winnow: linear versus
 logarithmic mistake bounds when few input variables are relevant": an adversary forces the
 Perceptron to make Omega(kn) mistakes on these targets (any additive algorithm (n + k - 1)/2),

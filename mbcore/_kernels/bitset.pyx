@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Compiled kernels over concept bitsets (ALGORITHMS.md section 5): a finite class is stored
+"""Compiled kernels over concept bitsets: a finite class is stored
 column-wise, for each point the 64-bit words of the set of concepts labelling it 1 (tail bits
 zero); the version space is one such bitset.  Halving counts the alive concepts on each side with
 word-level popcounts over the non-zero words of the version space only (their list is compacted

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Compiled kernels of the Boolean concept learners (ALGORITHMS.md section 4): conjunction and
+"""Compiled kernels of the Boolean concept learners: conjunction and
 disjunction elimination over literal masks, and the mistake-bound decision-list learner over its
 4n + 2 rules with levels.  Rows are dense uint8 0/1 (validated in Python); every loop over the n
 variables is branch-free so the compiler vectorises it.  Mirrors ``mbref.boolean``.

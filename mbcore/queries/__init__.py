@@ -1,4 +1,4 @@
-"""Queries and conversions (ALGORITHMS.md section 6): the oracles EX, MQ and EQ, the
+"""Queries and conversions: the oracles EX, MQ and EQ, the
 conservative form of any learner, mistake bounds <-> equivalence queries, online -> PAC, and
 Angluin's monotone-DNF learner.
 

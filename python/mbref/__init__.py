@@ -1,7 +1,8 @@
 """mbref: the pure-Python twin of mbcore (standard library only).
 
 Every learner here has the same name, parameters and results as its compiled counterpart in
-``mbcore``; it is written literally from the rules in the project's ALGORITHMS.md and is the
+``mbcore``; it is written literally from the rules the mbcore docstrings state (each citing its
+lecture notes or paper) and is the
 specification the compiled kernels are tested against (same predictions, mistakes and updates on
 the same streams, same exception types on bad input).  It is slow on purpose: use it to read the
 algorithms, to check the compiled core, and to measure what compilation buys.

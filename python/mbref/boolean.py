@@ -1,4 +1,5 @@
-"""Boolean concept learners, literally from ALGORITHMS.md section 4 (pure Python, the specification).
+"""Boolean concept learners, literally from the rules stated in mbcore.boolean (pure Python,
+the specification).
 
 Conventions shared with mbcore.boolean (the compiled side matches them exactly)
 -------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Experts (ALGORITHMS.md section 3), pure Python: the specification of mbcore.experts.
+"""Experts, pure Python: the specification of mbcore.experts.
 
 The experts' advice comes as a matrix P (one row per round, one column per expert) of predicted
 labels, or from a pool of online learners that predict each round and learn every label.  Labels
@@ -533,7 +533,7 @@ class RandomizedWeightedMajority(_Pool):
 class Specialists(_Pool):
     """Specialists (sleeping experts; twin of mbcore.Specialists): see that class.
 
-    The rule (Blum 1997; ALGORITHMS.md section 3): in each round some specialists are awake and
+    The rule (Blum 1997): in each round some specialists are awake and
     vote for a class; the learner predicts the class with the largest total awake weight (ties to
     the later class; if no specialist votes, the most frequent label so far, ties again to the
     later class).  On a mistake, every voter that was wrong is multiplied by ``demote`` (1/2) and

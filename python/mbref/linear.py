@@ -1,4 +1,5 @@
-"""The additive family, literally from ALGORITHMS.md section 1 (pure Python, the specification).
+"""The additive family, literally from the rules stated in mbcore.linear (pure Python, the
+specification).
 
 Shared conventions (mirrored bit for bit by mbcore's kernels):
 

@@ -1,4 +1,5 @@
-"""The multiplicative family, literally from ALGORITHMS.md section 2 (pure Python, the specification).
+"""The multiplicative family, literally from the rules stated in mbcore.multiplicative (pure
+Python, the specification).
 
 Numerics (the policy both twins follow)
 ---------------------------------------

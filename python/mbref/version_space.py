@@ -1,5 +1,5 @@
-"""Finite classes and version spaces, literally from ALGORITHMS.md section 5 (pure Python, the
-specification of ``mbcore.version_space``).
+"""Finite classes and version spaces, literally from the rules stated in mbcore.version_space
+(pure Python, the specification of ``mbcore.version_space``).
 
 Conventions shared with mbcore.version_space (the compiled side matches them exactly)
 -------------------------------------------------------------------------------------
