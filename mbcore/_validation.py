@@ -16,7 +16,8 @@ import numpy as np
 
 from ._kernels import linear as _klin
 
-__all__ = ["Batch", "check_X", "check_finite", "encode_y", "infer_classes", "infer_classes_multi",
+__all__ = ["Batch", "check_X", "check_finite", "encode_y", "encode_y_k", "infer_classes",
+           "infer_classes_k", "infer_classes_multi",
            "encode_codes", "NotFittedError", "is_sparse", "to_csr", "check_compressed",
            "index_array", "sparse_to_dense", "label_array"]
 
@@ -648,3 +649,77 @@ def encode_y(owner, y, n, classes, out=None):
         raise ValueError(f"{owner}: y has the label {bad!r}, outside the fitted classes "
                          f"{[neg, pos]!r}")
     return np.where(is_pos, 1, -1).astype(np.int8)
+
+
+def infer_classes_k(owner, y, classes=None):
+    """The classes, sorted, for the learners that take two or more labels: from ``classes``
+    (at least two) or from the labels of y (two or more; one label alone names its pair as
+    for the binary learners).  The messages are those of :func:`infer_classes`."""
+    if classes is not None:
+        cl = _classes_array(owner, classes)
+        if cl.shape[0] < 2:
+            raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
+                             f"{cl.tolist()!r}")
+        return cl
+    ya = label_array(owner, y)
+    if ya.dtype.kind == "f" and np.isnan(ya).any():
+        raise ValueError(f"{owner}: y contains NaN")
+    if ya.dtype.kind == "c":
+        raise TypeError(f"{owner}: y must hold labels (numbers, strings or bools), got complex "
+                        "values")
+    if ya.ndim == 1 and ya.shape[0] > 64 and ya.dtype in _LABEL_DTYPES:
+        uniq = _distinct(ya)
+        if uniq.shape[0] <= 2:         # (the compiled scan stops at a third label)
+            return infer_classes(owner, ya)
+    try:
+        uniq = np.unique(ya)
+    except TypeError:
+        raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
+                        f"kinds, e.g. numbers and strings, in {ya.ravel()[:10].tolist()!r}); "
+                        "use labels of one kind") from None
+    if uniq.shape[0] >= 2:
+        return _native(uniq)
+    return infer_classes(owner, uniq)
+
+
+def encode_y_k(owner, y, n, classes):
+    """Labels -> class indices (int32: positions in the sorted ``classes``), with the checks
+    and messages of :func:`encode_y` (more than two classes)."""
+    if y is None:
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
+    ya = label_array(owner, y)
+    if ya.ndim != 1:
+        raise ValueError(f"{owner}: y must be 1-D, got ndim={ya.ndim}")
+    if ya.shape[0] != n:
+        raise ValueError(f"{owner}: X has {n} rows but y has {ya.shape[0]} labels")
+    if ya.dtype.kind == "f" and np.isnan(ya).any():
+        raise ValueError(f"{owner}: y contains NaN")
+
+    def outside(bad):
+        v = _key(ya[bad[0]])
+        if isinstance(v, float) and v != v:
+            return ValueError(f"{owner}: y contains NaN")
+        return ValueError(f"{owner}: y has the label {v!r}, outside the fitted classes "
+                          f"{classes.tolist()!r}")
+    try:
+        return encode_codes(owner, ya, classes, lambda b: b)
+    except ValueError as exc:
+        # encode_codes names the first label outside the classes by its index: say it in
+        # the words of the two-label learners
+        bad = _first_outside(ya, classes)
+        if bad is None:
+            raise
+        raise outside((bad,)) from None
+
+
+def _first_outside(ya, classes):
+    index = {_key(c) for c in classes}
+    for i, v in enumerate(ya.tolist() if ya.dtype.kind != "O" else ya):
+        try:
+            if _key(v) not in index or (isinstance(_key(v), float) and _key(v) != _key(v)):
+                return i
+        except TypeError:
+            return i
+    return None

@@ -596,25 +596,32 @@ class OnlineLearner(OnlineCounts):
             batch = self._check_X(X, None)
             if y is None:
                 raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got None")
-            cl = infer_classes(self._owner, y, classes)
-            yy = encode_y(self._owner, y, batch.n, cl)
+            cl = self._infer_classes(y, classes)
+            yy = self._encode_y(y, batch.n, cl)
             self._counts = np.zeros(3, dtype=np.int64)
+            self.classes_ = cl            # (before _init_state: the state's shape may use it)
             self._init_state(batch.d)
             self._kstate = None
             self.n_features_in_ = batch.d
-            self.classes_ = cl
             return batch, yy
         batch = self._check_X(X, self.n_features_in_)
         if classes is not None:
-            cl = infer_classes(self._owner, (), classes)
+            cl = self._infer_classes((), classes)
             if cl.tolist() != self.classes_.tolist():
                 raise ValueError(f"{self._owner}: classes={cl.tolist()!r} differs from the "
                                  f"fitted classes {self.classes_.tolist()!r}")
         y1 = self.__dict__.get("_y1")
         if y1 is None and batch.n == 1:
             y1 = self._y1 = np.empty(1, dtype=np.int8)
-        return batch, encode_y(self._owner, y, batch.n, self.classes_, y1 if batch.n == 1
-                               else None)
+        return batch, self._encode_y(y, batch.n, self.classes_, y1 if batch.n == 1 else None)
+
+    def _infer_classes(self, y, classes):
+        """The classes of the first call (two labels; families with more override this)."""
+        return infer_classes(self._owner, y, classes)
+
+    def _encode_y(self, y, n, classes, out=None):
+        """Labels -> the codes the kernels take (+-1 as int8 for two labels)."""
+        return encode_y(self._owner, y, n, classes, out)
 
     def partial_fit(self, X, y, classes=None):
         """Run the online protocol over the rows of X in order (predict, then update).
@@ -666,7 +673,7 @@ class OnlineLearner(OnlineCounts):
         leaves the learner exactly as it was."""
         with Snapshot(self):
             batch, yy = self._prepare(X, y, classes)
-            pred = np.empty(batch.n, dtype=np.int8) if record else None
+            pred = np.empty(batch.n, dtype=yy.dtype) if record else None   # +-1, or classes
             upd = np.empty(batch.n, dtype=np.uint8) if record else None
             self._pass(batch, yy, pred, upd)
         return pred, upd, yy

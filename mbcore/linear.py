@@ -13,15 +13,17 @@ import numpy as np
 from ._kernels import linear as _k
 from ._params import (bad as _bad, choice as _choice, flag as _flag, integer as _integer,
                       real as _real)
-from ._validation import Batch, check_finite, row_error
+from ._validation import (Batch, check_finite, encode_y, encode_y_k, infer_classes_k,
+                          row_error)
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
-                     need, shape, two_labels)
+                     need, nonneg, shape, two_labels)
 from .base import OnlineLearner, Snapshot, map_rows
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM"]
 
 _TIES = ("negative", "positive")
+_MULTI = ("multiclass", "ovr")
 _PERCEPTRON, _MARGIN, _HINGE = 0, 1, 2
 _KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
 _MAX_DEGREE = 2 ** 31 - 1     # the polynomial degree is a C int in the kernels
@@ -36,32 +38,63 @@ def _raise_status(owner, batch, status, bad):
 class _Linear(OnlineLearner):
     """Shared state of the linear learners.
 
-    ``_w``: weights, with the intercept at index d when ``fit_intercept``; ``_u``: the
-    averaging accumulator (AveragedPerceptron) or empty; ``_aux`` = [scale a, ||w||^2];
-    ``_counts`` = [n_seen, mistakes, updates].
+    Two classes: ``_w``: weights, with the intercept at index d when ``fit_intercept``;
+    ``_u``: the averaging accumulator (AveragedPerceptron) or empty; ``_aux`` = [scale a,
+    ||w||^2]; ``_counts`` = [n_seen, mistakes, updates].
+
+    K >= 3 classes: ``_w`` is the D x K weight matrix W, feature-major and flattened
+    (``_w[j * K + k]`` is the weight of feature j for class k; row d holds the intercepts),
+    ``_u`` the same for the accumulator, ``_aux`` = [scale a, ||W||_F^2, ||w_0||^2, ...,
+    ||w_{K-1}||^2] (the norms kept by the Margin Perceptron, zero otherwise).
     """
 
     _algo = _PERCEPTRON
     normalize = False
+    multi_class = "multiclass"
     _sk_sparse = True
+    _sk_multiclass = True
 
     def _validate_params(self):
         o = self._owner
         _choice(o, "tie", self.tie, _TIES)
+        _choice(o, "multi_class", self.multi_class, _MULTI)
         _integer(o, "max_epochs", self.max_epochs, 1)
         _flag(o, "fit_intercept", self.fit_intercept)
         w = self.__dict__.get("_w")
-        if w is not None and w.shape[0] != self._d + bool(self.fit_intercept):
+        if w is not None and w.shape[0] != (self._d + bool(self.fit_intercept)) * self._K():
             raise ValueError(f"{o}: parameter fit_intercept was changed to "
                              f"{self.fit_intercept!r} after fitting; call fit, or clone the "
                              "learner, to start again with it")
 
+    # -- classes: two (the binary rules), or K >= 3 (the weight matrix) -------------------
+    def _K(self):
+        """The number of weight vectors: 1 for two classes, else the number of classes."""
+        cl = self.__dict__.get("classes_")
+        return 1 if cl is None or cl.shape[0] <= 2 else int(cl.shape[0])
+
+    def _infer_classes(self, y, classes):
+        return infer_classes_k(self._owner, y, classes)
+
+    def _encode_y(self, y, n, classes, out=None):
+        if classes.shape[0] > 2:
+            return encode_y_k(self._owner, y, n, classes)
+        return encode_y(self._owner, y, n, classes, out)
+
+    def _label_codes(self, y, n):
+        return self._encode_y(y, n, self.classes_)
+
+    def _record_labels(self, pred):
+        if self._K() > 1:
+            return self.classes_[pred]
+        return self._labels(pred > 0)
+
     def _init_state(self, d, w_init=None):
         D = d + (1 if self.fit_intercept else 0)
+        K = self._K()
         self._d = d
-        self._w = np.zeros(D) if w_init is None else w_init
+        self._w = np.zeros(D * K) if w_init is None else w_init
         self._u = self._w.copy() if self._averaging() else np.zeros(0)
-        self._aux = np.array([1.0, 0.0])
+        self._aux = np.array([1.0, 0.0] + ([0.0] * K if K > 1 else []))
         self._kstate = None
 
     def _averaging(self):
@@ -76,12 +109,17 @@ class _Linear(OnlineLearner):
 
     def _check_state(self, st):
         o, d = self._owner, st["n_features_in_"]
-        two_labels(self, st)
+        K = self._K()
+        if K == 1:
+            two_labels(self, st)
+        else:
+            shape(self, "_counts", (3,))
+            nonneg(self, "_counts")
         need(st["_d"] == d, f"{o}: _d != n_features_in_")
         D = d + bool(self.fit_intercept)
-        shape(self, "_w", (D,))
-        shape(self, "_u", (D,) if self._averaging() else (0,))
-        shape(self, "_aux", (2,))
+        shape(self, "_w", (D * K,))
+        shape(self, "_u", (D * K,) if self._averaging() else (0,))
+        shape(self, "_aux", (2,) if K == 1 else (2 + K,))
         finite(self, "_w", "_u", "_aux")
         a = float(st["_aux"][0])
         need(self._scale_reached(a), f"{o}: the weight scale _aux[0] = {a!r} is not one a run "
@@ -92,10 +130,19 @@ class _Linear(OnlineLearner):
         st = self.__dict__.get("_kstate")
         if st is None:
             self._validate_params()
-            st = self._kstate = _k.LinearState(
-                self._w, self._u, self._aux, self._counts, self._d, self._algo,
-                self.tie == "positive", self._normalizes(), self.fit_intercept,
-                self._averaging(), self._pegasos(), self._eta(), self._thr(), self._lam())
+            K = self._K()
+            if K > 1:
+                st = _k.MultiState(
+                    self._w, self._u, self._aux, self._counts, self._d, K, self._algo,
+                    self.tie == "positive", self._normalizes(), self.fit_intercept,
+                    self._averaging(), self._pegasos(), self._eta(), self._thr(), self._lam(),
+                    self.multi_class == "ovr")
+            else:
+                st = _k.LinearState(
+                    self._w, self._u, self._aux, self._counts, self._d, self._algo,
+                    self.tie == "positive", self._normalizes(), self.fit_intercept,
+                    self._averaging(), self._pegasos(), self._eta(), self._thr(), self._lam())
+            self._kstate = st
         return st
 
     def _normalizes(self):
@@ -115,6 +162,14 @@ class _Linear(OnlineLearner):
 
     def _pass(self, batch, yy, pred, upd):
         st = self._state()
+        if self._K() > 1:
+            if batch.X is not None:
+                status, bad = _k.mc_pass_dense(st, batch.X, yy, pred, upd)
+            else:
+                status, bad = _k.mc_pass_csr(st, batch.data, batch.indices, batch.indptr, yy,
+                                             pred, upd)
+            _raise_status(self._owner, batch, status, bad)
+            return
         if batch.X is not None:
             fn = _k.lin_pass_dense64 if batch.X.dtype.char == "d" else _k.lin_pass_dense32
             status, bad = fn(st, batch.X, yy, pred, upd)
@@ -124,6 +179,8 @@ class _Linear(OnlineLearner):
         _raise_status(self._owner, batch, status, bad)
 
     def _fast_path(self):
+        if self._K() > 1:
+            return None
         pos, neg = self.classes_[1], self.classes_[0]
         # (object-dtype classes_ hold Python values, which have no .item())
         return (self._state(), self._d, pos.item() if isinstance(pos, np.generic) else pos,
@@ -155,6 +212,17 @@ class _Linear(OnlineLearner):
     def _raw_scores(self, batch, w, a=1.0):
         self._state()  # re-validates parameters changed since the last call
         d, icpt, norm = self._d, self.fit_intercept, self._normalizes()
+        K = self._K()
+        if K > 1:
+            def scores(b, out):
+                if b.X is not None:
+                    return _k.mc_scores_dense(w, K, a, d, icpt, norm, b.X, out)
+                return _k.mc_scores_csr(w, K, a, d, icpt, norm, b.data, b.indices, b.indptr,
+                                        out)
+
+            out = np.empty((batch.n, K))
+            _raise_status(self._owner, batch, *map_rows(batch, scores, out))
+            return out
 
         def score(b, out):
             if b.X is not None:
@@ -172,7 +240,14 @@ class _Linear(OnlineLearner):
         """(w, a) whose score sign is the prediction, or None when predict needs the scores."""
         return self._w, float(self._aux[0])
 
+    def _class_scores(self, batch):
+        """K >= 3: the scores whose argmax is the prediction (the raw scores, except for the
+        one-vs-rest Margin Perceptron: each learner's normalised margin)."""
+        return self._scores(batch)
+
     def _predict_flags(self, batch):
+        if self._K() > 1:      # the class indices (np.argmax: ties -> the smallest index)
+            return np.argmax(self._class_scores(batch), axis=1)
         wa = self._flag_weights()
         if wa is None:
             return super()._predict_flags(batch)
@@ -189,6 +264,11 @@ class _Linear(OnlineLearner):
         _raise_status(self._owner, batch, *map_rows(batch, flags, out))
         return out.view(np.bool_)
 
+    def _labels(self, positive):
+        if self._K() > 1:
+            return self.classes_[positive]
+        return super()._labels(positive)
+
     def _cycle_key(self):
         return self._digest(self._w)
 
@@ -197,14 +277,22 @@ class _Linear(OnlineLearner):
 
     @property
     def coef_(self):
-        """The weight vector w, shape (n_features,)."""
+        """The weight vector w, shape (n_features,); with K >= 3 classes the matrix of the
+        class weight vectors, shape (K, n_features)."""
         self._check_fitted("coef_")
-        return self._weights()[:self._d]
+        K, d = self._K(), self._d
+        if K > 1:
+            return self._weights()[:d * K].reshape(d, K).T.copy()
+        return self._weights()[:d]
 
     @property
     def intercept_(self):
-        """The intercept (the weight of the constant coordinate), 0.0 without one."""
+        """The intercept (the weight of the constant coordinate), 0.0 without one; with K >= 3
+        classes one per class, shape (K,)."""
         self._check_fitted("intercept_")
+        K, d = self._K(), self._d
+        if K > 1:
+            return self._weights()[d * K:].copy() if self.fit_intercept else np.zeros(K)
         return float(self._weights()[self._d]) if self.fit_intercept else 0.0
 
     def fit(self, X, y, classes=None, coef_init=None, intercept_init=None):
@@ -223,16 +311,37 @@ class _Linear(OnlineLearner):
     def _fit_from(self, X, y, classes, coef_init, intercept_init):
         batch, yy = self._prepare(X, y, classes)
         if coef_init is not None:
-            w0 = np.array(coef_init, dtype=np.float64).ravel()
-            if w0.shape[0] != self._d:
-                raise ValueError(f"{self._owner}: coef_init has {w0.shape[0]} values, X has "
-                                 f"{self._d} features")
-            if self.fit_intercept:
-                w0 = np.append(w0, float(intercept_init or 0.0))
+            K, d = self._K(), self._d
+            if K > 1:
+                w0 = self._matrix_init(coef_init, intercept_init)
+            else:
+                w0 = np.array(coef_init, dtype=np.float64).ravel()
+                if w0.shape[0] != d:
+                    raise ValueError(f"{self._owner}: coef_init has {w0.shape[0]} values, X has "
+                                     f"{d} features")
+                if self.fit_intercept:
+                    w0 = np.append(w0, float(intercept_init or 0.0))
             if not np.isfinite(w0).all():
                 raise ValueError(f"{self._owner}: coef_init contains NaN or infinity")
-            self._init_state(self._d, w0)
+            self._init_state(d, w0)
         self._epochs(batch, yy)
+
+    def _matrix_init(self, coef_init, intercept_init):
+        """coef_init (K, d) and intercept_init (K,) as the flat feature-major W."""
+        K, d = self._K(), self._d
+        C = np.array(coef_init, dtype=np.float64)
+        if C.shape != (K, d):
+            raise ValueError(f"{self._owner}: coef_init has shape {C.shape}, expected ({K}, {d}) "
+                             f"(one row per class)")
+        rows = [C.T]
+        if self.fit_intercept:
+            b = np.zeros(K) if intercept_init is None else \
+                np.array(intercept_init, dtype=np.float64).ravel()
+            if b.shape != (K,):
+                raise ValueError(f"{self._owner}: intercept_init has {b.shape[0]} values, "
+                                 f"expected {K} (one per class)")
+            rows.append(b[None, :])
+        return np.ascontiguousarray(np.concatenate(rows)).ravel()
 
 
 _EXAMPLE_DATA = """
@@ -308,12 +417,13 @@ class Perceptron(_Linear):
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
 
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
-                 max_epochs=100):
+                 max_epochs=100, multi_class="multiclass"):
         self.tie = tie
         self.normalize = normalize
         self.fit_intercept = fit_intercept
         self.eta = eta
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
     def _validate_params(self):
         super()._validate_params()
@@ -363,14 +473,17 @@ class AveragedPerceptron(Perceptron):
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
 
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
-                 eta=1.0, max_epochs=100):
+                 eta=1.0, max_epochs=100, multi_class="multiclass"):
         self.mode = mode
         super().__init__(tie=tie, normalize=normalize, fit_intercept=fit_intercept, eta=eta,
-                         max_epochs=max_epochs)
+                         max_epochs=max_epochs, multi_class=multi_class)
 
     def _validate_params(self):
         super()._validate_params()
         _choice(self._owner, "mode", self.mode, ("average", "vote"))
+        if self.mode == "vote" and self._K() > 1:
+            raise ValueError(f"{self._owner}: more than two classes are not supported with "
+                             f"mode='vote'; got {self._K()} classes")
 
     def _averaging(self):
         return True
@@ -380,6 +493,7 @@ class AveragedPerceptron(Perceptron):
         return None if self.mode == "vote" else super()._fast_path()
 
     def _init_state(self, d, w_init=None):
+        self._validate_params()     # (mode="vote" takes two classes only)
         super()._init_state(d, w_init)
         self._votes = [self._w.copy()[None, :]]
         self._vote_c = [np.zeros(1, dtype=np.int64)]
@@ -527,12 +641,13 @@ class MarginPerceptron(_Linear):
     _algo = _MARGIN
 
     def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
-                 max_epochs=100):
+                 max_epochs=100, multi_class="multiclass"):
         self.gamma = gamma
         self.margin_fraction = margin_fraction
         self.tie = tie
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
     def _validate_params(self):
         super()._validate_params()
@@ -541,13 +656,27 @@ class MarginPerceptron(_Linear):
 
     def _init_state(self, d, w_init=None):
         super()._init_state(d, w_init)
-        self._aux[1] = _k.sqnorm(self._w, d, self.fit_intercept)
+        self._aux[1:] = self._norms(self._w, d)
+
+    def _norms(self, w, d):
+        """[||w||^2] for two classes; [||W||_F^2, ||w_0||^2, ..., ||w_{K-1}||^2] for K >= 3
+        (each class in the kernels' order, the total summed left to right)."""
+        K, icpt = self._K(), bool(self.fit_intercept)
+        if K == 1:
+            return [_k.sqnorm(w, d, icpt)]
+        W = w.reshape(-1, K)
+        sq = [_k.sqnorm(np.ascontiguousarray(W[:, k]), d, icpt) for k in range(K)]
+        total = 0.0
+        for v in sq:
+            total = total + v
+        return [total] + sq
 
     def _check_state(self, st):
         super()._check_state(st)
-        # ||w||^2 is recomputed after every update (the prediction divides by its root)
-        need(float(st["_aux"][1]) == _k.sqnorm(st["_w"], st["_d"], bool(self.fit_intercept)),
-             f"{self._owner}: _aux[1] is not the squared norm of the weights")
+        # ||w||^2 (each class's, and their sum) is recomputed after every update (the
+        # prediction divides by its root)
+        need([float(v) for v in st["_aux"][1:]] == self._norms(st["_w"], st["_d"]),
+             f"{self._owner}: _aux[1:] are not the squared norms of the weights")
 
 
     def _normalizes(self):
@@ -564,8 +693,20 @@ class MarginPerceptron(_Linear):
 
     def _scores(self, batch):
         s = self._raw_scores(batch, self._w)
+        if self._K() > 1 and self.multi_class == "ovr":
+            return self._per_class(s)
         nw = math.sqrt(self._aux[1])
         return s / nw if nw > 0.0 else np.zeros_like(s)
+
+    def _per_class(self, s):
+        """Each one-vs-rest learner's normalised margin s_k / ||w_k|| (0 while w_k = 0)."""
+        nw = np.sqrt(self._aux[2:])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(nw > 0.0, s / np.where(nw > 0.0, nw, 1.0), 0.0)
+
+    def _class_scores(self, batch):
+        s = self._raw_scores(batch, self._w)
+        return self._per_class(s) if self.multi_class == "ovr" else s
 
 
 class OnlineHingeSVM(_Linear):
@@ -612,13 +753,14 @@ class OnlineHingeSVM(_Linear):
     _algo = _HINGE
 
     def __init__(self, lam=0.01, eta="pegasos", tie="negative", normalize=False,
-                 fit_intercept=False, max_epochs=5):
+                 fit_intercept=False, max_epochs=5, multi_class="multiclass"):
         self.lam = lam
         self.eta = eta
         self.tie = tie
         self.normalize = normalize
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
     def _validate_params(self):
         super()._validate_params()
@@ -647,7 +789,7 @@ class OnlineHingeSVM(_Linear):
 
     def _weights(self):
         w = self._w.copy()
-        w[:self._d] *= self._aux[0]
+        w[:self._d * self._K()] *= self._aux[0]
         return w
 
     def _scale_reached(self, a):

@@ -11,6 +11,7 @@ layer then raises with the row index.
 """
 
 from libc.math cimport sqrt, exp, isfinite, fabs, ldexp, INFINITY, NAN
+from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 
 import numpy as np
@@ -586,6 +587,454 @@ def lin_scores_csr(const double[::1] w, double a, Py_ssize_t d, bint intercept, 
     with nogil:
         status = lin_scores_impl(&p, &w[0], a, d, dp, ip, &indptr[0], indptr.shape[0] - 1, 0,
                                  &out[0], &bad)
+    return status, bad
+
+
+# ---------------------------------------------------------------------------------------------
+# More than two classes: the weight matrix W, feature-major
+# ---------------------------------------------------------------------------------------------
+#
+# W holds D x K doubles (D = d, plus 1 with an intercept): W[j * K + k] is the weight of feature
+# j for class k, and row d holds the intercepts.  Feature-major, so that a row's non-zero x_j
+# adds x_j times one contiguous row of W to K accumulators (what the CSR product X @ W does).
+# Class k's score is the binary score of its column, in the same order: term t of the row goes
+# to the partial sum t % 4 of every class, and the sum is (s0 + s1) + (s2 + s3).  A term with
+# x_j == 0 is skipped: it would add +-0 to a partial sum that is never -0 (it starts at +0), so
+# the sums are unchanged, and an update would add +-0 to a weight, which changes no value.
+# aux = [a, ||W||_F^2, ||w_0||^2, ..., ||w_{K-1}||^2]; the Python layer keeps the state as it
+# was when a pass fails (mbcore.base.Snapshot), so the kernel needs no snapshot of its own.
+
+cdef struct MCCtx:
+    Params p
+    int ovr
+    Py_ssize_t K
+    Py_ssize_t d
+    double* W
+    double* U
+    double* aux
+    double* acc
+    double* s
+    double* m
+    long long* counts
+
+
+cdef inline void mc_raw(const double* W, Py_ssize_t K, const floating* v, const index_t* ix,
+                        Py_ssize_t n, double* acc, double* out) noexcept nogil:
+    """out[k] = w_k . x in the four-partial-sum order (acc: 4K doubles of scratch)."""
+    cdef Py_ssize_t t, k, j
+    cdef double xv
+    cdef double* a
+    cdef const double* wr
+    memset(acc, 0, 4 * K * sizeof(double))
+    for t in range(n):
+        xv = v[t]
+        if xv == 0.0:
+            continue
+        j = t if ix == NULL else ix[t]
+        a = acc + (t & 3) * K
+        wr = W + j * K
+        for k in range(K):
+            a[k] += wr[k] * xv
+    for k in range(K):
+        out[k] = (acc[k] + acc[K + k]) + (acc[2 * K + k] + acc[3 * K + k])
+
+
+cdef inline int mc_axpy(double* W, Py_ssize_t K, Py_ssize_t d, Py_ssize_t k, double c,
+                        double cb, int intercept, const floating* v, const index_t* ix,
+                        Py_ssize_t n) noexcept nogil:
+    """w_k += c * x (and b_k += cb); returns 0 if a weight became non-finite."""
+    cdef Py_ssize_t t, j
+    cdef double chk = 0.0, r, xv
+    for t in range(n):
+        xv = v[t]
+        if xv == 0.0:
+            continue
+        j = t if ix == NULL else ix[t]
+        r = W[j * K + k] + c * xv
+        W[j * K + k] = r
+        chk += r - r
+    if intercept:
+        r = W[d * K + k] + cb
+        W[d * K + k] = r
+        chk += r - r
+    return chk == 0.0
+
+
+cdef inline double mc_sqnorm(const double* W, Py_ssize_t K, Py_ssize_t d, Py_ssize_t k,
+                             int intercept) noexcept nogil:
+    """||w_k||^2 (+ b_k^2), the four-partial-sum order of sqnorm_w over column k."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, a, sq
+    cdef Py_ssize_t j
+    for j in range(d):
+        a = W[j * K + k]
+        if (j & 3) == 0:
+            s0 += a * a
+        elif (j & 3) == 1:
+            s1 += a * a
+        elif (j & 3) == 2:
+            s2 += a * a
+        else:
+            s3 += a * a
+    sq = (s0 + s1) + (s2 + s3)
+    if intercept:
+        a = W[d * K + k]
+        sq = sq + a * a
+    return sq
+
+
+cdef inline int mc_frobenius(double* aux, Py_ssize_t K) noexcept nogil:
+    """aux[1] = the sum of the class norms aux[2..], left to right; 0 if it is not finite."""
+    cdef double sq = 0.0
+    cdef Py_ssize_t k
+    for k in range(K):
+        sq = sq + aux[2 + k]
+    aux[1] = sq
+    return isfinite(sq)
+
+
+cdef inline Py_ssize_t mc_argmax(const double* s, Py_ssize_t K, Py_ssize_t skip) noexcept nogil:
+    """The smallest k != skip with the largest s[k]."""
+    cdef Py_ssize_t k, best = -1
+    for k in range(K):
+        if k != skip and (best < 0 or s[k] > s[best]):
+            best = k
+    return best
+
+
+cdef inline void mc_scale(double* W, Py_ssize_t K, Py_ssize_t d, double* aux, const Params* p,
+                          long long t, double* eta_t) noexcept nogil:
+    """The hinge learner's shrink step w <- (1 - eta_t lam) w on every class (shared scale a)."""
+    cdef double factor, a
+    cdef Py_ssize_t j
+    if p.pegasos:
+        eta_t[0] = 1.0 / (p.lam * <double>t)
+        factor = 1.0 - 1.0 / <double>t
+    else:
+        eta_t[0] = p.eta
+        factor = 1.0 - p.eta * p.lam
+    a = aux[0] * factor
+    if a == 0.0:
+        memset(W, 0, d * K * sizeof(double))
+        a = 1.0
+    elif a < PEGASOS_RESCALE:
+        for j in range(d * K):
+            W[j] = W[j] * a
+        a = 1.0
+    aux[0] = a
+
+
+cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, int y,
+                 long long t, int* pred) noexcept nogil:
+    """Predict, then update, for K classes.  Returns -1 on a bad row, else 1 if the state
+    changed, else 0."""
+    cdef const Params* p = &c.p
+    cdef Py_ssize_t K = c.K, d = c.d, k, best, r
+    cdef double* W = c.W
+    cdef double* s = c.s
+    cdef double* m = c.m
+    cdef double* aux = c.aux
+    cdef double inv = 1.0, sk, cc, tc, mk, nw, eta_t = 0.0, ca, yk
+    cdef int upd = 0, pk
+    if p.normalize:
+        inv = row_inv(p, v, n)
+    mc_raw(W, K, v, ix, n, c.acc, s)
+    for k in range(K):
+        sk = aux[0] * s[k]
+        if p.intercept:
+            sk = sk + W[d * K + k]
+        if p.normalize:
+            sk = sk * inv
+        if not isfinite(sk):
+            return -1
+        s[k] = sk
+    if not c.ovr:
+        best = mc_argmax(s, K, -1)
+        pred[0] = <int>best
+        if p.algo == PERCEPTRON:
+            if best != y:
+                cc = p.eta
+                if p.normalize:
+                    cc = cc * inv
+                if not mc_axpy(W, K, d, y, cc, cc, p.intercept, v, ix, n):
+                    return -1
+                if not mc_axpy(W, K, d, best, -cc, -cc, p.intercept, v, ix, n):
+                    return -1
+                if c.U != NULL:
+                    tc = (<double>t) * cc
+                    if not mc_axpy(c.U, K, d, y, tc, tc, p.intercept, v, ix, n):
+                        return -1
+                    if not mc_axpy(c.U, K, d, best, -tc, -tc, p.intercept, v, ix, n):
+                        return -1
+                upd = 1
+            return upd
+        r = mc_argmax(s, K, y)
+        if p.algo == MARGIN:
+            nw = sqrt(aux[1])
+            mk = (s[y] - s[r]) / nw if nw > 0.0 else 0.0
+            if best != y or mk < p.thr:
+                if not mc_axpy(W, K, d, y, inv, inv, p.intercept, v, ix, n):
+                    return -1
+                if not mc_axpy(W, K, d, r, -inv, -inv, p.intercept, v, ix, n):
+                    return -1
+                aux[2 + y] = mc_sqnorm(W, K, d, y, p.intercept)
+                aux[2 + r] = mc_sqnorm(W, K, d, r, p.intercept)
+                if not mc_frobenius(aux, K):
+                    return -1
+                upd = 1
+            return upd
+        # HINGE (Crammer & Singer's multi-class hinge, the top rival r)
+        upd = (s[y] - s[r]) < 1.0
+        mc_scale(W, K, d, aux, p, t, &eta_t)
+        if upd:
+            cc = eta_t
+            if p.normalize:
+                cc = cc * inv
+            ca = cc / aux[0]
+            if not mc_axpy(W, K, d, y, ca, cc, p.intercept, v, ix, n):
+                return -1
+            if not mc_axpy(W, K, d, r, -ca, -cc, p.intercept, v, ix, n):
+                return -1
+        return upd
+    # one-vs-rest: learner k is the binary learner on (y == k); the prediction is the argmax of
+    # the binary decision values
+    for k in range(K):
+        if p.algo == MARGIN:
+            nw = sqrt(aux[2 + k])
+            m[k] = s[k] / nw if nw > 0.0 else 0.0
+        else:
+            m[k] = s[k]
+    best = mc_argmax(m, K, -1)
+    pred[0] = <int>best
+    if p.algo == HINGE:
+        for k in range(K):
+            yk = 1.0 if k == y else -1.0
+            c.acc[k] = yk * s[k] < 1.0          # (acc is free once the scores are made)
+        mc_scale(W, K, d, aux, p, t, &eta_t)
+        for k in range(K):
+            if c.acc[k] != 0.0:
+                yk = 1.0 if k == y else -1.0
+                cc = eta_t * yk
+                if p.normalize:
+                    cc = cc * inv
+                ca = cc / aux[0]
+                if not mc_axpy(W, K, d, k, ca, cc, p.intercept, v, ix, n):
+                    return -1
+                upd = 1
+        return upd
+    for k in range(K):
+        yk = 1.0 if k == y else -1.0
+        pk = sign_of(m[k], p.tie_pos)
+        if p.algo == PERCEPTRON:
+            if pk != <int>yk:
+                cc = p.eta * yk
+                if p.normalize:
+                    cc = cc * inv
+                if not mc_axpy(W, K, d, k, cc, cc, p.intercept, v, ix, n):
+                    return -1
+                if c.U != NULL:
+                    tc = (<double>t) * cc
+                    if not mc_axpy(c.U, K, d, k, tc, tc, p.intercept, v, ix, n):
+                        return -1
+                upd = 1
+        elif pk != <int>yk or (-p.thr < m[k] and m[k] < p.thr):
+            cc = yk * inv
+            if not mc_axpy(W, K, d, k, cc, cc, p.intercept, v, ix, n):
+                return -1
+            aux[2 + k] = mc_sqnorm(W, K, d, k, p.intercept)
+            if not isfinite(aux[2 + k]):
+                return -1
+            upd = 1
+    return upd
+
+
+cdef class MultiState:
+    """Binds a linear learner's state for K >= 3 classes (see the section comment): ``W`` and
+    ``U`` (the averaging accumulator, or length 0) of D*K doubles, ``aux`` (2 + K doubles),
+    ``counts`` = [n_seen, mistakes, updates]; scratch for one row's scores."""
+    cdef double[::1] W, U, aux, acc, s, m
+    cdef long long[::1] counts
+    cdef Params p
+    cdef int ovr
+    cdef Py_ssize_t d, K
+
+    def __init__(self, double[::1] W not None, double[::1] U not None,
+                 double[::1] aux not None, long long[::1] counts not None, Py_ssize_t d,
+                 Py_ssize_t K, int algo, bint tie_pos, bint normalize, bint intercept,
+                 bint average, bint pegasos, double eta, double thr, double lam, bint ovr):
+        cdef Py_ssize_t D = d + (1 if intercept else 0)
+        if K < 3 or W.shape[0] != D * K or aux.shape[0] != 2 + K or counts.shape[0] != 3 or \
+                U.shape[0] != (D * K if average else 0):
+            raise ValueError("MultiState: the state arrays do not match d, K and the parameters")
+        self.W = W
+        self.U = U
+        self.aux = aux
+        self.counts = counts
+        self.d = d
+        self.K = K
+        self.ovr = ovr
+        self.acc = np.empty(4 * K, dtype=np.float64)
+        self.s = np.empty(K, dtype=np.float64)
+        self.m = np.empty(K, dtype=np.float64)
+        self.p.algo = algo
+        self.p.tie_pos = tie_pos
+        self.p.normalize = normalize
+        self.p.intercept = intercept
+        self.p.average = average
+        self.p.pegasos = pegasos
+        self.p.eta = eta
+        self.p.thr = thr
+        self.p.lam = lam
+
+    cdef MCCtx ctx(self):
+        cdef MCCtx c
+        c.p = self.p
+        c.ovr = self.ovr
+        c.K = self.K
+        c.d = self.d
+        c.W = &self.W[0]
+        c.U = &self.U[0] if self.U.shape[0] > 0 else NULL
+        c.aux = &self.aux[0]
+        c.acc = &self.acc[0]
+        c.s = &self.s[0]
+        c.m = &self.m[0]
+        c.counts = &self.counts[0]
+        return c
+
+
+cdef int mc_pass(MCCtx* c, const floating* val, const index_t* ix, const index_t* indptr,
+                 Py_ssize_t n_rows, Py_ssize_t row_len, const int* y, int* pred,
+                 unsigned char* upd, Py_ssize_t* bad) noexcept nogil:
+    """One online pass; on a bad row the state is left half-way (the caller restores it) and
+    the counts are not written."""
+    cdef long long n_seen = c.counts[0], mistakes = c.counts[1], updates = c.counts[2]
+    cdef Py_ssize_t i, n
+    cdef int r, pr = 0
+    cdef const floating* x
+    cdef const index_t* xi
+    for i in range(n_rows):
+        n_seen += 1
+        n = row_at(val, ix, indptr, row_len, i, &x, &xi)
+        r = mc_step(c, x, xi, n, y[i], n_seen, &pr)
+        if r < 0:
+            bad[0] = i
+            return BAD_ROW
+        if pr != y[i]:
+            mistakes += 1
+        updates += r
+        if pred != NULL:
+            pred[i] = pr
+        if upd != NULL:
+            upd[i] = <unsigned char>r
+    c.counts[0] = n_seen
+    c.counts[1] = mistakes
+    c.counts[2] = updates
+    return OK
+
+
+def mc_pass_dense(MultiState st, const floating[:, ::1] X, const int[::1] y,
+                  int[::1] pred=None, unsigned char[::1] upd=None):
+    """One online pass over dense rows with class indices y in [0, K); returns (status, bad)."""
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    cdef MCCtx c = st.ctx()
+    cdef int* pp = &pred[0] if pred is not None else NULL
+    cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    with nogil:
+        status = mc_pass(&c, &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[0],
+                         X.shape[1], &y[0], pp, up, &bad)
+    return status, bad
+
+
+def mc_pass_csr(MultiState st, const floating[::1] data, const index_t[::1] indices,
+                const index_t[::1] indptr, const int[::1] y, int[::1] pred=None,
+                unsigned char[::1] upd=None):
+    """As mc_pass_dense, for CSR rows."""
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    cdef MCCtx c = st.ctx()
+    cdef int* pp = &pred[0] if pred is not None else NULL
+    cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    cdef floating dummy_v = 0
+    cdef index_t dummy_i = 0
+    cdef const floating* dp = values_ptr(data, &dummy_v)
+    cdef const index_t* ip = index_ptr(indices, &dummy_i)
+    with nogil:
+        status = mc_pass(&c, dp, ip, &indptr[0], indptr.shape[0] - 1, 0, &y[0], pp, up, &bad)
+    return status, bad
+
+
+cdef int mc_scores_impl(const double* W, Py_ssize_t K, double a, Py_ssize_t d, int intercept,
+                        int normalize, const floating* val, const index_t* ix,
+                        const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
+                        double* out, Py_ssize_t* bad) noexcept nogil:
+    """out[i, k] = the score of class k on row i (a * w_k . x + b_k, times 1/||x'||)."""
+    cdef Params p
+    cdef Py_ssize_t i, n, k
+    cdef double inv = 1.0, sk
+    cdef const floating* v
+    cdef const index_t* xi
+    cdef double* acc = <double*>malloc(4 * K * sizeof(double))
+    cdef double* s
+    if acc == NULL:
+        bad[0] = -1
+        return NEED_ROOM
+    p.intercept = intercept
+    for i in range(n_rows):
+        n = row_at(val, ix, indptr, row_len, i, &v, &xi)
+        if normalize:
+            inv = row_inv(&p, v, n)
+        s = out + i * K
+        mc_raw(W, K, v, xi, n, acc, s)
+        for k in range(K):
+            sk = a * s[k]
+            if intercept:
+                sk = sk + W[d * K + k]
+            if normalize:
+                sk = sk * inv
+            if not isfinite(sk):
+                free(acc)
+                bad[0] = i
+                return BAD_ROW
+            s[k] = sk
+    free(acc)
+    return OK
+
+
+def mc_scores_dense(const double[::1] W, Py_ssize_t K, double a, Py_ssize_t d, bint intercept,
+                    bint normalize, const floating[:, ::1] X, double[:, ::1] out):
+    """Every class score of every dense row into out (n, K); returns (status, bad_row)."""
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    if W.shape[0] != (d + (1 if intercept else 0)) * K or X.shape[1] != d or \
+            out.shape[0] != X.shape[0] or out.shape[1] != K:
+        raise ValueError("mc_scores_dense: shapes do not match")
+    with nogil:
+        status = mc_scores_impl(&W[0], K, a, d, intercept, normalize, &X[0, 0],
+                                <const int*>NULL, <const int*>NULL, X.shape[0], X.shape[1],
+                                &out[0, 0], &bad)
+    if status == NEED_ROOM:
+        raise MemoryError()
+    return status, bad
+
+
+def mc_scores_csr(const double[::1] W, Py_ssize_t K, double a, Py_ssize_t d, bint intercept,
+                  bint normalize, const floating[::1] data, const index_t[::1] indices,
+                  const index_t[::1] indptr, double[:, ::1] out):
+    """As mc_scores_dense, for CSR rows (whose indices were checked against d)."""
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    cdef floating dummy_v = 0
+    cdef index_t dummy_i = 0
+    cdef const floating* dp = values_ptr(data, &dummy_v)
+    cdef const index_t* ip = index_ptr(indices, &dummy_i)
+    if W.shape[0] != (d + (1 if intercept else 0)) * K or \
+            out.shape[0] != indptr.shape[0] - 1 or out.shape[1] != K:
+        raise ValueError("mc_scores_csr: shapes do not match")
+    with nogil:
+        status = mc_scores_impl(&W[0], K, a, d, intercept, normalize, dp, ip, &indptr[0],
+                                indptr.shape[0] - 1, 0, &out[0, 0], &bad)
+    if status == NEED_ROOM:
+        raise MemoryError()
     return status, bad
 
 
