@@ -11,7 +11,8 @@ import inspect
 import math
 import numbers
 
-__all__ = ["OnlineLearner", "NotFittedError", "check_rows", "check_labels", "infer_classes"]
+__all__ = ["OnlineLearner", "NotFittedError", "check_rows", "check_labels", "infer_classes",
+           "infer_classes_k", "check_labels_k"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -320,6 +321,41 @@ def infer_classes(owner, labels, classes=None):
                      "first partial_fit")
 
 
+def infer_classes_k(owner, labels, classes=None):
+    """The classes, sorted, for the learners that take two or more labels: from ``classes``
+    (at least two) or from the labels of y (two or more; one label alone names its pair as
+    for the binary learners).  The messages are those of infer_classes."""
+    if classes is not None:
+        try:
+            cl = sorted({label_key(c) for c in classes})
+        except TypeError:
+            raise TypeError(f"{owner}: the classes cannot be put in order (labels of different "
+                            "kinds); use labels of one kind") from None
+        if len(cl) < 2:
+            raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
+                             f"{cl!r}")
+        return cl
+    kind, vals, raw = _label_values(labels)
+    if any(isinstance(v, float) and v != v for v in vals):
+        raise ValueError(f"{owner}: y contains NaN")
+    try:
+        uniq = sorted(set(raw))
+    except TypeError:
+        raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
+                        f"kinds, e.g. numbers and strings, in {vals[:10]!r}); use labels of one "
+                        "kind") from None
+    if len(uniq) > 2 and kind == "f" and any(math.isfinite(v) and v != math.floor(v)
+                                              for v in uniq):
+        shown = repr(sorted(set(vals))[:10]) + (f" and {len(uniq) - 10} more"
+                                                if len(uniq) > 10 else "")
+        raise ValueError(f"{owner}: y looks continuous (real values that are not integers: "
+                         f"{len(uniq)} labels, {shown}): a regression target? Give class "
+                         "labels (integers or strings), or classes= to use these values")
+    if len(uniq) >= 2:
+        return uniq
+    return infer_classes(owner, labels)       # one label: the binary rules and messages
+
+
 def check_labels(owner, y, n, classes):
     """Map labels to +1 (classes[1]) / -1 (classes[0])."""
     if y is None:
@@ -345,6 +381,36 @@ def check_labels(owner, y, n, classes):
         else:
             raise ValueError(f"{owner}: y has the label {v!r}, outside the fitted classes "
                              f"{[neg, pos]!r}")
+    return out
+
+
+def check_labels_k(owner, y, n, classes):
+    """Map labels to class indices 0..K-1 (positions in the sorted classes); the checks and
+    messages of check_labels."""
+    if y is None:
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
+    ndim = getattr(y, "ndim", 1)
+    if ndim != 1:
+        raise ValueError(f"{owner}: y must be 1-D, got ndim={ndim}")
+    lab = [label_key(v) for v in y]
+    if len(lab) != n:
+        raise ValueError(f"{owner}: X has {n} rows but y has {len(lab)} labels")
+    for v in lab:
+        if isinstance(v, float) and math.isnan(v):
+            raise ValueError(f"{owner}: y contains NaN")
+    index = {c: k for k, c in enumerate(classes)}
+    out = []
+    for v in lab:
+        try:
+            k = index.get(v)
+        except TypeError:             # unhashable (a list, a dict): no label
+            k = None
+        if k is None:
+            raise ValueError(f"{owner}: y has the label {v!r}, outside the fitted classes "
+                             f"{list(classes)!r}")
+        out.append(k)
     return out
 
 
@@ -449,20 +515,28 @@ class OnlineLearner:
         if first:
             if y is None:
                 raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got None")
-            cl = infer_classes(self._owner, y, classes)
-            yy = check_labels(self._owner, y, len(rows), cl)
+            cl = self._infer_classes(y, classes)
+            yy = self._check_labels(y, len(rows), cl)
+            self.classes_ = cl          # before _init_state: the state may depend on K
             self._init_state(d)
-            self.classes_ = cl
             self.n_features_in_ = d
             self._counts = [0, 0, 0]
         else:
             if classes is not None:
-                cl = infer_classes(self._owner, (), classes)
+                cl = self._infer_classes((), classes)
                 if cl != list(self.classes_):
                     raise ValueError(f"{self._owner}: classes={cl!r} differs from the fitted "
                                      f"classes {list(self.classes_)!r}")
-            yy = check_labels(self._owner, y, len(rows), self.classes_)
+            yy = self._check_labels(y, len(rows), self.classes_)
         return rows, yy
+
+    def _infer_classes(self, y, classes):
+        """The classes of the first call: two (the learners that take K classes override)."""
+        return infer_classes(self._owner, y, classes)
+
+    def _check_labels(self, y, n, classes):
+        """The labels as the steps read them: +1 / -1 (K-class learners: class indices)."""
+        return check_labels(self._owner, y, n, classes)
 
     def partial_fit(self, X, y, classes=None):
         """Run the online protocol over the rows of X in order; returns self."""
@@ -481,7 +555,8 @@ class OnlineLearner:
             raise
 
     def _run(self, rows, yy):
-        """Predict then update on each row; returns the +-1 predictions and update flags.
+        """Predict then update on each row; returns the predictions (+-1, or class indices for
+        the K-class learners with K >= 3) and the update flags.
 
         All or nothing: if a row fails (non-finite value or overflow), the learner is left as it
         was before the call and ValueError names the row.
@@ -574,4 +649,5 @@ class OnlineLearner:
         pass
 
     # Subclasses define: _init_state(d), _state_dict(), _load_state_dict(s), _step(x, y, i)
-    # (returns the +-1 prediction and whether the state changed) and _score(x).
+    # (returns the prediction, +-1 or a class index, and whether the state changed) and
+    # _score(x).

@@ -8,13 +8,23 @@ Shared conventions (mirrored bit for bit by mbcore's kernels):
   ``x' = (x, 1)`` when there is an intercept.  Dot products use the order of ``mbref._arith``.
 * Prediction: +1 iff ``score > 0``, or ``score == 0`` with ``tie="positive"``.
 * An update with coefficient ``c`` does ``w[j] += c * x[j]`` (then ``b += c``).
+
+Three classes or more (Perceptron, AveragedPerceptron in mode "average", MarginPerceptron,
+OnlineHingeSVM): one weight vector ``w_k`` (and intercept ``b_k``) per class of the sorted
+``classes_``; the score of class k is the binary score with ``w_k`` (one scale ``a`` shared by all
+classes); labels are class indices.  The argmax is the smallest index among the largest scores.
+``multi_class="multiclass"``: Kesler's construction (on an update, ``w_y`` moves towards x and the
+rival ``w_r`` away from it, with the binary coefficient).  ``multi_class="ovr"``: learner k is the
+binary learner on ``+1 iff y == k``, with its own rule; the prediction is the argmax of their
+scores.  Two classes: the binary learner, whatever ``multi_class``.
 """
 
 import math
 import numbers
 
 from . import _arith
-from .base import OnlineLearner, keep_on_failure
+from .base import (OnlineLearner, check_labels, check_labels_k, check_rows,
+                   infer_classes_k, keep_on_failure)
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM"]
@@ -44,15 +54,37 @@ def _check_real(owner, name, value, low=None, high=None, low_open=True, high_ope
         raise ValueError(f"{owner}: parameter {name} must be a finite real{rng}, got {value!r}")
 
 
+def _argmax(scores, skip=None):
+    """The smallest index k (k != skip) with the largest score: scan k = 0..K-1, replacing the
+    best only on a strictly greater score."""
+    best = None
+    for k, v in enumerate(scores):
+        if k == skip:
+            continue
+        if best is None or v > scores[best]:
+            best = k
+    return best
+
+
+def _two_classes_only(owner, classes, extra=""):
+    """The classes, when there are two; else the ValueError of the binary-only learners."""
+    if len(classes) > 2:
+        raise ValueError(f"{owner}: y has more than two labels ({len(classes)} classes). Only "
+                         f"binary classification is supported{extra}")
+    return classes
+
+
 def _check_int(owner, name, value, low):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         raise ValueError(f"{owner}: parameter {name} must be an integer >= {low}, got {value!r}")
 
 
 class _Linear(OnlineLearner):
-    """Shared state and score of the linear learners: w (with the intercept at index d)."""
+    """Shared state and score of the linear learners: w (with the intercept at index d); with
+    K >= 3 classes, W = one such vector per class."""
 
     _scale_a = False
+    _MULTI_STATE = ("_W", "_a")      # the state with K >= 3 classes
 
     def _validate_params(self):
         _check_choice(self._owner, "tie", self.tie, _TIES)
@@ -60,7 +92,8 @@ class _Linear(OnlineLearner):
         if not isinstance(self.fit_intercept, bool):
             raise ValueError(f"{self._owner}: parameter fit_intercept must be a bool, got "
                              f"{self.fit_intercept!r}")
-        w = getattr(self, "_w", None)
+        _check_choice(self._owner, "multi_class", self.multi_class, ("multiclass", "ovr"))
+        w = self._W[0] if self._multi() else getattr(self, "_w", None)
         if w is not None and len(w) != self._d + (1 if self.fit_intercept else 0):
             raise ValueError(f"{self._owner}: parameter fit_intercept was changed to "
                              f"{self.fit_intercept!r} after fitting; call fit, or clone the "
@@ -68,8 +101,22 @@ class _Linear(OnlineLearner):
 
     def _init_state(self, d):
         self._d = d
+        self._K = len(self.classes_)
         w = [0.0] * (d + (1 if self.fit_intercept else 0))
         init = getattr(self, "_w_init", None)
+        if self._K > 2:
+            if init is not None:
+                rows = init if all(isinstance(r, list) for r in init) else [init]
+                width = len(rows[0]) - (1 if self.fit_intercept else 0)
+                if len(rows) != self._K or any(len(r) != len(w) for r in rows):
+                    raise ValueError(f"{self._owner}: coef_init has shape ({len(rows)}, "
+                                     f"{width}), expected ({self._K}, {d}) (one row per class)")
+                self._W = [list(r) for r in rows]
+            else:
+                self._W = [list(w) for _ in range(self._K)]
+            self._w = None
+            self._a = 1.0
+            return
         if init is not None:
             if len(init) != len(w):
                 raise ValueError(f"{self._owner}: coef_init has {len(init) - len(w) + d} values, "
@@ -78,10 +125,28 @@ class _Linear(OnlineLearner):
         self._w = w
         self._a = 1.0
 
+    def _multi(self):
+        """True when fitted with three classes or more."""
+        return vars(self).get("_K", 2) > 2
+
+    def _infer_classes(self, y, classes):
+        return infer_classes_k(self._owner, y, classes)
+
+    def _check_labels(self, y, n, classes):
+        if len(classes) > 2:
+            return check_labels_k(self._owner, y, n, classes)
+        return check_labels(self._owner, y, n, classes)
+
     def _state_dict(self):
+        if self._multi():
+            return {k: getattr(self, k) for k in self._MULTI_STATE}
         return {"w": self._w, "a": self._a}
 
     def _load_state_dict(self, s):
+        if self._multi():
+            for k in self._MULTI_STATE:
+                setattr(self, k, s[k])
+            return
         self._w, self._a = s["w"], s["a"]
 
     def _normalizes(self):
@@ -110,17 +175,80 @@ class _Linear(OnlineLearner):
         return ok
 
     def _cycle_key(self):
+        if self._multi():
+            return tuple(v for w in self._W for v in w)
         return tuple(self._w)
 
     @property
     def coef_(self):
         self._check_fitted("coef_")
+        if self._multi():
+            return [self._coef_row(w) for w in self._W]
         return [self._a * v for v in self._w[:self._d]] if self._scale_a else self._w[:self._d]
 
     @property
     def intercept_(self):
         self._check_fitted("intercept_")
+        if self._multi():
+            return [w[self._d] if self.fit_intercept else 0.0 for w in self._W]
         return self._w[self._d] if self.fit_intercept else 0.0
+
+    def _coef_row(self, w):
+        return [self._a * v for v in w[:self._d]] if self._scale_a else w[:self._d]
+
+    # -- three classes or more ------------------------------------------------------------
+    def _step_multi(self, x, y, i):
+        """One row with K >= 3 classes (y a class index): the rule of multi_class."""
+        if self.multi_class == "ovr":
+            return self._step_ovr(x, y, i)
+        return self._step_mc(x, y, i)
+
+    def _class_scores(self, W, x, inv, i=None):
+        """s_k = the binary score with w_k, k = 0..K-1; a non-finite one is a bad row i."""
+        s = [self._raw(w, self._a, x, inv) for w in W]
+        if i is not None and not all(math.isfinite(v) for v in s):
+            raise self._row_error(i)
+        return s
+
+    def _hypothesis(self):
+        """The weight vectors predict uses."""
+        return self._W
+
+    def _rule_scores(self, x):
+        """The scores whose argmax the online rule predicts (no state change)."""
+        inv = self._inv(x) if self._normalizes() else 1.0
+        return self._class_scores(self._hypothesis(), x, inv)
+
+    def _decision_scores(self, x):
+        """The K columns of decision_function for a row."""
+        return self._rule_scores(x)
+
+    def _multi_rows(self, X, scores):
+        self._check_fitted("predict")
+        self._validate_params()
+        rows, _ = check_rows(self._owner, X, self.n_features_in_)
+        out = []
+        for i, x in enumerate(rows):
+            s = scores(x)
+            if not all(math.isfinite(v) for v in s):
+                raise ValueError(f"{self._owner}: NaN or infinity in row {i} (X contains NaN or "
+                                 "infinity)")
+            out.append(s)
+        return out
+
+    def decision_function(self, X):
+        """The real-valued score of each row; with K >= 3 classes, a list of K scores per row
+        (no state change)."""
+        if not self._multi():
+            return super().decision_function(X)
+        return self._multi_rows(X, self._decision_scores)
+
+    def predict(self, X):
+        """The predicted label of each row; with K >= 3 classes, classes_[argmax] of the scores
+        of the online rule (no state change)."""
+        if not self._multi():
+            return super().predict(X)
+        return [self.classes_[_argmax(s)] for s in self._multi_rows(X, self._rule_scores)]
 
     def fit(self, X, y, classes=None, coef_init=None, intercept_init=None):
         """Reset (optionally to given weights ``coef_init``/``intercept_init``), then cycle
@@ -128,7 +256,16 @@ class _Linear(OnlineLearner):
         with keep_on_failure(self):
             self._reset()
             init = None
-            if coef_init is not None:
+            if coef_init is not None and len(coef_init) and hasattr(coef_init[0], "__len__"):
+                # one row per class (K >= 3): the rows, each with its intercept appended
+                b = [0.0] * len(coef_init) if intercept_init is None else \
+                    [float(v) for v in intercept_init]
+                if self.fit_intercept and len(b) != len(coef_init):
+                    raise ValueError(f"{self._owner}: intercept_init has {len(b)} values, "
+                                     f"expected {len(coef_init)} (one per class)")
+                init = [[float(v) for v in r] + ([b[k]] if self.fit_intercept else [])
+                        for k, r in enumerate(coef_init)]
+            elif coef_init is not None:
                 init = [float(v) for v in coef_init]
                 if self.fit_intercept:
                     init.append(float(intercept_init or 0.0))
@@ -145,12 +282,13 @@ class Perceptron(_Linear):
     """Rosenblatt's Perceptron (twin of mbcore.Perceptron); see that class for the documentation."""
 
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
-                 max_epochs=100):
+                 max_epochs=100, multi_class="multiclass"):
         self.tie = tie
         self.normalize = normalize
         self.fit_intercept = fit_intercept
         self.eta = eta
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
     def _validate_params(self):
         super()._validate_params()
@@ -160,6 +298,8 @@ class Perceptron(_Linear):
                              f"{self.normalize!r}")
 
     def _step(self, x, y, i):
+        if self._multi():
+            return self._step_multi(x, y, i)
         inv = self._inv(x) if self.normalize else 1.0
         s = self._raw(self._w, 1.0, x, inv)
         if not math.isfinite(s):
@@ -178,29 +318,89 @@ class Perceptron(_Linear):
     def _on_update(self, c, x, i):
         pass
 
+    def _step_mc(self, x, y, i):
+        """Kesler: yhat = argmax_k s_k; on a mistake, c = eta (* inv): w_y += c x, w_yhat -= c x."""
+        inv = self._inv(x) if self.normalize else 1.0
+        s = self._class_scores(self._W, x, inv, i)
+        p = _argmax(s)
+        if p == y:
+            return p, False
+        c = float(self.eta)
+        if self.normalize:
+            c = c * inv
+        ok = self._apply(self._W[y], c, x)
+        ok = self._apply(self._W[p], -c, x) and ok
+        if not ok:
+            raise self._row_error(i)
+        self._on_update_k(y, c, x, i)
+        self._on_update_k(p, -c, x, i)
+        return p, True
+
+    def _step_ovr(self, x, y, i):
+        """One-vs-rest: learner k is the binary Perceptron on y_k = +1 iff y == k (its own tie
+        rule); yhat = argmax_k s_k."""
+        inv = self._inv(x) if self.normalize else 1.0
+        s = self._class_scores(self._W, x, inv, i)
+        p = _argmax(s)
+        updated = False
+        for k in range(self._K):
+            yk = 1 if y == k else -1
+            if self._sign(s[k]) == yk:
+                continue
+            c = self.eta * yk
+            if self.normalize:
+                c = c * inv
+            if not self._apply(self._W[k], c, x):
+                raise self._row_error(i)
+            self._on_update_k(k, c, x, i)
+            updated = True
+        return p, updated
+
+    def _on_update_k(self, k, c, x, i):
+        pass
+
 
 class AveragedPerceptron(Perceptron):
     """Averaged / voted Perceptron (twin of mbcore.AveragedPerceptron)."""
 
+    _MULTI_STATE = ("_W", "_a", "_U")
+
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
-                 eta=1.0, max_epochs=100):
+                 eta=1.0, max_epochs=100, multi_class="multiclass"):
         self.mode = mode
         super().__init__(tie=tie, normalize=normalize, fit_intercept=fit_intercept, eta=eta,
-                         max_epochs=max_epochs)
+                         max_epochs=max_epochs, multi_class=multi_class)
 
     def _validate_params(self):
         super()._validate_params()
         _check_choice(self._owner, "mode", self.mode, ("average", "vote"))
+        if self.mode == "vote" and self._multi():
+            _two_classes_only(self._owner, self.classes_, " with mode='vote'")
+
+    def _infer_classes(self, y, classes):
+        cl = super()._infer_classes(y, classes)
+        if self.mode == "vote":
+            _two_classes_only(self._owner, cl, " with mode='vote'")
+        return cl
 
     def _init_state(self, d):
         super()._init_state(d)
+        if self._multi():
+            self._U = [list(w) for w in self._W]
+            self._votes = []
+            return
         self._u = list(self._w)
         self._votes = [[list(self._w), 0]]
 
     def _state_dict(self):
+        if self._multi():
+            return super()._state_dict()
         return {"w": self._w, "a": self._a, "u": self._u, "votes": self._votes}
 
     def _load_state_dict(self, s):
+        if self._multi():
+            super()._load_state_dict(s)
+            return
         self._w, self._a, self._u, self._votes = s["w"], s["a"], s["u"], s["votes"]
 
     def _step(self, x, y, i):
@@ -217,20 +417,37 @@ class AveragedPerceptron(Perceptron):
         if not self._apply(self._u, tc, x):
             raise self._row_error(i)
 
+    def _on_update_k(self, k, c, x, i):
+        """u_k += (t*c) x (for the rival of Kesler's update, c is -c: t*(-c) == -(t*c))."""
+        tc = float(self.n_seen_) * c
+        if not self._apply(self._U[k], tc, x):
+            raise self._row_error(i)
+
     def _average(self):
         T = float(self.n_seen_)
         if T == 0.0:
             return list(self._w)
         return [w + (w - u) / T for w, u in zip(self._w, self._u)]
 
+    def _hypothesis(self):
+        """The averaged weights of every class: W + (W - U) / T per entry."""
+        T = float(self.n_seen_)
+        if T == 0.0:
+            return [list(w) for w in self._W]
+        return [[w + (w - u) / T for w, u in zip(wk, uk)] for wk, uk in zip(self._W, self._U)]
+
     @property
     def coef_(self):
         self._check_fitted("coef_")
+        if self._multi():
+            return [w[:self._d] for w in self._hypothesis()]
         return self._average()[:self._d]
 
     @property
     def intercept_(self):
         self._check_fitted("intercept_")
+        if self._multi():
+            return [w[self._d] if self.fit_intercept else 0.0 for w in self._hypothesis()]
         return self._average()[self._d] if self.fit_intercept else 0.0
 
     @property
@@ -260,13 +477,16 @@ class AveragedPerceptron(Perceptron):
 class MarginPerceptron(_Linear):
     """Balcan's Margin Perceptron(gamma) (twin of mbcore.MarginPerceptron)."""
 
+    _MULTI_STATE = ("_W", "_a", "_sqs")
+
     def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
-                 max_epochs=100):
+                 max_epochs=100, multi_class="multiclass"):
         self.gamma = gamma
         self.margin_fraction = margin_fraction
         self.tie = tie
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
     def _validate_params(self):
         super()._validate_params()
@@ -278,12 +498,20 @@ class MarginPerceptron(_Linear):
 
     def _init_state(self, d):
         super()._init_state(d)
+        if self._multi():
+            self._sqs = [self._sqnorm(w) for w in self._W]
+            return
         self._sq = self._sqnorm(self._w)
 
     def _state_dict(self):
+        if self._multi():
+            return super()._state_dict()
         return {"w": self._w, "a": self._a, "sq": self._sq}
 
     def _load_state_dict(self, s):
+        if self._multi():
+            super()._load_state_dict(s)
+            return
         self._w, self._a, self._sq = s["w"], s["a"], s["sq"]
 
     def _sqnorm(self, w):
@@ -300,6 +528,8 @@ class MarginPerceptron(_Linear):
         return self._margin(super()._score(x))
 
     def _step(self, x, y, i):
+        if self._multi():
+            return self._step_multi(x, y, i)
         inv = self._inv(x)
         s = self._raw(self._w, 1.0, x, inv)
         if not math.isfinite(s):
@@ -317,6 +547,75 @@ class MarginPerceptron(_Linear):
             raise self._row_error(i)
         return p, True
 
+    def _sq_total(self):
+        """||W||_F^2 = sum of the sq_k, k = 0..K-1, left to right."""
+        sq = 0.0
+        for v in self._sqs:
+            sq = sq + v
+        return sq
+
+    def _margin_k(self, k, s):
+        """The binary margin of learner k (one-vs-rest): s / ||w_k||, 0.0 when w_k = 0."""
+        nw = math.sqrt(self._sqs[k])
+        return s / nw if nw > 0.0 else 0.0
+
+    def _step_mc(self, x, y, i):
+        """Kesler: r = argmax_{k != y} s_k, m = (s_y - s_r) / ||W||_F (0.0 when W = 0); update
+        iff yhat != y or m < margin_fraction * gamma: w_y += inv x, w_r -= inv x."""
+        inv = self._inv(x)
+        s = self._class_scores(self._W, x, inv, i)
+        p = _argmax(s)
+        r = _argmax(s, skip=y)
+        nw = math.sqrt(self._sq_total())
+        m = (s[y] - s[r]) / nw if nw > 0.0 else 0.0
+        thr = self.margin_fraction * self.gamma
+        if p == y and not m < thr:
+            return p, False
+        c = inv
+        ok = self._apply(self._W[y], c, x)
+        ok = self._apply(self._W[r], -c, x) and ok
+        if not ok:
+            raise self._row_error(i)
+        self._sqs = [self._sqnorm(w) for w in self._W]
+        if not math.isfinite(self._sq_total()):
+            raise self._row_error(i)
+        return p, True
+
+    def _step_ovr(self, x, y, i):
+        """One-vs-rest: learner k is the binary Margin Perceptron on y_k = +1 iff y == k;
+        yhat = argmax_k of the binary margins s_k / ||w_k||."""
+        inv = self._inv(x)
+        s = self._class_scores(self._W, x, inv, i)
+        m = [self._margin_k(k, s[k]) for k in range(self._K)]
+        p = _argmax(m)
+        thr = self.margin_fraction * self.gamma
+        updated = False
+        for k in range(self._K):
+            yk = 1 if y == k else -1
+            if self._sign(m[k]) == yk and not (-thr < m[k] < thr):
+                continue
+            c = yk * inv
+            if not self._apply(self._W[k], c, x):
+                raise self._row_error(i)
+            self._sqs[k] = self._sqnorm(self._W[k])
+            if not math.isfinite(self._sqs[k]):
+                raise self._row_error(i)
+            updated = True
+        return p, updated
+
+    def _rule_scores(self, x):
+        s = super()._rule_scores(x)
+        if self.multi_class == "ovr":
+            return [self._margin_k(k, s[k]) for k in range(self._K)]
+        return s
+
+    def _decision_scores(self, x):
+        s = self._rule_scores(x)
+        if self.multi_class == "ovr":
+            return s
+        nw = math.sqrt(self._sq_total())
+        return [v / nw if nw > 0.0 else 0.0 for v in s]
+
 
 class OnlineHingeSVM(_Linear):
     """Online subgradient descent on the regularised hinge loss (twin of mbcore.OnlineHingeSVM)."""
@@ -324,13 +623,14 @@ class OnlineHingeSVM(_Linear):
     _scale_a = True
 
     def __init__(self, lam=0.01, eta="pegasos", tie="negative", normalize=False,
-                 fit_intercept=False, max_epochs=5):
+                 fit_intercept=False, max_epochs=5, multi_class="multiclass"):
         self.lam = lam
         self.eta = eta
         self.tie = tie
         self.normalize = normalize
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
     def _validate_params(self):
         super()._validate_params()
@@ -348,6 +648,8 @@ class OnlineHingeSVM(_Linear):
         return None
 
     def _step(self, x, y, i):
+        if self._multi():
+            return self._step_multi(x, y, i)
         inv = self._inv(x) if self.normalize else 1.0
         s = self._raw(self._w, self._a, x, inv)
         if not math.isfinite(s):
@@ -384,6 +686,74 @@ class OnlineHingeSVM(_Linear):
             if not ok:
                 raise self._row_error(i)
         return p, viol
+
+    def _shrink_all(self):
+        """The binary shrink step on every class at once (one shared scale a); returns eta_t."""
+        t = float(self.n_seen_)
+        if self.eta == "pegasos":
+            eta_t = 1.0 / (self.lam * t)
+            factor = 1.0 - 1.0 / t
+        else:
+            eta_t = float(self.eta)
+            factor = 1.0 - float(self.eta) * self.lam
+        a = self._a * factor
+        d = self._d
+        if a == 0.0:
+            for w in self._W:
+                for j in range(d):
+                    w[j] = 0.0
+            a = 1.0
+        elif a < _PEGASOS_RESCALE:
+            for w in self._W:
+                for j in range(d):
+                    w[j] = w[j] * a
+            a = 1.0
+        self._a = a
+        return eta_t
+
+    def _move(self, k, c, x, i):
+        """w_k += (c / a) x, b_k += c (the binary hinge step of class k)."""
+        ok = _arith.axpy(self._W[k], c / self._a, x)
+        if self.fit_intercept:
+            d = self._d
+            self._W[k][d] = self._W[k][d] + c
+            ok = ok and math.isfinite(self._W[k][d])
+        if not ok:
+            raise self._row_error(i)
+
+    def _step_mc(self, x, y, i):
+        """Kesler: r = argmax_{k != y} s_k, viol = s_y - s_r < 1 (scores before the step); the
+        shrink step; if viol, c = eta_t (* inv): w_y += (c/a) x, b_y += c; w_r -= (c/a) x,
+        b_r -= c."""
+        inv = self._inv(x) if self.normalize else 1.0
+        s = self._class_scores(self._W, x, inv, i)
+        p = _argmax(s)
+        r = _argmax(s, skip=y)
+        viol = (s[y] - s[r]) < 1.0
+        eta_t = self._shrink_all()
+        if viol:
+            c = eta_t
+            if self.normalize:
+                c = c * inv
+            self._move(y, c, x, i)
+            self._move(r, -c, x, i)
+        return p, viol
+
+    def _step_ovr(self, x, y, i):
+        """One-vs-rest: learner k is the binary hinge learner on y_k = +1 iff y == k (viol_k =
+        y_k s_k < 1); one shared shrink step; yhat = argmax_k s_k."""
+        inv = self._inv(x) if self.normalize else 1.0
+        s = self._class_scores(self._W, x, inv, i)
+        p = _argmax(s)
+        viol = [(1 if y == k else -1) * s[k] < 1.0 for k in range(self._K)]
+        eta_t = self._shrink_all()
+        for k in range(self._K):
+            if viol[k]:
+                c = eta_t * (1 if y == k else -1)
+                if self.normalize:
+                    c = c * inv
+                self._move(k, c, x, i)
+        return p, any(viol)
 
 
 _MAX_DEGREE = 2 ** 31 - 1     # the polynomial degree is a C int in mbcore's kernels

@@ -56,6 +56,9 @@ def run_online(learner, X, y, classes=None, **fit_params):
                          [u for _, u in rounds])
     preds, upd = learner._learn(X, y, classes)
     yy = learner._last_labels
+    if len(learner.classes_) > 2:          # class indices
+        return OnlineRun([learner.classes_[p] for p in preds],
+                         [p != t for p, t in zip(preds, yy)], upd)
     neg, pos = learner.classes_
     return OnlineRun([pos if p > 0 else neg for p in preds],
                      [p != t for p, t in zip(preds, yy)], upd)
