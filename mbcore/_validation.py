@@ -677,6 +677,12 @@ def infer_classes_k(owner, y, classes=None):
         raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
                         f"kinds, e.g. numbers and strings, in {ya.ravel()[:10].tolist()!r}); "
                         "use labels of one kind") from None
+    if uniq.shape[0] > 2 and ya.dtype.kind == "f" and not np.array_equal(uniq, np.round(uniq)):
+        shown = repr(uniq[:10].tolist()) + (f" and {uniq.shape[0] - 10} more"
+                                            if uniq.shape[0] > 10 else "")
+        raise ValueError(f"{owner}: y looks continuous (real values that are not integers: "
+                         f"{uniq.shape[0]} labels, {shown}): a regression target? Give class "
+                         "labels (integers or strings), or classes= to use these values")
     if uniq.shape[0] >= 2:
         return _native(uniq)
     return infer_classes(owner, uniq)

@@ -473,10 +473,14 @@ class _Reader:
             raise _Bad(f"it holds a {name}, not a {expected.__name__}",)
         params, state = v.get("params"), v.get("state")
         names = cls._get_param_names()
-        if not isinstance(params, dict) or sorted(params) != sorted(names):
+        # parameters a class gained after files were written (its _NEW_PARAMS) may be absent:
+        # they take their defaults, which reproduce the behaviour of the older version
+        newer = getattr(cls, "_NEW_PARAMS", frozenset())
+        if not isinstance(params, dict) or sorted(params) != sorted(
+                k for k in names if k in params or k not in newer):
             got = sorted(params) if isinstance(params, dict) else params
             raise _Bad(f"{name}: parameters {got!r} are not {name}'s {names!r}")
-        kwargs = {k: self.value(params[k], depth + 1) for k in names}
+        kwargs = {k: self.value(params[k], depth + 1) for k in names if k in params}
         obj = cls(**kwargs)
         if state is None:
             return obj

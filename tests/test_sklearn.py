@@ -109,6 +109,9 @@ def estimators():
         mbcore.AveragedPerceptron(), mbcore.AveragedPerceptron(mode="vote"),
         mbcore.MarginPerceptron(), mbcore.KernelPerceptron(),
         mbcore.KernelPerceptron(kernel="poly", degree=2, budget=20), mbcore.OnlineHingeSVM(),
+        # one-vs-rest (multi_class="multiclass", the default, is checked above)
+        mbcore.Perceptron(multi_class="ovr"), mbcore.AveragedPerceptron(multi_class="ovr"),
+        mbcore.MarginPerceptron(multi_class="ovr"), mbcore.OnlineHingeSVM(multi_class="ovr"),
         mbcore.Winnow(features="real"), mbcore.BalancedWinnow(features="real"),
         mbcore.Winnow(), mbcore.EliminationWinnow(), mbcore.WinnowStar(), mbcore.BalancedWinnow(),
     ]
@@ -215,7 +218,10 @@ def test_clone():
         assert type(c) is type(est) and c.get_params() == est.get_params()
         assert not hasattr(c, "classes_") or c.classes_ is None
         assert is_classifier(c)
-        assert sklearn.utils.get_tags(c).classifier_tags.multi_class is False
+        # more than two classes: the linear learners (not the voted mode, not the kernel
+        # Perceptron) and none of the Winnow family yet
+        multi = isinstance(c, mbcore.linear._Linear) and getattr(c, "mode", None) != "vote"
+        assert sklearn.utils.get_tags(c).classifier_tags.multi_class is multi
 
 
 @needs_sklearn

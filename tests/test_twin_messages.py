@@ -267,7 +267,14 @@ MANY = {  # name -> (y, expected message after the owner)
 }
 
 
-@labels_param
+# The learners that take more than two classes (mbcore.linear): the others keep the binary
+# message.
+MULTI_CLASS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "OnlineHingeSVM")
+BINARY_ONLY = [spec for spec in DENSE + BOOLEAN if spec[0] not in MULTI_CLASS]
+MULTI_SPECS = [spec for spec in DENSE if spec[0] in MULTI_CLASS]
+
+
+@pytest.mark.parametrize("spec", BINARY_ONLY, ids=_ids(BINARY_ONLY))
 @pytest.mark.parametrize("case", sorted(MANY))
 def test_more_than_two_labels(spec, case):
     y, tail = MANY[case]
@@ -278,13 +285,36 @@ def test_more_than_two_labels(spec, case):
     assert same_error(lambda mod: new(mod, spec).partial_fit(X, y)) == msg
 
 
+@pytest.mark.parametrize("spec", MULTI_SPECS, ids=_ids(MULTI_SPECS))
+@pytest.mark.parametrize("case", sorted(MANY))
+def test_more_than_two_labels_multi_class(spec, case):
+    """The multi-class learners take the labels as classes, except real values that are not
+    integers (a regression target, as scikit-learn's classifiers say) and 2-D y; both twins
+    agree on the classes or the message."""
+    y, tail = MANY[case]
+    X = np.eye(len(y), 3)
+    if case == "column":
+        msg = same_error(lambda mod: new(mod, spec).fit(X, y))
+        assert msg == f"{spec[0]}: y must be 1-D, got ndim=2"
+    elif "continuous" in tail:
+        msg = same_error(lambda mod: new(mod, spec).fit(X, y))
+        assert msg.startswith(f"{spec[0]}: y looks continuous (real values that are not "
+                              "integers: ")
+    else:
+        a, b = new(mbcore, spec).fit(X, y), new(mbref, spec).fit(X, y)
+        assert [repr(v) for v in np.asarray(a.classes_).tolist()] == \
+            [repr(v) for v in np.asarray(b.classes_, dtype=object).tolist()] or \
+            np.asarray(a.classes_).tolist() == list(b.classes_)
+        assert len(a.classes_) == len(b.classes_) >= 3
+
+
 @pytest.mark.parametrize("k", [3, 9, 10, 11, 12, 40, 64])
 @pytest.mark.parametrize("kind", ["int", "float", "half", "str"])
 def test_at_most_ten_labels_shown(k, kind):
     vals = {"int": list(range(k)), "float": [float(i) for i in range(k)],
             "half": [i + 0.5 for i in range(k)], "str": [f"c{i:02d}" for i in range(k)]}[kind]
     X = np.eye(k, 3)
-    for spec in (("Perceptron", {}), ("Winnow", {}), ("Conjunction", {})):
+    for spec in (("KernelPerceptron", {}), ("Winnow", {}), ("Conjunction", {})):
         msg = same_error(lambda mod: new(mod, spec).fit(X, vals))
         shown = repr(vals[:10]) + (f" and {k - 10} more" if k > 10 else "")
         assert msg == (f"{spec[0]}: y has more than two labels ({k}: {shown}). {BINARY}"
@@ -296,7 +326,7 @@ def test_more_than_two_labels_in_a_long_y():
     still counts them all."""
     y = [i % 12 for i in range(100)]
     X = np.eye(100, 3)
-    msg = same_error(lambda mod: mod.Perceptron().fit(X, y))
+    msg = same_error(lambda mod: mod.KernelPerceptron().fit(X, y))
     assert "(12: " in msg
 
 
@@ -304,7 +334,7 @@ def test_more_than_two_labels_in_a_long_y_of_strings():
     """Strings do not take mbcore's compiled distinct-label scan: all labels are counted."""
     y = [f"c{i % 12:02d}" for i in range(100)]
     X = np.eye(100, 3)
-    msg = same_error(lambda mod: mod.Perceptron().fit(X, y))
+    msg = same_error(lambda mod: mod.KernelPerceptron().fit(X, y))
     assert "(12: ['c00', " in msg and " and 2 more)" in msg
 
 

@@ -157,7 +157,10 @@ def test_bounds_return_types():
              "halving_bound": (16,), "soa_bound": (3,), "conjunction_bound": (3,),
              "disjunction_bound": (5, 2), "decision_list_bound": (2, 1),
              "equivalence_query_bound": (4.5,), "online_to_pac_run_length": (5.5, 0.1, 0.05),
-             "online_to_pac_sample_size": (5, 0.1, 0.05), "eq_test_sample_size": (1, 0.1, 0.05)}
+             "online_to_pac_sample_size": (5, 0.1, 0.05), "eq_test_sample_size": (1, 0.1, 0.05),
+             "multiclass_margin": (X, [0, 1, 2], np.eye(3, 2)),
+             "multiclass_perceptron_bound": (2, 1), "multiclass_margin_perceptron_bound": (0.5,),
+             "ovr_bound": ([1.0, 2.0],)}
     assert set(calls) == {n for n in bounds.__all__ if n != "BestMargin"}
     for name, args in calls.items():
         fn = getattr(bounds, name)

@@ -844,6 +844,8 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
             if not isfinite(aux[2 + k]):
                 return -1
             upd = 1
+    if upd and p.algo == MARGIN and not mc_frobenius(aux, K):   # (kept in both strategies)
+        return -1
     return upd
 
 
