@@ -9,7 +9,8 @@ only and compute in float64, so a quantity is exact up to the rounding of float6
 
 Conventions: labels are -1/+1; ``u`` is a candidate separator in the learner's own feature space
 (append the constant 1 to every row yourself when the learner uses ``fit_intercept=True``, and the
-intercept to ``u``).
+intercept to ``u``).  The multi-class quantities take any labels, among sorted classes, and a
+matrix U with one row per class (:func:`multiclass_margin`).
 
 Examples
 --------
@@ -32,7 +33,9 @@ from ._params import mistake_bound as _budget
 from ._validation import check_compressed, index_array, is_sparse, to_csr
 
 __all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "attribute_errors", "perceptron_bound", "margin_perceptron_bound",
-           "td_bound", "kernel_perceptron_bound", "winnow_bound", "elimination_winnow_bound",
+           "td_bound", "kernel_perceptron_bound", "multiclass_margin",
+           "multiclass_perceptron_bound", "multiclass_margin_perceptron_bound", "ovr_bound",
+           "winnow_bound", "elimination_winnow_bound",
            "winnow_star_bound", "weighted_majority_bound", "randomized_wm_bound",
            "specialists_bound", "halving_bound", "soa_bound", "conjunction_bound",
            "disjunction_bound", "decision_list_bound", "equivalence_query_bound",
@@ -147,6 +150,92 @@ def total_distance(X, y, u, gamma) -> float:
     scaled = np.divide(_row_dots(rows, uu), norms, out=np.zeros_like(norms), where=norms > 0.0)
     scores = yy * scaled / np.linalg.norm(uu)
     return float(np.maximum(0.0, g - scores).sum())
+
+
+def multiclass_margin(X, y, U, classes=None) -> float:
+    """The multi-class margin of the K linear scores U x on the labelled data.
+
+    ``gamma = min_t (u_{y_t} . x_t - max_{k != y_t} u_k . x_t)`` with U first scaled to unit
+    Frobenius norm: the margin of Kesler's construction (Duda & Hart 1973, section 5.12), in
+    which U, read as one vector, scores the vector ``(e_{y_t} - e_k) (x) x_t`` by
+    ``u_{y_t} . x_t - u_k . x_t``.  A positive value means that the scores ``u_k . x`` put every
+    example's own class strictly first, by at least gamma; it is the gamma of
+    :func:`multiclass_perceptron_bound` and (on unit-length rows) of
+    :func:`multiclass_margin_perceptron_bound`.  Rows are used as given: append the constant 1
+    yourself (and the intercepts to U as its last column) for a learner with
+    ``fit_intercept=True``, and scale the rows to unit length yourself for a normalising one.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features) or CSR matrix
+        The examples.
+    y : array-like of shape (n_samples,)
+        The labels, each one of ``classes``.
+    U : array-like of shape (n_classes, n_features)
+        Row k scores class ``classes[k]``; any non-zero matrix (the margin divides by its
+        Frobenius norm).
+    classes : array-like of shape (n_classes,), optional
+        The labels of U's rows, sorted and distinct, at least two (as a learner's
+        ``classes_``); by default the sorted distinct labels of y.
+
+    Returns
+    -------
+    float
+        The margin; at most ``sqrt(2) max_t ||x_t||``.
+
+    Raises
+    ------
+    ValueError
+        On bad shapes, NaN or infinity, ``U = 0``, classes that are not sorted and distinct,
+        fewer than two classes, or a label that is not one of the classes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])
+    >>> U = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])     # ||U||_F = 2
+    >>> multiclass_margin(X, ["a", "b", "c"], U)                 # min(2 - 0, 1 - 0, 2 + 1) / 2
+    0.5
+    """
+    owner = "multiclass_margin"
+    rows = _rows(owner, X)
+    n, d, part = rows
+    yy = np.asarray(y)
+    if yy.ndim != 1 or yy.shape[0] != n:
+        raise ValueError(f"{owner}: y must be 1-D with one label per row of X ({n}), got shape "
+                         f"{yy.shape}")
+    if classes is None:
+        cl = np.unique(yy)
+    else:
+        cl = np.asarray(classes)
+        if cl.ndim != 1 or (cl.size > 1 and not bool((cl[1:] > cl[:-1]).all())):
+            raise ValueError(f"{owner}: classes must be sorted and distinct (row k of U scores "
+                             f"the k-th smallest label), got {cl.tolist()[:8]!r}")
+    K = cl.shape[0]
+    if K < 2:
+        raise ValueError(f"{owner}: a multi-class margin needs at least two classes, got "
+                         f"{cl.tolist()!r}")
+    idx = np.searchsorted(cl, yy)
+    inside = idx < K
+    inside[inside] = cl[idx[inside]] == yy[inside]
+    if not inside.all():
+        raise ValueError(f"{owner}: y holds labels that are not among the classes "
+                         f"{cl.tolist()[:8]!r}: {np.unique(yy[~inside])[:5].tolist()!r}")
+    UU = np.asarray(U, dtype=np.float64)
+    if UU.shape != (K, d):
+        raise ValueError(f"{owner}: U must have shape ({K}, {d}) (one row per class, one column "
+                         f"per feature of X), got {UU.shape}")
+    if not np.isfinite(UU).all():
+        raise ValueError(f"{owner}: U contains NaN or infinity")
+    if not UU.any():
+        raise ValueError(f"{owner}: U is the zero matrix, which has no margin")
+    if isinstance(part, tuple):
+        S = np.column_stack([_row_dots(rows, UU[k]) for k in range(K)])
+    else:
+        S = part @ UU.T                                       # S[t, k] = u_k . x_t
+    own = S[np.arange(n), idx]
+    S[np.arange(n), idx] = -np.inf
+    return float((own - S.max(axis=1)).min() / np.linalg.norm(UU)) + 0.0
 
 
 class BestMargin:
@@ -521,6 +610,150 @@ def kernel_perceptron_bound(R2, gamma) -> float:
     r2 = _nonnegative("kernel_perceptron_bound", "R2", R2)
     g = _positive("kernel_perceptron_bound", "gamma", gamma)
     return r2 / g ** 2
+
+
+def multiclass_perceptron_bound(R, gamma) -> float:
+    """The multi-class Perceptron's mistake bound 2 R**2 / gamma**2 (Kesler's construction).
+
+    Assumptions: the multi-class Perceptron (``multi_class="multiclass"``: predict the class of
+    the largest score ``w_k . x``; on a mistake, ``w_y += eta x`` and ``w_yhat -= eta x``) starts
+    from W = 0 (any learning rate), every example has ``||x_t|| <= R``, and some K x d matrix U
+    with unit Frobenius norm has ``u_{y_t} . x_t - u_k . x_t >= gamma > 0`` for every t and every
+    class ``k != y_t`` (see :func:`multiclass_margin`).  Then on any ordering of the examples,
+    with any number of passes, the number of mistakes is at most ``2 R^2 / gamma^2``.
+
+    Proof (Kesler's construction, Duda & Hart 1973, section 5.12; the uniform update of Crammer &
+    Singer 2003, "Ultraconservative online algorithms for multiclass problems"): read W and U as
+    vectors of length K d, and a mistake on (x, y) predicted as yhat as the example
+    ``z = (e_y - e_yhat) (x) x``.  Then ``W . z = w_y . x - w_yhat . x <= 0`` (yhat scored at
+    least as high), the update is the binary Perceptron's ``W += eta z``,
+    ``||z||^2 = 2 ||x||^2 <= 2 R^2`` and ``U . z >= gamma``: Novikoff's argument
+    (:func:`perceptron_bound`) with radius ``sqrt(2) R`` gives ``(sqrt(2) R / gamma)^2``.
+
+    Parameters
+    ----------
+    R : float
+        Radius of the data, >= 0 (see :func:`radius`; with an intercept, of the rows with the
+        constant 1 appended).
+    gamma : float
+        The multi-class margin of a unit-Frobenius-norm U, > 0.
+
+    Returns
+    -------
+    float
+        The bound on the number of mistakes.
+
+    Raises
+    ------
+    ValueError
+        If ``gamma <= 0``, ``R < 0``, or a value is not a finite real.
+
+    Examples
+    --------
+    >>> multiclass_perceptron_bound(1.0, 0.5)
+    8.0
+    """
+    r = _nonnegative("multiclass_perceptron_bound", "R", R)
+    g = _positive("multiclass_perceptron_bound", "gamma", gamma)
+    return 2.0 * r ** 2 / g ** 2
+
+
+def multiclass_margin_perceptron_bound(gamma) -> float:
+    """The bound 24 / gamma**2 on the updates of the multi-class Margin Perceptron(gamma).
+
+    Assumptions: the examples are scaled to unit length (none is zero), some K x d matrix U with
+    unit Frobenius norm has multi-class margin ``u_{y_t} . x_t - u_k . x_t >= gamma`` for every t
+    and ``k != y_t`` on the unit-length examples (:func:`multiclass_margin`), and the learner
+    (``multi_class="multiclass"``) is run with that gamma and ``margin_fraction=0.5``: it updates
+    ``w_y += x``, ``w_r -= x`` (r the best-scoring other class) whenever it errs or
+    ``(w_y . x - w_r . x) / ||W||_F < gamma / 2``.  Then the number of updates (mistakes plus
+    margin mistakes) is at most ``24 / gamma^2`` on any ordering, with any number of passes.
+
+    Derivation (Kesler's construction, Duda & Hart 1973; Balcan lecture 3, Theorem 2): the
+    Kesler vector ``z = (e_y - e_r) (x) x / sqrt(2)`` of a unit-length x is unit length; U, read
+    as a unit vector, has ``U . z >= gamma' = gamma / sqrt(2)``; the update is ``W += sqrt(2) z``
+    (a constant step from W = 0, which only scales W), and the learner's test
+    ``(w_y . x - w_r . x) / ||W|| < gamma / 2`` is ``W . z / ||W|| < gamma' / 2``.  This is
+    Balcan's Margin Perceptron(gamma') on the Kesler vectors, whose bound ``12 / gamma'^2`` is
+    ``24 / gamma^2``.  (A wrong prediction has r = yhat and ``W . z <= 0``.)
+
+    Parameters
+    ----------
+    gamma : float
+        The multi-class margin, in (0, sqrt(2)] (gamma' = gamma / sqrt(2) is a unit vector's
+        margin on unit vectors, at most 1).
+
+    Returns
+    -------
+    float
+        The bound on the number of updates.
+
+    Raises
+    ------
+    ValueError
+        If gamma is not a finite real in (0, sqrt(2)].
+
+    Examples
+    --------
+    >>> multiclass_margin_perceptron_bound(0.5)
+    96.0
+    """
+    g = _positive("multiclass_margin_perceptron_bound", "gamma", gamma)
+    if g > math.sqrt(2.0):
+        raise ValueError(f"multiclass_margin_perceptron_bound: parameter gamma must be in "
+                         f"(0, sqrt(2)] (the multi-class margin of unit-length examples), got "
+                         f"{gamma!r}")
+    return 24.0 / g ** 2
+
+
+def ovr_bound(bounds) -> float:
+    """The one-vs-rest bound: the sum of the K binary bounds.
+
+    Assumptions: the learner runs ``multi_class="ovr"``: K binary learners, learner k on the
+    labels ``+1 if y == class k else -1``, each updated by its own binary rule, and
+    ``bounds[k]`` bounds the mistakes (or, for the Margin Perceptron, the updates) of learner k
+    on its binary problem (:func:`perceptron_bound`, :func:`margin_perceptron_bound`, ... with
+    that problem's separator and margin).  A multi-class mistake needs a binary one: if every
+    binary learner is right, only class y scores above zero (or at zero, with ``tie="positive"``)
+    and the rest below, so the largest score is y's; and a row counts as an update only when some
+    binary learner updated.  So the multi-class count is at most the sum of the binary counts,
+    hence of their bounds.
+
+    Parameters
+    ----------
+    bounds : iterable of float
+        The binary bounds, at least one, each >= 0 (``inf`` allowed: the sum is then ``inf``).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If bounds is not an iterable of numbers >= 0 (NaN included), or is empty.
+
+    Examples
+    --------
+    >>> ovr_bound([4.0, 9.0, 2.25])
+    15.25
+    """
+    owner = "ovr_bound"
+    if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__iter__"):
+        raise ValueError(f"{owner}: parameter bounds must be an iterable of numbers >= 0, got "
+                         f"{bounds!r}")
+    total, count = 0.0, 0
+    for i, b in enumerate(bounds):
+        count += 1
+        if isinstance(b, numbers.Real) and not isinstance(b, (bool, np.bool_)) and b == math.inf:
+            total = math.inf
+            continue
+        v = _nonnegative(owner, f"bounds[{i}]", b)
+        total += v
+    if count == 0:
+        raise ValueError(f"{owner}: parameter bounds must hold at least one bound (one per "
+                         f"class), got none")
+    return total
 
 
 # -- the multiplicative family and the experts ----------------------------------------------------

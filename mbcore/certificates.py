@@ -163,7 +163,7 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
         Only its parameters are used: a clone (no state) is run, so the bound's starting state
         (w = 0, weights 1, all literals, the whole version space) holds.
     X, y : the examples and labels, as for the learner's ``partial_fit``
-    classes : the two labels, optional (as for ``partial_fit``)
+    classes : the labels, optional (as for ``partial_fit``)
     passes : int, default=1
         How many times to run through the examples in order (the bounds hold over any
         sequence, so over repeated passes too; quantities that add up over the sequence,
@@ -171,9 +171,15 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
     u : array-like, optional
         A separator for the Perceptron family (in the learner's feature space: with
         ``fit_intercept`` the intercept is its last entry).  Its margin is checked on the data.
+        With K >= 3 classes, a matrix of shape (K, n_features [+ 1]), row k for ``classes_[k]``
+        (the intercepts as its last column): for ``multi_class="multiclass"`` its multi-class
+        margin is checked (:func:`mbcore.bounds.multiclass_margin`), for ``"ovr"`` row k is the
+        separator of class k against the rest.
     gamma : float, optional
-        A margin to take on trust (for the Perceptron family when no u is given), or, with u
-        and a normalising Perceptron, the gamma of Balcan's TD_gamma bound.
+        A margin to take on trust (for the Perceptron family when no u is given; with K >= 3
+        classes the multi-class margin, or for ``"ovr"`` the margin of every one-vs-rest
+        problem), or, with u and a normalising binary Perceptron, the gamma of Balcan's TD_gamma
+        bound.
     target : sequence of int, optional
         For the Winnow family: the variables of a monotone disjunction (0-based) to measure
         against; by default a consistent one (or, for Winnow2, one with few attribute errors)
@@ -189,6 +195,15 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
     ------
     BoundViolationError
         If the run exceeds a bound whose assumptions were all verified: a bug in mbcore.
+
+    Notes
+    -----
+    With K >= 3 classes (Perceptron, AveragedPerceptron, MarginPerceptron), the multi-class
+    bounds apply: for ``multi_class="multiclass"``, Kesler's 2 R^2 / gamma^2 on the mistakes
+    (24 / gamma^2 on the Margin Perceptron's updates), with a separator U searched for when
+    none is given (the best margin of the Kesler vectors on small data, else the weights of a
+    fresh learner fitted to the data); for ``"ovr"``, the sum of the K binary bounds of the
+    one-vs-rest problems (:func:`mbcore.bounds.ovr_bound`).  OnlineHingeSVM has no bound.
 
     Examples
     --------
@@ -214,6 +229,8 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
         np.concatenate([r.predictions for r in runs]), np.concatenate([r.errors for r in runs]),
         np.concatenate([r.updated for r in runs]))
     rule = _RULES.get(type(inner).__name__)
+    if type(inner).__name__ in _MULTI_RULES and _n_classes(inner) >= 3:
+        rule = _MULTI_RULES[type(inner).__name__]
     counted = "updates" if type(inner).__name__ == "MarginPerceptron" else "mistakes"
     cert = Certificate(type(learner).__name__, run,
                        run.updates if counted == "updates" else run.mistakes, counted)
@@ -439,6 +456,266 @@ def _kernel_perceptron(cert, ctx):
     cert.quantities.update(R2=R2, gamma=g)
     cert.set_bound("kernel Perceptron R2/gamma^2", B.kernel_perceptron_bound(R2, g),
                    "Kakade lecture 9 (kernelized Perceptron)")
+
+
+# -- the additive family with K >= 3 classes ----------------------------------------------------
+
+_SQRT2 = math.sqrt(2.0)
+_KESLER_MAX = 2048          # Kesler vectors searched exactly (a Gram matrix of at most 2048^2)
+_KESLER_CELLS = 4_000_000   # and a dense view of at most this many entries
+
+
+def _n_classes(L):
+    try:
+        return len(L.classes_)
+    except (AttributeError, TypeError):        # no classes (NotFittedError is an AttributeError)
+        return 0
+
+
+def _class_codes(ctx):
+    """(classes, codes): the learner's sorted classes and each label's index among them."""
+    cl = np.asarray(ctx.L.classes_)
+    return cl, np.searchsorted(cl, np.asarray(ctx.y))
+
+
+def _given_matrix(ctx, K, D):
+    """The given u as a (K, D) matrix, one row per class."""
+    U = np.asarray(ctx.u, dtype=np.float64)
+    if U.shape != (K, D):
+        extra = " (the intercepts as its last column)" if ctx.L.fit_intercept else ""
+        raise ValueError(f"certify: u must have shape ({K}, {D}) with {K} classes: one row per "
+                         f"class of classes_{extra}, got {U.shape}")
+    return U
+
+
+def _kesler_search(ctx, view, K):
+    """The best multi-class margin, by best_margin on the Kesler vectors (e_y - e_k) (x) x of
+    every row and every other class k, through their Gram matrix
+    ``((e_y - e_k) . (e_y' - e_k')) (x . x')``: (gamma, upper, U), gamma recomputed on the data
+    with the U found (verified), upper a bound on the best margin; None when too large."""
+    rows = B._rows("certify", view)
+    n, D, _ = rows
+    m = n * (K - 1)
+    if m > _KESLER_MAX or n * D > _KESLER_CELLS:
+        return None
+    cl, codes = _class_codes(ctx)
+    A = B._dense_rows(rows)
+    base = np.arange(K - 1)
+    other = (base[None, :] + (base[None, :] >= codes[:, None])).ravel()   # the k != y_t
+    T = np.repeat(np.arange(n), K - 1)
+    E = np.zeros((m, K))
+    E[np.arange(m), codes[T]] = 1.0
+    E[np.arange(m), other] -= 1.0
+    G = (E @ E.T) * (A @ A.T)[np.ix_(T, T)]
+    r = B.best_margin(None, np.ones(m), tol=ctx.tol, max_iter=ctx.max_iter, gram=G)
+    U = (E * r.coef[:, None]).T @ A[T]
+    g = B.multiclass_margin(view, ctx.y, U, cl) if U.any() else 0.0
+    return g, max(r.upper, g), U
+
+
+def _fitted_matrix(ctx, sep):
+    """A candidate separator: ``sep`` fitted to the data, as a (K, D) matrix (None if the fit
+    fails)."""
+    try:
+        sep.fit(ctx.X, ctx.y, classes=ctx.L.classes_)
+    except ValueError:
+        return None
+    W = np.asarray(sep.coef_, dtype=np.float64)
+    if ctx.L.fit_intercept:
+        W = np.column_stack([W, np.asarray(sep.intercept_, dtype=np.float64)])
+    return W if W.any() and np.isfinite(W).all() else None
+
+
+def _multiclass_search(ctx, view, K, need, make):
+    """(gamma, upper, how): the best multi-class margin found (verified on the data), an upper
+    bound on the best one (None when unknown) and how gamma was found.  ``need`` is the margin
+    the bound needs (0.0: any positive margin).  The Kesler search runs on small data; the
+    learner ``make()``, fitted to the data, when that search is too large or inconclusive."""
+    def enough(g):
+        return g > 0.0 if need == 0.0 else g >= need
+
+    g, upper, how = -math.inf, None, ""
+    k = _kesler_search(ctx, view, K)
+    if k is not None:
+        g, upper, _ = k
+        how = "found by best_margin on the Kesler vectors"
+        if enough(g) or (upper <= 0.0 if need == 0.0 else upper < need):
+            return g, upper, how
+    sep = make()
+    W = _fitted_matrix(ctx, sep)
+    if W is not None:
+        gf = B.multiclass_margin(view, ctx.y, W, ctx.L.classes_)
+        if gf > g:
+            g, how = gf, f"the weights of a {type(sep).__name__} fitted to the data"
+    return g, upper, how
+
+
+def _multiclass_perceptron(cert, ctx):
+    from .linear import Perceptron
+    L = ctx.L
+    K = len(L.classes_)
+    view = _linear_view(L, ctx.X)
+    R = B.radius(view)
+    cert.quantities.update(K=K, R=R)
+    cert.assume("the multi-class Perceptron starts from W = 0 (a fresh learner)", VERIFIED)
+    what = "the examples"
+    if ctx.u is not None:
+        U = _given_matrix(ctx, K, view.shape[1])
+        g = B.multiclass_margin(view, ctx.y, U, L.classes_)
+        cert.quantities["gamma"] = g
+        st = cert.assume(f"the given U separates {what} with multi-class margin gamma > 0",
+                         VERIFIED if g > 0 else VIOLATED)
+        if st != VERIFIED:
+            cert.no_bound("the given U does not separate the classes (its multi-class margin "
+                          f"is {g:.3g})")
+            return
+    elif ctx.gamma is not None:
+        g = B._positive("certify", "gamma", ctx.gamma)
+        cert.quantities["gamma"] = g
+        cert.assume(f"some U of unit Frobenius norm separates {what} with multi-class margin "
+                    "gamma (given)", TRUSTED)
+    else:
+        g, upper, how = _multiclass_search(
+            ctx, view, K, 0.0, lambda: Perceptron(
+                tie=L.tie, normalize=L.normalize, fit_intercept=L.fit_intercept,
+                max_epochs=100, multi_class="multiclass"))
+        cert.quantities["gamma"] = max(g, 0.0) if math.isfinite(g) else 0.0
+        if upper is not None:
+            cert.quantities["gamma_upper"] = upper
+        if g > 0:
+            cert.assume(f"a U of unit Frobenius norm ({how}) separates {what} with "
+                        "multi-class margin gamma > 0", VERIFIED)
+        else:
+            cert.assume(f"the classes are linearly separable (multi-class margin > 0)"
+                        + (f"; best multi-class margin <= {upper:.3g}" if upper is not None
+                           else "; no separator found"),
+                        VIOLATED if upper is not None and upper <= 0.0 else UNVERIFIED)
+            cert.no_bound("no multi-class margin established: the classes are not separable"
+                          if upper is not None and upper <= 0.0 else
+                          "no separator with a positive multi-class margin was found: give u "
+                          "(checked) or gamma (trusted)")
+            return
+    cert.set_bound("multi-class Perceptron 2R^2/gamma^2 (Kesler)",
+                   B.multiclass_perceptron_bound(R, g),
+                   "Kesler's construction (Duda & Hart 1973); Crammer & Singer 2003")
+
+
+def _multiclass_margin_perceptron(cert, ctx):
+    from .linear import MarginPerceptron
+    L = ctx.L
+    if float(L.margin_fraction) != 0.5:
+        cert.no_bound("the multi-class 24/gamma^2 (Balcan's 12/gamma^2 on the Kesler vectors) is "
+                      "proved for margin_fraction=0.5 only")
+        return
+    K = len(L.classes_)
+    view = _linear_view(L, ctx.X)
+    lg = float(L.gamma)
+    cert.quantities.update(K=K)
+    cert.quantities["learner gamma"] = lg
+    text = "{} has multi-class margin >= the learner's gamma on the unit-length examples"
+    if ctx.u is not None:
+        U = _given_matrix(ctx, K, view.shape[1])
+        g = B.multiclass_margin(view, ctx.y, U, L.classes_)
+        cert.quantities["data margin"] = g
+        cert.assume(text.format("the given U"), VERIFIED if g >= lg else VIOLATED)
+    else:
+        g, upper, how = _multiclass_search(
+            ctx, view, K, lg, lambda: MarginPerceptron(
+                gamma=lg, margin_fraction=1.0, tie=L.tie, fit_intercept=L.fit_intercept,
+                max_epochs=100, multi_class="multiclass"))
+        upper = _SQRT2 if upper is None else min(upper, _SQRT2)   # unit U on unit rows
+        g = max(g, 0.0) if math.isfinite(g) else 0.0
+        cert.quantities["data margin"] = g
+        cert.quantities["data margin upper"] = upper
+        cert.assume(text.format(f"a U of unit Frobenius norm ({how})" if g >= lg else
+                                "some U of unit Frobenius norm"),
+                    VERIFIED if g >= lg else VIOLATED if upper < lg else UNVERIFIED)
+    if (B._row_sqnorms(B._rows("certify", view)) == 0).any():
+        cert.assume("no example is zero (it has no direction)", VIOLATED)
+    cert.set_bound("multi-class Margin Perceptron 24/gamma^2 (Kesler)",
+                   B.multiclass_margin_perceptron_bound(min(lg, _SQRT2)),
+                   "Kesler's construction (Duda & Hart 1973); Balcan lecture 3, Theorem 2")
+
+
+def _ovr(cert, ctx):
+    """One-vs-rest: every class against the rest is a binary problem with its own bound; the
+    multi-class count is at most the sum of the binary counts (mbcore.bounds.ovr_bound)."""
+    L = ctx.L
+    margin_learner = type(L).__name__ == "MarginPerceptron"
+    if margin_learner and float(L.margin_fraction) != 0.5:
+        cert.no_bound("Balcan's 12/gamma^2 is proved for margin_fraction=0.5 only")
+        return
+    cl = np.asarray(L.classes_)
+    K = len(cl)
+    view = _linear_view(L, ctx.X)
+    labels = np.asarray(ctx.y)
+    need = float(L.gamma) if margin_learner else 0.0
+    cert.quantities["K"] = K
+    if margin_learner:
+        cert.quantities["learner gamma"] = need
+    else:
+        R = B.radius(view)
+        cert.quantities["R"] = R
+        cert.assume("every one-vs-rest Perceptron starts from w = 0 (a fresh learner)", VERIFIED)
+    U = _given_matrix(ctx, K, view.shape[1]) if ctx.u is not None else None
+    trusted = ctx.gamma is not None and U is None and not margin_learner
+    gammas, uppers, status = [], [], []
+    for k in range(K):
+        yk = np.where(labels == cl[k], 1.0, -1.0)
+        if U is not None:
+            g, up = B.margin(view, yk, U[k]), None
+        elif trusted:
+            g, up = B._positive("certify", "gamma", ctx.gamma), None
+        else:
+            r = B.best_margin(view, yk, tol=ctx.tol, max_iter=ctx.max_iter)
+            g, up = r.gamma, r.upper
+        gammas.append(g)
+        uppers.append(up)
+        ok = g >= need if margin_learner else g > 0
+        if ok:
+            status.append(TRUSTED if trusted else VERIFIED)
+        elif U is not None or (up is not None and (up < need if margin_learner else up <= 0.0)):
+            status.append(VIOLATED)
+        else:
+            status.append(UNVERIFIED)
+    key = "data margin" if margin_learner else "gamma"
+    cert.quantities[key] = gammas
+    if U is None and not trusted:
+        cert.quantities[key + (" upper" if margin_learner else "_upper")] = uppers
+    how = ("the given rows of u" if U is not None else "given" if trusted else
+           "found by best_margin")
+    cond = ("a unit u_k with margin >= the learner's gamma on the unit-length examples"
+            if margin_learner else "a unit u_k with margin gamma_k > 0")
+    bad = [str(cl[k]) for k in range(K) if status[k] != (TRUSTED if trusted else VERIFIED)]
+    overall = (VIOLATED if VIOLATED in status else UNVERIFIED if UNVERIFIED in status else
+               TRUSTED if trusted else VERIFIED)
+    names = ", ".join(bad[:8]) + (", ..." if len(bad) > 8 else "")
+    cert.assume(f"each class k against the rest is separated by {cond} ({how})"
+                + (f"; not for class{'es' if len(bad) > 1 else ''} {names}" if bad else ""),
+                overall)
+    if margin_learner and (B._row_sqnorms(B._rows("certify", view)) == 0).any():
+        cert.assume("no example is zero (it has no direction)", VIOLATED)
+    if margin_learner:
+        each = B.margin_perceptron_bound(min(need, 1.0))
+        cert.set_bound("one-vs-rest: sum of Margin Perceptron 12/gamma^2",
+                       B.ovr_bound([each] * K), "Balcan lecture 3, Theorem 2, for each class")
+        return
+    if bad:
+        cert.no_bound(f"no margin established for the one-vs-rest problem of class"
+                      f"{'es' if len(bad) > 1 else ''} {names}")
+        return
+    cert.set_bound("one-vs-rest: sum of Novikoff (R/gamma_k)^2",
+                   B.ovr_bound([B.perceptron_bound(R, g) for g in gammas]),
+                   "Novikoff/Block; Kanade Thm 9, for each class")
+
+
+def _multiclass(cert, ctx):
+    if getattr(ctx.L, "multi_class", "multiclass") == "ovr":
+        _ovr(cert, ctx)
+    elif type(ctx.L).__name__ == "MarginPerceptron":
+        _multiclass_margin_perceptron(cert, ctx)
+    else:
+        _multiclass_perceptron(cert, ctx)
 
 
 # -- Winnow ---------------------------------------------------------------------------------------
@@ -743,4 +1020,11 @@ _RULES = {
     "DecisionList": _decision_list,
     "Halving": lambda c, x: _finite_class(c, x, False),
     "SOA": lambda c, x: _finite_class(c, x, True),
+}
+
+# K >= 3 classes (the learners whose multi-class rules have a bound; OnlineHingeSVM has none)
+_MULTI_RULES = {
+    "Perceptron": _multiclass,
+    "AveragedPerceptron": _multiclass,
+    "MarginPerceptron": _multiclass,
 }
