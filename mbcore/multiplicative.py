@@ -15,8 +15,8 @@ import numpy as np
 from ._kernels import multiplicative as _k
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent
 from ._validation import Batch, check_shape, check_X
-from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, need, shape, two_labels
-from .base import OnlineLearner
+from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, need, nonneg, shape, two_labels
+from .base import ManyClasses, OnlineLearner
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 
@@ -24,12 +24,16 @@ _WINNOW, _STAR, _BALANCED = 0, 1, 2
 _X_LIMIT = 2.0 ** 100
 
 
-class _Winnow(OnlineLearner):
+class _Winnow(ManyClasses, OnlineLearner):
     """Shared machinery of the Winnow learners."""
 
     _variant = _WINNOW
     _theta_required = False
+    multi_class = "multiclass"
     _sk_sparse = True
+    _sk_multiclass = True
+    # parameters added after 0.1.0 (mbcore.persistence gives files of 0.1.0 their defaults)
+    _NEW_PARAMS = frozenset(("multi_class",))
     # Positive weights only (monotone threshold functions): scikit-learn's accuracy bar on its
     # centred blobs does not apply (BalancedWinnow, with w+ - w-, clears it).
     _sk_poor_score = True
@@ -73,6 +77,11 @@ class _Winnow(OnlineLearner):
                                not isinstance(nf, numbers.Integral) or nf < 1):
             raise ValueError(f"{o}: parameter n_features must be an integer >= 1 or None, got "
                              f"{nf!r}")
+        mc = self.multi_class
+        if not isinstance(mc, str) or mc not in ("multiclass", "ovr"):
+            raise ValueError(f"{o}: parameter multi_class must be one of ['multiclass', 'ovr'], "
+                             f"got {mc!r}")
+
 
     def _exact(self):
         b = float(self._beta())
@@ -137,8 +146,9 @@ class _Winnow(OnlineLearner):
         self.theta_ = self._theta(d)
         self._la, self._lb, lw0 = self._logs()
         self._exact_mode = self._exact()
-        self._l = np.full(d, lw0)
-        self._w = np.empty(d)
+        # K >= 3 classes: K weight vectors, feature-major (_l[j * K + k]: feature j, class k)
+        self._l = np.full(d * self._K(), lw0)
+        self._w = np.empty(d * self._K())
         _k.terms(self._l, self._w)
         if self._variant == _BALANCED:
             self._ln, self._wn = self._l.copy(), self._w.copy()
@@ -151,7 +161,12 @@ class _Winnow(OnlineLearner):
 
     def _check_state(self, st):
         o, d = self._owner, st["n_features_in_"]
-        two_labels(self, st)
+        K = self._K()
+        if K == 1:
+            two_labels(self, st)
+        else:
+            shape(self, "_counts", (3,))
+            nonneg(self, "_counts")
         need(st["_d"] == d, f"{o}: _d != n_features_in_")
         need(self.n_features is None or self.n_features == d,
              f"{o}: n_features_in_ != the parameter n_features")
@@ -164,9 +179,9 @@ class _Winnow(OnlineLearner):
              f"{o}: theta_ or the log factors do not match the parameters")
         two_sided = isinstance(self, BalancedWinnow)      # its second weight vector
         for n in ("_l", "_w"):
-            shape(self, n, (d,))
+            shape(self, n, (d * K,))
         for n in ("_ln", "_wn"):
-            shape(self, n, (d,) if two_sided else (0,))
+            shape(self, n, (d * K,) if two_sided else (0,))
         for n in ("_l", "_ln"):
             a = st[n]
             need(not np.isnan(a).any() and not (a == np.inf).any() and
@@ -185,8 +200,23 @@ class _Winnow(OnlineLearner):
         return (self._variant, self._exact_mode, self._la, self._lb, self.theta_, self._l,
                 self._w, self._ln, self._wn)
 
-    def _run_kernel(self, batch, yy, pred, counts, update, scores=None):
+    def _run_kernel(self, batch, yy, pred, counts, update, scores=None, upd=None):
         boolean = self.features == "boolean"
+        K = self._K()
+        if K > 1:
+            head = (self._variant, self._exact_mode, self._la, self._lb, self.theta_, K,
+                    self.multi_class == "ovr", self._l, self._w, self._ln, self._wn)
+            if batch.X is not None:
+                code, row = _k.mc_winnow_dense(*head, batch.X, boolean, _X_LIMIT, yy, pred, upd,
+                                               counts, update, scores)
+            else:
+                max_row = int(np.diff(batch.indptr).max()) if batch.n else 0
+                code, row = _k.mc_winnow_csr(*head, batch.data, batch.indices, batch.indptr,
+                                             max_row, batch.d, boolean, _X_LIMIT, yy, pred, upd,
+                                             counts, update, scores)
+            if code:
+                raise self._row_error(batch, code, row)
+            return
         if batch.X is not None:
             code, row = _k.winnow_dense(*self._kargs(), batch.X, boolean, _X_LIMIT, yy, pred,
                                         counts, update, scores)
@@ -200,6 +230,11 @@ class _Winnow(OnlineLearner):
 
     def _pass(self, batch, yy, pred, upd):
         self._validate_params()
+        if self._K() > 1:
+            if pred is None:
+                pred = np.empty(batch.n, dtype=np.int32)
+            self._run_kernel(batch, yy, pred, self._counts, True, upd=upd)
+            return
         if pred is None and upd is not None:
             pred = np.empty(batch.n, dtype=np.int8)
         self._run_kernel(batch, yy, pred, self._counts, True)
@@ -207,17 +242,25 @@ class _Winnow(OnlineLearner):
             np.not_equal(pred, yy, out=upd.view(np.bool_))
 
     def _predict_flags(self, batch):
+        """Whether each row is predicted positive; with K >= 3 classes, the class indices."""
         self._validate_params()
-        pred = np.empty(batch.n, dtype=np.int8)
+        K = self._K()
+        pred = np.empty(batch.n, dtype=np.int32 if K > 1 else np.int8)
         self._run_kernel(batch, None, pred, np.zeros(3, dtype=np.int64), False)
-        return pred > 0
+        return pred if K > 1 else pred > 0
 
     def _scores(self, batch):
         self._validate_params()
-        out = np.empty(batch.n)
-        pred = np.empty(batch.n, dtype=np.int8)
+        K = self._K()
+        out = np.empty((batch.n, K) if K > 1 else batch.n)
+        pred = np.empty(batch.n, dtype=np.int32 if K > 1 else np.int8)
         self._run_kernel(batch, None, pred, np.zeros(3, dtype=np.int64), False, out)
         return out
+
+    def _matrix(self, a):
+        """A flat feature-major array of K >= 3 classes as (K, n_features); else as it is."""
+        K = self._K()
+        return a.reshape(self._d, K).T.copy() if K > 1 else a.copy()
 
     def _cycle_key(self):
         return self._digest(np.concatenate([self._l, self._ln]))
@@ -226,13 +269,13 @@ class _Winnow(OnlineLearner):
     def log2_coef_(self):
         """The exact state: log2 of each weight (-inf for a weight of 0)."""
         self._check_fitted("log2_coef_")
-        return self._l.copy()
+        return self._matrix(self._l)
 
     @property
     def coef_(self):
         """The weights 2**log2_coef_ as float64 (0.0 or inf where they leave its range)."""
         self._check_fitted("coef_")
-        return self._w.copy()
+        return self._matrix(self._w)
 
 
 def _dense_boolean(owner, X, n_features):
@@ -288,6 +331,22 @@ _EXAMPLE = """
     >>> from mbcore.datasets import load_mushrooms
     >>> X, y = load_mushrooms(encoding="boolean")   # 8124 x 112 one-hot 0/1, y = +1 edible"""
 
+_MULTI_PARAM = """multi_class : {"multiclass", "ovr"}, default="multiclass"
+        The rule for three classes or more (two classes always take the binary rule)."""
+
+_MULTI_RULES = """More than two classes (K >= 3; ``classes_`` sorted; one weight vector per class,
+    all starting at w0; the class scores are the binary sums with each class's weights, compared
+    exactly in exact mode; every argmax takes the smallest index among ties):
+
+    * ``multi_class="multiclass"`` (the default): predict the class of the largest score; on a
+      mistake the true class's weights get the false-negative update and the predicted class's
+      the false-positive update, on the active features (Mesterharm 1999, "A multi-class linear
+      learning algorithm related to Winnow": his Committee rule on attributes).
+    * ``multi_class="ovr"``: K binary learners in one compiled pass, learner k on (y = class k)
+      by the binary rule above (each with its own threshold decision); the prediction is the
+      class of the largest score.  Guarantee: the sum of the K binary bounds
+      (``mbcore.bounds.ovr_bound``)."""
+
 
 class Winnow(_Winnow):
     __doc__ = """Littlestone's Winnow (Winnow2): multiplicative updates for sparse disjunctions.
@@ -300,6 +359,14 @@ class Winnow(_Winnow):
     Mistake bound (Angluin lecture 18): on a monotone disjunction of k of the n variables,
     at most 2 + 3k(1 + log₂ n) mistakes.  Agnostic (lecture 19): O(A_c + k log n) with A_c the
     attribute errors of the best disjunction c.
+
+    {_MULTI_RULES}
+
+    Multi-class bound (β = 1/α, x in [0, 1]^n): if a nonnegative K x n matrix M whose entries
+    sum to 1 has m_y·x − m_k·x ≥ δ for every example and every k ≠ y, the mistakes are at most
+    ln(nK) / (δ ln α − ln((α + 1/α)/2)) when that denominator is positive; with
+    α = √((1+δ)/(1−δ)) at most 2 ln(nK)/δ² (Mesterharm, Theorems 1-2; the relative-entropy
+    proof is in ``mbcore.bounds.multiclass_winnow_bound``).
 
     Parameters
     ----------
@@ -315,12 +382,13 @@ class Winnow(_Winnow):
     n_features : int or None, default=None
         Needed for X given as lists of active indices.
     max_epochs : int, default=100
+    {_MULTI_PARAM}
 
     Attributes
     ----------
-    log2_coef_ : ndarray of shape (n_features,)
+    log2_coef_ : ndarray of shape (n_features,), or (K, n_features) with K >= 3 classes
         The exact state: log₂ of each weight (−inf for a weight of 0).
-    coef_ : ndarray of shape (n_features,)
+    coef_ : ndarray of shape (n_features,), or (K, n_features) with K >= 3 classes
         The weights as float64 (0 or inf where they leave its range; the state itself does not).
     theta_, mistakes_, updates_, n_seen_, classes_, n_features_in_
 
@@ -342,10 +410,20 @@ class Winnow(_Winnow):
     True
     >>> bool((clf.log2_coef_ == clf.log2_coef_.round()).all())   # exact integer state
     True
-    """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip())
+
+    Ten classes: the bundled MNIST digits with each pixel on when it is at least half black
+    (even rows to learn, odd rows to test):
+
+    >>> from mbcore.datasets import load_mnist
+    >>> Xd, yd = load_mnist(encoding="boolean")
+    >>> w10 = Winnow().partial_fit(Xd[::2], yd[::2])
+    >>> w10.mistakes_, w10.log2_coef_.shape, round(w10.score(Xd[1::2], yd[1::2]), 3)
+    (277, (10, 784), 0.522)
+    """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip()).replace(
+        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM)
 
     def __init__(self, alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean",
-                 n_features=None, max_epochs=100):
+                 n_features=None, max_epochs=100, multi_class="multiclass"):
         self.alpha = alpha
         self.beta = beta
         self.theta = theta
@@ -353,6 +431,7 @@ class Winnow(_Winnow):
         self.features = features
         self.n_features = n_features
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
 
 class EliminationWinnow(_Winnow):
@@ -365,12 +444,17 @@ class EliminationWinnow(_Winnow):
     Mistake bound (Kanade Thm 12): on a monotone disjunction of k of the n variables, at most
     2k log₂ n + 2 mistakes.
 
+    {_MULTI_RULES}
+
+    No mistake bound is proved for the "multiclass" rule of this variant.
+
     Parameters
     ----------
     theta : float > 0 or None, default=None
         None means n_features / 2.
     n_features : int or None, default=None
     max_epochs : int, default=100
+    {_MULTI_PARAM}
 
     Attributes
     ----------
@@ -383,14 +467,25 @@ class EliminationWinnow(_Winnow):
     >>> clf = EliminationWinnow().partial_fit(X, y)
     >>> int((clf.coef_ == 0).sum()) > 0                 # some variables were eliminated
     True
-    """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip())
+
+    Ten classes (the bundled MNIST digits, 0/1 pixels): every mistake eliminates the active
+    pixels of the predicted class, so this rule forgets quickly.
+
+    >>> from mbcore.datasets import load_mnist
+    >>> Xd, yd = load_mnist(encoding="boolean")
+    >>> e10 = EliminationWinnow().partial_fit(Xd[::2], yd[::2])
+    >>> e10.mistakes_, e10.log2_coef_.shape
+    (417, (10, 784))
+    """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip()).replace(
+        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM)
 
     features = "boolean"
 
-    def __init__(self, theta=None, n_features=None, max_epochs=100):
+    def __init__(self, theta=None, n_features=None, max_epochs=100, multi_class="multiclass"):
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
     def _alpha(self):
         return 2.0
@@ -416,6 +511,10 @@ class WinnowStar(_Winnow):
     of a target disjunction at cost 1, M ≤ 4 + 5(1 + log₂ 2n)·C_a, with C_a the adversary's
     cost so far (M₀ ≤ 4(1 + M₁), M₁ ≤ (1 + log₂ 2n) C_a).
 
+    {_MULTI_RULES}
+
+    No mistake bound is proved for the "multiclass" rule of this variant.
+
     Parameters
     ----------
     alpha : float > 1, default=2.0
@@ -423,6 +522,7 @@ class WinnowStar(_Winnow):
         None means n_features.
     n_features : int or None, default=None
     max_epochs : int, default=100
+    {_MULTI_PARAM}
 
     Attributes
     ----------
@@ -435,18 +535,29 @@ class WinnowStar(_Winnow):
     >>> clf = WinnowStar().partial_fit(X, y)
     >>> bool(clf.coef_.min() >= 0.5)                    # no weight ever falls below 1/alpha
     True
-    """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip())
+
+    Ten classes (the bundled MNIST digits, 0/1 pixels), one-vs-rest:
+
+    >>> from mbcore.datasets import load_mnist
+    >>> Xd, yd = load_mnist(encoding="boolean")
+    >>> s10 = WinnowStar(multi_class="ovr").partial_fit(Xd[::2], yd[::2])
+    >>> s10.mistakes_, s10.updates_, round(s10.score(Xd[1::2], yd[1::2]), 3)
+    (269, 399, 0.472)
+    """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip()).replace(
+        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM)
 
     _variant = _STAR
     features = "boolean"
     beta = None
     w0 = 1.0
 
-    def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100):
+    def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100,
+                 multi_class="multiclass"):
         self.alpha = alpha
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
 
 class BalancedWinnow(_Winnow):
@@ -461,6 +572,8 @@ class BalancedWinnow(_Winnow):
     Boolean targets by O(k log n) for k-sparse separators with a margin (constants depend on the
     margin); no bound from the notes applies.
 
+    {_MULTI_RULES}
+
     Parameters
     ----------
     alpha : float > 1, default=2.0
@@ -469,6 +582,7 @@ class BalancedWinnow(_Winnow):
     features : {"boolean", "real"}, default="boolean"
     n_features : int or None, default=None
     max_epochs : int, default=100
+    {_MULTI_PARAM}
 
     Attributes
     ----------
@@ -489,7 +603,17 @@ class BalancedWinnow(_Winnow):
     >>> clf = BalancedWinnow().fit(X[::2], y[::2])      # epochs until a clean pass
     >>> clf.converged_, bool(clf.score(X[1::2], y[1::2]) > 0.9)
     (True, True)
-    """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip())
+
+    Ten classes (the bundled MNIST digits, 0/1 pixels): for two classes Mesterharm's rule is
+    this one, and with ten it learns the digits better than the positive-weight rules:
+
+    >>> from mbcore.datasets import load_mnist
+    >>> Xd, yd = load_mnist(encoding="boolean")
+    >>> b10 = BalancedWinnow().partial_fit(Xd[::2], yd[::2])
+    >>> b10.mistakes_, round(b10.score(Xd[1::2], yd[1::2]), 3)
+    (238, 0.642)
+    """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip()).replace(
+        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM)
 
     _variant = _BALANCED
     _theta_required = True
@@ -497,13 +621,14 @@ class BalancedWinnow(_Winnow):
     beta = None
 
     def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
-                 max_epochs=100):
+                 max_epochs=100, multi_class="multiclass"):
         self.alpha = alpha
         self.theta = theta
         self.w0 = w0
         self.features = features
         self.n_features = n_features
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
     def _theta(self, d):
         return float(self.theta)
@@ -515,10 +640,10 @@ class BalancedWinnow(_Winnow):
     def log2_coef_neg_(self):
         """log2 of each negative weight w-_i."""
         self._check_fitted("log2_coef_neg_")
-        return self._ln.copy()
+        return self._matrix(self._ln)
 
     @property
     def coef_(self):
         """w+ - w- as float64."""
         self._check_fitted("coef_")
-        return self._w - self._wn
+        return self._matrix(self._w - self._wn)

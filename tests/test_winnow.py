@@ -467,11 +467,13 @@ def test_api_signatures_and_types(modname):
     """The constructors of the brief, exactly; arrays from mbcore, lists from mbref."""
     expected = {
         "Winnow": {"alpha": 2.0, "beta": None, "theta": None, "w0": 1.0, "features": "boolean",
-                   "n_features": None, "max_epochs": 100},
-        "EliminationWinnow": {"theta": None, "n_features": None, "max_epochs": 100},
-        "WinnowStar": {"alpha": 2.0, "theta": None, "n_features": None, "max_epochs": 100},
+                   "n_features": None, "max_epochs": 100, "multi_class": "multiclass"},
+        "EliminationWinnow": {"theta": None, "n_features": None, "max_epochs": 100,
+                              "multi_class": "multiclass"},
+        "WinnowStar": {"alpha": 2.0, "theta": None, "n_features": None, "max_epochs": 100,
+                       "multi_class": "multiclass"},
         "BalancedWinnow": {"alpha": 2.0, "theta": 1.0, "w0": 1.0, "features": "boolean",
-                           "n_features": None, "max_epochs": 100},
+                           "n_features": None, "max_epochs": 100, "multi_class": "multiclass"},
     }
     for name, params in expected.items():
         cls = learner_cls(modname, name)

@@ -26,6 +26,19 @@ def winnow_csr(variant: int, exact: bool, la: float, lb: float, theta: float,
                n_cols: int, boolean: bool, limit: float, y: Optional[NDArray[np.int8]],
                pred: Optional[NDArray[np.int8]], counts: NDArray[np.int64], update: bool,
                scores: Optional[NDArray[np.float64]] = ...) -> _Status: ...
+def mc_winnow_dense(variant: int, exact: bool, la: float, lb: float, theta: float, K: int,
+                    ovr: bool, l: NDArray[np.float64], w: NDArray[np.float64],
+                    ln: NDArray[np.float64], wn: NDArray[np.float64], X: _V, boolean: bool,
+                    limit: float, y: Optional[NDArray[np.int32]], pred: NDArray[np.int32],
+                    upd: Optional[NDArray[np.uint8]], counts: NDArray[np.int64], update: bool,
+                    scores: Optional[NDArray[np.float64]] = ...) -> _Status: ...
+def mc_winnow_csr(variant: int, exact: bool, la: float, lb: float, theta: float, K: int,
+                  ovr: bool, l: NDArray[np.float64], w: NDArray[np.float64],
+                  ln: NDArray[np.float64], wn: NDArray[np.float64], data: _V, indices: _I,
+                  indptr: _I, max_row: int, n_cols: int, boolean: bool, limit: float,
+                  y: Optional[NDArray[np.int32]], pred: NDArray[np.int32],
+                  upd: Optional[NDArray[np.uint8]], counts: NDArray[np.int64], update: bool,
+                  scores: Optional[NDArray[np.float64]] = ...) -> _Status: ...
 def terms(l: NDArray[np.float64], out: NDArray[np.float64]) -> None: ...
 def exact_sum_ge(exps: NDArray[np.int64], theta: float) -> bool: ...
 def check_values(data: _V, boolean: bool, limit: float) -> int: ...

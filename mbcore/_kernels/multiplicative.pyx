@@ -11,9 +11,10 @@ decided by exact binary addition of its powers of two.
 
 from libc.math cimport fabs, INFINITY
 from libc.stdlib cimport malloc, free, realloc
+from libc.string cimport memset
 cimport cython
 
-from ._exact cimport bits_ge_double, carry_bits, term
+from ._exact cimport bits_ge_bits, bits_ge_double, carry_bits, term
 
 ctypedef fused value_t:
     unsigned char
@@ -394,6 +395,327 @@ def winnow_csr(int variant, bint exact, double la, double lb, double theta,
         status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, dp, ip, &indptr[0],
                              indptr.shape[0] - 1, 0, max_row, n_cols, boolean, limit, yp, pp,
                              &counts[0], update, sp, &bad)
+    if status == NO_MEMORY:
+        raise MemoryError("Winnow: no memory for the pass's buffers")
+    return status, bad
+
+
+# ---------------------------------------------------------------------------------------------
+# More than two classes: K weight vectors, feature-major (l[j * K + k]: feature j, class k)
+# ---------------------------------------------------------------------------------------------
+#
+# Class k's score is the binary score with its weights, in the binary order: the m-th active
+# feature of the row goes to the partial sum m % 4 (exact mode: the sum of 2**l, decided exactly;
+# real mode: x * 2**l; Balanced: x * (2**l+ - 2**l-)).  The prediction is the argmax, the smallest
+# class index among ties; in exact mode the float sums with their error bounds settle it unless
+# two classes are within their bounds, and then the exact binary sums of the candidates decide.
+# A pass that meets a bad row returns its code: the Python layer puts the state back
+# (mbcore.base.Snapshot), so no undo log is kept here.
+
+cdef struct MCBuf:
+    Py_ssize_t K
+    Py_ssize_t* act          # the active features' positions in the row
+    double* acc              # 4 K partial sums
+    double* S                # K class sums
+    double* err              # K error bounds (exact mode)
+    long long* e             # exponents of one class's active weights
+    long long* ba            # the set bits of the best class's exact sum
+    long long* bb            # the set bits of a contender's exact sum
+
+
+cdef int mc_buf_init(MCBuf* b, Py_ssize_t K, Py_ssize_t max_row) noexcept nogil:
+    b.K = K
+    b.act = <Py_ssize_t*>malloc((max_row + 1) * sizeof(Py_ssize_t))
+    b.acc = <double*>malloc(4 * K * sizeof(double))
+    b.S = <double*>malloc(K * sizeof(double))
+    b.err = <double*>malloc(K * sizeof(double))
+    b.e = <long long*>malloc((max_row + 1) * sizeof(long long))
+    b.ba = <long long*>malloc((max_row + 65) * sizeof(long long))
+    b.bb = <long long*>malloc((max_row + 65) * sizeof(long long))
+    return b.act != NULL and b.acc != NULL and b.S != NULL and b.err != NULL and \
+        b.e != NULL and b.ba != NULL and b.bb != NULL
+
+
+cdef void mc_buf_free(MCBuf* b) noexcept nogil:
+    free(b.act)
+    free(b.acc)
+    free(b.S)
+    free(b.err)
+    free(b.e)
+    free(b.ba)
+    free(b.bb)
+
+
+cdef inline Py_ssize_t mc_class_bits(const double* l, Py_ssize_t K, Py_ssize_t k,
+                                     const index_t* ix, const Py_ssize_t* act, Py_ssize_t m,
+                                     long long* e, long long* bits) noexcept nogil:
+    """The set bits of class k's exact sum over the active features (exact mode)."""
+    cdef Py_ssize_t q, r = 0, j
+    cdef double lv
+    for q in range(m):
+        j = ix[act[q]] if ix != NULL else act[q]
+        lv = l[j * K + k]
+        if lv != -INFINITY:
+            e[r] = <long long>lv
+            r += 1
+    return carry_bits(e, r, bits)
+
+
+cdef inline void mc_update_class(const WParams* p, double* l, double* w, double* ln, double* wn,
+                                 Py_ssize_t K, Py_ssize_t k, int positive, const value_t* v,
+                                 const index_t* ix, const Py_ssize_t* act,
+                                 Py_ssize_t m) noexcept nogil:
+    """The binary update of class k's weights, as on a false negative (positive) or a false
+    positive, over the active features."""
+    cdef Py_ssize_t q, j, t
+    cdef double x
+    for q in range(m):
+        x = v[act[q]]
+        j = ix[act[q]] if ix != NULL else act[q]
+        t = j * K + k
+        if p.variant == BALANCED:
+            if positive:
+                l[t] = l[t] + x * p.la
+                ln[t] = ln[t] + x * p.lb
+            else:
+                l[t] = l[t] + x * p.lb
+                ln[t] = ln[t] + x * p.la
+            wn[t] = term(ln[t])
+        elif positive:
+            l[t] = l[t] + (p.la if p.variant == STAR else x * p.la)
+        elif p.variant == STAR:
+            if l[t] >= 0.0:
+                l[t] = l[t] + p.lb
+        elif p.lb == -INFINITY:
+            l[t] = -INFINITY
+        else:
+            l[t] = l[t] + x * p.lb
+        w[t] = term(l[t])
+
+
+cdef int mc_winnow_row(const WParams* p, int ovr, double* l, double* w, double* ln, double* wn,
+                       MCBuf* b, const value_t* v, const index_t* ix, Py_ssize_t n, int y,
+                       int update, int* pred) noexcept nogil:
+    """Predict one row (its class index into pred); with update, learn its label y.  Returns
+    1 if the state changed, else 0."""
+    cdef Py_ssize_t K = b.K, q, m = 0, k, j, best, c
+    cdef double x, S, lo
+    cdef double* a
+    cdef const double* wr
+    cdef const double* wnr
+    cdef Py_ssize_t ra, rb
+    cdef int pk, yk, changed = 0
+    cdef int exact = p.exact and p.variant != BALANCED
+    for q in range(n):
+        if v[q] != 0:
+            b.act[m] = q
+            m += 1
+    memset(b.acc, 0, 4 * K * sizeof(double))
+    for q in range(m):
+        x = v[b.act[q]]
+        j = ix[b.act[q]] if ix != NULL else b.act[q]
+        a = b.acc + (q & 3) * K
+        wr = w + j * K
+        if p.variant == BALANCED:
+            wnr = wn + j * K
+            for k in range(K):
+                a[k] += x * (wr[k] - wnr[k])
+        elif exact:
+            for k in range(K):
+                a[k] += wr[k]
+        else:
+            for k in range(K):
+                a[k] += x * wr[k]
+    for k in range(K):
+        b.S[k] = (b.acc[k] + b.acc[K + k]) + (b.acc[2 * K + k] + b.acc[3 * K + k])
+    best = 0
+    for k in range(1, K):
+        if b.S[k] > b.S[best]:
+            best = k
+    if exact:
+        for k in range(K):
+            b.err[k] = (m + 3) * 2.220446049250313e-16 * b.S[k] + m * 4.9406564584124654e-324
+        # the classes that may be the exact argmax: those whose interval reaches the best's
+        lo = b.S[best] - b.err[best]
+        c = 0
+        for k in range(K):
+            if b.S[best] == INFINITY:
+                c += b.S[k] == INFINITY
+            else:
+                c += b.S[k] + b.err[k] >= lo
+        if c > 1:
+            best = -1
+            ra = 0
+            for k in range(K):
+                if b.S[best if best >= 0 else k] == INFINITY and b.S[k] != INFINITY:
+                    continue
+                if b.S[k] != INFINITY and b.S[k] + b.err[k] < lo:
+                    continue
+                if best < 0:
+                    best = k
+                    ra = mc_class_bits(l, K, k, ix, b.act, m, b.e, b.ba)
+                    continue
+                rb = mc_class_bits(l, K, k, ix, b.act, m, b.e, b.bb)
+                if not bits_ge_bits(b.ba, ra, b.bb, rb):      # strictly larger: a new best
+                    best = k
+                    ra = rb
+                    b.ba, b.bb = b.bb, b.ba
+    pred[0] = <int>best
+    if not update:
+        return 0
+    if not ovr:
+        if best == y:
+            return 0
+        mc_update_class(p, l, w, ln, wn, K, y, 1, v, ix, b.act, m)
+        mc_update_class(p, l, w, ln, wn, K, best, 0, v, ix, b.act, m)
+        return 1
+    for k in range(K):
+        # learner k's binary decision (the binary learner's rule, exact in exact mode)
+        S = b.S[k]
+        if exact:
+            if S == INFINITY or S - b.err[k] >= p.theta:
+                pk = 1
+            elif S + b.err[k] < p.theta:
+                pk = -1
+            else:
+                ra = mc_class_bits(l, K, k, ix, b.act, m, b.e, b.ba)
+                pk = 1 if bits_ge_double(b.ba, ra, p.theta) else -1
+        else:
+            pk = 1 if S >= p.theta else -1
+        yk = 1 if k == y else -1
+        if pk != yk:
+            mc_update_class(p, l, w, ln, wn, K, k, yk > 0, v, ix, b.act, m)
+            changed = 1
+    return changed
+
+
+cdef int mc_winnow_pass(const WParams* p, int ovr, Py_ssize_t K, double* l, double* w,
+                        double* ln, double* wn, const value_t* val, const index_t* ix,
+                        const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
+                        Py_ssize_t max_row, Py_ssize_t d, int boolean, double limit,
+                        const int* y, int* pred, unsigned char* upd, long long* counts,
+                        int update, double* scores, Py_ssize_t* bad_row) noexcept nogil:
+    """The whole pass for K >= 3 classes; each row validated just before it is used.  On a
+    bad row: its code and index (the counts are not written; the caller restores the
+    weights)."""
+    cdef MCBuf b
+    cdef Py_ssize_t i, lo, n, k
+    cdef const value_t* v
+    cdef const index_t* xi
+    cdef int pr = 0, r, code = ROW_OK
+    cdef long long c0 = counts[0], c1 = counts[1], c2 = counts[2]
+    if not mc_buf_init(&b, K, max_row):
+        mc_buf_free(&b)
+        return NO_MEMORY
+    for i in range(n_rows):
+        if indptr == NULL:
+            v = val + i * row_len
+            xi = NULL
+            n = row_len
+        else:
+            lo = indptr[i]
+            if indptr[i + 1] < lo:
+                code = ROW_BAD_INDPTR
+                break
+            v = val + lo
+            xi = ix + lo
+            n = indptr[i + 1] - lo
+        code = check_row(v, xi, n, d, boolean, limit)
+        if code != ROW_OK:
+            break
+        r = mc_winnow_row(p, ovr, l, w, ln, wn, &b, v, xi, n, y[i] if y != NULL else 0,
+                          update, &pr)
+        pred[i] = pr
+        if scores != NULL:
+            for k in range(K):
+                scores[i * K + k] = b.S[k]
+        if update:
+            c0 += 1
+            c1 += pr != y[i]
+            c2 += r
+            if upd != NULL:
+                upd[i] = <unsigned char>r
+    mc_buf_free(&b)
+    if code != ROW_OK:
+        bad_row[0] = i
+        return code
+    if update:
+        counts[0] = c0
+        counts[1] = c1
+        counts[2] = c2
+    return ROW_OK
+
+
+cdef int mc_sizes(Py_ssize_t K, Py_ssize_t d, Py_ssize_t nl, Py_ssize_t nw, Py_ssize_t nln,
+                  Py_ssize_t nwn, int variant) except -1:
+    if K < 3 or nl != d * K or nw != d * K or \
+            nln != (d * K if variant == BALANCED else 0) or nwn != nln:
+        raise ValueError("winnow multi-class pass: the state arrays do not match d and K")
+    return 0
+
+
+def mc_winnow_dense(int variant, bint exact, double la, double lb, double theta, Py_ssize_t K,
+                    bint ovr, double[::1] l, double[::1] w, double[::1] ln, double[::1] wn,
+                    const value_t[:, ::1] X, bint boolean, double limit, const int[::1] y,
+                    int[::1] pred, unsigned char[::1] upd, long long[::1] counts, bint update,
+                    double[:, ::1] scores=None):
+    """One pass over dense rows with K >= 3 classes (update=False: predict only; scores: the
+    K class sums of every row); returns (status, bad_row)."""
+    cdef WParams p = make_params(variant, exact, la, lb, theta)
+    cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
+    cdef double* wnp = &wn[0] if wn.shape[0] > 0 else NULL
+    cdef const int* yp = &y[0] if y is not None else NULL
+    cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    cdef double* sp = &scores[0, 0] if scores is not None else NULL
+    cdef int status
+    cdef Py_ssize_t bad = -1
+    mc_sizes(K, X.shape[1], l.shape[0], w.shape[0], ln.shape[0], wn.shape[0], variant)
+    if pred.shape[0] != X.shape[0] or (update and (y is None or y.shape[0] != X.shape[0])) or \
+            (upd is not None and upd.shape[0] != X.shape[0]) or \
+            (scores is not None and (scores.shape[0] != X.shape[0] or scores.shape[1] != K)):
+        raise ValueError("mc_winnow_dense: the output arrays do not match X")
+    with nogil:
+        status = mc_winnow_pass(&p, ovr, K, &l[0], &w[0], lnp, wnp, &X[0, 0], <const int*>NULL,
+                                <const int*>NULL, X.shape[0], X.shape[1], X.shape[1],
+                                X.shape[1], boolean, limit, yp, &pred[0], up, &counts[0],
+                                update, sp, &bad)
+    if status == NO_MEMORY:
+        raise MemoryError("Winnow: no memory for the pass's buffers")
+    return status, bad
+
+
+def mc_winnow_csr(int variant, bint exact, double la, double lb, double theta, Py_ssize_t K,
+                  bint ovr, double[::1] l, double[::1] w, double[::1] ln, double[::1] wn,
+                  const value_t[::1] data, const index_t[::1] indices,
+                  const index_t[::1] indptr, Py_ssize_t max_row, Py_ssize_t n_cols,
+                  bint boolean, double limit, const int[::1] y, int[::1] pred,
+                  unsigned char[::1] upd, long long[::1] counts, bint update,
+                  double[:, ::1] scores=None):
+    """As mc_winnow_dense, for CSR rows (max_row: the most stored values in a row)."""
+    cdef WParams p = make_params(variant, exact, la, lb, theta)
+    cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
+    cdef double* wnp = &wn[0] if wn.shape[0] > 0 else NULL
+    cdef const int* yp = &y[0] if y is not None else NULL
+    cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    cdef double* sp = &scores[0, 0] if scores is not None else NULL
+    cdef value_t dummy_v = 0
+    cdef index_t dummy_i = 0
+    cdef const value_t* dp = &data[0] if data.shape[0] > 0 else &dummy_v
+    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    cdef int status
+    cdef Py_ssize_t bad = -1
+    mc_sizes(K, n_cols, l.shape[0], w.shape[0], ln.shape[0], wn.shape[0], variant)
+    if n_rows < 0 or indptr[0] != 0 or indptr[n_rows] > data.shape[0] or \
+            indices.shape[0] != data.shape[0] or pred.shape[0] != n_rows or \
+            (update and (y is None or y.shape[0] != n_rows)) or \
+            (upd is not None and upd.shape[0] != n_rows) or \
+            (scores is not None and (scores.shape[0] != n_rows or scores.shape[1] != K)):
+        raise ValueError("mc_winnow_csr: the arrays do not match")
+    with nogil:
+        status = mc_winnow_pass(&p, ovr, K, &l[0], &w[0], lnp, wnp, dp, ip, &indptr[0], n_rows,
+                                0, max_row, n_cols, boolean, limit, yp, &pred[0], up,
+                                &counts[0], update, sp, &bad)
     if status == NO_MEMORY:
         raise MemoryError("Winnow: no memory for the pass's buffers")
     return status, bad

@@ -15,6 +15,20 @@ of exactly 0).  A promotion adds ``x_i * log2(alpha)``, a demotion ``x_i * log2(
   ``sum_i x_i * 2**l_i`` summed in float64 in the four-partial-sum order of ``mbref._arith`` (each
   term ``x_i * w_i`` with ``w_i = 2.0 ** l_i``), and the prediction is ``score >= theta``.  No weight
   ever underflows to 0 or overflows: only its logarithm is stored.
+
+Three classes or more (K >= 3, ``classes_`` sorted, labels are class indices)
+--------------------------------------------------------------------------------
+One row of log-weights ``L[k]`` per class (BalancedWinnow: ``L+[k]`` and ``L-[k]``), all starting
+at log2(w0).  The score ``S_k`` of class k is the binary score with class k's weights: in exact
+mode the exact rational ``sum_{x_i = 1} 2**L[k][i]``, compared exactly; in real mode the float64
+four-partial-sum of ``x_i * 2**L[k][i]`` (BalancedWinnow: of ``x_i * (2**L+ - 2**L-)``).  The
+prediction is the argmax of the ``S_k``, the smallest index among ties (exact comparisons in exact
+mode).  ``multi_class="multiclass"`` (Mesterharm's Committee rule on attributes): on a mistake,
+class y gets the binary promotion and the predicted class the binary demotion, on the active
+features in increasing order (``updates_ == mistakes_``).  ``multi_class="ovr"``: learner k is
+the binary learner on ``+1 iff y == k`` (its own decision ``S_k >= theta_``, its own binary
+update); all decide from the state before the row; a row is an update when one of them
+updated.  Two classes: the binary learner, whatever ``multi_class``.
 """
 
 import math
@@ -22,7 +36,8 @@ import numbers
 from fractions import Fraction
 
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent, term as _term
-from .base import OnlineLearner, feature_count, check_rows
+from .base import (OnlineLearner, check_labels, check_labels_k, check_rows, feature_count,
+                   infer_classes_k)
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 
@@ -42,6 +57,19 @@ def _sum4(terms):
         else:
             s3 += t
     return (s0 + s1) + (s2 + s3)
+
+
+def _argmax(scores):
+    """The smallest index k with the largest score: scan k = 0..K-1, replacing the best only on
+    a strictly greater score (Fractions in exact mode: exact comparisons)."""
+    best = 0
+    for k in range(1, len(scores)):
+        if scores[k] > scores[best]:
+            best = k
+    return best
+
+
+_MULTI_CLASS = ("multiclass", "ovr")
 
 
 class _Winnow(OnlineLearner):
@@ -76,6 +104,10 @@ class _Winnow(OnlineLearner):
         m = self.max_epochs
         if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
             raise ValueError(f"{o}: parameter max_epochs must be an integer >= 1, got {m!r}")
+        v = self.multi_class
+        if not isinstance(v, str) or v not in _MULTI_CLASS:
+            raise ValueError(f"{o}: parameter multi_class must be one of {list(_MULTI_CLASS)}, "
+                             f"got {v!r}")
 
     # parameters with variant-specific defaults
     def _alpha(self):
@@ -109,13 +141,35 @@ class _Winnow(OnlineLearner):
         self._d = d
         self.theta_ = self._theta(d)
         self._la, self._lb, lw0 = self._logs()
-        self._l = [lw0] * d
+        self._K = len(self.classes_)
+        if self._K > 2:
+            self._L = [[lw0] * d for _ in range(self._K)]
+            self._l = None
+        else:
+            self._l = [lw0] * d
         self._exact_mode = self._exact()
 
+    def _multi(self):
+        """True when fitted with three classes or more."""
+        return vars(self).get("_K", 2) > 2
+
+    def _infer_classes(self, y, classes):
+        return infer_classes_k(self._owner, y, classes)
+
+    def _check_labels(self, y, n, classes):
+        if len(classes) > 2:
+            return check_labels_k(self._owner, y, n, classes)
+        return check_labels(self._owner, y, n, classes)
+
     def _state_dict(self):
+        if self._multi():
+            return {"L": self._L}
         return {"l": self._l}
 
     def _load_state_dict(self, s):
+        if self._multi():
+            self._L = s["L"]
+            return
         self._l = s["l"]
 
     def _expected_features(self, first):
@@ -180,14 +234,20 @@ class _Winnow(OnlineLearner):
         return self._score_real(act, self._l)
 
     def _step(self, x, y, i):
+        if self._multi():
+            if self.multi_class == "ovr":
+                return self._step_ovr(x, y)
+            return self._step_mc(x, y)
         p = 1 if self._positive(x) else -1
         if p == y:
             return p, False
         self._update(self._active(x), y)
         return p, True
 
-    def _update(self, act, y):
-        l = self._l
+    def _update(self, act, y, k=None):
+        """The binary update (y = +1 a promotion, -1 a demotion) of the weights, or of class k's
+        weights with K >= 3 classes."""
+        l = self._l if k is None else self._L[k]
         for j, v in act:
             if y > 0:
                 l[j] = l[j] + v * self._la
@@ -195,6 +255,60 @@ class _Winnow(OnlineLearner):
                 l[j] = -math.inf
             else:
                 l[j] = l[j] + v * self._lb
+
+    # -- three classes or more ------------------------------------------------------------
+    def _class_scores(self, act):
+        """S_k for k = 0..K-1: exact Fractions in exact mode, else the binary float64 score."""
+        if self._exact_mode:
+            out = []
+            for L in self._L:
+                s = Fraction(0)
+                for j, _ in act:
+                    if L[j] != -math.inf:
+                        s += Fraction(2) ** int(L[j])
+                out.append(s)
+            return out
+        return [self._score_real(act, L) for L in self._L]
+
+    def _class_positive(self, s):
+        """The binary decision of one class's learner (one-vs-rest): S_k >= theta_, exactly in
+        exact mode."""
+        if self._exact_mode:
+            return s >= Fraction(self.theta_)
+        return s >= self.theta_
+
+    def _step_mc(self, x, y):
+        """yhat = argmax_k S_k; on a mistake class y is promoted and class yhat demoted (the
+        binary updates), on the active features."""
+        act = self._active(x)
+        p = _argmax(self._class_scores(act))
+        if p == y:
+            return p, False
+        self._update(act, 1, y)
+        self._update(act, -1, p)
+        return p, True
+
+    def _step_ovr(self, x, y):
+        """Learner k: the binary learner on y_k = +1 iff y == k; every learner decides from the
+        state before the row; yhat = argmax_k S_k."""
+        act = self._active(x)
+        s = self._class_scores(act)
+        p = _argmax(s)
+        flips = []
+        for k in range(self._K):
+            yk = 1 if y == k else -1
+            if (1 if self._class_positive(s[k]) else -1) != yk:
+                flips.append((k, yk))
+        for k, yk in flips:
+            self._update(act, yk, k)
+        return p, bool(flips)
+
+    def _class_decision(self, act):
+        """The K columns of decision_function: the binary decision_function's value per class
+        (float64)."""
+        if self._exact_mode:
+            return [_sum4([_term(L[j]) for j, _ in act]) for L in self._L]
+        return [self._score_real(act, L) for L in self._L]
 
     def _scores(self, X):
         self._check_fitted("predict")
@@ -204,26 +318,40 @@ class _Winnow(OnlineLearner):
         return rows
 
     def decision_function(self, X):
-        """The score sum_i x_i w_i of each row (float64; 2**l_i overflows to inf past 2**1023)."""
+        """The score sum_i x_i w_i of each row (float64; 2**l_i overflows to inf past 2**1023);
+        with K >= 3 classes, the K class scores of each row."""
+        if self._is_fitted() and self._multi():
+            return [self._class_decision(self._active(x)) for x in self._scores(X)]
         return [self._score(x) for x in self._scores(X)]
 
     def predict(self, X):
+        if self._is_fitted() and self._multi():
+            return [self.classes_[_argmax(self._class_scores(self._active(x)))]
+                    for x in self._scores(X)]
         neg, pos = self.classes_ if self._is_fitted() else (None, None)
         return [pos if self._positive(x) else neg for x in self._scores(X)]
 
     @property
     def log2_coef_(self):
-        """The exact state: log2 of each weight (-inf for a weight of 0)."""
+        """The exact state: log2 of each weight (-inf for a weight of 0); K rows with K >= 3
+        classes."""
         self._check_fitted("log2_coef_")
+        if self._multi():
+            return [list(L) for L in self._L]
         return list(self._l)
 
     @property
     def coef_(self):
-        """The weights 2**l_i as float64 (0.0 or inf where they leave the float64 range)."""
+        """The weights 2**l_i as float64 (0.0 or inf where they leave the float64 range); K rows
+        with K >= 3 classes."""
         self._check_fitted("coef_")
+        if self._multi():
+            return [[_term(v) for v in L] for L in self._L]
         return [_term(v) for v in self._l]
 
     def _cycle_key(self):
+        if self._multi():
+            return tuple(v for L in self._L for v in L)
         return tuple(self._l)
 
 
@@ -277,7 +405,7 @@ class Winnow(_Winnow):
     """Littlestone's Winnow2 (twin of mbcore.Winnow); see that class for the documentation."""
 
     def __init__(self, alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean",
-                 n_features=None, max_epochs=100):
+                 n_features=None, max_epochs=100, multi_class="multiclass"):
         self.alpha = alpha
         self.beta = beta
         self.theta = theta
@@ -285,15 +413,17 @@ class Winnow(_Winnow):
         self.features = features
         self.n_features = n_features
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
 
 class EliminationWinnow(_Winnow):
     """Winnow1 / Kanade's Alg. 4 (twin of mbcore.EliminationWinnow)."""
 
-    def __init__(self, theta=None, n_features=None, max_epochs=100):
+    def __init__(self, theta=None, n_features=None, max_epochs=100, multi_class="multiclass"):
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
     features = "boolean"
 
@@ -313,18 +443,20 @@ class EliminationWinnow(_Winnow):
 class WinnowStar(_Winnow):
     """Winnow* for drifting targets (twin of mbcore.WinnowStar)."""
 
-    def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100):
+    def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100,
+                 multi_class="multiclass"):
         self.alpha = alpha
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
     features = "boolean"
     beta = None
     w0 = 1.0
 
-    def _update(self, act, y):
-        l = self._l
+    def _update(self, act, y, k=None):
+        l = self._l if k is None else self._L[k]
         for j, v in act:
             if y > 0:
                 l[j] = l[j] + self._la
@@ -336,13 +468,14 @@ class BalancedWinnow(_Winnow):
     """Balanced Winnow (twin of mbcore.BalancedWinnow): w+ and w-, score (w+ - w-) . x."""
 
     def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
-                 max_epochs=100):
+                 max_epochs=100, multi_class="multiclass"):
         self.alpha = alpha
         self.theta = theta
         self.w0 = w0
         self.features = features
         self.n_features = n_features
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
 
     beta = None
     _theta_required = True
@@ -355,13 +488,30 @@ class BalancedWinnow(_Winnow):
 
     def _init_state(self, d):
         super()._init_state(d)
+        if self._multi():
+            self._Ln = [list(L) for L in self._L]
+            self._ln = None
+            return
         self._ln = list(self._l)
 
     def _state_dict(self):
+        if self._multi():
+            return {"L": self._L, "Ln": self._Ln}
         return {"l": self._l, "ln": self._ln}
 
     def _load_state_dict(self, s):
+        if self._multi():
+            self._L, self._Ln = s["L"], s["Ln"]
+            return
         self._l, self._ln = s["l"], s["ln"]
+
+    def _class_scores(self, act):
+        """S_k = the binary score with class k's w+ and w- (float64, four partial sums)."""
+        return [_sum4([v * (_term(Lp[j]) - _term(Ln[j])) for j, v in act])
+                for Lp, Ln in zip(self._L, self._Ln)]
+
+    def _class_decision(self, act):
+        return self._class_scores(act)
 
     def _score_real(self, act, logs):
         return _sum4([v * (_term(self._l[j]) - _term(self._ln[j])) for j, v in act])
@@ -369,26 +519,34 @@ class BalancedWinnow(_Winnow):
     def _score(self, x):
         return self._score_real(self._active(x), self._l)
 
-    def _update(self, act, y):
+    def _update(self, act, y, k=None):
+        lp, ln = (self._l, self._ln) if k is None else (self._L[k], self._Ln[k])
         for j, v in act:
             if y > 0:
-                self._l[j] = self._l[j] + v * self._la
-                self._ln[j] = self._ln[j] + v * self._lb
+                lp[j] = lp[j] + v * self._la
+                ln[j] = ln[j] + v * self._lb
             else:
-                self._l[j] = self._l[j] + v * self._lb
-                self._ln[j] = self._ln[j] + v * self._la
+                lp[j] = lp[j] + v * self._lb
+                ln[j] = ln[j] + v * self._la
 
     @property
     def log2_coef_neg_(self):
-        """log2 of each negative weight w-_i."""
+        """log2 of each negative weight w-_i; K rows with K >= 3 classes."""
         self._check_fitted("log2_coef_neg_")
+        if self._multi():
+            return [list(L) for L in self._Ln]
         return list(self._ln)
 
     @property
     def coef_(self):
-        """w+ - w- as float64."""
+        """w+ - w- as float64; K rows with K >= 3 classes."""
         self._check_fitted("coef_")
+        if self._multi():
+            return [[_term(a) - _term(b) for a, b in zip(Lp, Ln)]
+                    for Lp, Ln in zip(self._L, self._Ln)]
         return [_term(a) - _term(b) for a, b in zip(self._l, self._ln)]
 
     def _cycle_key(self):
+        if self._multi():
+            return tuple(v for L in self._L + self._Ln for v in L)
         return tuple(self._l) + tuple(self._ln)
