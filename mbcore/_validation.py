@@ -499,6 +499,7 @@ def infer_classes_multi(owner, y, classes=None):
                              f"{cl.tolist()!r}")
         return cl
     ya = label_array(owner, y)
+    _one_kind(owner, y, ya)
     if ya.dtype.kind == "f" and np.isnan(ya).any():
         raise ValueError(f"{owner}: the labels contain NaN")
     if ya.dtype.kind == "O" and any(isinstance(v, float) and v != v for v in ya.ravel()):
@@ -651,6 +652,17 @@ def encode_y(owner, y, n, classes, out=None):
     return np.where(is_pos, 1, -1).astype(np.int8)
 
 
+def _one_kind(owner, y, ya):
+    """TypeError for a sequence of labels of two kinds (NumPy turns numbers mixed with strings
+    into strings)."""
+    if ya.dtype.kind in "US" and not isinstance(y, np.ndarray) and ya.ndim == 1:
+        vals = [_key(v) for v in y]
+        if any(not isinstance(v, (str, bytes)) for v in vals):
+            raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
+                            f"kinds, e.g. numbers and strings, in {vals[:10]!r}); use labels of "
+                            "one kind")
+
+
 def infer_classes_k(owner, y, classes=None):
     """The classes, sorted, for the learners that take two or more labels: from ``classes``
     (at least two) or from the labels of y (two or more; one label alone names its pair as
@@ -667,6 +679,7 @@ def infer_classes_k(owner, y, classes=None):
     if ya.dtype.kind == "c":
         raise TypeError(f"{owner}: y must hold labels (numbers, strings or bools), got complex "
                         "values")
+    _one_kind(owner, y, ya)
     if ya.ndim == 1 and ya.shape[0] > 64 and ya.dtype in _LABEL_DTYPES:
         uniq = _distinct(ya)
         if uniq.shape[0] <= 2:         # (the compiled scan stops at a third label)

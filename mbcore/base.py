@@ -16,9 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._state import StateError
-from ._validation import NotFittedError, check_X, encode_y, infer_classes
+from ._validation import (NotFittedError, check_X, encode_y, encode_y_k, infer_classes,
+                          infer_classes_k)
 
-__all__ = ["OnlineLearner", "NotFittedError", "Snapshot", "clone", "map_rows"]
+__all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "Snapshot", "clone", "map_rows"]
 
 _POOL = None
 _PARALLEL_MIN_VALUES = 1 << 19
@@ -609,7 +610,8 @@ class OnlineLearner(OnlineCounts):
             cl = self._infer_classes((), classes)
             if cl.tolist() != self.classes_.tolist():
                 raise ValueError(f"{self._owner}: classes={cl.tolist()!r} differs from the "
-                                 f"fitted classes {self.classes_.tolist()!r}")
+                                 f"fitted classes {self.classes_.tolist()!r} (the labels are "
+                                 "fixed by the first call: fit a new learner for others)")
         y1 = self.__dict__.get("_y1")
         if y1 is None and batch.n == 1:
             y1 = self._y1 = np.empty(1, dtype=np.int8)
@@ -789,3 +791,36 @@ class OnlineLearner(OnlineCounts):
         self._check_fitted("score")
         pred = self.predict(X)
         return accuracy(self, pred, y)
+
+
+class ManyClasses:
+    """The labels of the learners that take two classes or more (the linear and the Winnow
+    families): two classes keep the binary codes (+-1) and rules; with K >= 3 classes the
+    codes are class indices (int32, positions in the sorted ``classes_``) and the learner keeps
+    K weight vectors.  Mixed into an OnlineLearner subclass, before it."""
+
+    def _K(self):
+        """The number of weight vectors: 1 for two classes, else the number of classes."""
+        cl = self.__dict__.get("classes_")
+        return 1 if cl is None or cl.shape[0] <= 2 else int(cl.shape[0])
+
+    def _infer_classes(self, y, classes):
+        return infer_classes_k(self._owner, y, classes)
+
+    def _encode_y(self, y, n, classes, out=None):
+        if classes.shape[0] > 2:
+            return encode_y_k(self._owner, y, n, classes)
+        return encode_y(self._owner, y, n, classes, out)
+
+    def _label_codes(self, y, n):
+        return self._encode_y(y, n, self.classes_)
+
+    def _record_labels(self, pred):
+        if self._K() > 1:
+            return self.classes_[pred]
+        return self._labels(pred > 0)
+
+    def _labels(self, positive):
+        if self._K() > 1:
+            return self.classes_[positive]
+        return OnlineLearner._labels(self, positive)

@@ -421,8 +421,8 @@ class _Pool(OnlineLearner):
         if len(rows) != ys.shape[0]:
             raise ValueError(f"{self._owner}: X has {len(rows)} rows but y has {ys.shape[0]} "
                              "labels")
-        if first:
-            self.classes_ = infer_classes_multi(self._owner, ys, classes)
+        if first:   # (y as given: a list mixing numbers and strings is refused)
+            self.classes_ = infer_classes_multi(self._owner, y, classes)
             self.n_features_in_ = len(self.experts)
             self._init_state(len(self.experts))
         if self._multi:

@@ -13,11 +13,10 @@ import numpy as np
 from ._kernels import linear as _k
 from ._params import (bad as _bad, choice as _choice, flag as _flag, integer as _integer,
                       real as _real)
-from ._validation import (Batch, check_finite, encode_y, encode_y_k, infer_classes_k,
-                          row_error)
+from ._validation import Batch, check_finite, row_error
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
                      need, nonneg, shape, two_labels)
-from .base import OnlineLearner, Snapshot, map_rows
+from .base import ManyClasses, OnlineLearner, Snapshot, map_rows
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM"]
@@ -35,7 +34,7 @@ def _raise_status(owner, batch, status, bad):
         raise row_error(owner, batch, bad)
 
 
-class _Linear(OnlineLearner):
+class _Linear(ManyClasses, OnlineLearner):
     """Shared state of the linear learners.
 
     Two classes: ``_w``: weights, with the intercept at index d when ``fit_intercept``;
@@ -68,28 +67,6 @@ class _Linear(OnlineLearner):
             raise ValueError(f"{o}: parameter fit_intercept was changed to "
                              f"{self.fit_intercept!r} after fitting; call fit, or clone the "
                              "learner, to start again with it")
-
-    # -- classes: two (the binary rules), or K >= 3 (the weight matrix) -------------------
-    def _K(self):
-        """The number of weight vectors: 1 for two classes, else the number of classes."""
-        cl = self.__dict__.get("classes_")
-        return 1 if cl is None or cl.shape[0] <= 2 else int(cl.shape[0])
-
-    def _infer_classes(self, y, classes):
-        return infer_classes_k(self._owner, y, classes)
-
-    def _encode_y(self, y, n, classes, out=None):
-        if classes.shape[0] > 2:
-            return encode_y_k(self._owner, y, n, classes)
-        return encode_y(self._owner, y, n, classes, out)
-
-    def _label_codes(self, y, n):
-        return self._encode_y(y, n, self.classes_)
-
-    def _record_labels(self, pred):
-        if self._K() > 1:
-            return self.classes_[pred]
-        return self._labels(pred > 0)
 
     def _init_state(self, d, w_init=None):
         D = d + (1 if self.fit_intercept else 0)
@@ -266,11 +243,6 @@ class _Linear(OnlineLearner):
         out = np.empty(batch.n, dtype=np.uint8)
         _raise_status(self._owner, batch, *map_rows(batch, flags, out))
         return out.view(np.bool_)
-
-    def _labels(self, positive):
-        if self._K() > 1:
-            return self.classes_[positive]
-        return super()._labels(positive)
 
     def _cycle_key(self):
         return self._digest(self._w)
@@ -536,7 +508,7 @@ class AveragedPerceptron(Perceptron):
         super()._validate_params()
         _choice(self._owner, "mode", self.mode, ("average", "vote"))
         if self.mode == "vote" and self._K() > 1:
-            raise self._vote_error(self._K())
+            raise self._vote_error(self.classes_)
 
     def _averaging(self):
         return True
@@ -552,12 +524,18 @@ class AveragedPerceptron(Perceptron):
     def _infer_classes(self, y, classes):
         cl = super()._infer_classes(y, classes)
         if self.mode == "vote" and cl.shape[0] > 2:
-            raise self._vote_error(cl.shape[0])
+            if classes is not None:
+                raise ValueError(f"{self._owner}: classes must hold exactly two distinct labels "
+                                 f"with mode='vote' (only binary classification is supported), "
+                                 f"got {cl.tolist()!r}")
+            raise self._vote_error(cl)
         return cl
 
-    def _vote_error(self, K):
-        return ValueError(f"{self._owner}: y has more than two labels ({K} classes). Only binary "
-                          "classification is supported with mode='vote'")
+    def _vote_error(self, classes):
+        cl = np.asarray(classes).tolist()
+        shown = repr(cl[:10]) + (f" and {len(cl) - 10} more" if len(cl) > 10 else "")
+        return ValueError(f"{self._owner}: y has more than two labels ({len(cl)}: {shown}). "
+                          "Only binary classification is supported with mode='vote'")
 
     def _init_state(self, d, w_init=None):
         super()._init_state(d, w_init)
@@ -902,7 +880,7 @@ class OnlineHingeSVM(_Linear):
 
 
 
-class KernelPerceptron(OnlineLearner):
+class KernelPerceptron(ManyClasses, OnlineLearner):
     __doc__ = """The kernel Perceptron: the Perceptron in the feature space of a kernel.
 
     Update rule (Kakade CSE 546 lecture 9: "the algorithm can be kernelized"):
@@ -918,6 +896,18 @@ class KernelPerceptron(OnlineLearner):
     Singer (2003) and Dekel, Shalev-Shwartz & Singer (the Forgetron, 2008).  The mistake bound
     no longer applies then.
 
+    More than two classes (K >= 3; ``classes_`` sorted; ties to the smallest class index):
+
+    * ``multi_class="multiclass"`` (the default): Kesler's construction in the feature space
+      (Crammer & Singer 2003): each support vector carries a row of K coefficients,
+      f_k(x) = Σ_{i∈S} a_{i,k} K(x_i, x) (each kernel value computed once, summed in slot
+      order); predict argmax_k f_k; on a mistake store x with +1 for its class and −1 for the
+      predicted one.  Bound: 2R²/γ² with R² = max K(x, x) and γ the multi-class margin of a
+      unit-norm separator in feature space (no budget).
+    * ``multi_class="ovr"``: K binary kernel Perceptrons, learner k on (y = class k), each with
+      its own support vectors (and budget ring); predict the class of the largest f_k.
+      Guarantee: the sum of the K binary bounds.
+
     Parameters
     ----------
     kernel : {"linear", "poly", "rbf"}, default="rbf"
@@ -928,12 +918,17 @@ class KernelPerceptron(OnlineLearner):
     budget : int or None, default=None
     tie : {"negative", "positive"}, default="negative"
     max_epochs : int, default=100
+    multi_class : {"multiclass", "ovr"}, default="multiclass"
+        The rule for three classes or more (two classes always take the binary rule).
 
     Attributes
     ----------
     support_vectors_ : ndarray of shape (n_support_, n_features), in slot order
+        (one-vs-rest with K >= 3 classes: a list of K such arrays, learner k's)
     dual_coef_ : ndarray of shape (n_support_,), the labels ±1 of the support vectors
-    n_support_ : int
+        (K >= 3 classes: shape (n_support_, K), the coefficient rows; one-vs-rest: a list of
+        K arrays of ±1)
+    n_support_ : int (one-vs-rest with K >= 3 classes: a list of K ints)
     gamma_ : float
 
     Notes
@@ -950,12 +945,23 @@ class KernelPerceptron(OnlineLearner):
     True
     >>> bool(kp.score(X[1::2], y[1::2]) > 0.9)
     True
+
+    Ten classes (the bundled MNIST digits): one support vector per mistake, with a row of ten
+    coefficients.
+
+    >>> from mbcore.datasets import load_mnist
+    >>> Xd, yd = load_mnist()
+    >>> kp10 = KernelPerceptron(kernel="poly", degree=2).partial_fit(Xd[::2], yd[::2])
+    >>> kp10.mistakes_, kp10.dual_coef_.shape, round(kp10.score(Xd[1::2], yd[1::2]), 3)
+    (328, (328, 10), 0.662)
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
 
     _sk_sparse = True
+    _sk_multiclass = True
+    _NEW_PARAMS = frozenset(("multi_class",))    # (added after 0.1.0: files of 0.1.0 lack it)
 
     def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
-                 tie="negative", max_epochs=100):
+                 tie="negative", max_epochs=100, multi_class="multiclass"):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -963,6 +969,14 @@ class KernelPerceptron(OnlineLearner):
         self.budget = budget
         self.tie = tie
         self.max_epochs = max_epochs
+        self.multi_class = multi_class
+
+    # -- classes: two (the binary rule), or K >= 3 --------------------------------------------
+    # "multiclass": the support vectors carry a row of K coefficients (_coef, flat, cap x K);
+    # "ovr": K binary learners, learner k's slots at rows [k cap, (k + 1) cap) of _sv (and of
+    # _svn, _coef), its [n_sv, head] at _meta[2k : 2k + 2].
+    def _ovr_layout(self):
+        return self._K() > 1 and self.__dict__["_meta"].shape[0] == 2 * self._K()
 
     def _validate_params(self):
         o = self._owner
@@ -986,15 +1000,23 @@ class KernelPerceptron(OnlineLearner):
                                  "fitting; call fit, or clone the learner, to start again "
                                  "with it")
             self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / self._d
+        _choice(o, "multi_class", self.multi_class, _MULTI)
+        if meta is not None and self._K() > 1 and \
+                self._ovr_layout() != (self.multi_class == "ovr"):
+            raise ValueError(f"{o}: parameter multi_class was changed to {self.multi_class!r} "
+                             "after fitting; call fit, or clone the learner, to start again "
+                             "with it")
 
     def _init_state(self, d):
         self._d = d
         self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / d
         cap = 16 if self.budget is None else min(16, int(self.budget))
-        self._sv = np.zeros((cap, d))
-        self._svn = np.zeros(cap)
-        self._coef = np.zeros(cap)
-        self._meta = np.zeros(2, dtype=np.int64)  # n_sv, head
+        K = self._K()
+        m = K if K > 1 and self.multi_class == "ovr" else 1     # binary learners kept
+        self._sv = np.zeros((m * cap, d))
+        self._svn = np.zeros(m * cap)
+        self._coef = np.zeros(cap * K if m == 1 else m * cap)
+        self._meta = np.zeros(2 * m, dtype=np.int64)  # n_sv, head (per binary learner)
         self._budget_fitted = self.budget
 
     # -- persistent state --------------------------------------------------------------------
@@ -1003,24 +1025,32 @@ class KernelPerceptron(OnlineLearner):
 
     def _check_state(self, st):
         o, d = self._owner, st["n_features_in_"]
-        two_labels(self, st)
+        K = self._K()
+        if K == 1:
+            two_labels(self, st)
+        else:
+            shape(self, "_counts", (3,))
+            nonneg(self, "_counts")
         need(st["_d"] == d, f"{o}: _d != n_features_in_")
+        m = K if K > 1 and self.multi_class == "ovr" else 1     # binary learners kept
         sv = st["_sv"]
-        cap = sv.shape[0]
-        need(cap >= 1 and sv.shape[1] == d, f"{o}: _sv has shape {sv.shape}")
-        shape(self, "_svn", (cap,))
-        shape(self, "_coef", (cap,))
-        shape(self, "_meta", (2,))
+        cap = sv.shape[0] // m
+        need(cap >= 1 and sv.shape[0] == m * cap and sv.shape[1] == d,
+             f"{o}: _sv has shape {sv.shape}")
+        shape(self, "_svn", (m * cap,))
+        shape(self, "_coef", (cap * K if m == 1 else m * cap,))
+        shape(self, "_meta", (2 * m,))
         finite(self, "_sv", "_svn", "_coef")
-        n_sv, head = (int(v) for v in st["_meta"])
         b = self.budget
         need(st["_budget_fitted"] == b, f"{o}: the budget fitted differs from the parameter")
-        need(0 <= n_sv <= cap, f"{o}: {n_sv} support vectors in {cap} slots")
-        if b is None:
-            need(head == 0, f"{o}: ring position {head} without a budget")
-        else:
-            need(cap <= b and (head == 0 if n_sv < b else 0 <= head < cap),
-                 f"{o}: ring position {head} with {n_sv} of {b} slots")
+        for k in range(m):
+            n_sv, head = (int(v) for v in st["_meta"][2 * k:2 * k + 2])
+            need(0 <= n_sv <= cap, f"{o}: {n_sv} support vectors in {cap} slots")
+            if b is None:
+                need(head == 0, f"{o}: ring position {head} without a budget")
+            else:
+                need(cap <= b and (head == 0 if n_sv < b else 0 <= head < cap),
+                     f"{o}: ring position {head} with {n_sv} of {b} slots")
 
 
     def _kargs(self):
@@ -1028,17 +1058,25 @@ class KernelPerceptron(OnlineLearner):
                 float(self.gamma_), float(self.coef0))
 
     def _grow(self):
-        cap = self._sv.shape[0]
+        m = self._meta.shape[0] // 2                  # binary learners kept (ovr: K)
+        cap = self._sv.shape[0] // m
         new = 2 * cap if self.budget is None else min(2 * cap, int(self.budget))
-        sv = np.zeros((new, self._d))
-        sv[:cap] = self._sv
-        self._sv = sv
-        self._svn = np.concatenate([self._svn, np.zeros(new - cap)])
-        self._coef = np.concatenate([self._coef, np.zeros(new - cap)])
+        sv = np.zeros((m, new, self._d))
+        sv[:, :cap] = self._sv.reshape(m, cap, self._d)
+        self._sv = sv.reshape(m * new, self._d)
+        svn = np.zeros((m, new))
+        svn[:, :cap] = self._svn.reshape(m, cap)
+        self._svn = svn.ravel()
+        c = self._coef.shape[0] // (m * cap)          # coefficients per slot (multiclass: K)
+        coef = np.zeros((m, new * c))
+        coef[:, :cap * c] = self._coef.reshape(m, cap * c)
+        self._coef = coef.ravel()
 
     def _pass(self, batch, yy, pred, upd):
         self._validate_params()
         check_finite(self._owner, batch)
+        if self._K() > 1:
+            return self._pass_k(batch, yy, pred, upd)
         n_sv0 = int(self._meta[0])
         meta0, counts0 = self._meta.copy(), self._counts.copy()
         # Appends are undone by restoring n_sv; a budget may overwrite slots, so save them.
@@ -1071,9 +1109,84 @@ class KernelPerceptron(OnlineLearner):
                 self._sv[:n_sv0], self._svn[:n_sv0], self._coef[:n_sv0] = saved
             raise row_error(self._owner, batch, row)
 
+    def _pass_k(self, batch, yy, pred, upd):
+        """K >= 3 classes (the state is put back by the caller's Snapshot on failure)."""
+        budget = -1 if self.budget is None else int(self.budget)
+        if pred is None:
+            pred = np.empty(batch.n, dtype=np.int32)
+        if upd is None:
+            upd = np.empty(batch.n, dtype=np.uint8)
+        kind, degree, tie, gamma, coef0 = self._kargs()
+        if not self._ovr_layout():
+            start = 0
+            while True:
+                cap = self._sv.shape[0]
+                A = self._coef.reshape(cap, self._K())
+                if batch.X is not None:
+                    status, row = _k.kpm_pass_dense(kind, degree, gamma, coef0, self._sv,
+                                                    self._svn, A, self._meta, budget,
+                                                    self._counts, batch.X, start, yy, pred, upd)
+                else:
+                    status, row = _k.kpm_pass_csr(kind, degree, gamma, coef0, self._sv, self._svn,
+                                                  A, self._meta, budget, self._counts,
+                                                  batch.data, batch.indices, batch.indptr, start,
+                                                  yy, pred, upd)
+                if status != 2:
+                    break
+                self._grow()
+                start = row
+            if status:
+                raise row_error(self._owner, batch, row)
+            return
+        # one-vs-rest: the K binary learners are independent, so each runs its whole pass in
+        # turn; the rows' class scores are kept, and the prediction is their argmax.  A row
+        # that fails for learner k fails the pass at the first such row of any learner.
+        K, n = self._K(), batch.n
+        F = np.zeros((n, K))
+        U = np.zeros((K, n), dtype=np.uint8)
+        p8 = np.empty(n, dtype=np.int8)
+        limit = n
+        for k in range(K):
+            yk = np.where(yy == k, 1, -1).astype(np.int8)
+            counts = np.zeros(3, dtype=np.int64)
+            f = np.zeros(n)
+            start = 0
+            while True:
+                cap = self._sv.shape[0] // K
+                sv, svn = self._sv[k * cap:(k + 1) * cap], self._svn[k * cap:(k + 1) * cap]
+                coef, meta = self._coef[k * cap:(k + 1) * cap], self._meta[2 * k:2 * k + 2]
+                if batch.X is not None:
+                    status, row = _k.kp_pass_dense(kind, degree, tie, gamma, coef0, sv, svn,
+                                                   coef, meta, budget, counts, batch.X[:limit],
+                                                   start, yk[:limit], p8[:limit], U[k, :limit],
+                                                   f[:limit])
+                else:
+                    sub = batch.rows(0, limit) if limit < n else batch
+                    status, row = _k.kp_pass_csr(kind, degree, tie, gamma, coef0, sv, svn, coef,
+                                                 meta, budget, counts, sub.data, sub.indices,
+                                                 sub.indptr, start, yk[:limit], p8[:limit],
+                                                 U[k, :limit], f[:limit])
+                if status != 2:
+                    break
+                self._grow()
+                start = row
+            if status:
+                limit = row           # (the rows before it: every other learner is checked)
+            F[:, k] = f
+        if limit < n:
+            raise row_error(self._owner, batch, limit)
+        pred[:] = np.argmax(F, axis=1)
+        np.bitwise_or.reduce(U, axis=0, out=upd)
+        self._counts[0] += n
+        self._counts[1] += int(np.count_nonzero(pred != yy))
+        self._counts[2] += int(np.count_nonzero(upd))
+
     def _scores(self, batch):
         self._validate_params()
         check_finite(self._owner, batch)
+        K = self._K()
+        if K > 1:
+            return self._scores_k(batch)
         out = np.empty(batch.n)
         kind, degree, _, gamma, coef0 = self._kargs()
         n_sv = int(self._meta[0])
@@ -1087,20 +1200,84 @@ class KernelPerceptron(OnlineLearner):
         _raise_status(self._owner, batch, status, bad)
         return out
 
+    def _predict_flags(self, batch):
+        if self._K() > 1:      # the class indices (np.argmax: ties -> the smallest index)
+            return np.argmax(self._scores(batch), axis=1)
+        return super()._predict_flags(batch)
+
+    def _scores_k(self, batch):
+        K = self._K()
+        kind, degree, _, gamma, coef0 = self._kargs()
+        out = np.empty((batch.n, K))
+        if not self._ovr_layout():
+            cap = self._sv.shape[0]
+            A = self._coef.reshape(cap, K)
+            n_sv = int(self._meta[0])
+            if batch.X is not None:
+                status, bad = _k.kpm_scores_dense(kind, degree, gamma, coef0, self._sv,
+                                                  self._svn, A, n_sv, batch.X, out)
+            else:
+                status, bad = _k.kpm_scores_csr(kind, degree, gamma, coef0, self._sv, self._svn,
+                                                A, n_sv, batch.data, batch.indices, batch.indptr,
+                                                out)
+            _raise_status(self._owner, batch, status, bad)
+            return out
+        first = (0, -1)
+        for k in range(K):
+            sv, svn, coef, n_sv = self._slots(k)
+            col = np.empty(batch.n)
+            if batch.X is not None:
+                status, bad = _k.kp_scores_dense(kind, degree, gamma, coef0, sv, svn, coef, n_sv,
+                                                 batch.X, col)
+            else:
+                status, bad = _k.kp_scores_csr(kind, degree, gamma, coef0, sv, svn, coef, n_sv,
+                                               batch.data, batch.indices, batch.indptr, col)
+            if status and (first[0] == 0 or bad < first[1]):
+                first = (status, bad)
+            out[:, k] = col
+        _raise_status(self._owner, batch, *first)
+        return out
+
+    def _slots(self, k):
+        """Binary learner k's (sv, svn, coef, n_sv) of the one-vs-rest layout."""
+        cap = self._sv.shape[0] // self._K()
+        return (self._sv[k * cap:(k + 1) * cap], self._svn[k * cap:(k + 1) * cap],
+                self._coef[k * cap:(k + 1) * cap], int(self._meta[2 * k]))
+
+    def _per_learner(self, what):
+        """The one-vs-rest learners' support vectors (what=0) or labels (what=1), a list."""
+        out = []
+        for k in range(self._K()):
+            sv, _, coef, n_sv = self._slots(k)
+            out.append((sv if what == 0 else coef)[:n_sv].copy())
+        return out
+
     @property
     def support_vectors_(self):
-        """The stored examples, in slot order."""
+        """The stored examples, in slot order (one-vs-rest with K >= 3 classes: a list of K
+        arrays, learner k's)."""
         self._check_fitted("support_vectors_")
+        if self._K() > 1 and self._ovr_layout():
+            return self._per_learner(0)
         return self._sv[:int(self._meta[0])]
 
     @property
     def dual_coef_(self):
-        """The label (±1) of each support vector."""
+        """The label (±1) of each support vector; with K >= 3 classes the coefficient rows,
+        shape (n_support_, K) (one-vs-rest: a list of K arrays of ±1, learner k's)."""
         self._check_fitted("dual_coef_")
+        K = self._K()
+        if K > 1 and self._ovr_layout():
+            return self._per_learner(1)
+        if K > 1:
+            return self._coef.reshape(-1, K)[:int(self._meta[0])]
         return self._coef[:int(self._meta[0])]
 
     @property
     def n_support_(self):
-        """The number of support vectors kept."""
+        """The number of support vectors kept (one-vs-rest with K >= 3 classes: a list of K
+        counts)."""
         self._check_fitted("n_support_")
+        if self._K() > 1 and self._ovr_layout():
+            return [int(self._meta[2 * k]) for k in range(self._K())]
         return int(self._meta[0])

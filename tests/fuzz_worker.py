@@ -231,6 +231,37 @@ def _family_real(seed=7):
     return Family("real", X, _both_labels(lab(X), [-1, 1]), Xf, _both_labels(lab(Xf), [-1, 1]))
 
 
+def _family_real3(seed=17):
+    """Real rows with three classes (0, 1, 2: the argmax of three linear scores)."""
+    rng = np.random.default_rng(seed)
+    U = np.array([[1.0, -2.0, 0.5, 1.0], [-1.0, 1.0, 1.0, 0.0], [0.0, 0.5, -1.0, 2.0]])
+    Xf = rng.integers(-12, 13, (12, 4)) / 4
+    X = rng.integers(-12, 13, (6, 4)) / 4
+    X[1, 0] = 3.0       # row 1 (class 1) is a mistake of a fresh learner that makes |w_0| = 3,
+    Xf[1, 0] = 3.0      # (likewise in the fitted learner's data), so a huge value at
+    #                     (BAD_ROW, 0) overflows that row's score
+    lab = lambda A: np.argmax(A @ U.T, axis=1)
+    return Family("real", X, _both_labels(lab(X), [0, 1, 2]), Xf,
+                  _both_labels(lab(Xf), [0, 1, 2]), labels=(0, 1, 2))
+
+
+def _family_bool3(seed=18):
+    """0/1 rows with three classes (0, 1, 2: which of three own features is on)."""
+    rng = np.random.default_rng(seed)
+
+    def make(n):
+        c = rng.integers(0, 3, n)
+        A = (rng.random((n, 6)) < 0.3).astype(np.int64)
+        A[:, :3] = 0
+        A[np.arange(n), c] = 1
+        return A, c
+
+    Xf, yf = make(16)
+    X, y = make(6)
+    return Family("bool", X, _both_labels(y, [0, 1, 2]), Xf, _both_labels(yf, [0, 1, 2]),
+                  labels=(0, 1, 2))
+
+
 def _family_bool(seed=8):
     rng = np.random.default_rng(seed)
     Xf = (rng.random((16, 6)) < 0.4).astype(np.int64)
@@ -303,7 +334,9 @@ FAMILIES = {}
 def family(name):
     if name not in FAMILIES:
         FAMILIES[name] = {
-            "real": _family_real, "bool": _family_bool, "packed": _family_packed,
+            "real": _family_real, "real3": _family_real3, "bool": _family_bool,
+            "bool3": _family_bool3,
+            "packed": _family_packed,
             "advice": _family_advice,
             "advice3": lambda: _family_advice(labels=(0, 1, 2)),
             "awake": lambda: _family_advice(awake=True),
@@ -322,32 +355,61 @@ def _pool():
     return [mbcore.Perceptron(), mbcore.Winnow(features="real"), mbcore.OnlineHingeSVM()]
 
 
-# id -> (family, factory, multi): ``multi`` when the learner takes more than two labels
+# id -> (family, factory, multi): ``multi`` when the learner takes more than two labels (True:
+# any labels, one alone included; "classes": two or more classes that are not a regression
+# target, as the linear learners, which take the binary rules with two)
 LEARNERS = {
-    "Perceptron": ("real", lambda: mbcore.Perceptron(), False),
+    "Perceptron": ("real", lambda: mbcore.Perceptron(), "classes"),
     "Perceptron(normalize,intercept)": (
-        "real", lambda: mbcore.Perceptron(normalize=True, fit_intercept=True), False),
-    "MarginPerceptron": ("real", lambda: mbcore.MarginPerceptron(gamma=0.2), False),
-    "AveragedPerceptron(average)": ("real", lambda: mbcore.AveragedPerceptron(), False),
+        "real", lambda: mbcore.Perceptron(normalize=True, fit_intercept=True), "classes"),
+    "MarginPerceptron": ("real", lambda: mbcore.MarginPerceptron(gamma=0.2), "classes"),
+    "AveragedPerceptron(average)": ("real", lambda: mbcore.AveragedPerceptron(), "classes"),
     "AveragedPerceptron(vote)": ("real", lambda: mbcore.AveragedPerceptron(mode="vote"), False),
-    "KernelPerceptron(rbf)": ("real", lambda: mbcore.KernelPerceptron(kernel="rbf"), False),
+    "KernelPerceptron(rbf)": ("real", lambda: mbcore.KernelPerceptron(kernel="rbf"), "classes"),
     "KernelPerceptron(poly,budget=3)": (
-        "real", lambda: mbcore.KernelPerceptron(kernel="poly", degree=2, budget=3), False),
-    "OnlineHingeSVM": ("real", lambda: mbcore.OnlineHingeSVM(), False),
-    "Winnow": ("bool", lambda: mbcore.Winnow(), False),
-    "Winnow(real)": ("real", lambda: mbcore.Winnow(features="real"), False),
-    "EliminationWinnow": ("bool", lambda: mbcore.EliminationWinnow(), False),
-    "WinnowStar": ("bool", lambda: mbcore.WinnowStar(), False),
-    "BalancedWinnow": ("bool", lambda: mbcore.BalancedWinnow(), False),
-    "BalancedWinnow(real)": ("real", lambda: mbcore.BalancedWinnow(features="real"), False),
+        "real", lambda: mbcore.KernelPerceptron(kernel="poly", degree=2, budget=3), "classes"),
+    "KernelPerceptron(poly,3 classes)": (
+        "real3", lambda: mbcore.KernelPerceptron(kernel="poly", degree=2), "classes"),
+    "KernelPerceptron(ovr,budget=3,3 classes)": (
+        "real3", lambda: mbcore.KernelPerceptron(multi_class="ovr", budget=3), "classes"),
+    "OnlineHingeSVM": ("real", lambda: mbcore.OnlineHingeSVM(), "classes"),
+    # the linear learners with three classes (the weight matrix; both strategies)
+    "Perceptron(3 classes)": ("real3", lambda: mbcore.Perceptron(), "classes"),
+    "Perceptron(ovr,intercept,3 classes)": (
+        "real3", lambda: mbcore.Perceptron(multi_class="ovr", fit_intercept=True), "classes"),
+    "MarginPerceptron(3 classes)": (
+        "real3", lambda: mbcore.MarginPerceptron(gamma=0.2), "classes"),
+    "MarginPerceptron(ovr,3 classes)": (
+        "real3", lambda: mbcore.MarginPerceptron(gamma=0.2, multi_class="ovr"), "classes"),
+    "AveragedPerceptron(normalize,3 classes)": (
+        "real3", lambda: mbcore.AveragedPerceptron(normalize=True), "classes"),
+    "OnlineHingeSVM(3 classes)": ("real3", lambda: mbcore.OnlineHingeSVM(), "classes"),
+    "OnlineHingeSVM(ovr,3 classes)": (
+        "real3", lambda: mbcore.OnlineHingeSVM(multi_class="ovr"), "classes"),
+    "Winnow": ("bool", lambda: mbcore.Winnow(), "classes"),
+    "Winnow(real)": ("real", lambda: mbcore.Winnow(features="real"), "classes"),
+    "EliminationWinnow": ("bool", lambda: mbcore.EliminationWinnow(), "classes"),
+    "WinnowStar": ("bool", lambda: mbcore.WinnowStar(), "classes"),
+    "BalancedWinnow": ("bool", lambda: mbcore.BalancedWinnow(), "classes"),
+    "BalancedWinnow(real)": (
+        "real", lambda: mbcore.BalancedWinnow(features="real"), "classes"),
+    # the Winnow family with three classes (K weight vectors; both strategies)
+    "Winnow(3 classes)": ("bool3", lambda: mbcore.Winnow(), "classes"),
+    "Winnow(ovr,3 classes)": ("bool3", lambda: mbcore.Winnow(multi_class="ovr"), "classes"),
+    "EliminationWinnow(3 classes)": ("bool3", lambda: mbcore.EliminationWinnow(), "classes"),
+    "WinnowStar(ovr,3 classes)": (
+        "bool3", lambda: mbcore.WinnowStar(multi_class="ovr"), "classes"),
+    "BalancedWinnow(real,3 classes)": (
+        "real3", lambda: mbcore.BalancedWinnow(features="real"), "classes"),
     "WeightedMajority": ("advice", lambda: mbcore.WeightedMajority(), True),
     "WeightedMajority(3 labels)": ("advice3", lambda: mbcore.WeightedMajority(), True),
     "RandomizedWeightedMajority": (
         "advice", lambda: mbcore.RandomizedWeightedMajority(random_state=3), True),
-    # (a pool of binary learners takes two labels only)
-    "WeightedMajority(pool)": ("real", lambda: mbcore.WeightedMajority(experts=_pool()), False),
+    # (a pool takes the classes its learners take; its learners keep what they learned when
+    # the pool starts again, so new labels for a fitted pool are refused by them)
+    "WeightedMajority(pool)": ("real", lambda: mbcore.WeightedMajority(experts=_pool()), "pool"),
     "RandomizedWeightedMajority(pool)": (
-        "real", lambda: mbcore.RandomizedWeightedMajority(experts=_pool()), False),
+        "real", lambda: mbcore.RandomizedWeightedMajority(experts=_pool()), "pool"),
     "Specialists": ("awake", lambda: mbcore.Specialists(), True),
     "PairSpecialists": ("categorical", lambda: mbcore.PairSpecialists(), True),
     "Conjunction": ("bool", lambda: mbcore.Conjunction(), False),
@@ -363,7 +425,7 @@ LEARNERS = {
     "SOA(points)": ("points", lambda: mbcore.SOA(concept_class()), False),
     "SOA(vectors)": ("vectors", lambda: mbcore.SOA(concept_class()), False),
     "Conservative(Perceptron)": (
-        "real", lambda: mbcore.Conservative(mbcore.Perceptron()), False),
+        "real", lambda: mbcore.Conservative(mbcore.Perceptron()), "classes"),
     "Conservative(Conjunction)": (
         "bool", lambda: mbcore.Conservative(mbcore.Conjunction()), False),
 }
@@ -545,9 +607,14 @@ def _advice_first(lid, method, state):
         LEARNERS[lid][0] in ("advice", "advice3", "awake")
 
 
+def _refit_any(lid, method, state):
+    """fit starts again: a learner taking any labels (one alone, or real values) takes it."""
+    return method == "fit" and _multi(lid) is True
+
+
 def _refit_multi(lid, method, state):
     """fit starts again: a learner taking any number of labels takes the new one."""
-    return method == "fit" and _multi(lid)
+    return method == "fit" and _multi(lid) in (True, "classes")
 
 
 def _only(*kinds):
@@ -941,9 +1008,9 @@ BAD_KINDS = {
     "y_all_seven": Kind(lambda fam, lid: _inp(fam, y=[FOREIGN] * len(fam.y)),
                         [r"\b7\b"], methods=Y_METHODS,
                         valid=lambda lid, m, s: _advice_first(lid, m, s) or
-                        (_refit_multi(lid, m, s) and LEARNERS[lid][0] != "categorical")),
+                        (_refit_any(lid, m, s) and LEARNERS[lid][0] != "categorical")),
     "y_fraction": Kind(lambda fam, lid: _inp(fam, y=_y_with(fam, 0.5)), [LABEL, r"0\.5"],
-                       methods=Y_METHODS, states=("fitted",), valid=_refit_multi),
+                       methods=Y_METHODS, states=("fitted",), valid=_refit_any),
     "y_complex": Kind(lambda fam, lid: _inp(fam, y=fam.y + 1j), [LABEL], methods=Y_METHODS),
     "y_ragged": Kind(lambda fam, lid: _inp(fam, y=[[v] * (1 + k % 2) for k, v in
                                                   enumerate(fam.y.tolist())]),

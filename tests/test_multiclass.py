@@ -324,3 +324,240 @@ def test_mnist_digits_parity_and_accuracy():
         assert snap(clf) == snap(ref)
     run = mbcore.run_online(mbcore.Perceptron(), X, y)
     assert run.mistakes < 0.5 * X.shape[0]
+
+
+# -- the Winnow family with K >= 3 classes (Mesterharm's rule, or one-vs-rest) -----------------
+
+WINNOWS = [
+    ("Winnow", {}),                                     # exact mode (powers of two)
+    ("Winnow", {"alpha": 2.0 ** 40}),                   # exact, far apart: float sums tie
+    ("Winnow", {"alpha": 1.5, "theta": 3.0}),           # real mode (not a power of two)
+    ("Winnow", {"features": "real", "alpha": 3.0}),
+    ("EliminationWinnow", {}),
+    ("WinnowStar", {}),
+    ("BalancedWinnow", {}),
+    ("BalancedWinnow", {"features": "real", "alpha": 1.25, "theta": 0.5}),
+]
+W_ENTRIES = [(name, dict(params, multi_class=mc)) for name, params in WINNOWS
+             for mc in STRATEGIES]
+W_IDS = [name + "(" + ",".join(f"{k}={v}" for k, v in p.items()) + ")" for name, p in W_ENTRIES]
+
+
+def winnow_snap(learner):
+    s = {"n_seen_": int(learner.n_seen_), "mistakes_": int(learner.mistakes_),
+         "updates_": int(learner.updates_), "classes_": as_list(learner.classes_),
+         "log2_coef_": as_list(learner.log2_coef_)}
+    if type(learner).__name__ == "BalancedWinnow":
+        s["log2_coef_neg_"] = as_list(learner.log2_coef_neg_)
+    return s
+
+
+def bool_stream(seed, n=100, d=10, K=4, real=False):
+    """0/1 rows (or values in [0, 1]) whose class owns a feature, with noise features and some
+    rows whose class shows none (mistakes keep coming)."""
+    rng = np.random.default_rng(seed)
+    c = rng.integers(0, K, n)
+    X = (rng.random((n, d)) < 0.3).astype(np.float64)
+    X[:, :K] = 0.0
+    show = rng.random(n) < 0.85
+    X[np.arange(n)[show], c[show]] = 1.0
+    if real:
+        X = X * rng.choice([0.25, 0.5, 1.0], size=X.shape)
+    return X, np.array(["a", "b", "c", "d", "e", "f"][:K])[c]
+
+
+def winnow_format(X, fmt, entry):
+    if fmt == "uint8":
+        return X.astype(np.uint8)
+    return to_format(X, fmt)
+
+
+W_FORMATS = ("uint8", "dense64", "dense32", "csr_i32", "csr_i64")
+
+
+@pytest.mark.parametrize("chunking", ("whole", 1, "random"), ids=lambda c: f"chunks={c}")
+@pytest.mark.parametrize("fmt", W_FORMATS)
+@pytest.mark.parametrize("seed", (0, 1), ids=lambda s: f"seed={s}")
+@pytest.mark.parametrize("entry", W_ENTRIES, ids=W_IDS)
+def test_winnow_multiclass_parity(entry, seed, fmt, chunking):
+    real = entry[1].get("features") == "real"
+    if fmt == "uint8" and real:
+        pytest.skip("values in [0, 1] are not uint8")
+    X, y = bool_stream(seed, real=real)
+    Xf = winnow_format(X, fmt, entry)
+    ref = make(mbref, entry)
+    rec_ref = whole_record(mbref.run_online(ref, Xf, y))
+    clf = make(mbcore, entry)
+    bounds = chunk_bounds(X.shape[0], chunking, seed)
+    rec = run_chunked(mbcore, clf, Xf, y, bounds, classes=np.unique(y))
+    assert rec == rec_ref
+    assert winnow_snap(clf) == winnow_snap(ref)
+    Xn, _ = bool_stream(seed + 50, n=30, real=real)
+    Xn = winnow_format(Xn, fmt, entry)
+    assert as_list(clf.predict(Xn)) == as_list(ref.predict(Xn))
+    assert as_list(clf.decision_function(Xn)) == as_list(ref.decision_function(Xn))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(W_ENTRIES), st.integers(3, 6), st.integers(1, 40), st.integers(1, 8),
+       st.integers(0, 2 ** 20), st.sampled_from(("dense64", "csr_i32")))
+def test_hypothesis_winnow_multiclass_parity(entry, K, n, d, seed, fmt):
+    rng = np.random.default_rng(seed)
+    real = entry[1].get("features") == "real"
+    X = (rng.random((n, d)) < 0.4).astype(np.float64)
+    if real:
+        X *= rng.choice([0.5, 1.0, 0.75], size=X.shape)
+    y = rng.integers(0, K, n)
+    Xf = to_format(X, fmt)
+    classes = list(range(K))
+    clf, ref = make(mbcore, entry), make(mbref, entry)
+    rec = run_chunked(mbcore, clf, Xf, y, chunk_bounds(n, "random", seed), classes=classes)
+    assert rec == whole_record(mbref.run_online(ref, Xf, y, classes=classes))
+    assert winnow_snap(clf) == winnow_snap(ref)
+    assert as_list(clf.predict(Xf)) == as_list(ref.predict(Xf))
+
+
+@pytest.mark.parametrize("alpha,rows,y,query", [
+    # float sums tie, exact sums differ (class 2 above class 0 by 2 * 2**-60)
+    (2.0 ** 60, [{0}, {0, 1}, {2}, {1, 2}], [1, 0, 2, 2], [{1, 2}, {0, 1, 2}]),
+    # an exact tie (classes 1 and 2): the smaller index
+    (2.0 ** 60, [{0}, {1}, {0, 1}], [2, 1, 2], [{0, 1}]),
+    # an exact tie whose float sums differ (2**53 + 1 + 1 in two orders)
+    (2.0 ** 53, [{0}, {2}, {0, 1, 2}], [1, 2, 1], [{0, 1, 2}]),
+], ids=["float-tie", "exact-tie", "exact-tie-float-differs"])
+@pytest.mark.parametrize("mc", STRATEGIES)
+def test_winnow_exact_argmax(alpha, rows, y, query, mc):
+    """The cases of tests/test_multiclass_winnow_twin.py (worked by hand there): the compiled
+    exact argmax (float sums with error bounds, then exact binary sums of the candidates)
+    agrees with the twin's Fraction arithmetic."""
+    def dense(sets):
+        X = np.zeros((len(sets), 3), dtype=np.uint8)
+        for i, a in enumerate(sets):
+            X[i, sorted(a)] = 1
+        return X
+    X, Q = dense(rows), dense(query)
+    a = mbcore.Winnow(alpha=alpha, multi_class=mc)
+    b = mbref.Winnow(alpha=alpha, multi_class=mc)
+    ra = whole_record(mbcore.run_online(a, X, y, classes=[0, 1, 2]))
+    assert ra == whole_record(mbref.run_online(b, X, y, classes=[0, 1, 2]))
+    assert winnow_snap(a) == winnow_snap(b)
+    assert as_list(a.predict(Q)) == as_list(b.predict(Q))
+    for fmt in ("dense64", "csr_i32"):
+        assert as_list(a.predict(to_format(Q, fmt))) == as_list(b.predict(Q))
+
+
+@pytest.mark.parametrize("entry", W_ENTRIES, ids=W_IDS)
+def test_winnow_multiclass_save_pickle_continue(entry):
+    real = entry[1].get("features") == "real"
+    X, y = bool_stream(9, real=real)
+    whole = make(mbcore, entry).partial_fit(X, y)
+    half = make(mbcore, entry).partial_fit(X[:50], y[:50])
+    buf = io.BytesIO()
+    half.save(buf)
+    buf.seek(0)
+    for other in (mbcore.load(buf), pickle.loads(pickle.dumps(half))):
+        other.partial_fit(X[50:], y[50:])
+        assert winnow_snap(other) == winnow_snap(whole)
+
+
+def test_winnow_ovr_is_k_binary_learners():
+    X, y = bool_stream(4, n=80)
+    classes = np.unique(y)
+    for name, params in WINNOWS:
+        if params.get("features") == "real":
+            continue
+        ovr = getattr(mbcore, name)(**params, multi_class="ovr").partial_fit(X, y)
+        for k, c in enumerate(classes):
+            b = getattr(mbcore, name)(**params).partial_fit(X, np.where(y == c, 1, -1),
+                                                            classes=[-1, 1])
+            assert as_list(ovr.log2_coef_[k]) == as_list(b.log2_coef_), (name, k)
+
+
+def test_winnow_on_mnist_digits():
+    X, y = mbcore.datasets.load_mnist(encoding="boolean")
+    X = np.asarray(X)
+    for mc in STRATEGIES:
+        clf, ref = mbcore.Winnow(multi_class=mc), mbref.Winnow(multi_class=mc)
+        rec = whole_record(mbcore.run_online(clf, X[:120], y[:120], classes=np.arange(10)))
+        assert rec == whole_record(mbref.run_online(ref, X[:120], y[:120],
+                                                    classes=list(range(10))))
+        assert winnow_snap(clf) == winnow_snap(ref)
+
+
+# -- the kernel Perceptron with K >= 3 classes -------------------------------------------------
+
+KERNELS = [
+    ("KernelPerceptron", {"kernel": "linear"}),
+    ("KernelPerceptron", {"kernel": "poly", "degree": 2}),
+    ("KernelPerceptron", {"kernel": "rbf", "gamma": 0.3, "budget": 5}),
+    ("KernelPerceptron", {"kernel": "poly", "degree": 3, "coef0": 0.25, "tie": "positive",
+                          "budget": 7}),
+]
+K_ENTRIES = [(name, dict(params, multi_class=mc)) for name, params in KERNELS
+             for mc in STRATEGIES]
+K_IDS = [name + "(" + ",".join(f"{k}={v}" for k, v in p.items()) + ")" for name, p in K_ENTRIES]
+
+
+def kp_snap(learner):
+    return {"n_seen_": int(learner.n_seen_), "mistakes_": int(learner.mistakes_),
+            "updates_": int(learner.updates_), "classes_": as_list(learner.classes_),
+            "support_vectors_": as_list(learner.support_vectors_),
+            "dual_coef_": as_list(learner.dual_coef_), "n_support_": as_list(learner.n_support_)}
+
+
+@pytest.mark.parametrize("chunking", ("whole", 1, "random"), ids=lambda c: f"chunks={c}")
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("entry", K_ENTRIES, ids=K_IDS)
+def test_kernel_multiclass_parity(entry, fmt, chunking):
+    X, y = mc_stream(2, n=60, d=5, K=4)
+    Xf = to_format(X, fmt)
+    ref = make(mbref, entry)
+    rec_ref = whole_record(mbref.run_online(ref, Xf, y))
+    clf = make(mbcore, entry)
+    rec = run_chunked(mbcore, clf, Xf, y, chunk_bounds(60, chunking, 2), classes=np.unique(y))
+    assert rec == rec_ref
+    assert kp_snap(clf) == kp_snap(ref)
+    Xn, _ = mc_stream(7, n=20, d=5, K=4)
+    assert outputs(clf, to_format(Xn, fmt)) == outputs(ref, to_format(Xn, fmt))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(K_ENTRIES), st.integers(3, 5), st.integers(1, 30), st.integers(1, 4),
+       st.integers(0, 2 ** 20), st.sampled_from(("dense64", "dense32", "csr_i64")))
+def test_hypothesis_kernel_multiclass_parity(entry, K, n, d, seed, fmt):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[rng.random((n, d)) < 0.3] = 0.0
+    y = rng.integers(0, K, n)
+    Xf = to_format(X, fmt)
+    classes = list(range(K))
+    clf, ref = make(mbcore, entry), make(mbref, entry)
+    rec = run_chunked(mbcore, clf, Xf, y, chunk_bounds(n, "random", seed), classes=classes)
+    assert rec == whole_record(mbref.run_online(ref, Xf, y, classes=classes))
+    assert kp_snap(clf) == kp_snap(ref)
+
+
+@pytest.mark.parametrize("entry", K_ENTRIES, ids=K_IDS)
+def test_kernel_multiclass_save_pickle_continue(entry):
+    X, y = mc_stream(8, n=80, d=5)
+    whole = make(mbcore, entry).partial_fit(X, y)
+    half = make(mbcore, entry).partial_fit(X[:40], y[:40])
+    buf = io.BytesIO()
+    half.save(buf)
+    buf.seek(0)
+    for other in (mbcore.load(buf), pickle.loads(pickle.dumps(half))):
+        other.partial_fit(X[40:], y[40:])
+        assert kp_snap(other) == kp_snap(whole)
+        assert outputs(other, X) == outputs(whole, X)
+
+
+def test_kernel_ovr_is_k_binary_learners():
+    X, y = mc_stream(3, n=60, d=5, K=3)
+    classes = np.unique(y)
+    for name, params in KERNELS:
+        ovr = getattr(mbcore, name)(**params, multi_class="ovr").partial_fit(X, y)
+        for k, c in enumerate(classes):
+            b = getattr(mbcore, name)(**params).partial_fit(X, np.where(y == c, 1, -1),
+                                                            classes=[-1, 1])
+            assert as_list(ovr.support_vectors_[k]) == as_list(b.support_vectors_)
+            assert as_list(ovr.dual_coef_[k]) == as_list(b.dual_coef_)

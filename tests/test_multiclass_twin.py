@@ -3,8 +3,9 @@
 The golden cases are worked out by hand on tiny integer streams (the arithmetic is in the
 comments); each asserts, after every row, the online prediction (a class index), whether the
 state changed, the counters and the weight matrix.  Then: two classes keep the binary learner,
-labels of any kind, ``classes=``, the messages, ties, the learners that refuse K >= 3, all or
-nothing on a bad row, and ``fit``.
+labels of any kind, ``classes=``, the messages, ties, the KernelPerceptron (golden cases
+for both strategies, with and without a budget), the mode that refuses K >= 3, all or nothing
+on a bad row, and ``fit``.
 """
 
 import inspect
@@ -14,6 +15,7 @@ import pytest
 
 import mbcore
 import mbref
+from conftest import as_list
 
 MULTI = (mbref.Perceptron, mbref.AveragedPerceptron, mbref.MarginPerceptron,
          mbref.OnlineHingeSVM)
@@ -414,37 +416,414 @@ def test_shapes(cls, mc):
 
 
 # ------------------------------------------------------------------------------------------------
+# KernelPerceptron with K >= 3 classes
+# ------------------------------------------------------------------------------------------------
+#
+# mbref is the specification; the mbcore cases run once mbcore.KernelPerceptron takes
+# multi_class (until then they are skipped).
+
+def kernel_perceptron(module, **params):
+    """module.KernelPerceptron(**params); skips the mbcore case while its KernelPerceptron
+    takes two classes only (no multi_class parameter yet)."""
+    if not hasattr(module.KernelPerceptron(), "multi_class"):
+        pytest.skip(f"{module.__name__}.KernelPerceptron takes two classes only (no "
+                    "multi_class yet)")
+    return module.KernelPerceptron(**params)
+
+
+def kernel_rows_record(module, learner, X, y, classes=None):
+    """Feed the rows one at a time: per row (prediction, updated, mistakes_, updates_,
+    support_vectors_, dual_coef_, n_support_), as plain lists."""
+    out = []
+    for i, (x, t) in enumerate(zip(X, y)):
+        try:
+            run = module.run_online(learner, [x], [t], classes if i == 0 else None)
+        except ValueError as e:
+            if "Only binary classification is supported" in str(e) or \
+                    "exactly two distinct labels" in str(e):
+                pytest.skip(f"{module.__name__}.KernelPerceptron takes two classes only")
+            raise
+        out.append((as_list(run.predictions)[0], bool(run.updated[0]), learner.mistakes_,
+                    learner.updates_, as_list(learner.support_vectors_),
+                    as_list(learner.dual_coef_), as_list(learner.n_support_)))
+    return out
+
+
+def check_kernel(record, expected):
+    """expected: per row (prediction, updated, mistakes, updates, support vectors, coefs)."""
+    assert len(record) == len(expected)
+    for t, (got, want) in enumerate(zip(record, expected)):
+        assert got[:6] == want, f"row {t + 1}: {got[:6]} != {want}"
+
+
+MODULES = pytest.mark.parametrize("module", (mbref, mbcore), ids=("mbref", "mbcore"))
+
+# The stream of the kernel cases: d = 2, classes 0, 1, 2, a mistake on every row (the labels
+# cycle), so that a budget of 2 wraps its ring twice.
+XA = [[1, 0], [0, 1], [1, 1], [2, 0], [1, 0]]
+YA = [1, 2, 0, 2, 1]
+POLY2 = {"kernel": "poly", "degree": 2, "coef0": 1.0, "gamma": 1.0}   # K(x, z) = (x.z + 1)^2
+
+
+@MODULES
+def test_kernel_multiclass_linear_golden(module):
+    # K(x, z) = x.z.  A slot is (z, a) with a = +1 at y, -1 at yhat.
+    # row 1: x (1,0), y 1: no slot, f = (0, 0, 0) -> yhat 0: slot (1,0), (-1, 1, 0).
+    # row 2: x (0,1), y 2: K = 0: f = (0, 0, 0) -> yhat 0: slot (0,1), (-1, 0, 1).
+    # row 3: x (1,1), y 0: K = 1, 1: f = (-1,1,0) + (-1,0,1) = (-2, 1, 1) -> yhat 1 (the smaller
+    #        index of the tie): slot (1,1), (1, -1, 0).
+    # row 4: x (2,0), y 2: K = 2, 0, 2: f = 2(-1,1,0) + 2(1,-1,0) = (0, 0, 0) -> yhat 0:
+    #        slot (2,0), (-1, 0, 1).
+    # row 5: x (1,0), y 1: K = 1, 0, 1, 2: f = (-1,1,0) + (1,-1,0) + 2(-1,0,1) = (-2, 0, 2)
+    #        -> yhat 2: slot (1,0), (0, 1, -1).
+    sv = [[1, 0], [0, 1], [1, 1], [2, 0], [1, 0]]
+    a = [[-1, 1, 0], [-1, 0, 1], [1, -1, 0], [-1, 0, 1], [0, 1, -1]]
+    expected = [(0, True, 1, 1, sv[:1], a[:1]), (0, True, 2, 2, sv[:2], a[:2]),
+                (1, True, 3, 3, sv[:3], a[:3]), (0, True, 4, 4, sv[:4], a[:4]),
+                (2, True, 5, 5, sv, a)]
+    k = kernel_perceptron(module, kernel="linear")
+    rec = kernel_rows_record(module, k, XA, YA, classes=[0, 1, 2])
+    check_kernel(rec, expected)
+    assert rec[-1][6] == 5                                   # n_support_: an int
+    # on (1,1): K = 1, 1, 2, 2, 1: f = (-1,1,0) + (-1,0,1) + 2(1,-1,0) + 2(-1,0,1) + (0,1,-1)
+    # = (-2, 0, 2) -> class 2; on (0,1): K = 0, 1, 1, 0, 0: f = (-1,0,1) + (1,-1,0) = (0,-1,1)
+    assert as_list(k.decision_function([[1, 1], [0, 1]])) == [[-2.0, 0.0, 2.0], [0.0, -1.0, 1.0]]
+    assert as_list(k.predict([[1, 1], [0, 1]])) == [2, 2]
+
+
+@MODULES
+def test_kernel_multiclass_linear_budget_golden(module):
+    # budget = 2: a new slot replaces the one at head (the oldest), head = (head + 1) % 2.
+    # rows 1-2: as without a budget: slots [(1,0), (-1,1,0)], [(0,1), (-1,0,1)]; full, head 0.
+    # row 3: x (1,1), y 0: f = (-2, 1, 1) -> yhat 1: slot 0 <- (1,1), (1,-1,0); head 1.
+    # row 4: x (2,0), y 2: K = 2 (slot 0), 0 (slot 1): f = 2(1,-1,0) = (2, -2, 0) -> yhat 0:
+    #        slot 1 <- (2,0), (-1,0,1); head 0.
+    # row 5: x (1,0), y 1: K = 1, 2: f = (1,-1,0) + 2(-1,0,1) = (-1, -1, 2) -> yhat 2:
+    #        slot 0 <- (1,0), (0,1,-1); head 1.
+    expected = [
+        (0, True, 1, 1, [[1, 0]], [[-1, 1, 0]]),
+        (0, True, 2, 2, [[1, 0], [0, 1]], [[-1, 1, 0], [-1, 0, 1]]),
+        (1, True, 3, 3, [[1, 1], [0, 1]], [[1, -1, 0], [-1, 0, 1]]),
+        (0, True, 4, 4, [[1, 1], [2, 0]], [[1, -1, 0], [-1, 0, 1]]),
+        (2, True, 5, 5, [[1, 0], [2, 0]], [[0, 1, -1], [-1, 0, 1]]),
+    ]
+    k = kernel_perceptron(module, kernel="linear", budget=2)
+    rec = kernel_rows_record(module, k, XA, YA, classes=[0, 1, 2])
+    check_kernel(rec, expected)
+    assert rec[-1][6] == 2
+    if module is mbref:
+        assert k._head == 1
+    # on (1,1): K = 1, 2: f = (0,1,-1) + 2(-1,0,1) = (-2, 1, 1) -> class 1 (the tie)
+    assert as_list(k.decision_function([[1, 1]])) == [[-2.0, 1.0, 1.0]]
+    assert as_list(k.predict([[1, 1]])) == [1]
+
+
+@MODULES
+def test_kernel_multiclass_poly_golden(module):
+    # K(x, z) = (x.z + 1)^2.
+    # row 1: x (1,0), y 1: f = (0, 0, 0) -> yhat 0: slot (1,0), (-1, 1, 0).
+    # row 2: x (0,1), y 2: K = (0+1)^2 = 1: f = (-1, 1, 0) -> yhat 1: slot (0,1), (0, -1, 1).
+    # row 3: x (1,1), y 0: K = 4, 4: f = 4(-1,1,0) + 4(0,-1,1) = (-4, 0, 4) -> yhat 2:
+    #        slot (1,1), (1, 0, -1).
+    # row 4: x (2,0), y 2: K = 9, 1, 9: f = 9(-1,1,0) + (0,-1,1) + 9(1,0,-1) = (0, 8, -8)
+    #        -> yhat 1: slot (2,0), (0, -1, 1).
+    # row 5: x (1,0), y 1: K = 4, 1, 4, 9: f = 4(-1,1,0) + (0,-1,1) + 4(1,0,-1) + 9(0,-1,1)
+    #        = (0, -6, 6) -> yhat 2: slot (1,0), (0, 1, -1).
+    sv = [[1, 0], [0, 1], [1, 1], [2, 0], [1, 0]]
+    a = [[-1, 1, 0], [0, -1, 1], [1, 0, -1], [0, -1, 1], [0, 1, -1]]
+    expected = [(0, True, 1, 1, sv[:1], a[:1]), (1, True, 2, 2, sv[:2], a[:2]),
+                (2, True, 3, 3, sv[:3], a[:3]), (1, True, 4, 4, sv[:4], a[:4]),
+                (2, True, 5, 5, sv, a)]
+    k = kernel_perceptron(module, **POLY2)
+    check_kernel(kernel_rows_record(module, k, XA, YA, classes=[0, 1, 2]), expected)
+    # on (0,0): every K = 1, f = the sum of the rows a = (0, 0, 0) -> class 0 (the tie);
+    # on (1,0): f = (0, -6, 6) + 4(0, 1, -1) = (0, -2, 2) -> class 2
+    assert as_list(k.decision_function([[0, 0], [1, 0]])) == [[0.0, 0.0, 0.0], [0.0, -2.0, 2.0]]
+    assert as_list(k.predict([[0, 0], [1, 0]])) == [0, 2]
+
+
+@MODULES
+def test_kernel_multiclass_poly_budget_golden(module):
+    # K(x, z) = (x.z + 1)^2, budget = 2.
+    # rows 1-2: as without a budget: slots [(1,0), (-1,1,0)], [(0,1), (0,-1,1)]; full, head 0.
+    # row 3: x (1,1), y 0: f = (-4, 0, 4) -> yhat 2: slot 0 <- (1,1), (1,0,-1); head 1.
+    # row 4: x (2,0), y 2: K = 9 (slot 0), 1 (slot 1): f = 9(1,0,-1) + (0,-1,1) = (9, -1, -8)
+    #        -> yhat 0 (1 without the budget): slot 1 <- (2,0), (-1,0,1); head 0.
+    # row 5: x (1,0), y 1: K = 4, 9: f = 4(1,0,-1) + 9(-1,0,1) = (-5, 0, 5) -> yhat 2:
+    #        slot 0 <- (1,0), (0,1,-1); head 1.
+    expected = [
+        (0, True, 1, 1, [[1, 0]], [[-1, 1, 0]]),
+        (1, True, 2, 2, [[1, 0], [0, 1]], [[-1, 1, 0], [0, -1, 1]]),
+        (2, True, 3, 3, [[1, 1], [0, 1]], [[1, 0, -1], [0, -1, 1]]),
+        (0, True, 4, 4, [[1, 1], [2, 0]], [[1, 0, -1], [-1, 0, 1]]),
+        (2, True, 5, 5, [[1, 0], [2, 0]], [[0, 1, -1], [-1, 0, 1]]),
+    ]
+    k = kernel_perceptron(module, budget=2, **POLY2)
+    check_kernel(kernel_rows_record(module, k, XA, YA, classes=[0, 1, 2]), expected)
+    if module is mbref:
+        assert k._head == 1
+    # on (0,1): K = (0+1)^2 = 1, (0+1)^2 = 1: f = (0,1,-1) + (-1,0,1) = (-1, 1, 0) -> class 1
+    assert as_list(k.decision_function([[0, 1]])) == [[-1.0, 1.0, 0.0]]
+
+
+@MODULES
+def test_kernel_ovr_linear_golden(module):
+    # Learner k: the binary kernel perceptron on +1 iff y == k (tie "negative": sign(0) = -1),
+    # adding (x, y_k) on its own mistake; f_k from the states before the row.
+    # row 1: x (1,0), y 0: f = (0, 0, 0), yhat 0 = y; learner 0 (+1) says -1: adds (1,0), +1.
+    # row 2: x (0,1), y 1: f = (0, 0, 0), yhat 0; learner 1 (+1): adds (0,1), +1.
+    # row 3: x (1,1), y 2: f = (1, 1, 0), yhat 0; learners 0, 1 (-1) say +1: add (1,1), -1;
+    #        learner 2 (+1) says -1: adds (1,1), +1.
+    # row 4: x (2,0), y 0: f = (2 - 2, 0 - 2, 2) = (0, -2, 2), yhat 2; learner 0 (+1): adds
+    #        (2,0), +1; learner 2 (-1): adds (2,0), -1.
+    # row 5: x (1,0), y 0: f = (1 - 1 + 2, 0 - 1, 1 - 2) = (2, -1, -1), yhat 0; all right.
+    # (The primal weights sum_s c_s z_s are those of the one-vs-rest Perceptron above:
+    # (2,-1), (-1,0), (-1,1).)
+    expected = [
+        (0, True, 0, 1, [[[1, 0]], [], []], [[1], [], []]),
+        (0, True, 1, 2, [[[1, 0]], [[0, 1]], []], [[1], [1], []]),
+        (0, True, 2, 3, [[[1, 0], [1, 1]], [[0, 1], [1, 1]], [[1, 1]]], [[1, -1], [1, -1], [1]]),
+        (2, True, 3, 4, [[[1, 0], [1, 1], [2, 0]], [[0, 1], [1, 1]], [[1, 1], [2, 0]]],
+         [[1, -1, 1], [1, -1], [1, -1]]),
+        (0, False, 3, 4, [[[1, 0], [1, 1], [2, 0]], [[0, 1], [1, 1]], [[1, 1], [2, 0]]],
+         [[1, -1, 1], [1, -1], [1, -1]]),
+    ]
+    k = kernel_perceptron(module, kernel="linear", multi_class="ovr")
+    rec = kernel_rows_record(module, k, X5, Y5, classes=[0, 1, 2])
+    check_kernel(rec, expected)
+    assert rec[-1][6] == [3, 2, 2]                           # n_support_: one int per learner
+    # on (1,1): f = (1 - 2 + 2, 1 - 2, 2 - 2) = (1, -1, 0) -> class 0
+    assert as_list(k.decision_function([[1, 1]])) == [[1.0, -1.0, 0.0]]
+    assert as_list(k.predict([[1, 1]])) == [0]
+
+
+@MODULES
+def test_kernel_ovr_linear_budget_golden(module):
+    # Each learner its own ring of 2 slots.  Stream XA / YA:
+    # row 1: x (1,0), y 1: f = (0, 0, 0), yhat 0; learner 1 adds (1,0), +1.
+    # row 2: x (0,1), y 2: f = (0, 0, 0), yhat 0; learner 2 adds (0,1), +1.
+    # row 3: x (1,1), y 0: f = (0, 1, 1), yhat 1; learner 0 adds (1,1), +1; learners 1, 2 add
+    #        (1,1), -1 (both now full, head 0).
+    # row 4: x (2,0), y 2: f = (2, 2 - 2, 0 - 2) = (2, 0, -2), yhat 0; learner 0 adds (2,0), -1
+    #        (full); learner 2 (+1) says -1: slot 0 <- (2,0), +1 (head 1).
+    # row 5: x (1,0), y 1: f = (1 - 2, 1 - 1, 2 - 1) = (-1, 0, 1), yhat 2; learner 1 (+1) says
+    #        -1: slot 0 <- (1,0), +1 (head 1); learner 2 (-1) says +1: slot 1 <- (1,0), -1
+    #        (head 0).
+    expected = [
+        (0, True, 1, 1, [[], [[1, 0]], []], [[], [1], []]),
+        (0, True, 2, 2, [[], [[1, 0]], [[0, 1]]], [[], [1], [1]]),
+        (1, True, 3, 3, [[[1, 1]], [[1, 0], [1, 1]], [[0, 1], [1, 1]]], [[1], [1, -1], [1, -1]]),
+        (0, True, 4, 4, [[[1, 1], [2, 0]], [[1, 0], [1, 1]], [[2, 0], [1, 1]]],
+         [[1, -1], [1, -1], [1, -1]]),
+        (2, True, 5, 5, [[[1, 1], [2, 0]], [[1, 0], [1, 1]], [[2, 0], [1, 0]]],
+         [[1, -1], [1, -1], [1, -1]]),
+    ]
+    k = kernel_perceptron(module, kernel="linear", budget=2, multi_class="ovr")
+    check_kernel(kernel_rows_record(module, k, XA, YA, classes=[0, 1, 2]), expected)
+    if module is mbref:
+        assert k._head == [0, 1, 0]
+
+
+@MODULES
+def test_kernel_ovr_poly_golden(module):
+    # K(x, z) = (x.z + 1)^2, learner k on +1 iff y == k.
+    # row 1: x (1,0), y 0: f = (0, 0, 0), yhat 0 = y; learner 0 (+1): adds (1,0), +1.
+    # row 2: x (0,1), y 1: f = ((0+1)^2, 0, 0) = (1, 0, 0), yhat 0; learner 0 (-1) says +1:
+    #        adds (0,1), -1; learner 1 (+1): adds (0,1), +1.
+    # row 3: x (1,1), y 2: f = (4 - 4, 4, 0) = (0, 4, 0), yhat 1; learner 0 right (-1);
+    #        learner 1 (-1) says +1: adds (1,1), -1; learner 2 (+1): adds (1,1), +1.
+    # row 4: x (2,0), y 0: f = (9 - 1, 1 - 9, 9) = (8, -8, 9), yhat 2; learners 0, 1 right;
+    #        learner 2 (-1) says +1: adds (2,0), -1.
+    # row 5: x (1,0), y 0: f = (4 - 1, 1 - 4, 4 - 9) = (3, -3, -5), yhat 0; all right.
+    expected = [
+        (0, True, 0, 1, [[[1, 0]], [], []], [[1], [], []]),
+        (0, True, 1, 2, [[[1, 0], [0, 1]], [[0, 1]], []], [[1, -1], [1], []]),
+        (1, True, 2, 3, [[[1, 0], [0, 1]], [[0, 1], [1, 1]], [[1, 1]]], [[1, -1], [1, -1], [1]]),
+        (2, True, 3, 4, [[[1, 0], [0, 1]], [[0, 1], [1, 1]], [[1, 1], [2, 0]]],
+         [[1, -1], [1, -1], [1, -1]]),
+        (0, False, 3, 4, [[[1, 0], [0, 1]], [[0, 1], [1, 1]], [[1, 1], [2, 0]]],
+         [[1, -1], [1, -1], [1, -1]]),
+    ]
+    k = kernel_perceptron(module, multi_class="ovr", **POLY2)
+    rec = kernel_rows_record(module, k, X5, Y5, classes=[0, 1, 2])
+    check_kernel(rec, expected)
+    assert rec[-1][6] == [2, 2, 2]
+    assert as_list(k.decision_function([[1, 0]])) == [[3.0, -3.0, -5.0]]
+    # string labels: the same run, predictions mapped to classes_
+    s = kernel_perceptron(module, multi_class="ovr", **POLY2)
+    run = module.run_online(s, X5, [["a", "b", "c"][t] for t in Y5])
+    assert as_list(run.predictions) == ["a", "a", "b", "c", "a"]
+    # on (0,1): f = (1 - 4, 4 - 4, 4 - 1) = (-3, 0, 3) -> "c"
+    assert as_list(s.predict([[1, 0], [0, 1]])) == ["a", "c"]
+
+
+@MODULES
+@pytest.mark.parametrize("mc", ["multiclass", "ovr"])
+def test_kernel_two_classes_unchanged(module, mc):
+    # The binary rule (classes -1, 1), K(x, z) = x.z: x (1,0) y +1: f 0 -> -1, adds (1,0), +1;
+    # x (0,1) y -1: f 0 -> -1 right; x (1,1) y -1: f 1 -> +1, adds (1,1), -1; x (1,0) y +1:
+    # f 1 - 1 = 0 -> -1, adds (1,0), +1.
+    k = kernel_perceptron(module, kernel="linear", multi_class=mc)
+    run = module.run_online(k, [[1, 0], [0, 1], [1, 1], [1, 0]], [1, -1, -1, 1])
+    assert as_list(run.predictions) == [-1, -1, 1, -1]
+    assert as_list(run.updated) == [True, False, True, True]
+    assert (k.mistakes_, k.updates_) == (3, 3)
+    assert as_list(k.support_vectors_) == [[1.0, 0.0], [1.0, 1.0], [1.0, 0.0]]
+    assert as_list(k.dual_coef_) == [1.0, -1.0, 1.0]
+    assert k.n_support_ == 3
+    # on (2,1): 2 - 3 + 2 = 1
+    assert as_list(k.decision_function([[2, 1]])) == [1.0]
+    # the same as without multi_class, on any kernel and with a budget
+    X = [[1.5, -2.0, 0.0], [0.0, 1.0, 3.0], [-1.0, 0.5, 2.0], [2.0, 2.0, -1.0],
+         [0.0, 0.0, 0.0], [-3.0, 1.0, 1.0], [1.0, -1.0, 0.5]]
+    y = ["no", "yes", "yes", "no", "yes", "yes", "no"]
+    for params in ({"kernel": "rbf"}, {"kernel": "poly", "degree": 3, "budget": 2},
+                   {"kernel": "linear", "tie": "positive"}):
+        results = []
+        for learner in (module.KernelPerceptron(**params),
+                        module.KernelPerceptron(**params, multi_class=mc)):
+            run = module.run_online(learner, X, y)
+            results.append((as_list(run.predictions), as_list(run.updated),
+                            as_list(learner.support_vectors_), as_list(learner.dual_coef_),
+                            learner.n_support_, as_list(learner.decision_function(X)),
+                            as_list(learner.predict(X))))
+            learner.fit(X, y)
+            results[-1] += (as_list(learner.dual_coef_), learner.n_iter_)
+        assert results[0] == results[1]
+        assert isinstance(results[0][4], int)
+
+
+@MODULES
+def test_kernel_multi_class_parameter(module):
+    k = kernel_perceptron(module)
+    names = list(inspect.signature(module.KernelPerceptron).parameters)
+    assert names[-1] == "multi_class" and names[-2] == "max_epochs"
+    assert k.multi_class == "multiclass" and k.get_params()["multi_class"] == "multiclass"
+    for bad in ("foo", None, "OVR"):
+        with pytest.raises(ValueError) as e:
+            module.KernelPerceptron(multi_class=bad).partial_fit(X5, Y5)
+        assert str(e.value) == ("KernelPerceptron: parameter multi_class must be one of "
+                                f"['multiclass', 'ovr'], got {bad!r}")
+    # checked after the other parameters
+    with pytest.raises(ValueError, match="parameter kernel must be one of"):
+        module.KernelPerceptron(kernel="x", multi_class="foo").partial_fit(X5, Y5)
+    learner = module.KernelPerceptron().partial_fit(X5, Y5)
+    learner.set_params(multi_class="bad")
+    with pytest.raises(ValueError, match="parameter multi_class must be one of"):
+        learner.predict(X5)
+
+
+@MODULES
+def test_kernel_multi_class_changed_after_fitting(module):
+    # With K >= 3 the state is laid out for the strategy it was fitted with (one ring of
+    # coefficient rows, or K rings); with two classes multi_class plays no part.
+    k = kernel_perceptron(module, kernel="linear").partial_fit(X5, Y5)
+    k.set_params(multi_class="ovr")
+    msg = ("KernelPerceptron: parameter multi_class was changed to 'ovr' after fitting; call "
+           "fit, or clone the learner, to start again with it")
+    for call in (lambda: k.partial_fit(X5, Y5), lambda: k.predict(X5),
+                 lambda: k.decision_function(X5)):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == msg
+    k.fit(X5, Y5)                                     # fit starts again, with "ovr"
+    assert as_list(k.n_support_) == [len(z) for z in k.support_vectors_]
+    b = module.KernelPerceptron(kernel="linear").partial_fit(X5, [0, 1, 1, 0, 0])
+    b.set_params(multi_class="ovr")
+    b.partial_fit(X5, [0, 1, 1, 0, 0])
+
+
+@MODULES
+@pytest.mark.parametrize("mc", ["multiclass", "ovr"])
+def test_kernel_labels_and_shapes(module, mc):
+    k = kernel_perceptron(module, kernel="poly", degree=2, multi_class=mc)
+    k.partial_fit([[1, 0]], ["z"], classes=["z", "x", "y"])
+    assert as_list(k.classes_) == ["x", "y", "z"]
+    # the first prediction is class 0 ("x"): a mistake
+    assert (k.mistakes_, k.updates_) == (1, 1)
+    k.partial_fit(X5, ["x", "y", "z", "x", "x"])
+    scores = as_list(k.decision_function(X5))
+    assert len(scores) == 5 and all(len(s) == 3 for s in scores)
+    assert set(as_list(k.predict(X5))) <= {"x", "y", "z"}
+    before = (as_list(k.support_vectors_), as_list(k.dual_coef_), k.n_seen_)
+    with pytest.raises(ValueError) as e:
+        k.partial_fit([[1, 0], [0, 1]], ["x", "w"])
+    assert str(e.value) == ("KernelPerceptron: y has the label 'w', outside the fitted classes "
+                            "['x', 'y', 'z']")
+    assert (as_list(k.support_vectors_), as_list(k.dual_coef_), k.n_seen_) == before
+    if mc == "multiclass":
+        assert isinstance(k.n_support_, int)
+        assert len(as_list(k.dual_coef_)) == k.n_support_
+        assert all(len(a) == 3 for a in as_list(k.dual_coef_))
+    else:
+        assert len(as_list(k.n_support_)) == 3
+        assert all(c in (-1.0, 1.0) for cs in as_list(k.dual_coef_) for c in cs)
+
+
+@MODULES
+@pytest.mark.parametrize("mc", ["multiclass", "ovr"])
+def test_kernel_a_bad_row_leaves_the_learner_as_it_was(module, mc):
+    k = kernel_perceptron(module, kernel="linear", multi_class=mc).partial_fit(X5, Y5)
+    before = (as_list(k.support_vectors_), as_list(k.dual_coef_), k.n_seen_, k.mistakes_,
+              k.updates_)
+    with pytest.raises(ValueError, match="X contains NaN or infinity in row 1"):
+        k.partial_fit([[1, 0], [math.nan, 1]], [0, 1])
+    # a squared norm that overflows (row 1, a mistake: stored) or a score that overflows
+    with pytest.raises(ValueError, match=r"row 1\b.*the learner was left as before the call"):
+        k.partial_fit([[1, 0], [1e200, 1e200]], [1, 2])
+    with pytest.raises(ValueError, match=r"row 0\b.*the learner was left as before the call"):
+        k.partial_fit([[1e308, 1e308]], [0])
+    assert (as_list(k.support_vectors_), as_list(k.dual_coef_), k.n_seen_, k.mistakes_,
+            k.updates_) == before
+    with pytest.raises(ValueError, match=r"overflow (in|at) row 0\b"):
+        k.decision_function([[1e308, 1e308]])
+    # a failed first call leaves the learner unfitted: f = (0, 0, 0) -> yhat 0, a mistake on
+    # label 1 (multiclass) and an update of learner 1 (ovr); the squared norm overflows
+    fresh = kernel_perceptron(module, kernel="linear", multi_class=mc)
+    with pytest.raises(ValueError, match="row 0"):
+        fresh.partial_fit([[1e200, 0]], [1], classes=[0, 1, 2])
+    assert getattr(fresh, "classes_", None) is None
+
+
+@MODULES
+@pytest.mark.parametrize("mc", ["multiclass", "ovr"])
+def test_kernel_fit_converges(module, mc):
+    X = [[2, 0, 1], [0, 2, 1], [-2, -2, 1], [3, 1, 1], [1, 3, 1], [-1, -3, 1]]
+    y = ["r", "g", "b", "r", "g", "b"]
+    k = kernel_perceptron(module, kernel="poly", degree=2, multi_class=mc).fit(X, y)
+    assert k.converged_ and k.epoch_updates_[-1] == 0
+    assert k.n_seen_ == 6 * k.n_iter_
+    assert as_list(k.predict(X)) == y
+    if mc == "multiclass":
+        assert k.updates_ == k.mistakes_
+    again = kernel_perceptron(module, kernel="poly", degree=2, multi_class=mc).fit(X, y)
+    assert as_list(again.dual_coef_) == as_list(k.dual_coef_)
+    assert mbref.KernelPerceptron(kernel="poly", degree=2, multi_class=mc).fit(X, y).mistakes_ \
+        == k.mistakes_
+
+
+# ------------------------------------------------------------------------------------------------
 # The learners that take two classes only
 # ------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("module", (mbref, mbcore), ids=("mbref", "mbcore"))
-def test_kernel_perceptron_refuses_three_classes(module):
-    for call in (lambda k: k.partial_fit(X5, Y5), lambda k: k.fit(X5, Y5),
-                 lambda k: k.partial_fit([[1, 0]], [0], classes=[0, 1, 2])):
-        k = module.KernelPerceptron()
-        with pytest.raises(ValueError) as e:
-            call(k)
-        assert "Only binary classification is supported" in str(e.value) or \
-            "classes must hold exactly two distinct labels" in str(e.value)
-        assert getattr(k, "classes_", None) is None
-    assert list(module.KernelPerceptron().partial_fit(X5, [0, 1, 1, 0, 0]).classes_) == [0, 1]
-
-
-@pytest.mark.parametrize("module", (mbref, mbcore), ids=("mbref", "mbcore"))
 def test_vote_mode_refuses_three_classes(module):
-    msg = ("AveragedPerceptron: y has more than two labels (3 classes). Only binary "
-           "classification is supported with mode='vote'")
+    def msg(labels):
+        return (f"AveragedPerceptron: y has more than two labels (3: {labels!r}). Only binary "
+                "classification is supported with mode='vote'")
     for call in (lambda a: a.partial_fit(X5, Y5), lambda a: a.fit(X5, Y5),
                  lambda a: a.partial_fit([[1, 0]], [0], classes=["x", "y", "z"])):
         a = module.AveragedPerceptron(mode="vote")
         with pytest.raises(ValueError) as e:
             call(a)
-        assert str(e.value) == msg
+        assert str(e.value) in (msg([0, 1, 2]), "AveragedPerceptron: classes must hold exactly "
+                                "two distinct labels with mode='vote' (only binary "
+                                "classification is supported), got ['x', 'y', 'z']")
     a = module.AveragedPerceptron().partial_fit(X5, Y5)
     a.set_params(mode="vote")
     with pytest.raises(ValueError) as e:
         a.predict(X5)
-    assert str(e.value) == msg
+    assert str(e.value) == msg([0, 1, 2])
     assert list(module.AveragedPerceptron(mode="vote").partial_fit(
         X5, [0, 1, 1, 0, 0]).classes_) == [0, 1]
 

@@ -1232,10 +1232,11 @@ cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long 
                  Py_ssize_t cap, long long budget, Py_ssize_t d, long long* counts,
                  const floating* val, const index_t* ix, const index_t* indptr,
                  Py_ssize_t n_rows, Py_ssize_t row_len, const signed char* y, signed char* pred,
-                 unsigned char* upd, Py_ssize_t* stop) noexcept nogil:
+                 unsigned char* upd, Py_ssize_t* stop, double* fout=NULL) noexcept nogil:
     """meta = [n_sv, head].  Stops with NEED_ROOM at row stop[0] when a new support vector may
     not fit, with BAD_ROW at row stop[0] on a non-finite score or a support vector whose squared
-    norm overflows (the caller restores meta, counts and any overwritten slot)."""
+    norm overflows (the caller restores meta, counts and any overwritten slot).  fout, when not
+    NULL, receives each row's score (the one-vs-rest learners' class scores)."""
     cdef Py_ssize_t i, n, slot, k
     cdef const floating* v
     cdef const index_t* xi
@@ -1251,6 +1252,8 @@ cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long 
         if not isfinite(f):
             stop[0] = i
             return BAD_ROW
+        if fout != NULL:
+            fout[i] = f
         pr = sign_of(f, kp.tie_pos)
         counts[0] += 1
         if pred != NULL:
@@ -1301,18 +1304,24 @@ def kp_pass_dense(int kind, int degree, bint tie_pos, double gamma, double coef0
                   double[:, ::1] sv, double[::1] svn, double[::1] coef, long long[::1] meta,
                   long long budget, long long[::1] counts, const floating[:, ::1] X,
                   Py_ssize_t start, const signed char[::1] y, signed char[::1] pred,
-                  unsigned char[::1] upd):
-    """Kernel Perceptron pass over dense rows X[start:]; returns (status, row)."""
+                  unsigned char[::1] upd, double[::1] scores=None):
+    """Kernel Perceptron pass over dense rows X[start:]; returns (status, row).  scores, when
+    given, receives each row's score."""
     cdef KParams kp = make_kparams(kind, degree, tie_pos, gamma, coef0)
     cdef Py_ssize_t stop = 0
     cdef int status
     cdef Py_ssize_t d = X.shape[1]
+    cdef double* fp = NULL
     if start >= X.shape[0]:
         return OK, start
+    if scores is not None:
+        if scores.shape[0] != X.shape[0]:
+            raise ValueError("kp_pass_dense: scores does not match X")
+        fp = &scores[start]
     with nogil:
         status = kp_pass(&kp, &sv[0, 0], &svn[0], &coef[0], &meta[0], sv.shape[0], budget, d,
                          &counts[0], &X[start, 0], <const int*>NULL, <const int*>NULL,
-                         X.shape[0] - start, d, &y[start], &pred[start], &upd[start], &stop)
+                         X.shape[0] - start, d, &y[start], &pred[start], &upd[start], &stop, fp)
     return status, start + stop
 
 
@@ -1320,7 +1329,8 @@ def kp_pass_csr(int kind, int degree, bint tie_pos, double gamma, double coef0,
                 double[:, ::1] sv, double[::1] svn, double[::1] coef, long long[::1] meta,
                 long long budget, long long[::1] counts, const floating[::1] data,
                 const index_t[::1] indices, const index_t[::1] indptr, Py_ssize_t start,
-                const signed char[::1] y, signed char[::1] pred, unsigned char[::1] upd):
+                const signed char[::1] y, signed char[::1] pred, unsigned char[::1] upd,
+                double[::1] scores=None):
     """Kernel Perceptron pass over CSR rows start..; returns (status, row)."""
     cdef KParams kp = make_kparams(kind, degree, tie_pos, gamma, coef0)
     cdef Py_ssize_t stop = 0
@@ -1330,13 +1340,206 @@ def kp_pass_csr(int kind, int degree, bint tie_pos, double gamma, double coef0,
     cdef index_t dummy_i = 0
     cdef const floating* dp = values_ptr(data, &dummy_v)
     cdef const index_t* ip = index_ptr(indices, &dummy_i)
+    cdef double* fp = NULL
     if start >= indptr.shape[0] - 1:
         return OK, start
+    if scores is not None:
+        if scores.shape[0] != indptr.shape[0] - 1:
+            raise ValueError("kp_pass_csr: scores does not match X")
+        fp = &scores[start]
     with nogil:
         status = kp_pass(&kp, &sv[0, 0], &svn[0], &coef[0], &meta[0], sv.shape[0], budget, d,
                          &counts[0], dp, ip, &indptr[start], indptr.shape[0] - 1 - start, 0,
-                         &y[start], &pred[start], &upd[start], &stop)
+                         &y[start], &pred[start], &upd[start], &stop, fp)
     return status, start + stop
+
+
+# -- more than two classes: Kesler's construction in feature space -----------------------------
+# The support vectors carry a row of K coefficients (A[s * K + k]); each kernel value is
+# computed once per support vector and added to every class's score, in slot order.
+
+cdef inline void kpm_scores_row(const KParams* kp, const double* sv, const double* svn,
+                                const double* A, Py_ssize_t n_sv, Py_ssize_t d, Py_ssize_t K,
+                                const floating* v, const index_t* ix, Py_ssize_t n,
+                                double* f) noexcept nogil:
+    cdef Py_ssize_t s, k
+    cdef double kv
+    for k in range(K):
+        f[k] = 0.0
+    for s in range(n_sv):
+        kv = kval(kp, sv + s * d, svn[s], v, ix, n)
+        for k in range(K):
+            f[k] = f[k] + A[s * K + k] * kv
+
+
+cdef int kpm_pass(const KParams* kp, double* sv, double* svn, double* A, long long* meta,
+                  Py_ssize_t cap, long long budget, Py_ssize_t d, Py_ssize_t K,
+                  long long* counts, const floating* val, const index_t* ix,
+                  const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len, const int* y,
+                  int* pred, unsigned char* upd, double* f, Py_ssize_t* stop) noexcept nogil:
+    """The multi-class kernel Perceptron (see kp_pass for meta, NEED_ROOM and BAD_ROW): predict
+    the argmax of the K scores (f: K doubles of scratch); on a mistake store the row with +1
+    for its class and -1 for the predicted one."""
+    cdef Py_ssize_t i, n, slot, k, best
+    cdef const floating* v
+    cdef const index_t* xi
+    cdef double zz
+    cdef double* z
+    for i in range(n_rows):
+        if meta[0] == cap and (budget <= 0 or meta[0] < budget):
+            stop[0] = i
+            return NEED_ROOM
+        n = row_at(val, ix, indptr, row_len, i, &v, &xi)
+        kpm_scores_row(kp, sv, svn, A, meta[0], d, K, v, xi, n, f)
+        best = 0
+        for k in range(K):
+            if not isfinite(f[k]):
+                stop[0] = i
+                return BAD_ROW
+            if f[k] > f[best]:
+                best = k
+        counts[0] += 1
+        pred[i] = <int>best
+        if best == y[i]:
+            upd[i] = 0
+            continue
+        counts[1] += 1
+        counts[2] += 1
+        upd[i] = 1
+        if budget > 0 and meta[0] == budget:
+            slot = meta[1]
+            meta[1] = (slot + 1) % budget
+        else:
+            slot = meta[0]
+            meta[0] += 1
+        z = sv + slot * d
+        if xi == NULL:
+            for k in range(d):
+                z[k] = v[k]
+        else:
+            memset(z, 0, d * sizeof(double))
+            for k in range(n):
+                z[xi[k]] = v[k]
+        zz = sumsq_vals(z, d)
+        if not isfinite(zz):
+            stop[0] = i
+            return BAD_ROW
+        svn[slot] = zz
+        for k in range(K):
+            A[slot * K + k] = 0.0
+        A[slot * K + y[i]] = 1.0
+        A[slot * K + best] = -1.0
+    stop[0] = n_rows
+    return OK
+
+
+def kpm_pass_dense(int kind, int degree, double gamma, double coef0, double[:, ::1] sv,
+                   double[::1] svn, double[:, ::1] A, long long[::1] meta, long long budget,
+                   long long[::1] counts, const floating[:, ::1] X, Py_ssize_t start,
+                   const int[::1] y, int[::1] pred, unsigned char[::1] upd):
+    """Multi-class kernel Perceptron pass over dense rows X[start:]; returns (status, row)."""
+    cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
+    cdef Py_ssize_t stop = 0, K = A.shape[1], n = X.shape[0]
+    cdef int status
+    cdef Py_ssize_t d = X.shape[1]
+    cdef double[::1] f = np.empty(K)
+    if sv.shape[1] != d or A.shape[0] != sv.shape[0] or svn.shape[0] != sv.shape[0] or \
+            meta.shape[0] != 2 or counts.shape[0] != 3 or y.shape[0] != n or \
+            pred.shape[0] != n or upd.shape[0] != n or K < 3:
+        raise ValueError("kpm_pass_dense: the arrays do not match")
+    if start >= n:
+        return OK, start
+    with nogil:
+        status = kpm_pass(&kp, &sv[0, 0], &svn[0], &A[0, 0], &meta[0], sv.shape[0], budget, d,
+                          K, &counts[0], &X[start, 0], <const int*>NULL, <const int*>NULL,
+                          n - start, d, &y[start], &pred[start], &upd[start], &f[0], &stop)
+    return status, start + stop
+
+
+def kpm_pass_csr(int kind, int degree, double gamma, double coef0, double[:, ::1] sv,
+                 double[::1] svn, double[:, ::1] A, long long[::1] meta, long long budget,
+                 long long[::1] counts, const floating[::1] data, const index_t[::1] indices,
+                 const index_t[::1] indptr, Py_ssize_t start, const int[::1] y, int[::1] pred,
+                 unsigned char[::1] upd):
+    """As kpm_pass_dense, for CSR rows (indices checked against sv.shape[1])."""
+    cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
+    cdef Py_ssize_t stop = 0, K = A.shape[1], n = indptr.shape[0] - 1
+    cdef int status
+    cdef Py_ssize_t d = sv.shape[1]
+    cdef floating dummy_v = 0
+    cdef index_t dummy_i = 0
+    cdef const floating* dp = values_ptr(data, &dummy_v)
+    cdef const index_t* ip = index_ptr(indices, &dummy_i)
+    cdef double[::1] f = np.empty(K)
+    if A.shape[0] != sv.shape[0] or svn.shape[0] != sv.shape[0] or meta.shape[0] != 2 or \
+            counts.shape[0] != 3 or y.shape[0] != n or pred.shape[0] != n or \
+            upd.shape[0] != n or K < 3:
+        raise ValueError("kpm_pass_csr: the arrays do not match")
+    if start >= n:
+        return OK, start
+    with nogil:
+        status = kpm_pass(&kp, &sv[0, 0], &svn[0], &A[0, 0], &meta[0], sv.shape[0], budget, d,
+                          K, &counts[0], dp, ip, &indptr[start], n - start, 0, &y[start],
+                          &pred[start], &upd[start], &f[0], &stop)
+    return status, start + stop
+
+
+cdef int kpm_scores_impl(const KParams* kp, const double* sv, const double* svn,
+                         const double* A, Py_ssize_t n_sv, Py_ssize_t d, Py_ssize_t K,
+                         const floating* val, const index_t* ix, const index_t* indptr,
+                         Py_ssize_t n_rows, Py_ssize_t row_len, double* out,
+                         Py_ssize_t* bad) noexcept nogil:
+    cdef Py_ssize_t i, n, k
+    cdef const floating* v
+    cdef const index_t* xi
+    for i in range(n_rows):
+        n = row_at(val, ix, indptr, row_len, i, &v, &xi)
+        kpm_scores_row(kp, sv, svn, A, n_sv, d, K, v, xi, n, out + i * K)
+        for k in range(K):
+            if not isfinite(out[i * K + k]):
+                bad[0] = i
+                return BAD_ROW
+    return OK
+
+
+def kpm_scores_dense(int kind, int degree, double gamma, double coef0, const double[:, ::1] sv,
+                     const double[::1] svn, const double[:, ::1] A, Py_ssize_t n_sv,
+                     const floating[:, ::1] X, double[:, ::1] out):
+    """The K scores of every dense row into out (n, K); returns (status, bad_row)."""
+    cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
+    cdef Py_ssize_t bad = -1, K = A.shape[1]
+    cdef int status
+    if sv.shape[1] != X.shape[1] or A.shape[0] != sv.shape[0] or n_sv > sv.shape[0] or \
+            n_sv < 0 or svn.shape[0] != sv.shape[0] or out.shape[0] != X.shape[0] or \
+            out.shape[1] != K:
+        raise ValueError("kpm_scores_dense: the arrays do not match")
+    with nogil:
+        status = kpm_scores_impl(&kp, &sv[0, 0], &svn[0], &A[0, 0], n_sv, sv.shape[1], K,
+                                 &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[0],
+                                 X.shape[1], &out[0, 0], &bad)
+    return status, bad
+
+
+def kpm_scores_csr(int kind, int degree, double gamma, double coef0, const double[:, ::1] sv,
+                   const double[::1] svn, const double[:, ::1] A, Py_ssize_t n_sv,
+                   const floating[::1] data, const index_t[::1] indices,
+                   const index_t[::1] indptr, double[:, ::1] out):
+    """As kpm_scores_dense, for CSR rows."""
+    cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
+    cdef Py_ssize_t bad = -1, K = A.shape[1]
+    cdef int status
+    cdef floating dummy_v = 0
+    cdef index_t dummy_i = 0
+    cdef const floating* dp = values_ptr(data, &dummy_v)
+    cdef const index_t* ip = index_ptr(indices, &dummy_i)
+    if A.shape[0] != sv.shape[0] or n_sv > sv.shape[0] or n_sv < 0 or \
+            svn.shape[0] != sv.shape[0] or out.shape[0] != indptr.shape[0] - 1 or \
+            out.shape[1] != K:
+        raise ValueError("kpm_scores_csr: the arrays do not match")
+    with nogil:
+        status = kpm_scores_impl(&kp, &sv[0, 0], &svn[0], &A[0, 0], n_sv, sv.shape[1], K, dp,
+                                 ip, &indptr[0], indptr.shape[0] - 1, 0, &out[0, 0], &bad)
+    return status, bad
 
 
 cdef int kp_scores_impl(const KParams* kp, const double* sv, const double* svn,

@@ -526,7 +526,8 @@ class OnlineLearner:
                 cl = self._infer_classes((), classes)
                 if cl != list(self.classes_):
                     raise ValueError(f"{self._owner}: classes={cl!r} differs from the fitted "
-                                     f"classes {list(self.classes_)!r}")
+                                     f"classes {list(self.classes_)!r} (the labels are fixed "
+                                     "by the first call: fit a new learner for others)")
             yy = self._check_labels(y, len(rows), self.classes_)
         return rows, yy
 
