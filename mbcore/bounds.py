@@ -35,7 +35,7 @@ from ._validation import check_compressed, index_array, is_sparse, to_csr
 __all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "attribute_errors", "perceptron_bound", "margin_perceptron_bound",
            "td_bound", "kernel_perceptron_bound", "multiclass_margin",
            "multiclass_perceptron_bound", "multiclass_margin_perceptron_bound", "ovr_bound",
-           "winnow_bound", "elimination_winnow_bound",
+           "multiclass_winnow_margin", "multiclass_winnow_bound", "winnow_bound", "elimination_winnow_bound",
            "winnow_star_bound", "weighted_majority_bound", "randomized_wm_bound",
            "specialists_bound", "halving_bound", "soa_bound", "conjunction_bound",
            "disjunction_bound", "decision_list_bound", "equivalence_query_bound",
@@ -197,7 +197,55 @@ def multiclass_margin(X, y, U, classes=None) -> float:
     >>> multiclass_margin(X, ["a", "b", "c"], U)                 # min(2 - 0, 1 - 0, 2 + 1) / 2
     0.5
     """
-    owner = "multiclass_margin"
+    gap, UU = _multiclass_gaps("multiclass_margin", X, y, U, classes, "U")
+    return float(gap / np.linalg.norm(UU)) + 0.0
+
+
+def multiclass_winnow_margin(X, y, M, classes=None) -> float:
+    """The margin delta of a nonnegative target matrix M for the multi-class Winnow bound.
+
+    ``delta = min_t (m_{y_t} . x_t - max_{k != y_t} m_k . x_t)`` with M first scaled so that its
+    entries sum to 1 (:func:`multiclass_margin` scales to unit Frobenius norm instead): the
+    delta of :func:`multiclass_winnow_bound`.  On examples in ``[0, 1]^n`` it is at most 1.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features) or CSR matrix
+        The examples (the bound needs them in ``[0, 1]``; not checked here).
+    y : array-like of shape (n_samples,)
+        The labels, each one of ``classes``.
+    M : array-like of shape (n_classes, n_features)
+        Row k is class ``classes[k]``'s target weights; nonnegative and not all zero.
+    classes : array-like of shape (n_classes,), optional
+        The labels of M's rows, sorted and distinct, at least two; by default the sorted
+        distinct labels of y.
+
+    Returns
+    -------
+    float
+        delta; positive exactly when the scores ``m_k . x`` put every example's own class
+        strictly first.
+
+    Raises
+    ------
+    ValueError
+        As :func:`multiclass_margin` (with M for U), and when M has a negative entry.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 0]])
+    >>> M = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]])   # each class owns a feature
+    >>> round(multiclass_winnow_margin(X, [0, 1, 2], M), 6)        # (1 - 0) / 3
+    0.333333
+    """
+    gap, MM = _multiclass_gaps("multiclass_winnow_margin", X, y, M, classes, "M",
+                               nonnegative=True)
+    return float(gap / MM.sum()) + 0.0
+
+
+def _multiclass_gaps(owner, X, y, U, classes, name, nonnegative=False):
+    """(min_t (u_{y_t} . x_t - max_{k != y_t} u_k . x_t), U as float64), U unscaled."""
     rows = _rows(owner, X)
     n, d, part = rows
     yy = np.asarray(y)
@@ -209,8 +257,8 @@ def multiclass_margin(X, y, U, classes=None) -> float:
     else:
         cl = np.asarray(classes)
         if cl.ndim != 1 or (cl.size > 1 and not bool((cl[1:] > cl[:-1]).all())):
-            raise ValueError(f"{owner}: classes must be sorted and distinct (row k of U scores "
-                             f"the k-th smallest label), got {cl.tolist()[:8]!r}")
+            raise ValueError(f"{owner}: classes must be sorted and distinct (row k of {name} "
+                             f"scores the k-th smallest label), got {cl.tolist()[:8]!r}")
     K = cl.shape[0]
     if K < 2:
         raise ValueError(f"{owner}: a multi-class margin needs at least two classes, got "
@@ -223,19 +271,22 @@ def multiclass_margin(X, y, U, classes=None) -> float:
                          f"{cl.tolist()[:8]!r}: {np.unique(yy[~inside])[:5].tolist()!r}")
     UU = np.asarray(U, dtype=np.float64)
     if UU.shape != (K, d):
-        raise ValueError(f"{owner}: U must have shape ({K}, {d}) (one row per class, one column "
-                         f"per feature of X), got {UU.shape}")
+        raise ValueError(f"{owner}: {name} must have shape ({K}, {d}) (one row per class, one "
+                         f"column per feature of X), got {UU.shape}")
     if not np.isfinite(UU).all():
-        raise ValueError(f"{owner}: U contains NaN or infinity")
+        raise ValueError(f"{owner}: {name} contains NaN or infinity")
+    if nonnegative and (UU < 0).any():
+        raise ValueError(f"{owner}: {name} must be nonnegative (a target of the multiplicative "
+                         f"weights), got the entry {float(UU.min())!r}")
     if not UU.any():
-        raise ValueError(f"{owner}: U is the zero matrix, which has no margin")
+        raise ValueError(f"{owner}: {name} is the zero matrix, which has no margin")
     if isinstance(part, tuple):
         S = np.column_stack([_row_dots(rows, UU[k]) for k in range(K)])
     else:
         S = part @ UU.T                                       # S[t, k] = u_k . x_t
     own = S[np.arange(n), idx]
     S[np.arange(n), idx] = -np.inf
-    return float((own - S.max(axis=1)).min() / np.linalg.norm(UU)) + 0.0
+    return float((own - S.max(axis=1)).min()), UU
 
 
 class BestMargin:
@@ -816,6 +867,90 @@ def winnow_star_bound(n, adversary_cost) -> float:
     n = _count("winnow_star_bound", "n", n, 1)
     c = _nonnegative("winnow_star_bound", "adversary_cost", adversary_cost)
     return 4.0 + 5.0 * (1.0 + math.log2(2 * n)) * c
+
+
+def multiclass_winnow_bound(n, K, delta, alpha=2.0) -> float:
+    """The multi-class Winnow bound ln(n K) / (delta ln(alpha) - ln((alpha + 1/alpha) / 2)).
+
+    Assumptions: Winnow with ``multi_class="multiclass"`` (Mesterharm's Committee rule on
+    attributes: predict the class of the largest vote ``w_k . x``; on a mistake with true class
+    y and predicted class yhat, ``w_{y,i} *= alpha**x_i`` and ``w_{yhat,i} *= beta**x_i`` for
+    every feature i) with ``beta = 1/alpha``, all K n weights starting equal (any common
+    value), examples in ``[0, 1]^n`` (Boolean examples are), and a nonnegative K x n target
+    matrix M whose entries sum to 1 with ``m_y . x - m_k . x >= delta`` for every example and
+    every class ``k != y`` (:func:`multiclass_winnow_margin`).  Then on any ordering, with any
+    number of passes, the number of mistakes is at most
+    ``ln(n K) / (delta ln(alpha) - ln((alpha + 1/alpha) / 2))``, provided the denominator is
+    positive (``delta > ln((alpha + 1/alpha)/2) / ln(alpha)``; 0.3219 for alpha = 2).  With
+    ``alpha = sqrt((1 + delta)/(1 - delta))`` (delta < 1) the denominator is
+    ``((1 + delta) ln(1 + delta) + (1 - delta) ln(1 - delta)) / 2 >= delta^2 / 2``, so the bound
+    is at most ``2 ln(n K) / delta^2`` (Mesterharm 1999, "A multi-class linear learning
+    algorithm related to Winnow", Theorems 1-2, which state it with ln n).
+
+    Proof (relative entropy).  Let Z be the total weight, p = W / Z the normalised weights and
+    ``Phi = KL(M || p) = sum M_ki ln(M_ki / p_ki) >= 0``.  At the start p is uniform, so
+    ``Phi <= ln(n K) - H(M) <= ln(n K)``.  On a mistake, only rows y and yhat change, so
+    ``Phi - Phi' = sum_ki M_ki ln(W'_ki / W_ki) - ln(Z'/Z)
+    = ln(alpha) (m_y . x - m_yhat . x) - ln(Z'/Z) >= delta ln(alpha) - ln(Z'/Z)`` (the entries of
+    M sum to 1).  By convexity of ``alpha**e`` in e, ``alpha**e <= 1 + e (alpha - 1)`` and
+    ``alpha**(-e) <= 1 - e (1 - 1/alpha)`` on ``e in [0, 1]``; with the votes ``a = w_y . x`` and
+    ``b = w_yhat . x`` this gives ``Z' - Z <= (alpha - 1) a - (1 - 1/alpha) b``.  The predicted
+    class's vote is at least the true class's (``b >= a``), and ``a + b <= Z`` (x in [0, 1],
+    two distinct rows), so ``a <= Z/2`` and
+    ``Z' - Z <= (alpha + 1/alpha - 2) a <= (alpha + 1/alpha - 2) Z / 2``:
+    ``Z'/Z <= (alpha + 1/alpha) / 2``.  Each mistake lowers Phi by at least the denominator,
+    and Phi starts at most ln(n K) and stays >= 0.
+
+    Parameters
+    ----------
+    n : int
+        The number of features, >= 1.
+    K : int
+        The number of classes, >= 2.
+    delta : float
+        The margin of the target, in (0, 1].
+    alpha : float, default=2.0
+        The learner's promotion factor, a finite real > 1 (its demotion is 1/alpha).
+
+    Returns
+    -------
+    float
+        The bound on the number of mistakes.
+
+    Raises
+    ------
+    ValueError
+        On a bad argument, and when the denominator is not positive (delta too small for this
+        alpha): the message names the delta this alpha needs.  (A ValueError rather than inf: the
+        theorem says nothing then, and a larger alpha's denominator may still be positive.)
+
+    Examples
+    --------
+    >>> round(multiclass_winnow_bound(4, 3, 0.5, math.sqrt(3.0)), 4)   # alpha for delta = 1/2
+    18.996
+    >>> round(2 * math.log(12) / 0.5 ** 2, 4)                          # 2 ln(n K) / delta^2
+    19.8793
+    """
+    owner = "multiclass_winnow_bound"
+    n = _count(owner, "n", n, 1)
+    K = _count(owner, "K", K, 2)
+    d = _positive(owner, "delta", delta)
+    if d > 1.0:
+        raise ValueError(f"{owner}: parameter delta must be in (0, 1] (the margin of a target "
+                         f"summing to 1 on examples in [0, 1]), got {delta!r}")
+    a = _real(owner, "alpha", alpha)
+    if not a > 1.0:
+        raise ValueError(f"{owner}: parameter alpha must be > 1, got {alpha!r}")
+    la = math.log(a)
+    loss = math.log((a + 1.0 / a) / 2.0)
+    denom = d * la - loss
+    if not denom > 0.0:
+        hint = (f"; alpha = sqrt((1 + delta)/(1 - delta)) = "
+                f"{math.sqrt((1.0 + d) / (1.0 - d)):.6g} suits this delta" if d < 1.0 else "")
+        raise ValueError(f"{owner}: delta ln(alpha) - ln((alpha + 1/alpha)/2) must be > 0: "
+                         f"alpha={alpha!r} needs delta > ln((alpha + 1/alpha)/2) / ln(alpha) = "
+                         f"{loss / la:.6g}, got delta={delta!r}{hint}")
+    return math.log(n * K) / denom
 
 
 def weighted_majority_bound(m_best, n, beta=0.5) -> float:

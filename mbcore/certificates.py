@@ -10,6 +10,7 @@ it, so the theorem says nothing).  A run that exceeds a bound whose assumptions 
 is a bug in mbcore, and :func:`certify` raises :class:`BoundViolationError` saying so.
 """
 
+import copy
 import math
 from typing import Any, Dict, Optional
 
@@ -183,7 +184,12 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
     target : sequence of int, optional
         For the Winnow family: the variables of a monotone disjunction (0-based) to measure
         against; by default a consistent one (or, for Winnow2, one with few attribute errors)
-        is searched for greedily.
+        is searched for greedily.  With K >= 3 classes: for ``multi_class="ovr"``, K such
+        sequences (one per class of ``classes_``, against the rest); for Winnow's
+        ``"multiclass"``, a nonnegative (K, n_features) target matrix M, whose margin
+        (:func:`mbcore.bounds.multiclass_winnow_margin`) is checked on the data; by default
+        one is searched for (equal mass on every class's own features: those active in the
+        rows of that class only).
     tol, max_iter : passed to :func:`mbcore.bounds.best_margin` when a margin is searched for.
     **fit_params : passed to the learner (``awake=`` for Specialists).
 
@@ -204,6 +210,12 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
     none is given (the best margin of the Kesler vectors on small data, else the weights of a
     fresh learner fitted to the data); for ``"ovr"``, the sum of the K binary bounds of the
     one-vs-rest problems (:func:`mbcore.bounds.ovr_bound`).  OnlineHingeSVM has no bound.
+    The Winnow family with K >= 3 classes: for ``"ovr"``, the sum of the binary bounds of the
+    one-vs-rest problems, each certified as the binary learner would be (none unless every
+    class has a verified one); for ``"multiclass"``, Winnow with beta = 1/alpha on examples in
+    [0, 1] has Mesterharm's bound (:func:`mbcore.bounds.multiclass_winnow_bound`) when a target
+    with a large enough margin is given or found, and EliminationWinnow, WinnowStar and
+    BalancedWinnow have none.  A K-class run never gets a binary bound.
 
     Examples
     --------
@@ -256,10 +268,13 @@ class _Context:
         self.fit_params, self.passes = fit_params, passes
         self.u, self.gamma, self.target = u, gamma, target
         self.tol, self.max_iter = tol, max_iter
+        self.positive_label = None            # one-vs-rest: the class against the rest
 
     def positive(self):
-        """The labels as a bool array: True for the learner's positive class."""
-        return np.asarray(self.y) == self.fresh.classes_[1]
+        """The labels as a bool array: True for the learner's positive class (with
+        ``positive_label`` set, for that class)."""
+        label = self.fresh.classes_[1] if self.positive_label is None else self.positive_label
+        return np.asarray(self.y) == label
 
     def signs(self):
         return np.where(self.positive(), 1.0, -1.0)
@@ -818,6 +833,172 @@ def _winnow_family(cert, ctx, name):
                        "Angluin lecture 19")
 
 
+# -- the Winnow family with K >= 3 classes --------------------------------------------------------
+
+def _multiclass_winnow_family(cert, ctx):
+    name = type(ctx.L).__name__
+    K = len(ctx.L.classes_)
+    cert.quantities["K"] = K
+    if getattr(ctx.L, "multi_class", "multiclass") == "ovr":
+        _ovr_winnow(cert, ctx, name, K)
+    elif name == "Winnow":
+        _multiclass_winnow(cert, ctx, K)
+    else:
+        cert.no_bound(f"no mistake bound is proved for the {name} rule with K = {K} classes "
+                      "(multi_class='multiclass')")
+
+
+def _ovr_winnow(cert, ctx, name, K):
+    """One-vs-rest: learner k is the binary learner on y == classes_[k]; each binary problem
+    is certified by the binary rule, and the multi-class count is at most the sum of the binary
+    counts (mbcore.bounds.ovr_bound)."""
+    cl = np.asarray(ctx.L.classes_)
+    binary = _RULES.get(name)
+    if binary is None:
+        cert.no_bound(f"the notes give no mistake bound for {name}, so none for its K = {K} "
+                      "one-vs-rest problems")
+        return
+    targets = None
+    if ctx.target is not None:
+        targets = list(ctx.target)
+        if len(targets) != K or not all(np.ndim(t) == 1 for t in targets):
+            raise ValueError(f"certify: with multi_class='ovr' and {K} classes, target must be "
+                             f"{K} sequences of variables, one monotone disjunction per class "
+                             "of classes_")
+    bounds, missing, reasons, names, sources = [], [], [], set(), set()
+    per_class = {}
+    common = None
+    for k in range(K):
+        sub = Certificate(name, cert.run, 0.0)
+        sctx = copy.copy(ctx)
+        sctx.positive_label = cl[k]
+        sctx.target = None if targets is None else targets[k]
+        binary(sub, sctx)
+        for key, value in sub.quantities.items():
+            if key in ("n",):
+                cert.quantities[key] = value
+            else:
+                per_class.setdefault(key, []).append(value)
+        if sub.bound is None and not sub.assumptions:      # the parameters rule the bound out
+            cert.no_bound(sub.reason)
+            return
+        common = sub.assumptions[0]
+        if sub.bound is not None and all(st == VERIFIED for _, st in sub.assumptions):
+            bounds.append(sub.bound)
+            names.add(sub.bound_name)
+            sources.add(sub.source)
+        else:
+            missing.append(str(cl[k]))
+            reasons.append(f"class {cl[k]}: " + (sub.reason or "; ".join(
+                f"{t} [{st}]" for t, st in sub.assumptions if st != VERIFIED)))
+    cert.quantities.update({f"{key} per class": v for key, v in per_class.items()})
+    cert.assume(common[0], common[1])
+    many = "es" if len(missing) > 1 else ""
+    listed = ", ".join(missing[:8]) + (", ..." if len(missing) > 8 else "")
+    cert.assume("each class against the rest has its binary bound (a monotone disjunction "
+                + ("given" if targets is not None else "found greedily") + " per class)"
+                + (f"; not for class{many} {listed}" if missing else ""),
+                VERIFIED if not missing else VIOLATED if name != "Winnow" else UNVERIFIED)
+    if missing:
+        cert.no_bound(f"no verified binary bound for the one-vs-rest problem of class{many} "
+                      f"{listed} (first, {reasons[0]})")
+        return
+    cert.quantities["bounds per class"] = bounds
+    cert.set_bound(f"one-vs-rest: sum of {' / '.join(sorted(names))}", B.ovr_bound(bounds),
+                   f"{' / '.join(sorted(sources))}, for each class")
+
+
+def _multiclass_winnow(cert, ctx, K):
+    """Mesterharm's multi-class Winnow (beta = 1/alpha, x in [0, 1]): a nonnegative target M
+    (K x n, sum 1) with margin delta gives ln(n K) / (delta ln alpha - ln((alpha + 1/alpha)/2))."""
+    L = ctx.L
+    alpha = float(L.alpha)
+    if L.beta is not None and float(L.beta) != 1.0 / alpha:
+        cert.no_bound("the multi-class Winnow bound is proved for beta = 1/alpha only")
+        return
+    if _is_index_lists(ctx.X):
+        cert.no_bound("the bound needs the examples as a dense or CSR matrix")
+        return
+    rows = B._rows("certify", ctx.X)
+    n = rows[1]
+    part = rows[2]
+    values = part[0] if isinstance(part, tuple) else part
+    if not ((values >= 0.0) & (values <= 1.0)).all():
+        cert.no_bound("the multi-class Winnow bound needs examples in [0, 1]^n")
+        return
+    cert.assume("Winnow (multi-class) with beta = 1/alpha, all weights starting equal (a fresh "
+                "learner), on examples in [0, 1]^n", VERIFIED)
+    cl, codes = _class_codes(ctx)
+    loss = math.log((alpha + 1.0 / alpha) / 2.0)
+    need = loss / math.log(alpha)
+    cert.quantities.update(n=n, alpha=alpha)
+    X01 = _CSR(*part, rows[:2]) if isinstance(part, tuple) else part
+    if ctx.target is not None:
+        M = np.asarray(ctx.target, dtype=np.float64)
+        if M.shape != (K, n):
+            raise ValueError(f"certify: with {K} classes, target must be a nonnegative ({K}, {n}) "
+                             f"matrix (one row per class of classes_) for multi-class Winnow, "
+                             f"got shape {M.shape}")
+        delta = B.multiclass_winnow_margin(X01, ctx.y, M, cl)
+        cert.quantities["delta"] = delta
+        st = cert.assume("the given target M (nonnegative, scaled to sum 1) labels every example "
+                         "with margin delta > 0", VERIFIED if delta > 0 else VIOLATED)
+        if st != VERIFIED:
+            cert.no_bound(f"the given target does not label the examples with a positive margin "
+                          f"(delta = {delta:.3g})")
+            return
+        how, fail = "given", VIOLATED
+    else:
+        active = (values != 0.0)
+        if isinstance(part, tuple):
+            data, indices, indptr = part
+            row_of = np.repeat(np.arange(rows[0]), np.diff(indptr))
+            on = active
+            seen = np.zeros((K, n), dtype=bool)
+            seen[codes[row_of[on]], indices[on]] = True
+        else:
+            seen = np.zeros((K, n), dtype=bool)
+            for k in range(K):
+                seen[k] = active[codes == k].any(axis=0)
+        others = seen.sum(axis=0)
+        own = seen & (others == 1)[None, :]               # active in class k's rows only
+        M = own.astype(np.float64)
+        hits = np.zeros(rows[0])
+        for k in range(K):
+            sel = codes == k
+            if own[k].any() and sel.any():
+                hits[sel] = B._row_dots(rows, M[k])[sel]
+        bare = np.unique(cl[codes[hits <= 0.0]])
+        cert.quantities["own features per class"] = own.sum(axis=1).tolist()
+        if bare.size:
+            names = ", ".join(map(str, bare[:8].tolist())) + (", ..." if bare.size > 8 else "")
+            cert.assume("a target M: every example has a feature of its own class active "
+                        "(features active in one class's rows only)", UNVERIFIED)
+            cert.no_bound(f"no target found: examples of class{'es' if bare.size > 1 else ''} "
+                          f"{names} have no feature of their own class active; give target= (a "
+                          f"nonnegative ({K}, {n}) matrix)")
+            return
+        delta = B.multiclass_winnow_margin(X01, ctx.y, M, cl)
+        cert.quantities["delta"] = delta
+        cert.assume("the target M with equal mass on every class's own features (those active "
+                    "in that class's rows only) labels every example with margin delta > 0",
+                    VERIFIED if delta > 0 else UNVERIFIED)
+        how, fail = "found", UNVERIFIED
+    cert.quantities["delta needed"] = need
+    if not delta * math.log(alpha) - loss > 0.0:
+        cert.assume(f"delta ln(alpha) > ln((alpha + 1/alpha)/2), i.e. delta > {need:.4g} for "
+                    f"alpha = {alpha:g} (target {how})", fail)
+        better = (f"; alpha = sqrt((1 + delta)/(1 - delta)) = "
+                  f"{math.sqrt((1 + delta) / (1 - delta)):.4g} would suit delta = {delta:.4g}"
+                  if delta < 1.0 else "")
+        cert.no_bound(f"the margin of the target {how} (delta = {delta:.4g}) is too small for "
+                      f"alpha = {alpha:g}: the bound needs delta > {need:.4g}{better}")
+        return
+    cert.set_bound("multi-class Winnow ln(nK)/(delta ln alpha - ln((alpha + 1/alpha)/2))",
+                   B.multiclass_winnow_bound(n, K, delta, alpha),
+                   "Mesterharm 1999, Theorems 1-2 (relative entropy)")
+
+
 def _is_index_lists(X):
     return isinstance(X, (list, tuple)) and len(X) > 0 and isinstance(X[0], (list, tuple)) \
         and len(X[0]) > 0 and not all(v in (0, 1) for v in X[0])
@@ -1022,9 +1203,14 @@ _RULES = {
     "SOA": lambda c, x: _finite_class(c, x, True),
 }
 
-# K >= 3 classes (the learners whose multi-class rules have a bound; OnlineHingeSVM has none)
+# K >= 3 classes: every learner of _RULES that takes K classes is listed, so that a K-class run
+# never reaches a binary rule (OnlineHingeSVM, in neither table, has no bound)
 _MULTI_RULES = {
     "Perceptron": _multiclass,
     "AveragedPerceptron": _multiclass,
     "MarginPerceptron": _multiclass,
+    "Winnow": _multiclass_winnow_family,
+    "EliminationWinnow": _multiclass_winnow_family,
+    "WinnowStar": _multiclass_winnow_family,
+    "BalancedWinnow": _multiclass_winnow_family,
 }

@@ -515,3 +515,344 @@ def test_a_multiclass_learner_exceeding_a_verified_bound_raises():
     c = e.value.certificate
     assert c.verified and not c.holds and c.bound < 3000
     assert "multi-class" in c.bound_name
+
+
+# -- the Winnow family with K >= 3 classes ---------------------------------------------------------
+
+def _tuned_alpha(delta):
+    """Mesterharm's alpha for the margin delta: sqrt((1 + delta) / (1 - delta))."""
+    return math.sqrt((1.0 + delta) / (1.0 - delta))
+
+
+def _winnow_denominator(delta, alpha):
+    return delta * math.log(alpha) - math.log((alpha + 1.0 / alpha) / 2.0)
+
+
+def test_multiclass_winnow_bound_by_hand():
+    # alpha = sqrt(3) (tuned for delta = 1/2): ln sqrt(3) / 2 - ln((sqrt(3) + 1/sqrt(3)) / 2)
+    # = ln(3) / 4 - (ln 2 - ln(3) / 2) = 0.75 ln 3 - ln 2
+    assert B.multiclass_winnow_bound(4, 3, 0.5, math.sqrt(3.0)) == pytest.approx(
+        math.log(12) / (0.75 * math.log(3) - math.log(2)))
+    assert B.multiclass_winnow_bound(4, 3, 0.5, math.sqrt(3.0)) == pytest.approx(18.99601, abs=1e-5)
+    # alpha = 2: delta ln 2 - ln(5/4)
+    assert B.multiclass_winnow_bound(8, 4, 0.5) == pytest.approx(
+        5 * math.log(2) / (0.5 * math.log(2) - math.log(1.25)))
+    assert B.multiclass_winnow_bound(2, 2, 1.0) == pytest.approx(math.log(4) / math.log(1.6))
+    assert B.multiclass_winnow_bound(4, 3, 1 / 3) == pytest.approx(
+        math.log(12) / (math.log(2) / 3 - math.log(1.25)))             # 314.33: barely positive
+    assert B.multiclass_winnow_bound(1, 2, 0.5) == pytest.approx(
+        math.log(2) / (0.5 * math.log(2) - math.log(1.25)))
+    # the tuned alpha: denominator ((1+d) ln(1+d) + (1-d) ln(1-d)) / 2 >= d^2 / 2
+    for d in (0.01, 0.05, 1 / 7, 0.25, 1 / 3, 0.5, 0.9, 0.999):
+        a = _tuned_alpha(d)
+        den = ((1 + d) * math.log(1 + d) + (1 - d) * math.log(1 - d)) / 2
+        assert _winnow_denominator(d, a) == pytest.approx(den, rel=1e-9)
+        for n, K in ((4, 3), (784, 10), (10, 5)):
+            b = B.multiclass_winnow_bound(n, K, d, a)
+            assert b == pytest.approx(math.log(n * K) / den, rel=1e-9)
+            assert b <= 2 * math.log(n * K) / d ** 2 * (1 + 1e-12)
+    # alpha = 2 needs delta > ln(1.25) / ln(2) = 0.3219...
+    assert B.multiclass_winnow_bound(10, 3, 0.3220) > 0
+    assert type(B.multiclass_winnow_bound(4, 3, 0.5)) is float
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: B.multiclass_winnow_bound(4, 4, 0.25),
+     r"multiclass_winnow_bound: delta ln\(alpha\) - ln\(\(alpha \+ 1/alpha\)/2\) must be > 0: "
+     r"alpha=2.0 needs delta > ln\(\(alpha \+ 1/alpha\)/2\) / ln\(alpha\) = 0.321928, got "
+     r"delta=0.25; alpha = sqrt\(\(1 \+ delta\)/\(1 - delta\)\) = 1.29099 suits this delta"),
+    (lambda: B.multiclass_winnow_bound(4, 3, 0.3219), "alpha=2.0 needs delta > "),
+    (lambda: B.multiclass_winnow_bound(4, 3, 0.5, 8.0), r"alpha=8.0 needs delta > .* = 0.674123, got delta=0.5"),
+    (lambda: B.multiclass_winnow_bound(4, 3, 0.0),
+     "multiclass_winnow_bound: parameter delta must be > 0, got 0.0"),
+    (lambda: B.multiclass_winnow_bound(4, 3, -0.1), "parameter delta must be > 0"),
+    (lambda: B.multiclass_winnow_bound(4, 3, 1.5),
+     r"multiclass_winnow_bound: parameter delta must be in \(0, 1\]"),
+    (lambda: B.multiclass_winnow_bound(4, 3, float("nan")), "parameter delta must be a finite"),
+    (lambda: B.multiclass_winnow_bound(4, 3, 0.5, 1.0),
+     "multiclass_winnow_bound: parameter alpha must be > 1, got 1.0"),
+    (lambda: B.multiclass_winnow_bound(4, 3, 0.5, 0.5), "parameter alpha must be > 1"),
+    (lambda: B.multiclass_winnow_bound(4, 3, 0.5, math.inf), "parameter alpha must be a finite"),
+    (lambda: B.multiclass_winnow_bound(4, 3, 0.5, True), "parameter alpha must be a finite"),
+    (lambda: B.multiclass_winnow_bound(0, 3, 0.5),
+     "multiclass_winnow_bound: parameter n must be an integer >= 1, got 0"),
+    (lambda: B.multiclass_winnow_bound(4.0, 3, 0.5), "parameter n must be an integer >= 1"),
+    (lambda: B.multiclass_winnow_bound(4, 1, 0.5),
+     "multiclass_winnow_bound: parameter K must be an integer >= 2, got 1"),
+    (lambda: B.multiclass_winnow_bound(4, True, 0.5), "parameter K must be an integer >= 2"),
+])
+def test_multiclass_winnow_bound_rejects_bad_arguments(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+XW = np.array([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 0], [1, 0, 1, 1]])
+MW = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]])
+
+
+def test_multiclass_winnow_margin_by_hand():
+    # M sums to 3: scores / 3 per row (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1)
+    assert B.multiclass_winnow_margin(XW[:3], [0, 1, 2], MW) == pytest.approx(1 / 3)
+    assert B.multiclass_winnow_margin(XW[:3], [0, 1, 2], 5.0 * MW) == pytest.approx(1 / 3)
+    assert B.multiclass_winnow_margin(XW, [0, 1, 2, 0], MW) == 0.0          # row 4 ties 0 and 2
+    assert B.multiclass_winnow_margin(XW, [0, 1, 2, 1], MW) == pytest.approx(-1 / 3)
+    # feature 3 shared by classes 0 and 1; M sums to 6:
+    M = np.array([[2, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 0]]) / 1.0
+    # scores * 6: (3, 1, 0), (1, 2, 0), (0, 0, 1) -> gaps 2, 1, 1 -> 1/6
+    assert B.multiclass_winnow_margin(XW[:3], ["a", "b", "c"], M) == pytest.approx(1 / 6)
+    # a class with no rows still competes
+    assert B.multiclass_winnow_margin(XW[:2], [0, 1], MW, classes=[0, 1, 2]) == \
+        pytest.approx(1 / 3)
+    # the unit-Frobenius margin, rescaled: gap / sum(M) versus gap / ||M||_F
+    for Mx in (MW, M):
+        assert B.multiclass_winnow_margin(XW[:3], [0, 1, 2], Mx) * Mx.sum() == pytest.approx(
+            B.multiclass_margin(XW[:3], [0, 1, 2], Mx) * np.linalg.norm(Mx))
+    assert B.multiclass_winnow_margin(csr_from_dense(XW[:3].astype(float)), [0, 1, 2], M) == \
+        pytest.approx(1 / 6)
+    assert type(B.multiclass_winnow_margin(XW[:3], [0, 1, 2], MW)) is float
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: B.multiclass_winnow_margin(XW[:3], [0, 1, 2], -MW),
+     "multiclass_winnow_margin: M must be nonnegative"),
+    (lambda: B.multiclass_winnow_margin(XW[:3], [0, 1, 2], MW - 0.5 * np.eye(3, 4)[::-1]),
+     "M must be nonnegative"),
+    (lambda: B.multiclass_winnow_margin(XW[:3], [0, 1, 2], 0 * MW),
+     "multiclass_winnow_margin: M is the zero matrix"),
+    (lambda: B.multiclass_winnow_margin(XW[:3], [0, 1, 2], MW[:2]),
+     r"multiclass_winnow_margin: M must have shape \(3, 4\)"),
+    (lambda: B.multiclass_winnow_margin(XW[:3], [0, 1, 2], MW * np.nan),
+     "M contains NaN or infinity"),
+    (lambda: B.multiclass_winnow_margin(XW[:3], [0, 1, 7], MW, classes=[0, 1, 2]),
+     "y holds labels that are not among the classes"),
+    (lambda: B.multiclass_winnow_margin(XW[:3], [0, 1, 2], MW, classes=[2, 1, 0]),
+     "classes must be sorted and distinct"),
+    (lambda: B.multiclass_winnow_margin(XW[:3], [0, 1], MW), "y must be 1-D with one label"),
+])
+def test_multiclass_winnow_margin_rejects_bad_arguments(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def winnow_instance(rng):
+    """Boolean rows of K classes, class k owning feature k: a row of class k has feature k on,
+    the other classes' own features off, and random noise among features K..n-1 (not owned by
+    any class).  The target with mass 1/K on each own feature has margin delta = 1/K."""
+    K = int(rng.integers(3, 6))
+    n = int(rng.integers(max(4, K), 11))
+    m = int(rng.integers(K, 31))
+    y = rng.integers(0, K, size=m)
+    y[:K] = rng.permutation(K)                       # every class has a row
+    X = np.zeros((m, n), dtype=np.uint8)
+    X[np.arange(m), y] = 1
+    X[:, K:] = rng.random((m, n - K)) < rng.uniform(0.0, 0.8)
+    return X, y, K, n
+
+
+def _own_feature_target(X, y, K):
+    """The target certify searches for, written out: equal mass on every feature active in the
+    rows of one class only (None when a row has none of its class's own features)."""
+    seen = np.array([X[y == k].any(axis=0) for k in range(K)])
+    own = seen & (seen.sum(axis=0) == 1)
+    if not all(own[y[t]][X[t] > 0].any() for t in range(len(y))):
+        return None
+    M = own.astype(float)
+    return M / M.sum()
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_multiclass_winnow_never_exceeds_its_bound(chunk):
+    rng = np.random.default_rng(4000 + chunk)
+    worst = 0.0
+    verified = 0
+    for i in range(N_INSTANCES // 4):
+        X, y, K, n = winnow_instance(rng)
+        delta = 1.0 / K
+        M = np.zeros((K, n))
+        M[np.arange(K), np.arange(K)] = 1.0 / K
+        S = X @ M.T
+        own = S[np.arange(len(y)), y]
+        S[np.arange(len(y)), y] = -np.inf
+        assert (own - S.max(axis=1)).min() == pytest.approx(delta)
+        if K == 3 and i % 2 == 0:      # 1/3 > ln(1.25)/ln(2): the default alpha = 2, exact mode
+            alpha, params = 2.0, {}
+        else:                          # too small for alpha = 2 (1/K <= 1/4): the tuned alpha
+            alpha = _tuned_alpha(delta)
+            params = dict(alpha=alpha, features="real")
+        den = _winnow_denominator(delta, alpha)
+        assert den > 0
+        bound = math.log(n * K) / den
+        if alpha != 2.0:
+            assert bound <= 2 * math.log(n * K) / delta ** 2
+        Xs, ys = _stream(rng, X, y, int(rng.integers(1, 5)))
+        clf = mbcore.Winnow(**params).partial_fit(Xs, LABELS[ys], classes=LABELS[:K])
+        assert clf.log2_coef_.shape == (K, n)
+        assert clf.mistakes_ <= bound * (1 + 1e-9), (chunk, i, K, n, params)
+        worst = max(worst, clf.mistakes_ / bound)
+        # one vs rest: class k against the rest is the disjunction of feature k alone (k = 1,
+        # consistent), so the sum of K binary bounds
+        for cls, each in ((mbcore.Winnow, 2 + 3 * (1 + math.log2(n))),
+                          (mbcore.EliminationWinnow, 2 * math.log2(n) + 2),
+                          (mbcore.WinnowStar, 4 + 5 * (1 + math.log2(2 * n)))):
+            o = cls(multi_class="ovr").partial_fit(Xs, LABELS[ys], classes=LABELS[:K])
+            assert o.mistakes_ <= K * each, (chunk, i, cls.__name__)
+        if i % 5 == 0:
+            # certify, multi-class: the target found (own features, computed here) or given
+            Mf = _own_feature_target(X, y, K)
+            c = mbcore.certify(mbcore.Winnow(**params), X, LABELS[y], passes=2)
+            assert c.holds is not False
+            if Mf is not None:
+                df = float(((X @ Mf.T)[np.arange(len(y)), y]).min())
+                assert c.quantities["delta"] == pytest.approx(df)
+                if _winnow_denominator(df, alpha) > 0:
+                    assert c.verified and c.holds
+                    assert c.bound == pytest.approx(math.log(n * K) /
+                                                    _winnow_denominator(df, alpha))
+                    verified += 1
+                else:
+                    assert c.bound is None and "too small" in c.reason
+            else:
+                assert c.bound is None and "no target found" in c.reason
+            cg = mbcore.certify(mbcore.Winnow(**params), X, LABELS[y], target=M * 7.0)
+            assert cg.verified and cg.holds and cg.bound == pytest.approx(bound)
+            assert cg.quantities["delta"] == pytest.approx(delta)
+            # certify, one vs rest: verified sums of binary bounds that hold
+            for cls in (mbcore.Winnow, mbcore.EliminationWinnow, mbcore.WinnowStar):
+                co = mbcore.certify(cls(multi_class="ovr"), X, LABELS[y])
+                assert co.verified and co.holds and "one-vs-rest" in co.bound_name
+                bs = co.quantities["bounds per class"]
+                assert len(bs) == K and co.bound == pytest.approx(sum(bs))
+                if cls is not mbcore.Winnow:
+                    assert co.quantities["k per class"] == [1] * K
+    assert worst > 0.0 and verified > 0
+
+
+def test_certify_multiclass_winnow_found_and_given_targets():
+    rng = np.random.default_rng(12)
+    K, n, m = 3, 8, 90
+    y = np.arange(m) % K
+    X = np.zeros((m, n), dtype=np.uint8)
+    X[np.arange(m), y] = 1
+    X[:, K:] = rng.random((m, n - K)) < 0.5
+    X[:K, K:] = 1                                     # every noise feature in every class
+    c = mbcore.certify(mbcore.Winnow(), X, y, passes=3)
+    assert c.verified and c.holds and c.quantities["K"] == 3
+    assert c.quantities["delta"] == pytest.approx(1 / 3)
+    assert c.quantities["own features per class"] == [1, 1, 1]
+    assert c.bound == pytest.approx(math.log(24) / (math.log(2) / 3 - math.log(1.25)))
+    assert "multi-class Winnow" in c.bound_name and "Mesterharm" in c.source
+    ref = mbcore.Winnow()
+    for _ in range(3):
+        ref.partial_fit(X, y)
+    assert c.observed == ref.mistakes_ and c.run.n == 3 * m
+    # CSR rows, w0 and theta do not matter
+    c2 = mbcore.certify(mbcore.Winnow(w0=4.0, theta=3.0), csr_from_dense(X.astype(float)), y)
+    assert c2.verified and c2.bound == pytest.approx(c.bound)
+    # K = 4 classes: delta = 1/4 is too small for alpha = 2, enough for the tuned alpha
+    y4 = np.arange(m) % 4
+    X4 = np.zeros((m, n), dtype=np.uint8)
+    X4[np.arange(m), y4] = 1
+    X4[:, 4:] = 1
+    c4 = mbcore.certify(mbcore.Winnow(), X4, y4)
+    assert c4.bound is None and not c4.verified
+    assert "too small for alpha = 2" in c4.reason and "needs delta > 0.3219" in c4.reason
+    a = _tuned_alpha(0.25)
+    c5 = mbcore.certify(mbcore.Winnow(alpha=a, features="real"), X4, y4)
+    assert c5.verified and c5.holds
+    assert c5.bound == pytest.approx(math.log(32) / _winnow_denominator(0.25, a))
+    assert c5.bound <= 2 * math.log(32) / 0.25 ** 2
+    # given targets: checked on the data
+    M = np.zeros((4, n))
+    M[np.arange(4), np.arange(4)] = 1.0
+    cg = mbcore.certify(mbcore.Winnow(alpha=a, features="real"), X4, y4, target=M)
+    assert cg.verified and cg.bound == pytest.approx(c5.bound)
+    cw = mbcore.certify(mbcore.Winnow(alpha=a, features="real"), X4, y4, target=M[::-1])
+    assert cw.bound is None and any(s == "violated" for _, s in cw.assumptions)
+    cs = mbcore.certify(mbcore.Winnow(), X4, y4, target=M)
+    assert cs.bound is None and "too small" in cs.reason
+    assert any(s == "violated" for _, s in cs.assumptions)
+    with pytest.raises(ValueError, match=r"certify: with 4 classes, target must be a "
+                                         r"nonnegative \(4, 8\) matrix"):
+        mbcore.certify(mbcore.Winnow(), X4, y4, target=[0, 1])
+    with pytest.raises(ValueError, match="M must be nonnegative"):
+        mbcore.certify(mbcore.Winnow(), X4, y4, target=-M)
+    # rows without a feature of their own class: no target found
+    X4[0, 0] = 0
+    c6 = mbcore.certify(mbcore.Winnow(alpha=a, features="real"), X4, y4)
+    assert c6.bound is None and "no target found" in c6.reason and "class 0" in c6.reason
+    # beta other than 1/alpha, values outside [0, 1]: no bound
+    c7 = mbcore.certify(mbcore.Winnow(beta=0.25), X, y)
+    assert c7.bound is None and "beta = 1/alpha" in c7.reason
+    c8 = mbcore.certify(mbcore.Winnow(features="real"), 2.0 * X, y)
+    assert c8.bound is None and "[0, 1]" in c8.reason
+
+
+def test_certify_multiclass_winnow_family_other_rules_have_no_bound():
+    X = np.zeros((9, 5), dtype=np.uint8)
+    y = np.arange(9) % 3
+    X[np.arange(9), y] = 1
+    for cls in (mbcore.EliminationWinnow, mbcore.WinnowStar, mbcore.BalancedWinnow):
+        c = mbcore.certify(cls(), X, y)
+        assert c.bound is None and c.holds is None
+        assert f"no mistake bound is proved for the {cls.__name__} rule with K = 3" in c.reason
+    c = mbcore.certify(mbcore.BalancedWinnow(multi_class="ovr"), X, y)
+    assert c.bound is None and "BalancedWinnow" in c.reason
+
+
+def test_certify_ovr_winnow_names_the_classes_without_a_bound():
+    # class 1's row shares every feature with other classes: no consistent disjunction;
+    # classes 0 and 2 own features 0 and 1
+    X = np.array([[1, 0, 0, 0], [0, 1, 0, 1], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 0]],
+                 dtype=np.uint8)
+    y = np.array([0, 2, 1, 0, 2])
+    for cls in (mbcore.EliminationWinnow, mbcore.WinnowStar):
+        c = mbcore.certify(cls(multi_class="ovr"), X, y)
+        assert c.bound is None and not c.verified
+        assert "one-vs-rest problem of class 1 " in c.reason
+        assert any(s == "violated" and "not for class 1" in t for t, s in c.assumptions)
+    # Winnow2's agnostic bound always applies: the sum of the K binary bounds
+    c = mbcore.certify(mbcore.Winnow(multi_class="ovr"), X, y)
+    assert c.verified and c.holds
+    k, a = c.quantities["k per class"], c.quantities["A_c per class"]
+    assert c.bound == pytest.approx(sum(B.winnow_bound(kk, 4, aa) for kk, aa in zip(k, a)))
+    # given targets, one disjunction per class
+    cg = mbcore.certify(mbcore.Winnow(multi_class="ovr"), X, y, target=[[0], [2], [1]])
+    assert cg.quantities["target per class"] == [[0], [2], [1]]
+    assert cg.verified and cg.holds
+    with pytest.raises(ValueError, match="target must be 3 sequences of variables"):
+        mbcore.certify(mbcore.Winnow(multi_class="ovr"), X, y, target=[0, 1, 2])
+    # parameters outside the binary theorem: no bound for any class
+    c = mbcore.certify(mbcore.Winnow(alpha=3.0, multi_class="ovr"), X, y)
+    assert c.bound is None and "default alpha" in c.reason
+
+
+@pytest.mark.parametrize("mc", ["multiclass", "ovr"])
+def test_certify_winnow_family_on_mnist_never_claims_a_binary_bound(mc):
+    from mbcore.datasets import load_mnist
+    X, y = load_mnist(encoding="boolean")
+    X, y = X[:300], y[:300]
+    for cls in (mbcore.Winnow, mbcore.EliminationWinnow, mbcore.WinnowStar,
+                mbcore.BalancedWinnow):
+        c = mbcore.certify(cls(multi_class=mc), X, y)         # raises on an exceeded bound
+        assert c.holds is not False and c.quantities["K"] == 10
+        assert c.bound is None or "one-vs-rest" in c.bound_name or \
+            "multi-class" in c.bound_name, (cls.__name__, c.bound_name)
+
+
+def test_a_multiclass_winnow_exceeding_a_verified_bound_raises():
+    class Winnow(mbcore.Winnow):
+        """A broken multi-class Winnow (named like the real one): it records a wrong class for
+        every prediction."""
+
+        def _online(self, X, y, classes=None):
+            pred, upd, yy = super()._online(X, y, classes)
+            return (yy + 1) % len(self.classes_), upd, yy
+
+    X = np.zeros((30, 6), dtype=np.uint8)
+    y = np.arange(30) % 3
+    X[np.arange(30), y] = 1
+    with pytest.raises(mbcore.BoundViolationError,
+                       match="mbcore bug: Winnow made 3000 mistakes") as e:
+        mbcore.certify(Winnow(), X, y, passes=100)
+    c = e.value.certificate
+    assert c.verified and not c.holds and "multi-class Winnow" in c.bound_name
