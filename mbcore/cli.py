@@ -44,6 +44,14 @@ __all__ = ["main", "LEARNERS"]
 LEARNERS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
             "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
             "Conjunction", "Disjunction", "DecisionList")
+# The learners that take K >= 3 classes (AveragedPerceptron in mode "average" only); the
+# others take two.  For the help texts: which learners run is decided by asking each learner
+# (_not_applicable), so this list cannot make the CLI refuse a learner that takes K classes.
+_K_CLASS_LEARNERS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "OnlineHingeSVM",
+                     "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow")
+_CLASSES_HELP = ("every label of the data, comma-separated (two or more), when the first chunk "
+                 "may not show them all (e.g. a stream that starts with one label); read as "
+                 "numbers when the data's labels are numbers, else as strings")
 _MIN_TIMING = 0.2     # seconds of repeated compiled runs behind one timing
 _MAX_REPEATS = 20
 
@@ -122,7 +130,12 @@ def _add_data_options(p, what="run"):
     p.add_argument("--learner", dest="learners", metavar="NAME", nargs="+", action="extend",
                    type=_learner_name,
                    help=f"learners to {what} (case-insensitive; default: all of "
-                        f"{', '.join(LEARNERS)})")
+                        f"{', '.join(LEARNERS)}).  On data with K >= 3 classes (e.g. mnist "
+                        f"without --digit) the default is the learners that take K classes "
+                        f"({', '.join(_K_CLASS_LEARNERS)}; AveragedPerceptron in its "
+                        f"'average' mode), and a note names the two-class learners not run; "
+                        f"a two-class learner named here is listed as not applicable (n/a), "
+                        f"and the exit status is 0 when at least one learner ran")
     p.add_argument("--dataset", default="mushrooms", metavar="NAME_OR_PATH",
                    help="a bundled dataset (see 'mbcore datasets') or the path of an svmlight or "
                         "CSV file, gzip-compressed or not (default: mushrooms)")
@@ -140,8 +153,9 @@ def _add_data_options(p, what="run"):
                    help="bundled datasets only: the loader's encoding, e.g. boolean or real "
                         "(default: the loader's own)")
     p.add_argument("--digit", type=int, default=None, metavar="D",
-                   help="mnist only: label digit D as 1 and every other digit as 0 (required: "
-                        "the learners are binary)")
+                   help="mnist only: label digit D as 1 and every other digit as 0 (digit D "
+                        "against the rest, for the two-class learners; default: the ten "
+                        "digits 0..9 as ten classes)")
     p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
                    type=_param,
                    help="set a parameter on every selected learner that has it; VALUE is read as "
@@ -163,9 +177,8 @@ def _add_run_parser(sub):
                    help="stream the data in chunks of N rows, with bounded memory whatever the "
                         "file size (one timed pass; progressive test-then-train counts; no "
                         "bound: run 'mbcore certify' on data that fits in memory)")
-    p.add_argument("--classes", default=None, metavar="A,B",
-                   help="the two labels, comma-separated, when a stream's first chunk may hold "
-                        "one label only")
+    p.add_argument("--classes", default=None, metavar="A,B[,C...]",
+                   help=_CLASSES_HELP)
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
                    help="show a progress line on stderr while streaming (default: when stderr "
                         "is a terminal)")
@@ -297,17 +310,25 @@ def _cmd_run(args):
     if args.classes is not None:
         raise _UsageError("--classes applies to streamed runs (--chunk-size)")
     label, X, y = _load_data(args)
+    classes = _classes(y)
+    k = None if classes is None else len(classes)
+    run, na, skipped = _select(mbcore, args, names, params, label, k, X[:1])
     results = []
     for name in names:
+        if name not in run:
+            if name in na or args.json:
+                results.append(_na_record(args, label, name, params[name],
+                                          na.get(name) or skipped[name], k))
+            continue
         result = _run_one(mbcore, name, params[name], X, y, args)
-        result.update(_bound(mbcore, name, params[name], X, y, _classes(y)))
+        result.update(_bound(mbcore, name, params[name], X, y, classes))
         result["within_bound"] = (None if result["bound"] is None else
                                   result[result["bound_counts"]] <= result["bound"])
-        results.append(dict(dataset=label, **result))
+        results.append(dict(dataset=label, applicable=True, n_classes=k, **result))
     if args.json:
         _emit(json.dumps(results, indent=2, default=str))
     else:
-        _emit(_table(label, X, results))
+        _emit(_table(label, X, results, k=k, skipped=_skipped_note(args, label, k, skipped)))
     return 0
 
 
@@ -365,10 +386,13 @@ def _stream_source(args):
 
 
 def _stream_classes(args):
+    """--classes as a list of label texts (the streaming functions read them as numbers when
+    the data's labels are numbers), or None."""
     if args.classes is not None:
-        parts = [_parse_value(v.strip()) for v in args.classes.split(",")]
-        if len(parts) != 2:
-            raise _UsageError(f"argument --classes: expected two labels A,B, got {args.classes!r}")
+        parts = [v.strip() for v in args.classes.split(",")]
+        if any(not v for v in parts) or len(set(parts)) < 2:
+            raise _UsageError(f"argument --classes: expected two or more distinct labels "
+                              f"A,B[,C...], got {args.classes!r}")
         return parts
     return None
 
@@ -379,17 +403,30 @@ def _cmd_run_stream(args, names, params):
     from .streaming import run_stream
     label, chunks = _stream_source(args)
     classes = _stream_classes(args)
+    if classes is not None:
+        k = len(set(classes))
+    else:                   # the classes the learners will take: those of the first chunk
+        import numpy as np
+        first = next(iter(chunks(args.chunk_size, False)), None)
+        k = None if first is None else int(np.unique(first[1]).shape[0])
+    run, na, skipped = _select(mbcore, args, names, params, label, k)
     show = sys.stderr.isatty() if args.progress is None else args.progress
     results = []
     for name in names:
+        if name not in run:
+            if name in na or args.json:
+                results.append(_na_record(args, label, name, params[name],
+                                          na.get(name) or skipped[name], k))
+            continue
         progress = _Progress(name, show)
+        learner = getattr(mbcore, name)(**params[name])
         try:
-            stats = run_stream(getattr(mbcore, name)(**params[name]),
-                               chunks(args.chunk_size, False), classes=classes,
+            stats = run_stream(learner, chunks(args.chunk_size, False), classes=classes,
                                callback=progress)
         finally:
             progress.close()
-        result = {"dataset": label, "learner": name, "params": params[name],
+        result = {"dataset": label, "learner": name, "params": params[name], "applicable": True,
+                  "n_classes": len(learner.classes_) if stats.n else None,
                   "n_samples": stats.n, "chunks": stats.n_chunks, "chunk_size": args.chunk_size,
                   "mistakes": stats.mistakes, "updates": stats.updates,
                   "error_rate": stats.error_rate, "seconds": stats.seconds,
@@ -400,20 +437,23 @@ def _cmd_run_stream(args, names, params):
                   "within_bound": None, "twin_rows": None, "twin_seconds": None,
                   "compiled_seconds_on_twin_rows": None, "speedup_vs_twin": None,
                   "twin_agrees": None}
-        if not args.no_twin:
+        if not args.no_twin and stats.n:
             Xt, yt = next(iter(chunks(args.twin_rows, True)))
-            cl = classes if classes is not None else _classes(yt)
-            result.update(_twin(mbcore, name, params[name], Xt, yt, cl, len(yt)))
+            # the classes the streamed learner took (--classes read as the data's labels)
+            result.update(_twin(mbcore, name, params[name], Xt, yt, learner.classes_.tolist(),
+                                len(yt)))
         results.append(result)
     if args.json:
         _emit(json.dumps(results, indent=2, default=str))
     else:
-        n = results[0]["n_samples"] if results else 0
-        _emit(_table(label, None, results, f"{label}: {n:,} rows streamed in chunks of "
+        n = next(r["n_samples"] for r in results if r["applicable"])
+        kinds = f" of {k} classes" if k is not None and k > 2 else ""
+        _emit(_table(label, None, results, f"{label}: {n:,} rows{kinds} streamed in chunks of "
                      f"{args.chunk_size:,}; one pass per learner in file order (predict, then "
                      "learn the label)", footer="examples/s: one streamed pass, reading and "
                      "parsing included.  vs twin: time of the pure-Python twin (mbref) / time of "
-                     "the compiled learner on the same first rows."))
+                     "the compiled learner on the same first rows.",
+                     skipped=_skipped_note(args, label, k, skipped)))
     return 0
 
 
@@ -424,36 +464,51 @@ class _BugFound(Exception):
 
 
 def _certificates(args):
-    """(label, X, certificates) for the selected learners; raises _BugFound on a violation."""
+    """(label, X, k, certificates, {name: reason} n/a, {name: reason} skipped) for the selected
+    learners (see _select); raises _BugFound on a violation."""
     import mbcore
     names = list(dict.fromkeys(args.learners or LEARNERS))
     params = _learner_params(mbcore, names, args.params)
     label, X, y = _load_data(args)
+    classes = _classes(y)
+    k = None if classes is None else len(classes)
+    run, na, skipped = _select(mbcore, args, names, params, label, k, X[:1])
     certs = []
-    for name in names:
+    for name in run:
         try:
             certs.append(mbcore.certify(getattr(mbcore, name)(**params[name]), X, y,
-                                        classes=_classes(y), passes=args.passes))
+                                        classes=classes, passes=args.passes))
         except mbcore.BoundViolationError as exc:
             raise _BugFound(str(exc)) from None
-    return label, X, certs
+    return label, X, k, certs, na, skipped
 
 
 def _cmd_certify(args):
-    label, X, certs = _certificates(args)
+    label, X, k, certs, na, skipped = _certificates(args)
     if args.json:
-        _emit(json.dumps([dict(dataset=label, passes=args.passes, **c.to_dict()) for c in certs],
-                         indent=2, default=str))
+        out = [dict(dataset=label, passes=args.passes, applicable=True, n_classes=k,
+                    **c.to_dict()) for c in certs]
+        out += [{"dataset": label, "passes": args.passes, "learner": name, "applicable": False,
+                 "n_classes": k,
+                 "reason": f"not applicable to {k} classes: {_reasons(args, {name: why})}"}
+                for name, why in {**na, **skipped}.items()]
+        _emit(json.dumps(out, indent=2, default=str))
     else:
-        _emit(f"{label}: {X.shape[0]} rows x {X.shape[1]} features, {args.passes} pass(es)\n")
-        _emit("\n\n".join(c.summary() for c in certs))
+        kinds = f", {k} classes" if k is not None and k > 2 else ""
+        _emit(f"{label}: {X.shape[0]} rows x {X.shape[1]} features{kinds}, {args.passes} "
+              "pass(es)\n")
+        _emit("\n\n".join([c.summary() for c in certs] +
+                           [f"{name}: not applicable to {k} classes: "
+                            f"{_reasons(args, {name: why})}" for name, why in na.items()]))
+        if skipped:
+            _emit("\n" + _skipped_note(args, label, k, skipped))
     return 0
 
 
 def _cmd_plot(args):
     from .online import require_matplotlib
     plt = require_matplotlib("mbcore plot")
-    label, X, certs = _certificates(args)
+    label, X, k, certs, na, skipped = _certificates(args)
     out = args.out or f"mistakes-{label}.png"
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for c in certs:
@@ -466,6 +521,11 @@ def _cmd_plot(args):
     _save_figure(fig, out)
     plt.close(fig)
     _emit(f"wrote {out}")
+    for name, why in na.items():
+        _emit(f"not drawn: {name}: not applicable to {k} classes: "
+              f"{_reasons(args, {name: why})}")
+    if skipped:
+        _emit(_skipped_note(args, label, k, skipped))
     return 0
 
 
@@ -489,12 +549,21 @@ def _cmd_bench(args):
     params = _learner_params(mbcore, names, args.params)
     label, X, y = _load_data(args)
     classes = _classes(y)
+    k = None if classes is None else len(classes)
+    run, na, skipped = _select(mbcore, args, names, params, label, k, X[:1])
     results = []
     for name in names:
+        if name not in run:
+            if name in na or args.json:
+                rec = _na_record(args, label, name, params[name], na.get(name) or skipped[name], k)
+                rec.update(peer=None, peer_seconds=None, speedup_vs_peer=None)
+                results.append(rec)
+            continue
         seconds, _ = _best_time(lambda: getattr(mbcore, name)(**params[name]), X, y, classes,
                                 mbcore.run_online)
-        rec = {"dataset": label, "learner": name, "n_samples": int(X.shape[0]),
-               "seconds": seconds, "examples_per_second": X.shape[0] / seconds}
+        rec = {"dataset": label, "learner": name, "applicable": True, "n_classes": k,
+               "n_samples": int(X.shape[0]), "seconds": seconds,
+               "examples_per_second": X.shape[0] / seconds}
         rec.update(_twin(mbcore, name, params[name], X, y, classes,
                          min(args.twin_rows, X.shape[0])))
         rec.update(_peer(name, params[name], X, y, classes, seconds))
@@ -502,10 +571,19 @@ def _cmd_bench(args):
     if args.json:
         _emit(json.dumps(results, indent=2, default=str))
         return 0
-    lines = [f"{label}: {X.shape[0]} rows x {X.shape[1]} features; one online pass each", ""]
+    kinds = f", {k} classes" if k is not None and k > 2 else ""
+    lines = [f"{label}: {X.shape[0]} rows x {X.shape[1]} features{kinds}; one online pass each",
+             ""]
     head = ("learner", "examples/s", "vs twin", "peer", "vs peer")
-    rows = [(r["learner"], _number(r["examples_per_second"]),
-             f"{r['speedup_vs_twin']:,.0f}x on {r['twin_rows']} rows",
+    notes = []
+
+    def mark(text):
+        if text not in notes:
+            notes.append(text)
+        return f"[{notes.index(text) + 1}]"
+    rows = [(r["learner"], "n/a " + mark(r["reason"]), "-", "-", "-")
+            if not r["applicable"] else
+            (r["learner"], _number(r["examples_per_second"]), _twin_cell(r, mark),
              r["peer"] or "-", "-" if r["speedup_vs_peer"] is None else
              f"{r['speedup_vs_peer']:,.1f}x") for r in results]
     widths = [max(len(row[i]) for row in rows + [head]) for i in range(len(head))]
@@ -513,6 +591,9 @@ def _cmd_bench(args):
         lines.append("  ".join([row[0].ljust(widths[0])] +
                                [c.rjust(w) for c, w in zip(row[1:], widths[1:])]).rstrip())
     lines.append("")
+    lines += [f"[{i + 1}] {text}" for i, text in enumerate(notes)]
+    if skipped:
+        lines.append(_skipped_note(args, label, k, skipped))
     lines.append("vs twin: pure-Python twin time / compiled time on the same rows.  vs peer: the "
                  "peer's time for one partial_fit epoch / the compiled pass (peers use their own "
                  "update rules; they are timed, not compared for results).")
@@ -607,10 +688,8 @@ def _loader_options(args, loader):
             raise _UsageError(f"--encoding: the bundled dataset {args.dataset!r} has one encoding")
         options["encoding"] = args.encoding
     if "digit" in accepted:
-        if args.digit is None:
-            raise _UsageError(f"{args.dataset!r} has ten labels and the learners are binary: "
-                              "give --digit D (digit D against the rest)")
-        options["digit"] = args.digit
+        if args.digit is not None:       # else the loader's default: every digit, K classes
+            options["digit"] = args.digit
     elif args.digit is not None:
         raise _UsageError(f"--digit applies to mnist, not to {args.dataset!r}")
     return options
@@ -680,13 +759,128 @@ def _run_one(mbcore, name, params, X, y, args):
 
 
 def _classes(y):
-    """Both labels of the whole dataset, so that a prefix holding one class runs too.
+    """Every label of the whole dataset, sorted, so that a prefix missing some class runs too.
 
-    None when y does not hold exactly two labels: the learner then reports the problem.
+    None when y holds fewer than two labels: the learner then reports the problem.
     """
     import numpy as np
     labels = np.unique(y)
-    return labels.tolist() if labels.shape[0] == 2 else None
+    return labels.tolist() if labels.shape[0] >= 2 else None
+
+
+# -- K classes: which learners take them ----------------------------------------------------------
+
+def _probe(mbcore, name, params, k):
+    """The error of a fresh learner given k classes on one all-zero row (valid input for every
+    family), or None when it takes them."""
+    import numpy as np
+    try:
+        getattr(mbcore, name)(**params).partial_fit(np.zeros((1, 1)), [0],
+                                                    classes=list(range(k)))
+    except (ValueError, TypeError) as exc:
+        return exc
+    return None
+
+
+def _row_problem(mbcore, name, params, row, k):
+    """Why a fresh learner cannot take the data's rows (the Boolean learners on real values),
+    from its own error on the first row; None when it takes it."""
+    if row is None:
+        return None
+    try:
+        getattr(mbcore, name)(**params).partial_fit(row, [0], classes=list(range(max(k or 2,
+                                                                                     2))))
+    except (ValueError, TypeError) as exc:
+        msg = " ".join(str(exc).split())
+        if "Boolean" in msg or "0/1" in msg:
+            return (f"{name} takes 0/1 features and the data is real-valued (a bundled "
+                    "dataset: --encoding boolean)")
+    return None
+
+
+def _not_applicable(mbcore, name, params, k):
+    """None when the learner (with these parameters) takes k classes, else why not.
+
+    Two classes are taken by every learner.  For k >= 3 the learner itself is asked (a probe
+    on one row), so this follows the library; a learner that refuses two classes as well (a bad
+    parameter) is left to run and report its own error.
+    """
+    if k is None or k <= 2:
+        return None
+    exc = _probe(mbcore, name, params, k)
+    if exc is None or _probe(mbcore, name, params, 2) is not None:
+        return None
+    if _probe(mbcore, name, getattr(mbcore, name)().get_params(), k) is None:
+        return " ".join(str(exc).split())         # takes k classes, but not with these params
+    return f"{name} takes two classes only"
+
+
+def _digit_hint(args):
+    """What to do for the two-class learners on a dataset that has a --digit option."""
+    from . import datasets
+    info = datasets.DATASETS.get(args.dataset)
+    if info is None:
+        return ""
+    import inspect
+    loader = getattr(datasets, info["loader"])
+    if "digit" not in inspect.signature(loader).parameters:
+        return ""
+    return f" (with --digit D, {args.dataset} is digit D against the rest: two classes)"
+
+
+def _select(mbcore, args, names, params, label, k, row=None):
+    """The learners to run on data of k classes whose first row is ``row``: (names that run,
+    {name: reason} of the learners named with --learner that do not take k classes or these
+    rows (n/a rows), {name: reason} of the default learners left out (a note)).  Raises when
+    none of them takes the data."""
+    run, out = [], {}
+    for name in names:
+        why = _not_applicable(mbcore, name, params[name], k) or \
+            _row_problem(mbcore, name, params[name], row, k)
+        if why is None:
+            run.append(name)
+        else:
+            out[name] = why
+    if not run:
+        raise ValueError(f"{label} has {k} classes and none of the selected learners takes "
+                         f"the data: {_reasons(args, out)}; the learners for K classes: "
+                         f"{', '.join(_K_CLASS_LEARNERS)}")
+    return (run, out, {}) if args.learners else (run, {}, out)
+
+
+def _reasons(args, out):
+    """The reasons of _not_applicable, the two-class learners in one group."""
+    two = [n for n, why in out.items() if why == f"{n} takes two classes only"]
+    boolean = [n for n, why in out.items() if why.startswith(f"{n} takes 0/1 features")]
+    parts = [why for n, why in out.items() if n not in two and n not in boolean]
+    if boolean:
+        parts.insert(0, f"{', '.join(boolean)} take{'s' if len(boolean) == 1 else ''} 0/1 "
+                        "features and the data is real-valued (a bundled dataset: --encoding "
+                        "boolean)")
+    if two:
+        parts.insert(0, f"{', '.join(two)} take{'s' if len(two) == 1 else ''} two classes "
+                        f"only{_digit_hint(args)}")
+    return "; ".join(parts)
+
+
+def _skipped_note(args, label, k, skipped):
+    """One line naming the default learners left out on k classes, with the reasons."""
+    if not skipped:
+        return ""
+    return f"Not run on the {k} classes of {label}: {_reasons(args, skipped)}."
+
+
+def _na_record(args, label, name, params, why, k):
+    """The result of a learner that does not take the data's k classes (JSON and table)."""
+    rec = {"dataset": label, "learner": name, "params": params, "applicable": False,
+           "reason": f"not applicable to {k} classes: {_reasons(args, {name: why})}",
+           "n_classes": k}
+    for key in ("n_samples", "mistakes", "updates", "seconds", "examples_per_second", "bound",
+                "bound_counts", "bound_name", "bound_note", "within_bound", "twin_rows",
+                "twin_seconds", "compiled_seconds_on_twin_rows", "speedup_vs_twin",
+                "twin_agrees"):
+        rec[key] = None
+    return rec
 
 
 def _twin(mbcore, name, params, X, y, classes, rows):
@@ -735,7 +929,7 @@ def _number(value):
 def _table(label, X, results, header_line=None,
            footer=("examples/s: best of repeated passes, each by a fresh learner.  vs twin: time "
                    "of the pure-Python twin (mbref) / time of the compiled learner on the same "
-                   "first rows.")):
+                   "first rows."), k=None, skipped=""):
     """The readable report: a header, one row per learner, and numbered footnotes."""
     notes = []
 
@@ -747,6 +941,9 @@ def _table(label, X, results, header_line=None,
     header = ("learner", "mistakes", "updates", "bound", "examples/s", "vs twin")
     rows = []
     for r in results:
+        if not r.get("applicable", True):
+            rows.append((r["learner"], "-", "-", "n/a " + mark(r["reason"]), "-", "-"))
+            continue
         if r["bound"] is None:
             bound = "n/a " + mark(f"n/a: {r['bound_note']}")
         else:
@@ -759,13 +956,16 @@ def _table(label, X, results, header_line=None,
         rows.append((r["learner"], str(r["mistakes"]), str(r["updates"]), bound, speed,
                      _twin_cell(r, mark)))
     widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
-    lines = [header_line or f"{label}: {X.shape[0]} rows x {X.shape[1]} features; one online "
-             "pass per learner in file order (predict, then learn the label)", ""]
+    kinds = f", {k} classes" if k is not None and k > 2 else ""
+    lines = [header_line or f"{label}: {X.shape[0]} rows x {X.shape[1]} features{kinds}; one "
+             "online pass per learner in file order (predict, then learn the label)", ""]
     for row in [header] + rows:
         cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
         lines.append("  ".join(cells).rstrip())
     lines.append("")
     lines += [f"[{i + 1}] {text}" for i, text in enumerate(notes)]
+    if skipped:
+        lines.append(skipped)
     lines.append(footer)
     return "\n".join(lines)
 
@@ -820,8 +1020,7 @@ def _add_learner_options(p):
     """The learner options that train and evaluate share."""
     p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
                    type=_param, help="a parameter of the learner (repeatable)")
-    p.add_argument("--classes", default=None, metavar="A,B",
-                   help="the two labels, when the first chunk may hold only one")
+    p.add_argument("--classes", default=None, metavar="A,B[,C...]", help=_CLASSES_HELP)
 
 
 def _add_workflow_parsers(sub):
@@ -830,7 +1029,9 @@ def _add_workflow_parsers(sub):
                                    "example in order) and save it with learner.save (a .npz "
                                    "that 'mbcore predict' and mbcore.load read).")
     p.add_argument("--learner", required=True, type=_learner_name, metavar="NAME",
-                   help="the learner (case-insensitive): " + ", ".join(_WORKFLOW_LEARNERS))
+                   help="the learner (case-insensitive): " + ", ".join(_WORKFLOW_LEARNERS) +
+                        "; on data of K >= 3 classes: " + ", ".join(_K_CLASS_LEARNERS) +
+                        " (the others take two classes)")
     p.add_argument("--model", required=True, metavar="OUT.npz", help="where to save the model")
     p.add_argument("--passes", type=_positive_int, default=1, metavar="K",
                    help="passes over the data (more than one needs a file)")
@@ -842,13 +1043,17 @@ def _add_workflow_parsers(sub):
 
     p = sub.add_parser("predict", help="stream the predictions of a saved model",
                        description="Predict every example of a file or a pipe with a saved "
-                                   "model, one line each (the label, or with --raw the score); "
-                                   "the model does not change.")
+                                   "model, one line each (the label as written in the training "
+                                   "data, or with --raw the score, K scores for K >= 3 "
+                                   "classes); the model does not change.")
     p.add_argument("--model", required=True, metavar="M.npz", help="a model saved by train")
     p.add_argument("--out", default="-", metavar="FILE|-",
                    help="where to write the predictions (default: - for standard output)")
     p.add_argument("--raw", action="store_true",
-                   help="write decision_function scores instead of labels")
+                   help="write decision_function scores instead of labels: one score per line "
+                        "for a two-class model; for a model of K >= 3 classes, K scores per "
+                        "line, space-separated, in the order of the model's classes_ (the "
+                        "labels sorted)")
     p.add_argument("--line-buffered", dest="line_buffered", action="store_true", default=None,
                    help="answer each input line as it arrives (default: when the input is a "
                         "terminal)")

@@ -472,6 +472,67 @@ class StreamRun:
                 f"updates={self.updates}, error_rate={self.error_rate:.4g})")
 
 
+def _classes_like(owner, classes, y):
+    """``classes=`` read as the labels' kind: labels given as text (as a command line gives
+    them, ``--classes 1,2,3``) are read as numbers when ``y`` holds numbers (ints for integer
+    labels, floats for float labels, true/false for bools); anything else is left as given."""
+    if classes is None or isinstance(classes, (str, bytes)) or \
+            not isinstance(classes, (list, tuple)):
+        return classes
+    kind = np.asarray(y).dtype.kind
+    if kind not in "biuf" or not any(isinstance(c, str) for c in classes):
+        return classes
+    out = []
+    for c in classes:
+        if not isinstance(c, str):
+            out.append(c)
+            continue
+        text = c.strip()
+        try:
+            if kind == "b":
+                value = {"true": True, "1": True, "false": False, "0": False}[text.lower()]
+            elif kind in "iu":
+                try:
+                    value = int(text)
+                except ValueError:
+                    f = float(text)
+                    value = int(f) if f.is_integer() else f
+            else:
+                value = float(text)
+        except (KeyError, ValueError, OverflowError):
+            raise ValueError(f"{owner}: the class {c!r} is not a number, but the labels read "
+                             f"are numbers ({np.asarray(y).dtype}); give the labels as "
+                             "written in the data") from None
+        out.append(value)
+    return out
+
+
+def _learn_chunk(owner, learner, X, y, classes, i, first, fresh, fit_params):
+    """One chunk through run_online; when the learner took its classes from the stream (no
+    ``classes=``), an error caused by a label the first chunks did not show says so."""
+    try:
+        return run_online(learner, X, y, classes=classes, **fit_params)
+    except ValueError as e:
+        if classes is None and first and "classes" in str(e) and \
+                np.unique(np.asarray(y)).shape[0] == 1:
+            raise ValueError(f"{owner}: the first chunk holds a single label; pass "
+                             f"classes=[...] (every label) to {owner} (--classes on the "
+                             f"command line) ({e})") from e
+        fitted = getattr(learner, "classes_", None)
+        if classes is None and fresh and not first and fitted is not None:
+            try:
+                new = sorted(set(np.asarray(y).tolist()) - set(np.asarray(fitted).tolist()))
+            except TypeError:
+                new = None
+            if new:
+                raise ValueError(f"{owner}: chunk {i} holds the label(s) {new[:5]!r}, which the "
+                                 f"earlier chunks did not show (the learner took its classes "
+                                 f"{np.asarray(fitted).tolist()!r} from them); pass "
+                                 f"classes=[...] (every label) to {owner} (--classes on the "
+                                 f"command line) ({e})") from e
+        raise
+
+
 def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
                callback: Optional[Callable[[StreamRun], Any]] = None,
                **fit_params) -> StreamRun:
@@ -489,8 +550,11 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
     chunks : iterable of (X, y)
         For example :func:`iter_svmlight` or :func:`iter_csv`; chunks without rows are skipped.
     classes : the labels, optional
-        Passed with every chunk (as to ``partial_fit``).  Needed when the first chunk may hold a
-        single label that does not name its pair (only -1, 0 and booleans do).
+        Passed with every chunk (as to ``partial_fit``): every label of the stream, two or more.
+        Needed when the first chunk may hold a single label that does not name its pair (only
+        -1, 0 and booleans do), or, for a learner of K >= 3 classes, may not show them all.
+        Labels given as text (``["1", "2", "3"]``, as a command line gives them) are read as
+        numbers when the stream's labels are numbers.
     callback : callable, optional
         Called as ``callback(stats)`` after each chunk with the :class:`StreamRun` so far
         (for a progress display).
@@ -514,6 +578,7 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
         raise TypeError(f"run_stream: callback must be callable, got {type(callback).__name__}")
     stats = StreamRun()
     start = time.perf_counter()
+    fresh = getattr(learner, "classes_", None) is None    # its classes come from this stream
     for i, item in enumerate(chunks):
         try:
             X, y = item
@@ -524,16 +589,11 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
             if y is None:
                 raise TypeError(f"run_stream: chunk {i} has y=None; labels are needed")
             continue
-        first = stats.n == 0
+        if stats.n == 0:
+            classes = _classes_like("run_stream", classes, y)
         t = time.perf_counter()
-        try:
-            record = run_online(learner, X, y, classes=classes, **fit_params)
-        except ValueError as e:
-            if first and classes is None and "classes" in str(e) and \
-                    np.unique(np.asarray(y)).shape[0] == 1:
-                raise ValueError(f"run_stream: the first chunk holds a single label; pass "
-                                 f"classes=[...] to run_stream ({e})") from e
-            raise
+        record = _learn_chunk("run_stream", learner, X, y, classes, i, stats.n == 0, fresh,
+                              fit_params)
         now = time.perf_counter()
         stats.learn_seconds += now - t
         stats._add(record.n, record.mistakes, record.updates)
@@ -791,6 +851,8 @@ def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=CHUNK
         Rows per chunk: small enough that the learner starts early and the last chunk's
         learning (not overlapped by any parsing) is short.
     classes : the labels, optional (as for ``partial_fit``)
+        Every label, when the first chunk may not show them all (as for :func:`run_stream`:
+        labels given as text are read as numbers when the file's labels are numbers).
     ahead : bool, default=True
         Parse ahead in background threads while the learner learns: svmlight by
         ``workers`` threads in parallel when there are more than one (default
@@ -855,10 +917,12 @@ def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
     ``learner.predict`` (or ``decision_function`` with ``raw=True``) on the rows, in order,
     written as text to ``out`` (a path, a binary file object, or None for standard output):
     labels as written in the training data, scores as Python's ``repr`` of the float (exact
-    round trip).  The learner does not change.  ``line_buffered=True`` answers each line as
-    soon as it has arrived (for an interactive pipe: the source is read as its data arrives,
-    never waiting for a full block, and the lines of each arrival are predicted, written and
-    flushed together); otherwise the source is read in chunks.  The rows' labels, if any, are
+    round trip): one per line for two classes, and for a learner of K >= 3 classes the K
+    scores of a row on its line, separated by spaces, in the order of ``learner.classes_``.
+    The learner does not change.  ``line_buffered=True`` answers each line as soon as it has
+    arrived (for an interactive pipe: the source is read as its data arrives, never waiting
+    for a full block, and the lines of each arrival are predicted, written and flushed
+    together); otherwise the source is read in chunks.  The rows' labels, if any, are
     read and ignored.  Returns the number of examples.
     """
     learner._check_fitted("predict_file")
@@ -935,18 +999,22 @@ def evaluate_file(learner, source, *, format="svmlight", chunk_size=CHUNK, class
     learned (the learner is trained as it goes), and the mistakes are reported at doubling
     example counts (1, 2, 4, ...) and at the end, as Vowpal Wabbit reports its progressive loss.
 
-    ``on_line(line)`` is called with each report line as it is reached (for printing as the
-    stream goes).  Returns an :class:`EvaluationReport`.
+    A mistake is a predicted label other than the true one, for two classes or K.  ``classes``
+    is as for :func:`run_stream`.  ``on_line(line)`` is called with each report line as it is
+    reached (for printing as the stream goes).  Returns an :class:`EvaluationReport`.
     """
     report = EvaluationReport()
     stats = StreamRun()
     start = time.perf_counter()
     next_at, last_n, last_m = 1, 0, 0
-    for X, y in _source_chunks(source, format, chunk_size, ahead, options):
+    fresh = getattr(learner, "classes_", None) is None
+    for i, (X, y) in enumerate(_source_chunks(source, format, chunk_size, ahead, options)):
         if X.shape[0] == 0:
             continue
+        if stats.n == 0:
+            classes = _classes_like("evaluate_file", classes, y)
         t = time.perf_counter()
-        rec = run_online(learner, X, y, classes=classes)
+        rec = _learn_chunk("evaluate_file", learner, X, y, classes, i, stats.n == 0, fresh, {})
         stats.learn_seconds += time.perf_counter() - t
         base_n, base_m = stats.n, stats.mistakes
         stats._add(rec.n, rec.mistakes, rec.updates)

@@ -277,8 +277,11 @@ def test_streaming_memory_stays_bounded_for_a_ten_times_larger_file(tmp_path):
 
 
 def test_bundled_dataset_options():
-    r = run_cli("run", "--dataset", "mnist", "--learner", "perceptron", "--no-twin")
-    assert r.returncode == 2 and "--digit" in r.stderr
+    # without --digit, mnist is its ten digits (tests/test_cli_multiclass.py)
+    r = run_cli("run", "--dataset", "mnist", "--learner", "perceptron", "--no-twin", "--json")
+    assert r.returncode == 0, r.stderr
+    (rec,) = json.loads(r.stdout)
+    assert rec["n_classes"] == 10
     r = run_cli("run", "--dataset", "mnist", "--digit", "0", "--encoding", "boolean",
                 "--learner", "perceptron", "winnow", "--no-twin", "--json")
     assert r.returncode == 0, r.stderr
