@@ -44,7 +44,10 @@ What changes compared with the serial learners
   gives at most (R/γ)² epochs with an update.  The total itself can exceed (R/γ)² (S copies of a
   sequence on which the Perceptron meets its bound make S·(R/γ)² updates in the first epoch;
   tests/test_distributed.py replays it).  :class:`MixingResult` reports both numbers
-  (``mixed_updates``, ``total_updates``).
+  (``mixed_updates``, ``total_updates``).  The multi-class Perceptron (K >= 3 classes) is the
+  paper's structured Perceptron with Φ(x, y) = x in block y, so the same bound holds with
+  R = max ‖Φ(x, y) − Φ(x, y')‖ = √2·max ‖x‖ and γ the margin of a weight matrix of unit
+  Frobenius norm.
 * **Convergence still means separation.**  An epoch with no update on any shard means every
   shard, starting from the same mixed weights, classified every example of its shard correctly
   (with the learner's tie rule and, for the Margin Perceptron, its margin): the returned weights
@@ -69,6 +72,12 @@ Which learners ``ipm_fit`` and ``one_shot_fit`` take, and why
   schedule of a serial run on that shard (with one shard: exactly ``fit``).  This is iterative
   parameter averaging of SGD (as in Zinkevich et al. 2010, which averages once); no mistake
   bound is claimed, and "converged" means an epoch without a hinge-loss step, as in ``fit``.
+* **K >= 3 classes** (these three learners, ``multi_class="multiclass"`` or ``"ovr"``): the
+  weight matrix W (one weight vector per class, intercepts included) is mixed entry by entry as
+  above, the effective a·W for the hinge SVM; the Margin Perceptron recomputes ‖W‖_F² and every
+  ‖w_k‖² from the mixture, as ``fit(coef_init=...)`` does.  The classes are fixed before any
+  shard runs: ``classes=``, or the learner's own rule applied to the union of the labels of all
+  shards (as for two classes), so a shard that lacks a class still has its weight vector.
 * **Winnow, EliminationWinnow, WinnowStar, BalancedWinnow**: mixed in log space, the weighted
   geometric mean of the weights: log₂ w_mixed = Σ_i μ_i log₂ w_i (w⁺ and w⁻ separately for
   Balanced Winnow).  This is the natural mixture for multiplicative updates (each update adds
@@ -119,7 +128,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from ._validation import _distinct, _feature_count, infer_classes
+from ._validation import _distinct, _feature_count
 from .base import OnlineLearner, clone
 
 __all__ = ["predict", "decision_function", "ipm_fit", "one_shot_fit", "MixingResult"]
@@ -182,8 +191,8 @@ def decision_function(learner: OnlineLearner, X: Any) -> Any:
     """``learner.decision_function`` over a Dask array or DataFrame (see :func:`predict`).
 
     Returns a lazy float64 Dask array, one block per row partition (2-D, one column per class,
-    for a multi-class pool of experts); ``.compute()`` equals ``learner.decision_function(
-    X.compute())`` exactly.
+    for a multi-class pool of experts and for a linear learner fitted on K >= 3 classes: shape
+    (n, K)); ``.compute()`` equals ``learner.decision_function(X.compute())`` exactly.
     """
     return _map_blocks("decision_function", learner, X)
 
@@ -225,8 +234,9 @@ def _map_blocks(method, learner, X):
     dask = _import("dask")
     da = _import("dask.array")
     frames = _dask_frame_types() if not isinstance(X, da.Array) else ()
-    multi = method == "decision_function" and bool(getattr(learner, "_multi", False))
-    tail = (len(learner.classes_),) if multi else ()
+    cols = _score_columns(learner) if method == "decision_function" else None
+    multi = cols is not None
+    tail = (cols,) if multi else ()
     dtype = np.dtype(np.float64) if method == "decision_function" else learner.classes_.dtype
     empty = np.empty((0,) + tail, dtype=dtype)
     snap = dask.delayed(copy.deepcopy(learner), pure=False, traverse=False)
@@ -258,6 +268,18 @@ def _map_blocks(method, learner, X):
         return da.concatenate(blocks, axis=0) if len(blocks) > 1 else blocks[0]
     raise TypeError(f"{fn}: parameter X must be a dask.array.Array or a dask.dataframe.DataFrame, "
                     f"got {type(X).__name__}; for in-memory data call learner.{method}(X)")
+
+
+def _score_columns(learner):
+    """The number of columns of ``learner.decision_function``, or None for 1-D scores: one per
+    class for a multi-class pool of experts and for a linear learner with K >= 3 classes (its
+    weight matrix has K columns)."""
+    if getattr(learner, "_multi", False):
+        return len(learner.classes_)
+    k = getattr(learner, "_K", None)
+    if callable(k) and k() > 1:
+        return int(k())
+    return None
 
 
 def _check_width(learner, d):
@@ -360,7 +382,9 @@ class MixingResult:
 # ------------------------------------------------------------------------------------------------
 
 class _Additive:
-    """Perceptron, MarginPerceptron, OnlineHingeSVM: one weight vector (intercept last)."""
+    """Perceptron, MarginPerceptron, OnlineHingeSVM: one weight vector (intercept last), or
+    with K >= 3 classes the flattened weight matrix (mixed entry by entry; ``set`` rebuilds the
+    learner's ``_aux``: scale 1 and, for the Margin Perceptron, the norms)."""
 
     @staticmethod
     def raw(lrn):
@@ -505,8 +529,16 @@ def _pair(x, y):
 
 
 def _labels_of(holder):
-    y = np.asarray(holder[1])
-    return _distinct(y.ravel()) if y.size else y.ravel()
+    """The distinct labels of a shard (all of them: the classes are their union)."""
+    y = np.asarray(holder[1]).ravel()
+    if not y.size:
+        return y
+    try:
+        u = _distinct(y)
+        # (the compiled scan of _distinct stops at a third label: then take them all)
+        return np.unique(y) if u.shape[0] > 2 else u
+    except TypeError:       # labels that cannot be ordered: the learner's check says so
+        return y
 
 
 def _prep(holder, template, classes, index, offset):
@@ -712,15 +744,18 @@ def _load_shards(fn, learner, X, y, client, classes):
     run = _runner(fn, client)
     template = clone(learner)
     holders = run.load(pairs, lazy)
-    owner = type(learner).__name__
+    # Every shard must encode its labels against the same classes (a shard may lack some):
+    # the learner's own rule (two labels, or two or more for the linear learners) applied to
+    # the union of the labels of all shards, or to ``classes``.
     if classes is None:
         found = [np.asarray(v) for v in run.gather(run.map(_labels_of, holders))]
         found = [v for v in found if v.size]
         if not found:
             raise ValueError(f"{fn}: parameter X has no rows")
-        cl = infer_classes(owner, found[0] if len(found) == 1 else np.concatenate(found), None)
+        cl = template._infer_classes(found[0] if len(found) == 1 else np.concatenate(found),
+                                     None)
     else:
-        cl = infer_classes(owner, (), classes)
+        cl = template._infer_classes((), classes)
     S = len(pairs)
     shards = run.map(_prep, holders, [template] * S, [cl] * S, list(range(S)),
                      offsets if offsets is not None else [None] * S)
@@ -779,8 +814,10 @@ def ipm_fit(learner: OnlineLearner, X: Any, y: Any = None, *, max_epochs: Option
     client : dask.distributed.Client or None
         None uses the current default client if there is one, else Dask's threaded scheduler in
         this process.
-    classes : array-like of two labels, optional
-        As for ``fit``; by default the labels found in y.
+    classes : array-like of labels, optional
+        As for ``fit`` (two labels; two or more for the linear learners); by default the
+        labels found in y, over all shards (every shard is encoded against the same classes,
+        including those it lacks).
 
     Returns
     -------

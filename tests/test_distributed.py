@@ -308,7 +308,7 @@ def fit_record(lrn):
         if hasattr(type(lrn), k):
             out[k] = np.asarray(getattr(lrn, k)).tobytes()
     if hasattr(type(lrn), "intercept_"):
-        out["intercept_"] = lrn.intercept_
+        out["intercept_"] = np.asarray(lrn.intercept_).tolist()     # (K >= 3: one per class)
     if hasattr(lrn, "_exact_mode"):
         out["_exact_mode"] = lrn._exact_mode
     return out
@@ -549,14 +549,319 @@ def test_one_shot_mixing(client):
 
 
 # ------------------------------------------------------------------------------------------------
+# K >= 3 classes: the linear learners' weight matrix W (D x K, feature-major)
+# ------------------------------------------------------------------------------------------------
+
+def multiclass_separable(seed, n, d, K, gamma, scale=1.0):
+    """n rows in R^d labelled argmax_k W*_k . x by a W* of unit Frobenius norm, with margin
+    (w*_y - w*_y').x >= gamma ||x|| against every other class y'; returns X, y (0..K-1), W*.
+    ``scale``: every row rescaled to that length (None: x ~ N(0, I))."""
+    rng = np.random.default_rng(seed)
+    W = rng.normal(size=(K, d))
+    W /= np.linalg.norm(W)
+    rows = []
+    while len(rows) < n:
+        x = rng.normal(size=d)
+        nx = np.linalg.norm(x)
+        s = np.sort(W @ x)
+        if nx > 0.0 and (s[-1] - s[-2]) / nx >= gamma:
+            rows.append(x if scale is None else x / nx * scale)
+    X = np.array(rows)
+    return X, np.argmax(X @ W.T, axis=1), W
+
+
+_LABELS4 = np.array([-3, 0, 5, 9])
+
+
+def fitted_multiclass(name):
+    """(learner, X) with K = 4 classes, trained online on noisy rows (a few all-zero rows at the
+    end: every score ties, and the prediction is the smallest class)."""
+    X, y, _ = multiclass_separable(5, 300, 7, 4, 0.05, scale=None)
+    y = y.copy()
+    y[::13] = (y[::13] + 1) % 4                               # not separable any more
+    X[-5:] = 0.0
+    lab = _LABELS4[y]
+    if name == "Perceptron":
+        return mbcore.Perceptron().partial_fit(X, lab), X
+    if name == "Perceptron-intercept":
+        return mbcore.Perceptron(fit_intercept=True, normalize=True, tie="positive")\
+            .partial_fit(X + 1.0, lab), X + 1.0
+    if name == "Perceptron-strings":
+        return mbcore.Perceptron().partial_fit(X, np.array(["ant", "bee", "cat", "dog"])[y]), X
+    if name == "Perceptron-ovr":
+        return mbcore.Perceptron(multi_class="ovr").partial_fit(X, lab), X
+    if name == "AveragedPerceptron":
+        return mbcore.AveragedPerceptron(fit_intercept=True).partial_fit(X, lab), X
+    if name == "MarginPerceptron":
+        return mbcore.MarginPerceptron(gamma=0.1).partial_fit(X, lab), X
+    if name == "MarginPerceptron-ovr":
+        return mbcore.MarginPerceptron(gamma=0.1, multi_class="ovr").partial_fit(X, lab), X
+    if name == "OnlineHingeSVM":
+        return mbcore.OnlineHingeSVM(lam=0.01, fit_intercept=True).partial_fit(X, lab), X
+    if name == "OnlineHingeSVM-ovr":
+        return mbcore.OnlineHingeSVM(lam=0.01, normalize=True, multi_class="ovr")\
+            .partial_fit(X, lab), X
+    raise AssertionError(name)
+
+
+MULTICLASS = ["Perceptron", "Perceptron-intercept", "Perceptron-strings", "Perceptron-ovr",
+              "AveragedPerceptron", "MarginPerceptron", "MarginPerceptron-ovr", "OnlineHingeSVM",
+              "OnlineHingeSVM-ovr"]
+
+
+@pytest.mark.parametrize("name", MULTICLASS)
+def test_multiclass_predict_equals_in_memory(client, name):
+    learner, X = fitted_multiclass(name)
+    assert learner.coef_.shape == (4, X.shape[1])
+    scores = learner.decision_function(X)
+    assert scores.shape == (X.shape[0], 4)
+    if not learner.fit_intercept:
+        assert (learner.predict(X[-5:]) == learner.classes_[0]).all()  # all ties: class 0
+    for kind in ("one", "even", "uneven"):
+        dX = da.from_array(X, chunks=(chunks_of(X.shape[0], kind), -1))
+        out = predict(learner, dX)
+        assert out.numblocks == (dX.numblocks[0],)
+        assert_same(out.compute(), learner.predict(X))
+        s = decision_function(learner, dX)
+        assert s.shape == (X.shape[0], 4) and s.numblocks == (dX.numblocks[0], 1)
+        assert_same(s.compute(), scores)
+    # CSR blocks
+    S = sp.csr_matrix(X)
+    dS = da.from_array(S, chunks=(chunks_of(X.shape[0], "uneven"), -1), asarray=False)
+    assert_same(predict(learner, dS).compute(), learner.predict(S))
+    assert_same(decision_function(learner, dS).compute(), learner.decision_function(S))
+    # DataFrame partitions
+    ddf = dd.from_pandas(pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])]),
+                         npartitions=3)
+    s = decision_function(learner, ddf)
+    assert s.ndim == 2 and s.numblocks[0] == 3
+    assert_same(s.compute(), learner.decision_function(ddf.compute()))
+    assert_same(predict(learner, ddf).compute(), learner.predict(ddf.compute()))
+
+
+def multiclass_serial_case(name):
+    """(learner, X, y) for the one-shard equality, K >= 3 classes; a shard of more than 64
+    rows holding more than three labels (all must become classes)."""
+    X, y, _ = multiclass_separable(14, 300, 6, 4, 0.05, scale=None)
+    lab = _LABELS4[y]
+    noisy = lab.copy()
+    noisy[::9] = _LABELS4[(y[::9] + 1) % 4]
+    if name == "Perceptron":
+        return mbcore.Perceptron(), X, lab
+    if name == "Perceptron-options":
+        return mbcore.Perceptron(fit_intercept=True, tie="positive", eta=0.5), X + 0.5, lab
+    if name == "Perceptron-strings-K3":
+        return mbcore.Perceptron(max_epochs=20), X, np.array(["a", "b", "c", "b"])[y]
+    if name == "Perceptron-noisy":
+        return mbcore.Perceptron(max_epochs=15), X, noisy
+    if name == "Perceptron-ovr":
+        return mbcore.Perceptron(multi_class="ovr", max_epochs=10), X, noisy
+    if name == "MarginPerceptron":
+        return mbcore.MarginPerceptron(gamma=0.05, max_epochs=30), X, lab
+    if name == "MarginPerceptron-ovr":
+        return mbcore.MarginPerceptron(gamma=0.05, fit_intercept=True, multi_class="ovr",
+                                       max_epochs=10), X, noisy
+    if name == "OnlineHingeSVM":
+        return mbcore.OnlineHingeSVM(lam=0.001, max_epochs=4), X, noisy
+    if name == "OnlineHingeSVM-ovr-constant":
+        return mbcore.OnlineHingeSVM(lam=0.01, eta=0.5, fit_intercept=True, multi_class="ovr",
+                                     max_epochs=3), X, noisy
+    raise AssertionError(name)
+
+
+MULTICLASS_SERIAL = ["Perceptron", "Perceptron-options", "Perceptron-strings-K3",
+                     "Perceptron-noisy", "Perceptron-ovr", "MarginPerceptron",
+                     "MarginPerceptron-ovr", "OnlineHingeSVM", "OnlineHingeSVM-ovr-constant"]
+
+
+def raw_state(lrn):
+    """The whole weight state, bytes: W, the accumulator, and _aux (scale, norms)."""
+    return (lrn._w.tobytes(), lrn._u.tobytes(), lrn._aux.tobytes())
+
+
+@pytest.mark.parametrize("mixing", ["uniform", "weighted"])
+@pytest.mark.parametrize("name", MULTICLASS_SERIAL)
+def test_multiclass_ipm_with_one_shard_is_serial_fit(client, name, mixing):
+    learner, X, y = multiclass_serial_case(name)
+    serial = copy.deepcopy(learner).fit(X, y)
+    assert serial.coef_.shape[0] == len(serial.classes_) >= 3
+    res = ipm_fit(learner, da.from_array(X, chunks=(-1, -1)), da.from_array(y, chunks=-1),
+                  mixing=mixing)
+    assert res.n_shards == 1
+    assert fit_record(res.learner) == fit_record(serial)
+    assert raw_state(res.learner) == raw_state(serial)
+    assert res.learner.classes_.dtype == serial.classes_.dtype
+    assert res.updates[:, 0].tolist() == serial.epoch_updates_
+    assert_same(res.learner.decision_function(X), serial.decision_function(X))
+    assert_same(res.learner.predict(X), serial.predict(X))
+    one = one_shot_fit(learner, [X], [y], mixing=mixing).learner
+    assert fit_record(one) == {**fit_record(serial), "converged_": False, "cycled_": False}
+    assert raw_state(one) == raw_state(serial)
+    # classes= naming a class that no row has: K = 5, as fit(classes=...) does
+    cl = sorted(set(serial.classes_.tolist()) | {"zz" if y.dtype.kind == "U" else 99})
+    serial5 = copy.deepcopy(learner).fit(X, y, classes=cl)
+    res5 = ipm_fit(learner, [X], [y], mixing=mixing, classes=cl)
+    assert res5.learner.coef_.shape[0] == len(cl)
+    assert fit_record(res5.learner) == fit_record(serial5)
+    assert raw_state(res5.learner) == raw_state(serial5)
+
+
+def reference_ipm_multiclass(make, X_shards, y_shards, classes, epochs, mixing):
+    """IPM with K classes written with the public API: fit(coef_init=W, intercept_init=b,
+    max_epochs=1, classes=...) per shard, then (sum_i c_i W_i) / sum_i c_i in shard order."""
+    K, d = len(classes), X_shards[0].shape[1]
+    W, b = np.zeros((K, d)), np.zeros(K)
+    updates = []
+    for _ in range(epochs):
+        outs = [make(max_epochs=1).fit(Xs, ys, classes=classes, coef_init=W, intercept_init=b)
+                for Xs, ys in zip(X_shards, y_shards)]
+        ks = [o.updates_ for o in outs]
+        updates.append(ks)
+        c = ks if mixing == "weighted" and sum(ks) else [1] * len(ks)
+        take = [i for i in range(len(c)) if c[i]]
+        ws = [(o.coef_, np.asarray(o.intercept_)) for o in outs]
+        if all(ws[i][0].tobytes() == ws[take[0]][0].tobytes() and
+               ws[i][1].tobytes() == ws[take[0]][1].tobytes() for i in take):
+            W, b = ws[take[0]]
+        else:
+            accW = accb = None
+            for i in take:
+                w, bi = (ws[i][0] * float(c[i]), ws[i][1] * float(c[i])) if c[i] != 1 else ws[i]
+                accW = w if accW is None else accW + w
+                accb = bi if accb is None else accb + bi
+            W, b = accW / float(sum(c)), accb / float(sum(c))
+        if sum(ks) == 0:
+            break
+    return W, b, updates
+
+
+@pytest.mark.parametrize("mixing", ["uniform", "weighted"])
+@pytest.mark.parametrize("name", ["Perceptron", "Perceptron-intercept", "MarginPerceptron",
+                                  "MarginPerceptron-ovr"])
+def test_multiclass_ipm_matches_a_reference_built_on_fit(client, name, mixing, tmp_path):
+    """Three shards sorted by label, so every shard lacks some class (shard 0 holds class 0
+    only): the classes are the union over the shards, known to every shard; the mixed W (and,
+    for the Margin Perceptron, the norms it keeps in _aux) are those of fit(coef_init=W)."""
+    X, y, _ = multiclass_separable(24, 450, 5, 4, 0.05)
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], _LABELS4[y[order]]
+    cuts = [0, int((y == _LABELS4[0]).sum()), 300, 450]
+    Xs = [X[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+    ys = [y[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+    assert [len(set(v.tolist())) for v in ys][0] == 1 and all(len(set(v.tolist())) < 4
+                                                              for v in ys)
+    make, epochs = {
+        "Perceptron": (lambda **k: mbcore.Perceptron(**k), 100),
+        "Perceptron-intercept": (lambda **k: mbcore.Perceptron(fit_intercept=True, **k), 100),
+        "MarginPerceptron": (lambda **k: mbcore.MarginPerceptron(gamma=0.05, **k), 20),
+        "MarginPerceptron-ovr": (lambda **k: mbcore.MarginPerceptron(
+            gamma=0.05, multi_class="ovr", fit_intercept=True, **k), 8)}[name]
+    W, b, updates = reference_ipm_multiclass(make, Xs, ys, _LABELS4.tolist(), epochs, mixing)
+    ch = tuple(np.diff(cuts))
+    res = ipm_fit(make(max_epochs=epochs), da.from_array(X, chunks=(ch, -1)),
+                  da.from_array(y, chunks=(ch,)), mixing=mixing)
+    clf = res.learner
+    assert clf.classes_.tolist() == _LABELS4.tolist() and res.shard_sizes == ch
+    assert res.updates.tolist() == updates
+    assert clf.coef_.tobytes() == W.tobytes() and clf.intercept_.tobytes() == b.tobytes()
+    if name.startswith("Perceptron"):
+        assert res.converged and (clf.predict(X) == y).all()
+    else:
+        # ||W||_F^2 and every ||w_k||^2 recomputed from the mixed W, as the learner computes
+        # them (a loaded state is checked against exactly these)
+        assert clf._aux[0] == 1.0
+        assert clf._aux[1:].tolist() == [float(v) for v in clf._norms(clf._w, clf._d)]
+        clf.save(tmp_path / "m.npz")
+        back = mbcore.load(tmp_path / "m.npz")
+        assert raw_state(back) == raw_state(clf)
+        assert_same(back.partial_fit(X, y).coef_, copy.deepcopy(clf).partial_fit(X, y).coef_)
+
+
+@pytest.mark.parametrize("mixing", ["uniform", "weighted"])
+@pytest.mark.parametrize("seed,n,d,K,gamma,shards", [(35, 450, 5, 3, 0.1, 2),
+                                                     (36, 600, 8, 3, 0.08, 3),
+                                                     (37, 500, 6, 3, 0.1, (300, 17, 183))])
+def test_multiclass_perceptron_ipm_converges_and_separates(client, seed, n, d, K, gamma,
+                                                           shards, mixing):
+    """The multi-class Perceptron is McDonald et al.'s structured Perceptron with
+    Phi(x, y) = x in block y: Theorem 3 bounds the mixed updates by (R/gamma)^2 with
+    R = max ||Phi(x, y) - Phi(x, y')|| = sqrt(2) max ||x||, gamma the margin of a W* of unit
+    Frobenius norm; convergence means every training row is classified right."""
+    X, y, Wstar = multiclass_separable(seed, n, d, K, gamma, scale=None)
+    s = X @ Wstar.T
+    top = s[np.arange(n), y]
+    s[np.arange(n), y] = -np.inf
+    g = float((top - s.max(axis=1)).min())
+    assert g > 0
+    B = 2.0 * float((X * X).sum(axis=1).max()) / g ** 2
+    ch = shards if isinstance(shards, tuple) else \
+        tuple(np.diff(np.linspace(0, n, shards + 1).astype(int)))
+    labels = np.array(["red", "green", "blue"])[y]
+    res = ipm_fit(mbcore.Perceptron(max_epochs=10_000), da.from_array(X, chunks=(ch, -1)),
+                  da.from_array(labels, chunks=(ch,)), mixing=mixing)
+    clf = res.learner
+    assert res.n_shards == len(ch) and res.converged and not res.cycled
+    assert res.updates[-1].sum() == 0 and res.mixed_updates <= B
+    assert clf.classes_.tolist() == ["blue", "green", "red"] and clf.coef_.shape == (K, d)
+    assert (clf.predict(X) == labels).all() and clf.score(X, labels) == 1.0
+    assert clf.converged_ and clf.n_iter_ == res.epochs and clf.updates_ == res.total_updates
+    # partitioned prediction of the result
+    dX = da.from_array(X, chunks=(ch, -1))
+    assert_same(predict(clf, dX).compute(), labels)
+
+
+def test_multiclass_mixing_by_hand(client):
+    """One epoch on two shards, each missing a class: W is mixed entrywise (uniform: the mean;
+    weighted: by updates); the hinge SVM mixes its effective weights a.V (scale reset to 1);
+    one-shot mixing averages each shard's own fit."""
+    # K = 3, d = 2.  Shard A: (1,0) class 0 (tie 0 = 0 = 0 -> class 0: right), (0,1) class 1
+    # (scores 0, ties -> 0: wrong; w_1 += x, w_0 -= x).  Shard B: (1,0) class 2 (ties -> 0:
+    # wrong; w_2 += x, w_0 -= x).
+    XA, yA = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([0, 1])
+    XB, yB = np.array([[1.0, 0.0]]), np.array([2])
+    uni = ipm_fit(mbcore.Perceptron(), [XA, XB], [yA, yB], max_epochs=1)
+    assert uni.updates.tolist() == [[1, 1]]
+    assert uni.learner.classes_.tolist() == [0, 1, 2]
+    WA = np.array([[0.0, -1.0], [0.0, 1.0], [0.0, 0.0]])
+    WB = np.array([[-1.0, 0.0], [0.0, 0.0], [1.0, 0.0]])
+    assert uni.learner.coef_.tolist() == ((WA + WB) / 2).tolist()
+    XB2, yB2 = np.vstack([XB, [[0.0, 1.0]]]), np.array([2, 2])   # B: two updates
+    wei = ipm_fit(mbcore.Perceptron(), [XA, XB2], [yA, yB2], max_epochs=1, mixing="weighted")
+    assert wei.updates.tolist() == [[1, 2]] and wei.weights.tolist() == [[1 / 3, 2 / 3]]
+    WB2 = np.array([[-1.0, -1.0], [0.0, 0.0], [1.0, 1.0]])
+    assert wei.learner.coef_.tobytes() == ((WA + 2.0 * WB2) / 3).tobytes()
+    # The Margin Perceptron's norms follow the mixed W.
+    mp = ipm_fit(mbcore.MarginPerceptron(), [XA, XB], [yA, yB], max_epochs=1).learner
+    W = mp.coef_
+    assert mp._aux.tolist() == [1.0, float((W ** 2).sum())] + (W ** 2).sum(axis=1).tolist()
+    # The hinge SVM: effective weights mixed, the scale reset to 1.
+    X, y, _ = multiclass_separable(91, 120, 4, 3, 0.1)
+    ys = [y[:40], y[40:]]
+    ys[0] = np.where(ys[0] == 2, 1, ys[0])                 # shard 0 has no class 2
+    Xs = [X[:40], X[40:]]
+    svm = mbcore.OnlineHingeSVM(lam=0.05, max_epochs=1)
+    own = [copy.deepcopy(svm).fit(a, b, classes=[0, 1, 2]) for a, b in zip(Xs, ys)]
+    assert all(o._aux[0] != 1.0 for o in own)             # stored as a.V
+    res = ipm_fit(svm, Xs, ys, max_epochs=1)
+    assert res.learner._aux[0] == 1.0
+    assert res.learner.coef_.tobytes() == ((own[0].coef_ + own[1].coef_) / 2).tobytes()
+    shot = one_shot_fit(mbcore.Perceptron(), Xs, ys)
+    per = [mbcore.Perceptron().fit(a, b, classes=[0, 1, 2]) for a, b in zip(Xs, ys)]
+    assert shot.learner.coef_.tobytes() == ((per[0].coef_ + per[1].coef_) / 2).tobytes()
+    assert shot.updates.tolist() == [[p.updates_ for p in per]]
+
+
+# ------------------------------------------------------------------------------------------------
 # scheduling does not change the result; the learner and the input are not modified
 # ------------------------------------------------------------------------------------------------
 
 def test_same_result_with_the_threaded_scheduler(client, monkeypatch):
     X, y, _ = separable(61, 400, 6, 0.05)
     Xb, yb = boolean_disjunction(62, 400, 25)
+    Xm, ym, _ = multiclass_separable(63, 400, 6, 3, 0.1)
     cases = [(mbcore.Perceptron(), X, y), (mbcore.Winnow(), Xb, yb),
-             (mbcore.OnlineHingeSVM(lam=0.01), X, y)]
+             (mbcore.OnlineHingeSVM(lam=0.01), X, y), (mbcore.Perceptron(), Xm, ym),
+             (mbcore.MarginPerceptron(gamma=0.1, max_epochs=30), Xm, ym)]
     with_cluster = [ipm_fit(lrn, da.from_array(A, chunks=(100, -1)),
                             da.from_array(b, chunks=100), mixing="weighted")
                     for lrn, A, b in cases]
@@ -677,8 +982,17 @@ def test_bad_input(client):
     with pytest.raises(ValueError, match=r"Perceptron: .*row 20.*\(in shard 2, whose first row is "
                                          r"row 100 of X\)"):
         ipm_fit(P, da.from_array(bad, chunks=(50, -1)), dy)
-    with pytest.raises(ValueError, match="Perceptron: y has more than two labels"):
-        ipm_fit(P, dX, da.from_array(np.arange(200) % 3, chunks=50))
+    # Three labels: the binary learners refuse them (the union of the shards' labels, checked
+    # by the learner's own rule); the linear learners take them (K >= 3 classes).
+    y3 = da.from_array(np.arange(200) % 3, chunks=50)
+    with pytest.raises(ValueError, match="Winnow: y has more than two labels"):
+        ipm_fit(mbcore.Winnow(), dX, y3)
+    assert ipm_fit(P, dX, y3, max_epochs=2).learner.classes_.tolist() == [0, 1, 2]
+    y3[120:121] = 7                                # (only shard 2 has a label outside)
+    with pytest.raises(ValueError, match=r"Perceptron: y has the label 7, outside the fitted "
+                                         r"classes \[0, 1, 2\] \(in shard 2, whose first row "
+                                         r"is row 100 of X\)"):
+        ipm_fit(P, dX, y3, classes=[0, 1, 2])
     with pytest.raises(ValueError, match=r"Winnow: X must be Boolean"):
         ipm_fit(mbcore.Winnow(), dX, da.from_array((y > 0).astype(int), chunks=50))
 
