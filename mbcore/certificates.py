@@ -733,6 +733,81 @@ def _multiclass(cert, ctx):
         _multiclass_perceptron(cert, ctx)
 
 
+def _multiclass_kernel(cert, ctx):
+    """The kernel Perceptron with K >= 3 classes: Kesler's construction in feature space
+    (2R^2/gamma^2, R^2 = max K(x, x)), or one-vs-rest (the sum of the binary bounds)."""
+    L = ctx.L
+    K = len(L.classes_)
+    cert.quantities["K"] = K
+    if L.budget is not None:
+        cert.no_bound("a support-vector budget forgets mistakes and voids the bound")
+        return
+    if L.multi_class == "ovr":
+        cl = np.asarray(L.classes_)
+        bounds, missing = [], []
+        for k in range(K):
+            sub = Certificate(type(L).__name__, cert.run, 0.0)
+            sctx = copy.copy(ctx)
+            sctx.positive_label = cl[k]
+            _kernel_perceptron(sub, sctx)
+            if sub.bound is not None and all(st in (VERIFIED, TRUSTED)
+                                             for _, st in sub.assumptions):
+                bounds.append(sub.bound)
+            else:
+                missing.append(str(cl[k]))
+        listed = ", ".join(missing[:8]) + (", ..." if len(missing) > 8 else "")
+        cert.assume("each class against the rest is separable in the kernel's feature space"
+                    + (f"; not established for class{'es' if len(missing) > 1 else ''} {listed}"
+                       if missing else ""), UNVERIFIED if missing else
+                    TRUSTED if ctx.gamma is not None else VERIFIED)
+        if missing:
+            cert.no_bound(f"no binary bound for the one-vs-rest problem of class"
+                          f"{'es' if len(missing) > 1 else ''} {listed}")
+            return
+        cert.set_bound("one-vs-rest: sum of kernel Perceptron R2/gamma_k^2", B.ovr_bound(bounds),
+                       "Kakade lecture 9 (kernelized Perceptron), for each class")
+        return
+    n = np.shape(ctx.X)[0]
+    cert.assume("the multi-class kernel Perceptron starts with no support vector (a fresh "
+                "learner)", VERIFIED)
+    if ctx.gamma is not None:
+        g = B._positive("certify", "gamma", ctx.gamma)
+        R2 = float(np.max(_gram_diag(L, ctx.X)))
+        cert.assume("some U of unit norm in feature space has multi-class margin gamma (given)",
+                    TRUSTED)
+    elif n * (K - 1) > _KESLER_MAX:
+        cert.no_bound(f"{n} examples x {K - 1} rivals are too many Kesler vectors for the Gram "
+                      f"matrix (at most {_KESLER_MAX}): give gamma")
+        return
+    else:
+        G = _gram(L, ctx.X)
+        R2 = float(np.max(np.diag(G)))
+        cl, codes = _class_codes(ctx)
+        m = n * (K - 1)
+        base = np.arange(K - 1)
+        other = (base[None, :] + (base[None, :] >= codes[:, None])).ravel()
+        T = np.repeat(np.arange(n), K - 1)
+        E = np.zeros((m, K))
+        E[np.arange(m), codes[T]] = 1.0
+        E[np.arange(m), other] -= 1.0
+        r = B.best_margin(None, np.ones(m), tol=ctx.tol, max_iter=ctx.max_iter,
+                          gram=(E @ E.T) * G[np.ix_(T, T)])
+        g = r.gamma
+        cert.quantities["gamma_upper"] = r.upper
+        if not r.separable:
+            cert.quantities["gamma"] = g
+            cert.assume("the classes are separable in the kernel's feature space (multi-class "
+                        "margin > 0)", VIOLATED if r.upper <= 0 else UNVERIFIED)
+            cert.no_bound("no multi-class margin established in the kernel's feature space")
+            return
+        cert.assume("a U of unit norm in feature space (found by best_margin on the Kesler "
+                    "vectors) has multi-class margin gamma > 0", VERIFIED)
+    cert.quantities.update(R2=R2, gamma=g)
+    cert.set_bound("multi-class kernel Perceptron 2R2/gamma^2 (Kesler)",
+                   B.multiclass_perceptron_bound(math.sqrt(R2), g),
+                   "Kesler's construction (Duda & Hart 1973); Kakade lecture 9")
+
+
 # -- Winnow ---------------------------------------------------------------------------------------
 
 def _boolean_view(owner, X):
@@ -1206,6 +1281,7 @@ _RULES = {
 # K >= 3 classes: every learner of _RULES that takes K classes is listed, so that a K-class run
 # never reaches a binary rule (OnlineHingeSVM, in neither table, has no bound)
 _MULTI_RULES = {
+    "KernelPerceptron": _multiclass_kernel,
     "Perceptron": _multiclass,
     "AveragedPerceptron": _multiclass,
     "MarginPerceptron": _multiclass,

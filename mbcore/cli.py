@@ -47,7 +47,8 @@ LEARNERS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerce
 # The learners that take K >= 3 classes (AveragedPerceptron in mode "average" only); the
 # others take two.  For the help texts: which learners run is decided by asking each learner
 # (_not_applicable), so this list cannot make the CLI refuse a learner that takes K classes.
-_K_CLASS_LEARNERS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "OnlineHingeSVM",
+_K_CLASS_LEARNERS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
+                     "OnlineHingeSVM",
                      "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow")
 _CLASSES_HELP = ("every label of the data, comma-separated (two or more), when the first chunk "
                  "may not show them all (e.g. a stream that starts with one label); read as "

@@ -856,3 +856,44 @@ def test_a_multiclass_winnow_exceeding_a_verified_bound_raises():
         mbcore.certify(Winnow(), X, y, passes=100)
     c = e.value.certificate
     assert c.verified and not c.holds and "multi-class Winnow" in c.bound_name
+
+
+# -- the kernel Perceptron with K >= 3 classes ---------------------------------------------------
+
+def test_kernel_perceptron_multiclass_certificates_hold_on_generated_instances():
+    """150 generated instances whose classes are separable by a quadratic rule (so the poly
+    kernel of degree 2 separates them): certify verifies the Kesler bound 2 R^2 / gamma^2 in
+    feature space (or the one-vs-rest sum) and the run stays within it (a run that exceeded a
+    verified bound would raise BoundViolationError)."""
+    rng = np.random.default_rng(2024)
+    verified = 0
+    for t in range(150):
+        K = int(rng.integers(3, 5))
+        n = int(rng.integers(8, 40))
+        X = rng.normal(size=(n, 2))
+        r2 = (X ** 2).sum(axis=1)
+        edges = np.quantile(r2, np.linspace(0, 1, K + 1)[1:-1])
+        y = np.searchsorted(edges, r2)             # rings: separable by a quadratic rule
+        mc = "multiclass" if t % 2 == 0 else "ovr"
+        cert = mbcore.certify(mbcore.KernelPerceptron(kernel="poly", degree=2, coef0=1.0,
+                                                      gamma=1.0, multi_class=mc), X, y)
+        if cert.bound is not None:
+            assert cert.holds and cert.observed <= cert.bound
+        # rings are separable by the argmax of quadratic scores (Kesler), but a middle ring
+        # against the rest is not separable by one quadratic rule (one-vs-rest)
+        verified += mc == "multiclass" and cert.verified
+    assert verified >= 70
+
+
+def test_kernel_perceptron_multiclass_certificate_details():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] > 0.3, 0, np.where(X[:, 1] > 0, 1, 2))
+    cert = mbcore.certify(mbcore.KernelPerceptron(kernel="poly", degree=2), X, y)
+    assert cert.verified and cert.holds and cert.quantities["K"] == 3
+    R2, g = cert.quantities["R2"], cert.quantities["gamma"]
+    assert cert.bound == pytest.approx(2 * R2 / g ** 2)
+    none = mbcore.certify(mbcore.KernelPerceptron(kernel="poly", degree=2, budget=5), X, y)
+    assert none.bound is None and "budget" in none.reason
+    trusted = mbcore.certify(mbcore.KernelPerceptron(kernel="poly", degree=2), X, y, gamma=0.01)
+    assert trusted.bound == pytest.approx(2 * trusted.quantities["R2"] / 0.01 ** 2)

@@ -561,3 +561,29 @@ def test_kernel_ovr_is_k_binary_learners():
                                                             classes=[-1, 1])
             assert as_list(ovr.support_vectors_[k]) == as_list(b.support_vectors_)
             assert as_list(ovr.dual_coef_[k]) == as_list(b.dual_coef_)
+
+
+def test_winnow_and_kernel_k_classes_through_dask():
+    """mbcore.distributed with the Winnow family of K classes: one shard of ipm_fit is fit bit
+    for bit, and the partitioned predict and decision_function (n, K) equal the in-memory ones
+    (the kernel Perceptron: partitioned predict only; its support vectors are not mixed)."""
+    dask = pytest.importorskip("dask")
+    import dask.array as da
+    from mbcore import distributed
+    X, y = bool_stream(11, n=90)
+    with dask.config.set(scheduler="synchronous"):
+        for name, params in WINNOWS[:3] + WINNOWS[-2:]:
+            for mc in STRATEGIES:
+                make_one = lambda: getattr(mbcore, name)(**params, multi_class=mc)  # noqa: E731
+                one = distributed.ipm_fit(make_one(), da.from_array(X, chunks=90),
+                                          da.from_array(y, chunks=90), max_epochs=2)
+                ref = make_one().set_params(max_epochs=2).fit(X, y)
+                got = one.learner if hasattr(one, "learner") else one
+                assert winnow_snap(got) == winnow_snap(ref), (name, mc)
+                Xd = da.from_array(X, chunks=25)
+                assert as_list(distributed.predict(ref, Xd).compute()) == as_list(ref.predict(X))
+                assert as_list(distributed.decision_function(ref, Xd).compute()) == \
+                    as_list(ref.decision_function(X))
+        kp = mbcore.KernelPerceptron(kernel="poly", degree=2).partial_fit(X, y)
+        Xd = da.from_array(X, chunks=25)
+        assert as_list(distributed.predict(kp, Xd).compute()) == as_list(kp.predict(X))
