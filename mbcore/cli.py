@@ -884,18 +884,31 @@ def _na_record(args, label, name, params, why, k):
     return rec
 
 
+_TWIN_SECONDS = 2.0    # the twin's time budget: it stops at the first chunk past it
+
+
 def _twin(mbcore, name, params, X, y, classes, rows):
-    """Time the mbref twin and the compiled learner on the first ``rows`` rows."""
+    """Time the mbref twin and the compiled learner on the first ``rows`` rows (fewer when
+    the twin runs past _TWIN_SECONDS: chunks of doubling size, the rows done reported)."""
     import mbref
-    Xp, yp = X[:rows], y[:rows]
     twin = getattr(mbref, name)(**params)
+    preds, updates, done, size = [], 0, 0, 16
     start = time.perf_counter()
-    twin_record = mbref.run_online(twin, Xp, yp, classes=classes)
+    while done < rows:
+        stop = min(rows, done + size)
+        part = mbref.run_online(twin, X[done:stop], y[done:stop],
+                                classes=classes if done == 0 else None)
+        preds += list(part.predictions)
+        updates += part.updates
+        done, size = stop, 2 * size
+        if time.perf_counter() - start > _TWIN_SECONDS:
+            break
     twin_seconds = time.perf_counter() - start
+    rows = done
+    Xp, yp = X[:rows], y[:rows]
     cls = getattr(mbcore, name)
     seconds, record = _best_time(lambda: cls(**params), Xp, yp, classes, mbcore.run_online)
-    agrees = list(twin_record.predictions) == list(record.predictions) and \
-        twin_record.updates == record.updates
+    agrees = preds == list(record.predictions) and updates == record.updates
     return {"twin_rows": rows, "twin_seconds": twin_seconds,
             "compiled_seconds_on_twin_rows": seconds,
             "speedup_vs_twin": twin_seconds / seconds if seconds > 0 else None,

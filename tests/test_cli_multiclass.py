@@ -100,23 +100,35 @@ def test_run_mnist_default_runs_the_k_class_learners_and_names_the_others():
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:] if line.strip()
             and line.split()[0] in LEARNERS}
     assert set(rows) == {"Perceptron", "MarginPerceptron", "AveragedPerceptron",
-                         "OnlineHingeSVM"}
+                         "KernelPerceptron", "OnlineHingeSVM"}
     for name, cells in rows.items():
         ref = mbcore.run_online(getattr(mbcore, name)(), X, y)
         assert (int(cells[1]), int(cells[2])) == (ref.mistakes, ref.updates)
     note = next(line for line in out.splitlines() if line.startswith("Not run on the 10 "))
-    for name in ("Winnow", "KernelPerceptron", "DecisionList", "BalancedWinnow"):
-        assert name in note
+    assert "Conjunction, Disjunction, DecisionList take two classes only" in note
     assert "--digit D" in note
+    # the Winnow family takes the ten classes, but 0/1 features only
+    assert "Winnow, EliminationWinnow, WinnowStar, BalancedWinnow take 0/1 features" in note
+
+
+def test_run_mnist_boolean_runs_the_winnow_family_on_ten_classes():
+    r = cli("run", "--dataset", "mnist", "--encoding", "boolean", "--learner", "winnow",
+            "balancedwinnow", "--no-twin", "--json")
+    assert r.returncode == 0, r.stderr
+    X, y = load_mnist(encoding="boolean")
+    for rec in json.loads(r.stdout):
+        ref = mbcore.run_online(getattr(mbcore, rec["learner"])(), X, y)
+        assert rec["applicable"] is True and rec["n_classes"] == 10
+        assert (rec["mistakes"], rec["updates"]) == (ref.mistakes, ref.updates)
 
 
 def test_run_mnist_json_lists_the_two_class_learners_as_not_applicable():
-    r = cli("run", "--dataset", "mnist", "--learner", "perceptron", "winnow", "--param",
-            "features=boolean", "--no-twin", "--json")
+    r = cli("run", "--dataset", "mnist", "--learner", "perceptron", "decisionlist",
+            "--no-twin", "--json")
     assert r.returncode == 0, r.stderr
     perc, win = json.loads(r.stdout)
     assert perc["learner"] == "Perceptron" and perc["applicable"] is True
-    assert win["learner"] == "Winnow" and win["applicable"] is False
+    assert win["learner"] == "DecisionList" and win["applicable"] is False
     assert win["mistakes"] is None and "two classes only" in win["reason"]
     assert win["reason"].startswith("not applicable to 10 classes")
 
@@ -137,7 +149,8 @@ def test_run_mnist_digit_is_still_one_against_the_rest():
 
 
 def test_certify_mnist_multiclass():
-    r = cli("certify", "--dataset", "mnist", "--learner", "perceptron", "winnow", "--json")
+    r = cli("certify", "--dataset", "mnist", "--learner", "perceptron", "decisionlist",
+            "--json")
     assert r.returncode == 0, r.stderr
     perc, win = json.loads(r.stdout)
     X, y = load_mnist()
@@ -146,52 +159,55 @@ def test_certify_mnist_multiclass():
                                                                   y).mistakes
     assert perc["bound"] == (None if cert.bound is None else pytest.approx(cert.bound))
     assert perc["n_classes"] == 10 and win["applicable"] is False
-    table = cli("certify", "--dataset", "mnist", "--learner", "perceptron", "winnow")
+    table = cli("certify", "--dataset", "mnist", "--learner", "perceptron", "decisionlist")
     assert table.returncode == 0, table.stderr
     assert f"Perceptron: {cert.observed} mistakes on 1000 examples" in table.stdout
-    assert "Winnow: not applicable to 10 classes: Winnow takes two classes only" in table.stdout
+    assert ("DecisionList: not applicable to 10 classes: DecisionList takes two classes only"
+            in table.stdout)
 
 
 def test_plot_mnist_multiclass(tmp_path):
     pytest.importorskip("matplotlib")
     out = tmp_path / "m.png"
-    r = cli("plot", "--dataset", "mnist", "--learner", "perceptron", "winnow", "--out", out)
+    r = cli("plot", "--dataset", "mnist", "--learner", "perceptron", "decisionlist", "--out",
+            out)
     assert r.returncode == 0, r.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "not drawn: Winnow: not applicable to 10 classes" in r.stdout
+    assert "not drawn: DecisionList: not applicable to 10 classes" in r.stdout
 
 
 def test_bench_mnist_multiclass():
-    r = cli("bench", "--dataset", "mnist", "--learner", "perceptron", "kernelperceptron",
+    r = cli("bench", "--dataset", "mnist", "--learner", "perceptron", "conjunction",
             "--twin-rows", "50", "--json")
     assert r.returncode == 0, r.stderr
-    perc, kern = json.loads(r.stdout)
+    perc, conj = json.loads(r.stdout)
     assert perc["applicable"] is True and perc["examples_per_second"] > 0
-    assert kern["applicable"] is False and "two classes only" in kern["reason"]
+    assert conj["applicable"] is False and "two classes only" in conj["reason"]
 
 
 # -- a two-class learner on 3-class data --------------------------------------------------------
 
 def test_a_two_class_learner_on_three_classes_is_a_clear_line(files):
     svm = files["svm"]
-    r = cli("run", "--dataset", svm, "--learner", "winnow", "perceptron", "--no-twin")
+    r = cli("run", "--dataset", svm, "--learner", "decisionlist", "perceptron", "--no-twin")
     assert r.returncode == 0, r.stderr
-    row = next(line for line in r.stdout.splitlines() if line.startswith("Winnow"))
+    row = next(line for line in r.stdout.splitlines() if line.startswith("DecisionList"))
     assert row.split()[1:4] == ["-", "-", "n/a"]
     mark = row.split()[4]                                     # the footnote, e.g. [2]
     note = next(line for line in r.stdout.splitlines() if line.startswith(mark + " "))
-    assert note == f"{mark} not applicable to 3 classes: Winnow takes two classes only"
+    assert note == f"{mark} not applicable to 3 classes: DecisionList takes two classes only"
     perc = next(line for line in r.stdout.splitlines() if line.startswith("Perceptron"))
     ref = mbcore.run_online(mbcore.Perceptron(), *mbcore.datasets.load_svmlight(str(svm)))
     assert int(perc.split()[1]) == ref.mistakes
     # only two-class learners: nothing ran, exit 1 with one line naming the way out
-    one_line_error(cli("run", "--dataset", svm, "--learner", "winnow", "kernelperceptron"), 1,
-                   "three.svm has 3 classes", "Winnow, KernelPerceptron take two classes only",
+    one_line_error(cli("run", "--dataset", svm, "--learner", "conjunction", "decisionlist"), 1,
+                   "three.svm has 3 classes", "Conjunction, DecisionList take two classes only",
                    "Perceptron")
-    one_line_error(cli("train", "--learner", "winnow", "--data", svm, "--model",
-                       files["tmp"] / "w.npz"), 1, "Winnow", "more than two labels")
-    one_line_error(cli("evaluate", "--learner", "balancedwinnow", "--data", files["csv"]), 1,
-                   "BalancedWinnow", "more than two labels")
+    one_line_error(cli("train", "--learner", "averagedperceptron", "--param", "mode=vote",
+                       "--data", svm, "--model", files["tmp"] / "w.npz"), 1,
+                   "AveragedPerceptron", "more than two labels")
+    one_line_error(cli("evaluate", "--learner", "averagedperceptron", "--param", "mode=vote",
+                       "--data", files["csv"]), 1, "AveragedPerceptron", "more than two labels")
     r = cli("run", "--dataset", svm, "--learner", "averagedperceptron", "perceptron",
             "--param", "mode=vote", "--no-twin", "--json")
     assert r.returncode == 0, r.stderr

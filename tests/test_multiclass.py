@@ -276,8 +276,8 @@ def test_bad_labels_and_classes(module):
         module.Perceptron(multi_class="crammer").partial_fit(X, [0, 1, 2])
     with pytest.raises(ValueError, match="mode='vote'"):
         module.AveragedPerceptron(mode="vote").partial_fit(X, [0, 1, 2])
-    with pytest.raises(ValueError):
-        module.KernelPerceptron().partial_fit(X, [0, 1, 2])
+    with pytest.raises(ValueError, match="continuous"):
+        module.KernelPerceptron().partial_fit(X, [0.5, 1.5, 2.5])
 
 
 def test_a_failed_call_leaves_the_learner_as_it_was():

@@ -613,26 +613,61 @@ cdef struct MCCtx:
     double* U
     double* aux
     double* acc
+    int* act
     double* s
     double* m
     long long* counts
 
 
+cdef inline Py_ssize_t mc_gather(const floating* v, const index_t* ix, Py_ssize_t t,
+                                 Py_ssize_t stop, int* js, int* bs, double* xs,
+                                 Py_ssize_t m) noexcept nogil:
+    """Append the non-zero terms among positions t..stop-1 (feature, partial sum, value),
+    without branches; returns the new count."""
+    for t in range(t, stop):
+        js[m] = <int>(t if ix == NULL else ix[t])
+        bs[m] = <int>(t & 3)
+        xs[m] = v[t]
+        m += v[t] != 0          # (NaN is kept: it makes the score NaN, a bad row)
+    return m
+
+
 cdef inline void mc_raw(const double* W, Py_ssize_t K, const floating* v, const index_t* ix,
-                        Py_ssize_t n, double* acc, double* out) noexcept nogil:
-    """out[k] = w_k . x in the four-partial-sum order (acc: 4K doubles of scratch)."""
-    cdef Py_ssize_t t, k, j
-    cdef double xv
+                        Py_ssize_t n, double* acc, int* act, double* out) noexcept nogil:
+    """out[k] = w_k . x in the four-partial-sum order (acc: 4K doubles of scratch; act: room
+    for 4n ints).  The non-zero terms are gathered first (their features js, partial sums bs
+    and values xs): without branches, and a dense row's blocks of eight +0.0 are skipped
+    whole (images have long blank runs); then each adds x times its row of W to the K
+    partial sums of its position."""
+    cdef Py_ssize_t t = 0, k, q, m = 0
+    cdef int* js = act
+    cdef int* bs = act + n
+    cdef double* xs = <double*>(act + 2 * n)       # (8-byte aligned, as act is)
     cdef double* a
     cdef const double* wr
+    cdef double xv
+    cdef const unsigned int* b4
+    cdef const unsigned long long* b8
     memset(acc, 0, 4 * K * sizeof(double))
-    for t in range(n):
-        xv = v[t]
-        if xv == 0.0:
-            continue
-        j = t if ix == NULL else ix[t]
-        a = acc + (t & 3) * K
-        wr = W + j * K
+    if ix == NULL:
+        while t + 8 <= n:
+            if floating is float:
+                b4 = <const unsigned int*>(v + t)
+                if (b4[0] | b4[1] | b4[2] | b4[3] | b4[4] | b4[5] | b4[6] | b4[7]) == 0:
+                    t += 8
+                    continue
+            else:
+                b8 = <const unsigned long long*>(v + t)
+                if (b8[0] | b8[1] | b8[2] | b8[3] | b8[4] | b8[5] | b8[6] | b8[7]) == 0:
+                    t += 8
+                    continue
+            m = mc_gather(v, ix, t, t + 8, js, bs, xs, m)
+            t += 8
+    m = mc_gather(v, ix, t, n, js, bs, xs, m)
+    for q in range(m):
+        a = acc + bs[q] * K
+        wr = W + js[q] * K
+        xv = xs[q]
         for k in range(K):
             a[k] += wr[k] * xv
     for k in range(K):
@@ -737,7 +772,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
     cdef int upd = 0, pk
     if p.normalize:
         inv = row_inv(p, v, n)
-    mc_raw(W, K, v, ix, n, c.acc, s)
+    mc_raw(W, K, v, ix, n, c.acc, c.act, s)
     for k in range(K):
         sk = aux[0] * s[k]
         if p.intercept:
@@ -854,6 +889,7 @@ cdef class MultiState:
     ``U`` (the averaging accumulator, or length 0) of D*K doubles, ``aux`` (2 + K doubles),
     ``counts`` = [n_seen, mistakes, updates]; scratch for one row's scores."""
     cdef double[::1] W, U, aux, acc, s, m
+    cdef int[::1] act
     cdef long long[::1] counts
     cdef Params p
     cdef int ovr
@@ -875,6 +911,9 @@ cdef class MultiState:
         self.K = K
         self.ovr = ovr
         self.acc = np.empty(4 * K, dtype=np.float64)
+        # a row has at most d terms (dense: d; CSR: distinct indices below d, checked); mc_raw
+        # needs 2n ints and n doubles (4n + 1 ints)
+        self.act = np.empty(4 * d + 4, dtype=np.intc)
         self.s = np.empty(K, dtype=np.float64)
         self.m = np.empty(K, dtype=np.float64)
         self.p.algo = algo
@@ -897,10 +936,21 @@ cdef class MultiState:
         c.U = &self.U[0] if self.U.shape[0] > 0 else NULL
         c.aux = &self.aux[0]
         c.acc = &self.acc[0]
+        c.act = &self.act[0]
         c.s = &self.s[0]
         c.m = &self.m[0]
         c.counts = &self.counts[0]
         return c
+
+
+cdef Py_ssize_t longest_row(const index_t[::1] indptr) noexcept:
+    """The most stored values in a row of a CSR matrix (0 for none)."""
+    cdef Py_ssize_t i, r, most = 0
+    for i in range(indptr.shape[0] - 1):
+        r = indptr[i + 1] - indptr[i]
+        if r > most:
+            most = r
+    return most
 
 
 cdef int mc_pass(MCCtx* c, const floating* val, const index_t* ix, const index_t* indptr,
@@ -941,6 +991,10 @@ def mc_pass_dense(MultiState st, const floating[:, ::1] X, const int[::1] y,
     cdef MCCtx c = st.ctx()
     cdef int* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    if X.shape[1] != st.d or y.shape[0] != X.shape[0] or \
+            (pred is not None and pred.shape[0] != X.shape[0]) or \
+            (upd is not None and upd.shape[0] != X.shape[0]):
+        raise ValueError("mc_pass_dense: the arrays do not match the state")
     with nogil:
         status = mc_pass(&c, &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[0],
                          X.shape[1], &y[0], pp, up, &bad)
@@ -960,6 +1014,10 @@ def mc_pass_csr(MultiState st, const floating[::1] data, const index_t[::1] indi
     cdef index_t dummy_i = 0
     cdef const floating* dp = values_ptr(data, &dummy_v)
     cdef const index_t* ip = index_ptr(indices, &dummy_i)
+    cdef Py_ssize_t n = indptr.shape[0] - 1
+    if longest_row(indptr) > st.d or y.shape[0] != n or \
+            (pred is not None and pred.shape[0] != n) or (upd is not None and upd.shape[0] != n):
+        raise ValueError("mc_pass_csr: the arrays do not match the state (or unchecked CSR)")
     with nogil:
         status = mc_pass(&c, dp, ip, &indptr[0], indptr.shape[0] - 1, 0, &y[0], pp, up, &bad)
     return status, bad
@@ -976,8 +1034,11 @@ cdef int mc_scores_impl(const double* W, Py_ssize_t K, double a, Py_ssize_t d, i
     cdef const floating* v
     cdef const index_t* xi
     cdef double* acc = <double*>malloc(4 * K * sizeof(double))
+    cdef int* act = <int*>malloc((4 * d + 4) * sizeof(int))   # (rows have at most d terms)
     cdef double* s
-    if acc == NULL:
+    if acc == NULL or act == NULL:
+        free(acc)
+        free(act)
         bad[0] = -1
         return NEED_ROOM
     p.intercept = intercept
@@ -986,7 +1047,7 @@ cdef int mc_scores_impl(const double* W, Py_ssize_t K, double a, Py_ssize_t d, i
         if normalize:
             inv = row_inv(&p, v, n)
         s = out + i * K
-        mc_raw(W, K, v, xi, n, acc, s)
+        mc_raw(W, K, v, xi, n, acc, act, s)
         for k in range(K):
             sk = a * s[k]
             if intercept:
@@ -995,10 +1056,12 @@ cdef int mc_scores_impl(const double* W, Py_ssize_t K, double a, Py_ssize_t d, i
                 sk = sk * inv
             if not isfinite(sk):
                 free(acc)
+                free(act)
                 bad[0] = i
                 return BAD_ROW
             s[k] = sk
     free(acc)
+    free(act)
     return OK
 
 
@@ -1030,7 +1093,8 @@ def mc_scores_csr(const double[::1] W, Py_ssize_t K, double a, Py_ssize_t d, bin
     cdef const floating* dp = values_ptr(data, &dummy_v)
     cdef const index_t* ip = index_ptr(indices, &dummy_i)
     if W.shape[0] != (d + (1 if intercept else 0)) * K or \
-            out.shape[0] != indptr.shape[0] - 1 or out.shape[1] != K:
+            out.shape[0] != indptr.shape[0] - 1 or out.shape[1] != K or \
+            longest_row(indptr) > d:
         raise ValueError("mc_scores_csr: shapes do not match")
     with nogil:
         status = mc_scores_impl(&W[0], K, a, d, intercept, normalize, dp, ip, &indptr[0],
@@ -1228,6 +1292,36 @@ cdef inline double kscore(const KParams* kp, const double* sv, const double* svn
     return f
 
 
+cdef Py_ssize_t kp_store(double* sv, double* svn, long long* meta, long long budget,
+                         Py_ssize_t d, const floating* v, const index_t* xi,
+                         Py_ssize_t n) noexcept nogil:
+    """Store the row as a support vector in the next slot (appended, or with a full budget
+    over the oldest: the ring) with its squared norm; returns the slot, or -1 when that norm
+    overflows."""
+    cdef Py_ssize_t slot, k
+    cdef double* z
+    cdef double zz
+    if budget > 0 and meta[0] == budget:
+        slot = meta[1]
+        meta[1] = (slot + 1) % budget
+    else:
+        slot = meta[0]
+        meta[0] += 1
+    z = sv + slot * d
+    if xi == NULL:
+        for k in range(d):
+            z[k] = v[k]
+    else:
+        memset(z, 0, d * sizeof(double))
+        for k in range(n):
+            z[xi[k]] = v[k]
+    zz = sumsq_vals(z, d)
+    if not isfinite(zz):
+        return -1
+    svn[slot] = zz
+    return slot
+
+
 cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long long* meta,
                  Py_ssize_t cap, long long budget, Py_ssize_t d, long long* counts,
                  const floating* val, const index_t* ix, const index_t* indptr,
@@ -1237,11 +1331,10 @@ cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long 
     not fit, with BAD_ROW at row stop[0] on a non-finite score or a support vector whose squared
     norm overflows (the caller restores meta, counts and any overwritten slot).  fout, when not
     NULL, receives each row's score (the one-vs-rest learners' class scores)."""
-    cdef Py_ssize_t i, n, slot, k
+    cdef Py_ssize_t i, n, slot
     cdef const floating* v
     cdef const index_t* xi
-    cdef double f, zz
-    cdef double* z
+    cdef double f
     cdef int pr
     for i in range(n_rows):
         if meta[0] == cap and (budget <= 0 or meta[0] < budget):
@@ -1266,25 +1359,10 @@ cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long 
         counts[2] += 1
         if upd != NULL:
             upd[i] = 1
-        if budget > 0 and meta[0] == budget:
-            slot = meta[1]
-            meta[1] = (slot + 1) % budget
-        else:
-            slot = meta[0]
-            meta[0] += 1
-        z = sv + slot * d
-        if xi == NULL:
-            for k in range(d):
-                z[k] = v[k]
-        else:
-            memset(z, 0, d * sizeof(double))
-            for k in range(n):
-                z[xi[k]] = v[k]
-        zz = sumsq_vals(z, d)
-        if not isfinite(zz):
+        slot = kp_store(sv, svn, meta, budget, d, v, xi, n)
+        if slot < 0:
             stop[0] = i
             return BAD_ROW
-        svn[slot] = zz
         coef[slot] = <double>y[i]
     stop[0] = n_rows
     return OK
@@ -1383,8 +1461,6 @@ cdef int kpm_pass(const KParams* kp, double* sv, double* svn, double* A, long lo
     cdef Py_ssize_t i, n, slot, k, best
     cdef const floating* v
     cdef const index_t* xi
-    cdef double zz
-    cdef double* z
     for i in range(n_rows):
         if meta[0] == cap and (budget <= 0 or meta[0] < budget):
             stop[0] = i
@@ -1406,25 +1482,10 @@ cdef int kpm_pass(const KParams* kp, double* sv, double* svn, double* A, long lo
         counts[1] += 1
         counts[2] += 1
         upd[i] = 1
-        if budget > 0 and meta[0] == budget:
-            slot = meta[1]
-            meta[1] = (slot + 1) % budget
-        else:
-            slot = meta[0]
-            meta[0] += 1
-        z = sv + slot * d
-        if xi == NULL:
-            for k in range(d):
-                z[k] = v[k]
-        else:
-            memset(z, 0, d * sizeof(double))
-            for k in range(n):
-                z[xi[k]] = v[k]
-        zz = sumsq_vals(z, d)
-        if not isfinite(zz):
+        slot = kp_store(sv, svn, meta, budget, d, v, xi, n)
+        if slot < 0:
             stop[0] = i
             return BAD_ROW
-        svn[slot] = zz
         for k in range(K):
             A[slot * K + k] = 0.0
         A[slot * K + y[i]] = 1.0

@@ -93,6 +93,26 @@ cdef inline int check_row(const value_t* v, const index_t* ix, Py_ssize_t n, Py_
     return ROW_BAD_VALUE if bad else ROW_OK
 
 
+cdef inline int next_row(const value_t* val, const index_t* ix, const index_t* indptr,
+                         Py_ssize_t row_len, Py_ssize_t i, Py_ssize_t d, int boolean,
+                         double limit, const value_t** v, const index_t** xi,
+                         Py_ssize_t* n) noexcept nogil:
+    """Point v, xi (NULL for a dense row) and n at row i, checked (a ROW_* code)."""
+    cdef Py_ssize_t lo
+    if indptr == NULL:
+        v[0] = val + i * row_len
+        xi[0] = NULL
+        n[0] = row_len
+    else:
+        lo = indptr[i]
+        if indptr[i + 1] < lo:
+            return ROW_BAD_INDPTR
+        v[0] = val + lo
+        xi[0] = ix + lo
+        n[0] = indptr[i + 1] - lo
+    return check_row(v[0], xi[0], n[0], d, boolean, limit)
+
+
 cdef struct Undo:
     long long* j
     double* old
@@ -282,7 +302,7 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
     cdef long long* e = <long long*>malloc((max_row + 1) * sizeof(long long))
     cdef long long* bits = <long long*>malloc((max_row + 65) * sizeof(long long))
     cdef Undo undo
-    cdef Py_ssize_t i, lo, n
+    cdef Py_ssize_t i, n
     cdef const value_t* v
     cdef const index_t* xi
     cdef int pr, yi, code = ROW_OK
@@ -295,19 +315,7 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
     if e == NULL or bits == NULL:
         code = NO_MEMORY
     for i in range(n_rows if code == ROW_OK else 0):
-        if indptr == NULL:
-            v = val + i * row_len
-            xi = NULL
-            n = row_len
-        else:
-            lo = indptr[i]
-            if indptr[i + 1] < lo:
-                code = ROW_BAD_INDPTR
-                break
-            v = val + lo
-            xi = ix + lo
-            n = indptr[i + 1] - lo
-        code = check_row(v, xi, n, d, boolean, limit)
+        code = next_row(val, ix, indptr, row_len, i, d, boolean, limit, &v, &xi, &n)
         if code != ROW_OK:
             break
         yi = y[i] if y != NULL else 0
@@ -599,7 +607,7 @@ cdef int mc_winnow_pass(const WParams* p, int ovr, Py_ssize_t K, double* l, doub
     bad row: its code and index (the counts are not written; the caller restores the
     weights)."""
     cdef MCBuf b
-    cdef Py_ssize_t i, lo, n, k
+    cdef Py_ssize_t i, n, k
     cdef const value_t* v
     cdef const index_t* xi
     cdef int pr = 0, r, code = ROW_OK
@@ -608,19 +616,7 @@ cdef int mc_winnow_pass(const WParams* p, int ovr, Py_ssize_t K, double* l, doub
         mc_buf_free(&b)
         return NO_MEMORY
     for i in range(n_rows):
-        if indptr == NULL:
-            v = val + i * row_len
-            xi = NULL
-            n = row_len
-        else:
-            lo = indptr[i]
-            if indptr[i + 1] < lo:
-                code = ROW_BAD_INDPTR
-                break
-            v = val + lo
-            xi = ix + lo
-            n = indptr[i + 1] - lo
-        code = check_row(v, xi, n, d, boolean, limit)
+        code = next_row(val, ix, indptr, row_len, i, d, boolean, limit, &v, &xi, &n)
         if code != ROW_OK:
             break
         r = mc_winnow_row(p, ovr, l, w, ln, wn, &b, v, xi, n, y[i] if y != NULL else 0,
