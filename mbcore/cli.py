@@ -496,8 +496,9 @@ def _cmd_certify(args):
         _emit(json.dumps(out, indent=2, default=str))
     else:
         kinds = f", {k} classes" if k is not None and k > 2 else ""
-        _emit(f"{label}: {X.shape[0]} rows x {X.shape[1]} features{kinds}, {args.passes} "
-              "pass(es)\n")
+        from .online import plural
+        _emit(f"{label}: {X.shape[0]} rows x {X.shape[1]} features{kinds}, "
+              f"{plural(args.passes, 'pass')}\n")
         _emit("\n\n".join([c.summary() for c in certs] +
                            [f"{name}: not applicable to {k} classes: "
                             f"{_reasons(args, {name: why})}" for name, why in na.items()]))
@@ -511,14 +512,12 @@ def _cmd_plot(args):
     plt = require_matplotlib("mbcore plot")
     label, X, k, certs, na, skipped = _certificates(args)
     out = args.out or f"mistakes-{label}.png"
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for c in certs:
-        c.plot(ax=ax)
-    if args.log:
-        ax.set_yscale("symlog")
-    ax.set_title(f"{label}: cumulative mistakes and mistake bounds ({args.passes} pass(es))")
-    ax.set_ylabel("cumulative mistakes (updates for MarginPerceptron)")
-    fig.tight_layout()
+    left_out = {**na, **skipped}
+    note = ""
+    if left_out:
+        classes = f"the {k} classes of {label}" if k is not None and k > 2 else label
+        note = f"Not drawn (they do not take {classes}): {_reasons(args, left_out)}."
+    fig = _draw_plot(plt, label, X.shape[0], certs, args.passes, log=args.log, note=note)
     _save_figure(fig, out)
     plt.close(fig)
     _emit(f"wrote {out}")
@@ -528,6 +527,114 @@ def _cmd_plot(args):
     if skipped:
         _emit(_skipped_note(args, label, k, skipped))
     return 0
+
+
+def _draw_plot(plt, label, n_rows, certs, passes, log=False, note=""):
+    """The figure of ``mbcore plot``: small multiples, one panel per learner (a grid sharing
+    the examples axis), each with its cumulative count (mistakes; updates for the Margin
+    Perceptron) and its bound as a dashed line of the same colour, labelled with its value and
+    theorem.  A panel's count axis is logarithmic when its total and its bound are more than a
+    decade apart (``log``: every panel), else linear.  Every learner has its own colour
+    (``distinct_colours``), so no legend is needed: each panel is titled with its learner.
+    ``note`` (the learners not drawn) goes under the grid."""
+    import textwrap
+    import numpy as np
+    from .online import (BOUND_GID, CURVE_GID, count_text, decades_spanned, distinct_colours,
+                         plural)
+
+    n = len(certs)
+    ncols = 1 if n == 1 else 2 if n in (2, 4) else 3 if n <= 9 else 4
+    nrows = -(-n // ncols)
+    width = {1: 6.4, 2: 9.0, 3: 11.0, 4: 13.0}[ncols]
+    foot = textwrap.wrap(note, width=int(width * 15)) if note else []
+    foot_in = 0.16 * len(foot) + (0.1 if foot else 0.0)
+    row_in, axes_in = 2.35, 1.7              # a row of panels; the data area in it, about
+    height = 0.9 + row_in * nrows + foot_in
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), sharex=True, squeeze=False,
+                             layout="constrained")
+    if foot:                            # under the grid; the layout makes room for it
+        fig.supxlabel("\n".join(foot), x=0.01, ha="left", fontsize=7.5, color="0.25")
+    flat = list(axes.flat)
+    xlabel = "examples seen" + (" (dotted: a new pass)" if passes > 1 else "")
+    for i in range(n, len(flat)):                       # an incomplete last row
+        flat[i - ncols].tick_params(labelbottom=True)
+        flat[i - ncols].set_xlabel(xlabel)
+        fig.delaxes(flat[i])
+    for ax in axes[-1][:n - (nrows - 1) * ncols]:
+        ax.set_xlabel(xlabel)
+    chars = int((width / ncols - 0.9) * 18)            # a label's line across a panel
+    for ax, cert, colour in zip(flat, certs, distinct_colours(n)):
+        run = cert.run
+        noun = "update" if cert.counted == "updates" else "mistake"
+        curve = run.update_curve if noun == "update" else run.mistake_curve
+        line, = ax.plot(np.arange(1, run.n + 1), curve, color=colour, linewidth=1.8)
+        line.set_gid(CURVE_GID)
+        top = max(float(curve[-1]) if run.n else 0.0, 1.0)
+        bound = cert.bound
+        if bound is not None:
+            ax.axhline(bound, color=colour, linestyle="--", linewidth=1.2).set_gid(BOUND_GID)
+            text = [f"bound {count_text(bound)}: {cert.bound_name}"]
+            if len(text[0]) > chars:                    # the theorem under the value
+                text = [f"bound {count_text(bound)}:"] + textwrap.wrap(
+                    cert.bound_name, chars, break_on_hyphens=False)
+            ax.annotate("\n".join(text), xy=(0.02, bound), xycoords=("axes fraction", "data"),
+                        xytext=(0, 2.5), textcoords="offset points", color=colour,
+                        fontsize=7.5, va="bottom", ha="left").set_in_layout(False)
+        logy = log or decades_spanned(ax) > 1.0
+        lo = 0.7 if logy else 0.0
+
+        def t(v):                                       # the axis' scale
+            return np.log10(max(v, lo)) if logy else v
+
+        def frac(v, hi):                                # v's height in the panel, 0..1
+            return (t(v) - t(lo)) / (t(hi) - t(lo))
+
+        hi = top * 1.5 if logy else top * 1.06
+        if bound is not None:                           # room above the bound for its label
+            room = 1 - (len(text) * 7.5 * 1.2 + 5) / 72 / axes_in
+            need = 10 ** (t(lo) + (t(bound) - t(lo)) / room) if logy else bound / room
+            hi = max(hi, need)
+        else:
+            # "no bound" in an empty corner: under the end of the rising curve (bottom
+            # right), else over its start (top left, raising the top if the curve is there)
+            def at(f):                                  # the curve at a fraction of the run
+                return float(curve[min(int(f * run.n), run.n - 1)]) if run.n else 0.0
+
+            corner = (0.97, 0.04, "bottom", "right")
+            if frac(at(0.42), hi) < 0.24:
+                corner = (0.03, 0.96, "top", "left")
+                if frac(at(0.58), hi) > 0.74:
+                    hi = 10 ** (t(lo) + (t(at(0.58)) - t(lo)) / 0.74) if logy else \
+                        at(0.58) / 0.74
+            ax.text(corner[0], corner[1], _no_bound_text(cert.reason), transform=ax.transAxes,
+                    fontsize=7.5, color="0.35", va=corner[2], ha=corner[3], style="italic")
+        if logy:
+            ax.set_yscale("log")
+        ax.set_ylim(lo, hi)
+        for p in range(1, passes):
+            ax.axvline(p * n_rows, color="0.75", linewidth=0.8, linestyle=":", zorder=0)
+        ax.set_xlim(0, n_rows * passes)
+        ax.set_title(f"{cert.learner}: {plural(int(curve[-1]) if run.n else 0, noun)}",
+                     fontsize=9.5, loc="left")
+        ax.set_ylabel(f"cumulative {noun}s", fontsize=8.5)
+        ax.tick_params(labelsize=8)
+        ax.grid(True, color="0.92", linewidth=0.6)
+    updates = [c.learner for c in certs if c.counted == "updates"]
+    counted = f"mistakes (updates for {', '.join(updates)})" if updates else "mistakes"
+    title = (f"{label}: cumulative {counted} and mistake bounds (dashed), "
+             f"{plural(passes, 'pass')} over {plural(n_rows, 'example')}")
+    fig.suptitle("\n".join(textwrap.wrap(title, int(width * 11))), fontsize=11)
+    return fig
+
+
+def _no_bound_text(reason):
+    """Why a panel of ``mbcore plot`` has no bound, in a few words ('mbcore certify' says it
+    in full)."""
+    if "violated" in reason:
+        return "no bound: an assumption\nfails on these data"
+    if "give no mistake bound" in reason:
+        return "no bound in the notes"
+    return "no bound computed\n(see mbcore certify)"
 
 
 def _save_figure(fig, out):

@@ -40,9 +40,18 @@ class OnlineRun:
     def __repr__(self):
         return f"OnlineRun(n={self.n}, mistakes={self.mistakes}, updates={self.updates})"
 
-    def plot(self, ax=None, bound=None, label=None, updates=False, **style):
+    def plot(self, ax=None, bound=None, label=None, updates=False, *, yscale="auto",
+             legend=True, **style):
         """Draw the cumulative mistakes (or updates) against the examples seen, with the
-        mistake bound as a horizontal line: a mistake bound caps the total, at every t.
+        mistake bound as a dashed horizontal line of the curve's colour: a mistake bound caps
+        the total, at every t.
+
+        The figure is meant to be legible as it is: each curve drawn on the same Axes gets a
+        colour no other line there has; the count axis turns logarithmic when the curves' totals
+        and the bounds on the Axes span more than a decade (a bound of 18,900 over a curve that
+        ends at 35 would otherwise flatten the curve to the floor); the legend is placed outside
+        the Axes, to its right, so it never covers the data (a figure without a layout engine
+        gets the constrained one, which makes room for it).
 
         Parameters
         ----------
@@ -54,6 +63,12 @@ class OnlineRun:
             The curve's legend label.
         updates : bool, default=False
             Draw the update curve instead (what the Margin Perceptron's bound counts).
+        yscale : {"auto", "linear", "log"} or None, default="auto"
+            "auto": logarithmic when the largest of the totals and bounds drawn on the Axes is
+            more than 10 times the smallest (positive) one, else the Axes' scale is left as it
+            is (linear for a new Axes).  None leaves the scale alone.
+        legend : bool, default=True
+            Draw the legend (outside the Axes, upper left of the space to their right).
         **style
             Passed to ``Axes.plot`` for the curve (color, linewidth, ...).
 
@@ -69,19 +84,100 @@ class OnlineRun:
         plt = require_matplotlib("OnlineRun.plot")
         ax = plt.gca() if ax is None else ax
         curve = self.update_curve if updates else self.mistake_curve
+        if "color" not in style and "c" not in style:
+            style["color"] = _unused_colour(ax)
         line, = ax.plot(np.arange(1, self.n + 1), curve, label=label, **style)
+        line.set_gid(CURVE_GID)
         name = "bound"
         if bound is not None and hasattr(bound, "bound"):
             name = f"bound: {bound.bound_name}" if bound.bound is not None else name
             bound = bound.bound
         if bound is not None:
-            ax.axhline(float(bound), color=line.get_color(), linestyle="--", linewidth=1,
-                       label=f"{label} {name}" if label else name)
+            value = float(bound)
+            name = name.replace("bound", f"bound {count_text(value)}", 1)
+            ax.axhline(value, color=line.get_color(), linestyle="--", linewidth=1,
+                       label=f"{label} {name}" if label else name).set_gid(BOUND_GID)
         ax.set_xlabel("examples seen")
         ax.set_ylabel("cumulative updates" if updates else "cumulative mistakes")
-        if label is not None or bound is not None:
-            ax.legend(fontsize=8)
+        if yscale == "auto":
+            if decades_spanned(ax) > 1.0:
+                ax.set_yscale("log")
+        elif yscale is not None:
+            ax.set_yscale(yscale)
+        if legend and (label is not None or bound is not None):
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                      borderaxespad=0.0)
+            fig = ax.figure
+            if getattr(fig, "get_layout_engine", None) is not None and \
+                    fig.get_layout_engine() is None:
+                fig.set_layout_engine("constrained")
         return ax
+
+
+# -- figures ---------------------------------------------------------------------------------------
+# Shared by OnlineRun.plot and ``mbcore plot``: the gid of the lines they draw (how a test or a
+# caller tells the curves and bounds from other lines), the colours, and the scale rule.
+
+CURVE_GID, BOUND_GID = "mbcore-curve", "mbcore-bound"
+
+
+def distinct_colours(n):
+    """``n`` colours, no two the same: tab10, then the five darkest of tab20b, then the light
+    half of tab20 (25 in all), then evenly spaced hues."""
+    from matplotlib import colormaps
+    from matplotlib.colors import hsv_to_rgb, to_hex
+    cols = [to_hex(c) for c in colormaps["tab10"].colors]
+    cols += [to_hex(colormaps["tab20b"].colors[i]) for i in (0, 4, 8, 12, 16)]
+    cols += [to_hex(colormaps["tab20"].colors[i]) for i in range(1, 20, 2)]
+    extra = n - len(cols)
+    for i in range(max(extra, 0)):
+        c = to_hex(hsv_to_rgb((i / extra + 0.03, 0.7, 0.6 + 0.25 * (i % 2))))
+        cols.append(c if c not in cols else to_hex(hsv_to_rgb((i / extra + 0.05, 0.9, 0.4))))
+    return cols[:n]
+
+
+def _unused_colour(ax):
+    """The first of :func:`distinct_colours` that no line on ``ax`` has yet."""
+    from matplotlib.colors import to_hex
+    used = {to_hex(line.get_color()) for line in ax.lines}
+    return next(c for c in distinct_colours(len(used) + 1) if c not in used)
+
+
+def levels(ax):
+    """The levels the count axis of ``ax`` must show: each mbcore curve's total and each
+    bound (positive values only)."""
+    out = []
+    for line in ax.lines:
+        if line.get_gid() in (CURVE_GID, BOUND_GID):
+            y = np.asarray(line.get_ydata(), dtype=float)
+            if y.size and np.nanmax(y) > 0:
+                out.append(float(np.nanmax(y)))
+    return out
+
+
+def decades_spanned(ax):
+    """log10(largest / smallest) of :func:`levels`; 0 when there is fewer than one level."""
+    lv = levels(ax)
+    return float(np.log10(max(lv) / min(lv))) if lv else 0.0
+
+
+def count_text(value):
+    """A count for a label: 54, 3.5, 18,900, 1.76 x 10^7 (mathtext)."""
+    if value >= 1e6:
+        mantissa, exponent = f"{value:.2e}".split("e")
+        return f"${mantissa}\\times10^{{{int(exponent)}}}$"
+    if value >= 100 or float(value).is_integer():
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def plural(count, word, many=None):
+    """``"1 pass"``, ``"3 passes"``: the count and the word, in the right number."""
+    if count == 1:
+        return f"1 {word}"
+    if many is None:
+        many = word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")
+    return f"{count:,} {many}"
 
 
 def require_matplotlib(what):

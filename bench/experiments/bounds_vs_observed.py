@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
 
 import mbcore  # noqa: E402
+from mbcore.online import distinct_colours  # noqa: E402
 
 NAME = "bounds_vs_observed"
 
@@ -156,20 +157,26 @@ def main(argv=None):
 
     def plot(plt):
         fams = sorted({p[0] for p in points})
-        cmap = plt.get_cmap("tab20")
+        colours = distinct_colours(len(fams))                # never the same colour twice
+        # the marker names the block of the palette (tab10, then darker, then lighter
+        # colours), so two families of a similar hue never share a marker as well
+        marks = "os^Dv"
         for i, f in enumerate(fams):
             b = [p[1] for p in points if p[0] == f]
             o = [p[2] for p in points if p[0] == f]
-            plt.scatter(b, o, s=14, color=cmap(i % 20), label=f)
+            mark = marks[min(0 if i < 10 else 1 if i < 15 else 2 + (i - 15) // 10, 4)]
+            plt.scatter(b, o, s=16, color=colours[i], marker=mark,
+                        alpha=0.85, linewidths=0, label=f"{f} ({len(b)})")
         lo = min(min(p[1] for p in points), min(p[2] for p in points))
         hi = max(p[1] for p in points)
         plt.plot([lo, hi], [lo, hi], "k--", lw=1, label="observed = bound")
-        plt.xscale("log")
-        plt.yscale("log")
+        _common.log_if_wide(plt, "x")            # bounds from 1 to 10^5: log-log
+        _common.log_if_wide(plt, "y")
         plt.xlabel("bound")
-        plt.ylabel("observed (mistakes, updates or expected mistakes; 0 drawn at 0.5)")
-        plt.title("Mistake bounds vs observed counts")
-        plt.legend(fontsize=6, ncol=2, loc="upper left")
+        plt.ylabel("observed mistakes, updates or\nexpected mistakes (0 drawn at 0.5)")
+        plt.title(f"Mistake bounds vs observed counts ({_common.plural(len(points), 'run')})",
+                  fontsize=10)
+        _common.legend_outside(plt, fontsize=7, title="learner (runs)", title_fontsize=7.5)
 
     return _common.finish(NAME, args, "Mistake bounds against observed counts (random instances)",
                           ["learner", "bound", "instances", "verified", "mean observed/bound",

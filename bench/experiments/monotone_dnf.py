@@ -166,20 +166,29 @@ def main(argv=None):
 
     def plot(plt):
         marks = {"first": "o", "random": "s", "adversarial": "^"}
+        colours = dict(zip(STRATEGIES, ("C0", "C1", "C2")))     # the bound: C3, no other
         rng = np.random.default_rng(0)
-        top = 0
+        low, top = np.inf, 0
         for s in STRATEGIES:
             rs = [r for r in runs if r["strategy"] == s]
             x = np.array([r["n"] * r["t"] for r in rs], dtype=float)
             x = x * (1 + 0.03 * (STRATEGIES.index(s) - 1)) + rng.uniform(-0.3, 0.3, len(x))
             plt.scatter(x, [r["mqs"] for r in rs], marker=marks[s], s=12, alpha=0.5,
-                        label=f"EQ strategy {s}")
+                        color=colours[s], label=f"EQ strategy {s} ({len(rs)} targets)")
             top = max(top, max(r["n"] * r["t"] for r in rs))
-        plt.plot([0, top], [0, top], color="C3", ls="--", label="bound: MQs = n x terms")
+            low = min(low, min(r["n"] * r["t"] for r in rs))
+        plt.plot([low, top], [low, top], color="C3", ls="--", label="bound: MQs = n x terms")
         plt.xlabel("n x terms")
         plt.ylabel("membership queries")
+        if _common.log_if_wide(plt):            # a few MQs to over a hundred: log, and log x
+            from matplotlib import ticker       # too, so the bound stays a straight line and
+            plt.xscale("log", base=2)           # the gap under it is the ratio to it
+            xaxis = plt.gca().xaxis
+            xaxis.set_major_locator(ticker.LogLocator(base=2, subs=(1.0, 1.5)))
+            xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+            xaxis.set_minor_formatter(ticker.NullFormatter())
         plt.title("Monotone DNF: membership queries per target", fontsize=10)
-        plt.legend(fontsize=7)
+        _common.legend_outside(plt)
 
     return _common.finish(NAME, args, title, COLUMNS, rows, claims, plot)
 

@@ -239,16 +239,21 @@ def main(argv=None):
         x = np.arange(len(rows))
         plt.bar(x, [r["frac_good"] for r in rows], color="C0", alpha=0.7,
                 label="fraction of trials with error <= epsilon")
-        plt.scatter(x, [r["need"] for r in rows], marker="_", s=600, color="C3", zorder=3,
-                    label="1 - delta (Thm 4 guarantee)")
-        plt.scatter(x, [r["max_error"] / r["epsilon"] for r in rows], marker="o", color="C2",
-                    zorder=3, label="worst error / epsilon")
-        plt.xticks(x, labels, fontsize=6, rotation=50, ha="right")
-        plt.ylim(0, 1.45)
-        plt.yticks(np.arange(0, 1.01, 0.2))
+        plt.hlines([r["need"] for r in rows], x - 0.4, x + 0.4, color="C3", lw=2, zorder=3,
+                   label="1 - delta (Thm 4 guarantee)")
+        worst = [r["max_error"] / r["epsilon"] for r in rows]
+        plt.scatter(x, worst, marker="o", color="C2", zorder=3, clip_on=False,
+                    label="worst error / epsilon")
+        plt.axhline(1.0, color="0.6", lw=0.8, ls=":", zorder=1)
+        plt.xticks(x, labels, fontsize=7, rotation=50, ha="right")
+        _common.log_if_wide(plt)                 # fractions and ratios near 1: linear
+        top = max(1.0, max(worst)) * 1.06
+        plt.ylim(0, top)
+        plt.yticks(np.arange(0, top, 0.2))
         plt.ylabel("fraction of trials / worst error over epsilon")
-        plt.title("Online -> PAC: good trials per setting", fontsize=10)
-        plt.legend(fontsize=7, loc="upper left", ncol=2)
+        plt.title(f"Online -> PAC: good trials per setting ({_common.plural(trials, 'trial')} "
+                  "each)", fontsize=10)
+        _common.legend_outside(plt)
 
     return _common.finish(NAME, args, title, COLUMNS, rows, claims, plot)
 

@@ -69,6 +69,7 @@ import _common  # noqa: E402
 
 from mbcore import Perceptron, Winnow  # noqa: E402
 from mbcore.bounds import margin, perceptron_bound, radius, winnow_bound  # noqa: E402
+from mbcore.online import distinct_colours  # noqa: E402
 
 NAME = "perceptron_vs_winnow"
 COLUMNS = ["n", "k", "trials", "N", "p", "pos_frac", "winnow_mean", "winnow_max",
@@ -279,29 +280,37 @@ def main(argv=None):
              f"smallest per-trial (R/gamma)^2)")
 
     def plot(plt):
-        marks = ["o", "s", "^", "D"]
-        colors = [("C0", "C3"), ("C2", "C1"), ("C9", "C6"), ("C7", "C5")]
-        for i, k in enumerate(ks):
+        # one panel per k (the Perceptron's curves for k = 3 and 6 nearly coincide, and
+        # would hide each other in one panel); a learner has the same colour in every panel,
+        # its bound the curve's colour, dashed
+        fig = plt.gcf()
+        fig.set_size_inches(3.2 * len(ks) + 2.6, 4.6)
+        axes = fig.subplots(1, len(ks), sharey=True, squeeze=False)[0]
+        colour = dict(zip(("winnow", "perceptron"), distinct_colours(2)))
+        for ax, k in zip(axes, ks):
+            plt.sca(ax)
             kr = [r for r in rows if r["k"] == k]
             n = np.array([r["n"] for r in kr])
-            cw, cp = colors[i % 4]
-            for key, label, color in (("winnow", "Winnow", cw), ("perceptron", "Perceptron", cp)):
+            for key, label, mark in (("winnow", "Winnow", "o"), ("perceptron", "Perceptron", "s")):
                 mean = np.array([r[f"{key}_mean"] for r in kr])
                 lo = np.array([min(t[key[0]] for t in per[(k, r["n"])]) for r in kr])
                 hi = np.array([r[f"{key}_max"] for r in kr])
-                plt.plot(n, mean, marker=marks[i % 4], color=color,
-                         label=f"{label} (k={k}), mean")
-                plt.fill_between(n, lo, hi, color=color, alpha=0.15)
-            plt.plot(n, [r["winnow_bound"] for r in kr], ls="--", color=cw, alpha=0.7,
-                     label=f"Winnow bound 2+3k(1+log2 n), k={k}")
-            plt.plot(n, [r["perceptron_bound"] for r in kr], ls=":", color=cp, alpha=0.7,
-                     label=f"Perceptron bound (R/gamma)^2, k={k}")
-        plt.xscale("log", base=2)
-        plt.yscale("log")
-        plt.xlabel("n (number of variables)")
-        plt.ylabel("mistakes until a clean pass (band: min..max)")
-        plt.title("Perceptron vs Winnow, monotone k-disjunctions", fontsize=10)
-        plt.legend(fontsize=6.5)
+                plt.plot(n, mean, marker=mark, color=colour[key], label=f"{label}, mean")
+                plt.fill_between(n, lo, hi, color=colour[key], alpha=0.18,
+                                 label=f"{label}, min..max")
+            plt.plot(n, [r["winnow_bound"] for r in kr], ls="--", color=colour["winnow"],
+                     label="Winnow bound 2 + 3k(1 + log2 n)")
+            plt.plot(n, [r["perceptron_bound"] for r in kr], ls="--",
+                     color=colour["perceptron"], label="Perceptron bound (R/gamma)^2")
+            plt.xscale("log", base=2)
+            _common.log_if_wide(plt)             # tens of mistakes to thousands: log
+            plt.xlabel("n (number of variables)")
+            plt.title(f"k = {k}", fontsize=10)
+            ax.grid(True, which="major", color="0.92", linewidth=0.6)
+        axes[0].set_ylabel("mistakes until a clean pass")
+        fig.suptitle("Perceptron vs Winnow on monotone k-disjunctions of n variables "
+                     f"({_common.plural(trials, 'trial')} per n)", fontsize=10.5)
+        _common.legend_outside(plt)              # right of the last panel
 
     return _common.finish(NAME, args, title, COLUMNS, rows, claims, plot)
 
