@@ -403,9 +403,10 @@ class OnlineCounts(_Guarded):
 class OnlineLearner(OnlineCounts):
     """Base class: parameters, label mapping, ``partial_fit``/``fit``/``predict``.
 
-    Threads
-    -------
-    A learner may be shared between threads.  It holds a readers-writer lock (``_Guarded``):
+    Notes
+    -----
+    **Threads.**  A learner may be shared between threads.  It holds a readers-writer lock
+    (``_Guarded``):
 
     * calls that change it (``partial_fit``, ``fit``, ``_online`` and so ``run_online``,
       ``set_params``) are exclusive: concurrent calls give the result of the same calls made
@@ -541,7 +542,7 @@ class OnlineLearner(OnlineCounts):
 
     @property
     def updates_(self):
-        """State changes so far (differs from mistakes_ for margin learners)."""
+        """State changes so far (differs from ``mistakes_`` for margin learners)."""
         self._check_fitted("updates_")
         return int(self._counts[2])
 

@@ -291,7 +291,8 @@ class Conjunction(_Elimination):
     positive_, negative_ : ndarray of bool, shape (n_features,)
         Which literals x_i / ~x_i the hypothesis keeps.
     literals_ : list of str
-    inconsistent_ : bool, n_inconsistent_ : int
+    inconsistent_ : bool
+    n_inconsistent_ : int
     mistakes_, updates_ (rounds in which h changed), n_seen_, classes_, n_features_in_
 
     Examples

@@ -1014,7 +1014,7 @@ def specialists_bound(r, n, promote=1.5, demote=0.5) -> float:
 # -- finite classes, Boolean learners and the conversions -------------------------------------------
 
 def halving_bound(size) -> int:
-    """The Halving algorithm's bound floor(log2 |C|) (Kanade Thm 8; Angluin lecture 25).
+    """The Halving algorithm's bound ``floor(log2 |C|)`` (Kanade Thm 8; Angluin lecture 25).
 
     Assumptions: the stream is labelled by a concept of the finite class C (``size = |C|``,
     or a :class:`mbcore.ConceptClass`); each mistake removes at least half of the version

@@ -94,6 +94,7 @@ class Certificate:
         return bool(self.observed <= self.bound * (1.0 + 1e-12) + 1e-9)
 
     def quantities_text(self) -> str:
+        """The quantities on one line: ``name=value, ...``."""
         return ", ".join(f"{k}={_fmt(v)}" for k, v in self.quantities.items())
 
     def to_dict(self) -> Dict[str, Any]:
@@ -136,13 +137,18 @@ class Certificate:
 
     # -- building ------------------------------------------------------------------------------
     def assume(self, text, status):
+        """Record an assumption with its status ("verified", "trusted", "unverified" or
+        "violated") and return the status (used by :func:`certify` while it builds the
+        certificate)."""
         self.assumptions.append((text, status))
         return status
 
     def set_bound(self, name, value, source):
+        """Claim the bound ``value`` of the theorem ``name``, stated in ``source``."""
         self.bound_name, self.bound, self.source = name, float(value), source
 
     def no_bound(self, reason):
+        """Claim no bound, for the given ``reason``."""
         self.bound, self.reason = None, reason
 
 

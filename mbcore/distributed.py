@@ -799,15 +799,16 @@ def ipm_fit(learner: OnlineLearner, X: Any, y: Any = None, *, max_epochs: Option
 
     Parameters
     ----------
-    learner : Perceptron, MarginPerceptron, OnlineHingeSVM, Winnow, EliminationWinnow,
-            WinnowStar or BalancedWinnow
-        Its parameters are used; it is not modified (fitted or not: training starts from the
-        learner's initial state, as ``fit`` does).
+    learner : OnlineLearner
+        A Perceptron, MarginPerceptron, OnlineHingeSVM, Winnow, EliminationWinnow, WinnowStar
+        or BalancedWinnow.  Its parameters are used; it is not modified (fitted or not:
+        training starts from the learner's initial state, as ``fit`` does).
     X : dask.array.Array, dask.dataframe.DataFrame, or list of in-memory shards
         The row blocks (partitions) are the shards, in order; a Dask array must be chunked
         along the rows only.  In-memory shards are 2-D arrays or CSR matrices.
-    y : dask.array.Array chunked like X (or a 1-D in-memory array, chunked like X here), a dask
-            Series partitioned like X, or a list of label arrays (one per shard)
+    y : dask.array.Array, dask Series, or list of label arrays
+        A Dask array chunked like X (or a 1-D in-memory array, chunked like X here), a Dask
+        Series partitioned like X, or a list of label arrays (one per shard).
     max_epochs : int or None
         None means the learner's ``max_epochs`` (as ``fit``).
     mixing : {"uniform", "weighted"}, default="uniform"

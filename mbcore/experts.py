@@ -643,8 +643,12 @@ class Specialists(OnlineLearner):
     ----------
     expert_mistakes_ : ndarray of shape (n_experts,)
         Wrong votes of each specialist (in every round it voted, mistake of the learner or not).
-    log2_weights_ : ndarray, weights_ : ndarray (relative to the largest)
-    coverage_ : float, n_covered_ : int, covered_mistakes_ : int
+    log2_weights_ : ndarray
+    weights_ : ndarray
+        Relative to the largest.
+    coverage_ : float
+    n_covered_ : int
+    covered_mistakes_ : int
     pruned_ : ndarray of bool
     mistakes_, updates_ (rounds in which weights changed), n_seen_, classes_, n_experts_
 

@@ -923,11 +923,11 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
 
     Attributes
     ----------
-    support_vectors_ : ndarray of shape (n_support_, n_features), in slot order
-        (one-vs-rest with K >= 3 classes: a list of K such arrays, learner k's)
-    dual_coef_ : ndarray of shape (n_support_,), the labels ±1 of the support vectors
-        (K >= 3 classes: shape (n_support_, K), the coefficient rows; one-vs-rest: a list of
-        K arrays of ±1)
+    support_vectors_ : ndarray of shape (n_support, n_features)
+        In slot order (one-vs-rest with K >= 3 classes: a list of K such arrays, learner k's).
+    dual_coef_ : ndarray of shape (n_support,)
+        The labels ±1 of the support vectors (K >= 3 classes: shape (n_support, K), the
+        coefficient rows; one-vs-rest: a list of K arrays of ±1).
     n_support_ : int (one-vs-rest with K >= 3 classes: a list of K ints)
     gamma_ : float
 
@@ -1264,7 +1264,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     @property
     def dual_coef_(self):
         """The label (±1) of each support vector; with K >= 3 classes the coefficient rows,
-        shape (n_support_, K) (one-vs-rest: a list of K arrays of ±1, learner k's)."""
+        shape ``(n_support_, K)`` (one-vs-rest: a list of K arrays of ±1, learner k's)."""
         self._check_fitted("dual_coef_")
         K = self._K()
         if K > 1 and self._ovr_layout():

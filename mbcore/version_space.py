@@ -465,8 +465,8 @@ class Halving(_VersionSpace):
     (``conservative=True``, Kanade).  Counts are word-level popcounts over the non-zero words of
     the version space only, so an example costs less as it shrinks.
 
-    Mistake bound: ⌊log₂ |C|⌋ on any stream labelled by a concept of C (each mistake at least
-    halves the version space).
+    Mistake bound: ``⌊log₂ |C|⌋`` on any stream labelled by a concept of C (each mistake at
+    least halves the version space).
 
     Parameters
     ----------
@@ -476,7 +476,9 @@ class Halving(_VersionSpace):
 
     Attributes
     ----------
-    alive_count_ : int, alive_concepts_ : list of int, inconsistent_ : bool
+    alive_count_ : int
+    alive_concepts_ : list of int
+    inconsistent_ : bool
     mistakes_, updates_ (rounds in which the version space shrank), n_seen_, classes_
 
     Examples

@@ -982,11 +982,11 @@ def test_bad_input(client):
     with pytest.raises(ValueError, match=r"Perceptron: .*row 20.*\(in shard 2, whose first row is "
                                          r"row 100 of X\)"):
         ipm_fit(P, da.from_array(bad, chunks=(50, -1)), dy)
-    # Three labels: the binary learners refuse them (the union of the shards' labels, checked
-    # by the learner's own rule); the linear learners take them (K >= 3 classes).
+    # Three labels: the union of the shards' labels, checked by the learner's own rule: the
+    # learners that mix take K >= 3 classes, but not a regression target.
     y3 = da.from_array(np.arange(200) % 3, chunks=50)
-    with pytest.raises(ValueError, match="Winnow: y has more than two labels"):
-        ipm_fit(mbcore.Winnow(), dX, y3)
+    with pytest.raises(ValueError, match="Winnow: y looks continuous"):
+        ipm_fit(mbcore.Winnow(), dX, da.from_array(np.arange(200) % 3 + 0.5, chunks=50))
     assert ipm_fit(P, dX, y3, max_epochs=2).learner.classes_.tolist() == [0, 1, 2]
     y3[120:121] = 7                                # (only shard 2 has a label outside)
     with pytest.raises(ValueError, match=r"Perceptron: y has the label 7, outside the fitted "

@@ -597,8 +597,11 @@ def test_conservative_classes_params_and_clone():
     with pytest.raises(ValueError, match=r"Conservative: classes=\[0, 1\] differs from the "
                                          r"fitted classes \[3, 5\]"):
         c.partial_fit([[1.0]], [5], classes=[0, 1])
-    with pytest.raises(ValueError, match="Perceptron: classes must hold exactly two"):
-        Q.Conservative(mbcore.Perceptron()).partial_fit([[1.0], [2.0], [3.0]], [0, 1, 2])
+    with pytest.raises(ValueError, match="Conjunction: classes must hold exactly two"):
+        Q.Conservative(mbcore.Conjunction()).partial_fit([[1], [0], [1]], [0, 1, 2])
+    # (the Perceptron takes three classes, and so does its conservative form)
+    c3 = Q.Conservative(mbcore.Perceptron()).partial_fit([[1.0], [2.0], [3.0]], [0, 1, 2])
+    assert c3.classes_.tolist() == [0, 1, 2] and c3.mistakes_ >= 1
     with pytest.raises(ValueError, match="Conservative: cannot tell the two classes"):
         Q.Conservative(mbcore.Perceptron()).partial_fit([[1.0]], [7])
     assert c.get_params() == {"learner": c.learner}

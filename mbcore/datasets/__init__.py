@@ -5,8 +5,8 @@ are found with :mod:`importlib.resources`, so they load from an installed wheel,
 a zip archive alike.  Nothing is downloaded and nothing is cached on disk.  Parsing uses the
 standard library and NumPy only.
 
-The loaders of the bundled data are in :mod:`mbcore.datasets.bundled`, the svmlight and CSV
-readers in :mod:`mbcore.datasets.formats`; every name is importable from here.
+The loaders of the bundled data are in ``mbcore.datasets.bundled``, the svmlight and CSV
+readers in ``mbcore.datasets.formats``; every name is importable from here.
 
 Examples
 --------

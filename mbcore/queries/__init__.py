@@ -9,9 +9,9 @@ equivalence queries give the mistake bound Q); Angluin's lecture 24 (monotone DN
 equivalence and membership queries, the worked example x1x2 + x3) and lecture 25 (equivalence
 queries simulated by sampling).
 
-The oracles are in :mod:`mbcore.queries.oracles`, the conversions in
-:mod:`mbcore.queries.conversions` and the exact learner of monotone DNF in
-:mod:`mbcore.queries.exact`; every public name is importable from here.
+The oracles are in ``mbcore.queries.oracles``, the conversions in
+``mbcore.queries.conversions`` and the exact learner of monotone DNF in
+``mbcore.queries.exact``; every public name is importable from here.
 
 Conventions
 -----------

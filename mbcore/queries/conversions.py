@@ -365,7 +365,7 @@ class Conservative(_BlockOnline):
 
     @property
     def updates_(self):
-        """Examples passed to the wrapped learner (= mistakes_)."""
+        """Examples passed to the wrapped learner (= ``mistakes_``)."""
         self._check_fitted("updates_")
         return int(self._counts[1])
 
