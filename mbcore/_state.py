@@ -22,8 +22,8 @@ import numbers
 import numpy as np
 
 __all__ = ["StateError", "arr", "arr_list", "py", "int_list", "labels", "values_list",
-           "budget", "need", "shape", "finite", "nonneg", "two_labels", "COMMON", "FIT_STATE",
-           "INT", "FLOAT", "BOOL", "F8", "I8", "I4", "U1", "U8"]
+           "budget", "need", "shape", "finite", "nonneg", "two_labels", "labels_and_counts",
+           "COMMON", "FIT_STATE", "INT", "FLOAT", "BOOL", "F8", "I8", "I4", "U1", "U8"]
 
 
 class StateError(ValueError):
@@ -143,6 +143,16 @@ def finite(obj, *names):
 def nonneg(obj, *names):
     for n in names:
         need((obj.__dict__[n] >= 0).all(), f"{type(obj).__name__}: {n} holds negative values")
+
+
+def labels_and_counts(obj, st):
+    """The learners of two or more classes: two_labels for two classes, else (K >= 3 classes,
+    K weight vectors) the counters [seen, mistakes, updates] alone."""
+    if st["classes_"].shape[0] <= 2:
+        two_labels(obj, st)
+    else:
+        shape(obj, "_counts", (3,))
+        nonneg(obj, "_counts")
 
 
 def two_labels(obj, st, n_counts=3):

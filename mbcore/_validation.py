@@ -724,7 +724,7 @@ def encode_y_k(owner, y, n, classes):
                           f"{classes.tolist()!r}")
     try:
         return encode_codes(owner, ya, classes, lambda b: b)
-    except ValueError as exc:
+    except ValueError:
         # encode_codes names the first label outside the classes by its index: say it in
         # the words of the two-label learners
         bad = _first_outside(ya, classes)

@@ -607,7 +607,7 @@ def _multiclass_perceptron(cert, ctx):
             cert.assume(f"a U of unit Frobenius norm ({how}) separates {what} with "
                         "multi-class margin gamma > 0", VERIFIED)
         else:
-            cert.assume(f"the classes are linearly separable (multi-class margin > 0)"
+            cert.assume("the classes are linearly separable (multi-class margin > 0)"
                         + (f"; best multi-class margin <= {upper:.3g}" if upper is not None
                            else "; no separator found"),
                         VIOLATED if upper is not None and upper <= 0.0 else UNVERIFIED)

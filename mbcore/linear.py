@@ -15,7 +15,7 @@ from ._params import (bad as _bad, choice as _choice, flag as _flag, integer as 
                       real as _real)
 from ._validation import Batch, check_finite, row_error
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
-                     need, nonneg, shape, two_labels)
+                     labels_and_counts, need, shape)
 from .base import ManyClasses, OnlineLearner, Snapshot, map_rows
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
@@ -90,11 +90,7 @@ class _Linear(ManyClasses, OnlineLearner):
     def _check_state(self, st):
         o, d = self._owner, st["n_features_in_"]
         K = self._K()
-        if K == 1:
-            two_labels(self, st)
-        else:
-            shape(self, "_counts", (3,))
-            nonneg(self, "_counts")
+        labels_and_counts(self, st)
         need(st["_d"] == d, f"{o}: _d != n_features_in_")
         D = d + bool(self.fit_intercept)
         shape(self, "_w", (D * K,))
@@ -1026,11 +1022,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     def _check_state(self, st):
         o, d = self._owner, st["n_features_in_"]
         K = self._K()
-        if K == 1:
-            two_labels(self, st)
-        else:
-            shape(self, "_counts", (3,))
-            nonneg(self, "_counts")
+        labels_and_counts(self, st)
         need(st["_d"] == d, f"{o}: _d != n_features_in_")
         m = K if K > 1 and self.multi_class == "ovr" else 1     # binary learners kept
         sv = st["_sv"]

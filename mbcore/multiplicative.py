@@ -15,7 +15,7 @@ import numpy as np
 from ._kernels import multiplicative as _k
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent
 from ._validation import Batch, check_shape, check_X
-from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, need, nonneg, shape, two_labels
+from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, labels_and_counts, need, shape
 from .base import ManyClasses, OnlineLearner
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
@@ -162,11 +162,7 @@ class _Winnow(ManyClasses, OnlineLearner):
     def _check_state(self, st):
         o, d = self._owner, st["n_features_in_"]
         K = self._K()
-        if K == 1:
-            two_labels(self, st)
-        else:
-            shape(self, "_counts", (3,))
-            nonneg(self, "_counts")
+        labels_and_counts(self, st)
         need(st["_d"] == d, f"{o}: _d != n_features_in_")
         need(self.n_features is None or self.n_features == d,
              f"{o}: n_features_in_ != the parameter n_features")
