@@ -213,8 +213,9 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
     With K >= 3 classes (Perceptron, AveragedPerceptron, MarginPerceptron), the multi-class
     bounds apply: for ``multi_class="multiclass"``, Kesler's 2 R^2 / gamma^2 on the mistakes
     (24 / gamma^2 on the Margin Perceptron's updates), with a separator U searched for when
-    none is given (the best margin of the Kesler vectors on small data, else the weights of a
-    fresh learner fitted to the data); for ``"ovr"``, the sum of the K binary bounds of the
+    none is given (the best margin of the Kesler vectors on small data; else the larger margin
+    of the weights of a fresh learner fitted to the data and of the best one-vs-rest
+    separators stacked); for ``"ovr"``, the sum of the K binary bounds of the
     one-vs-rest problems (:func:`mbcore.bounds.ovr_bound`).  OnlineHingeSVM has no bound.
     The Winnow family with K >= 3 classes: for ``"ovr"``, the sum of the binary bounds of the
     one-vs-rest problems, each certified as the binary learner would be (none unless every
@@ -484,6 +485,7 @@ def _kernel_perceptron(cert, ctx):
 _SQRT2 = math.sqrt(2.0)
 _KESLER_MAX = 2048          # Kesler vectors searched exactly (a Gram matrix of at most 2048^2)
 _KESLER_CELLS = 4_000_000   # and a dense view of at most this many entries
+_STACK_MAX_ROWS = 20_000    # one-vs-rest separators searched (K best_margin runs) up to this
 
 
 def _n_classes(L):
@@ -550,8 +552,9 @@ def _fitted_matrix(ctx, sep):
 def _multiclass_search(ctx, view, K, need, make):
     """(gamma, upper, how): the best multi-class margin found (verified on the data), an upper
     bound on the best one (None when unknown) and how gamma was found.  ``need`` is the margin
-    the bound needs (0.0: any positive margin).  The Kesler search runs on small data; the
-    learner ``make()``, fitted to the data, when that search is too large or inconclusive."""
+    the bound needs (0.0: any positive margin).  The Kesler search runs on small data; when
+    that search is too large or inconclusive, the better of the learner ``make()`` fitted to
+    the data and the best one-vs-rest separators (best_margin per class) stacked."""
     def enough(g):
         return g > 0.0 if need == 0.0 else g >= need
 
@@ -568,6 +571,18 @@ def _multiclass_search(ctx, view, K, need, make):
         gf = B.multiclass_margin(view, ctx.y, W, ctx.L.classes_)
         if gf > g:
             g, how = gf, f"the weights of a {type(sep).__name__} fitted to the data"
+    if view.shape[0] <= _STACK_MAX_ROWS:
+        # the best one-vs-rest separators, stacked: often a far better multi-class margin
+        # than a fitted learner's weights (each u_k maximises its class's own margin)
+        cl = np.asarray(ctx.L.classes_)
+        labels = np.asarray(ctx.y)
+        rows = [B.best_margin(view, np.where(labels == c, 1.0, -1.0), tol=ctx.tol,
+                              max_iter=ctx.max_iter).u for c in cl]
+        if all(u is not None for u in rows):
+            U = np.vstack(rows)
+            gs = B.multiclass_margin(view, ctx.y, U, cl)
+            if gs > g:
+                g, how = gs, "the best one-vs-rest separators (best_margin), stacked"
     return g, upper, how
 
 
