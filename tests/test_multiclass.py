@@ -131,7 +131,7 @@ def _cases(draw):
     return entry, K, n, d, seed, fmt, integer
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_cases())
 def test_hypothesis_multiclass_parity(case):
     entry, K, n, d, seed, fmt, integer = case
@@ -398,7 +398,7 @@ def test_winnow_multiclass_parity(entry, seed, fmt, chunking):
     assert as_list(clf.decision_function(Xn)) == as_list(ref.decision_function(Xn))
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from(W_ENTRIES), st.integers(3, 6), st.integers(1, 40), st.integers(1, 8),
        st.integers(0, 2 ** 20), st.sampled_from(("dense64", "csr_i32")))
 def test_hypothesis_winnow_multiclass_parity(entry, K, n, d, seed, fmt):
@@ -521,7 +521,7 @@ def test_kernel_multiclass_parity(entry, fmt, chunking):
     assert outputs(clf, to_format(Xn, fmt)) == outputs(ref, to_format(Xn, fmt))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from(K_ENTRIES), st.integers(3, 5), st.integers(1, 30), st.integers(1, 4),
        st.integers(0, 2 ** 20), st.sampled_from(("dense64", "dense32", "csr_i64")))
 def test_hypothesis_kernel_multiclass_parity(entry, K, n, d, seed, fmt):
