@@ -420,12 +420,7 @@ def infer_classes(owner, y, classes=None):
             raise ValueError(f"{owner}: classes must hold exactly two distinct labels, got "
                              f"{cl.tolist()!r}")
         return cl
-    ya = label_array(owner, y)
-    if ya.dtype.kind == "f" and np.isnan(ya).any():
-        raise ValueError(f"{owner}: y contains NaN")
-    if ya.dtype.kind == "c":
-        raise TypeError(f"{owner}: y must hold labels (numbers, strings or bools), got complex "
-                        "values")
+    ya = _checked_labels(owner, y)
     uniq = _native(_distinct(ya))          # (big-endian labels give native classes)
     if uniq.shape[0] > 2:
         raise ValueError(_too_many_labels(owner, ya, np.unique(ya)))   # every label, for the message
@@ -441,6 +436,18 @@ def infer_classes(owner, y, classes=None):
     raise ValueError(f"{owner}: cannot tell the two classes from y={uniq.tolist()!r} alone (one "
                      "class); pass classes=[-1, 1], classes=[0, 1] or the two labels to the "
                      "first partial_fit")
+
+
+def _checked_labels(owner, y):
+    """y as an array, refused when it holds NaN or complex values (the two families' common
+    checks before the classes are counted)."""
+    ya = label_array(owner, y)
+    if ya.dtype.kind == "f" and np.isnan(ya).any():
+        raise ValueError(f"{owner}: y contains NaN")
+    if ya.dtype.kind == "c":
+        raise TypeError(f"{owner}: y must hold labels (numbers, strings or bools), got complex "
+                        "values")
+    return ya
 
 
 def _classes_array(owner, classes):
@@ -673,17 +680,12 @@ def infer_classes_k(owner, y, classes=None):
             raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
                              f"{cl.tolist()!r}")
         return cl
-    ya = label_array(owner, y)
-    if ya.dtype.kind == "f" and np.isnan(ya).any():
-        raise ValueError(f"{owner}: y contains NaN")
-    if ya.dtype.kind == "c":
-        raise TypeError(f"{owner}: y must hold labels (numbers, strings or bools), got complex "
-                        "values")
+    ya = _checked_labels(owner, y)
     _one_kind(owner, y, ya)
     if ya.ndim == 1 and ya.shape[0] > 64 and ya.dtype in _LABEL_DTYPES:
         uniq = _distinct(ya)
         if uniq.shape[0] <= 2:         # (the compiled scan stops at a third label)
-            return infer_classes(owner, ya)
+            return _native(uniq) if uniq.shape[0] == 2 else infer_classes(owner, uniq)
     try:
         uniq = np.unique(ya)
     except TypeError:
@@ -716,21 +718,19 @@ def encode_y_k(owner, y, n, classes):
     if ya.dtype.kind == "f" and np.isnan(ya).any():
         raise ValueError(f"{owner}: y contains NaN")
 
-    def outside(bad):
-        v = _key(ya[bad[0]])
-        if isinstance(v, float) and v != v:
-            return ValueError(f"{owner}: y contains NaN")
-        return ValueError(f"{owner}: y has the label {v!r}, outside the fitted classes "
-                          f"{classes.tolist()!r}")
     try:
-        return encode_codes(owner, ya, classes, lambda b: b)
+        return encode_codes(owner, ya, classes, lambda b: f"y[{b[0]}]")
     except ValueError:
         # encode_codes names the first label outside the classes by its index: say it in
         # the words of the two-label learners
         bad = _first_outside(ya, classes)
         if bad is None:
             raise
-        raise outside((bad,)) from None
+    v = _key(ya[bad])
+    if isinstance(v, float) and v != v:
+        raise ValueError(f"{owner}: y contains NaN")
+    raise ValueError(f"{owner}: y has the label {v!r}, outside the fitted classes "
+                     f"{classes.tolist()!r}")
 
 
 def _first_outside(ya, classes):

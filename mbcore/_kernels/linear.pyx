@@ -308,6 +308,22 @@ cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_
     return upd
 
 
+cdef Params make_lin_params(int algo, bint tie_pos, bint normalize, bint intercept,
+                           bint average, bint pegasos, double eta, double thr,
+                           double lam) noexcept:
+    cdef Params p
+    p.algo = algo
+    p.tie_pos = tie_pos
+    p.normalize = normalize
+    p.intercept = intercept
+    p.average = average
+    p.pegasos = pegasos
+    p.eta = eta
+    p.thr = thr
+    p.lam = lam
+    return p
+
+
 cdef struct LinCtx:
     Params p
     double* w
@@ -342,15 +358,8 @@ cdef class LinearState:
         self.d = d
         self.snap_w = np.empty(w.shape[0], dtype=np.float64)
         self.snap_u = np.empty(max(u.shape[0], 1), dtype=np.float64)
-        self.p.algo = algo
-        self.p.tie_pos = tie_pos
-        self.p.normalize = normalize
-        self.p.intercept = intercept
-        self.p.average = average
-        self.p.pegasos = pegasos
-        self.p.eta = eta
-        self.p.thr = thr
-        self.p.lam = lam
+        self.p = make_lin_params(algo, tie_pos, normalize, intercept, average, pegasos, eta,
+                                 thr, lam)
 
     cdef LinCtx ctx(self):
         cdef LinCtx c
@@ -916,15 +925,8 @@ cdef class MultiState:
         self.act = np.empty(4 * d + 4, dtype=np.intc)
         self.s = np.empty(K, dtype=np.float64)
         self.m = np.empty(K, dtype=np.float64)
-        self.p.algo = algo
-        self.p.tie_pos = tie_pos
-        self.p.normalize = normalize
-        self.p.intercept = intercept
-        self.p.average = average
-        self.p.pegasos = pegasos
-        self.p.eta = eta
-        self.p.thr = thr
-        self.p.lam = lam
+        self.p = make_lin_params(algo, tie_pos, normalize, intercept, average, pegasos, eta,
+                                 thr, lam)
 
     cdef MCCtx ctx(self):
         cdef MCCtx c

@@ -234,6 +234,30 @@ cdef inline double ordered_sum(const WParams* p, const double* w, const double* 
     return (s[0] + s[1]) + (s[2] + s[3])
 
 
+cdef inline void update_weight(const WParams* p, double* l, double* w, double* ln, double* wn,
+                               Py_ssize_t t, double x, int positive) noexcept nogil:
+    """One weight's update (the entry t of l, w and for Balanced Winnow ln, wn), as on a
+    false negative (positive) or a false positive; x is the feature's value (not 0)."""
+    if p.variant == BALANCED:
+        if positive:
+            l[t] = l[t] + x * p.la
+            ln[t] = ln[t] + x * p.lb
+        else:
+            l[t] = l[t] + x * p.lb
+            ln[t] = ln[t] + x * p.la
+        wn[t] = term(ln[t])
+    elif positive:
+        l[t] = l[t] + (p.la if p.variant == STAR else x * p.la)
+    elif p.variant == STAR:
+        if l[t] >= 0.0:
+            l[t] = l[t] + p.lb
+    elif p.lb == -INFINITY:
+        l[t] = -INFINITY
+    else:
+        l[t] = l[t] + x * p.lb
+    w[t] = term(l[t])
+
+
 cdef int decide_and_update(const WParams* p, double* l, double* w, double* ln, double* wn,
                            const value_t* v, const index_t* ix, Py_ssize_t n, int y,
                            long long* e, long long* bits, int update, double S, Py_ssize_t m,
@@ -270,24 +294,7 @@ cdef int decide_and_update(const WParams* p, double* l, double* w, double* ln, d
         j = ix[k] if ix != NULL else k
         if undo != NULL and undo_push(undo, j, l, w, ln, wn):
             return 0
-        if p.variant == BALANCED:
-            if y > 0:
-                l[j] = l[j] + x * p.la
-                ln[j] = ln[j] + x * p.lb
-            else:
-                l[j] = l[j] + x * p.lb
-                ln[j] = ln[j] + x * p.la
-            wn[j] = term(ln[j])
-        elif y > 0:
-            l[j] = l[j] + (p.la if p.variant == STAR else x * p.la)
-        elif p.variant == STAR:
-            if l[j] >= 0.0:
-                l[j] = l[j] + p.lb
-        elif p.lb == -INFINITY:
-            l[j] = -INFINITY
-        else:
-            l[j] = l[j] + x * p.lb
-        w[j] = term(l[j])
+        update_weight(p, l, w, ln, wn, j, x, y > 0)
     return pr
 
 
@@ -475,30 +482,12 @@ cdef inline void mc_update_class(const WParams* p, double* l, double* w, double*
                                  Py_ssize_t m) noexcept nogil:
     """The binary update of class k's weights, as on a false negative (positive) or a false
     positive, over the active features."""
-    cdef Py_ssize_t q, j, t
+    cdef Py_ssize_t q, j
     cdef double x
     for q in range(m):
         x = v[act[q]]
         j = ix[act[q]] if ix != NULL else act[q]
-        t = j * K + k
-        if p.variant == BALANCED:
-            if positive:
-                l[t] = l[t] + x * p.la
-                ln[t] = ln[t] + x * p.lb
-            else:
-                l[t] = l[t] + x * p.lb
-                ln[t] = ln[t] + x * p.la
-            wn[t] = term(ln[t])
-        elif positive:
-            l[t] = l[t] + (p.la if p.variant == STAR else x * p.la)
-        elif p.variant == STAR:
-            if l[t] >= 0.0:
-                l[t] = l[t] + p.lb
-        elif p.lb == -INFINITY:
-            l[t] = -INFINITY
-        else:
-            l[t] = l[t] + x * p.lb
-        w[t] = term(l[t])
+        update_weight(p, l, w, ln, wn, j * K + k, x, positive)
 
 
 cdef int mc_winnow_row(const WParams* p, int ovr, double* l, double* w, double* ln, double* wn,

@@ -11,8 +11,8 @@ import inspect
 import math
 import numbers
 
-__all__ = ["OnlineLearner", "NotFittedError", "check_rows", "check_labels", "infer_classes",
-           "infer_classes_k", "check_labels_k"]
+__all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "check_rows", "check_labels",
+           "infer_classes", "infer_classes_k", "check_labels_k"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -356,8 +356,8 @@ def infer_classes_k(owner, labels, classes=None):
     return infer_classes(owner, labels)       # one label: the binary rules and messages
 
 
-def check_labels(owner, y, n, classes):
-    """Map labels to +1 (classes[1]) / -1 (classes[0])."""
+def _label_list(owner, y, n):
+    """y as a list of n labels (no NaN), with the messages of mbcore's encode_y."""
     if y is None:
         raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
     if isinstance(y, (str, bytes)):
@@ -371,6 +371,12 @@ def check_labels(owner, y, n, classes):
     for v in lab:
         if isinstance(v, float) and math.isnan(v):
             raise ValueError(f"{owner}: y contains NaN")
+    return lab
+
+
+def check_labels(owner, y, n, classes):
+    """Map labels to +1 (classes[1]) / -1 (classes[0])."""
+    lab = _label_list(owner, y, n)
     neg, pos = classes
     out = []
     for v in lab:
@@ -387,19 +393,7 @@ def check_labels(owner, y, n, classes):
 def check_labels_k(owner, y, n, classes):
     """Map labels to class indices 0..K-1 (positions in the sorted classes); the checks and
     messages of check_labels."""
-    if y is None:
-        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
-    ndim = getattr(y, "ndim", 1)
-    if ndim != 1:
-        raise ValueError(f"{owner}: y must be 1-D, got ndim={ndim}")
-    lab = [label_key(v) for v in y]
-    if len(lab) != n:
-        raise ValueError(f"{owner}: X has {n} rows but y has {len(lab)} labels")
-    for v in lab:
-        if isinstance(v, float) and math.isnan(v):
-            raise ValueError(f"{owner}: y contains NaN")
+    lab = _label_list(owner, y, n)
     index = {c: k for k, c in enumerate(classes)}
     out = []
     for v in lab:
@@ -413,6 +407,24 @@ def check_labels_k(owner, y, n, classes):
         out.append(k)
     return out
 
+
+
+class ManyClasses:
+    """The labels of the learners that take two classes or more (the linear, kernel and
+    Winnow twins): two classes keep the binary codes (+-1), K >= 3 classes use class indices;
+    ``_init_state`` sets ``_K``, the number of classes.  Mixed in before OnlineLearner."""
+
+    def _multi(self):
+        """True when fitted with three classes or more."""
+        return vars(self).get("_K", 2) > 2
+
+    def _infer_classes(self, y, classes):
+        return infer_classes_k(self._owner, y, classes)
+
+    def _check_labels(self, y, n, classes):
+        if len(classes) > 2:
+            return check_labels_k(self._owner, y, n, classes)
+        return check_labels(self._owner, y, n, classes)
 
 
 class keep_on_failure:

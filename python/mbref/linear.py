@@ -23,8 +23,7 @@ import math
 import numbers
 
 from . import _arith
-from .base import (OnlineLearner, check_labels, check_labels_k, check_rows,
-                   infer_classes_k, keep_on_failure)
+from .base import ManyClasses, OnlineLearner, check_rows, keep_on_failure
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM"]
@@ -81,7 +80,7 @@ def _check_int(owner, name, value, low):
         raise ValueError(f"{owner}: parameter {name} must be an integer >= {low}, got {value!r}")
 
 
-class _Linear(OnlineLearner):
+class _Linear(ManyClasses, OnlineLearner):
     """Shared state and score of the linear learners: w (with the intercept at index d); with
     K >= 3 classes, W = one such vector per class."""
 
@@ -126,18 +125,6 @@ class _Linear(OnlineLearner):
             w = list(init)
         self._w = w
         self._a = 1.0
-
-    def _multi(self):
-        """True when fitted with three classes or more."""
-        return vars(self).get("_K", 2) > 2
-
-    def _infer_classes(self, y, classes):
-        return infer_classes_k(self._owner, y, classes)
-
-    def _check_labels(self, y, n, classes):
-        if len(classes) > 2:
-            return check_labels_k(self._owner, y, n, classes)
-        return check_labels(self._owner, y, n, classes)
 
     def _state_dict(self):
         if self._multi():
@@ -766,7 +753,7 @@ _MAX_DEGREE = 2 ** 31 - 1     # the polynomial degree is a C int in mbcore's ker
 _MAX_BUDGET = 2 ** 62         # the budget is a C Py_ssize_t in mbcore's kernels
 
 
-class KernelPerceptron(OnlineLearner):
+class KernelPerceptron(ManyClasses, OnlineLearner):
     """The kernelised Perceptron (twin of mbcore.KernelPerceptron).
 
     Two classes: the binary rule, whatever ``multi_class``.  Three classes or more (labels are
@@ -824,18 +811,6 @@ class KernelPerceptron(OnlineLearner):
             raise ValueError(f"{o}: parameter multi_class was changed to {self.multi_class!r} "
                              "after fitting; call fit, or clone the learner, to start again "
                              "with it")
-
-    def _multi(self):
-        """True when fitted with three classes or more."""
-        return vars(self).get("_K", 2) > 2
-
-    def _infer_classes(self, y, classes):
-        return infer_classes_k(self._owner, y, classes)
-
-    def _check_labels(self, y, n, classes):
-        if len(classes) > 2:
-            return check_labels_k(self._owner, y, n, classes)
-        return check_labels(self._owner, y, n, classes)
 
     def _init_state(self, d):
         self._d = d

@@ -36,8 +36,7 @@ import numbers
 from fractions import Fraction
 
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent, term as _term
-from .base import (OnlineLearner, check_labels, check_labels_k, check_rows, feature_count,
-                   infer_classes_k)
+from .base import ManyClasses, OnlineLearner, check_rows, feature_count
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 
@@ -72,7 +71,7 @@ def _argmax(scores):
 _MULTI_CLASS = ("multiclass", "ovr")
 
 
-class _Winnow(OnlineLearner):
+class _Winnow(ManyClasses, OnlineLearner):
     """Shared machinery: validation, log-weights, the score, the protocol."""
 
     _variant = "winnow2"
@@ -148,18 +147,6 @@ class _Winnow(OnlineLearner):
         else:
             self._l = [lw0] * d
         self._exact_mode = self._exact()
-
-    def _multi(self):
-        """True when fitted with three classes or more."""
-        return vars(self).get("_K", 2) > 2
-
-    def _infer_classes(self, y, classes):
-        return infer_classes_k(self._owner, y, classes)
-
-    def _check_labels(self, y, n, classes):
-        if len(classes) > 2:
-            return check_labels_k(self._owner, y, n, classes)
-        return check_labels(self._owner, y, n, classes)
 
     def _state_dict(self):
         if self._multi():
