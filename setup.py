@@ -52,6 +52,11 @@ if ASAN:
                     "-ffp-contract=off", "-fno-fast-math"]
     link_args = ["-fsanitize=address"]
 
+if sys.platform != "win32":
+    # the speculative passes (mbcore/_kernels/_spec.h) run a team of POSIX threads
+    compile_args = compile_args + ["-pthread"]
+    link_args = link_args + ["-pthread"]
+
 extensions = [
     Extension(
         f"mbcore._kernels.{name}",

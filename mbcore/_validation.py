@@ -57,15 +57,19 @@ def _with_sklearn_base(base):
 class Batch:
     """A validated batch: ``dense`` (2-D float array) or ``csr`` (data, indices, indptr)."""
 
-    __slots__ = ("X", "data", "indices", "indptr", "n", "d")
+    __slots__ = ("X", "data", "indices", "indptr", "n", "d", "checked")
 
-    def __init__(self, X=None, data=None, indices=None, indptr=None, n=0, d=0):
+    def __init__(self, X=None, data=None, indices=None, indptr=None, n=0, d=0, checked=True):
         self.X = X
         self.data = data
         self.indices = indices
         self.indptr = indptr
         self.n = n
         self.d = d
+        # CSR: whether the column indices were checked (sorted, distinct, in range); False when
+        # the kernel checks each row as its pass reads it (check_X(check_indices=False)).  A
+        # pass that went through the whole batch sets it, so later epochs skip the checks.
+        self.checked = checked
 
     @property
     def sparse(self):
@@ -77,7 +81,8 @@ class Batch:
             return Batch(X=self.X[start:stop], n=stop - start, d=self.d)
         a, b = int(self.indptr[start]), int(self.indptr[stop])
         return Batch(data=self.data[a:b], indices=self.indices[a:b],
-                     indptr=self.indptr[start:stop + 1] - a, n=stop - start, d=self.d)
+                     indptr=self.indptr[start:stop + 1] - a, n=stop - start, d=self.d,
+                     checked=self.checked)
 
     def row_values(self, i):
         if self.X is not None:
@@ -212,7 +217,7 @@ def to_csr(owner, X):
 _CSR_INDEX_DTYPES = frozenset((np.dtype(np.int32), np.dtype(np.int64)))
 
 
-def _csr_common(owner, X, n_features):
+def _csr_common(owner, X, n_features, check_indices=True):
     """The common CSR input in few steps (small batches are dominated by validation): float32 or
     float64 values, int32 or int64 indices and indptr of one type, all native, 1-D and
     contiguous, and a shape of two positive ints.  The same checks as the general path
@@ -239,16 +244,18 @@ def _csr_common(owner, X, n_features):
     if (n_features is not None and d != n_features) or indptr.shape[0] != n + 1 or \
             data.shape[0] != nnz or int(indptr[0]) != 0 or int(indptr[n]) != nnz:
         return None
-    if _klin.csr_check(indices, indptr, d)[0]:
+    if check_indices:
+        if _klin.csr_check(indices, indptr, d)[0]:
+            return None
+    elif _klin.indptr_check(indptr) >= 0:
         return None
-    return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d)
+    return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d, checked=check_indices)
 
 
 def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
-    if check_indices:
-        batch = _csr_common(owner, X, n_features)
-        if batch is not None:
-            return batch
+    batch = _csr_common(owner, X, n_features, check_indices)
+    if batch is not None:
+        return batch
     X = to_csr(owner, X)
     n, d = _sparse_shape(owner, X)
     if n == 0:
@@ -293,13 +300,10 @@ def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
             raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr decreases at row "
                              f"{row})")
         # The caller's kernel checks each row's column indices as it reads them.
-        return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d)
+        return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d, checked=False)
     code, row = _klin.csr_check(indices, indptr, d)
-    if code == 1:
-        raise ValueError(f"{owner}: X has a column index out of range [0, {d}) in row {row}")
-    if code == 2:
-        raise ValueError(f"{owner}: X has unsorted or duplicate column indices in row {row}; "
-                         "call X.sort_indices() and X.sum_duplicates() first")
+    if code in (1, 2):
+        raise csr_index_error(owner, d, code, row)
     if code == 3:
         raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr decreases at row "
                          f"{row})")
@@ -381,6 +385,17 @@ def first_bad_row(batch):
         return int(np.flatnonzero(~np.isfinite(batch.X).all(axis=1))[0])
     k = int(np.flatnonzero(~np.isfinite(batch.data))[0])
     return int(np.searchsorted(batch.indptr, k, side="right") - 1)
+
+
+def csr_index_error(owner, d, code, row):
+    """The ValueError for a CSR row whose column indices a kernel refused as it read them
+    (code 1: out of range; 2: unsorted or duplicate), or None for another code."""
+    if code == 1:
+        return ValueError(f"{owner}: X has a column index out of range [0, {d}) in row {row}")
+    if code == 2:
+        return ValueError(f"{owner}: X has unsorted or duplicate column indices in row {row}; "
+                          "call X.sort_indices() and X.sum_duplicates() first")
+    return None
 
 
 def row_error(owner, batch, i, offset=0):

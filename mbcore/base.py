@@ -24,6 +24,61 @@ __all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "Snapshot", "clone"
 _POOL = None
 _PARALLEL_MIN_VALUES = 1 << 19
 
+# -- threads of the online pass (the speculative block passes of mbcore/_kernels/_spec.h) -----
+ENV_THREADS = "MBCORE_NUM_THREADS"
+MAX_THREADS = 64                   # (MB_SPEC_MAXT in _spec.h)
+# Below this many stored values a pass runs on one thread: starting and joining a team costs
+# tens of microseconds.  (Tests set it to 0 to send small streams through the threads.)
+SPEC_MIN_VALUES = 1 << 15
+
+
+def available_cores():
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                  # (not on Linux)
+        return os.cpu_count() or 1
+
+
+def _env_threads(owner):
+    """The value of MBCORE_NUM_THREADS (-1 or a positive int), or None when it is not set."""
+    env = os.environ.get(ENV_THREADS, "").strip()
+    if not env:
+        return None
+    try:
+        n = int(env)
+    except ValueError:
+        n = 0
+    if not (n == -1 or n >= 1):
+        raise ValueError(f"{owner}: the environment variable {ENV_THREADS} must be -1 (every "
+                         f"core) or a positive integer, got {env!r}")
+    return n
+
+
+def check_n_jobs(owner, value, name="n_jobs"):
+    """None, -1 (every core) or a positive int; a ValueError naming the parameter otherwise
+    (with None, the environment variable it defers to is checked too)."""
+    from ._params import bad
+    if value is None:
+        _env_threads(owner)
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or \
+            not (value == -1 or value >= 1):
+        raise bad(owner, name, value, "None, -1 (every core) or a positive integer")
+    return int(value)
+
+
+def resolve_n_jobs(owner, n_jobs):
+    """The number of threads ``n_jobs`` asks for: None takes the environment variable
+    MBCORE_NUM_THREADS if it is set (the same values), else every core; -1 every core; at most
+    MAX_THREADS."""
+    if n_jobs is None:
+        n_jobs = _env_threads(owner)
+        if n_jobs is None:
+            n_jobs = -1
+    n = available_cores() if n_jobs == -1 else n_jobs
+    return max(1, min(n, MAX_THREADS))
+
 
 def map_rows(batch, fn, out):
     """Run ``fn(sub_batch, out_slice) -> (status, bad_row)`` over row blocks of a batch.
@@ -422,6 +477,14 @@ class OnlineLearner(OnlineCounts):
 
     A subclass gets this by naming its methods so (``_Guarded.__init_subclass__`` wraps them);
     the lock lives in a slot, so it is never pickled, copied, saved, snapshotted or reset.
+
+    **Threads inside one pass.**  The learners with an ``n_jobs`` parameter run each online
+    pass on that many threads of their own (exact speculative blocks, ``_kernels/_spec.h``):
+    the threads only read the state while they judge rows ahead, and only the calling thread
+    writes it, under the write lock above.  The team is started and joined within the call,
+    so nothing outlives it (fork is safe between calls), and passes of several learners, in
+    several Python threads, each have their own team.  The results are those of the
+    sequential pass for any number of threads.
     """
 
     _COUNT_NAMES = ("n_seen_", "mistakes_", "updates_")
@@ -582,6 +645,11 @@ class OnlineLearner(OnlineCounts):
         """Validate X into a Batch (families with their own input rules override this)."""
         return check_X(self._owner, X, n_features)
 
+    def _check_X_learn(self, X, n_features):
+        """Validate X for an online pass (a family whose pass checks CSR indices itself, as it
+        reads each row, overrides this to skip the separate sweep)."""
+        return self._check_X(X, n_features)
+
     def __setattr__(self, name, value):
         # Assigning a parameter (as scikit-learn users do) makes the kernels' cached binding
         # of the parameters stale: drop it, so the next call validates and rebinds.
@@ -595,7 +663,7 @@ class OnlineLearner(OnlineCounts):
     def _prepare(self, X, y, classes):
         if getattr(self, "classes_", None) is None:
             self._validate_params()
-            batch = self._check_X(X, None)
+            batch = self._check_X_learn(X, None)
             if y is None:
                 raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got None")
             cl = self._infer_classes(y, classes)
@@ -606,7 +674,7 @@ class OnlineLearner(OnlineCounts):
             self._kstate = None
             self.n_features_in_ = batch.d
             return batch, yy
-        batch = self._check_X(X, self.n_features_in_)
+        batch = self._check_X_learn(X, self.n_features_in_)
         if classes is not None:
             cl = self._infer_classes((), classes)
             if cl.tolist() != self.classes_.tolist():
@@ -680,6 +748,15 @@ class OnlineLearner(OnlineCounts):
             upd = np.empty(batch.n, dtype=np.uint8) if record else None
             self._pass(batch, yy, pred, upd)
         return pred, upd, yy
+
+    def _threads(self, batch):
+        """The threads of an online pass over ``batch``: 1 for a small batch (or a learner
+        without ``n_jobs``), else what its ``n_jobs`` asks for (:func:`resolve_n_jobs`).  The
+        results are the same for any number."""
+        size = batch.n * batch.d if batch.X is not None else batch.data.shape[0]
+        if size < SPEC_MIN_VALUES or batch.n < 2 or "n_jobs" not in self._param_names():
+            return 1
+        return resolve_n_jobs(self._owner, self.n_jobs)
 
     def _fast_path(self):
         """What the one-row fast path needs, or None (subclasses that have one override)."""

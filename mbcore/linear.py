@@ -13,10 +13,10 @@ import numpy as np
 from ._kernels import linear as _k
 from ._params import (bad as _bad, choice as _choice, flag as _flag, integer as _integer,
                       real as _real)
-from ._validation import Batch, check_finite, row_error
+from ._validation import Batch, check_X, check_finite, csr_index_error, row_error
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
                      labels_and_counts, need, shape)
-from .base import ManyClasses, OnlineLearner, Snapshot, map_rows
+from .base import ManyClasses, OnlineLearner, Snapshot, check_n_jobs, map_rows
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM"]
@@ -31,7 +31,9 @@ _MAX_BUDGET = 2 ** 62         # the budget is a C Py_ssize_t (and far beyond any
 
 def _raise_status(owner, batch, status, bad):
     if status:
-        raise row_error(owner, batch, bad)
+        # 3, 4: a CSR row's column indices, checked as the pass read it (csr_check's 1, 2)
+        raise csr_index_error(owner, batch.d, status - 2, bad) if status in (3, 4) else \
+            row_error(owner, batch, bad)
 
 
 class _Linear(ManyClasses, OnlineLearner):
@@ -54,10 +56,12 @@ class _Linear(ManyClasses, OnlineLearner):
     _sk_multiclass = True
     # parameters added after 0.1.0 (files of 0.1.0 lack them: mbcore.persistence gives them
     # their defaults, under which two classes behave as they did)
-    _NEW_PARAMS = frozenset(("multi_class",))
+    _NEW_PARAMS = frozenset(("multi_class", "n_jobs"))
 
     def _validate_params(self):
         o = self._owner
+        if "n_jobs" in self._param_names():
+            check_n_jobs(o, self.n_jobs)
         _choice(o, "tie", self.tie, _TIES)
         _integer(o, "max_epochs", self.max_epochs, 1)
         _flag(o, "fit_intercept", self.fit_intercept)
@@ -136,23 +140,25 @@ class _Linear(ManyClasses, OnlineLearner):
     def _lam(self):
         return 0.0
 
+    def _check_X_learn(self, X, n_features):
+        # CSR column indices are checked by the pass, row by row, as it reads them
+        return check_X(self._owner, X, n_features, check_indices=False)
+
     def _pass(self, batch, yy, pred, upd):
         st = self._state()
-        if self._K() > 1:
-            if batch.X is not None:
-                status, bad = _k.mc_pass_dense(st, batch.X, yy, pred, upd)
-            else:
-                status, bad = _k.mc_pass_csr(st, batch.data, batch.indices, batch.indptr, yy,
-                                             pred, upd)
-            _raise_status(self._owner, batch, status, bad)
-            return
+        threads = self._threads(batch)
         if batch.X is not None:
-            fn = _k.lin_pass_dense64 if batch.X.dtype.char == "d" else _k.lin_pass_dense32
-            status, bad = fn(st, batch.X, yy, pred, upd)
+            if self._K() > 1:
+                status, bad = _k.mc_pass_dense(st, batch.X, yy, pred, upd, threads)
+            else:
+                fn = _k.lin_pass_dense64 if batch.X.dtype.char == "d" else _k.lin_pass_dense32
+                status, bad = fn(st, batch.X, yy, pred, upd, threads)
         else:
-            status, bad = _k.lin_pass_csr(st, batch.data, batch.indices, batch.indptr, yy,
-                                          pred, upd)
+            fn = _k.mc_pass_csr if self._K() > 1 else _k.lin_pass_csr
+            status, bad = fn(st, batch.data, batch.indices, batch.indptr, yy, pred, upd,
+                             not batch.checked, threads)
         _raise_status(self._owner, batch, status, bad)
+        batch.checked = True            # (later epochs over this batch skip the index checks)
 
     def _fast_path(self):
         if self._K() > 1:
@@ -323,6 +329,13 @@ _MULTI_PARAM = """multi_class : {"multiclass", "ovr"}, default="multiclass"
         The rule for three classes or more (two classes always take the binary rule):
         the genuinely multi-class rule, or one-vs-rest.  See "More than two classes"."""
 
+_N_JOBS_PARAM = """n_jobs : int or None, default=None
+        Threads of the online pass (``fit``, ``partial_fit``): None takes the environment
+        variable ``MBCORE_NUM_THREADS`` if it is set, else every core; -1 every core.  The
+        results are the same for any number: rows ahead are judged in parallel from the current
+        weights, by the sequential arithmetic, and the pass updates at the first mistake of a
+        block and judges again from the row after it (exact speculative passes)."""
+
 _MULTI_RULES = """More than two classes (K >= 3; ``classes_`` sorted, class k = ``classes_[k]``;
     every argmax takes the smallest index among ties, so the first prediction is class 0):
 
@@ -370,6 +383,7 @@ class Perceptron(_Linear):
     max_epochs : int, default=100
         Passes ``fit`` may make before it gives up on a clean pass.
     {_MULTI_PARAM}
+    {_N_JOBS_PARAM}
 
     Attributes
     ----------
@@ -422,16 +436,18 @@ class Perceptron(_Linear):
     >>> Perceptron().fit(Xd, yd).converged_
     True
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip()).replace(
-        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM)
+        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
+        "{_N_JOBS_PARAM}", _N_JOBS_PARAM)
 
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
-                 max_epochs=100, multi_class="multiclass"):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.tie = tie
         self.normalize = normalize
         self.fit_intercept = fit_intercept
         self.eta = eta
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.n_jobs = n_jobs
 
     def _validate_params(self):
         super()._validate_params()
@@ -464,7 +480,7 @@ class AveragedPerceptron(Perceptron):
     Parameters
     ----------
     mode : {"average", "vote"}, default="average"
-    tie, normalize, fit_intercept, eta, max_epochs, multi_class
+    tie, normalize, fit_intercept, eta, max_epochs, multi_class, n_jobs
         As for :class:`Perceptron`.
 
     Attributes
@@ -495,10 +511,10 @@ class AveragedPerceptron(Perceptron):
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
 
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
-                 eta=1.0, max_epochs=100, multi_class="multiclass"):
+                 eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.mode = mode
         super().__init__(tie=tie, normalize=normalize, fit_intercept=fit_intercept, eta=eta,
-                         max_epochs=max_epochs, multi_class=multi_class)
+                         max_epochs=max_epochs, multi_class=multi_class, n_jobs=n_jobs)
 
     def _validate_params(self):
         super()._validate_params()
@@ -667,6 +683,7 @@ class MarginPerceptron(_Linear):
         Append the constant coordinate 1 before scaling to unit length.
     max_epochs : int, default=100
     {_MULTI_PARAM}
+    {_N_JOBS_PARAM}
 
     Attributes
     ----------
@@ -697,18 +714,20 @@ class MarginPerceptron(_Linear):
     >>> m10.mistakes_, m10.updates_, round(m10.score(Xd[1::2], yd[1::2]), 3)
     (189, 329, 0.742)
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip()).replace(
-        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM)
+        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
+        "{_N_JOBS_PARAM}", _N_JOBS_PARAM)
 
     _algo = _MARGIN
 
     def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="multiclass"):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.gamma = gamma
         self.margin_fraction = margin_fraction
         self.tie = tie
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.n_jobs = n_jobs
 
     def _validate_params(self):
         super()._validate_params()
@@ -809,6 +828,10 @@ class OnlineHingeSVM(_Linear):
     w is stored as a·v so that the shrink step costs O(1) (sparse rows cost their non-zeros);
     when a falls below 1e-9 it is folded into v, and a shrink to exactly 0 (the first Pegasos
     step) zeroes v.  The twin does the same at the same moments.
+
+    The pass runs on one thread (there is no ``n_jobs``): the shrink step changes the state on
+    every example, so no row can be judged ahead from the current weights, which is what the
+    exact parallel passes of the Perceptrons and Winnows do.
 
     Examples
     --------
@@ -931,6 +954,8 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     -----
     f(x) sums the support vectors in slot order; ‖x − z‖² is summed in the four-partial-sum
     order for dense rows and computed as (‖x‖² + ‖z‖²) − 2x·z (clipped at 0) for sparse rows.
+
+    The pass runs on one thread (there is no ``n_jobs``).
 
     Examples
     --------

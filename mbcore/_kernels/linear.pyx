@@ -34,6 +34,18 @@ cdef enum:
     OK = 0
     BAD_ROW = 1
     NEED_ROOM = 2
+    BAD_INDEX = 3       # a CSR column index out of [0, d) (csr_check's code 1)
+    BAD_ORDER = 4       # unsorted or duplicate CSR column indices (csr_check's code 2)
+
+
+from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_bytes, mb_touch_fn, spec_tuning_impl,
+                    volatile_load)
+
+
+def spec_tuning(seq_gap=None, min_rows=None, max_rows=None, stretch=None):
+    """This module's block sizes (see _spec.pxd): the old (seq_gap, min_rows, max_rows,
+    stretch); the arguments that are not None replace them."""
+    return spec_tuning_impl(seq_gap, min_rows, max_rows, stretch)
 
 cdef double PEGASOS_RESCALE = 1e-9
 
@@ -238,13 +250,15 @@ cdef inline int apply_update(const Params* p, double* w, Py_ssize_t d, double c,
     return ok
 
 
-cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_ssize_t d,
-                         const floating* v, const index_t* ix, Py_ssize_t n, int y,
-                         long long t, int* pred) noexcept nogil:
-    """Predict, then update.  Returns -1 on a bad row, else 1 if the state changed, else 0."""
-    cdef double inv = 1.0, s, m, nw, c, a, factor, eta_t, ca, yd = y
-    cdef int pr, upd = 0
-    cdef Py_ssize_t j
+cdef inline int lin_judge(const Params* p, const double* w, const double* aux, Py_ssize_t d,
+                          const floating* v, const index_t* ix, Py_ssize_t n, int y, int* pred,
+                          double* inv_out, double* s_out, double* m_out) noexcept nogil:
+    """The prediction for a row, with no state change: -1 for a bad row (a non-finite score),
+    else 1 if the row changes the state of the Perceptron or the Margin Perceptron (a mistake,
+    or a margin mistake), else 0.  lin_step acts on it; the speculative scans (lin_scan) call
+    it alone, so both judge a row by the same arithmetic."""
+    cdef double inv = 1.0, s, m, nw
+    cdef int pr
     if p.normalize:
         inv = row_inv(p, v, n)
     s = raw_score(p, w, aux[0], d, v, ix, n, inv)
@@ -257,8 +271,26 @@ cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_
         m = s
     pr = sign_of(m, p.tie_pos)
     pred[0] = pr
+    inv_out[0] = inv
+    s_out[0] = s
+    m_out[0] = m
+    if p.algo == MARGIN:
+        return pr != y or (-p.thr < m and m < p.thr)
+    return pr != y
+
+
+cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_ssize_t d,
+                         const floating* v, const index_t* ix, Py_ssize_t n, int y,
+                         long long t, int* pred) noexcept nogil:
+    """Predict, then update.  Returns -1 on a bad row, else 1 if the state changed, else 0."""
+    cdef double inv = 1.0, s = 0.0, m = 0.0, c, a, factor, eta_t, ca, yd = y
+    cdef int upd = 0, change
+    cdef Py_ssize_t j
+    change = lin_judge(p, w, aux, d, v, ix, n, y, pred, &inv, &s, &m)
+    if change < 0:
+        return -1
     if p.algo == PERCEPTRON:
-        if pr != y:
+        if change:
             c = p.eta * yd
             if p.normalize:
                 c = c * inv
@@ -269,7 +301,7 @@ cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_
                     return -1
             upd = 1
     elif p.algo == MARGIN:
-        if pr != y or (-p.thr < m and m < p.thr):
+        if change:
             c = yd * inv
             if not apply_update(p, w, d, c, v, ix, n):
                 return -1
@@ -375,29 +407,67 @@ cdef class LinearState:
         return c
 
 
-cdef int lin_pass(LinCtx* st, const floating* val, const index_t* ix,
-                  const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
-                  const signed char* y, signed char* pred, unsigned char* upd,
-                  Py_ssize_t* bad) noexcept nogil:
+cdef inline int csr_row_ok(const index_t* xi, Py_ssize_t n, Py_ssize_t d) noexcept nogil:
+    """A CSR row's column indices, checked just before the row is used (they are then in L1 for
+    the pass): OK, or the code of csr_check (BAD_INDEX: out of [0, d); BAD_ORDER: unsorted or
+    duplicate).  Sorted and distinct: each index above the previous one; then only the first can
+    be negative and only the last too large."""
+    cdef Py_ssize_t k
+    cdef int bad = 0
+    if n == 0:
+        return OK
+    for k in range(1, n):
+        bad |= xi[k] <= xi[k - 1]
+    if xi[0] < 0 or xi[n - 1] >= d:
+        return BAD_INDEX
+    return BAD_ORDER if bad else OK
+
+
+cdef struct LinJob:
+    # One pass of a binary linear learner, for mb_spec_pass: the rows (values, indices and
+    # indptr as void pointers, their types in vt and it), the labels and outputs, and the
+    # counters of the pass.
+    LinCtx* st
+    const void* val
+    const void* ix
+    const void* indptr
+    Py_ssize_t row_len
+    const signed char* y
+    signed char* pred
+    unsigned char* upd
+    long long n_seen            # before the pass (row i is example n_seen + i + 1)
+    long long mistakes          # during the pass
+    int check                   # check each CSR row's indices as it is read
+    int vt                      # values: 0 float32, 1 float64
+    int it                      # indices: 0 int32, 1 int64
+    int err                     # the status of the failing row
+
+
+cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
+                        const floating* val, const index_t* ix) noexcept nogil:
+    """The sequential pass over rows lo..hi-1: the number of rows that changed the state, or
+    -1 (j.err, *bad) at a bad row, the state then half-way (lin_pass restores it)."""
+    cdef LinCtx* st = j.st
     cdef Params* p = &st.p
     cdef double* w = st.w
-    cdef double* u = st.u
-    cdef double* aux = st.aux
-    cdef Py_ssize_t d = st.d, D = st.D, i
-    cdef long long n_seen = st.counts[0], mistakes = st.counts[1], updates = st.counts[2]
-    cdef double aux0 = aux[0], aux1 = aux[1]
-    cdef int r, pr = 0
+    cdef Py_ssize_t d = st.d, i, n
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const signed char* y = j.y
+    cdef long long mistakes = 0, changed = 0
+    cdef int r, code, pr = 0
     cdef double sc, c
     cdef const floating* x
-    memcpy(st.snap_w, w, D * sizeof(double))
-    if u != NULL:
-        memcpy(st.snap_u, u, D * sizeof(double))
-    cdef const index_t* xi = NULL
-    cdef Py_ssize_t n = row_len
-    if p.algo == PERCEPTRON and not p.normalize and u == NULL:
-        # The plain Perceptron: lin_step's arithmetic, without its generality.
-        for i in range(n_rows):
-            n = row_at(val, ix, indptr, row_len, i, &x, &xi)
+    cdef const index_t* xi
+    for i in range(lo, hi):
+        n = row_at(val, ix, indptr, j.row_len, i, &x, &xi)
+        if j.check:
+            code = csr_row_ok(xi, n, d)
+            if code != OK:
+                j.err = code
+                bad[0] = i
+                return -1
+        if p.algo == PERCEPTRON and not p.normalize and st.u == NULL:
+            # The plain Perceptron: lin_step's arithmetic, without its generality.
             sc = dot_row(w, x, xi, n)
             if p.intercept:
                 sc = sc + w[d]
@@ -409,46 +479,144 @@ cdef int lin_pass(LinCtx* st, const floating* val, const index_t* ix,
                 if pr != y[i]:
                     c = p.eta * <double>y[i]
                     r = 1 if apply_update(p, w, d, c, x, xi, n) else -1
-            if r < 0:
-                memcpy(w, st.snap_w, D * sizeof(double))
-                bad[0] = i
-                return BAD_ROW
-            mistakes += r
-            if pred != NULL:
-                pred[i] = pr
-            if upd != NULL:
-                upd[i] = r
-        st.counts[0] = n_seen + n_rows
-        st.counts[2] = updates + (mistakes - st.counts[1])
-        st.counts[1] = mistakes
-        return OK
-    for i in range(n_rows):
-        n_seen += 1
-        n = row_at(val, ix, indptr, row_len, i, &x, &xi)
-        r = lin_step(p, w, u, aux, d, x, xi, n, y[i], n_seen, &pr)
+        else:
+            r = lin_step(p, w, st.u, st.aux, d, x, xi, n, y[i], j.n_seen + i + 1, &pr)
         if r < 0:
-            memcpy(w, st.snap_w, D * sizeof(double))
-            if u != NULL:
-                memcpy(u, st.snap_u, D * sizeof(double))
-            aux[0] = aux0
-            aux[1] = aux1
+            j.err = BAD_ROW
             bad[0] = i
-            return BAD_ROW
-        if pr != y[i]:
-            mistakes += 1
-        updates += r
-        if pred != NULL:
-            pred[i] = pr
-        if upd != NULL:
-            upd[i] = r
-    st.counts[0] = n_seen
-    st.counts[1] = mistakes
-    st.counts[2] = updates
+            return -1
+        mistakes += pr != y[i]
+        changed += r
+        if j.pred != NULL:
+            j.pred[i] = pr
+        if j.upd != NULL:
+            j.upd[i] = r
+    j.mistakes += mistakes
+    return changed
+
+
+cdef Py_ssize_t lin_scan(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize_t* stop,
+                         const floating* val, const index_t* ix) noexcept nogil:
+    """Judge rows lo..hi-1 with the current state, which it only reads (mb_spec_pass): the
+    first row that would change it or is bad, or hi; the outputs of the rows before it."""
+    cdef LinCtx* st = j.st
+    cdef const Params* p = &st.p
+    cdef Py_ssize_t d = st.d, i, n
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef int pr = 0
+    cdef double inv, s, m
+    cdef const floating* x
+    cdef const index_t* xi
+    for i in range(lo, hi):
+        if (i & 15) == 0 and volatile_load(stop) < lo:
+            return hi                   # an earlier slice found a row: this one cannot matter
+        n = row_at(val, ix, indptr, j.row_len, i, &x, &xi)
+        if j.check and csr_row_ok(xi, n, d) != OK:
+            return i
+        if lin_judge(p, st.w, st.aux, d, x, xi, n, j.y[i], &pr, &inv, &s, &m) != 0:
+            return i
+        if j.pred != NULL:
+            j.pred[i] = pr
+        if j.upd != NULL:
+            j.upd[i] = 0
+    return hi
+
+
+cdef Py_ssize_t lin_run_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi,
+                           Py_ssize_t* bad) noexcept nogil:
+    cdef LinJob* j = <LinJob*>ctx
+    if j.vt == 1:
+        if j.it == 1:
+            return lin_run(j, lo, hi, bad, <const double*>j.val, <const long long*>j.ix)
+        return lin_run(j, lo, hi, bad, <const double*>j.val, <const int*>j.ix)
+    if j.it == 1:
+        return lin_run(j, lo, hi, bad, <const float*>j.val, <const long long*>j.ix)
+    return lin_run(j, lo, hi, bad, <const float*>j.val, <const int*>j.ix)
+
+
+cdef Py_ssize_t lin_scan_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
+                            const Py_ssize_t* stop) noexcept nogil:
+    cdef LinJob* j = <LinJob*>ctx
+    if j.vt == 1:
+        if j.it == 1:
+            return lin_scan(j, lo, hi, stop, <const double*>j.val, <const long long*>j.ix)
+        return lin_scan(j, lo, hi, stop, <const double*>j.val, <const int*>j.ix)
+    if j.it == 1:
+        return lin_scan(j, lo, hi, stop, <const float*>j.val, <const long long*>j.ix)
+    return lin_scan(j, lo, hi, stop, <const float*>j.val, <const int*>j.ix)
+
+
+cdef void touch_rows(const void* val, int vt, const void* ix, int it, const void* indptr,
+                     Py_ssize_t row_len, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """Read rows lo..hi-1 into the caches (mb_spec_pass: ahead of the sequential pass)."""
+    cdef Py_ssize_t vs = 8 if vt == 1 else 4, xs = 8 if it == 1 else 4, a, b
+    if indptr == NULL:
+        mb_touch_bytes(<const char*>val + lo * row_len * vs, (hi - lo) * row_len * vs)
+        return
+    if it == 1:
+        a = (<const long long*>indptr)[lo]
+        b = (<const long long*>indptr)[hi]
+    else:
+        a = (<const int*>indptr)[lo]
+        b = (<const int*>indptr)[hi]
+    mb_touch_bytes(<const char*>val + a * vs, (b - a) * vs)
+    mb_touch_bytes(<const char*>ix + a * xs, (b - a) * xs)
+
+
+cdef void lin_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    cdef LinJob* j = <LinJob*>ctx
+    touch_rows(j.val, j.vt, j.ix, j.it, j.indptr, j.row_len, lo, hi)
+
+
+cdef int lin_pass(LinCtx* st, const void* val, int vt, const void* ix, int it,
+                  const void* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
+                  const signed char* y, signed char* pred, unsigned char* upd, int check,
+                  int threads, Py_ssize_t* bad) noexcept nogil:
+    """One online pass on up to `threads` threads (mb_spec_pass: the same results for any
+    number; the Hinge learner, which changes its state on every row, runs on one)."""
+    cdef LinJob j
+    cdef Py_ssize_t changed
+    cdef mb_touch_fn touch = NULL
+    cdef double aux0 = st.aux[0], aux1 = st.aux[1]
+    j.st = st
+    j.val = val
+    j.vt = vt
+    j.ix = ix
+    j.it = it
+    j.indptr = indptr
+    j.row_len = row_len
+    j.y = y
+    j.pred = pred
+    j.upd = upd
+    j.n_seen = st.counts[0]
+    j.mistakes = 0
+    j.check = check and indptr != NULL
+    j.err = OK
+    memcpy(st.snap_w, st.w, st.D * sizeof(double))
+    if st.u != NULL:
+        memcpy(st.snap_u, st.u, st.D * sizeof(double))
+    if st.p.algo == HINGE:
+        threads = 1
+    # (dense rows stream in order at the memory's pace already: touching them ahead only
+    # competes for it; CSR rows, whose sums gather, gain from it)
+    if indptr != NULL:
+        touch = lin_touch_cb
+    changed = mb_spec_pass(threads, n_rows, &j, lin_scan_cb, lin_run_cb, touch, bad)
+    if changed < 0:
+        memcpy(st.w, st.snap_w, st.D * sizeof(double))
+        if st.u != NULL:
+            memcpy(st.u, st.snap_u, st.D * sizeof(double))
+        st.aux[0] = aux0
+        st.aux[1] = aux1
+        return j.err
+    st.counts[0] += n_rows
+    st.counts[1] += j.mistakes
+    st.counts[2] += changed
     return OK
 
 
 def lin_pass_dense64(LinearState st, const double[:, ::1] X, const signed char[::1] y,
-                     signed char[::1] pred=None, unsigned char[::1] upd=None):
+                     signed char[::1] pred=None, unsigned char[::1] upd=None, int threads=1):
     """One online pass over dense float64 rows; returns (status, bad_row)."""
     cdef Py_ssize_t bad = -1
     cdef int status
@@ -456,8 +624,8 @@ def lin_pass_dense64(LinearState st, const double[:, ::1] X, const signed char[:
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
     with nogil:
-        status = lin_pass(&c, &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[0],
-                          X.shape[1], &y[0], pp, up, &bad)
+        status = lin_pass(&c, &X[0, 0], 1, NULL, 0, NULL, X.shape[0], X.shape[1], &y[0], pp,
+                          up, 0, threads, &bad)
     return status, bad
 
 
@@ -465,12 +633,11 @@ def lin_step1(LinearState st, const double[:, ::1] X, signed char y):
     """One online step on a single dense float64 row with label y (+-1); returns the status."""
     cdef LinCtx c = st.ctx()
     cdef Py_ssize_t bad = -1
-    return lin_pass(&c, &X[0, 0], <const int*>NULL, <const int*>NULL, 1, X.shape[1], &y, NULL,
-                    NULL, &bad)
+    return lin_pass(&c, &X[0, 0], 1, NULL, 0, NULL, 1, X.shape[1], &y, NULL, NULL, 0, 1, &bad)
 
 
 def lin_pass_dense32(LinearState st, const float[:, ::1] X, const signed char[::1] y,
-                     signed char[::1] pred=None, unsigned char[::1] upd=None):
+                     signed char[::1] pred=None, unsigned char[::1] upd=None, int threads=1):
     """One online pass over dense float32 rows; returns (status, bad_row)."""
     cdef Py_ssize_t bad = -1
     cdef int status
@@ -478,15 +645,20 @@ def lin_pass_dense32(LinearState st, const float[:, ::1] X, const signed char[::
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
     with nogil:
-        status = lin_pass(&c, &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[0],
-                          X.shape[1], &y[0], pp, up, &bad)
+        status = lin_pass(&c, &X[0, 0], 0, NULL, 0, NULL, X.shape[0], X.shape[1], &y[0], pp,
+                          up, 0, threads, &bad)
     return status, bad
 
 
 def lin_pass_csr(LinearState st, const floating[::1] data, const index_t[::1] indices,
                  const index_t[::1] indptr, const signed char[::1] y,
-                 signed char[::1] pred=None, unsigned char[::1] upd=None):
-    """One online pass over CSR rows (data, indices, indptr); returns (status, bad_row)."""
+                 signed char[::1] pred=None, unsigned char[::1] upd=None, bint check=True,
+                 int threads=1):
+    """One online pass over CSR rows (data, indices, indptr); returns (status, bad_row).
+
+    indptr must be checked (non-decreasing from 0 to nnz); with ``check`` each row's column
+    indices are checked as the pass reads it (status BAD_INDEX or BAD_ORDER at the first bad
+    row, the codes of csr_check); without it they must have been checked before."""
     cdef Py_ssize_t bad = -1
     cdef int status
     cdef LinCtx c = st.ctx()
@@ -496,8 +668,11 @@ def lin_pass_csr(LinearState st, const floating[::1] data, const index_t[::1] in
     cdef index_t dummy_i = 0
     cdef const floating* dp = values_ptr(data, &dummy_v)
     cdef const index_t* ip = index_ptr(indices, &dummy_i)
+    cdef int vt = 1 if sizeof(floating) == 8 else 0
+    cdef int it = 1 if sizeof(index_t) == 8 else 0
     with nogil:
-        status = lin_pass(&c, dp, ip, &indptr[0], indptr.shape[0] - 1, 0, &y[0], pp, up, &bad)
+        status = lin_pass(&c, dp, vt, ip, it, &indptr[0], indptr.shape[0] - 1, 0, &y[0], pp,
+                          up, check, threads, &bad)
     return status, bad
 
 
@@ -767,21 +942,24 @@ cdef inline void mc_scale(double* W, Py_ssize_t K, Py_ssize_t d, double* aux, co
     aux[0] = a
 
 
-cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, int y,
-                 long long t, int* pred) noexcept nogil:
-    """Predict, then update, for K classes.  Returns -1 on a bad row, else 1 if the state
-    changed, else 0."""
+cdef inline int mc_judge(const MCCtx* c, double* s, double* m, double* acc, int* act,
+                         const floating* v, const index_t* ix, Py_ssize_t n, int y, int* pred,
+                         double* inv_out) noexcept nogil:
+    """The prediction for a row with K classes, with no state change (s, m, acc and act:
+    scratch): -1 for a bad row (a non-finite score), else 1 if the row would change the state
+    (always for the Hinge learner), else 0.  s gets the K scores and, one-vs-rest, m the
+    binary decision values.  mc_step acts on it; the speculative scans (mc_scan) call it
+    alone."""
     cdef const Params* p = &c.p
     cdef Py_ssize_t K = c.K, d = c.d, k, best, r
-    cdef double* W = c.W
-    cdef double* s = c.s
-    cdef double* m = c.m
-    cdef double* aux = c.aux
-    cdef double inv = 1.0, sk, cc, tc, mk, nw, eta_t = 0.0, ca, yk
-    cdef int upd = 0, pk
+    cdef const double* W = c.W
+    cdef const double* aux = c.aux
+    cdef double inv = 1.0, sk, nw, mk, yk
+    cdef int change = 0
     if p.normalize:
         inv = row_inv(p, v, n)
-    mc_raw(W, K, v, ix, n, c.acc, c.act, s)
+    inv_out[0] = inv
+    mc_raw(W, K, v, ix, n, acc, act, s)
     for k in range(K):
         sk = aux[0] * s[k]
         if p.intercept:
@@ -794,6 +972,50 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
     if not c.ovr:
         best = mc_argmax(s, K, -1)
         pred[0] = <int>best
+        if p.algo == PERCEPTRON:
+            return best != y
+        if p.algo == MARGIN:
+            r = mc_argmax(s, K, y)
+            nw = sqrt(aux[1])
+            mk = (s[y] - s[r]) / nw if nw > 0.0 else 0.0
+            return best != y or mk < p.thr
+        return 1
+    for k in range(K):
+        if p.algo == MARGIN:
+            nw = sqrt(aux[2 + k])
+            m[k] = s[k] / nw if nw > 0.0 else 0.0
+        else:
+            m[k] = s[k]
+    pred[0] = <int>mc_argmax(m, K, -1)
+    if p.algo == HINGE:
+        return 1
+    for k in range(K):
+        yk = 1.0 if k == y else -1.0
+        if sign_of(m[k], p.tie_pos) != <int>yk or \
+                (p.algo == MARGIN and -p.thr < m[k] and m[k] < p.thr):
+            change = 1
+    return change
+
+
+cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, int y,
+                 long long t, int* pred) noexcept nogil:
+    """Predict, then update, for K classes.  Returns -1 on a bad row, else 1 if the state
+    changed, else 0."""
+    cdef const Params* p = &c.p
+    cdef Py_ssize_t K = c.K, d = c.d, k, best, r
+    cdef double* W = c.W
+    cdef double* s = c.s
+    cdef double* m = c.m
+    cdef double* aux = c.aux
+    cdef double inv = 1.0, cc, tc, mk, nw, eta_t = 0.0, ca, yk
+    cdef int upd = 0, pk, change
+    change = mc_judge(c, s, m, c.acc, c.act, v, ix, n, y, pred, &inv)
+    if change < 0:
+        return -1
+    if not change:
+        return 0
+    if not c.ovr:
+        best = pred[0]
         if p.algo == PERCEPTRON:
             if best != y:
                 cc = p.eta
@@ -839,16 +1061,8 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
             if not mc_axpy(W, K, d, r, -ca, -cc, p.intercept, v, ix, n):
                 return -1
         return upd
-    # one-vs-rest: learner k is the binary learner on (y == k); the prediction is the argmax of
-    # the binary decision values
-    for k in range(K):
-        if p.algo == MARGIN:
-            nw = sqrt(aux[2 + k])
-            m[k] = s[k] / nw if nw > 0.0 else 0.0
-        else:
-            m[k] = s[k]
-    best = mc_argmax(m, K, -1)
-    pred[0] = <int>best
+    # one-vs-rest: learner k is the binary learner on (y == k), m[k] its decision value (the
+    # prediction, made by mc_judge, is their argmax)
     if p.algo == HINGE:
         for k in range(K):
             yk = 1.0 if k == y else -1.0
@@ -955,58 +1169,198 @@ cdef Py_ssize_t longest_row(const index_t[::1] indptr) noexcept:
     return most
 
 
-cdef int mc_pass(MCCtx* c, const floating* val, const index_t* ix, const index_t* indptr,
-                 Py_ssize_t n_rows, Py_ssize_t row_len, const int* y, int* pred,
-                 unsigned char* upd, Py_ssize_t* bad) noexcept nogil:
-    """One online pass; on a bad row the state is left half-way (the caller restores it) and
-    the counts are not written."""
-    cdef long long n_seen = c.counts[0], mistakes = c.counts[1], updates = c.counts[2]
+cdef struct MCJob:
+    # One pass with K classes, for mb_spec_pass (as LinJob); scr: the scratch of the scan
+    # slots 1.. (slot 0, the calling thread, uses the state's own), `stride` doubles each.
+    MCCtx* c
+    const void* val
+    const void* ix
+    const void* indptr
+    Py_ssize_t row_len
+    const int* y
+    int* pred
+    unsigned char* upd
+    long long n_seen
+    long long mistakes
+    int check
+    int vt
+    int it
+    int err
+    double* scr
+    Py_ssize_t stride
+
+
+cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
+                       const floating* val, const index_t* ix) noexcept nogil:
+    """The sequential pass over rows lo..hi-1 (as lin_run)."""
+    cdef MCCtx* c = j.c
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef long long mistakes = 0, changed = 0
     cdef Py_ssize_t i, n
-    cdef int r, pr = 0
+    cdef int r, code, pr = 0
     cdef const floating* x
     cdef const index_t* xi
-    for i in range(n_rows):
-        n_seen += 1
-        n = row_at(val, ix, indptr, row_len, i, &x, &xi)
-        r = mc_step(c, x, xi, n, y[i], n_seen, &pr)
+    for i in range(lo, hi):
+        n = row_at(val, ix, indptr, j.row_len, i, &x, &xi)
+        if j.check:
+            code = csr_row_ok(xi, n, c.d)
+            if code != OK:
+                j.err = code
+                bad[0] = i
+                return -1
+        r = mc_step(c, x, xi, n, j.y[i], j.n_seen + i + 1, &pr)
         if r < 0:
+            j.err = BAD_ROW
             bad[0] = i
-            return BAD_ROW
-        if pr != y[i]:
-            mistakes += 1
-        updates += r
-        if pred != NULL:
-            pred[i] = pr
-        if upd != NULL:
-            upd[i] = <unsigned char>r
-    c.counts[0] = n_seen
-    c.counts[1] = mistakes
-    c.counts[2] = updates
+            return -1
+        mistakes += pr != j.y[i]
+        changed += r
+        if j.pred != NULL:
+            j.pred[i] = pr
+        if j.upd != NULL:
+            j.upd[i] = <unsigned char>r
+    j.mistakes += mistakes
+    return changed
+
+
+cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
+                        const Py_ssize_t* stop, const floating* val,
+                        const index_t* ix) noexcept nogil:
+    """Judge rows lo..hi-1 with the current state (as lin_scan), in slot's scratch."""
+    cdef MCCtx* c = j.c
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef Py_ssize_t i, n, K = c.K
+    cdef double* acc = c.acc
+    cdef double* sc = c.s
+    cdef double* m = c.m
+    cdef int* act = c.act
+    cdef double* base
+    cdef int pr = 0
+    cdef double inv
+    cdef const floating* x
+    cdef const index_t* xi
+    if slot > 0:
+        base = j.scr + (slot - 1) * j.stride
+        acc = base
+        sc = base + 4 * K
+        m = base + 5 * K
+        act = <int*>(base + 6 * K)
+    for i in range(lo, hi):
+        if (i & 15) == 0 and volatile_load(stop) < lo:
+            return hi
+        n = row_at(val, ix, indptr, j.row_len, i, &x, &xi)
+        if j.check and csr_row_ok(xi, n, c.d) != OK:
+            return i
+        if mc_judge(c, sc, m, acc, act, x, xi, n, j.y[i], &pr, &inv) != 0:
+            return i
+        if j.pred != NULL:
+            j.pred[i] = pr
+        if j.upd != NULL:
+            j.upd[i] = 0
+    return hi
+
+
+cdef Py_ssize_t mc_run_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi,
+                          Py_ssize_t* bad) noexcept nogil:
+    cdef MCJob* j = <MCJob*>ctx
+    if j.vt == 1:
+        if j.it == 1:
+            return mc_run(j, lo, hi, bad, <const double*>j.val, <const long long*>j.ix)
+        return mc_run(j, lo, hi, bad, <const double*>j.val, <const int*>j.ix)
+    if j.it == 1:
+        return mc_run(j, lo, hi, bad, <const float*>j.val, <const long long*>j.ix)
+    return mc_run(j, lo, hi, bad, <const float*>j.val, <const int*>j.ix)
+
+
+cdef Py_ssize_t mc_scan_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
+                           const Py_ssize_t* stop) noexcept nogil:
+    cdef MCJob* j = <MCJob*>ctx
+    if j.vt == 1:
+        if j.it == 1:
+            return mc_scan(j, slot, lo, hi, stop, <const double*>j.val, <const long long*>j.ix)
+        return mc_scan(j, slot, lo, hi, stop, <const double*>j.val, <const int*>j.ix)
+    if j.it == 1:
+        return mc_scan(j, slot, lo, hi, stop, <const float*>j.val, <const long long*>j.ix)
+    return mc_scan(j, slot, lo, hi, stop, <const float*>j.val, <const int*>j.ix)
+
+
+cdef void mc_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    cdef MCJob* j = <MCJob*>ctx
+    touch_rows(j.val, j.vt, j.ix, j.it, j.indptr, j.row_len, lo, hi)
+
+
+cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
+                 const void* indptr, Py_ssize_t n_rows, Py_ssize_t row_len, const int* y,
+                 int* pred, unsigned char* upd, int check, int threads,
+                 Py_ssize_t* bad) noexcept nogil:
+    """One online pass on up to `threads` threads (as lin_pass; the Hinge learner runs on one);
+    on a bad row the state is left half-way (the caller restores it) and the counts are not
+    written."""
+    cdef MCJob j
+    cdef Py_ssize_t changed
+    cdef mb_touch_fn touch = NULL
+    j.c = c
+    j.val = val
+    j.vt = vt
+    j.ix = ix
+    j.it = it
+    j.indptr = indptr
+    j.row_len = row_len
+    j.y = y
+    j.pred = pred
+    j.upd = upd
+    j.n_seen = c.counts[0]
+    j.mistakes = 0
+    j.check = check and indptr != NULL
+    j.err = OK
+    j.scr = NULL
+    # per slot: acc (4K), s (K), m (K) doubles, then act (4d + 4 ints, as MultiState's)
+    j.stride = 6 * c.K + (4 * c.d + 4 + 1) // 2 + 1
+    if c.p.algo == HINGE or n_rows < 2:
+        threads = 1
+    if threads > MB_SPEC_MAXT:
+        threads = MB_SPEC_MAXT
+    if threads > 1:
+        j.scr = <double*>malloc((threads - 1) * j.stride * sizeof(double))
+        if j.scr == NULL:
+            threads = 1
+    # (CSR rows gain from being read ahead of the sequential stretches: see lin_pass)
+    # K-class rows cost K times more arithmetic per value: read ahead, dense rows too
+    touch = mc_touch_cb
+    changed = mb_spec_pass(threads, n_rows, &j, mc_scan_cb, mc_run_cb, touch, bad)
+    free(j.scr)
+    if changed < 0:
+        return j.err
+    c.counts[0] += n_rows
+    c.counts[1] += j.mistakes
+    c.counts[2] += changed
     return OK
 
 
 def mc_pass_dense(MultiState st, const floating[:, ::1] X, const int[::1] y,
-                  int[::1] pred=None, unsigned char[::1] upd=None):
+                  int[::1] pred=None, unsigned char[::1] upd=None, int threads=1):
     """One online pass over dense rows with class indices y in [0, K); returns (status, bad)."""
     cdef Py_ssize_t bad = -1
     cdef int status
     cdef MCCtx c = st.ctx()
     cdef int* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    cdef int vt = 1 if sizeof(floating) == 8 else 0
     if X.shape[1] != st.d or y.shape[0] != X.shape[0] or \
             (pred is not None and pred.shape[0] != X.shape[0]) or \
             (upd is not None and upd.shape[0] != X.shape[0]):
         raise ValueError("mc_pass_dense: the arrays do not match the state")
     with nogil:
-        status = mc_pass(&c, &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[0],
-                         X.shape[1], &y[0], pp, up, &bad)
+        status = mc_pass(&c, &X[0, 0], vt, NULL, 0, NULL, X.shape[0], X.shape[1], &y[0], pp,
+                         up, 0, threads, &bad)
     return status, bad
 
 
 def mc_pass_csr(MultiState st, const floating[::1] data, const index_t[::1] indices,
                 const index_t[::1] indptr, const int[::1] y, int[::1] pred=None,
-                unsigned char[::1] upd=None):
-    """As mc_pass_dense, for CSR rows."""
+                unsigned char[::1] upd=None, bint check=True, int threads=1):
+    """As mc_pass_dense, for CSR rows (indptr checked; ``check``: each row's column indices
+    are checked as the pass reads it, as in lin_pass_csr)."""
     cdef Py_ssize_t bad = -1
     cdef int status
     cdef MCCtx c = st.ctx()
@@ -1017,11 +1371,16 @@ def mc_pass_csr(MultiState st, const floating[::1] data, const index_t[::1] indi
     cdef const floating* dp = values_ptr(data, &dummy_v)
     cdef const index_t* ip = index_ptr(indices, &dummy_i)
     cdef Py_ssize_t n = indptr.shape[0] - 1
-    if longest_row(indptr) > st.d or y.shape[0] != n or \
+    cdef int vt = 1 if sizeof(floating) == 8 else 0
+    cdef int it = 1 if sizeof(index_t) == 8 else 0
+    # (a checked row has at most d distinct indices: the scratch holds d terms; unchecked rows
+    # must come from a checked matrix)
+    if (not check and longest_row(indptr) > st.d) or y.shape[0] != n or \
             (pred is not None and pred.shape[0] != n) or (upd is not None and upd.shape[0] != n):
         raise ValueError("mc_pass_csr: the arrays do not match the state (or unchecked CSR)")
     with nogil:
-        status = mc_pass(&c, dp, ip, &indptr[0], indptr.shape[0] - 1, 0, &y[0], pp, up, &bad)
+        status = mc_pass(&c, dp, vt, ip, it, &indptr[0], n, 0, &y[0], pp, up, check, threads,
+                         &bad)
     return status, bad
 
 
@@ -1719,6 +2078,23 @@ def csr_check(const index_t[::1] indices, const index_t[::1] indptr, Py_ssize_t 
         if bad:
             code = csr_locate(ix, ip, n_rows, n_cols, &row)
     return code, row
+
+
+def indptr_check(const index_t[::1] indptr):
+    """The first row where indptr decreases, or -1 (the check of the row boundaries that a
+    pass which checks each row's indices as it reads them needs first)."""
+    cdef Py_ssize_t i, n_rows = indptr.shape[0] - 1, row = -1
+    cdef const index_t* ip = &indptr[0]
+    cdef int bad = 0
+    with nogil:
+        for i in range(n_rows):
+            bad |= ip[i + 1] < ip[i]
+        if bad:
+            for i in range(n_rows):
+                if ip[i + 1] < ip[i]:
+                    row = i
+                    break
+    return row
 
 
 def sqnorm(const double[::1] w, Py_ssize_t d, bint intercept):

@@ -225,6 +225,18 @@ def check_rows(owner, X, n_features=None, boolean=False):
     return rows, d
 
 
+def check_n_jobs(owner, value):
+    """The parameter n_jobs of mbcore's learners: None, -1 or a positive int (the twin accepts
+    it for the same names and checks it with the same message; it always runs sequentially,
+    which is what mbcore's exact speculative passes reproduce for any number of threads)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or \
+            not (value == -1 or value >= 1):
+        raise ValueError(f"{owner}: parameter n_jobs must be None, -1 (every core) or a "
+                         f"positive integer, got {value!r}")
+
+
 def check_finite(owner, rows):
     for i, r in enumerate(rows):
         vals = r[1] if isinstance(r, tuple) else r

@@ -23,7 +23,7 @@ import math
 import numbers
 
 from . import _arith
-from .base import ManyClasses, OnlineLearner, check_rows, keep_on_failure
+from .base import ManyClasses, OnlineLearner, check_n_jobs, check_rows, keep_on_failure
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM"]
@@ -88,6 +88,8 @@ class _Linear(ManyClasses, OnlineLearner):
     _MULTI_STATE = ("_W", "_a")      # the state with K >= 3 classes
 
     def _validate_params(self):
+        if hasattr(self, "n_jobs"):
+            check_n_jobs(self._owner, self.n_jobs)
         _check_choice(self._owner, "tie", self.tie, _TIES)
         _check_int(self._owner, "max_epochs", self.max_epochs, 1)
         if not isinstance(self.fit_intercept, bool):
@@ -271,13 +273,14 @@ class Perceptron(_Linear):
     """Rosenblatt's Perceptron (twin of mbcore.Perceptron); see that class for the documentation."""
 
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
-                 max_epochs=100, multi_class="multiclass"):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.tie = tie
         self.normalize = normalize
         self.fit_intercept = fit_intercept
         self.eta = eta
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.n_jobs = n_jobs        # (checked, no effect: the twin's pass is sequential)
 
     def _validate_params(self):
         super()._validate_params()
@@ -355,10 +358,10 @@ class AveragedPerceptron(Perceptron):
     _MULTI_STATE = ("_W", "_a", "_U")
 
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
-                 eta=1.0, max_epochs=100, multi_class="multiclass"):
+                 eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.mode = mode
         super().__init__(tie=tie, normalize=normalize, fit_intercept=fit_intercept, eta=eta,
-                         max_epochs=max_epochs, multi_class=multi_class)
+                         max_epochs=max_epochs, multi_class=multi_class, n_jobs=n_jobs)
 
     def _validate_params(self):
         super()._validate_params()
@@ -473,13 +476,14 @@ class MarginPerceptron(_Linear):
     _MULTI_STATE = ("_W", "_a", "_sqs")
 
     def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="multiclass"):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.gamma = gamma
         self.margin_fraction = margin_fraction
         self.tie = tie
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.n_jobs = n_jobs        # (checked, no effect: the twin's pass is sequential)
 
     def _validate_params(self):
         super()._validate_params()

@@ -1,0 +1,37 @@
+# cython: language_level=3
+"""The speculative block passes of _spec.h (exact online passes on several threads), declared
+once for the kernels that use them (linear, multiplicative, bitset)."""
+
+cdef extern from "_spec.h" nogil:
+    ctypedef Py_ssize_t (*mb_scan_fn)(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
+                                      const Py_ssize_t* stop) noexcept nogil
+    ctypedef Py_ssize_t (*mb_run_fn)(void* ctx, Py_ssize_t lo, Py_ssize_t hi,
+                                     Py_ssize_t* bad) noexcept nogil
+    ctypedef void (*mb_touch_fn)(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+    Py_ssize_t mb_spec_pass(int threads, Py_ssize_t n, void* ctx, mb_scan_fn scan,
+                            mb_run_fn run, mb_touch_fn touch, Py_ssize_t* bad)
+    void mb_touch_bytes(const void* p, Py_ssize_t nbytes)
+    Py_ssize_t volatile_load "mb_volatile_load" (const Py_ssize_t* p)
+    ctypedef struct mb_spec_cfg:
+        Py_ssize_t seq_gap
+        Py_ssize_t min_rows
+        Py_ssize_t max_rows
+        Py_ssize_t stretch
+    mb_spec_cfg mb_spec_tuning
+    void mb_spec_set_tuning(Py_ssize_t seq_gap, Py_ssize_t min_rows, Py_ssize_t max_rows,
+                            Py_ssize_t stretch)
+    int MB_SPEC_MAXT
+
+
+cdef inline tuple spec_tuning_impl(seq_gap, min_rows, max_rows, stretch):
+    """The block sizes of the calling module's speculative passes, as (seq_gap, min_rows,
+    max_rows, stretch); the arguments that are not None replace them (each module that includes
+    _spec.h has its own copy).  For tests (seq_gap=0, min_rows=1, stretch=1 send every row
+    through the blocks); not thread-safe: set it before the passes."""
+    cdef mb_spec_cfg c = mb_spec_tuning
+    old = (c.seq_gap, c.min_rows, c.max_rows, c.stretch)
+    mb_spec_set_tuning(old[0] if seq_gap is None else seq_gap,
+                       old[1] if min_rows is None else min_rows,
+                       old[2] if max_rows is None else max_rows,
+                       old[3] if stretch is None else stretch)
+    return old
