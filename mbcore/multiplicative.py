@@ -14,9 +14,9 @@ import numpy as np
 
 from ._kernels import multiplicative as _k
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent
-from ._validation import Batch, check_shape, check_X
+from ._validation import Batch, check_shape, check_X, csr_index_error
 from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, labels_and_counts, need, shape
-from .base import ManyClasses, OnlineLearner
+from .base import ManyClasses, OnlineLearner, check_n_jobs
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 
@@ -33,7 +33,7 @@ class _Winnow(ManyClasses, OnlineLearner):
     _sk_sparse = True
     _sk_multiclass = True
     # parameters added after 0.1.0 (mbcore.persistence gives files of 0.1.0 their defaults)
-    _NEW_PARAMS = frozenset(("multi_class",))
+    _NEW_PARAMS = frozenset(("multi_class", "n_jobs"))
     # Positive weights only (monotone threshold functions): scikit-learn's accuracy bar on its
     # centred blobs does not apply (BalancedWinnow, with w+ - w-, clears it).
     _sk_poor_score = True
@@ -81,6 +81,7 @@ class _Winnow(ManyClasses, OnlineLearner):
         if not isinstance(mc, str) or mc not in ("multiclass", "ovr"):
             raise ValueError(f"{o}: parameter multi_class must be one of ['multiclass', 'ovr'], "
                              f"got {mc!r}")
+        check_n_jobs(o, self.n_jobs)
 
 
     def _exact(self):
@@ -113,12 +114,8 @@ class _Winnow(ManyClasses, OnlineLearner):
 
     def _row_error(self, batch, code, row):
         o = self._owner
-        if code == 1:
-            return ValueError(f"{o}: X has a column index out of range [0, {batch.d}) in row "
-                              f"{row}")
-        if code == 2:
-            return ValueError(f"{o}: X has unsorted or duplicate column indices in row {row}; "
-                              "call X.sort_indices() and X.sum_duplicates() first")
+        if code in (1, 2):
+            return csr_index_error(o, batch.d, code, row)
         if code == 4:
             return ValueError(f"{o}: X is not a valid CSR matrix (indptr decreases at row "
                               f"{row})")
@@ -196,7 +193,13 @@ class _Winnow(ManyClasses, OnlineLearner):
         return (self._variant, self._exact_mode, self._la, self._lb, self.theta_, self._l,
                 self._w, self._ln, self._wn)
 
-    def _run_kernel(self, batch, yy, pred, counts, update, scores=None, upd=None):
+    def _run_kernel(self, batch, yy, pred, counts, update, scores=None, upd=None, threads=1,
+                    check_values=True):
+        """One pass of the compiled kernel over batch (update: the online protocol on up to
+        `threads` threads, the same results for any number); a bad row raises its error.  The
+        kernel checks each row as it reads it: its values (unless check_values is False: a
+        complete pass over this batch checked them) and, for CSR, its column indices unless
+        ``batch.checked``."""
         boolean = self.features == "boolean"
         K = self._K()
         if K > 1:
@@ -204,38 +207,63 @@ class _Winnow(ManyClasses, OnlineLearner):
                     self.multi_class == "ovr", self._l, self._w, self._ln, self._wn)
             if batch.X is not None:
                 code, row = _k.mc_winnow_dense(*head, batch.X, boolean, _X_LIMIT, yy, pred, upd,
-                                               counts, update, scores)
+                                               counts, update, scores, threads=threads,
+                                               check_values=check_values)
             else:
                 max_row = int(np.diff(batch.indptr).max()) if batch.n else 0
                 code, row = _k.mc_winnow_csr(*head, batch.data, batch.indices, batch.indptr,
                                              max_row, batch.d, boolean, _X_LIMIT, yy, pred, upd,
-                                             counts, update, scores)
+                                             counts, update, scores, threads=threads,
+                                             check=not batch.checked,
+                                             check_values=check_values)
             if code:
                 raise self._row_error(batch, code, row)
             return
         if batch.X is not None:
             code, row = _k.winnow_dense(*self._kargs(), batch.X, boolean, _X_LIMIT, yy, pred,
-                                        counts, update, scores)
+                                        counts, update, scores, threads=threads,
+                                        check_values=check_values)
         else:
             max_row = int(np.diff(batch.indptr).max()) if batch.n else 0
             code, row = _k.winnow_csr(*self._kargs(), batch.data, batch.indices, batch.indptr,
                                       max_row, batch.d, boolean, _X_LIMIT, yy, pred, counts,
-                                      update, scores)
+                                      update, scores, threads=threads,
+                                      check=not batch.checked, check_values=check_values)
         if code:
             raise self._row_error(batch, code, row)
 
+    def _epochs(self, batch, yy):
+        # fit's epochs (and mbcore.distributed's shards) over one batch: once a pass has gone
+        # through all of it, every row was checked, and the later passes skip the checks.
+        d = self.__dict__
+        d["_valid_batch"] = None
+        try:
+            super()._epochs(batch, yy)
+        finally:
+            d.pop("_valid_batch", None)
+
     def _pass(self, batch, yy, pred, upd):
         self._validate_params()
+        threads = self._threads(batch)
+        d = self.__dict__
+        in_epochs = "_valid_batch" in d
+        check_values = not (in_epochs and d["_valid_batch"] is batch)
         if self._K() > 1:
             if pred is None:
                 pred = np.empty(batch.n, dtype=np.int32)
-            self._run_kernel(batch, yy, pred, self._counts, True, upd=upd)
-            return
-        if pred is None and upd is not None:
-            pred = np.empty(batch.n, dtype=np.int8)
-        self._run_kernel(batch, yy, pred, self._counts, True)
-        if upd is not None:
-            np.not_equal(pred, yy, out=upd.view(np.bool_))
+            self._run_kernel(batch, yy, pred, self._counts, True, upd=upd, threads=threads,
+                             check_values=check_values)
+        else:
+            if pred is None and upd is not None:
+                pred = np.empty(batch.n, dtype=np.int8)
+            self._run_kernel(batch, yy, pred, self._counts, True, threads=threads,
+                             check_values=check_values)
+            if upd is not None:
+                np.not_equal(pred, yy, out=upd.view(np.bool_))
+        # the pass went through every row: their indices (and values) are good
+        batch.checked = True
+        if in_epochs:
+            d["_valid_batch"] = batch
 
     def _predict_flags(self, batch):
         """Whether each row is predicted positive; with K >= 3 classes, the class indices."""
@@ -330,6 +358,11 @@ _EXAMPLE = """
 _MULTI_PARAM = """multi_class : {"multiclass", "ovr"}, default="multiclass"
         The rule for three classes or more (two classes always take the binary rule)."""
 
+_JOBS_PARAM = """n_jobs : int or None, default=None
+        Threads of the online pass (``fit``, ``partial_fit``): None takes the environment
+        variable ``MBCORE_NUM_THREADS`` if set, else every core; -1 every core.  The results are
+        the same for any number (exact speculative passes)."""
+
 _MULTI_RULES = """More than two classes (K >= 3; ``classes_`` sorted; one weight vector per class,
     all starting at w0; the class scores are the binary sums with each class's weights, compared
     exactly in exact mode; every argmax takes the smallest index among ties):
@@ -379,6 +412,7 @@ class Winnow(_Winnow):
         Needed for X given as lists of active indices.
     max_epochs : int, default=100
     {_MULTI_PARAM}
+    {_JOBS_PARAM}
 
     Attributes
     ----------
@@ -416,10 +450,11 @@ class Winnow(_Winnow):
     >>> w10.mistakes_, w10.log2_coef_.shape, round(w10.score(Xd[1::2], yd[1::2]), 3)
     (277, (10, 784), 0.522)
     """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip()).replace(
-        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM)
+        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
+        "{_JOBS_PARAM}", _JOBS_PARAM)
 
     def __init__(self, alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean",
-                 n_features=None, max_epochs=100, multi_class="multiclass"):
+                 n_features=None, max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.alpha = alpha
         self.beta = beta
         self.theta = theta
@@ -428,6 +463,7 @@ class Winnow(_Winnow):
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.n_jobs = n_jobs
 
 
 class EliminationWinnow(_Winnow):
@@ -451,6 +487,7 @@ class EliminationWinnow(_Winnow):
     n_features : int or None, default=None
     max_epochs : int, default=100
     {_MULTI_PARAM}
+    {_JOBS_PARAM}
 
     Attributes
     ----------
@@ -473,15 +510,18 @@ class EliminationWinnow(_Winnow):
     >>> e10.mistakes_, e10.log2_coef_.shape
     (417, (10, 784))
     """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip()).replace(
-        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM)
+        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
+        "{_JOBS_PARAM}", _JOBS_PARAM)
 
     features = "boolean"
 
-    def __init__(self, theta=None, n_features=None, max_epochs=100, multi_class="multiclass"):
+    def __init__(self, theta=None, n_features=None, max_epochs=100, multi_class="multiclass",
+                 n_jobs=None):
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.n_jobs = n_jobs
 
     def _alpha(self):
         return 2.0
@@ -519,6 +559,7 @@ class WinnowStar(_Winnow):
     n_features : int or None, default=None
     max_epochs : int, default=100
     {_MULTI_PARAM}
+    {_JOBS_PARAM}
 
     Attributes
     ----------
@@ -540,7 +581,8 @@ class WinnowStar(_Winnow):
     >>> s10.mistakes_, s10.updates_, round(s10.score(Xd[1::2], yd[1::2]), 3)
     (269, 399, 0.472)
     """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip()).replace(
-        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM)
+        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
+        "{_JOBS_PARAM}", _JOBS_PARAM)
 
     _variant = _STAR
     features = "boolean"
@@ -548,12 +590,13 @@ class WinnowStar(_Winnow):
     w0 = 1.0
 
     def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100,
-                 multi_class="multiclass"):
+                 multi_class="multiclass", n_jobs=None):
         self.alpha = alpha
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.n_jobs = n_jobs
 
 
 class BalancedWinnow(_Winnow):
@@ -579,6 +622,7 @@ class BalancedWinnow(_Winnow):
     n_features : int or None, default=None
     max_epochs : int, default=100
     {_MULTI_PARAM}
+    {_JOBS_PARAM}
 
     Attributes
     ----------
@@ -609,7 +653,8 @@ class BalancedWinnow(_Winnow):
     >>> b10.mistakes_, round(b10.score(Xd[1::2], yd[1::2]), 3)
     (238, 0.642)
     """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip()).replace(
-        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM)
+        "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
+        "{_JOBS_PARAM}", _JOBS_PARAM)
 
     _variant = _BALANCED
     _theta_required = True
@@ -617,7 +662,7 @@ class BalancedWinnow(_Winnow):
     beta = None
 
     def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
-                 max_epochs=100, multi_class="multiclass"):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.alpha = alpha
         self.theta = theta
         self.w0 = w0
@@ -625,6 +670,7 @@ class BalancedWinnow(_Winnow):
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.n_jobs = n_jobs
 
     def _theta(self, d):
         return float(self.theta)

@@ -467,13 +467,15 @@ def test_api_signatures_and_types(modname):
     """The constructors of the brief, exactly; arrays from mbcore, lists from mbref."""
     expected = {
         "Winnow": {"alpha": 2.0, "beta": None, "theta": None, "w0": 1.0, "features": "boolean",
-                   "n_features": None, "max_epochs": 100, "multi_class": "multiclass"},
+                   "n_features": None, "max_epochs": 100, "multi_class": "multiclass",
+                   "n_jobs": None},
         "EliminationWinnow": {"theta": None, "n_features": None, "max_epochs": 100,
-                              "multi_class": "multiclass"},
+                              "multi_class": "multiclass", "n_jobs": None},
         "WinnowStar": {"alpha": 2.0, "theta": None, "n_features": None, "max_epochs": 100,
-                       "multi_class": "multiclass"},
+                       "multi_class": "multiclass", "n_jobs": None},
         "BalancedWinnow": {"alpha": 2.0, "theta": 1.0, "w0": 1.0, "features": "boolean",
-                           "n_features": None, "max_epochs": 100, "multi_class": "multiclass"},
+                           "n_features": None, "max_epochs": 100, "multi_class": "multiclass",
+                           "n_jobs": None},
     }
     for name, params in expected.items():
         cls = learner_cls(modname, name)

@@ -2,7 +2,10 @@
 
 The fused ``value_t`` (uint8, float32, float64) and ``index_t`` (int32, int64) of the .pyx are
 the unions ``_V`` and ``_I``; every array is C-contiguous.  ``y``/``pred``/``scores`` may be
-None where the kernel skips them (``y`` is read only with ``update``).
+None where the kernel skips them (``y`` is read only with ``update``).  ``threads``: the
+threads of a learning pass (the same results for any number); ``check``, ``check_values``:
+check each CSR row's column indices, each row's values, as the pass reads it (what is not
+checked must have been checked before).
 """
 
 from typing import Optional, Tuple, Union
@@ -19,26 +22,33 @@ def winnow_dense(variant: int, exact: bool, la: float, lb: float, theta: float,
                  wn: NDArray[np.float64], X: _V, boolean: bool, limit: float,
                  y: Optional[NDArray[np.int8]], pred: Optional[NDArray[np.int8]],
                  counts: NDArray[np.int64], update: bool,
-                 scores: Optional[NDArray[np.float64]] = ...) -> _Status: ...
+                 scores: Optional[NDArray[np.float64]] = ..., threads: int = ...,
+                 check_values: bool = ...) -> _Status: ...
 def winnow_csr(variant: int, exact: bool, la: float, lb: float, theta: float,
                l: NDArray[np.float64], w: NDArray[np.float64], ln: NDArray[np.float64],
                wn: NDArray[np.float64], data: _V, indices: _I, indptr: _I, max_row: int,
                n_cols: int, boolean: bool, limit: float, y: Optional[NDArray[np.int8]],
                pred: Optional[NDArray[np.int8]], counts: NDArray[np.int64], update: bool,
-               scores: Optional[NDArray[np.float64]] = ...) -> _Status: ...
+               scores: Optional[NDArray[np.float64]] = ..., threads: int = ...,
+               check: bool = ..., check_values: bool = ...) -> _Status: ...
 def mc_winnow_dense(variant: int, exact: bool, la: float, lb: float, theta: float, K: int,
                     ovr: bool, l: NDArray[np.float64], w: NDArray[np.float64],
                     ln: NDArray[np.float64], wn: NDArray[np.float64], X: _V, boolean: bool,
                     limit: float, y: Optional[NDArray[np.int32]], pred: NDArray[np.int32],
                     upd: Optional[NDArray[np.uint8]], counts: NDArray[np.int64], update: bool,
-                    scores: Optional[NDArray[np.float64]] = ...) -> _Status: ...
+                    scores: Optional[NDArray[np.float64]] = ..., threads: int = ...,
+                    check_values: bool = ...) -> _Status: ...
 def mc_winnow_csr(variant: int, exact: bool, la: float, lb: float, theta: float, K: int,
                   ovr: bool, l: NDArray[np.float64], w: NDArray[np.float64],
                   ln: NDArray[np.float64], wn: NDArray[np.float64], data: _V, indices: _I,
                   indptr: _I, max_row: int, n_cols: int, boolean: bool, limit: float,
                   y: Optional[NDArray[np.int32]], pred: NDArray[np.int32],
                   upd: Optional[NDArray[np.uint8]], counts: NDArray[np.int64], update: bool,
-                  scores: Optional[NDArray[np.float64]] = ...) -> _Status: ...
+                  scores: Optional[NDArray[np.float64]] = ..., threads: int = ...,
+                  check: bool = ..., check_values: bool = ...) -> _Status: ...
+def spec_tuning(seq_gap: Optional[int] = ..., min_rows: Optional[int] = ...,
+                max_rows: Optional[int] = ...,
+                stretch: Optional[int] = ...) -> Tuple[int, int, int, int]: ...
 def terms(l: NDArray[np.float64], out: NDArray[np.float64]) -> None: ...
 def exact_sum_ge(exps: NDArray[np.int64], theta: float) -> bool: ...
 def check_values(data: _V, boolean: bool, limit: float) -> int: ...

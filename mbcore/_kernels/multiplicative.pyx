@@ -7,6 +7,10 @@ out of range) used for the sums.  In exact mode (Boolean features, power-of-two 
 ``l`` is an integer and the prediction ``sum 2**l >= theta`` is decided exactly: a float64 sum with
 a rigorous error bound settles almost every row; a row whose sum is within that bound of theta is
 decided by exact binary addition of its powers of two.
+
+A learning pass runs on several threads through the speculative block passes of _spec.h
+(``threads``; the per-row judges, w_scan and mc_scan, use the arithmetic of the sequential pass):
+its results are the same, bit for bit, for any number of threads.
 """
 
 from libc.math cimport fabs, INFINITY
@@ -15,6 +19,14 @@ from libc.string cimport memset
 cimport cython
 
 from ._exact cimport bits_ge_bits, bits_ge_double, carry_bits, term
+from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_bytes, mb_touch_fn, spec_tuning_impl,
+                    volatile_load)
+
+
+def spec_tuning(seq_gap=None, min_rows=None, max_rows=None, stretch=None):
+    """This module's block sizes (see _spec.pxd): the old (seq_gap, min_rows, max_rows,
+    stretch); the arguments that are not None replace them."""
+    return spec_tuning_impl(seq_gap, min_rows, max_rows, stretch)
 
 ctypedef fused value_t:
     unsigned char
@@ -29,6 +41,9 @@ cdef enum:
     WINNOW = 0
     STAR = 1
     BALANCED = 2
+
+cdef enum:
+    JUDGE = 2       # mc_winnow_row's update mode that judges a row without learning it
 
 
 cdef struct WParams:
@@ -56,12 +71,47 @@ cdef enum:
     ROW_BAD_INDPTR = 4
     NO_MEMORY = 5
 
+cdef enum:
+    # what a pass checks in each row as it reads it (the structure of CSR's indptr always)
+    CHECK_INDICES = 1   # a CSR row's column indices: sorted, distinct, in [0, d)
+    CHECK_VALUES = 2    # the values: 0/1 (Boolean) or finite with |x| <= limit
+
+
+cdef extern from *:
+    """
+    #include <string.h>
+    #include <stdint.h>
+    /* Whether every value is exactly 1.0, by the bits (memcpy: no type punning). */
+    static inline int mb_all_ones_f64(const double* v, Py_ssize_t n) {
+        uint64_t acc = 0, u;
+        Py_ssize_t k;
+        for (k = 0; k < n; k++) {
+            memcpy(&u, v + k, sizeof u);
+            acc |= u ^ UINT64_C(0x3FF0000000000000);
+        }
+        return acc == 0;
+    }
+    static inline int mb_all_ones_f32(const float* v, Py_ssize_t n) {
+        uint32_t acc = 0, u;
+        Py_ssize_t k;
+        for (k = 0; k < n; k++) {
+            memcpy(&u, v + k, sizeof u);
+            acc |= u ^ UINT32_C(0x3F800000);
+        }
+        return acc == 0;
+    }
+    """
+    int mb_all_ones_f64(const double* v, Py_ssize_t n) nogil
+    int mb_all_ones_f32(const float* v, Py_ssize_t n) nogil
+
 
 cdef inline int check_row(const value_t* v, const index_t* ix, Py_ssize_t n, Py_ssize_t d,
-                          int boolean, double limit) noexcept nogil:
-    """Validate one row just before it is used (its values are then in L1 for the pass)."""
+                          int boolean, double limit, int values) noexcept nogil:
+    """Validate one row just before it is used (its values are then in L1 for the pass): its
+    column indices unless ix is NULL, its values if `values`."""
     cdef Py_ssize_t k, n4
     cdef int bad = 0
+    cdef unsigned int d1 = 0
     cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
     if ix != NULL and n > 0:
         # Sorted and distinct: each index above the previous one; then only the first can be
@@ -72,7 +122,22 @@ cdef inline int check_row(const value_t* v, const index_t* ix, Py_ssize_t n, Py_
             return ROW_INDEX_RANGE
         if bad:
             return ROW_UNSORTED
+    if not values:
+        return ROW_OK
     if boolean:
+        # First the common case (CSR rows store their 1s), every value exactly 1: integer
+        # compares of the bits, no float latency; else the general test.
+        if value_t is cython.uchar:
+            for k in range(n):
+                d1 |= v[k] ^ 1
+            if d1 == 0:
+                return ROW_OK
+        elif value_t is cython.float:
+            if mb_all_ones_f32(v, n):
+                return ROW_OK
+        else:
+            if mb_all_ones_f64(v, n):
+                return ROW_OK
         if value_t is cython.uchar:
             for k in range(n):
                 bad |= v[k] > 1
@@ -95,9 +160,10 @@ cdef inline int check_row(const value_t* v, const index_t* ix, Py_ssize_t n, Py_
 
 cdef inline int next_row(const value_t* val, const index_t* ix, const index_t* indptr,
                          Py_ssize_t row_len, Py_ssize_t i, Py_ssize_t d, int boolean,
-                         double limit, const value_t** v, const index_t** xi,
+                         double limit, int check, const value_t** v, const index_t** xi,
                          Py_ssize_t* n) noexcept nogil:
-    """Point v, xi (NULL for a dense row) and n at row i, checked (a ROW_* code)."""
+    """Point v, xi (NULL for a dense row) and n at row i, checked (a ROW_* code) as `check`
+    says (CHECK_INDICES, CHECK_VALUES: what is not checked here was checked before)."""
     cdef Py_ssize_t lo
     if indptr == NULL:
         v[0] = val + i * row_len
@@ -110,7 +176,8 @@ cdef inline int next_row(const value_t* val, const index_t* ix, const index_t* i
         v[0] = val + lo
         xi[0] = ix + lo
         n[0] = indptr[i + 1] - lo
-    return check_row(v[0], xi[0], n[0], d, boolean, limit)
+    return check_row(v[0], xi[0] if check & CHECK_INDICES else NULL, n[0], d, boolean, limit,
+                     check & CHECK_VALUES)
 
 
 cdef struct Undo:
@@ -161,17 +228,24 @@ cdef void undo_apply(Undo* u, double* l, double* w, double* ln, double* wn) noex
 cdef inline double exact_sum(const double* w, const value_t* v, const index_t* ix,
                              Py_ssize_t n) noexcept nogil:
     """sum of w over the active features, in any order (the exact predicate does not depend
-    on it): four accumulators by stored position, no branch per element."""
+    on it): eight accumulators by stored position (CSR; four for dense rows), no branch per
+    element."""
     cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef Py_ssize_t k, n4 = n - (n % 4)
+    cdef double s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0
+    cdef Py_ssize_t k, n4 = n - (n % 4), n8 = n - (n % 8)
     if ix != NULL:
-        for k in range(0, n4, 4):
+        for k in range(0, n8, 8):
             s0 += w[ix[k]] if v[k] != 0 else 0.0
             s1 += w[ix[k + 1]] if v[k + 1] != 0 else 0.0
             s2 += w[ix[k + 2]] if v[k + 2] != 0 else 0.0
             s3 += w[ix[k + 3]] if v[k + 3] != 0 else 0.0
-        for k in range(n4, n):
+            s4 += w[ix[k + 4]] if v[k + 4] != 0 else 0.0
+            s5 += w[ix[k + 5]] if v[k + 5] != 0 else 0.0
+            s6 += w[ix[k + 6]] if v[k + 6] != 0 else 0.0
+            s7 += w[ix[k + 7]] if v[k + 7] != 0 else 0.0
+        for k in range(n8, n):
             s0 += w[ix[k]] if v[k] != 0 else 0.0
+        return ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
     else:
         for k in range(0, n4, 4):
             s0 += w[k] if v[k] != 0 else 0.0
@@ -298,59 +372,251 @@ cdef int decide_and_update(const WParams* p, double* l, double* w, double* ln, d
     return pr
 
 
-cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double* wn,
-                     const value_t* val, const index_t* ix, const index_t* indptr,
-                     Py_ssize_t n_rows, Py_ssize_t row_len, Py_ssize_t max_row, Py_ssize_t d,
-                     int boolean, double limit, const signed char* y, signed char* pred,
-                     long long* counts, int update, double* scores,
-                     Py_ssize_t* bad_row) noexcept nogil:
-    """The whole pass; validates each row just before it is used.  On a bad row every weight
-    changed in this call is restored (all or nothing) and the row and a ROW_* code returned."""
-    cdef long long* e = <long long*>malloc((max_row + 1) * sizeof(long long))
-    cdef long long* bits = <long long*>malloc((max_row + 65) * sizeof(long long))
-    cdef Undo undo
+cdef struct WJob:
+    # One pass of a binary Winnow learner, for mb_spec_pass: the state and parameters, the rows
+    # (values, indices and indptr as void pointers, their types in vt and it), the labels and
+    # outputs, the per-slot scratch of winnow_row and the pass's counter.
+    const WParams* p
+    double* l
+    double* w
+    double* ln
+    double* wn
+    const void* val
+    const void* ix
+    const void* indptr
+    Py_ssize_t row_len
+    Py_ssize_t d
+    int boolean
+    double limit
+    int check                   # what to check in each row as it is read (CHECK_*)
+    const signed char* y
+    signed char* pred
+    double* scores
+    int update
+    Undo* undo
+    long long** e               # per slot: winnow_row's exponents (slot 0: the run's too)
+    long long** bits            # per slot: its bits
+    long long mistakes          # during the pass
+    int vt                      # values: 0 uint8, 1 float32, 2 float64
+    int it                      # indices: 0 int32, 1 int64
+    int err                     # the ROW_* code of the failing row
+
+
+cdef Py_ssize_t w_run(WJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
+                      const value_t* val, const index_t* ix) noexcept nogil:
+    """The sequential pass over rows lo..hi-1 (predict, update, count): the number of rows
+    that changed the state (the mistakes), or -1 (j.err, *bad) at a bad row, the state then
+    half-way (winnow_pass undoes it)."""
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const WParams* p = j.p
     cdef Py_ssize_t i, n
     cdef const value_t* v
     cdef const index_t* xi
-    cdef int pr, yi, code = ROW_OK
-    cdef long long c0 = counts[0], c1 = counts[1], c2 = counts[2]
-    cdef double sc
+    cdef int pr, yi, code
+    cdef long long mistakes = 0
+    for i in range(lo, hi):
+        code = next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v,
+                        &xi, &n)
+        if code != ROW_OK:
+            j.err = code
+            bad[0] = i
+            j.mistakes += mistakes
+            return -1
+        yi = j.y[i] if j.y != NULL else 0
+        pr = winnow_row(p, j.l, j.w, j.ln, j.wn, v, xi, n, yi, j.e[0], j.bits[0], j.update,
+                        j.scores + i if j.scores != NULL else NULL, j.undo)
+        if pr == 0:
+            j.err = NO_MEMORY
+            bad[0] = i
+            j.mistakes += mistakes
+            return -1
+        if j.pred != NULL:
+            j.pred[i] = pr
+        mistakes += pr != yi
+    j.mistakes += mistakes
+    return mistakes
+
+
+cdef Py_ssize_t w_scan(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize_t* stop,
+                       const value_t* val, const index_t* ix) noexcept nogil:
+    """Judge rows lo..hi-1 with the current state, which it only reads (mb_spec_pass): the
+    first row that is bad or a mistake (the update would change the state), or hi; the
+    predictions of the rows before it.  The same checks and winnow_row as w_run."""
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const WParams* p = j.p
+    cdef long long* e = j.e[slot]
+    cdef long long* bits = j.bits[slot]
+    cdef Py_ssize_t i, n
+    cdef const value_t* v
+    cdef const index_t* xi
+    cdef int pr, yi
+    for i in range(lo, hi):
+        if (i & 15) == 0 and volatile_load(stop) < lo:
+            return hi                   # an earlier slice found a row: this one cannot matter
+        if next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v, &xi,
+                    &n) != ROW_OK:
+            return i
+        yi = j.y[i]
+        pr = winnow_row(p, j.l, j.w, j.ln, j.wn, v, xi, n, yi, e, bits, 0, NULL, NULL)
+        if pr != yi:
+            return i
+        if j.pred != NULL:
+            j.pred[i] = pr
+    return hi
+
+
+cdef Py_ssize_t w_run_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad) noexcept nogil:
+    cdef WJob* j = <WJob*>ctx
+    if j.it == 1:
+        if j.vt == 0:
+            return w_run(j, lo, hi, bad, <const unsigned char*>j.val, <const long long*>j.ix)
+        if j.vt == 1:
+            return w_run(j, lo, hi, bad, <const float*>j.val, <const long long*>j.ix)
+        return w_run(j, lo, hi, bad, <const double*>j.val, <const long long*>j.ix)
+    if j.vt == 0:
+        return w_run(j, lo, hi, bad, <const unsigned char*>j.val, <const int*>j.ix)
+    if j.vt == 1:
+        return w_run(j, lo, hi, bad, <const float*>j.val, <const int*>j.ix)
+    return w_run(j, lo, hi, bad, <const double*>j.val, <const int*>j.ix)
+
+
+cdef Py_ssize_t w_scan_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
+                          const Py_ssize_t* stop) noexcept nogil:
+    cdef WJob* j = <WJob*>ctx
+    if j.it == 1:
+        if j.vt == 0:
+            return w_scan(j, slot, lo, hi, stop, <const unsigned char*>j.val,
+                          <const long long*>j.ix)
+        if j.vt == 1:
+            return w_scan(j, slot, lo, hi, stop, <const float*>j.val, <const long long*>j.ix)
+        return w_scan(j, slot, lo, hi, stop, <const double*>j.val, <const long long*>j.ix)
+    if j.vt == 0:
+        return w_scan(j, slot, lo, hi, stop, <const unsigned char*>j.val, <const int*>j.ix)
+    if j.vt == 1:
+        return w_scan(j, slot, lo, hi, stop, <const float*>j.val, <const int*>j.ix)
+    return w_scan(j, slot, lo, hi, stop, <const double*>j.val, <const int*>j.ix)
+
+
+cdef inline Py_ssize_t value_size(int vt) noexcept nogil:
+    return 1 if vt == 0 else (4 if vt == 1 else 8)
+
+
+cdef void rows_touch(const void* val, int vt, const void* ix, int it, const void* indptr,
+                     Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """Read CSR rows lo..hi-1 (values and column indices) into the caches."""
+    cdef Py_ssize_t vs = value_size(vt), xs = 8 if it == 1 else 4, a, b
+    if it == 1:
+        a = (<const long long*>indptr)[lo]
+        b = (<const long long*>indptr)[hi]
+    else:
+        a = (<const int*>indptr)[lo]
+        b = (<const int*>indptr)[hi]
+    if b <= a:
+        return
+    mb_touch_bytes(<const char*>val + a * vs, (b - a) * vs)
+    mb_touch_bytes(<const char*>ix + a * xs, (b - a) * xs)
+
+
+cdef void w_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """Read CSR rows lo..hi-1 into the caches (mb_spec_pass: ahead of the sequential pass)."""
+    cdef WJob* j = <WJob*>ctx
+    rows_touch(j.val, j.vt, j.ix, j.it, j.indptr, lo, hi)
+
+
+cdef int spec_slots(int threads) noexcept nogil:
+    """The scan slots a pass on `threads` threads may use (mb_spec_pass starts at most
+    MB_SPEC_MAXT)."""
+    if threads < 1:
+        return 1
+    return MB_SPEC_MAXT if threads > MB_SPEC_MAXT else threads
+
+
+cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double* wn,
+                     const void* val, int vt, const void* ix, int it, const void* indptr,
+                     Py_ssize_t n_rows, Py_ssize_t row_len, Py_ssize_t max_row, Py_ssize_t d,
+                     int boolean, double limit, int check, const signed char* y,
+                     signed char* pred, long long* counts, int update, double* scores,
+                     int threads, Py_ssize_t* bad_row) noexcept nogil:
+    """The whole pass; validates each row just before it is used.  On a bad row every weight
+    changed in this call is restored (all or nothing) and the row and a ROW_* code returned.
+    A learning pass (update, no scores) runs on up to `threads` threads (mb_spec_pass: the same
+    results for any number)."""
+    cdef WJob j
+    cdef Undo undo
+    cdef mb_touch_fn touch = NULL
+    cdef Py_ssize_t changed, s, T
+    cdef long long* e0[1]
+    cdef long long* b0[1]
+    cdef int code = ROW_OK
     undo.j = NULL
     undo.old = NULL
     undo.size = 0
     undo.cap = 0
-    if e == NULL or bits == NULL:
+    if not update or scores != NULL or y == NULL:
+        threads = 1
+    T = spec_slots(threads)
+    j.e = e0
+    j.bits = b0
+    if T > 1:
+        j.e = <long long**>malloc(T * sizeof(long long*))
+        j.bits = <long long**>malloc(T * sizeof(long long*))
+        if j.e == NULL or j.bits == NULL:
+            free(j.e)
+            free(j.bits)
+            j.e = e0
+            j.bits = b0
+            T = 1
+    for s in range(T):
+        j.e[s] = <long long*>malloc((max_row + 1) * sizeof(long long))
+        j.bits[s] = <long long*>malloc((max_row + 65) * sizeof(long long))
+    if j.e[0] == NULL or j.bits[0] == NULL:
         code = NO_MEMORY
-    for i in range(n_rows if code == ROW_OK else 0):
-        code = next_row(val, ix, indptr, row_len, i, d, boolean, limit, &v, &xi, &n)
-        if code != ROW_OK:
-            break
-        yi = y[i] if y != NULL else 0
-        pr = winnow_row(p, l, w, ln, wn, v, xi, n, yi, e, bits, update,
-                        &sc if scores != NULL else NULL, &undo if update else NULL)
-        if pr == 0:
-            code = NO_MEMORY
-            break
-        if pred != NULL:
-            pred[i] = pr
-        if scores != NULL:
-            scores[i] = sc
-        if update:
-            counts[0] += 1
-            if pr != yi:
-                counts[1] += 1
-                counts[2] += 1
-    if code != ROW_OK:
-        bad_row[0] = i
-        if update:
-            undo_apply(&undo, l, w, ln, wn)
-            counts[0] = c0
-            counts[1] = c1
-            counts[2] = c2
+    for s in range(1, T):
+        if j.e[s] == NULL or j.bits[s] == NULL:
+            threads = 1                 # (no room for the scans' scratch: one thread)
+    if code == ROW_OK:
+        j.p = p
+        j.l = l
+        j.w = w
+        j.ln = ln
+        j.wn = wn
+        j.val = val
+        j.ix = ix
+        j.indptr = indptr
+        j.row_len = row_len
+        j.d = d
+        j.boolean = boolean
+        j.limit = limit
+        j.check = check if indptr != NULL else check & CHECK_VALUES
+        j.y = y
+        j.pred = pred
+        j.scores = scores
+        j.update = update
+        j.undo = &undo if update else NULL
+        j.mistakes = 0
+        j.vt = vt
+        j.it = it
+        j.err = ROW_OK
+        # (CSR rows, whose sums gather, gain from being read ahead; dense rows stream already)
+        if indptr != NULL:
+            touch = w_touch_cb
+        changed = mb_spec_pass(threads, n_rows, &j, w_scan_cb, w_run_cb, touch, bad_row)
+        if changed < 0:
+            code = j.err
+            if update:
+                undo_apply(&undo, l, w, ln, wn)
+        elif update:
+            counts[0] += n_rows
+            counts[1] += j.mistakes
+            counts[2] += j.mistakes
+    for s in range(T):
+        free(j.e[s])
+        free(j.bits[s])
+    if T > 1:
+        free(j.e)
+        free(j.bits)
     free(undo.j)
     free(undo.old)
-    free(e)
-    free(bits)
     return code
 
 
@@ -368,20 +634,24 @@ def winnow_dense(int variant, bint exact, double la, double lb, double theta,
                  double[::1] l, double[::1] w, double[::1] ln, double[::1] wn,
                  const value_t[:, ::1] X, bint boolean, double limit,
                  const signed char[::1] y, signed char[::1] pred, long long[::1] counts,
-                 bint update, double[::1] scores=None):
-    """One pass over dense rows (update=True: the online protocol; False: predict only)."""
+                 bint update, double[::1] scores=None, int threads=1, bint check_values=True):
+    """One pass over dense rows (update=True: the online protocol; False: predict only).
+    A learning pass without scores runs on up to `threads` threads, with the same results.
+    Without ``check_values`` the values must have been checked before (a complete pass)."""
     cdef WParams p = make_params(variant, exact, la, lb, theta)
     cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
     cdef double* wnp = &wn[0] if wn.shape[0] > 0 else NULL
     cdef const signed char* yp = &y[0] if y is not None else NULL
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef double* sp = &scores[0] if scores is not None else NULL
+    cdef int vt = 0 if sizeof(value_t) == 1 else (1 if sizeof(value_t) == 4 else 2)
     cdef int status
     cdef Py_ssize_t bad = -1
     with nogil:
-        status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, &X[0, 0], <const int*>NULL,
-                             <const int*>NULL, X.shape[0], X.shape[1], X.shape[1], X.shape[1],
-                             boolean, limit, yp, pp, &counts[0], update, sp, &bad)
+        status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, &X[0, 0], vt, NULL, 0, NULL,
+                             X.shape[0], X.shape[1], X.shape[1], X.shape[1], boolean, limit,
+                             CHECK_VALUES if check_values else 0, yp, pp, &counts[0], update, sp,
+                             threads, &bad)
     if status == NO_MEMORY:
         raise MemoryError("Winnow: no memory for the pass's buffers")
     return status, bad
@@ -392,8 +662,12 @@ def winnow_csr(int variant, bint exact, double la, double lb, double theta,
                const value_t[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
                Py_ssize_t max_row, Py_ssize_t n_cols, bint boolean, double limit,
                const signed char[::1] y, signed char[::1] pred, long long[::1] counts,
-               bint update, double[::1] scores=None):
-    """One pass over CSR rows; max_row is the largest number of stored values in a row."""
+               bint update, double[::1] scores=None, int threads=1, bint check=True,
+               bint check_values=True):
+    """One pass over CSR rows; max_row is the largest number of stored values in a row.
+    With ``check`` each row's column indices are checked as the pass reads it (codes 1 and 2),
+    with ``check_values`` its values (code 3); what is not checked must have been checked
+    before (indptr always is)."""
     cdef WParams p = make_params(variant, exact, la, lb, theta)
     cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
     cdef double* wnp = &wn[0] if wn.shape[0] > 0 else NULL
@@ -404,12 +678,16 @@ def winnow_csr(int variant, bint exact, double la, double lb, double theta,
     cdef index_t dummy_i = 0
     cdef const value_t* dp = &data[0] if data.shape[0] > 0 else &dummy_v
     cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
+    cdef int vt = 0 if sizeof(value_t) == 1 else (1 if sizeof(value_t) == 4 else 2)
+    cdef int it = 1 if sizeof(index_t) == 8 else 0
     cdef int status
     cdef Py_ssize_t bad = -1
     with nogil:
-        status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, dp, ip, &indptr[0],
-                             indptr.shape[0] - 1, 0, max_row, n_cols, boolean, limit, yp, pp,
-                             &counts[0], update, sp, &bad)
+        status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, dp, vt, ip, it, &indptr[0],
+                             indptr.shape[0] - 1, 0, max_row, n_cols, boolean, limit,
+                             (CHECK_INDICES if check else 0) |
+                             (CHECK_VALUES if check_values else 0),
+                             yp, pp, &counts[0], update, sp, threads, &bad)
     if status == NO_MEMORY:
         raise MemoryError("Winnow: no memory for the pass's buffers")
     return status, bad
@@ -494,7 +772,8 @@ cdef int mc_winnow_row(const WParams* p, int ovr, double* l, double* w, double* 
                        MCBuf* b, const value_t* v, const index_t* ix, Py_ssize_t n, int y,
                        int update, int* pred) noexcept nogil:
     """Predict one row (its class index into pred); with update, learn its label y.  Returns
-    1 if the state changed, else 0."""
+    1 if the state changed, else 0.  With update == JUDGE: the prediction, and 1 iff learning
+    the row would change the state, which it leaves as it is (the speculative scans)."""
     cdef Py_ssize_t K = b.K, q, m = 0, k, j, best, c
     cdef double x, S, lo
     cdef double* a
@@ -563,6 +842,8 @@ cdef int mc_winnow_row(const WParams* p, int ovr, double* l, double* w, double* 
     if not ovr:
         if best == y:
             return 0
+        if update == JUDGE:
+            return 1
         mc_update_class(p, l, w, ln, wn, K, y, 1, v, ix, b.act, m)
         mc_update_class(p, l, w, ln, wn, K, best, 0, v, ix, b.act, m)
         return 1
@@ -581,54 +862,215 @@ cdef int mc_winnow_row(const WParams* p, int ovr, double* l, double* w, double* 
             pk = 1 if S >= p.theta else -1
         yk = 1 if k == y else -1
         if pk != yk:
+            if update == JUDGE:
+                return 1
             mc_update_class(p, l, w, ln, wn, K, k, yk > 0, v, ix, b.act, m)
             changed = 1
     return changed
 
 
-cdef int mc_winnow_pass(const WParams* p, int ovr, Py_ssize_t K, double* l, double* w,
-                        double* ln, double* wn, const value_t* val, const index_t* ix,
-                        const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
-                        Py_ssize_t max_row, Py_ssize_t d, int boolean, double limit,
-                        const int* y, int* pred, unsigned char* upd, long long* counts,
-                        int update, double* scores, Py_ssize_t* bad_row) noexcept nogil:
-    """The whole pass for K >= 3 classes; each row validated just before it is used.  On a
-    bad row: its code and index (the counts are not written; the caller restores the
-    weights)."""
-    cdef MCBuf b
-    cdef Py_ssize_t i, n, k
+cdef struct MCJob:
+    # One pass of a Winnow learner with K >= 3 classes, for mb_spec_pass (as WJob): the state
+    # and parameters, the rows, the labels and outputs, an MCBuf per slot and the counters.
+    const WParams* p
+    int ovr
+    Py_ssize_t K
+    double* l
+    double* w
+    double* ln
+    double* wn
+    const void* val
+    const void* ix
+    const void* indptr
+    Py_ssize_t row_len
+    Py_ssize_t d
+    int boolean
+    double limit
+    int check                   # what to check in each row as it is read (CHECK_*)
+    const int* y
+    int* pred
+    unsigned char* upd
+    double* scores
+    int update
+    MCBuf* bufs                 # per slot (slot 0: the run's too)
+    long long mistakes          # during the pass
+    long long changes           # rows that changed the state, during the pass
+    int vt                      # values: 0 uint8, 1 float32, 2 float64
+    int it                      # indices: 0 int32, 1 int64
+    int err                     # the ROW_* code of the failing row
+
+
+cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
+                       const value_t* val, const index_t* ix) noexcept nogil:
+    """The sequential pass over rows lo..hi-1 (predict, learn, count): the number of rows
+    that were mistakes or changed the state, or -1 (j.err, *bad) at a bad row."""
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef MCBuf* b = &j.bufs[0]
+    cdef Py_ssize_t i, n, k, K = j.K
     cdef const value_t* v
     cdef const index_t* xi
-    cdef int pr = 0, r, code = ROW_OK
-    cdef long long c0 = counts[0], c1 = counts[1], c2 = counts[2]
-    if not mc_buf_init(&b, K, max_row):
-        mc_buf_free(&b)
-        return NO_MEMORY
-    for i in range(n_rows):
-        code = next_row(val, ix, indptr, row_len, i, d, boolean, limit, &v, &xi, &n)
+    cdef int pr = 0, r, yi, code
+    cdef long long mistakes = 0, changes = 0, touched = 0
+    for i in range(lo, hi):
+        code = next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v,
+                        &xi, &n)
         if code != ROW_OK:
-            break
-        r = mc_winnow_row(p, ovr, l, w, ln, wn, &b, v, xi, n, y[i] if y != NULL else 0,
-                          update, &pr)
-        pred[i] = pr
-        if scores != NULL:
+            j.err = code
+            bad[0] = i
+            return -1
+        yi = j.y[i] if j.y != NULL else 0
+        r = mc_winnow_row(j.p, j.ovr, j.l, j.w, j.ln, j.wn, b, v, xi, n, yi, j.update, &pr)
+        j.pred[i] = pr
+        if j.scores != NULL:
             for k in range(K):
-                scores[i * K + k] = b.S[k]
-        if update:
-            c0 += 1
-            c1 += pr != y[i]
-            c2 += r
-            if upd != NULL:
-                upd[i] = <unsigned char>r
-    mc_buf_free(&b)
-    if code != ROW_OK:
-        bad_row[0] = i
-        return code
-    if update:
-        counts[0] = c0
-        counts[1] = c1
-        counts[2] = c2
-    return ROW_OK
+                j.scores[i * K + k] = b.S[k]
+        if j.update:
+            mistakes += pr != yi
+            changes += r
+            touched += r != 0 or pr != yi
+            if j.upd != NULL:
+                j.upd[i] = <unsigned char>r
+    j.mistakes += mistakes
+    j.changes += changes
+    return touched
+
+
+cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
+                        const Py_ssize_t* stop, const value_t* val,
+                        const index_t* ix) noexcept nogil:
+    """Judge rows lo..hi-1 with the current state, which it only reads (mb_spec_pass): the
+    first row that is bad, a mistake or would change the state, or hi; the outputs (pred,
+    upd = 0) of the rows before it.  The same checks and mc_winnow_row as mc_run."""
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef MCBuf* b = &j.bufs[slot]
+    cdef Py_ssize_t i, n
+    cdef const value_t* v
+    cdef const index_t* xi
+    cdef int pr = 0, yi
+    for i in range(lo, hi):
+        if (i & 15) == 0 and volatile_load(stop) < lo:
+            return hi                   # an earlier slice found a row: this one cannot matter
+        if next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v, &xi,
+                    &n) != ROW_OK:
+            return i
+        yi = j.y[i]
+        if mc_winnow_row(j.p, j.ovr, j.l, j.w, j.ln, j.wn, b, v, xi, n, yi, JUDGE, &pr) or \
+                pr != yi:
+            return i
+        j.pred[i] = pr
+        if j.upd != NULL:
+            j.upd[i] = 0
+    return hi
+
+
+cdef Py_ssize_t mc_run_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad) noexcept nogil:
+    cdef MCJob* j = <MCJob*>ctx
+    if j.it == 1:
+        if j.vt == 0:
+            return mc_run(j, lo, hi, bad, <const unsigned char*>j.val, <const long long*>j.ix)
+        if j.vt == 1:
+            return mc_run(j, lo, hi, bad, <const float*>j.val, <const long long*>j.ix)
+        return mc_run(j, lo, hi, bad, <const double*>j.val, <const long long*>j.ix)
+    if j.vt == 0:
+        return mc_run(j, lo, hi, bad, <const unsigned char*>j.val, <const int*>j.ix)
+    if j.vt == 1:
+        return mc_run(j, lo, hi, bad, <const float*>j.val, <const int*>j.ix)
+    return mc_run(j, lo, hi, bad, <const double*>j.val, <const int*>j.ix)
+
+
+cdef Py_ssize_t mc_scan_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
+                           const Py_ssize_t* stop) noexcept nogil:
+    cdef MCJob* j = <MCJob*>ctx
+    if j.it == 1:
+        if j.vt == 0:
+            return mc_scan(j, slot, lo, hi, stop, <const unsigned char*>j.val,
+                           <const long long*>j.ix)
+        if j.vt == 1:
+            return mc_scan(j, slot, lo, hi, stop, <const float*>j.val, <const long long*>j.ix)
+        return mc_scan(j, slot, lo, hi, stop, <const double*>j.val, <const long long*>j.ix)
+    if j.vt == 0:
+        return mc_scan(j, slot, lo, hi, stop, <const unsigned char*>j.val, <const int*>j.ix)
+    if j.vt == 1:
+        return mc_scan(j, slot, lo, hi, stop, <const float*>j.val, <const int*>j.ix)
+    return mc_scan(j, slot, lo, hi, stop, <const double*>j.val, <const int*>j.ix)
+
+
+cdef void mc_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """Read CSR rows lo..hi-1 into the caches (mb_spec_pass: ahead of the sequential pass)."""
+    cdef MCJob* j = <MCJob*>ctx
+    rows_touch(j.val, j.vt, j.ix, j.it, j.indptr, lo, hi)
+
+
+cdef int mc_winnow_pass(const WParams* p, int ovr, Py_ssize_t K, double* l, double* w,
+                        double* ln, double* wn, const void* val, int vt, const void* ix, int it,
+                        const void* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
+                        Py_ssize_t max_row, Py_ssize_t d, int boolean, double limit, int check,
+                        const int* y, int* pred, unsigned char* upd, long long* counts,
+                        int update, double* scores, int threads,
+                        Py_ssize_t* bad_row) noexcept nogil:
+    """The whole pass for K >= 3 classes; each row validated just before it is used.  On a
+    bad row: its code and index (the counts are not written; the caller restores the
+    weights).  A learning pass (update, no scores) runs on up to `threads` threads
+    (mb_spec_pass: the same results for any number)."""
+    cdef MCJob j
+    cdef MCBuf b0
+    cdef mb_touch_fn touch = NULL
+    cdef Py_ssize_t changed, s, T
+    cdef int code = ROW_OK
+    if not update or scores != NULL or y == NULL:
+        threads = 1
+    T = spec_slots(threads)
+    j.bufs = &b0
+    if T > 1:
+        j.bufs = <MCBuf*>malloc(T * sizeof(MCBuf))
+        if j.bufs == NULL:
+            j.bufs = &b0
+            T = 1
+    for s in range(T):
+        if not mc_buf_init(&j.bufs[s], K, max_row):
+            if s == 0:
+                code = NO_MEMORY
+            threads = 1                 # (no room for the scans' buffers: one thread)
+    if code == ROW_OK:
+        j.p = p
+        j.ovr = ovr
+        j.K = K
+        j.l = l
+        j.w = w
+        j.ln = ln
+        j.wn = wn
+        j.val = val
+        j.ix = ix
+        j.indptr = indptr
+        j.row_len = row_len
+        j.d = d
+        j.boolean = boolean
+        j.limit = limit
+        j.check = check if indptr != NULL else check & CHECK_VALUES
+        j.y = y
+        j.pred = pred
+        j.upd = upd
+        j.scores = scores
+        j.update = update
+        j.mistakes = 0
+        j.changes = 0
+        j.vt = vt
+        j.it = it
+        j.err = ROW_OK
+        if indptr != NULL:
+            touch = mc_touch_cb
+        changed = mb_spec_pass(threads, n_rows, &j, mc_scan_cb, mc_run_cb, touch, bad_row)
+        if changed < 0:
+            code = j.err
+        elif update:
+            counts[0] += n_rows
+            counts[1] += j.mistakes
+            counts[2] += j.changes
+    for s in range(T):
+        mc_buf_free(&j.bufs[s])
+    if T > 1:
+        free(j.bufs)
+    return code
 
 
 cdef int mc_sizes(Py_ssize_t K, Py_ssize_t d, Py_ssize_t nl, Py_ssize_t nw, Py_ssize_t nln,
@@ -643,15 +1085,17 @@ def mc_winnow_dense(int variant, bint exact, double la, double lb, double theta,
                     bint ovr, double[::1] l, double[::1] w, double[::1] ln, double[::1] wn,
                     const value_t[:, ::1] X, bint boolean, double limit, const int[::1] y,
                     int[::1] pred, unsigned char[::1] upd, long long[::1] counts, bint update,
-                    double[:, ::1] scores=None):
+                    double[:, ::1] scores=None, int threads=1, bint check_values=True):
     """One pass over dense rows with K >= 3 classes (update=False: predict only; scores: the
-    K class sums of every row); returns (status, bad_row)."""
+    K class sums of every row); returns (status, bad_row).  A learning pass without scores
+    runs on up to `threads` threads, with the same results (check_values: as winnow_dense)."""
     cdef WParams p = make_params(variant, exact, la, lb, theta)
     cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
     cdef double* wnp = &wn[0] if wn.shape[0] > 0 else NULL
     cdef const int* yp = &y[0] if y is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
     cdef double* sp = &scores[0, 0] if scores is not None else NULL
+    cdef int vt = 0 if sizeof(value_t) == 1 else (1 if sizeof(value_t) == 4 else 2)
     cdef int status
     cdef Py_ssize_t bad = -1
     mc_sizes(K, X.shape[1], l.shape[0], w.shape[0], ln.shape[0], wn.shape[0], variant)
@@ -660,10 +1104,10 @@ def mc_winnow_dense(int variant, bint exact, double la, double lb, double theta,
             (scores is not None and (scores.shape[0] != X.shape[0] or scores.shape[1] != K)):
         raise ValueError("mc_winnow_dense: the output arrays do not match X")
     with nogil:
-        status = mc_winnow_pass(&p, ovr, K, &l[0], &w[0], lnp, wnp, &X[0, 0], <const int*>NULL,
-                                <const int*>NULL, X.shape[0], X.shape[1], X.shape[1],
-                                X.shape[1], boolean, limit, yp, &pred[0], up, &counts[0],
-                                update, sp, &bad)
+        status = mc_winnow_pass(&p, ovr, K, &l[0], &w[0], lnp, wnp, &X[0, 0], vt, NULL, 0,
+                                NULL, X.shape[0], X.shape[1], X.shape[1], X.shape[1], boolean,
+                                limit, CHECK_VALUES if check_values else 0, yp, &pred[0], up,
+                                &counts[0], update, sp, threads, &bad)
     if status == NO_MEMORY:
         raise MemoryError("Winnow: no memory for the pass's buffers")
     return status, bad
@@ -675,8 +1119,10 @@ def mc_winnow_csr(int variant, bint exact, double la, double lb, double theta, P
                   const index_t[::1] indptr, Py_ssize_t max_row, Py_ssize_t n_cols,
                   bint boolean, double limit, const int[::1] y, int[::1] pred,
                   unsigned char[::1] upd, long long[::1] counts, bint update,
-                  double[:, ::1] scores=None):
-    """As mc_winnow_dense, for CSR rows (max_row: the most stored values in a row)."""
+                  double[:, ::1] scores=None, int threads=1, bint check=True,
+                  bint check_values=True):
+    """As mc_winnow_dense, for CSR rows (max_row: the most stored values in a row; ``check``,
+    ``check_values``: as winnow_csr)."""
     cdef WParams p = make_params(variant, exact, la, lb, theta)
     cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
     cdef double* wnp = &wn[0] if wn.shape[0] > 0 else NULL
@@ -687,6 +1133,8 @@ def mc_winnow_csr(int variant, bint exact, double la, double lb, double theta, P
     cdef index_t dummy_i = 0
     cdef const value_t* dp = &data[0] if data.shape[0] > 0 else &dummy_v
     cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
+    cdef int vt = 0 if sizeof(value_t) == 1 else (1 if sizeof(value_t) == 4 else 2)
+    cdef int it = 1 if sizeof(index_t) == 8 else 0
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1
     cdef int status
     cdef Py_ssize_t bad = -1
@@ -698,9 +1146,11 @@ def mc_winnow_csr(int variant, bint exact, double la, double lb, double theta, P
             (scores is not None and (scores.shape[0] != n_rows or scores.shape[1] != K)):
         raise ValueError("mc_winnow_csr: the arrays do not match")
     with nogil:
-        status = mc_winnow_pass(&p, ovr, K, &l[0], &w[0], lnp, wnp, dp, ip, &indptr[0], n_rows,
-                                0, max_row, n_cols, boolean, limit, yp, &pred[0], up,
-                                &counts[0], update, sp, &bad)
+        status = mc_winnow_pass(&p, ovr, K, &l[0], &w[0], lnp, wnp, dp, vt, ip, it, &indptr[0],
+                                n_rows, 0, max_row, n_cols, boolean, limit,
+                                (CHECK_INDICES if check else 0) |
+                                (CHECK_VALUES if check_values else 0), yp, &pred[0], up,
+                                &counts[0], update, sp, threads, &bad)
     if status == NO_MEMORY:
         raise MemoryError("Winnow: no memory for the pass's buffers")
     return status, bad

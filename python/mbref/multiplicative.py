@@ -36,7 +36,7 @@ import numbers
 from fractions import Fraction
 
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent, term as _term
-from .base import ManyClasses, OnlineLearner, check_rows, feature_count
+from .base import ManyClasses, OnlineLearner, check_n_jobs, check_rows, feature_count
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 
@@ -72,7 +72,10 @@ _MULTI_CLASS = ("multiclass", "ovr")
 
 
 class _Winnow(ManyClasses, OnlineLearner):
-    """Shared machinery: validation, log-weights, the score, the protocol."""
+    """Shared machinery: validation, log-weights, the score, the protocol.
+
+    ``n_jobs`` (mbcore's threads of the online pass) is accepted, checked and stored, with no
+    effect: the twin is sequential (mbcore's results are the same for any number of threads)."""
 
     _variant = "winnow2"
     _theta_required = False
@@ -107,6 +110,7 @@ class _Winnow(ManyClasses, OnlineLearner):
         if not isinstance(v, str) or v not in _MULTI_CLASS:
             raise ValueError(f"{o}: parameter multi_class must be one of {list(_MULTI_CLASS)}, "
                              f"got {v!r}")
+        check_n_jobs(o, getattr(self, "n_jobs", None))
 
     # parameters with variant-specific defaults
     def _alpha(self):
@@ -392,7 +396,7 @@ class Winnow(_Winnow):
     """Littlestone's Winnow2 (twin of mbcore.Winnow); see that class for the documentation."""
 
     def __init__(self, alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean",
-                 n_features=None, max_epochs=100, multi_class="multiclass"):
+                 n_features=None, max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.alpha = alpha
         self.beta = beta
         self.theta = theta
@@ -401,16 +405,19 @@ class Winnow(_Winnow):
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.n_jobs = n_jobs
 
 
 class EliminationWinnow(_Winnow):
     """Winnow1 / Kanade's Alg. 4 (twin of mbcore.EliminationWinnow)."""
 
-    def __init__(self, theta=None, n_features=None, max_epochs=100, multi_class="multiclass"):
+    def __init__(self, theta=None, n_features=None, max_epochs=100, multi_class="multiclass",
+                 n_jobs=None):
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.n_jobs = n_jobs
 
     features = "boolean"
 
@@ -431,12 +438,13 @@ class WinnowStar(_Winnow):
     """Winnow* for drifting targets (twin of mbcore.WinnowStar)."""
 
     def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100,
-                 multi_class="multiclass"):
+                 multi_class="multiclass", n_jobs=None):
         self.alpha = alpha
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.n_jobs = n_jobs
 
     features = "boolean"
     beta = None
@@ -455,7 +463,7 @@ class BalancedWinnow(_Winnow):
     """Balanced Winnow (twin of mbcore.BalancedWinnow): w+ and w-, score (w+ - w-) . x."""
 
     def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
-                 max_epochs=100, multi_class="multiclass"):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.alpha = alpha
         self.theta = theta
         self.w0 = w0
@@ -463,6 +471,7 @@ class BalancedWinnow(_Winnow):
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.n_jobs = n_jobs
 
     beta = None
     _theta_required = True
