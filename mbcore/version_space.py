@@ -14,7 +14,8 @@ from . import _params as params
 from ._kernels import bitset as _k
 from ._validation import Batch
 from ._state import COMMON, I4, I8, U8, arr, need, shape, two_labels
-from .base import OnlineLearner
+from . import base as _base
+from .base import OnlineLearner, check_n_jobs, resolve_n_jobs
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary"]
@@ -473,6 +474,10 @@ class Halving(_VersionSpace):
     concepts : ConceptClass
     conservative : bool, default=False
     max_epochs : int, default=100
+    n_jobs : int or None, default=None
+        Threads of the online pass (``fit``, ``partial_fit``): None takes the environment
+        variable ``MBCORE_NUM_THREADS`` if set, else every core; -1 every core.  The results are
+        the same for any number (exact speculative passes).
 
     Attributes
     ----------
@@ -495,23 +500,36 @@ class Halving(_VersionSpace):
     True
     """
 
-    def __init__(self, concepts, conservative=False, max_epochs=100):
+    # (n_jobs came after 0.1.0: files of 0.1.0 lack it)
+    _NEW_PARAMS = frozenset(("n_jobs",))
+
+    def __init__(self, concepts, conservative=False, max_epochs=100, n_jobs=None):
         self.concepts = concepts
         self.conservative = conservative
         self.max_epochs = max_epochs
+        self.n_jobs = n_jobs
 
     def _validate_params(self):
         super()._validate_params()
         params.flag(self._owner, "conservative", self.conservative)
         params.integer(self._owner, "max_epochs", self.max_epochs, 1)
+        check_n_jobs(self._owner, self.n_jobs)
 
-    def _run(self, idx, yy, pred, upd, counts, update):
+    def _pass_threads(self, rows):
+        """The threads of a learning pass over ``rows`` points: the rule of
+        OnlineLearner._threads, with the words of the class read per point as the values."""
+        if rows < 2 or rows * self.concepts._cols.shape[1] < _base.SPEC_MIN_VALUES:
+            return 1
+        return resolve_n_jobs(self._owner, self.n_jobs)
+
+    def _run(self, idx, yy, pred, upd, counts, update, threads=1):
         _k.halving_pass(self.concepts._cols, idx, yy, self._alive, self._nz, self._nnz,
-                        self._count, pred, upd, counts, bool(self.conservative), update)
+                        self._count, pred, upd, counts, bool(self.conservative), update,
+                        threads)
 
     def _pass(self, batch, yy, pred, upd):
         # the parameters were checked with X (_check_X)
-        self._run(batch.X, yy, pred, upd, self._counts, True)
+        self._run(batch.X, yy, pred, upd, self._counts, True, self._pass_threads(batch.n))
 
     def _predict_flags(self, batch):
         pred = np.empty(batch.n, dtype=np.int8)

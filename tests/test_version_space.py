@@ -804,7 +804,8 @@ def test_not_fitted_and_params(modname):
     m = vmod(modname)
     C = hi_class(modname)
     NF = top(modname).NotFittedError
-    assert m.Halving(C).get_params() == {"concepts": C, "conservative": False, "max_epochs": 100}
+    assert m.Halving(C).get_params() == {"concepts": C, "conservative": False, "max_epochs": 100,
+                                         "n_jobs": None}
     assert m.SOA(C).get_params() == {"concepts": C, "max_epochs": 100}
     for clf in (m.Halving(C), m.SOA(C)):
         for f in (clf.predict, clf.decision_function):

@@ -4,7 +4,7 @@ Concept bitsets are C-contiguous uint64 words; ``y``/``pred``/``upd`` may be Non
 kernel skips them (``y`` is read only with ``update``).
 """
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -15,4 +15,8 @@ def halving_pass(cols: NDArray[np.uint64], idx: NDArray[np.int64],
                  y: Optional[NDArray[np.int8]], alive: NDArray[np.uint64],
                  nz: NDArray[np.int32], nnz: NDArray[np.int64], alive_count: NDArray[np.int64],
                  pred: Optional[NDArray[np.int8]], upd: Optional[NDArray[np.uint8]],
-                 counts: NDArray[np.int64], conservative: bool, update: bool) -> None: ...
+                 counts: NDArray[np.int64], conservative: bool, update: bool,
+                 threads: int = ...) -> None: ...
+def spec_tuning(seq_gap: Optional[int] = ..., min_rows: Optional[int] = ...,
+                max_rows: Optional[int] = ..., stretch: Optional[int] = ...
+                ) -> Tuple[int, int, int, int]: ...

@@ -37,7 +37,7 @@ import copy
 import numbers
 import sys
 
-from .base import OnlineLearner, check_labels, infer_classes
+from .base import OnlineLearner, check_labels, check_n_jobs, infer_classes
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary"]
@@ -708,13 +708,15 @@ class Halving(_VersionSpace):
     (Kanade Thm 8).
 
     Parameters: ``concepts`` (a ConceptClass), ``conservative`` (bool, default False),
-    ``max_epochs`` (int >= 1, default 100: the most passes of ``fit``).
+    ``max_epochs`` (int >= 1, default 100: the most passes of ``fit``), ``n_jobs`` (mbcore's
+    threads of the online pass: checked with the same message, no effect: the twin is sequential).
     """
 
-    def __init__(self, concepts, conservative=False, max_epochs=100):
+    def __init__(self, concepts, conservative=False, max_epochs=100, n_jobs=None):
         self.concepts = concepts
         self.conservative = conservative
         self.max_epochs = max_epochs
+        self.n_jobs = n_jobs
 
     def _validate_params(self):
         super()._validate_params()
@@ -722,6 +724,7 @@ class Halving(_VersionSpace):
         if not (isinstance(c, bool) or type(c).__name__ == "bool_"):
             raise ValueError(f"{self._owner}: parameter conservative must be True or False, got "
                              f"{c!r}")
+        check_n_jobs(self._owner, self.n_jobs)
 
     def _h(self, j):
         q1 = _popcount(self._alive & self.concepts._cols[j])
