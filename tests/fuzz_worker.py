@@ -1437,6 +1437,27 @@ def build_fuzz_input(kind, p):
 # The loop
 # ------------------------------------------------------------------------------------------------
 
+_SPEC_MODULES = ("linear", "multiplicative", "bitset")
+_SPEC_DEFAULTS = {}
+
+
+def pass_mode(parallel):
+    """Every other request runs its learners' passes on two threads with every row sent
+    through the speculative blocks (mbcore/_kernels/_spec.h); the others on one thread, the
+    sequential pass: bad input meets both."""
+    import importlib
+    from mbcore import base
+    _SPEC_DEFAULTS.setdefault("min_values", base.SPEC_MIN_VALUES)
+    base.SPEC_MIN_VALUES = 0 if parallel else _SPEC_DEFAULTS["min_values"]
+    os.environ["MBCORE_NUM_THREADS"] = "2" if parallel else "1"
+    for name in _SPEC_MODULES:
+        tune = getattr(importlib.import_module(f"mbcore._kernels.{name}"), "spec_tuning", None)
+        if tune is not None:
+            old = tune()
+            _SPEC_DEFAULTS.setdefault(name, old)
+            tune(*((0, 1, None, 1) if parallel else _SPEC_DEFAULTS[name]))
+
+
 def serve():
     # The protocol owns the original stdout; anything the library prints goes to stderr.
     out = os.fdopen(os.dup(1), "w", buffering=1)
@@ -1445,8 +1466,9 @@ def serve():
     import warnings
     warnings.simplefilter("ignore")
     out.write(json.dumps({"ready": os.getpid()}) + "\n")
-    for line in sys.stdin:
+    for count, line in enumerate(sys.stdin):
         req = json.loads(line)
+        pass_mode(count % 2 == 1)
         try:
             if "case" in req:
                 lid, method, kind = parse(req["case"])
