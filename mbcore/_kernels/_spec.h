@@ -244,6 +244,22 @@ static void mb_team_wait(mb_team* t)
     }
 }
 
+/* Wait for the workers until the time `deadline` (mb_now); whether they are done. */
+static int mb_team_wait_until(mb_team* t, double deadline)
+{
+    int spins = 0;
+    while (!mb_team_idle(t)) {
+        if (++spins < MB_SPIN) {
+            mb_pause();
+        } else {
+            if (mb_now() > deadline)
+                return 0;
+            sched_yield();
+        }
+    }
+    return 1;
+}
+
 /* The workers read rows lo..hi-1 into the caches (the caller goes on meanwhile; the next job
  * is published only once they are done, mb_team_idle): while the sequential pass runs, the
  * next stretch of rows is brought in by the other cores. */
@@ -381,11 +397,10 @@ static Py_ssize_t mb_spec_pass(int threads, Py_ssize_t n, void* ctx, mb_scan_fn 
                     0.75 * rows_per_s + 0.25 * (double)(hi - pos) / (t1 - t0) :
                     (double)(hi - pos) / (t1 - t0);
             if (touched) {
-                /* wait for the next rows to be read (they usually are by now); if that takes
-                 * longer than the stretch did, the workers are not running: no reading ahead
-                 * for a while */
-                mb_team_wait(t);
-                if (mb_now() - t1 > (t1 - t0) + 2e-5) {
+                /* wait for the next rows to be read (they usually are by now), but no longer
+                 * than the stretch took: past that the workers are not running (their cores
+                 * are busy), and the pass goes on without reading ahead for a while */
+                if (!mb_team_wait_until(t, t1 + (t1 - t0) + 2e-5)) {
                     touch_until = hi + touch_backoff;
                     if (touch_backoff < MB_SPEC_MAX_BACKOFF)
                         touch_backoff *= 2;

@@ -35,3 +35,26 @@ cdef inline tuple spec_tuning_impl(seq_gap, min_rows, max_rows, stretch):
                        old[2] if max_rows is None else max_rows,
                        old[3] if stretch is None else stretch)
     return old
+
+
+cdef inline void touch_rows(const void* val, Py_ssize_t value_bytes, const void* ix,
+                            int index_bytes, const void* indptr, Py_ssize_t row_len,
+                            Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """Read rows lo..hi-1 into the caches (the read-ahead of mb_spec_pass): dense rows of
+    row_len values (indptr NULL), or CSR rows (their values and column indices; indptr of
+    index_bytes, 4 or 8, like the indices)."""
+    cdef Py_ssize_t a, b
+    if indptr == NULL:
+        mb_touch_bytes(<const char*>val + lo * row_len * value_bytes,
+                       (hi - lo) * row_len * value_bytes)
+        return
+    if index_bytes == 8:
+        a = (<const long long*>indptr)[lo]
+        b = (<const long long*>indptr)[hi]
+    else:
+        a = (<const int*>indptr)[lo]
+        b = (<const int*>indptr)[hi]
+    if b <= a:
+        return
+    mb_touch_bytes(<const char*>val + a * value_bytes, (b - a) * value_bytes)
+    mb_touch_bytes(<const char*>ix + a * index_bytes, (b - a) * index_bytes)

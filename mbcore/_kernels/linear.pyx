@@ -38,7 +38,7 @@ cdef enum:
     BAD_ORDER = 4       # unsorted or duplicate CSR column indices (csr_check's code 2)
 
 
-from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_bytes, mb_touch_fn, spec_tuning_impl,
+from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows,
                     volatile_load)
 
 
@@ -458,6 +458,7 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
     cdef double sc, c
     cdef const floating* x
     cdef const index_t* xi
+    cdef bint plain = p.algo == PERCEPTRON and not p.normalize and st.u == NULL
     for i in range(lo, hi):
         n = row_at(val, ix, indptr, j.row_len, i, &x, &xi)
         if j.check:
@@ -466,7 +467,7 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
                 j.err = code
                 bad[0] = i
                 return -1
-        if p.algo == PERCEPTRON and not p.normalize and st.u == NULL:
+        if plain:
             # The plain Perceptron: lin_step's arithmetic, without its generality.
             sc = dot_row(w, x, xi, n)
             if p.intercept:
@@ -546,26 +547,10 @@ cdef Py_ssize_t lin_scan_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
     return lin_scan(j, lo, hi, stop, <const float*>j.val, <const int*>j.ix)
 
 
-cdef void touch_rows(const void* val, int vt, const void* ix, int it, const void* indptr,
-                     Py_ssize_t row_len, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-    """Read rows lo..hi-1 into the caches (mb_spec_pass: ahead of the sequential pass)."""
-    cdef Py_ssize_t vs = 8 if vt == 1 else 4, xs = 8 if it == 1 else 4, a, b
-    if indptr == NULL:
-        mb_touch_bytes(<const char*>val + lo * row_len * vs, (hi - lo) * row_len * vs)
-        return
-    if it == 1:
-        a = (<const long long*>indptr)[lo]
-        b = (<const long long*>indptr)[hi]
-    else:
-        a = (<const int*>indptr)[lo]
-        b = (<const int*>indptr)[hi]
-    mb_touch_bytes(<const char*>val + a * vs, (b - a) * vs)
-    mb_touch_bytes(<const char*>ix + a * xs, (b - a) * xs)
-
-
 cdef void lin_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     cdef LinJob* j = <LinJob*>ctx
-    touch_rows(j.val, j.vt, j.ix, j.it, j.indptr, j.row_len, lo, hi)
+    touch_rows(j.val, 8 if j.vt == 1 else 4, j.ix, 8 if j.it == 1 else 4, j.indptr,
+               j.row_len, lo, hi)
 
 
 cdef int lin_pass(LinCtx* st, const void* val, int vt, const void* ix, int it,
@@ -1286,7 +1271,8 @@ cdef Py_ssize_t mc_scan_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
 
 cdef void mc_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     cdef MCJob* j = <MCJob*>ctx
-    touch_rows(j.val, j.vt, j.ix, j.it, j.indptr, j.row_len, lo, hi)
+    touch_rows(j.val, 8 if j.vt == 1 else 4, j.ix, 8 if j.it == 1 else 4, j.indptr,
+               j.row_len, lo, hi)
 
 
 cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,

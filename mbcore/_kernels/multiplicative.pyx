@@ -19,7 +19,7 @@ from libc.string cimport memset
 cimport cython
 
 from ._exact cimport bits_ge_bits, bits_ge_double, carry_bits, term
-from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_bytes, mb_touch_fn, spec_tuning_impl,
+from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows,
                     volatile_load)
 
 
@@ -501,26 +501,10 @@ cdef inline Py_ssize_t value_size(int vt) noexcept nogil:
     return 1 if vt == 0 else (4 if vt == 1 else 8)
 
 
-cdef void rows_touch(const void* val, int vt, const void* ix, int it, const void* indptr,
-                     Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-    """Read CSR rows lo..hi-1 (values and column indices) into the caches."""
-    cdef Py_ssize_t vs = value_size(vt), xs = 8 if it == 1 else 4, a, b
-    if it == 1:
-        a = (<const long long*>indptr)[lo]
-        b = (<const long long*>indptr)[hi]
-    else:
-        a = (<const int*>indptr)[lo]
-        b = (<const int*>indptr)[hi]
-    if b <= a:
-        return
-    mb_touch_bytes(<const char*>val + a * vs, (b - a) * vs)
-    mb_touch_bytes(<const char*>ix + a * xs, (b - a) * xs)
-
-
 cdef void w_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """Read CSR rows lo..hi-1 into the caches (mb_spec_pass: ahead of the sequential pass)."""
     cdef WJob* j = <WJob*>ctx
-    rows_touch(j.val, j.vt, j.ix, j.it, j.indptr, lo, hi)
+    touch_rows(j.val, value_size(j.vt), j.ix, 8 if j.it == 1 else 4, j.indptr, 0, lo, hi)
 
 
 cdef int spec_slots(int threads) noexcept nogil:
@@ -998,7 +982,7 @@ cdef Py_ssize_t mc_scan_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
 cdef void mc_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """Read CSR rows lo..hi-1 into the caches (mb_spec_pass: ahead of the sequential pass)."""
     cdef MCJob* j = <MCJob*>ctx
-    rows_touch(j.val, j.vt, j.ix, j.it, j.indptr, lo, hi)
+    touch_rows(j.val, value_size(j.vt), j.ix, 8 if j.it == 1 else 4, j.indptr, 0, lo, hi)
 
 
 cdef int mc_winnow_pass(const WParams* p, int ovr, Py_ssize_t K, double* l, double* w,
