@@ -119,6 +119,11 @@ class _Winnow(ManyClasses, OnlineLearner):
         if code == 4:
             return ValueError(f"{o}: X is not a valid CSR matrix (indptr decreases at row "
                               f"{row})")
+        if code == 6:
+            return ValueError(f"{o}: the score of row {row} is not finite in float64 arithmetic "
+                              "(a weight has left float64's range); use features='boolean' with "
+                              "power-of-two alpha and w0 (exact arithmetic), scale X down, or "
+                              "learn fewer passes; the learner was left as before the call")
         vals = batch.row_values(row)
         if self.features == "boolean":
             v = vals[(vals != 0) & (vals != 1)][0].item()
@@ -428,8 +433,17 @@ class Winnow(_Winnow):
     overflows.  With Boolean features and power-of-two α, β, w0 (the defaults) the logarithms are
     integers: the state is exact for any run length, and the prediction is the exact
     Σ 2^{l_i} ≥ θ, decided by a float64 sum with a rigorous error bound and, within that bound of
-    θ, by exact binary addition.  The cost of an example is proportional to its active features
-    (CSR rows or index lists).  The twin ``mbref.Winnow`` follows the same policy.
+    θ, by exact binary addition.  In real mode a NaN score (∞ − ∞, weights past 2^1023 on
+    features of both signs) raises ValueError naming the row.  The cost of an example is
+    proportional to its active features (CSR rows or index lists).  The twin ``mbref.Winnow``
+    follows the same policy.
+
+    ``decision_function`` (scikit-learn's convention) is the score less θ: > 0 exactly where
+    the rule predicts ``classes_[1]``, < 0 where it predicts ``classes_[0]``, 0 a tie (predicted
+    positive: the rule is ≥ θ).  The score is the float64 sum; where its rounding would give the
+    wrong sign (exact mode, within its error bound of θ) the value is 0 (predicted positive) or
+    −2^−1074 (predicted negative).  One-vs-rest: column k is learner k's score less θ;
+    ``multi_class="multiclass"``: the K class scores.
 
     Examples
     --------
@@ -632,9 +646,17 @@ class BalancedWinnow(_Winnow):
 
     Notes
     -----
-    The score (w⁺ − w⁻)·x is a float64 sum in the four-partial-sum order (not an exact
-    predicate); the state (the logarithms) is exact with Boolean features and power-of-two
-    α and w0.
+    Numerics: with Boolean features and power-of-two α and w0 (the defaults) the logarithms are
+    integers and the prediction is the exact Σ 2^{l⁺_i} − Σ 2^{l⁻_i} ≥ θ for any number of
+    passes: float64 sums of both sides with rigorous error bounds decide almost every row, and
+    exact binary sums decide the rows within those bounds of θ (the weights of a long run on
+    data that no weights separate grow to 2^±400 and beyond, where a float64 score of
+    cancelling terms keeps nothing of the part that decides).  The K-class argmax is exact in
+    the same way.  Otherwise (``features="real"``, or α, w0 not powers of two) the score is the
+    float64 four-partial-sum of x_i (w⁺_i − w⁻_i), and a score past the float64 range cannot be
+    decided: the call raises ValueError naming the row, the learner left as it was.
+    ``decision_function`` is that float64 score less θ, its sign the exact rule's (see
+    ``Winnow``).  The twin ``mbref.BalancedWinnow`` follows the same policy.
 
     Examples
     --------
@@ -674,9 +696,6 @@ class BalancedWinnow(_Winnow):
 
     def _theta(self, d):
         return float(self.theta)
-
-    def _exact(self):
-        return False
 
     @property
     def log2_coef_neg_(self):

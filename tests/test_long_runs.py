@@ -1,6 +1,6 @@
 """Runs of 10**8 steps (issue: multiplicative family and experts, "Numerics"): Weighted Majority
-with 1,000 experts and Winnow2, on noisy and on adversarial streams, stay finite, keep
-predicting exactly like the exact algorithm, and still meet their bounds.
+with 1,000 experts, Winnow2 and Balanced Winnow, on noisy and on adversarial streams, stay
+finite, keep predicting exactly like the exact algorithm, and still meet their bounds.
 
 The streams are fed in chunks (the same few chunks cycled where the stream allows it, so no
 memory beyond a chunk is needed).  Nothing here is compared with numbers taken from the code:
@@ -14,6 +14,7 @@ These are the slowest tests (about four minutes together): a plain ``pytest`` le
 
 import math
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -162,3 +163,58 @@ def test_winnow_1e8_noisy_steps():
     assert clf.n_seen_ == TOTAL
     L = log2_as_int(clf.log2_coef_)
     assert L.max() <= 5                                  # w < theta before every doubling
+
+
+# -- Balanced Winnow, 10**8 steps -----------------------------------------------------------------
+
+def balanced_decisions(Lt, act, theta):
+    """sum_{act} (2**a - 2**-a) >= theta for each row (w0 = 1, alpha = 2: l- = -l+), exactly: a
+    float64 sum decides where it is far from theta, Fractions the rows near it."""
+    E = np.clip(Lt, -1100, 1100).astype(np.int32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        P = np.where(act, np.ldexp(1.0, E), 0.0).sum(axis=1)
+        N = np.where(act, np.ldexp(1.0, -E), 0.0).sum(axis=1)
+        F = P - N
+        out = F >= theta
+        near = ~(np.abs(F - theta) > (P + N + theta) * 2.0 ** -40)    # NaN and inf too
+    for r in np.flatnonzero(near):
+        out[r] = sum((Fraction(2) ** int(a) - Fraction(2) ** -int(a) for a in Lt[r][act[r]]),
+                     Fraction(0)) >= Fraction(theta)
+    return out
+
+
+def replay_balanced(X, y, pred, L0, theta, check=True, block=25_000):
+    """Check a recorded Balanced Winnow chunk (alpha = 2, w0 = 1) against the rule: the state
+    before each row is L0 plus the earlier mistakes' updates (+1 on a false negative, -1 on a
+    false positive, on the active features); every recorded prediction must be the exact
+    decision.  Returns the final log2 w+ (log2 w- is its negation)."""
+    L = L0.copy()
+    for a in range(0, X.shape[0], block):
+        Xb = X[a:a + block].astype(bool)
+        yb, pb = y[a:a + block], pred[a:a + block]
+        step = np.where(pb == yb, 0, np.where(yb == 1, 1, -1)).astype(np.int64)
+        U = Xb * step[:, None]
+        if check:
+            Lt = L + np.cumsum(U, axis=0, dtype=np.int64) - U
+            want = balanced_decisions(Lt, Xb, theta)
+            bad = np.flatnonzero((pb == 1) != want)
+            assert bad.size == 0, f"row {a + bad[0]}: predicted {int(pb[bad[0]])}"
+        L = L + U.sum(axis=0, dtype=np.int64)
+    return L
+
+
+def test_balanced_winnow_1e8_noisy_steps():
+    """10**8 steps of Balanced Winnow (n = 32, a 3-variable disjunction with 10% label noise):
+    after every chunk of 10**6 rows the state equals the replay of the chunk (log2 w- = -log2
+    w+ throughout), and the predictions of every 10th chunk are the exact decisions of the
+    replayed state."""
+    clf = mbcore.BalancedWinnow()
+    L = np.zeros(32, dtype=np.int64)
+    for k, (X, y) in enumerate(noisy_chunks(2027, TOTAL, chunk=10 ** 6)):
+        run = mbcore.run_online(clf, X, y, classes=[0, 1] if k == 0 else None)
+        pred = np.asarray(run.predictions, dtype=np.int64)
+        L = replay_balanced(X, y, pred, L, 1.0, check=(k % 10 == 0 or k == 99))
+        assert np.array_equal(log2_as_int(clf.log2_coef_), L), k
+        assert np.array_equal(log2_as_int(clf.log2_coef_neg_), -L), k
+    assert clf.n_seen_ == TOTAL
+    assert np.isfinite(clf.decision_function(X)).all()

@@ -360,12 +360,14 @@ def test_decision_function_in_exact_mode_is_the_binary_float_score():
     # S0: (2**-53 + 1) + 2**-53 = 1.0 (the exact 1 + 2**-52 is a float64);
     # S1: (2**53 + 1) + 1 = 2**53; S2: (1 + 1) + 2**53 = 2**53 + 2.
     assert clf.decision_function([[1, 1, 1]]) == [[1.0, 2.0 ** 53, 2.0 ** 53 + 2]]
-    # each column is the binary learner's score with that class's weights
+    # each column is the binary learner's score with that class's weights (the binary
+    # decision_function is that score less theta = 3; the three signs are right here)
     for k in range(3):
         b = mbref.Winnow(alpha=2.0 ** 53)
         b.partial_fit([[0, 0, 0]], [0], classes=[0, 1])
         b._l = list(clf.log2_coef_[k])
-        assert b.decision_function([[1, 1, 1]]) == [clf.decision_function([[1, 1, 1]])[0][k]]
+        assert b.decision_function([[1, 1, 1]]) == \
+            [clf.decision_function([[1, 1, 1]])[0][k] - 3.0]
 
 
 def test_ovr_decisions_are_exact():
@@ -389,7 +391,7 @@ def test_ovr_decisions_are_exact():
 def test_exact_scores_are_fractions_and_compared_exactly():
     clf = mbref.Winnow(alpha=2.0 ** 60)
     clf.partial_fit([[1, 0, 0], [1, 1, 0], [0, 0, 1]], [1, 0, 2], classes=[0, 1, 2])
-    s = clf._class_scores(clf._active([0, 1, 1]))
+    s = clf._class_scores(clf._active([0, 1, 1]), 0)
     assert s == [Fraction(2) ** 60 + Fraction(1, 2 ** 60), 1 + Fraction(1, 2 ** 60),
                  1 + Fraction(2) ** 60]
 
@@ -480,7 +482,7 @@ def test_two_classes_binary_golden(mc):
     assert rec.predictions == ["no", "yes", "no", "yes"]
     assert rec.updated == [True, True, True, False]
     assert clf.log2_coef_ == [1, 1, 0, 1]                      # one flat row: the binary state
-    assert clf.decision_function([[1, 1, 0, 0]]) == [4.0]
+    assert clf.decision_function([[1, 1, 0, 0]]) == [0.0]        # S - theta: the tie 4 >= 4
     assert clf.predict([[1, 1, 0, 0], [0, 0, 1, 0]]) == ["yes", "no"]
 
 

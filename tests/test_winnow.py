@@ -210,7 +210,9 @@ def test_lecture18_table_row_by_row(modname, fmt):
         assert state(clf)["coef_"] == [float(w) for w in L18_W[t]], t
         assert state(clf)["log2_coef_"] == lg(L18_W[t]), t
         row = fmt_X(L18_X[t:t + 1], fmt)
-        assert canon(clf.decision_function(row)) == [float(L18_SUMS[t])], t
+        # decision_function is the sum less theta (> 0 exactly where the rule says 1, and
+        # the tie 5 >= 5 gives 0, predicted 1)
+        assert canon(clf.decision_function(row)) == [float(L18_SUMS[t]) - 5.0], t
         assert canon(clf.predict(row)) == [L18_PRED[t]], t
         rec = run_online(modname, clf, row, L18_Y[t:t + 1])
         assert rec["predictions"] == [L18_PRED[t]], t
@@ -231,8 +233,8 @@ def test_lecture18_table_whole_batch(modname):
     assert s == {"n_seen_": 6, "mistakes_": 6, "updates_": 6, "classes_": [0, 1],
                  "n_features_in_": 5, "theta_": 5.0, "log2_coef_": lg(L18_W[6]),
                  "coef_": [4.0, 0.5, 4.0, 2.0, 4.0]}
-    # The sums of the notes' first rows under the final weights: 1/2+4+2+4 and 4+2.
-    assert canon(clf.decision_function(L18_X[:2])) == [10.5, 6.0]
+    # The sums of the notes' first rows under the final weights, 1/2+4+2+4 and 4+2, less theta.
+    assert canon(clf.decision_function(L18_X[:2])) == [10.5 - 5.0, 6.0 - 5.0]
 
 
 @mod_param
@@ -404,8 +406,9 @@ def test_balanced_winnow_by_hand(modname, fmt):
     assert s["log2_coef_neg_"] == [-1.0, -1.0, 1.0]
     assert s["coef_"] == [1.5, 1.5, -1.5]
     assert (s["mistakes_"], s["updates_"], s["theta_"]) == (3, 3, 1.0)
+    # (w+ - w-) . x less theta = 1
     assert canon(clf.decision_function(fmt_X(np.array([[1, 1, 1], [0, 0, 1]]), fmt))) == \
-        [1.5, -1.5]
+        [1.5 - 1.0, -1.5 - 1.0]
     assert canon(clf.predict(fmt_X(np.array([[1, 1, 1], [0, 0, 1]]), fmt))) == [1, 0]
 
 
@@ -431,7 +434,7 @@ def test_real_features_update_by_hand(modname):
     assert state(clf)["log2_coef_"] == [-2.5, 5.25]
     assert state(clf)["coef_"] == approx([2 ** -2.5, 2 ** 5.25])
     assert canon(clf.decision_function(np.array([[1.0, 1.0], [-4.0, 0.5]]))) == \
-        approx([2 ** -2.5 + 2 ** 5.25, -4 * 2 ** -2.5 + 0.5 * 2 ** 5.25])
+        approx([2 ** -2.5 + 2 ** 5.25 - 2.0, -4 * 2 ** -2.5 + 0.5 * 2 ** 5.25 - 2.0])
     assert (clf.mistakes_, clf.theta_) == (4, 2.0)
     # alpha = 3 (not a power of two; beta = 1/3), theta = 2:
     #  x=(1, 1/2) y=1: 3/2 < 2 -> FN: w = (3, 3**.5); x=(1/2, 1) y=0: 3/2 + 1.73 >= 2 -> FP:
@@ -1387,7 +1390,7 @@ def test_real_mode_weights_beyond_float_range(modname):
     run_online(modname, clf, np.array([[1024.5, -1100.0]]), [1], classes=[0, 1])
     assert state(clf)["log2_coef_"] == [1024.5, -1100.0]
     assert state(clf)["coef_"] == [math.inf, 0.0]
-    assert canon(clf.decision_function(np.array([[1.0, 0.0]]))) == [math.inf]
+    assert canon(clf.decision_function(np.array([[1.0, 0.0]]))) == [math.inf]   # inf - theta
     assert canon(clf.predict(np.array([[1.0, 0.0]]))) == [1]
     rec = run_online(modname, clf, np.array([[1.0, 0.0]]), [0])
     assert rec["predictions"] == [1]
@@ -1397,11 +1400,21 @@ def test_real_mode_weights_beyond_float_range(modname):
     assert (s["n_seen_"], s["mistakes_"]) == (2, 2)
 
 
+def _outcome(modname, clf, X, y):
+    """run_online's record, or the error it raised (its message)."""
+    try:
+        return canon(run_online(modname, clf, X, y, classes=[0, 1]))
+    except ValueError as e:
+        return str(e)
+
+
 @pytest.mark.parametrize("name", ("Winnow", "BalancedWinnow"))
 def test_real_mode_extreme_values_parity(name):
-    """Values up to 2**100 in real mode drive log-weights far past the float64 range (inf scores,
-    and inf - inf = NaN for Balanced Winnow): both sides must agree bit for bit and keep the logs
-    finite."""
+    """Values up to 2**100 in real mode drive log-weights far past the float64 range: Winnow's
+    inf score decides (inf >= theta), but a NaN score (inf - inf) and, for Balanced Winnow, any
+    score past the range cannot be decided in float64: both sides raise at the same row with the
+    same message, leave the learner as it was and keep the logs finite; the rows before it agree
+    bit for bit."""
     rng = np.random.default_rng(3)
     n, d = 60, 4
     X = rng.choice([0.0, 1.0, -1.0, 0.5, 2.0 ** 100, -2.0 ** 100, 1e20, -3e15, 2.0 ** -60],
@@ -1410,15 +1423,26 @@ def test_real_mode_extreme_values_parity(name):
     for fmt in ("f64", "csr_i64"):
         ref = new("mbref", name, features="real")
         clf = new("mbcore", name, features="real")
-        rec_ref = run_online("mbref", ref, fmt_X(X, fmt), y, classes=[0, 1])
-        rec = run_online("mbcore", clf, fmt_X(X, fmt), y, classes=[0, 1])
+        out = _outcome("mbcore", clf, fmt_X(X, fmt), y)
+        assert isinstance(out, str) and "is not finite in float64 arithmetic" in out
+        assert out == _outcome("mbref", ref, fmt_X(X, fmt), y)
+        bad = int(out.split("row ")[1].split()[0])
+        # a failed first call leaves the learner unfitted
+        assert not hasattr(clf, "n_seen_") or clf.n_seen_ == 0
+        # the rows before the bad one: the same run, bit for bit
+        ref = new("mbref", name, features="real")
+        clf = new("mbcore", name, features="real")
+        rec_ref = run_online("mbref", ref, fmt_X(X[:bad], fmt), y[:bad], classes=[0, 1])
+        rec = run_online("mbcore", clf, fmt_X(X[:bad], fmt), y[:bad], classes=[0, 1])
         assert canon(rec) == canon(rec_ref)
         assert state(clf) == state(ref)
         for c in (clf, ref):
             logs = state(c)["log2_coef_"] + state(c).get("log2_coef_neg_", [])
             assert all(isinstance(v, float) and math.isfinite(v) for v in logs)
-        assert canon(clf.decision_function(fmt_X(X, fmt))) == \
-            canon(ref.decision_function(fmt_X(X, fmt)))
+        before = state(clf)
+        assert _outcome("mbcore", clf, fmt_X(X[bad:], fmt), y[bad:]) == \
+            _outcome("mbref", ref, fmt_X(X[bad:], fmt), y[bad:])
+        assert state(clf) == state(ref) == before
 
 
 # ================================================================================================

@@ -13,7 +13,7 @@ A learning pass runs on several threads through the speculative block passes of 
 its results are the same, bit for bit, for any number of threads.
 """
 
-from libc.math cimport fabs, INFINITY
+from libc.math cimport fabs, frexp, ldexp, INFINITY
 from libc.stdlib cimport malloc, free, realloc
 from libc.string cimport memset
 cimport cython
@@ -59,6 +59,116 @@ cdef int exact_ge(long long* e, Py_ssize_t m, long long* bits, double theta) noe
     return bits_ge_double(bits, carry_bits(e, m, bits), theta)
 
 
+cdef inline Py_ssize_t theta_exponents(double theta, long long* out) noexcept nogil:
+    """theta (finite, > 0) as the exponents of its set bits (theta = sum 2**out[k]); at most
+    53 of them."""
+    cdef int E, i
+    cdef long long M = <long long>ldexp(frexp(theta, &E), 53)
+    cdef Py_ssize_t r = 0
+    for i in range(53):
+        if (M >> i) & 1:
+            out[r] = <long long>E - 53 + i
+            r += 1
+    return r
+
+
+cdef Py_ssize_t sum_bits(const double* la, Py_ssize_t ka, const double* lb, Py_ssize_t kb,
+                         Py_ssize_t K, const value_t* v, const index_t* ix, Py_ssize_t n,
+                         double theta, long long* e, long long* bits) noexcept nogil:
+    """The set bits (ascending; returns how many) of the exact sum over the row's active
+    features j of 2**la[j*K + ka], plus 2**lb[j*K + kb] when lb is not NULL, plus theta when
+    theta > 0 (exact mode: integral logs; -inf logs are weights of 0).  e needs 2 n + 53
+    entries, bits 2 n + 117."""
+    cdef Py_ssize_t q, j, m = 0
+    cdef double x
+    for q in range(n):
+        if v[q] == 0:
+            continue
+        j = ix[q] if ix != NULL else q
+        x = la[j * K + ka]
+        if x != -INFINITY:
+            e[m] = <long long>x
+            m += 1
+        if lb != NULL:
+            x = lb[j * K + kb]
+            if x != -INFINITY:
+                e[m] = <long long>x
+                m += 1
+    if theta > 0.0:
+        m += theta_exponents(theta, e + m)
+    return carry_bits(e, m, bits)
+
+
+cdef inline int filtered_ge(double P, double N, Py_ssize_t m, double theta) noexcept nogil:
+    """Whether P* - N* >= theta, decided from float64 sums P and N of m nonnegative terms each
+    (P*, N* the exact sums): 1 or -1 when the error bounds settle it, 0 when they do not (or a
+    sum is not finite)."""
+    cdef double D, E
+    if not (P <= DBL_MAX and N <= DBL_MAX):
+        return 0
+    D = (P - N) - theta
+    # |P - P*| <= eP, |N - N*| <= eN (the bounds of the one-sided sums), and the two
+    # subtractions round by at most 2.0001 EPS/2 (P + N + theta): 3 EPS covers them and the
+    # rounding of E itself.
+    E = (((m + 3) * EPS * P + m * DENORM) + ((m + 3) * EPS * N + m * DENORM)) + \
+        3.0 * EPS * ((P + N) + theta)
+    if D >= E:
+        return 1
+    if D < -E:
+        return -1
+    return 0
+
+
+cdef inline int decidable(const WParams* p, double S) noexcept nogil:
+    """Whether a real-mode score decides: not NaN (inf - inf) and, for Balanced Winnow, whose
+    terms cancel, finite (a weight past 2**1023 makes the float64 score meaningless); Winnow's
+    inf >= theta (a positive weight past the range) decides."""
+    if p.variant == BALANCED:
+        return fabs(S) <= DBL_MAX
+    return S == S
+
+
+cdef inline double signed_margin(double S, double theta, int pr) noexcept nogil:
+    """decision_function's value: S - theta with the sign of the rule's decision pr (0.0 on
+    the positive side, -2**-1074 on the negative side where the rounded value disagrees)."""
+    cdef double d = S - theta
+    if pr > 0 and not d >= 0.0:
+        return 0.0
+    if pr < 0 and not d < 0.0:
+        return -DENORM
+    return d
+
+
+cdef int balanced_decide(const WParams* p, const double* l, const double* w, const double* ln,
+                         const double* wn, Py_ssize_t K, Py_ssize_t k, const value_t* v,
+                         const index_t* ix, Py_ssize_t n, long long* e, long long* ba,
+                         long long* bb) noexcept nogil:
+    """Balanced Winnow's exact decision (1 or -1) for class k of K (K = 1: the binary learner):
+    sum 2**l+ - sum 2**l- >= theta over the active features.  Float64 sums of both sides with
+    rigorous error bounds settle almost every row; else the exact binary sums of 2**l+ and of
+    2**l- plus theta's bits are compared."""
+    cdef double P0 = 0.0, P1 = 0.0, N0 = 0.0, N1 = 0.0
+    cdef Py_ssize_t q, j, m = 0, ra, rb
+    cdef int r
+    for q in range(n):
+        if v[q] == 0:
+            continue
+        j = (ix[q] if ix != NULL else q) * K + k
+        if m & 1:
+            P1 += w[j]
+            N1 += wn[j]
+        else:
+            P0 += w[j]
+            N0 += wn[j]
+        m += 1
+    r = filtered_ge(P0 + P1, N0 + N1, m, p.theta)
+    if r != 0:
+        return r
+    ra = sum_bits(l, k, NULL, 0, K, v, ix, n, 0.0, e, ba)
+    rb = sum_bits(ln, k, NULL, 0, K, v, ix, n, p.theta, e, bb)
+    return 1 if bits_ge_bits(ba, ra, bb, rb) else -1
+
+
 cdef inline void add4(double* s, Py_ssize_t k, double t) noexcept nogil:
     s[k & 3] += t
 
@@ -70,6 +180,14 @@ cdef enum:
     ROW_BAD_VALUE = 3
     ROW_BAD_INDPTR = 4
     NO_MEMORY = 5
+    ROW_NONFINITE = 6   # real mode: a score that is not finite (cannot be decided in float64)
+
+cdef enum:
+    SCORE_NONFINITE = 3     # winnow_row's return for a score that is not finite (real mode)
+
+cdef double EPS = 2.220446049250313e-16         # 2**-52
+cdef double DENORM = 4.9406564584124654e-324    # 2**-1074
+cdef double DBL_MAX = 1.7976931348623157e308
 
 cdef enum:
     # what a pass checks in each row as it reads it (the structure of CSR's indptr always)
@@ -259,26 +377,42 @@ cdef inline double exact_sum(const double* w, const value_t* v, const index_t* i
 
 cdef int winnow_row(const WParams* p, double* l, double* w, double* ln, double* wn,
                     const value_t* v, const index_t* ix, Py_ssize_t n, int y, long long* e,
-                    long long* bits, int update, double* score, Undo* undo) noexcept nogil:
-    """Predict one row (1 or -1); with update, apply the mistake-driven update.
-    Returns 0 when out of memory for the undo log."""
-    cdef double s[4]
-    cdef double S, err, x, t
+                    long long* bits, long long* bits2, int update, double* score,
+                    Undo* undo) noexcept nogil:
+    """Predict one row (1 or -1); with update, apply the mistake-driven update; with score,
+    write decision_function's value (signed_margin).  Returns 0 when out of memory for the
+    undo log, SCORE_NONFINITE when the real mode's score is not finite (nothing changed).
+    e needs 2 n + 53 entries, bits and bits2 2 n + 117 each."""
+    cdef double S = 0.0, x
     cdef Py_ssize_t k, j, m = 0
     cdef int pr
-    s[0] = 0.0
-    s[1] = 0.0
-    s[2] = 0.0
-    s[3] = 0.0
-    if p.exact and p.variant != BALANCED and score == NULL:
-        # Only the decision is needed: it is exact, so the summation order is free.
-        S = exact_sum(w, v, ix, n)
-        m = n
-    else:
-        S = ordered_sum(p, w, wn, v, ix, n, &m)
+    if p.exact and p.variant == BALANCED:
+        pr = balanced_decide(p, l, w, ln, wn, 1, 0, v, ix, n, e, bits, bits2)
         if score != NULL:
-            score[0] = S
-    return decide_and_update(p, l, w, ln, wn, v, ix, n, y, e, bits, update, S, m, undo)
+            S = ordered_sum(p, w, wn, v, ix, n, &m)
+    else:
+        if p.exact and score == NULL:
+            # Only the decision is needed: it is exact, so the summation order is free.
+            S = exact_sum(w, v, ix, n)
+            m = n
+        else:
+            S = ordered_sum(p, w, wn, v, ix, n, &m)
+        if not p.exact and not decidable(p, S):
+            return SCORE_NONFINITE
+        pr = decide(p, l, v, ix, n, e, bits, S, m)
+    if score != NULL:
+        score[0] = signed_margin(S, p.theta, pr)
+    if not update or pr == y:
+        return pr
+    for k in range(n):
+        x = v[k]
+        if x == 0.0:
+            continue
+        j = ix[k] if ix != NULL else k
+        if undo != NULL and undo_push(undo, j, l, w, ln, wn):
+            return 0
+        update_weight(p, l, w, ln, wn, j, x, y > 0)
+    return pr
 
 
 cdef inline double ordered_sum(const WParams* p, const double* w, const double* wn,
@@ -332,44 +466,31 @@ cdef inline void update_weight(const WParams* p, double* l, double* w, double* l
     w[t] = term(l[t])
 
 
-cdef int decide_and_update(const WParams* p, double* l, double* w, double* ln, double* wn,
-                           const value_t* v, const index_t* ix, Py_ssize_t n, int y,
-                           long long* e, long long* bits, int update, double S, Py_ssize_t m,
-                           Undo* undo) noexcept nogil:
-    cdef double err, x
+cdef int decide(const WParams* p, const double* l, const value_t* v, const index_t* ix,
+                Py_ssize_t n, long long* e, long long* bits, double S,
+                Py_ssize_t m) noexcept nogil:
+    """The decision (1 or -1) of Winnow, Winnow* and elimination Winnow from the float64 sum S
+    of the row's m active weights: exact in exact mode (S with its error bound, else the exact
+    binary sum), S >= theta in real mode."""
+    cdef double err
     cdef Py_ssize_t k, j
-    cdef int pr
-    if p.exact and p.variant != BALANCED:
-        if S == INFINITY:
-            pr = 1
-        else:
-            err = (m + 3) * 2.220446049250313e-16 * S + m * 4.9406564584124654e-324
-            if S - err >= p.theta:
-                pr = 1
-            elif S + err < p.theta:
-                pr = -1
-            else:
-                m = 0
-                for k in range(n):
-                    if v[k] != 0.0:
-                        j = ix[k] if ix != NULL else k
-                        if l[j] != -INFINITY:
-                            e[m] = <long long>l[j]
-                            m += 1
-                pr = 1 if exact_ge(e, m, bits, p.theta) else -1
-    else:
-        pr = 1 if S >= p.theta else -1
-    if not update or pr == y:
-        return pr
+    if not p.exact:
+        return 1 if S >= p.theta else -1
+    if S == INFINITY:
+        return 1
+    err = (m + 3) * EPS * S + m * DENORM
+    if S - err >= p.theta:
+        return 1
+    if S + err < p.theta:
+        return -1
+    m = 0
     for k in range(n):
-        x = v[k]
-        if x == 0.0:
-            continue
-        j = ix[k] if ix != NULL else k
-        if undo != NULL and undo_push(undo, j, l, w, ln, wn):
-            return 0
-        update_weight(p, l, w, ln, wn, j, x, y > 0)
-    return pr
+        if v[k] != 0.0:
+            j = ix[k] if ix != NULL else k
+            if l[j] != -INFINITY:
+                e[m] = <long long>l[j]
+                m += 1
+    return 1 if exact_ge(e, m, bits, p.theta) else -1
 
 
 cdef struct WJob:
@@ -395,7 +516,8 @@ cdef struct WJob:
     int update
     Undo* undo
     long long** e               # per slot: winnow_row's exponents (slot 0: the run's too)
-    long long** bits            # per slot: its bits
+    long long** bits            # per slot: its bits (two regions of `half` entries)
+    Py_ssize_t half
     long long mistakes          # during the pass
     int vt                      # values: 0 uint8, 1 float32, 2 float64
     int it                      # indices: 0 int32, 1 int64
@@ -423,10 +545,11 @@ cdef Py_ssize_t w_run(WJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
             j.mistakes += mistakes
             return -1
         yi = j.y[i] if j.y != NULL else 0
-        pr = winnow_row(p, j.l, j.w, j.ln, j.wn, v, xi, n, yi, j.e[0], j.bits[0], j.update,
+        pr = winnow_row(p, j.l, j.w, j.ln, j.wn, v, xi, n, yi, j.e[0], j.bits[0],
+                        j.bits[0] + j.half, j.update,
                         j.scores + i if j.scores != NULL else NULL, j.undo)
-        if pr == 0:
-            j.err = NO_MEMORY
+        if pr == 0 or pr == SCORE_NONFINITE:
+            j.err = NO_MEMORY if pr == 0 else ROW_NONFINITE
             bad[0] = i
             j.mistakes += mistakes
             return -1
@@ -457,7 +580,8 @@ cdef Py_ssize_t w_scan(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi, const Py
                     &n) != ROW_OK:
             return i
         yi = j.y[i]
-        pr = winnow_row(p, j.l, j.w, j.ln, j.wn, v, xi, n, yi, e, bits, 0, NULL, NULL)
+        pr = winnow_row(p, j.l, j.w, j.ln, j.wn, v, xi, n, yi, e, bits, bits + j.half, 0,
+                        NULL, NULL)
         if pr != yi:
             return i
         if j.pred != NULL:
@@ -550,9 +674,11 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
             j.e = e0
             j.bits = b0
             T = 1
+    # winnow_row's scratch: e of 2 max_row + 53 exponents, two regions of bits
+    j.half = 2 * max_row + 117
     for s in range(T):
-        j.e[s] = <long long*>malloc((max_row + 1) * sizeof(long long))
-        j.bits[s] = <long long*>malloc((max_row + 65) * sizeof(long long))
+        j.e[s] = <long long*>malloc((2 * max_row + 53) * sizeof(long long))
+        j.bits[s] = <long long*>malloc(2 * j.half * sizeof(long long))
     if j.e[0] == NULL or j.bits[0] == NULL:
         code = NO_MEMORY
     for s in range(1, T):
@@ -692,10 +818,10 @@ def winnow_csr(int variant, bint exact, double la, double lb, double theta,
 cdef struct MCBuf:
     Py_ssize_t K
     Py_ssize_t* act          # the active features' positions in the row
-    double* acc              # 4 K partial sums
-    double* S                # K class sums
+    double* acc              # 4 K partial sums (Balanced Winnow in exact mode: 3 x 4 K)
+    double* S                # K class sums (Balanced Winnow in exact mode: then P, N: 3 K)
     double* err              # K error bounds (exact mode)
-    long long* e             # exponents of one class's active weights
+    long long* e             # exponents of one or two classes' active weights (and theta)
     long long* ba            # the set bits of the best class's exact sum
     long long* bb            # the set bits of a contender's exact sum
 
@@ -703,12 +829,12 @@ cdef struct MCBuf:
 cdef int mc_buf_init(MCBuf* b, Py_ssize_t K, Py_ssize_t max_row) noexcept nogil:
     b.K = K
     b.act = <Py_ssize_t*>malloc((max_row + 1) * sizeof(Py_ssize_t))
-    b.acc = <double*>malloc(4 * K * sizeof(double))
-    b.S = <double*>malloc(K * sizeof(double))
+    b.acc = <double*>malloc(12 * K * sizeof(double))
+    b.S = <double*>malloc(3 * K * sizeof(double))
     b.err = <double*>malloc(K * sizeof(double))
-    b.e = <long long*>malloc((max_row + 1) * sizeof(long long))
-    b.ba = <long long*>malloc((max_row + 65) * sizeof(long long))
-    b.bb = <long long*>malloc((max_row + 65) * sizeof(long long))
+    b.e = <long long*>malloc((2 * max_row + 53) * sizeof(long long))
+    b.ba = <long long*>malloc((2 * max_row + 117) * sizeof(long long))
+    b.bb = <long long*>malloc((2 * max_row + 117) * sizeof(long long))
     return b.act != NULL and b.acc != NULL and b.S != NULL and b.err != NULL and \
         b.e != NULL and b.ba != NULL and b.bb != NULL
 
@@ -752,25 +878,97 @@ cdef inline void mc_update_class(const WParams* p, double* l, double* w, double*
         update_weight(p, l, w, ln, wn, j * K + k, x, positive)
 
 
+cdef int mc_class_positive(const WParams* p, const double* l, const double* w,
+                           const double* ln, const double* wn, MCBuf* b, Py_ssize_t k,
+                           const value_t* v, const index_t* ix, Py_ssize_t n,
+                           Py_ssize_t m) noexcept nogil:
+    """Class k's binary decision (1 or -1: one-vs-rest), the binary learner's rule, exact in
+    exact mode (mc_winnow_row has filled b.S, b.err and, for Balanced Winnow, its P and N)."""
+    cdef Py_ssize_t K = b.K, ra, rb
+    cdef double S = b.S[k]
+    cdef int r
+    if not p.exact:
+        return 1 if S >= p.theta else -1
+    if p.variant == BALANCED:
+        r = filtered_ge(b.S[K + k], b.S[2 * K + k], m, p.theta)
+        if r != 0:
+            return r
+        ra = sum_bits(l, k, NULL, 0, K, v, ix, n, 0.0, b.e, b.ba)
+        rb = sum_bits(ln, k, NULL, 0, K, v, ix, n, p.theta, b.e, b.bb)
+        return 1 if bits_ge_bits(b.ba, ra, b.bb, rb) else -1
+    if S == INFINITY or S - b.err[k] >= p.theta:
+        return 1
+    if S + b.err[k] < p.theta:
+        return -1
+    ra = mc_class_bits(l, K, k, ix, b.act, m, b.e, b.ba)
+    return 1 if bits_ge_double(b.ba, ra, p.theta) else -1
+
+
+cdef Py_ssize_t balanced_argmax(const double* l, const double* ln, MCBuf* b, const value_t* v,
+                                const index_t* ix, Py_ssize_t n, Py_ssize_t m) noexcept nogil:
+    """Balanced Winnow's exact argmax (exact mode) of S_k = P_k - N_k, the smallest index
+    among ties: the float sums P_k, N_k (b.S[K + k], b.S[2 K + k]) with their error bounds
+    leave the candidates, compared pairwise exactly (P_a + N_b against P_b + N_a)."""
+    cdef Py_ssize_t K = b.K, k, best = 0, c = 0, ra, rb
+    cdef double P, N, lo = 0.0, D
+    cdef int finite = 1
+    for k in range(K):
+        P = b.S[K + k]
+        N = b.S[2 * K + k]
+        if not (P <= DBL_MAX and N <= DBL_MAX):
+            finite = 0
+            break
+        D = P - N
+        b.err[k] = (((m + 3) * EPS * P + m * DENORM) + ((m + 3) * EPS * N + m * DENORM)) + \
+            3.0 * EPS * (P + N)
+        if D > b.S[K + best] - b.S[2 * K + best]:
+            best = k
+    if finite:
+        lo = (b.S[K + best] - b.S[2 * K + best]) - b.err[best]
+        for k in range(K):
+            c += (b.S[K + k] - b.S[2 * K + k]) + b.err[k] >= lo
+        if c <= 1:
+            return best
+    best = -1
+    for k in range(K):
+        if finite and (b.S[K + k] - b.S[2 * K + k]) + b.err[k] < lo:
+            continue
+        if best < 0:
+            best = k
+            continue
+        # S_k > S_best exactly: P_k + N_best > P_best + N_k
+        ra = sum_bits(l, best, ln, k, K, v, ix, n, 0.0, b.e, b.ba)
+        rb = sum_bits(l, k, ln, best, K, v, ix, n, 0.0, b.e, b.bb)
+        if not bits_ge_bits(b.ba, ra, b.bb, rb):
+            best = k
+    return best
+
+
 cdef int mc_winnow_row(const WParams* p, int ovr, double* l, double* w, double* ln, double* wn,
                        MCBuf* b, const value_t* v, const index_t* ix, Py_ssize_t n, int y,
-                       int update, int* pred) noexcept nogil:
+                       int update, int* pred, double* out) noexcept nogil:
     """Predict one row (its class index into pred); with update, learn its label y.  Returns
-    1 if the state changed, else 0.  With update == JUDGE: the prediction, and 1 iff learning
-    the row would change the state, which it leaves as it is (the speculative scans)."""
+    1 if the state changed, else 0; -1 when a class score of the real mode is not finite
+    (nothing changed).  With update == JUDGE: the prediction, and 1 iff learning the row would
+    change the state, which it leaves as it is (the speculative scans).  out (K entries, or
+    NULL): decision_function's row, the class sums ("multiclass") or each class learner's
+    signed_margin ("ovr")."""
     cdef Py_ssize_t K = b.K, q, m = 0, k, j, best, c
     cdef double x, S, lo
     cdef double* a
+    cdef double* ap
+    cdef double* an
     cdef const double* wr
     cdef const double* wnr
     cdef Py_ssize_t ra, rb
     cdef int pk, yk, changed = 0
     cdef int exact = p.exact and p.variant != BALANCED
+    cdef int exact_balanced = p.exact and p.variant == BALANCED
     for q in range(n):
         if v[q] != 0:
             b.act[m] = q
             m += 1
-    memset(b.acc, 0, 4 * K * sizeof(double))
+    memset(b.acc, 0, (12 if exact_balanced else 4) * K * sizeof(double))
     for q in range(m):
         x = v[b.act[q]]
         j = ix[b.act[q]] if ix != NULL else b.act[q]
@@ -780,6 +978,13 @@ cdef int mc_winnow_row(const WParams* p, int ovr, double* l, double* w, double* 
             wnr = wn + j * K
             for k in range(K):
                 a[k] += x * (wr[k] - wnr[k])
+            if exact_balanced:
+                # the one-sided sums of the exact decisions (any order)
+                ap = b.acc + (4 + (q & 3)) * K
+                an = b.acc + (8 + (q & 3)) * K
+                for k in range(K):
+                    ap[k] += wr[k]
+                    an[k] += wnr[k]
         elif exact:
             for k in range(K):
                 a[k] += wr[k]
@@ -788,10 +993,21 @@ cdef int mc_winnow_row(const WParams* p, int ovr, double* l, double* w, double* 
                 a[k] += x * wr[k]
     for k in range(K):
         b.S[k] = (b.acc[k] + b.acc[K + k]) + (b.acc[2 * K + k] + b.acc[3 * K + k])
+    if exact_balanced:
+        for c in range(1, 3):
+            for k in range(K):
+                a = b.acc + 4 * c * K
+                b.S[c * K + k] = (a[k] + a[K + k]) + (a[2 * K + k] + a[3 * K + k])
+    elif not p.exact:
+        for k in range(K):
+            if not decidable(p, b.S[k]):
+                return -1
     best = 0
     for k in range(1, K):
         if b.S[k] > b.S[best]:
             best = k
+    if exact_balanced:
+        best = balanced_argmax(l, ln, b, v, ix, n, m)
     if exact:
         for k in range(K):
             b.err[k] = (m + 3) * 2.220446049250313e-16 * b.S[k] + m * 4.9406564584124654e-324
@@ -821,6 +1037,11 @@ cdef int mc_winnow_row(const WParams* p, int ovr, double* l, double* w, double* 
                     ra = rb
                     b.ba, b.bb = b.bb, b.ba
     pred[0] = <int>best
+    if out != NULL:
+        for k in range(K):
+            out[k] = signed_margin(b.S[k], p.theta, mc_class_positive(p, l, w, ln, wn, b, k, v,
+                                                                      ix, n, m)) \
+                if ovr else b.S[k]
     if not update:
         return 0
     if not ovr:
@@ -833,17 +1054,7 @@ cdef int mc_winnow_row(const WParams* p, int ovr, double* l, double* w, double* 
         return 1
     for k in range(K):
         # learner k's binary decision (the binary learner's rule, exact in exact mode)
-        S = b.S[k]
-        if exact:
-            if S == INFINITY or S - b.err[k] >= p.theta:
-                pk = 1
-            elif S + b.err[k] < p.theta:
-                pk = -1
-            else:
-                ra = mc_class_bits(l, K, k, ix, b.act, m, b.e, b.ba)
-                pk = 1 if bits_ge_double(b.ba, ra, p.theta) else -1
-        else:
-            pk = 1 if S >= p.theta else -1
+        pk = mc_class_positive(p, l, w, ln, wn, b, k, v, ix, n, m)
         yk = 1 if k == y else -1
         if pk != yk:
             if update == JUDGE:
@@ -903,11 +1114,13 @@ cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
             bad[0] = i
             return -1
         yi = j.y[i] if j.y != NULL else 0
-        r = mc_winnow_row(j.p, j.ovr, j.l, j.w, j.ln, j.wn, b, v, xi, n, yi, j.update, &pr)
+        r = mc_winnow_row(j.p, j.ovr, j.l, j.w, j.ln, j.wn, b, v, xi, n, yi, j.update, &pr,
+                          j.scores + i * K if j.scores != NULL else NULL)
+        if r < 0:
+            j.err = ROW_NONFINITE
+            bad[0] = i
+            return -1
         j.pred[i] = pr
-        if j.scores != NULL:
-            for k in range(K):
-                j.scores[i * K + k] = b.S[k]
         if j.update:
             mistakes += pr != yi
             changes += r
@@ -938,8 +1151,8 @@ cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
                     &n) != ROW_OK:
             return i
         yi = j.y[i]
-        if mc_winnow_row(j.p, j.ovr, j.l, j.w, j.ln, j.wn, b, v, xi, n, yi, JUDGE, &pr) or \
-                pr != yi:
+        if mc_winnow_row(j.p, j.ovr, j.l, j.w, j.ln, j.wn, b, v, xi, n, yi, JUDGE, &pr,
+                         NULL) or pr != yi:
             return i
         j.pred[i] = pr
         if j.upd != NULL:

@@ -11,10 +11,26 @@ of exactly 0).  A promotion adds ``x_i * log2(alpha)``, a demotion ``x_i * log2(
   ``sum_{x_i = 1} 2**l_i >= theta`` decided with exact rational arithmetic (the compiled kernel
   decides it with a filtered predicate: a float64 sum with a rigorous error bound, and an exact
   binary comparison when theta falls inside the bound).
+  BalancedWinnow likewise (its own two weight vectors ``l+``, ``l-``, both integral): the
+  prediction is the exact ``sum 2**l+_i - sum 2**l-_i >= theta`` (the compiled kernel: float64
+  sums of both sides with rigorous error bounds, and exact binary sums of ``2**l+`` against those
+  of ``2**l-`` and theta's bits when the difference is within the bounds).
 * **Real mode** (real-valued features, or factors that are not powers of two): the score is
   ``sum_i x_i * 2**l_i`` summed in float64 in the four-partial-sum order of ``mbref._arith`` (each
-  term ``x_i * w_i`` with ``w_i = 2.0 ** l_i``), and the prediction is ``score >= theta``.  No weight
-  ever underflows to 0 or overflows: only its logarithm is stored.
+  term ``x_i * w_i`` with ``w_i = 2.0 ** l_i``; BalancedWinnow: ``x_i * (w+_i - w-_i)``), and the
+  prediction is ``score >= theta``.  No weight ever underflows to 0 or overflows: only its
+  logarithm is stored.  A score that cannot be decided in this arithmetic (NaN, from inf - inf;
+  for BalancedWinnow, whose terms cancel, any score past the float64 range) makes the call raise
+  ValueError naming the row (``_nonfinite``), never a silent answer, and the learner is left as
+  it was.  Winnow's score inf (a positive weight past 2**1023) is >= theta.
+
+``decision_function`` (two classes, and each column of one-vs-rest) is ``score - theta``, with
+the score as above (exact mode: the float64 four-partial-sum of the active weights, or of
+``w+ - w-``), so that ``decision_function(X) > 0`` exactly where the rule predicts the positive
+class and ``< 0`` where it predicts the negative one (a 0 is a tie, predicted positive as the rule
+``>= theta`` says).  Where the rounded value has the wrong sign (exact mode, within the float
+sum's error of theta) it is replaced by ``0.0`` (the rule predicts positive) or by the smallest
+negative double ``-2**-1074`` (the rule predicts negative): ``_signed_margin``.
 
 Three classes or more (K >= 3, ``classes_`` sorted, labels are class indices)
 --------------------------------------------------------------------------------
@@ -69,6 +85,32 @@ def _argmax(scores):
 
 
 _MULTI_CLASS = ("multiclass", "ovr")
+
+_TINY = 5e-324      # 2**-1074, the smallest positive double
+
+
+def _pow2(e):
+    """2**e for an integral log-weight e (-inf: 0), exactly."""
+    return Fraction(0) if e == -math.inf else Fraction(2) ** int(e)
+
+
+def _signed_margin(score, theta, positive):
+    """decision_function's value: score - theta, its sign made that of the rule's decision
+    (``positive``: score >= theta, exactly in exact mode)."""
+    d = score - theta
+    if positive and not d >= 0.0:
+        return 0.0
+    if not positive and not d < 0.0:
+        return -_TINY
+    return d
+
+
+def _nonfinite(owner, i):
+    """The error of a score that is not finite in float arithmetic (real mode)."""
+    return ValueError(f"{owner}: the score of row {i} is not finite in float64 arithmetic (a "
+                      "weight has left float64's range); use features='boolean' with "
+                      "power-of-two alpha and w0 (exact arithmetic), scale X down, or learn "
+                      "fewer passes; the learner was left as before the call")
 
 
 class _Winnow(ManyClasses, OnlineLearner):
@@ -204,32 +246,46 @@ class _Winnow(ManyClasses, OnlineLearner):
             return [(j, v) for j, v in zip(*x) if v != 0.0]
         return [(j, v) for j, v in enumerate(x) if v != 0.0]
 
-    def _positive(self, x, logs=None):
-        logs = self._l if logs is None else logs
-        act = self._active(x)
-        if self._exact_mode:
-            s = Fraction(0)
-            for j, _ in act:
-                if logs[j] != -math.inf:
-                    s += Fraction(2) ** int(logs[j])
-            return s >= Fraction(self.theta_)
-        return self._score_real(act, logs) >= self.theta_
+    def _positive(self, x, i):
+        """The rule's decision on row i (score >= theta_), exactly in exact mode."""
+        return self._class_positive(self._exact_score(self._active(x), i))
 
-    def _score_real(self, act, logs):
+    def _exact_score(self, act, i, k=None):
+        """The score that decides (of class k's weights with K >= 3 classes): the exact
+        Fraction in exact mode, else the float64 score, which must be finite (row i)."""
+        if self._exact_mode:
+            return self._exact_sum(act, k)
+        s = self._score_real(act, self._l if k is None else self._L[k], k)
+        if not self._decidable(s):
+            raise _nonfinite(self._owner, i)
+        return s
+
+    def _decidable(self, s):
+        """Whether a real-mode score decides: not NaN (inf - inf); Winnow's inf >= theta (a
+        positive weight past 2**1023) does."""
+        return s == s
+
+    def _exact_sum(self, act, k=None):
+        """sum of 2**l over the active features, exactly (exact mode)."""
+        logs = self._l if k is None else self._L[k]
+        return sum((_pow2(logs[j]) for j, _ in act), Fraction(0))
+
+    def _score_real(self, act, logs, k=None):
         return _sum4([v * _term(logs[j]) for j, v in act])
 
-    def _score(self, x):
-        act = self._active(x)
+    def _score(self, act, k=None):
+        """The float64 score of decision_function (class k's with K >= 3 classes)."""
+        logs = self._l if k is None else self._L[k]
         if self._exact_mode:
-            return _sum4([_term(self._l[j]) for j, _ in act])
-        return self._score_real(act, self._l)
+            return _sum4([_term(logs[j]) for j, _ in act])
+        return self._score_real(act, logs, k)
 
     def _step(self, x, y, i):
         if self._multi():
             if self.multi_class == "ovr":
-                return self._step_ovr(x, y)
-            return self._step_mc(x, y)
-        p = 1 if self._positive(x) else -1
+                return self._step_ovr(x, y, i)
+            return self._step_mc(x, y, i)
+        p = 1 if self._positive(x, i) else -1
         if p == y:
             return p, False
         self._update(self._active(x), y)
@@ -248,18 +304,10 @@ class _Winnow(ManyClasses, OnlineLearner):
                 l[j] = l[j] + v * self._lb
 
     # -- three classes or more ------------------------------------------------------------
-    def _class_scores(self, act):
-        """S_k for k = 0..K-1: exact Fractions in exact mode, else the binary float64 score."""
-        if self._exact_mode:
-            out = []
-            for L in self._L:
-                s = Fraction(0)
-                for j, _ in act:
-                    if L[j] != -math.inf:
-                        s += Fraction(2) ** int(L[j])
-                out.append(s)
-            return out
-        return [self._score_real(act, L) for L in self._L]
+    def _class_scores(self, act, i):
+        """S_k for k = 0..K-1: exact Fractions in exact mode, else the binary float64 score
+        (every one finite, or the row i raises)."""
+        return [self._exact_score(act, i, k) for k in range(self._K)]
 
     def _class_positive(self, s):
         """The binary decision of one class's learner (one-vs-rest): S_k >= theta_, exactly in
@@ -268,22 +316,22 @@ class _Winnow(ManyClasses, OnlineLearner):
             return s >= Fraction(self.theta_)
         return s >= self.theta_
 
-    def _step_mc(self, x, y):
+    def _step_mc(self, x, y, i):
         """yhat = argmax_k S_k; on a mistake class y is promoted and class yhat demoted (the
         binary updates), on the active features."""
         act = self._active(x)
-        p = _argmax(self._class_scores(act))
+        p = _argmax(self._class_scores(act, i))
         if p == y:
             return p, False
         self._update(act, 1, y)
         self._update(act, -1, p)
         return p, True
 
-    def _step_ovr(self, x, y):
+    def _step_ovr(self, x, y, i):
         """Learner k: the binary learner on y_k = +1 iff y == k; every learner decides from the
         state before the row; yhat = argmax_k S_k."""
         act = self._active(x)
-        s = self._class_scores(act)
+        s = self._class_scores(act, i)
         p = _argmax(s)
         flips = []
         for k in range(self._K):
@@ -294,12 +342,14 @@ class _Winnow(ManyClasses, OnlineLearner):
             self._update(act, yk, k)
         return p, bool(flips)
 
-    def _class_decision(self, act):
-        """The K columns of decision_function: the binary decision_function's value per class
-        (float64)."""
-        if self._exact_mode:
-            return [_sum4([_term(L[j]) for j, _ in act]) for L in self._L]
-        return [self._score_real(act, L) for L in self._L]
+    def _class_decision(self, act, i):
+        """The K columns of decision_function (float64): the class scores S_k ("multiclass"),
+        or each binary learner's ``S_k - theta_`` with the sign of its decision ("ovr")."""
+        s = self._class_scores(act, i)
+        if self.multi_class == "ovr":
+            return [_signed_margin(self._score(act, k), self.theta_, self._class_positive(s[k]))
+                    for k in range(self._K)]
+        return [self._score(act, k) for k in range(self._K)]
 
     def _scores(self, X):
         self._check_fitted("predict")
@@ -309,18 +359,22 @@ class _Winnow(ManyClasses, OnlineLearner):
         return rows
 
     def decision_function(self, X):
-        """The score sum_i x_i w_i of each row (float64; 2**l_i overflows to inf past 2**1023);
-        with K >= 3 classes, the K class scores of each row."""
+        """score - theta_ of each row (float64; its sign is the rule's decision: > 0 positive,
+        < 0 negative, 0 a tie, predicted positive); with K >= 3 classes, the K class scores
+        ("multiclass") or each class learner's score - theta_ ("ovr")."""
+        rows = self._scores(X)
         if self._is_fitted() and self._multi():
-            return [self._class_decision(self._active(x)) for x in self._scores(X)]
-        return [self._score(x) for x in self._scores(X)]
+            return [self._class_decision(self._active(x), i) for i, x in enumerate(rows)]
+        return [_signed_margin(self._score(self._active(x)), self.theta_, self._positive(x, i))
+                for i, x in enumerate(rows)]
 
     def predict(self, X):
+        rows = self._scores(X)
         if self._is_fitted() and self._multi():
-            return [self.classes_[_argmax(self._class_scores(self._active(x)))]
-                    for x in self._scores(X)]
+            return [self.classes_[_argmax(self._class_scores(self._active(x), i))]
+                    for i, x in enumerate(rows)]
         neg, pos = self.classes_ if self._is_fitted() else (None, None)
-        return [pos if self._positive(x) else neg for x in self._scores(X)]
+        return [pos if self._positive(x, i) else neg for i, x in enumerate(rows)]
 
     @property
     def log2_coef_(self):
@@ -479,9 +533,6 @@ class BalancedWinnow(_Winnow):
     def _theta(self, d):
         return float(self.theta)
 
-    def _exact(self):
-        return False
-
     def _init_state(self, d):
         super()._init_state(d)
         if self._multi():
@@ -501,19 +552,26 @@ class BalancedWinnow(_Winnow):
             return
         self._l, self._ln = s["l"], s["ln"]
 
-    def _class_scores(self, act):
-        """S_k = the binary score with class k's w+ and w- (float64, four partial sums)."""
-        return [_sum4([v * (_term(Lp[j]) - _term(Ln[j])) for j, v in act])
-                for Lp, Ln in zip(self._L, self._Ln)]
+    def _decidable(self, s):
+        """Its terms cancel: a score past the float64 range (inf, or inf - inf) is
+        meaningless."""
+        return math.isfinite(s)
 
-    def _class_decision(self, act):
-        return self._class_scores(act)
+    def _negative_logs(self, k):
+        return self._ln if k is None else self._Ln[k]
 
-    def _score_real(self, act, logs):
-        return _sum4([v * (_term(self._l[j]) - _term(self._ln[j])) for j, v in act])
+    def _exact_sum(self, act, k=None):
+        """sum 2**l+ - sum 2**l- over the active features, exactly (exact mode)."""
+        lp, ln = (self._l, self._ln) if k is None else (self._L[k], self._Ln[k])
+        return sum((_pow2(lp[j]) - _pow2(ln[j]) for j, _ in act), Fraction(0))
 
-    def _score(self, x):
-        return self._score_real(self._active(x), self._l)
+    def _score_real(self, act, logs, k=None):
+        ln = self._negative_logs(k)
+        return _sum4([v * (_term(logs[j]) - _term(ln[j])) for j, v in act])
+
+    def _score(self, act, k=None):
+        """The float64 score (w+ - w-) . x in the four-partial-sum order, in either mode."""
+        return self._score_real(act, self._l if k is None else self._L[k], k)
 
     def _update(self, act, y, k=None):
         lp, ln = (self._l, self._ln) if k is None else (self._L[k], self._Ln[k])
