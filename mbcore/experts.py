@@ -7,6 +7,7 @@ predict every round and learn every label.  Numerics: see ``mbref.experts`` (log
 votes for power-of-two beta, a cache with a power-of-two offset renormalised by a fixed rule).
 """
 
+import functools
 import math
 import numbers
 import re
@@ -143,6 +144,18 @@ def _check_no_nan(owner, A, who, awake=None):
     if bad.any():
         t, i = (int(v) for v in np.argwhere(bad)[0])
         raise ValueError(f"{owner}: the prediction of {who} {i} in round {t} is NaN")
+
+
+def _mask_as_classes(owner, classes):
+    """Refuse a 2-D mask where ``classes`` goes (the third argument of ``Specialists``'
+    partial_fit and fit was ``awake`` until it became keyword-only)."""
+    if classes is None or isinstance(classes, (str, bytes)):
+        return
+    if getattr(classes, "ndim", None) == 2 or (
+            isinstance(classes, (list, tuple)) and len(classes) > 0 and
+            all(isinstance(r, (list, tuple)) for r in classes)):
+        raise ValueError(f"{owner}: classes must be a 1-D list of labels, got a 2-D mask; the "
+                         "awake mask is keyword-only: partial_fit(P, y, awake=W)")
 
 
 def _expert_error(owner, k, t, exc):
@@ -880,7 +893,7 @@ class Specialists(OnlineLearner):
         return self.classes_[pred]
 
     # -- the protocol -------------------------------------------------------------------------
-    def partial_fit(self, P, y, awake=None, classes=None):
+    def partial_fit(self, P, y, classes=None, *, awake=None):
         """One round per row: the awake specialists vote, the learner predicts, and on a
         mistake the voters are demoted (wrong) or promoted (right).
 
@@ -889,24 +902,26 @@ class Specialists(OnlineLearner):
         P : array-like of shape (n_rounds, n_specialists)
             Each specialist's predicted label (entries of sleeping specialists are ignored).
         y : array-like of shape (n_rounds,)
+        classes : the labels, optional (at least two); third, as for every learner
         awake : array-like of bool, shape (n_rounds, n_specialists), optional (all awake)
-        classes : the labels, optional (at least two)
+            Keyword-only.
 
         Returns
         -------
         self
         """
+        _mask_as_classes(self._owner, classes)
         self._learn(P, y, classes, False, awake)
         return self
 
-    def _online(self, P, y, classes=None, awake=None):
+    def _online(self, P, y, classes=None, *, awake=None):
         return self._learn(P, y, classes, True, awake)
 
-    def fit(self, P, y, awake=None, classes=None):
-        """Reset, then one online pass."""
+    def fit(self, P, y, classes=None, *, awake=None):
+        """Reset, then one online pass (the arguments of ``partial_fit``)."""
         with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
             self._reset()
-            return self.partial_fit(P, y, awake=awake, classes=classes)
+            return self.partial_fit(P, y, classes, awake=awake)
 
     def _check_classes(self, classes):
         if classes is not None and getattr(self, "classes_", None) is not None:
@@ -962,22 +977,23 @@ class Specialists(OnlineLearner):
         self._pass(indptr, ids, codes, None, pred, cov, False, None, hist)
         return pred, cov.astype(bool)
 
-    def predict(self, P, awake=None):
+    def predict(self, P, *, awake=None):
         """The prediction for each round (no state change): the top class of the awake
         voters, or the most frequent label so far when nobody votes."""
         pred = self._predictions(P, awake)[0]
         return self.classes_[pred]
 
-    def predict_covered(self, P, awake=None):
+    def predict_covered(self, P, *, awake=None):
         """(predictions, covered): whether the learner would commit to each prediction (some
         specialist votes and the top class holds at least ``threshold`` of their weight)."""
         pred, cov = self._predictions(P, awake)
         return self.classes_[pred], cov
 
-    def score(self, P, y, awake=None):
-        """Accuracy of predict(P, awake) on y (y checked like ``partial_fit`` checks it)."""
+    def score(self, P, y, *, awake=None):
+        """Accuracy of predict(P, awake=awake) on y (y checked like ``partial_fit`` checks
+        it)."""
         self._check_fitted("score")
-        return accuracy(self, self.predict(P, awake), y)
+        return accuracy(self, self.predict(P, awake=awake), y)
 
     def _label_codes(self, y, n):
         return self._encode_y_multi(y, n)
@@ -1012,6 +1028,19 @@ class PairSpecialists(Specialists):
     ----------
     history : int in [1, 255], default=5
     demote, promote, threshold, prune_below : as for ``Specialists``
+    max_specialists : int >= 1, default=10**7
+        The most specialists the learner may hold.  Before a batch creates any, the learner
+        counts how many it could hold afterwards, and refuses the batch (ValueError, the
+        learner unchanged) when that is more than ``max_specialists``.  With m rows, u_a
+        distinct values of attribute a in the batch, S_a values of a known once the batch is
+        read, and h_ab specialists held for the pair of attributes (a, b), the count is
+        Σ_{a<b} min(h_ab + min(u_a·u_b, m), S_a·S_b): an upper bound on the number reached,
+        exact for instance on a first batch whose rows never repeat a pair of values, or when
+        every pair of known values is held already.  A specialist takes 120 bytes (its
+        weight counts and label history, its key and hash-table slots; measured), up to 250
+        just after the arrays double, and a call that creates some peaks near 400 bytes per
+        specialist held (the copy that undoes a failed call, the arrays that grow): the
+        default allows 1.2 to 2.5 GB held, peaks near 4 GB.
 
     Attributes
     ----------
@@ -1020,6 +1049,12 @@ class PairSpecialists(Specialists):
     n_attributes_ : int
     expert_mistakes_, log2_weights_, weights_, pruned_, coverage_, n_covered_,
     covered_mistakes_, mistakes_, updates_, n_seen_, classes_
+
+    Raises
+    ------
+    ValueError
+        For X of more than 2048 attributes (the pairs of attributes are numbered in 21 bits),
+        and for a batch that could take the specialists past ``max_specialists``.
 
     Examples
     --------
@@ -1037,18 +1072,31 @@ class PairSpecialists(Specialists):
     ((0, 1), (1, 1))
     >>> bool(first.mistakes < 0.15 * len(y)), bool(second.mistakes < first.mistakes)
     (True, True)
+
+    A limit below what a batch could create refuses it before creating any specialist:
+
+    >>> PairSpecialists(max_specialists=100).fit(X, y)
+    Traceback (most recent call last):
+    ...
+    ValueError: PairSpecialists: X could bring ... specialists to 119 ... max_specialists=100; ...
     """
 
-    def __init__(self, history=5, demote=0.5, promote=1.5, threshold=0.0, prune_below=None):
+    def __init__(self, history=5, demote=0.5, promote=1.5, threshold=0.0, prune_below=None,
+                 max_specialists=10_000_000):
         self.history = history
         self.demote = demote
         self.promote = promote
         self.threshold = threshold
         self.prune_below = prune_below
+        self.max_specialists = max_specialists
+
+    # added after 0.1.0: files of 0.1.0 lack it (its default never refuses what 0.1.0 held)
+    _NEW_PARAMS = frozenset(("max_specialists",))
 
     def _validate_params(self):
         super()._validate_params()
         params.integer(self._owner, "history", self.history, 1, 255)
+        params.integer(self._owner, "max_specialists", self.max_specialists, 1)
 
     def _init_state(self, n):
         H = int(self.history)
@@ -1077,6 +1125,7 @@ class PairSpecialists(Specialists):
         cap = st["_l"].shape[0]
         A = st["n_attributes_"]
         need(A == st["n_features_in_"], f"{o}: n_attributes_ != n_features_in_")
+        need(A <= _MAX_ATTRIBUTES, f"{o}: n_attributes_ = {A}, more than {_MAX_ATTRIBUTES}")
         H = int(self.history)
         shape(self, "_hist", (cap, H))
         shape(self, "_hcnt", (cap,))
@@ -1100,15 +1149,13 @@ class PairSpecialists(Specialists):
         need(int(st["_nid"][0]) == n, f"{o}: _nid != _n")
         keys = st["_keys"]
         need(keys.shape[0] >= max(n, 1), f"{o}: _keys is too short")
-        pairs = self._pairs()
+        pa, pb = _pair_index(A)
         ks = keys[:n]
         p, ca, cb = ks >> 42, (ks >> 21) & _CODE_MASK, ks & _CODE_MASK
-        ok = (ks >= 0).all() and (p < len(pairs)).all() and np.unique(ks).shape[0] == n
+        ok = (ks >= 0).all() and (p < len(pa)).all() and np.unique(ks).shape[0] == n
         if ok and n:
-            ia = np.array([a for a, _ in pairs])[p]
-            ib = np.array([b for _, b in pairs])[p]
             sizes = np.array([len(v) for v in vals])
-            ok = bool((ca < sizes[ia]).all() and (cb < sizes[ib]).all())
+            ok = bool((ca < sizes[pa[p]]).all() and (cb < sizes[pb[p]]).all())
         need(ok, f"{o}: specialist keys out of range")
         T = st["_tkeys"].shape[0]
         shape(self, "_tids", (T,))
@@ -1137,10 +1184,10 @@ class PairSpecialists(Specialists):
         """The specialists in order of creation, as ((a, value_a), (b, value_b))."""
         self._check_fitted("specialists_")
         out = []
-        pairs = self._pairs()
+        pa, pb = _pair_index(self.n_attributes_)
         for key in self._keys[:self._n].tolist():
             p, ca, cb = key >> 42, (key >> 21) & _CODE_MASK, key & _CODE_MASK
-            a, b = pairs[p]
+            a, b = int(pa[p]), int(pb[p])
             out.append(((a, self._cat_values[a][ca]), (b, self._cat_values[b][cb])))
         return out
 
@@ -1151,10 +1198,6 @@ class PairSpecialists(Specialists):
     @n_experts_.setter
     def n_experts_(self, v):
         pass
-
-    def _pairs(self):
-        d = self.n_attributes_
-        return [(a, b) for a in range(d) for b in range(a + 1, d)]
 
     # -- input ------------------------------------------------------------------------------
     def _categorical(self, X, first):
@@ -1176,6 +1219,9 @@ class PairSpecialists(Specialists):
             raise ValueError(f"{o}: X is empty (0 rows); at least one row is required")
         if A.shape[1] < 2:
             raise ValueError(f"{o}: X has {A.shape[1]} attributes; pairs need at least 2")
+        if A.shape[1] > _MAX_ATTRIBUTES:
+            raise ValueError(f"{o}: X has {A.shape[1]} attributes; at most {_MAX_ATTRIBUTES} "
+                             "(the pairs of attributes are numbered in 21 bits)")
         if not first and A.shape[1] != self.n_attributes_:
             raise ValueError(f"{o}: X has rows of {A.shape[1]} attributes, expected "
                              f"{self.n_attributes_}")
@@ -1197,8 +1243,10 @@ class PairSpecialists(Specialists):
 
     def _column_codes(self, A, create):
         """Per attribute, the code of each value (-1 for a value never seen when not
-        creating); new values get the next codes."""
+        creating); new values get the next codes.  Returns the codes and, per attribute, the
+        number of distinct codes in the batch."""
         C = np.empty(A.shape, dtype=np.int64)
+        u = np.empty(A.shape[1], dtype=np.int64)
         for a in range(A.shape[1]):
             col = A[:, a]
             try:
@@ -1213,28 +1261,55 @@ class PairSpecialists(Specialists):
                         k = cats[v] = len(vals)
                         vals.append(v)
                     C[t, a] = -1 if k is None else k
-                continue
-            ucodes = np.empty(uniq.shape[0], dtype=np.int64)
-            for j, v in enumerate(uniq.tolist()):
-                k = cats.get(v)
-                if k is None and create:
-                    k = cats[v] = len(vals)
-                    vals.append(v)
-                ucodes[j] = -1 if k is None else k
-            C[:, a] = ucodes[inv.reshape(-1)]
+                u[a] = np.unique(C[:, a]).shape[0]
+            else:
+                ucodes = np.empty(uniq.shape[0], dtype=np.int64)
+                for j, v in enumerate(uniq.tolist()):
+                    k = cats.get(v)
+                    if k is None and create:
+                        k = cats[v] = len(vals)
+                        vals.append(v)
+                    ucodes[j] = -1 if k is None else k
+                C[:, a] = ucodes[inv.reshape(-1)]
+                u[a] = len(set(ucodes.tolist()))
             if len(vals) > _CODE_MASK:
                 raise ValueError(f"{self._owner}: attribute {a} has more than {_CODE_MASK} "
                                  "distinct values")
-        return C
+        return C, u
+
+    def _check_room(self, m, u):
+        """Refuse a batch of m rows (u: the distinct values per attribute, the batch's values
+        already coded) that could take the specialists past max_specialists, before any is
+        created.  For the pair of attributes (a, b) the batch adds at most min(u_a u_b, m)
+        specialists (the pairs of its values, one per row at most), and the pair holds at most
+        S_a S_b (the pairs of the known values): the count is Σ_{a<b} min(h_ab + min(u_a u_b,
+        m), S_a S_b).  Only pairs already holding specialists can have that below h_ab + min(u_a
+        u_b, m) (u_a <= S_a), so the count is n + Σ min(u_a u_b, m) (without a list of the pairs)
+        less a correction over those pairs, needed only when the first is past the limit."""
+        limit = int(self.max_specialists)
+        n, d = int(self._n), u.shape[0]
+        if n + m * (d * (d - 1) // 2) <= limit:        # (each term is at most m)
+            return
+        total = n + _sum_min_products(u, m)
+        if total <= limit:
+            return
+        if n:
+            pa, pb = _pair_index(u.shape[0])
+            held = np.bincount(self._keys[:n] >> 42, minlength=pa.shape[0])
+            p = np.flatnonzero(held)
+            a, b = pa[p], pb[p]
+            S = np.array([len(v) for v in self._cat_values], dtype=np.int64)
+            add = np.minimum(u[a] * u[b], m)
+            total -= int((held[p] + add - np.minimum(held[p] + add, S[a] * S[b])).sum())
+        if total > limit:
+            raise ValueError(_too_many(self._owner, total, limit))
 
     def _round_keys(self, C):
         """The (rows x pairs) matrix of specialist keys (pair index, code a, code b); -1 where
         a value is unknown."""
-        pairs = self._pairs()
-        ia = np.array([a for a, _ in pairs])
-        ib = np.array([b for _, b in pairs])
+        ia, ib = _pair_index(C.shape[1])
         ca, cb = C[:, ia], C[:, ib]
-        keys = (np.arange(len(pairs), dtype=np.int64) << 42) | (ca << 21) | cb
+        keys = (np.arange(ia.shape[0], dtype=np.int64) << 42) | (ca << 21) | cb
         keys[(ca < 0) | (cb < 0)] = -1
         return keys
 
@@ -1298,21 +1373,38 @@ class PairSpecialists(Specialists):
                 self.n_features_in_ = A.shape[1]
                 self._init_state(0)
             yy = self._encode_y_multi(y, A.shape[0])
-            ids = self._lookup(self._round_keys(self._column_codes(A, True)), True)
-            npairs = ids.shape[1]
-            indptr = np.arange(0, (A.shape[0] + 1) * npairs, npairs, dtype=np.int64)
-            return self._run(indptr, np.ascontiguousarray(ids.ravel()), None, yy, record,
-                             self._hist_state())
+            C, u = self._column_codes(A, True)
+            self._check_room(A.shape[0], u)
+            # a block of rows at a time: memory O(block x pairs), the ids of a block created
+            # (in stream order) just before its rounds run
+            out = []
+            for a, b in self._blocks(A):
+                ids = self._lookup(self._round_keys(C[a:b]), True)
+                npairs = ids.shape[1]
+                indptr = np.arange(0, (b - a + 1) * npairs, npairs, dtype=np.int64)
+                out.append(self._run(indptr, np.ascontiguousarray(ids.ravel()), None, yy[a:b],
+                                     record, self._hist_state()))
+            if not record:
+                return None
+            return tuple(np.concatenate(parts) for parts in zip(*out))
+
+    def _blocks(self, A):
+        step = max(1, self._BLOCK_ENTRIES // (A.shape[1] * (A.shape[1] - 1) // 2))
+        return [(a, min(a + step, A.shape[0])) for a in range(0, A.shape[0], step)]
 
     def _predictions(self, X, awake=None):
         self._check_fitted("predict")
         A = self._categorical(X, False)
-        ids = self._lookup(self._round_keys(self._column_codes(A, False)), False)
-        known = ids >= 0
-        indptr = np.zeros(A.shape[0] + 1, dtype=np.int64)
-        np.cumsum(known.sum(axis=1), out=indptr[1:])
-        return self._predict_rounds(indptr, np.ascontiguousarray(ids[known]), None,
-                                    self._hist_state())
+        C = self._column_codes(A, False)[0]
+        out = []
+        for a, b in self._blocks(A):
+            ids = self._lookup(self._round_keys(C[a:b]), False)
+            known = ids >= 0
+            indptr = np.zeros(b - a + 1, dtype=np.int64)
+            np.cumsum(known.sum(axis=1), out=indptr[1:])
+            out.append(self._predict_rounds(indptr, np.ascontiguousarray(ids[known]), None,
+                                            self._hist_state()))
+        return tuple(np.concatenate(parts) for parts in zip(*out))
 
     def predict(self, X):
         """The prediction for each row from the current state (no state change)."""
@@ -1331,3 +1423,35 @@ class PairSpecialists(Specialists):
 
 
 _CODE_MASK = (1 << 21) - 1
+# A specialist's key is (pair of attributes << 42) | (code a << 21) | code b: the pairs are
+# numbered in 21 bits, C(2048, 2) < 2**21 <= C(2049, 2).
+_MAX_ATTRIBUTES = 2048
+
+
+@functools.lru_cache(maxsize=2)
+def _pair_index(d):
+    """The pairs of attributes (a, b), a < b, in lexicographic order (pair p is (ia[p], ib[p]),
+    the order of the rounds' voters), as two read-only int32 arrays."""
+    ia, ib = np.triu_indices(d, 1)
+    ia, ib = ia.astype(np.int32), ib.astype(np.int32)
+    ia.flags.writeable = ib.flags.writeable = False
+    return ia, ib
+
+
+def _sum_min_products(u, m):
+    """Σ_{a<b} min(u_a u_b, m) for positive integers u (each below 2**21) in O(d log d): with
+    u sorted, the b > a with u_a u_b <= m come first; each term is below 2**42, so no sum of
+    at most C(2048, 2) of them overflows an int64."""
+    v = np.sort(u.astype(np.int64))
+    d = v.shape[0]
+    cs = np.zeros(d + 1, dtype=np.int64)
+    np.cumsum(v, out=cs[1:])
+    i = np.arange(d)
+    k = np.maximum(np.searchsorted(v, np.int64(m) // v, side="right"), i + 1)
+    return int((v * (cs[k] - cs[i + 1]) + np.int64(m) * (d - k)).sum())
+
+
+def _too_many(owner, total, limit):
+    return (f"{owner}: X could bring the number of specialists to {total} (those held and the "
+            f"pairs of values X may add, counted before creating any), more than the parameter "
+            f"max_specialists={limit}; raise max_specialists or pass fewer rows or attributes")

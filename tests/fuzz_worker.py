@@ -211,6 +211,7 @@ BAD_ROW = 2             # the row every corrupted value goes to (not the first: 
 FOREIGN = 7             # a label no family uses
 N_PACKED = 10           # variables before packing: 2 bytes per row, 6 padding bits
 CONCEPTS = None         # the concept class of Halving and SOA (made once)
+PAIR_LIMIT = 200        # max_specialists of the limited PairSpecialists (its fitted state: < 60)
 
 
 def _both_labels(y, labels):
@@ -412,6 +413,8 @@ LEARNERS = {
         "real", lambda: mbcore.RandomizedWeightedMajority(experts=_pool()), "pool"),
     "Specialists": ("awake", lambda: mbcore.Specialists(), True),
     "PairSpecialists": ("categorical", lambda: mbcore.PairSpecialists(), True),
+    "PairSpecialists(limited)": (
+        "categorical", lambda: mbcore.PairSpecialists(max_specialists=PAIR_LIMIT), True),
     "Conjunction": ("bool", lambda: mbcore.Conjunction(), False),
     "Disjunction": ("bool", lambda: mbcore.Disjunction(), False),
     "Disjunction(all)": ("bool", lambda: mbcore.Disjunction(literals="all"), False),
@@ -881,6 +884,17 @@ BAD_KINDS = {
     "features_minus_one": Kind(_only(*TWO_D)(lambda fam, lid: _inp(
         fam, X=_wider(fam, -1), **({"awake": fam.kw["awake"][:, :-1]} if fam.kw else {}))),
         [FEATURES, r"\b%s\b"], states=("fitted",), methods=NOT_FIT),
+    # -- PairSpecialists: inputs it refuses before creating any specialist ---------------------
+    # (a zero-stride view of 2049 columns: its pairs cannot be numbered in 21 bits; 40 rows of
+    # new values: 6 pairs x 40 could be new, past the limited learner's max_specialists)
+    "attributes_past_2048": Kind(_only("categorical")(lambda fam, lid: _inp(
+        fam, X=np.broadcast_to(fam.X[:, :1], (fam.X.shape[0], 2049)))),
+        [r"\b2049 attributes", r"at most 2048"]),
+    "specialists_past_limit": Kind(
+        lambda fam, lid: _inp(fam, X=np.arange(160).reshape(40, 4) + 10, y=np.arange(40) % 2)
+        if lid == "PairSpecialists(limited)" else None,
+        [r"max_specialists=%d\b" % PAIR_LIMIT, r"specialists to \d+"],
+        methods=("partial_fit", "fit", "run_online", "certify")),
     # -- unusual layouts holding a bad value -----------------------------------------------------
     # (every row is the bad one: any row may be named; a sleeping specialist's entry is not read)
     "broadcast_nan": Kind(_only(*TWO_D)(lambda fam, lid: _inp(fam, X=np.broadcast_to(

@@ -129,6 +129,18 @@ def _first_nan(rows, who, owner, mask=None):
                 raise ValueError(f"{owner}: the prediction of {who} {i} in round {t} is NaN")
 
 
+def _mask_as_classes(owner, classes):
+    """Refuse a 2-D mask where ``classes`` goes (the third argument of ``Specialists``'
+    partial_fit and fit was ``awake`` until it became keyword-only)."""
+    if classes is None or isinstance(classes, (str, bytes)):
+        return
+    if getattr(classes, "ndim", None) == 2 or (
+            isinstance(classes, (list, tuple)) and len(classes) > 0 and
+            all(isinstance(r, (list, tuple)) for r in classes)):
+        raise ValueError(f"{owner}: classes must be a 1-D list of labels, got a 2-D mask; the "
+                         "awake mask is keyword-only: partial_fit(P, y, awake=W)")
+
+
 def _expert_error(owner, k, t, exc):
     """The error a pool's expert k raised on row t of X (given to it alone, as a one-row
     batch), re-raised as the pool's: naming the pool, the expert and the row of X, then the
@@ -728,9 +740,12 @@ class Specialists(_Pool):
             out.append(row)
         return out
 
-    def partial_fit(self, P, y, awake=None, classes=None):
+    def partial_fit(self, P, y, classes=None, *, awake=None):
         """One round per row: the awake specialists vote, the learner predicts, and on a
-        mistake the voters are demoted (wrong) or promoted (right)."""
+        mistake the voters are demoted (wrong) or promoted (right).  ``awake`` (the mask of
+        who votes, all awake by default) is keyword-only: ``classes`` is third, as for every
+        learner."""
+        _mask_as_classes(type(self).__name__, classes)
         self._learn(P, y, classes, awake)
         return self
 
@@ -794,28 +809,28 @@ class Specialists(_Pool):
         rows, mask = self._rounds_of(P, awake, False)
         return [self._vote(ids, codes)[:2] for ids, codes in self._encode_awake(rows, mask)]
 
-    def predict(self, P, awake=None):
+    def predict(self, P, *, awake=None):
         """The learner's prediction for each round (no state change): the top class, or the
         most frequent label so far when no specialist votes."""
         return [self.classes_[p] for p, _ in self._predictions(P, awake)]
 
-    def predict_covered(self, P, awake=None):
+    def predict_covered(self, P, *, awake=None):
         """(predictions, covered): covered[t] says whether the learner would commit to its
         prediction (some specialist votes and the top class holds >= threshold of the awake
         weight)."""
         out = self._predictions(P, awake)
         return [self.classes_[p] for p, _ in out], [c for _, c in out]
 
-    def fit(self, P, y, awake=None, classes=None):
+    def fit(self, P, y, classes=None, *, awake=None):
         """Forget everything, then one online pass."""
         with keep_on_failure(self):
             for k in [k for k in vars(self) if k not in self._param_names()]:
                 delattr(self, k)
-            return self.partial_fit(P, y, awake=awake, classes=classes)
+            return self.partial_fit(P, y, classes, awake=awake)
 
-    def score(self, P, y, awake=None):
-        """Accuracy of predict(P, awake) on y."""
-        pred = self.predict(P, awake)
+    def score(self, P, y, *, awake=None):
+        """Accuracy of predict(P, awake=awake) on y."""
+        pred = self.predict(P, awake=awake)
         ys = _check_y(type(self).__name__, y, len(pred))
         return sum(a == b for a, b in zip(pred, ys)) / len(ys)
 
@@ -830,21 +845,35 @@ class PairSpecialists(Specialists):
     recent of the tied labels), and abstains while its history is empty.  After every round the
     label is appended to the history of each awake specialist.  The votes are combined by
     ``Specialists`` (round order: the pairs (a, b) in lexicographic order).
+
+    At most 2048 attributes (mbcore numbers the pairs of attributes in 21 bits).  Before a batch
+    creates any specialist, the number it could bring them to is counted (``_room``): for each
+    pair of attributes a < b, with m rows, u_a distinct values of attribute a in the batch, S_a
+    values of a known once the batch is read and h_ab specialists held for the pair,
+    min(h_ab + min(u_a * u_b, m), S_a * S_b); the batch is refused (nothing created) when the
+    sum is more than ``max_specialists``.
     """
 
-    def __init__(self, history=5, demote=0.5, promote=1.5, threshold=0.0, prune_below=None):
+    def __init__(self, history=5, demote=0.5, promote=1.5, threshold=0.0, prune_below=None,
+                 max_specialists=10_000_000):
         self.history = history
         self.demote = demote
         self.promote = promote
         self.threshold = threshold
         self.prune_below = prune_below
+        self.max_specialists = max_specialists
 
     def _validate_params(self):
         super()._validate_params()
+        o = type(self).__name__
         h = self.history
         if isinstance(h, bool) or not isinstance(h, numbers.Integral) or not 1 <= h <= 255:
-            raise ValueError(f"{type(self).__name__}: parameter history must be an integer in "
-                             f"[1, 255], got {h!r}")
+            raise ValueError(f"{o}: parameter history must be an integer in [1, 255], got "
+                             f"{h!r}")
+        k = self.max_specialists
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not k >= 1:
+            raise ValueError(f"{o}: parameter max_specialists must be an integer >= 1, got "
+                             f"{k!r}")
 
     def _init_state(self, n):
         super()._init_state(0)
@@ -889,6 +918,9 @@ class PairSpecialists(Specialists):
         d = len(rows[0]) if first else self.n_attributes_
         if len(rows[0]) < 2:
             raise ValueError(f"{o}: X has {len(rows[0])} attributes; pairs need at least 2")
+        if len(rows[0]) > 2048:
+            raise ValueError(f"{o}: X has {len(rows[0])} attributes; at most 2048 (the pairs of "
+                             "attributes are numbered in 21 bits)")
         for r in rows:
             if len(r) != d:
                 raise ValueError(f"{o}: X has rows of {len(r)} attributes, expected {d}")
@@ -912,6 +944,30 @@ class PairSpecialists(Specialists):
             if n > best_n:
                 best, best_n = v, n
         return best
+
+    def _room(self, rows):
+        """Refuse the batch (before creating anything) if it could bring the specialists past
+        max_specialists: the sum over the pairs of attributes a < b of
+        min(h_ab + min(u_a * u_b, m), S_a * S_b) (see the class)."""
+        m, d = len(rows), len(rows[0])
+        batch = [set(r[a] for r in rows) for a in range(d)]
+        known = [set(vs) for vs in batch]
+        held = {}
+        for a, b, u, v in self._keys:
+            known[a].add(u)
+            known[b].add(v)
+            held[a, b] = held.get((a, b), 0) + 1
+        total = 0
+        for a in range(d):
+            for b in range(a + 1, d):
+                new = min(len(batch[a]) * len(batch[b]), m)
+                total += min(held.get((a, b), 0) + new, len(known[a]) * len(known[b]))
+        if total > self.max_specialists:
+            raise ValueError(f"{type(self).__name__}: X could bring the number of specialists "
+                             f"to {total} (those held and the pairs of values X may add, "
+                             f"counted before creating any), more than the parameter "
+                             f"max_specialists={self.max_specialists}; raise max_specialists or "
+                             "pass fewer rows or attributes")
 
     def _pair_ids(self, x, create):
         d = len(x)
@@ -946,6 +1002,7 @@ class PairSpecialists(Specialists):
             self.n_attributes_ = len(rows[0])
             self._init_state(0)
         yy = _codes(o, self.classes_, ys)
+        self._room(rows)
         preds = []
         for x, t in zip(rows, yy):
             ids = self._pair_ids(x, True)
