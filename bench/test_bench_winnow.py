@@ -118,3 +118,40 @@ def test_winnow_gather_floor(benchmark, record, winnow_csr):
         return w[idx].reshape(N, K).sum(axis=1)
     record("winnow.floor.gather_sum", N)
     benchmark.pedantic(gather_sum, rounds=20, warmup_rounds=2)
+
+
+# -- Balanced Winnow: the exact arithmetic and what it costs -------------------------------------
+
+@pytest.mark.benchmark(group="balanced-csr")
+def test_balanced_exact(benchmark, record, winnow_csr):
+    """BalancedWinnow() on the float64-valued CSR rows: exact mode (the default; float64 sums
+    of both sides with error bounds decide almost every row)."""
+    X, _, y = winnow_csr
+    record("balanced.mbcore.csr_f64_exact", N)
+    benchmark.pedantic(_pf, setup=_fresh(mbcore.BalancedWinnow, X, y), rounds=10,
+                       warmup_rounds=1)
+
+
+@pytest.mark.benchmark(group="balanced-csr")
+def test_balanced_float(benchmark, record, winnow_csr):
+    """The same rule in float64 arithmetic (features='real' on the same 0/1 rows: the sums the
+    learner made before its exact mode)."""
+    X, _, y = winnow_csr
+    record("balanced.mbcore.csr_f64_float", N)
+
+    def setup():
+        return (mbcore.BalancedWinnow(features="real"), X, y), {}
+    benchmark.pedantic(_pf, setup=setup, rounds=10, warmup_rounds=1)
+
+
+@pytest.mark.benchmark(group="balanced-csr")
+def test_balanced_exact_every_row(benchmark, record, winnow_csr):
+    """The worst case: w0 = 2**600, so both sides of every row are about 50 * 2**600 and their
+    float64 difference says nothing about theta = 1: every row goes to the exact binary sums
+    (sorting 100 exponents plus theta's)."""
+    X, _, y = winnow_csr
+    record("balanced.mbcore.csr_f64_exact_every_row", N)
+
+    def setup():
+        return (mbcore.BalancedWinnow(w0=2.0 ** 600), X, y), {}
+    benchmark.pedantic(_pf, setup=setup, rounds=5, warmup_rounds=1)

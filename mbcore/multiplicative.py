@@ -192,6 +192,12 @@ class _Winnow(ManyClasses, OnlineLearner):
             _k.terms(np.ascontiguousarray(a), w)
             need(np.array_equal(w, st["_w" if n == "_l" else "_wn"]),
                  f"{o}: the weight cache does not match the log-weights")
+        if two_sided and not st["_exact_mode"] and self._exact() and all(
+                (a == np.round(a)).all() and (np.abs(a) < 2.0 ** 53).all()
+                for a in (st["_l"], st["_ln"])):
+            # a file written before BalancedWinnow had its exact mode (integral logs, and
+            # parameters that allow it) goes on in exact mode, as the rule asks
+            self._exact_mode = True
 
 
     def _kargs(self):

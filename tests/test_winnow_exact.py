@@ -330,3 +330,14 @@ def test_a_stream_where_float64_sums_leave_the_rule():
     twin = mbref.BalancedWinnow(alpha=2.0 ** 60)
     assert list(mbref.run_online(twin, X.tolist(), y.tolist()).predictions) == expected
     assert np.array_equal(clf.log2_coef_, np.array(ref.ap[0], float))
+
+
+def test_files_written_before_the_exact_mode_go_on_exactly():
+    """A BalancedWinnow saved by 0.1.0 (float mode then; integral logs, default parameters)
+    loads in exact mode; one with features='real' stays in float mode."""
+    import os
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "files-0.1.0")
+    old = mbcore.load(os.path.join(folder, "BalancedWinnow.npz"))
+    assert old._exact_mode
+    real = mbcore.load(os.path.join(folder, "BalancedWinnow-real.npz"))
+    assert not real._exact_mode
