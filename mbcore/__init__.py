@@ -16,6 +16,7 @@ except ImportError as exc:  # pragma: no cover - only without a build
     ) from exc
 
 from .base import NotFittedError, OnlineLearner, clone
+from .exceptions import LearnerWarning
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
                      Perceptron)
 from .experts import (PairSpecialists, RandomizedWeightedMajority, Specialists,
@@ -41,7 +42,7 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "most_specific_conjunction", "greedy_decision_list", "ConjunctionAdversary",
            "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary", "run_online", "OnlineRun", "certify", "Certificate",
-           "BoundViolationError", "OnlineLearner", "NotFittedError",
+           "BoundViolationError", "OnlineLearner", "NotFittedError", "LearnerWarning",
            "clone", "MonotoneDNF", "ExampleOracle", "MembershipOracle", "EquivalenceOracle",
            "Conservative", "EQOnlineLearner", "EQResult", "DNFResult", "PACResult", "EQPACResult",
            "to_equivalence_learner", "from_equivalence_learner", "monotone_dnf_learner",

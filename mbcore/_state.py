@@ -7,6 +7,8 @@ Each learner family declares its own state beside the code that creates it (``_i
   None when its type is right, or a phrase saying what is wrong ("is a float64 array of 2
   dimension(s), not int64 of 1").  ``COMMON`` holds what every fitted learner has.
 * ``_DERIVED``: attributes rebuilt after loading (caches), never stored.
+* ``_NEW_STATE``: attributes of ``_STATE`` that the class gained after files were written: a
+  file without them loads, and ``_check_state`` sets what the rest of the state implies.
 * ``_check_state(self, st)``: the consistency of a loaded state (array shapes against
   ``n_features_in_`` and the parameters, index ranges, derived values recomputed), run on the
   learner after the attributes were set; it raises :class:`StateError` (or a ValueError /
@@ -23,6 +25,7 @@ import numpy as np
 
 __all__ = ["StateError", "arr", "arr_list", "py", "int_list", "labels", "values_list",
            "budget", "need", "shape", "finite", "nonneg", "two_labels", "labels_and_counts",
+           "failure",
            "COMMON", "FIT_STATE", "INT", "FLOAT", "BOOL", "F8", "I8", "I4", "U1", "U8"]
 
 
@@ -162,3 +165,18 @@ def two_labels(obj, st, n_counts=3):
                                        "labels, not 2")
     shape(obj, "_counts", (n_counts,))
     nonneg(obj, "_counts")
+
+
+def failure(obj, st, failed, reason):
+    """``_failure`` (the fitted ``failure_``): None while the learner follows its rule, else
+    (the example, an int below ``n_seen_``, or None when unknown; ``reason``), and not None
+    exactly when the rest of the state says the learner ``failed``.  A file written before it
+    existed (the family's ``_NEW_STATE``) gets what the rest implies, the example unknown."""
+    o = type(obj).__name__
+    if "_failure" not in st:
+        obj.__dict__["_failure"] = (None, reason) if failed else None
+    f = obj.__dict__["_failure"]
+    need((f is None) == (not failed), f"{o}: failure_ does not match the rest of the state")
+    need(f is None or (len(f) == 2 and f[1] == reason and (f[0] is None or (
+        type(f[0]) is int and 0 <= f[0] < int(st["_counts"][0])))),
+         f"{o}: failure_ is not (an example seen, {reason!r})")

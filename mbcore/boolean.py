@@ -15,8 +15,10 @@ import numpy as np
 from . import _params as params
 from ._kernels import boolean as _k
 from ._validation import Batch, is_sparse, sparse_to_dense
-from ._state import COMMON, I4, I8, INT, U1, arr, need, nonneg, shape, two_labels
+from ._state import (COMMON, I4, I8, INT, U1, arr, failure, need, nonneg, py, shape,
+                     two_labels)
 from .base import OnlineLearner
+from .exceptions import warn_failure
 
 __all__ = ["Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
            "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary"]
@@ -182,9 +184,14 @@ class _Elimination(_Boolean):
         self._N = np.ones(d if self._mode != _DISJ_MONO else 0, dtype=np.uint8)
         self._incons = np.zeros(1, dtype=np.int64)
         self._fitted_mode = self._mode
+        self._failure = None
 
     # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
-    _STATE = dict(COMMON, _P=arr(U1, 1), _N=arr(U1, 1), _incons=arr(I8, 1), _fitted_mode=INT)
+    _STATE = dict(COMMON, _P=arr(U1, 1), _N=arr(U1, 1), _incons=arr(I8, 1), _fitted_mode=INT,
+                  _failure=py(tuple, type(None)))
+    # (_failure came after 0.1.0: files of 0.1.0 lack it, and _check_state sets what the count
+    # of inconsistent examples implies, with the example unknown (None) when there were some)
+    _NEW_STATE = frozenset(("_failure",))
 
     def _check_state(self, st):
         o, d = self._owner, st["n_features_in_"]
@@ -196,22 +203,41 @@ class _Elimination(_Boolean):
         need((st["_P"] <= 1).all() and (st["_N"] <= 1).all(),
              f"{o}: literal masks that are not 0/1")
         nonneg(self, "_incons")
+        failure(self, st, int(st["_incons"][0]) > 0, self._reason())
 
 
-    def _run(self, X, yy, pred, upd, counts, update):
+    def _run(self, X, yy, pred, upd, counts, update, stop=False):
         if self._mode != self._fitted_mode:
             raise ValueError(f"{self._owner}: parameter literals was changed to "
                              f"{self.literals!r} after fitting; the hypothesis is over other "
                              "literals: call fit, or clone the learner")
         return _k.elimination_pass(self._mode, X, yy, self._P, self._N, pred, upd, counts,
-                                   self._incons, update, self.on_inconsistent == "raise")
+                                   self._incons, update, stop)
+
+    def _reason(self):
+        """failure_'s reason (and the LearnerWarning's words)."""
+        kind = "monotone disjunction" if self._fitted_mode == _DISJ_MONO else self._kind
+        return f"no {kind} is consistent with the examples"
 
     def _pass(self, batch, yy, pred, upd):
         self._validate_params()
         raising = self.on_inconsistent == "raise"
         saved = (self._P.copy(), self._N.copy(), self._counts.copy()) if raising else None
-        bad = self._run(batch.X, yy, pred, upd, self._counts, True)
-        if bad >= 0:
+        # until the first inconsistent example, "flag" stops there too (the kernel returns it)
+        watch = not raising and self._incons[0] == 0
+        seen = int(self._counts[0])
+        bad = self._run(batch.X, yy, pred, upd, self._counts, True, raising or watch)
+        if bad >= 0 and watch:
+            # the kernel counted row bad as seen and as a mistake; flag it, then go on
+            self._incons[0] += 1
+            if upd is not None:
+                upd[bad] = 0
+            t = bad + 1
+            if t < batch.n:
+                self._run(batch.X[t:], yy[t:], None if pred is None else pred[t:],
+                          None if upd is None else upd[t:], self._counts, True)
+            self._failed(seen + bad)
+        elif bad >= 0:
             self._P[:], self._N[:], self._counts[:] = saved
             label = "negative" if self._mode == _CONJ else "positive"
             raise ValueError(
@@ -261,6 +287,24 @@ class _Elimination(_Boolean):
         self._check_fitted("n_inconsistent_")
         return int(self._incons[0])
 
+    @property
+    def failure_(self):
+        """None while some hypothesis of the class is consistent with the examples; else (the
+        first example that none fits, its 0-based position in the whole stream seen, or None
+        if unknown, from a file of mbcore 0.1.0; the reason)."""
+        self._check_fitted("failure_")
+        return self._failure
+
+    def _failed(self, index):
+        """Example ``index`` is the first that no hypothesis fits: record it and warn (once)."""
+        why = self._reason()
+        self._failure = (index, why)
+        detail = "negative but satisfies" if self._mode == _CONJ else "positive but falsifies"
+        warn_failure(self._owner, index, why, f"is labelled {detail} the hypothesis",
+                     "passes over such examples (counted in n_inconsistent_) and its mistake "
+                     "bound no longer holds (check the labels for noise, or use "
+                     "on_inconsistent=\"raise\" to stop at the first one)")
+
 
 class Conjunction(_Elimination):
     __doc__ = """Conjunction learning by elimination over the 2n literals.
@@ -268,8 +312,9 @@ class Conjunction(_Elimination):
     Update rule (Balcan §2.1; Kanade Alg. 1): start with h = x₁ x̄₁ … xₙ x̄ₙ (every literal, so
     h is false everywhere) and predict h(x).  On a false negative remove every literal that is
     false in x.  A false positive means that no conjunction is consistent with the data:
-    ``on_inconsistent="flag"`` records it (``inconsistent_``) and goes on, ``"raise"`` raises
-    ValueError and leaves the learner as before the call.
+    ``on_inconsistent="flag"`` records it (``inconsistent_``; the first one in ``failure_``, with
+    a ``LearnerWarning``) and goes on, ``"raise"`` raises ValueError and leaves the learner as
+    before the call.
 
     Mistake bound: n + 1 on any stream labelled by a conjunction (Balcan; Kanade Thm 1); the
     first mistake removes n literals, every later one at least one.  No deterministic learner
@@ -293,7 +338,20 @@ class Conjunction(_Elimination):
     literals_ : list of str
     inconsistent_ : bool
     n_inconsistent_ : int
+    failure_ : tuple (int, str) or None
+        None while some conjunction is consistent with the examples; then ``(index, reason)``:
+        the first example that contradicts every conjunction (its 0-based position in the whole
+        stream seen, over calls and epochs; None in a learner loaded from a file of mbcore
+        0.1.0) and why.  With ``on_inconsistent="flag"`` the learner emits a
+        :class:`~mbcore.LearnerWarning` at that example, once (``fit`` and ``clone`` start
+        over), and goes on, passing over such examples; its mistake bound no longer holds.
     mistakes_, updates_ (rounds in which h changed), n_seen_, classes_, n_features_in_
+
+    Warns
+    -----
+    LearnerWarning
+        Once per learner, at the first example that no conjunction fits (``on_inconsistent=
+        "flag"``; see ``failure_``).
 
     Examples
     --------
@@ -340,8 +398,18 @@ class Disjunction(_Elimination):
 
     Attributes
     ----------
+    failure_ : tuple (int, str) or None
+        As for ``Conjunction``: None while some disjunction of the literals is consistent with
+        the examples, then ``(index, reason)`` of the first example that contradicts every one
+        (with ``on_inconsistent="flag"``, a :class:`~mbcore.LearnerWarning` there, once).
     positive_, negative_, literals_, inconsistent_, n_inconsistent_, mistakes_, updates_,
     n_seen_, classes_, n_features_in_
+
+    Warns
+    -----
+    LearnerWarning
+        Once per learner, at the first example that no disjunction of the literals fits
+        (``on_inconsistent="flag"``; see ``failure_``).
 
     Examples
     --------
@@ -486,9 +554,10 @@ def most_specific_conjunction(X, y, classes=None):
 
     Keeps every literal that is true on all positive examples (all 2n literals when there is
     none).  Returns a fitted ``Conjunction`` holding it, with ``inconsistent_`` set (and
-    ``n_inconsistent_`` = how many) when some negative example satisfies it, in which case no
-    conjunction is consistent with the sample.  It is a batch learner: ``mistakes_`` and
-    ``updates_`` are 0 and ``n_seen_`` counts the examples.
+    ``n_inconsistent_`` = how many, ``failure_`` = the first of them; no warning) when some
+    negative example satisfies it, in which case no conjunction is consistent with the sample.
+    It is a batch learner: ``mistakes_`` and ``updates_`` are 0 and ``n_seen_`` counts the
+    examples.
 
     Examples
     --------
@@ -511,6 +580,8 @@ def most_specific_conjunction(X, y, classes=None):
     viol = ((c._P[None, :] & (1 - neg)) | (c._N[None, :] & neg)).any(axis=1)
     c._incons[0] = int((~viol).sum())
     c._counts = np.array([A.shape[0], 0, 0], dtype=np.int64)
+    if c._incons[0]:        # (no warning: the result says so)
+        c._failure = (int(np.flatnonzero(~pos)[~viol][0]), c._reason())
     return c
 
 

@@ -497,7 +497,9 @@ class _Reader:
             if problem:
                 raise _Bad(f"{name}: state attribute {k} {problem}")
             values[k] = val
-        missing = sorted(set(spec) - set(values))
+        # state a class gained after files were written (its _NEW_STATE) may be absent: its
+        # _check_state sets the value that the rest of the state implies
+        missing = sorted(set(spec) - set(values) - getattr(cls, "_NEW_STATE", frozenset()))
         if missing:
             raise _Bad(f"{name}: the state lacks {missing}")
         fits = [k for k in FIT_STATE if k in values]

@@ -13,9 +13,10 @@ import numpy as np
 from . import _params as params
 from ._kernels import bitset as _k
 from ._validation import Batch
-from ._state import COMMON, I4, I8, U8, arr, need, shape, two_labels
+from ._state import COMMON, I4, I8, U8, arr, failure, need, py, shape, two_labels
 from . import base as _base
 from .base import OnlineLearner, check_n_jobs, resolve_n_jobs
+from .exceptions import warn_failure
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary"]
@@ -364,6 +365,13 @@ def _concepts(owner, C):
 
 # -- learners ----------------------------------------------------------------------------------------
 
+# failure_ of an emptied version space: (the example, this reason); the LearnerWarning's words
+_EMPTY = "no concept of the class is consistent with the examples"
+_EMPTIED = "left the version space empty"
+_FALLBACK = ("predicts classes_[1] for every example and learns nothing (use a class that holds "
+             "the target concept, or check the labels for noise)")
+
+
 class _VersionSpace(OnlineLearner):
     """Shared machinery: point rows, the alive bitset, its attributes."""
 
@@ -393,11 +401,16 @@ class _VersionSpace(OnlineLearner):
         self._nz = np.zeros(W, dtype=np.int32)
         self._nnz = np.array([_k.nonzero_words(alive, self._nz)], dtype=np.int64)
         self._count = np.array([C.n_concepts], dtype=np.int64)
+        self._failure = None
 
     # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names; the
     # ConceptClass parameter is stored structurally by the format) --------------------------
-    _STATE = dict(COMMON, _alive=arr(U8, 1), _nz=arr(I4, 1), _nnz=arr(I8, 1), _count=arr(I8, 1))
+    _STATE = dict(COMMON, _alive=arr(U8, 1), _nz=arr(I4, 1), _nnz=arr(I8, 1), _count=arr(I8, 1),
+                  _failure=py(tuple, type(None)))
     _DERIVED = frozenset(("_fitted_concepts", "_ldim"))
+    # (_failure came after 0.1.0: files of 0.1.0 lack it, and _check_state sets what the alive
+    # count implies, with the example unknown (None) for an emptied version space)
+    _NEW_STATE = frozenset(("_failure",))
 
     def _check_state(self, st):
         o = self._owner
@@ -426,6 +439,7 @@ class _VersionSpace(OnlineLearner):
                  f"{o}: the index of non-zero words does not match the version space")
         need(int(st["_count"][0]) == _k.popcount_words(alive),
              f"{o}: the alive count does not match the version space")
+        failure(self, st, int(st["_count"][0]) == 0, _EMPTY)
         if isinstance(self, SOA):
             self._validate_params()
             self.__dict__["_ldim"] = _Ldim(C)
@@ -449,6 +463,19 @@ class _VersionSpace(OnlineLearner):
         """True once no concept is left (the labels contradict every concept)."""
         self._check_fitted("inconsistent_")
         return int(self._count[0]) == 0
+
+    @property
+    def failure_(self):
+        """None while some concept is consistent with the examples; else (the example that
+        emptied the version space, its 0-based position in the whole stream seen, or None if
+        unknown, from a file of mbcore 0.1.0; the reason)."""
+        self._check_fitted("failure_")
+        return self._failure
+
+    def _failed(self, index):
+        """Example ``index`` emptied the version space: record it and warn (once)."""
+        self._failure = (index, _EMPTY)
+        warn_failure(self._owner, index, _EMPTY, _EMPTIED, _FALLBACK)
 
     def _scores(self, batch):
         return self._predict_flags(batch).astype(np.float64)
@@ -484,7 +511,19 @@ class Halving(_VersionSpace):
     alive_count_ : int
     alive_concepts_ : list of int
     inconsistent_ : bool
+    failure_ : tuple (int, str) or None
+        None while some concept of the class is consistent with the examples; then
+        ``(index, reason)``: the example that emptied the version space (its 0-based position
+        in the whole stream seen, over calls and epochs; None in a learner loaded from a file of
+        mbcore 0.1.0) and why.  At that example the learner emits a
+        :class:`~mbcore.LearnerWarning`, once (``fit`` and ``clone`` start over); from then on
+        it predicts ``classes_[1]`` for every example and learns nothing.
     mistakes_, updates_ (rounds in which the version space shrank), n_seen_, classes_
+
+    Warns
+    -----
+    LearnerWarning
+        Once per learner, at the example that empties the version space (see ``failure_``).
 
     Examples
     --------
@@ -529,7 +568,14 @@ class Halving(_VersionSpace):
 
     def _pass(self, batch, yy, pred, upd):
         # the parameters were checked with X (_check_X)
+        live = self._count[0] > 0
+        if live and upd is None:        # (the update flags tell the row that emptied it)
+            upd = np.empty(batch.n, dtype=np.uint8)
+        seen = int(self._counts[0])
         self._run(batch.X, yy, pred, upd, self._counts, True, self._pass_threads(batch.n))
+        if live and self._count[0] == 0:
+            # an emptied version space never changes again: the last row that changed it
+            self._failed(seen + int(np.flatnonzero(upd[:batch.n])[-1]))
 
     def _predict_flags(self, batch):
         pred = np.empty(batch.n, dtype=np.int8)
@@ -554,7 +600,17 @@ class SOA(_VersionSpace):
 
     Attributes
     ----------
+    failure_ : tuple (int, str) or None
+        As for ``Halving``: None while some concept is consistent with the examples, then
+        ``(index, reason)`` of the example that emptied the version space (a
+        :class:`~mbcore.LearnerWarning` is emitted there, once); from then on both parts have
+        Littlestone dimension -1, so SOA predicts ``classes_[1]`` for every example.
     alive_count_, alive_concepts_, inconsistent_, mistakes_, updates_, n_seen_, classes_
+
+    Warns
+    -----
+    LearnerWarning
+        Once per learner, at the example that empties the version space (see ``failure_``).
 
     Examples
     --------
@@ -580,8 +636,10 @@ class SOA(_VersionSpace):
         self._ldim = _Ldim(self.concepts)
 
     def _step_all(self, idx, yy, pred, upd, update):
+        """The rows in order; returns the row that emptied the version space, or -1."""
         C = self.concepts
         cols = C._cols
+        emptied = -1
         for t, j in enumerate(idx.tolist()):
             a = self._alive
             v1 = a & cols[j]
@@ -595,6 +653,8 @@ class SOA(_VersionSpace):
             keep = v1 if yt else v0
             n_keep = _k.popcount_words(keep)
             changed = n_keep != self._count[0]
+            if changed and n_keep == 0:
+                emptied = t
             self._alive = keep
             self._count[0] = n_keep
             self._counts[0] += 1
@@ -602,15 +662,18 @@ class SOA(_VersionSpace):
             self._counts[2] += changed
             if upd is not None:
                 upd[t] = changed
+        return emptied
 
     def _pass(self, batch, yy, pred, upd):
         # the parameters were checked with X (_check_X)
         saved = (self._alive.copy(), self._count.copy(), self._counts.copy())
         try:
-            self._step_all(batch.X, yy, pred, upd, True)
+            emptied = self._step_all(batch.X, yy, pred, upd, True)
         except BaseException:
             self._alive, self._count, self._counts = saved
             raise
+        if emptied >= 0:
+            self._failed(int(saved[2][0]) + emptied)
 
     def _predict_flags(self, batch):
         pred = np.empty(batch.n, dtype=np.int8)

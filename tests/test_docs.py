@@ -33,7 +33,7 @@ API = DOCS / "api.rst"
 
 # The public modules whose __all__ the reference documents (mbcore first).
 MODULES = ("mbcore", "mbcore.bounds", "mbcore.datasets", "mbcore.streaming", "mbcore.queries",
-           "mbcore.distributed", "mbcore.persistence")
+           "mbcore.distributed", "mbcore.persistence", "mbcore.exceptions")
 
 # What the build imports: the Sphinx extensions and theme of docs/conf.py, matplotlib for the
 # gallery, and what the pages' doctests use.

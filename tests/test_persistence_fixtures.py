@@ -40,7 +40,8 @@ def first_half(clf, A, y, extra):
 def same_state(clf):
     """The learner's state, with the voted Perceptron's list of vote blocks joined: how the
     votes are cut into blocks is bookkeeping (it changed after 0.1.0), their sequence is the
-    state."""
+    state; and with the example of ``failure_`` left out: files of 0.1.0 do not say which
+    example it was (they load with None there), only that there was one."""
     clf = copy.deepcopy(clf)
     todo = [clf]
     while todo:
@@ -48,6 +49,8 @@ def same_state(clf):
         if isinstance(lrn, mbcore.AveragedPerceptron) and lrn.__dict__.get("_votes"):
             lrn._votes = [np.concatenate(lrn._votes)]
             lrn._vote_c = [np.concatenate(lrn._vote_c)]
+        if lrn.__dict__.get("_failure") is not None:
+            lrn._failure = (None, lrn._failure[1])
         todo.extend(getattr(lrn, "experts", None) or [])
     return learner_state(clf)
 

@@ -36,8 +36,9 @@ y = np.array([1, 1, 1, 0, 1, 0])
 # ------------------------------
 #
 # Before each example we read the weights (``coef_``; a fresh learner has not seen the number
-# of variables yet, so its weights are the starting ones, all 1) and the sum Σ w_i x_i, which is
-# what ``decision_function`` returns.  Then :func:`mbcore.run_online` shows the example to the
+# of variables yet, so its weights are the starting ones, all 1) and the sum Σ w_i x_i;
+# ``decision_function`` returns that sum less θ (positive exactly where the learner predicts 1,
+# 0 at a tie).  Then :func:`mbcore.run_online` shows the example to the
 # learner, records its prediction, reveals the label and lets it update (as ``partial_fit``
 # would).  ``classes=[0, 1]`` tells the first call that both labels exist.
 
@@ -49,7 +50,7 @@ for t in range(len(y)):
     w = weights[-1]
     sums.append(float(w @ row[0]))
     if t > 0:                                           # the learner's own view agrees
-        assert clf.decision_function(row)[0] == sums[-1]
+        assert clf.decision_function(row)[0] == sums[-1] - clf.theta_
     step = run_online(clf, row, y[t:t + 1], classes=[0, 1] if t == 0 else None)
     predictions.append(int(step.predictions[0]))
     weights.append(clf.coef_.copy())

@@ -9,6 +9,7 @@ algorithms, to check the compiled core, and to measure what compilation buys.
 """
 
 from .base import NotFittedError, OnlineLearner
+from .exceptions import LearnerWarning
 from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjunction,
                       GreedyDecisionList, greedy_decision_list, most_specific_conjunction)
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
@@ -27,5 +28,5 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary",
            "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary",
-           "OnlineLearner", "NotFittedError", "run_online", "OnlineRun"]
+           "OnlineLearner", "NotFittedError", "LearnerWarning", "run_online", "OnlineRun"]
 __version__ = "0.1.0"

@@ -27,6 +27,7 @@ import copy
 import numbers
 
 from .base import OnlineLearner, is_csr, check_labels, check_rows, infer_classes
+from .exceptions import warn_failure
 
 __all__ = ["Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
            "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary"]
@@ -201,12 +202,15 @@ class _Elimination(_Boolean):
         self._neg = [True] * d
         self._inc = False
         self._ninc = 0
+        self._failure = None
 
     def _state_dict(self):
-        return {"pos": self._pos, "neg": self._neg, "inc": self._inc, "ninc": self._ninc}
+        return {"pos": self._pos, "neg": self._neg, "inc": self._inc, "ninc": self._ninc,
+                "failure": self._failure}
 
     def _load_state_dict(self, s):
         self._pos, self._neg, self._inc, self._ninc = s["pos"], s["neg"], s["inc"], s["ninc"]
+        self._failure = s["failure"]
 
     def _cycle_key(self):
         return tuple(self._pos) + tuple(self._neg)
@@ -218,6 +222,20 @@ class _Elimination(_Boolean):
                              "hypothesis; the learner was left as before the call")
         self._inc = True
         self._ninc += 1
+        if self._failure is None:
+            # the first example that no hypothesis fits: recorded, and warned of once
+            index, why = self.n_seen_ - 1, self._reason()
+            self._failure = (index, why)
+            warn_failure(self._owner, index, why, f"is labelled {what} the hypothesis",
+                         "passes over such examples (counted in n_inconsistent_) and its "
+                         "mistake bound no longer holds (check the labels for noise, or use "
+                         "on_inconsistent=\"raise\" to stop at the first one)")
+
+    def _reason(self):
+        """failure_'s reason: no hypothesis of the class fits the examples."""
+        mono = getattr(self, "_literals", None) == "monotone"
+        return f"no {'monotone disjunction' if mono else self._kind} is consistent with the " \
+            "examples"
 
     @property
     def positive_(self):
@@ -248,6 +266,13 @@ class _Elimination(_Boolean):
         """How many examples contradicted the class (flag mode)."""
         self._check_fitted("n_inconsistent_")
         return self._ninc
+
+    @property
+    def failure_(self):
+        """None until an example contradicts every hypothesis of the class (flag mode); then
+        (that example's 0-based position in the whole stream seen, the reason)."""
+        self._check_fitted("failure_")
+        return self._failure
 
 
 class Conjunction(_Elimination):
@@ -484,10 +509,12 @@ def most_specific_conjunction(X, y, classes=None):
                     neg[j] = False
                 else:
                     pos[j] = False
-    for x, t in zip(rows, yy):
+    for i, (x, t) in enumerate(zip(rows, yy)):
         if t < 0 and c._h(x):
             c._inc = True
             c._ninc += 1
+            if c._failure is None:          # (no warning: the result says so)
+                c._failure = (i, c._reason())
     return c
 
 

@@ -38,6 +38,7 @@ import numbers
 import sys
 
 from .base import OnlineLearner, check_labels, check_n_jobs, infer_classes
+from .exceptions import warn_failure
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary"]
@@ -645,19 +646,29 @@ class _VersionSpace(OnlineLearner):
         self._cc = C
         self._alive = (1 << C.n_concepts) - 1
         self._n_alive = C.n_concepts
+        self._failure = None
 
     def _state_dict(self):
-        return {"alive": self._alive, "n_alive": self._n_alive}
+        return {"alive": self._alive, "n_alive": self._n_alive, "failure": self._failure}
 
     def _load_state_dict(self, s):
-        self._alive, self._n_alive = s["alive"], s["n_alive"]
+        self._alive, self._n_alive, self._failure = s["alive"], s["n_alive"], s["failure"]
 
     def _keep(self, new):
-        """alive = new; returns whether it changed."""
+        """alive = new; returns whether it changed.  The example that empties the version space
+        (0-based in the whole stream seen) goes into failure_, with a LearnerWarning."""
         changed = new != self._alive
         if changed:
             self._alive = new
             self._n_alive = _popcount(new)
+            if new == 0:
+                index, why = self.n_seen_ - 1, "no concept of the class is consistent with " \
+                    "the examples"
+                self._failure = (index, why)
+                warn_failure(self._owner, index, why, "left the version space empty",
+                             "predicts classes_[1] for every example and learns nothing (use a "
+                             "class that holds the target concept, or check the labels for "
+                             "noise)")
         return changed
 
     def _points(self, X, what):
@@ -694,6 +705,13 @@ class _VersionSpace(OnlineLearner):
         """True once no concept is left alive (the labels contradict every concept)."""
         self._check_fitted("inconsistent_")
         return self._n_alive == 0
+
+    @property
+    def failure_(self):
+        """None while some concept is alive; then (the example that emptied the version space,
+        its 0-based position in the whole stream seen, the reason)."""
+        self._check_fitted("failure_")
+        return self._failure
 
 
 class Halving(_VersionSpace):

@@ -1,0 +1,32 @@
+"""The warning of a learner that can no longer follow its rule (twin of mbcore.exceptions).
+
+Halving and SOA whose version space becomes empty, and Conjunction / Disjunction meeting an
+example that no hypothesis of their class fits (``on_inconsistent="flag"``), emit a
+:class:`LearnerWarning` once per learner (``fit`` starts over) at that example, with mbcore's
+message word for word, and keep ``(index, reason)`` in ``failure_``.
+"""
+
+import os
+import sys
+import warnings
+
+__all__ = ["LearnerWarning"]
+
+_HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+class LearnerWarning(UserWarning):
+    """A learner can no longer follow its rule: no concept of its class is consistent with the
+    examples it has seen (emitted once per learner, at the first such example)."""
+
+
+def warn_failure(owner, index, reason, detail, then):
+    """Emit the LearnerWarning of learner class ``owner`` at example ``index`` (its 0-based
+    position in the whole stream the learner has seen), attributed to the first caller outside
+    mbref."""
+    level, frame = 1, sys._getframe(0)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_HERE):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(f"{owner}: {reason}: example {index} {detail}; from now on the learner {then}",
+                  LearnerWarning, stacklevel=level)
