@@ -19,7 +19,7 @@ from ._kernels import linear as _klin
 __all__ = ["Batch", "check_X", "check_finite", "encode_y", "encode_y_k", "infer_classes",
            "infer_classes_k", "infer_classes_multi",
            "encode_codes", "NotFittedError", "is_sparse", "to_csr", "check_compressed",
-           "index_array", "sparse_to_dense", "label_array"]
+           "index_array", "sparse_to_dense", "label_array", "is_index_lists"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -114,6 +114,18 @@ def _as_float(owner, a):
 def is_sparse(X):
     return (hasattr(X, "indptr") and hasattr(X, "indices") and hasattr(X, "data")
             and hasattr(X, "shape")) or (hasattr(X, "tocsr") and hasattr(X, "shape"))
+
+
+def is_index_lists(X):
+    """Whether X reads as lists of active indices: a non-empty list or tuple of rows, each a list
+    or tuple of integers (bool excluded), such as ``[[0, 3], [], [1]]``.  The Winnow family
+    takes such an X as lists of active indices when its parameter ``n_features`` is set (as a
+    dense matrix otherwise): ``[[0, 1], [1, 2]]`` is then the rows {0, 1} and {1, 2}.  Whatever
+    reads a learner's X again (``mbcore.certify``) asks this same question."""
+    return isinstance(X, (list, tuple)) and len(X) > 0 and all(
+        isinstance(r, (list, tuple)) and all(isinstance(j, numbers.Integral) and
+                                             not isinstance(j, (bool, np.bool_)) for j in r)
+        for r in X)
 
 
 def index_array(owner, a, what):

@@ -16,7 +16,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from ._validation import is_sparse, sparse_to_dense
+from ._validation import is_index_lists, is_sparse, sparse_to_dense
 
 from . import bounds as B
 from .base import clone
@@ -196,7 +196,10 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
         (:func:`mbcore.bounds.multiclass_winnow_margin`) is checked on the data; by default
         one is searched for (equal mass on every class's own features: those active in the
         rows of that class only).
-    tol, max_iter : passed to :func:`mbcore.bounds.best_margin` when a margin is searched for.
+    tol, max_iter : float, int, default=1e-3, 10000
+        The margin search's: passed to :func:`mbcore.bounds.best_margin` (the bracket's
+        relative width and its steps); ``max_iter`` also caps the passes of the Perceptron the
+        search falls back on without SciPy (see Notes).
     **fit_params : passed to the learner (``awake=`` for Specialists).
 
     Returns
@@ -210,6 +213,30 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
 
     Notes
     -----
+    The margin search (the Perceptron family without ``u`` or ``gamma``): the best margin
+    through the origin of the rows as the learner sees them (the constant 1 appended with
+    ``fit_intercept``, unit length for a normalising learner) is bracketed, and the
+    certificate reports the bracket as ``gamma`` (found) and ``gamma_upper`` (for the Margin
+    Perceptron, ``data margin`` and ``data margin upper``), with the bound built on the found
+    gamma.  First pairwise Frank-Wolfe (:func:`mbcore.bounds.best_margin`); when it stops
+    before its bracket closes, and SciPy is installed, the linear program
+    max t s.t. y_t u . x_t >= t, -1 <= u_j <= 1, t <= 1, solved by SciPy's HiGHS (its
+    interior-point method): its optimum is positive exactly when the rows are separable, so
+    wherever they are (up to HiGHS's tolerances, about 1e-7 on rows scaled to entries in
+    [-1, 1]) a separator is found.  Without SciPy, when Frank-Wolfe found no positive margin,
+    a Perceptron cycled over the rows until a clean pass, which comes on separable data (after
+    at most (R/gamma*)^2 updates), or ``max_iter`` passes.  Whatever proposes u, its margin is
+    recomputed on the data after scaling u to unit length: the found gamma is a proven lower
+    bound on the best margin, never a solver's word.  The upper end is the norm of a point of
+    the convex hull of the y_t x_t (Frank-Wolfe's, or the LP's dual solution's when nearer),
+    a valid upper bound on the best margin of a unit u.  The same search runs for every
+    one-vs-rest problem (``multi_class="ovr"``, and the stacked one-vs-rest separators of the
+    multi-class search).  The multi-class (Kesler) margin is searched by best_margin on the
+    Kesler vectors on small data (at most 2048 of them), then by a fitted learner and the
+    stacked one-vs-rest separators, and, when none has a positive margin, by the same LP on
+    the Kesler vectors (small data only: on larger data that LP takes minutes); the kernel
+    Perceptron's margin in feature space keeps best_margin with the Gram matrix (no LP).
+
     With K >= 3 classes (Perceptron, AveragedPerceptron, MarginPerceptron), the multi-class
     bounds apply: for ``multi_class="multiclass"``, Kesler's 2 R^2 / gamma^2 on the mistakes
     (24 / gamma^2 on the Margin Perceptron's updates), with a separator U searched for when
@@ -223,6 +250,12 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
     [0, 1] has Mesterharm's bound (:func:`mbcore.bounds.multiclass_winnow_bound`) when a target
     with a large enough margin is given or found, and EliminationWinnow, WinnowStar and
     BalancedWinnow have none.  A K-class run never gets a binary bound.
+
+    X is read as the learner reads it: for the Winnow family with ``n_features`` set, lists of
+    active indices (such as ``[[0, 1], [1, 2]]``) are rows of that many variables, converted
+    by the learner's own input check.  DecisionList's bound needs a consistent 1-decision list;
+    when the greedy construction (Angluin lecture 7) gets stuck, none exists, and the
+    certificate says how far it got (``rules_built``, ``uncovered``) and claims no bound.
 
     Examples
     --------
@@ -325,6 +358,113 @@ class _CSR:
         self.data, self.indices, self.indptr, self.shape = data, indices, indptr, shape
 
 
+def _signed(view, yy):
+    """The rows z_t = y_t x_t of a view (dense or CSR)."""
+    if isinstance(view, _CSR):
+        return _CSR(view.data * np.repeat(yy, np.diff(view.indptr)), view.indices, view.indptr,
+                    view.shape)
+    return view * yy[:, None]
+
+
+def _scipy():
+    """(linprog, scipy.sparse), or None: SciPy is optional, imported when an LP is wanted."""
+    try:
+        from scipy import sparse
+        from scipy.optimize import linprog
+    except ImportError:
+        return None
+    return linprog, sparse
+
+
+def _lp_direction(Z, linprog, sparse):
+    """(u, lam) of the LP  max t  s.t.  z_t . u >= t for every row z_t of Z,  -1 <= u_j <= 1,
+    t <= 1  (a sparse matrix; the rows are scaled to entries in [-1, 1] first), solved by
+    SciPy's HiGHS (its interior-point method, with crossover to a vertex: on a three-class
+    Kesler LP of the bundled MNIST rows, ten times faster than its simplex): t > 0 exactly when
+    some u separates the z_t strictly.  lam: the weights of the rows in the dual solution,
+    >= 0 and summing to 1 (None if they do not), so that Z^T lam is a point of the convex hull
+    of the z_t.  None when HiGHS reports no optimum.  Only candidates: the caller checks u's
+    margin on the data and takes the norm of Z^T lam as computed, whatever lam is."""
+    Z = sparse.csr_matrix(Z)
+    n, d = Z.shape
+    top = float(abs(Z).max()) if Z.nnz else 0.0
+    if top == 0.0:                          # every z_t is zero: no strict separator
+        return None
+    A = sparse.hstack([Z * (-1.0 / top), sparse.csr_matrix(np.ones((n, 1)))], format="csr")
+    c = np.zeros(d + 1)
+    c[d] = -1.0                             # the variables (u, t): maximise t
+    res = linprog(c, A_ub=A, b_ub=np.zeros(n), bounds=[(-1.0, 1.0)] * d + [(None, 1.0)],
+                  method="highs-ipm")
+    if res.status != 0:
+        return None
+    lam = np.maximum(-np.asarray(res.ineqlin.marginals, dtype=np.float64), 0.0)
+    total = float(lam.sum())
+    return np.asarray(res.x[:d], dtype=np.float64), lam / total if total > 0.0 else None
+
+
+def _lp_separator(view, yy):
+    """(u, p) from the LP of :func:`_lp_direction` on z_t = y_t x_t: a candidate separator u,
+    and p, a point of the convex hull of the z_t (None when the dual gives none; any such
+    point's norm bounds the best margin from above); None without SciPy or when HiGHS reports
+    no optimum."""
+    sp = _scipy()
+    if sp is None:
+        return None
+    linprog, sparse = sp
+    Z = _signed(view, yy)
+    if isinstance(Z, _CSR):
+        Z = sparse.csr_matrix((Z.data, Z.indices, Z.indptr), shape=Z.shape)
+    lp = _lp_direction(Z, linprog, sparse)
+    if lp is None:
+        return None
+    u, lam = lp
+    return u, None if lam is None else np.asarray(Z.T @ lam, dtype=np.float64).ravel()
+
+
+def _perceptron_separator(view, yy, epochs):
+    """The weights of a Perceptron cycled over the rows z_t = y_t x_t, all labelled +1 (so that
+    every z_t with w . z_t <= 0 is an update), until a clean pass, which comes on separable
+    data (Novikoff: at most (R/gamma*)^2 updates), or ``epochs`` passes; None without one."""
+    from .linear import Perceptron
+    p = Perceptron(max_epochs=epochs).fit(_signed(view, yy), np.ones(yy.shape[0]),
+                                          classes=[-1, 1])
+    return np.asarray(p.coef_, dtype=np.float64) if p.converged_ else None
+
+
+def _search_margin(view, yy, ctx, fw=None):
+    """The best margin through the origin of the rows of ``view`` labelled ``yy``, bracketed:
+    (gamma, upper, u, how), gamma the margin of the unit u found (recomputed on the data: a
+    proven lower bound on the best margin gamma*), upper >= gamma* (the distance from the
+    origin to a point of the convex hull of the y_t x_t: Frank-Wolfe's, or the LP's dual
+    solution's when nearer), ``how`` u was found.
+
+    Frank-Wolfe (:func:`mbcore.bounds.best_margin`) first; when it stops before its bracket
+    closes (``max_iter``), the LP of :func:`_lp_direction` (SciPy's HiGHS), which finds a
+    separator whenever the data are separable (up to HiGHS's tolerances, about 1e-7 on rows
+    scaled to entries in [-1, 1]); without SciPy (or when HiGHS reports no optimum), when
+    Frank-Wolfe found no positive margin, a Perceptron cycled to a clean pass (at most
+    ``max_iter`` passes).  The better u is kept.
+    ``fw``: the result of best_margin on these data, when it is already known."""
+    r = B.best_margin(view, yy, tol=ctx.tol, max_iter=ctx.max_iter) if fw is None else fw
+    gamma, upper, best, how = r.gamma, r.upper, r.u, "best_margin"
+    if upper <= 0.0 or (r.converged and r.separable):
+        return gamma, upper, best, how
+    u, lp = None, _lp_separator(view, yy)
+    if lp is not None:
+        u, hull = lp
+        if hull is not None:
+            upper = min(upper, float(np.linalg.norm(hull)))
+    elif not r.separable:
+        u = _perceptron_separator(view, yy, ctx.max_iter)
+    if u is not None and u.any():
+        g = B.margin(view, yy, u)
+        if g > gamma:
+            gamma, best = g, u / np.linalg.norm(u)
+            how = ("an LP solved by SciPy's HiGHS" if lp is not None else
+                   "a Perceptron run to a clean pass")
+    return gamma, max(upper, gamma), best, how
+
+
 def _margin_of(cert, ctx, view, yy, what):
     """gamma for the Perceptron bounds: from u (checked), from gamma (trusted) or searched."""
     if ctx.u is not None:
@@ -338,15 +478,15 @@ def _margin_of(cert, ctx, view, yy, what):
         cert.quantities["gamma"] = g
         cert.assume(f"some unit u separates the {what} with margin gamma (given)", TRUSTED)
         return g
-    r = B.best_margin(view, yy, tol=ctx.tol, max_iter=ctx.max_iter)
-    cert.quantities["gamma"] = r.gamma
-    cert.quantities["gamma_upper"] = r.upper
-    if r.separable:
-        cert.assume(f"a unit u (found by best_margin) separates the {what} with margin "
-                    "gamma > 0", VERIFIED)
-        return r.gamma
-    cert.assume(f"the {what} are linearly separable (best margin <= {r.upper:.3g})",
-                VIOLATED if r.upper <= 0.0 else UNVERIFIED)
+    g, upper, _, how = _search_margin(view, yy, ctx)
+    cert.quantities["gamma"] = g
+    cert.quantities["gamma_upper"] = upper
+    if g > 0.0:
+        cert.assume(f"a unit u (found by {how}) separates the {what} with margin gamma > 0",
+                    VERIFIED)
+        return g
+    cert.assume(f"the {what} are linearly separable (best margin <= {upper:.3g})",
+                VIOLATED if upper <= 0.0 else UNVERIFIED)
     return None
 
 
@@ -402,11 +542,12 @@ def _margin_perceptron(cert, ctx):
         cert.assume("the given u has margin >= the learner's gamma on the unit-length examples",
                     VERIFIED if g >= lg else VIOLATED)
     else:
-        r = B.best_margin(view, yy, tol=ctx.tol, max_iter=ctx.max_iter)
-        cert.quantities["data margin"] = r.gamma
-        cert.quantities["data margin upper"] = r.upper
-        cert.assume("some unit u has margin >= the learner's gamma on the unit-length examples",
-                    VERIFIED if r.gamma >= lg else VIOLATED if r.upper < lg else UNVERIFIED)
+        g, upper, _, how = _search_margin(view, yy, ctx)
+        cert.quantities["data margin"] = g
+        cert.quantities["data margin upper"] = upper
+        cert.assume(("a unit u (found by " + how + ")" if g >= lg else "some unit u")
+                    + " has margin >= the learner's gamma on the unit-length examples",
+                    VERIFIED if g >= lg else VIOLATED if upper < lg else UNVERIFIED)
     if (B._row_sqnorms(B._rows("certify", view)) == 0).any():
         cert.assume("no example is zero (it has no direction)", VIOLATED)
     cert.set_bound("Margin Perceptron 12/gamma^2", B.margin_perceptron_bound(min(lg, 1.0)),
@@ -511,6 +652,20 @@ def _given_matrix(ctx, K, D):
     return U
 
 
+def _kesler_pairs(ctx, n, K):
+    """(T, E) for the Kesler vectors (e_y - e_k) (x) x_t of the n rows, one for every row t and
+    every other class k: row i is that of row T[i], and E[i] = e_{y_t} - e_k (K entries)."""
+    _, codes = _class_codes(ctx)
+    base = np.arange(K - 1)
+    other = (base[None, :] + (base[None, :] >= codes[:, None])).ravel()   # the k != y_t
+    T = np.repeat(np.arange(n), K - 1)
+    m = T.shape[0]
+    E = np.zeros((m, K))
+    E[np.arange(m), codes[T]] = 1.0
+    E[np.arange(m), other] -= 1.0
+    return T, E
+
+
 def _kesler_search(ctx, view, K):
     """The best multi-class margin, by best_margin on the Kesler vectors (e_y - e_k) (x) x of
     every row and every other class k, through their Gram matrix
@@ -521,14 +676,9 @@ def _kesler_search(ctx, view, K):
     m = n * (K - 1)
     if m > _KESLER_MAX or n * D > _KESLER_CELLS:
         return None
-    cl, codes = _class_codes(ctx)
+    cl, _ = _class_codes(ctx)
     A = B._dense_rows(rows)
-    base = np.arange(K - 1)
-    other = (base[None, :] + (base[None, :] >= codes[:, None])).ravel()   # the k != y_t
-    T = np.repeat(np.arange(n), K - 1)
-    E = np.zeros((m, K))
-    E[np.arange(m), codes[T]] = 1.0
-    E[np.arange(m), other] -= 1.0
+    T, E = _kesler_pairs(ctx, n, K)
     G = (E @ E.T) * (A @ A.T)[np.ix_(T, T)]
     r = B.best_margin(None, np.ones(m), tol=ctx.tol, max_iter=ctx.max_iter, gram=G)
     U = (E * r.coef[:, None]).T @ A[T]
@@ -549,12 +699,45 @@ def _fitted_matrix(ctx, sep):
     return W if W.any() and np.isfinite(W).all() else None
 
 
+def _kesler_lp(ctx, view, K):
+    """A (K, D) separator from the LP of :func:`_lp_direction` on the Kesler vectors
+    (e_y - e_k) (x) x_t (every row and every other class k, as sparse rows): a U with a positive
+    multi-class margin whenever one exists.  None without SciPy or when HiGHS reports no
+    optimum."""
+    sp = _scipy()
+    if sp is None:
+        return None
+    linprog, sparse = sp
+    n, D = view.shape
+    X = (sparse.csr_matrix((view.data, view.indices, view.indptr), shape=view.shape)
+         if isinstance(view, _CSR) else sparse.csr_matrix(view))
+    T, E = _kesler_pairs(ctx, n, K)
+    XT = X[T]
+    # block c of the row (t, k): x_t when c = y_t, -x_t when c = k, else empty
+    Z = sparse.hstack([sparse.diags(E[:, c]) @ XT for c in range(K)], format="csr")
+    Z.eliminate_zeros()
+    lp = _lp_direction(Z, linprog, sparse)
+    return None if lp is None else lp[0].reshape(K, D)
+
+
+def _stacked_margin(ctx, view, rows):
+    """The multi-class margin of the separators ``rows`` (one per class) stacked; -inf when a
+    row is missing."""
+    if any(u is None for u in rows):
+        return -math.inf
+    return B.multiclass_margin(view, ctx.y, np.vstack(rows), ctx.L.classes_)
+
+
 def _multiclass_search(ctx, view, K, need, make):
     """(gamma, upper, how): the best multi-class margin found (verified on the data), an upper
     bound on the best one (None when unknown) and how gamma was found.  ``need`` is the margin
-    the bound needs (0.0: any positive margin).  The Kesler search runs on small data; when
-    that search is too large or inconclusive, the better of the learner ``make()`` fitted to
-    the data and the best one-vs-rest separators (best_margin per class) stacked."""
+    the bound needs (0.0: any positive margin).  The Kesler search (best_margin on the Kesler
+    vectors) runs on small data; when that search is too large or inconclusive, the better of
+    the learner ``make()`` fitted to the data and the best one-vs-rest separators stacked
+    (best_margin for each class).  When ``need`` is 0 and none of them has a positive margin:
+    the one-vs-rest separators of :func:`_search_margin` stacked (an LP for each class where
+    Frank-Wolfe stopped early) and, on the data small enough for the Kesler search, the LP on
+    the Kesler vectors (:func:`_kesler_lp`; on larger data that LP can take many minutes)."""
     def enough(g):
         return g > 0.0 if need == 0.0 else g >= need
 
@@ -574,15 +757,24 @@ def _multiclass_search(ctx, view, K, need, make):
     if view.shape[0] <= _STACK_MAX_ROWS:
         # the best one-vs-rest separators, stacked: often a far better multi-class margin
         # than a fitted learner's weights (each u_k maximises its class's own margin)
-        cl = np.asarray(ctx.L.classes_)
-        labels = np.asarray(ctx.y)
-        rows = [B.best_margin(view, np.where(labels == c, 1.0, -1.0), tol=ctx.tol,
-                              max_iter=ctx.max_iter).u for c in cl]
-        if all(u is not None for u in rows):
-            U = np.vstack(rows)
-            gs = B.multiclass_margin(view, ctx.y, U, cl)
+        signs = [np.where(np.asarray(ctx.y) == c, 1.0, -1.0) for c in ctx.L.classes_]
+        fws = [B.best_margin(view, s, tol=ctx.tol, max_iter=ctx.max_iter) for s in signs]
+        gs = _stacked_margin(ctx, view, [r.u for r in fws])
+        if gs > g:
+            g, how = gs, "the best one-vs-rest separators (best_margin), stacked"
+        if need == 0.0 and not g > 0.0:
+            # the whole binary search (an LP where Frank-Wolfe stopped early) for each class
+            gs = _stacked_margin(ctx, view, [_search_margin(view, s, ctx, r)[2]
+                                             for s, r in zip(signs, fws)])
             if gs > g:
-                g, how = gs, "the best one-vs-rest separators (best_margin), stacked"
+                g, how = gs, ("the best one-vs-rest separators (best_margin, or an LP where "
+                              "it stopped early), stacked")
+    if k is not None and need == 0.0 and not g > 0.0 and upper > 0.0:
+        U = _kesler_lp(ctx, view, K)
+        if U is not None and U.any():
+            gl = B.multiclass_margin(view, ctx.y, U, ctx.L.classes_)
+            if gl > g:
+                g, how = gl, "found by an LP on the Kesler vectors, solved by SciPy's HiGHS"
     return g, upper, how
 
 
@@ -695,7 +887,7 @@ def _ovr(cert, ctx):
         cert.assume("every one-vs-rest Perceptron starts from w = 0 (a fresh learner)", VERIFIED)
     U = _given_matrix(ctx, K, view.shape[1]) if ctx.u is not None else None
     trusted = ctx.gamma is not None and U is None and not margin_learner
-    gammas, uppers, status = [], [], []
+    gammas, uppers, status, hows = [], [], [], set()
     for k in range(K):
         yk = np.where(labels == cl[k], 1.0, -1.0)
         if U is not None:
@@ -703,8 +895,8 @@ def _ovr(cert, ctx):
         elif trusted:
             g, up = B._positive("certify", "gamma", ctx.gamma), None
         else:
-            r = B.best_margin(view, yk, tol=ctx.tol, max_iter=ctx.max_iter)
-            g, up = r.gamma, r.upper
+            g, up, _, h = _search_margin(view, yk, ctx)
+            hows.add(h)
         gammas.append(g)
         uppers.append(up)
         ok = g >= need if margin_learner else g > 0
@@ -719,7 +911,7 @@ def _ovr(cert, ctx):
     if U is None and not trusted:
         cert.quantities[key + (" upper" if margin_learner else "_upper")] = uppers
     how = ("the given rows of u" if U is not None else "given" if trusted else
-           "found by best_margin")
+           "found by " + " / ".join(sorted(hows)))
     cond = ("a unit u_k with margin >= the learner's gamma on the unit-length examples"
             if margin_learner else "a unit u_k with margin gamma_k > 0")
     bad = [str(cl[k]) for k in range(K) if status[k] != (TRUSTED if trusted else VERIFIED)]
@@ -803,15 +995,8 @@ def _multiclass_kernel(cert, ctx):
     else:
         G = _gram(L, ctx.X)
         R2 = float(np.max(np.diag(G)))
-        cl, codes = _class_codes(ctx)
-        m = n * (K - 1)
-        base = np.arange(K - 1)
-        other = (base[None, :] + (base[None, :] >= codes[:, None])).ravel()
-        T = np.repeat(np.arange(n), K - 1)
-        E = np.zeros((m, K))
-        E[np.arange(m), codes[T]] = 1.0
-        E[np.arange(m), other] -= 1.0
-        r = B.best_margin(None, np.ones(m), tol=ctx.tol, max_iter=ctx.max_iter,
+        T, E = _kesler_pairs(ctx, n, K)
+        r = B.best_margin(None, np.ones(T.shape[0]), tol=ctx.tol, max_iter=ctx.max_iter,
                           gram=(E @ E.T) * G[np.ix_(T, T)])
         g = r.gamma
         cert.quantities["gamma_upper"] = r.upper
@@ -908,7 +1093,7 @@ def _winnow_family(cert, ctx, name):
     if changed:
         cert.no_bound(f"the bound is proved for the default {', '.join(changed)} only")
         return
-    rows = _boolean_view("certify", ctx.X) if not _is_index_lists(ctx.X) else None
+    rows = _boolean_view("certify", _winnow_X(ctx))
     if rows is None:
         cert.no_bound("the bound needs 0/1 examples as a dense or CSR matrix")
         return
@@ -1012,10 +1197,7 @@ def _multiclass_winnow(cert, ctx, K):
     if L.beta is not None and float(L.beta) != 1.0 / alpha:
         cert.no_bound("the multi-class Winnow bound is proved for beta = 1/alpha only")
         return
-    if _is_index_lists(ctx.X):
-        cert.no_bound("the bound needs the examples as a dense or CSR matrix")
-        return
-    rows = B._rows("certify", ctx.X)
+    rows = B._rows("certify", _winnow_X(ctx))
     n = rows[1]
     part = rows[2]
     values = part[0] if isinstance(part, tuple) else part
@@ -1095,9 +1277,15 @@ def _multiclass_winnow(cert, ctx, K):
                    "Mesterharm 1999, Theorems 1-2 (relative entropy)")
 
 
-def _is_index_lists(X):
-    return isinstance(X, (list, tuple)) and len(X) > 0 and isinstance(X[0], (list, tuple)) \
-        and len(X[0]) > 0 and not all(v in (0, 1) for v in X[0])
+def _winnow_X(ctx):
+    """X as the Winnow learner reads it: with its parameter n_features set, lists of active
+    indices (``is_index_lists``) become CSR rows through the learner's own input check; any
+    other X as it is."""
+    L = ctx.L
+    if L.n_features is None or not is_index_lists(ctx.X):
+        return ctx.X
+    b = L._check_X(ctx.X, None)
+    return _CSR(b.data, b.indices, b.indptr, (b.n, b.d))
 
 
 # -- experts --------------------------------------------------------------------------------------
@@ -1231,10 +1419,25 @@ def _decision_list(cert, ctx):
     from .boolean import greedy_decision_list
     A = _bool_matrix(ctx)
     dl = greedy_decision_list(A, ctx.positive().astype(np.int8), classes=[0, 1])
-    L_, n = len(dl.rules_), A.shape[1]
+    n = A.shape[1]
+    if not dl.consistent_:
+        # stuck: the last rule is the default it ended with, not a rule it could build
+        built = len(dl.rules_) - 1
+        left = np.ones(A.shape[0], dtype=bool)          # the examples no rule built covers
+        for name, _ in dl.rules_[:-1]:
+            left &= A[:, int(name.lstrip("~x"))] == (1 if name.startswith("~") else 0)
+        rules = f"{built} rule{'' if built == 1 else 's'}"
+        cert.quantities.update(n=n, rules_built=built, uncovered=int(left.sum()))
+        cert.assume(f"some 1-decision list labels every example (the greedy construction "
+                    f"stopped after {rules}, with {int(left.sum())} examples of both labels "
+                    "uncovered and no literal true on examples of one label only among them)",
+                    VIOLATED)
+        cert.no_bound(f"no 1-decision list labels these examples: the greedy construction "
+                      f"stopped after {rules}, {int(left.sum())} examples left uncovered")
+        return
+    L_ = len(dl.rules_)
     cert.quantities.update(n=n, L=L_)
-    cert.assume(f"a 1-decision list of length {L_} (greedy) labels every example",
-                VERIFIED if dl.consistent_ else VIOLATED)
+    cert.assume(f"a 1-decision list of length {L_} (greedy) labels every example", VERIFIED)
     cert.set_bound("decision lists (4n + 2)(L + 1)", B.decision_list_bound(n, L_),
                    "Balcan lecture 3, section 2.2")
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ._kernels import multiplicative as _k
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent
-from ._validation import Batch, check_shape, check_X, csr_index_error
+from ._validation import Batch, check_shape, check_X, csr_index_error, is_index_lists
 from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, labels_and_counts, need, shape
 from .base import ManyClasses, OnlineLearner, check_n_jobs
 
@@ -102,7 +102,7 @@ class _Winnow(ManyClasses, OnlineLearner):
         o = self._owner
         if n_features is None and self.n_features is not None:
             n_features = int(self.n_features)
-        if self.n_features is not None and _is_index_lists(X):
+        if self.n_features is not None and is_index_lists(X):
             # With n_features set, lists of Python ints are lists of active indices; dense rows
             # are then given as an array.
             X = _index_lists_to_csr(o, X, int(self.n_features))
@@ -328,13 +328,6 @@ def _dense_boolean(owner, X, n_features):
         A = X.astype(np.uint8)
     A = np.ascontiguousarray(A)
     return Batch(X=A, n=A.shape[0], d=A.shape[1])
-
-
-def _is_index_lists(X):
-    return isinstance(X, (list, tuple)) and len(X) > 0 and all(
-        isinstance(r, (list, tuple)) and all(isinstance(j, numbers.Integral) and
-                                             not isinstance(j, (bool, np.bool_)) for j in r)
-        for r in X)
 
 
 def _index_lists_to_csr(owner, rows, n):

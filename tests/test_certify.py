@@ -543,3 +543,93 @@ def test_certificate_of_a_learner_on_packed_rows_equals_the_unpacked_one():
     a = mbcore.certify(mbcore.Conjunction(), X, y)
     b = mbcore.certify(mbcore.Conjunction(packed=True, n_features=12), np.packbits(X, axis=1), y)
     assert b.verified and (a.bound, a.observed) == (b.bound, b.observed) == (13, a.run.mistakes)
+
+
+# -- the decision-list certificate when no 1-decision list is consistent -------------------------
+
+def greedy_list_loop(X, y):
+    """Angluin lecture 7's greedy construction, one literal at a time (x0, ~x0, x1, ~x1, ...):
+    (rules built, examples left uncovered, complete)."""
+    rem, rules = list(range(len(y))), 0
+    while len({y[t] for t in rem}) > 1:
+        for j in range(2 * len(X[0])):
+            i, value = j // 2, 1 - j % 2                     # x_i is true at 1, ~x_i at 0
+            fire = [t for t in rem if X[t][i] == value]
+            if fire and len({y[t] for t in fire}) == 1:
+                break
+        else:
+            return rules, len(rem), False
+        rem = [t for t in rem if X[t][i] != value]
+        rules += 1
+    return rules, len(rem), True
+
+
+def test_decision_list_certificate_when_the_greedy_construction_gets_stuck():
+    # x2 -> 1 is the one rule the greedy construction can build; the four rows left are
+    # labelled x0 XOR x1, where no literal is true on examples of one label only
+    X = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [1, 1, 1]])
+    y = np.array([0, 1, 1, 0, 1])
+    cert = mbcore.certify(mbcore.DecisionList(), X, y)
+    assert cert.bound is None and cert.holds is None and cert.alternatives == []
+    assert cert.quantities == {"n": 3, "rules_built": 1, "uncovered": 4}
+    assert cert.reason.endswith("stopped after 1 rule, 4 examples left uncovered")
+    assert [s for _, s in cert.assumptions] == ["violated"]
+    assert "length" not in cert.summary()               # no list of length 2 claimed
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_decision_list_certificate_reports_how_far_the_construction_got(seed):
+    rng = np.random.default_rng(seed)
+    X = (rng.random((60, 6)) < 0.5).astype(np.uint8)
+    y = (X[:, 0] ^ X[:, 1]).astype(int)                     # XOR: stuck somewhere
+    if seed % 2:
+        y = np.where(X[:, 3] == 1, 1, np.where(X[:, 4] == 0, 0, X[:, 5]))   # a decision list
+    built, left, complete = greedy_list_loop(X.tolist(), y.tolist())
+    cert = mbcore.certify(mbcore.DecisionList(), X, y, passes=2)
+    if complete:
+        assert cert.verified and cert.holds and cert.quantities["L"] == built + 1
+        assert cert.bound == (4 * 6 + 2) * (built + 2)
+    else:
+        assert cert.bound is None and left > 0
+        assert (cert.quantities["rules_built"], cert.quantities["uncovered"]) == (built, left)
+        assert f"{left} examples left uncovered" in cert.reason
+
+
+# -- X as the learner reads it: lists of active indices -------------------------------------------
+
+def test_is_index_lists_has_the_winnow_meaning():
+    from mbcore._validation import is_index_lists
+    for X in ([[0, 1], [1, 2]], [[0, 1], [1, 0]], [[]], ([3],), [[np.int64(2)], [0, 5]]):
+        assert is_index_lists(X)
+    for X in ([], [[True, 1]], [[0.0, 1]], np.array([[0, 1]]), [np.array([0, 1])], [0, 1],
+              [[0, 1], 2]):
+        assert not is_index_lists(X)
+
+
+def test_certify_reads_index_lists_as_the_winnow_learner_does():
+    X, y = [[0, 1], [1, 2]], [1, 0]
+    # with n_features set, the rows {0, 1} and {1, 2} of 3 variables: x0 alone labels them
+    learner = mbcore.EliminationWinnow(n_features=3).partial_fit(X, y)
+    cert = mbcore.certify(mbcore.EliminationWinnow(n_features=3), X, y)
+    assert cert.quantities["n"] == learner.n_features_in_ == 3
+    assert cert.quantities["target"] == [0] and cert.verified and cert.holds
+    assert cert.observed == learner.mistakes_
+    # without it, a dense 2 x 2 matrix whose 2 is not Boolean: both refuse it alike
+    with pytest.raises(ValueError) as by_learner:
+        mbcore.EliminationWinnow().partial_fit(X, y)
+    with pytest.raises(ValueError) as by_certify:
+        mbcore.certify(mbcore.EliminationWinnow(), X, y)
+    assert str(by_certify.value) == str(by_learner.value)
+    # [[0, 1], [1, 0]]: two dense rows, or, with n_features=2, the row {0, 1} twice, here
+    # labelled 1 and 0: then no disjunction labels both, and certify must not say otherwise
+    X2 = [[0, 1], [1, 0]]
+    dense = mbcore.certify(mbcore.EliminationWinnow(), X2, y)
+    assert dense.verified and dense.quantities["target"] == [1]
+    twice = mbcore.certify(mbcore.EliminationWinnow(n_features=2), X2, y)
+    assert twice.bound is None and ("the monotone disjunction of the 0 variables (found "
+                                    "greedily) labels every example", "violated") in \
+        twice.assumptions
+    # Winnow with K = 3 classes reads them alike (its multi-class bound needs the matrix)
+    X3, y3 = [[0], [1], [2], [0, 3]], [0, 1, 2, 0]
+    k3 = mbcore.certify(mbcore.Winnow(n_features=4, alpha=1.25), X3, y3)
+    assert k3.quantities["n"] == 4 and k3.bound is not None and k3.verified
