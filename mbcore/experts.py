@@ -512,8 +512,13 @@ class _Pool(OnlineLearner):
         return self._labels(pred > 0)
 
     def decision_function(self, P):
-        """The share of the weight on each class, per row: for two labels q1 / (q0 + q1) (the
-        positive label's share, shape (n_rounds,)), else q_v / T, shape (n_rounds, n_classes)."""
+        """Per row: with two labels, Weighted Majority's (q1 - q0) / (q0 + q1) as
+        2 q1/(q0 + q1) - 1, in [-1, 1], > 0 exactly where it predicts ``classes_[1]`` and < 0
+        where it predicts ``classes_[0]`` (0: the tie q1 = q0, predicted ``classes_[1]``);
+        its sign is the exact vote's (where rounding would give the wrong sign: 0.0 or
+        -2**-1074), shape (n_rounds,).  Randomized Weighted Majority: the positive label's
+        share q1 / (q0 + q1), the probability that it predicts ``classes_[1]``.  More labels:
+        the shares q_v / T, shape (n_rounds, n_classes)."""
         self._check_fitted("decision_function")
         adv = self._advice_for(P)
         if self._multi:
@@ -522,6 +527,13 @@ class _Pool(OnlineLearner):
             return out
         out = np.empty(adv.shape[0])
         self._kernel(adv, None, None, False, share=out, rng=self._rng.copy())
+        if self._randomized:
+            return out
+        pred = np.empty(adv.shape[0], dtype=np.int8)
+        self._kernel(adv, None, pred, False, rng=self._rng.copy())
+        out = 2.0 * out - 1.0
+        out[(pred > 0) & ~(out >= 0.0)] = 0.0
+        out[(pred < 0) & ~(out < 0.0)] = -5e-324
         return out
 
 

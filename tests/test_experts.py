@@ -265,10 +265,12 @@ def test_lecture20_example_whole_batch(modname, labeling):
         # Fresh advice on the final weights (1/8, 1/2, 1/2):
         #   (1,0,0): q1 = 1/8, q0 = 1 -> 0, share 1/9;   (0,1,1): q1 = 1, q0 = 1/8 -> 1, share 8/9
         #   (1,1,0): q1 = 5/8 >= q0 = 1/2 -> 1, share 5/9
+        # decision_function is (q1 - q0) / (q0 + q1) = 2 share - 1: -7/9, 7/9, 1/9 (the float
+        # 2 * fl(share) - 1), its sign the prediction's
         F = relabel([[1, 0, 0], [0, 1, 1], [1, 1, 0]], labeling)
         assert as_list(wm.predict(F)) == relabel([0, 1, 1], labeling)
-        assert as_list(wm.decision_function(F)) == [float(Fraction(1, 9)), float(Fraction(8, 9)),
-                                                    float(Fraction(5, 9))]
+        assert as_list(wm.decision_function(F)) == [2 * float(Fraction(s, 9)) - 1
+                                                    for s in (1, 8, 5)]
 
 
 @mod_param
@@ -286,7 +288,7 @@ def test_tie_predicts_the_positive_label(modname, labeling):
     online(modname, wm, [relabel(LECTURE_P[0], labeling)], [neg])
     tie = relabel([1, 1, 0], labeling)
     assert as_list(wm.predict([tie])) == [pos]
-    assert as_list(wm.decision_function([tie])) == [0.5]
+    assert as_list(wm.decision_function([tie])) == [0.0]       # the tie: 2 * 1/2 - 1
     assert online(modname, wm, [tie], [neg])["predictions"] == [pos]
     # That round's label 0 halved experts 1 and 2 again: weights (1/4, 1/4, 1); now advice
     # (1,0,0) has q1 = 1/4 < q0 = 5/4 -> 0.
@@ -641,13 +643,13 @@ def test_small_power_of_two_beta_by_hand():
     #  3. advice (1,1): nobody wrong
     #  4. advice (0,1): A wrong             l = (-120, -120)
     #  5. advice (1,0): q1 = 2**-120 = q0 -> a tie -> predict 1.
-    # Randomized WM / decision_function at that point: share q1 / (q0 + q1) = 1/2.
+    # decision_function at that point: 2 q1 / (q0 + q1) - 1 = 0 (the tie).
     P, y = [[1, 0], [0, 0], [1, 1], [0, 1]], [1, 1, 1, 1]
     for modname in MODS:
         wm = new(modname, "WeightedMajority", beta=2.0 ** -60)
         online(modname, wm, P, y, classes=[0, 1])
         assert as_list(wm.log2_weights_) == [-120.0, -120.0]
-        assert as_list(wm.decision_function([[1, 0]])) == [0.5], modname
+        assert as_list(wm.decision_function([[1, 0]])) == [0.0], modname
         assert as_list(wm.predict([[1, 0]])) == [1], modname
         assert online(modname, wm, [[1, 0]], [1])["predictions"] == [1], modname
 
@@ -657,8 +659,9 @@ def test_small_power_of_two_beta_by_hand():
                          ids=("beta=0.5", "beta=2**-60", "beta=2**-600", "beta=1e-200"))
 def test_unanimous_advice_is_followed_for_any_beta(modname, beta):
     # Three experts always predict 1 and the label is always 0 (all wrong every round).  Their
-    # weights stay equal, so q1 / (q0 + q1) = 1: randomized WM predicts 1 with probability 1, the
-    # share is 1.0, and WM predicts 1 -- online, and by predict / decision_function between calls.
+    # weights stay equal, so q1 / (q0 + q1) = 1: randomized WM predicts 1 with probability 1 (its
+    # decision_function, the share, is 1.0), and WM predicts 1 (its decision_function,
+    # 2 q1 / (q0 + q1) - 1, is 1.0 too) -- online, and by predict / decision_function between calls.
     for name in CLASSES:
         clf = new(modname, name, beta=beta)
         for t in range(6):
@@ -977,12 +980,14 @@ def test_pool_equals_hand_rolled_loop(modname, beta):
           sum((wi for wi, a in zip(w, row) if a == 0), Fraction(0))) for row in adv]
     before = [expert_state(e) for e in pool]
     assert as_list(wm.predict(Xf)) == [1 if q1 >= q0 else 0 for q1, q0 in q]
-    # The share is a float computed from float64 sums of the weights: equal to the exact share up
-    # to rounding (a relative 1e-13 covers a handful of roundings).
+    # The score 2 q1 / (q0 + q1) - 1 is a float computed from float64 sums of the weights: equal
+    # to the exact (q1 - q0) / (q0 + q1) up to rounding (an absolute 1e-13 covers a handful of
+    # roundings), with the sign of the prediction.
     df = as_list(wm.decision_function(Xf))
     assert len(df) == len(q)
     for d, (q1, q0) in zip(df, q):
-        assert abs(d - float(q1 / (q0 + q1))) <= 1e-13 * float(q1 / (q0 + q1)) + 1e-300
+        assert abs(d - float((q1 - q0) / (q0 + q1))) <= 1e-13
+        assert (d >= 0) == (q1 >= q0)
     assert [expert_state(e) for e in pool] == before
 
 

@@ -878,7 +878,15 @@ def test_multi_kernel_on_binary_data_equals_binary_kernel(n, beta, learner, code
     kexp.wm_multi_pass(np.ascontiguousarray(F, dtype=code_dtype), None, s["l"], s["m"], s["c"],
                        s["aux"], s["rng"].copy(), s["counts"], log2_beta(beta), float(beta),
                        is_pow2(beta), randomized, 2, None, False, share)
-    assert share[:, 1].tolist() == as_list(wm.decision_function(F))
+    df = np.asarray(as_list(wm.decision_function(F)))
+    if randomized:
+        assert share[:, 1].tolist() == df.tolist()         # the share: the probability of 1
+    else:
+        # Weighted Majority: 2 share - 1, with the sign of its prediction (0 a tie: q1 >= q0)
+        want = 2.0 * share[:, 1] - 1.0
+        want[(pred == 1) & ~(want >= 0)] = 0.0
+        want[(pred == 0) & ~(want < 0)] = -5e-324
+        assert df.tolist() == want.tolist()
     assert np.all(np.abs(share.sum(axis=1) - 1.0) <= 1e-15)
     assert all(np.array_equal(before[k], s[k]) for k in s)     # predict mode changed nothing
 

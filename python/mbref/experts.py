@@ -494,14 +494,24 @@ class _Pool:
         return self._encode_advice(rows)
 
     def decision_function(self, P):
-        """Per row, the share of the weight on each class, q_v / T: for two labels only the
-        positive class's share q1 / (q0 + q1) (a 1-D list), else one list of K shares per row."""
+        """Per row: with two labels, Weighted Majority's 2 q1 / (q0 + q1) - 1, its sign that
+        of the vote (0.0 or -2**-1074 where rounding would give the wrong sign); Randomized
+        Weighted Majority's share q1 / (q0 + q1); more labels: the K shares q_v / T."""
         self._check_fitted("decision_function")
         out = []
         for p in self._advice_for(P):
             q = self._round_votes(p, False)
             T = _fold(q)
-            out.append(q[1] / T if len(q) == 2 else [v / T for v in q])
+            if len(q) != 2:
+                out.append([v / T for v in q])
+            elif self._randomized:
+                out.append(q[1] / T)
+            else:
+                d = 2.0 * (q[1] / T) - 1.0
+                if self._deterministic(p, q) == 1:
+                    out.append(d if d >= 0.0 else 0.0)
+                else:
+                    out.append(d if d < 0.0 else -5e-324)
         return out
 
 
@@ -511,6 +521,8 @@ class WeightedMajority(_Pool):
     def __init__(self, beta=0.5, experts=None):
         self.beta = beta
         self.experts = experts
+
+    _randomized = False
 
     def _decide(self, p, q):
         return self._deterministic(p, q)
@@ -530,6 +542,8 @@ class RandomizedWeightedMajority(_Pool):
         if isinstance(r, bool) or not isinstance(r, numbers.Integral) or r < 0:
             raise ValueError(f"{type(self).__name__}: parameter random_state must be an integer "
                              f">= 0, got {r!r}")
+
+    _randomized = True
 
     def _decide(self, p, q):
         u = self._rng.uniform()
@@ -813,6 +827,12 @@ class Specialists(_Pool):
         """The learner's prediction for each round (no state change): the top class, or the
         most frequent label so far when no specialist votes."""
         return [self.classes_[p] for p, _ in self._predictions(P, awake)]
+
+    @property
+    def decision_function(self):
+        """Not available (as in mbcore): the specialists' vote has no score to report."""
+        raise AttributeError(f"{type(self).__name__} has no decision_function (its vote has no "
+                             "score to report); use predict or predict_covered")
 
     def predict_covered(self, P, *, awake=None):
         """(predictions, covered): covered[t] says whether the learner would commit to its
