@@ -6,6 +6,7 @@ pickled.  Subclasses provide ``_init_state(d)``, ``_pass(batch, yy, pred, upd)``
 all or nothing, raising ValueError with the row on failure) and ``_scores(batch)``.
 """
 
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -438,6 +439,16 @@ class _Held:
         return False
 
 
+def holding(learner, write=False):
+    """``learner.writing()`` (or ``reading()``) for the functions that take a learner: a call
+    that changes the learner and then reads its state (``run_online`` maps its codes to labels
+    through ``classes_``), or reads it twice (``predict``, then ``classes_``), holds the lock
+    across both, so they see one state even while other threads train it.  An object without
+    the lock (a twin, a duck-typed wrapper) gets a context that holds nothing."""
+    held = getattr(learner, "writing" if write else "reading", None)
+    return held() if held is not None else contextlib.nullcontext()
+
+
 class OnlineCounts(_Guarded):
     """The online record's counters, read from ``self._counts`` (shared by the learners and
     by the wrappers of :mod:`mbcore.queries`); subclasses provide ``_check_fitted``."""
@@ -473,7 +484,12 @@ class OnlineLearner(OnlineCounts):
       write nested in a read of the same learner raises RuntimeError (it would wait for
       itself); a call that raises releases it (its ``Snapshot`` has restored the state);
     * ``reading()`` and ``writing()`` hold it around several calls (e.g. to assign a
-      parameter while other threads use the learner: plain assignment is not locked).
+      parameter while other threads use the learner: plain assignment is not locked);
+    * the functions that take a learner hold it across everything that must see one state
+      (``holding``): ``run_online`` its pass and the mapping of the predictions to labels
+      through ``classes_``, ``play_against`` its round, ``predict_file`` each chunk's
+      predictions and the classes it writes them with, ``mbcore.distributed`` the copy it
+      ships; ``run_stream`` and the file workflow hold it per chunk, not for the whole stream.
 
     A subclass gets this by naming its methods so (``_Guarded.__init_subclass__`` wraps them);
     the lock lives in a slot, so it is never pickled, copied, saved, snapshotted or reset.

@@ -224,22 +224,27 @@ def _map_blocks(method, learner, X):
     name = type(learner).__name__
     if not callable(getattr(learner, method, None)):
         raise TypeError(f"{fn}: parameter learner: {name} has no {method}")
-    learner._check_fitted(method)
-    if method == "predict" and getattr(learner, "_randomized", False):
-        raise TypeError(f"{fn}: parameter learner: {name}.predict draws from its random "
-                        "generator row after row, so a row's prediction depends on its position "
-                        "in the call and a partitioned prediction would differ from the "
-                        "in-memory one; use decision_function (the probability of each class), "
-                        "or predict in memory")
-    dask = _import("dask")
-    da = _import("dask.array")
-    frames = _dask_frame_types() if not isinstance(X, da.Array) else ()
-    cols = _score_columns(learner) if method == "decision_function" else None
+    with learner.reading():
+        # The checks, the result's shape and dtype and the copy the tasks predict with, of one
+        # state (a fit of another thread in between could reset the learner or change its
+        # classes); the graph is then built from the copy.
+        learner._check_fitted(method)
+        if method == "predict" and getattr(learner, "_randomized", False):
+            raise TypeError(f"{fn}: parameter learner: {name}.predict draws from its random "
+                            "generator row after row, so a row's prediction depends on its "
+                            "position in the call and a partitioned prediction would differ "
+                            "from the in-memory one; use decision_function (the probability of "
+                            "each class), or predict in memory")
+        dask = _import("dask")
+        da = _import("dask.array")
+        frames = _dask_frame_types() if not isinstance(X, da.Array) else ()
+        cols = _score_columns(learner) if method == "decision_function" else None
+        dtype = np.dtype(np.float64) if method == "decision_function" else learner.classes_.dtype
+        learner = copy.deepcopy(learner)
     multi = cols is not None
     tail = (cols,) if multi else ()
-    dtype = np.dtype(np.float64) if method == "decision_function" else learner.classes_.dtype
     empty = np.empty((0,) + tail, dtype=dtype)
-    snap = dask.delayed(copy.deepcopy(learner), pure=False, traverse=False)
+    snap = dask.delayed(learner, pure=False, traverse=False)
     if isinstance(X, da.Array):
         if X.ndim == 2:
             if X.numblocks[1] != 1:
@@ -447,6 +452,8 @@ _SUPPORTED = ("Perceptron, MarginPerceptron, OnlineHingeSVM, Winnow, Elimination
 
 
 def _family(fn, learner):
+    """(the mixing of ``learner``'s family, a clone of it: its parameters, validated); a
+    TypeError for a learner that parameter mixing does not support."""
     from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron,
                          OnlineHingeSVM, Perceptron)
     from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
@@ -471,8 +478,10 @@ def _family(fn, learner):
     if why is not None:
         raise TypeError(f"{fn}: parameter learner: {name} is not supported ({why}); parameter "
                         f"mixing supports {_SUPPORTED}")
-    clone(learner)._validate_params()       # the learner's own message for bad parameters
-    return fam
+    with learner.reading():                 # its parameters, read at once (not torn by a
+        template = clone(learner)           # set_params of another thread)
+    template._validate_params()             # the learner's own message for bad parameters
+    return fam, template
 
 
 def _mix(fam, outs, counts, mixing):
@@ -837,7 +846,7 @@ def ipm_fit(learner: OnlineLearner, X: Any, y: Any = None, *, max_epochs: Option
     learner's counts are the sums.  Shards without rows are left out.
     """
     fn = "mbcore.distributed.ipm_fit"
-    fam = _family(fn, learner)
+    fam, learner = _family(fn, learner)     # (a clone: the parameters read once)
     mixing = _check_mixing(fn, mixing)
     epochs = _check_epochs(fn, max_epochs, learner)
     run, shards, sizes, start, template = _load_shards(fn, learner, X, y, client, classes)
@@ -890,7 +899,7 @@ def one_shot_fit(learner: OnlineLearner, X: Any, y: Any = None, *,
     every shard's weights separate their shard (McDonald et al. give such an example).
     """
     fn = "mbcore.distributed.one_shot_fit"
-    fam = _family(fn, learner)
+    fam, learner = _family(fn, learner)     # (a clone: the parameters read once)
     mixing = _check_mixing(fn, mixing)
     epochs = _check_epochs(fn, max_epochs, learner)
     run, shards, sizes, _, template = _load_shards(fn, learner, X, y, client, classes)

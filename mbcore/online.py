@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from .base import holding
+
 __all__ = ["OnlineRun", "run_online", "play_against"]
 
 
@@ -195,7 +197,9 @@ def run_online(learner, X, y, classes=None, **fit_params) -> OnlineRun:
 
     For each example the learner predicts, is told the label, and updates: exactly
     ``learner.partial_fit(X, y)``, in one compiled pass (no Python loop per example), but also
-    returning what was predicted before each label was revealed.
+    returning what was predicted before each label was revealed.  The call holds the learner's
+    write lock throughout, the mapping of the predictions to labels included, so that another
+    thread's ``fit`` comes wholly before or after it.
 
     Parameters
     ----------
@@ -209,9 +213,13 @@ def run_online(learner, X, y, classes=None, **fit_params) -> OnlineRun:
     -------
     OnlineRun
     """
-    pred, upd, yy = learner._online(X, y, classes, **fit_params)
-    record = getattr(learner, "_record_labels", None)
-    labels = record(pred) if record is not None else learner._labels(pred > 0)
+    # The pass and the mapping of its codes to labels under one hold of the learner's write
+    # lock: the labels come from the ``classes_`` of the state the pass ran on (a ``fit`` of
+    # another thread in between could reset or replace them).
+    with holding(learner, write=True):
+        pred, upd, yy = learner._online(X, y, classes, **fit_params)
+        record = getattr(learner, "_record_labels", None)
+        labels = record(pred) if record is not None else learner._labels(pred > 0)
     return OnlineRun(labels, pred != yy, upd.astype(bool))
 
 
@@ -221,17 +229,20 @@ def play_against(learner, row):
     are 0/1 (``classes=[0, 1]``) for a learner that has seen nothing, else its own
     ``classes_``; such a learner cannot predict yet, so its first prediction is read from a copy
     that learns (row, 0): it predicted 1 iff that was a mistake.
-    Returns the label given, 0 or 1 (1 = the learner's positive class)."""
+    Returns the label given, 0 or 1 (1 = the learner's positive class).  The round holds the
+    learner's write lock: the prediction, the labels and the update are of one state."""
     import copy
-    cl = getattr(learner, "classes_", None)
-    if cl is not None:
-        p = 1 if learner.predict([row])[0] == cl[1] else 0
-        labels = list(cl)
-    else:
-        probe = copy.deepcopy(learner)
-        probe.partial_fit([row], [0], classes=[0, 1])
-        p = 1 if probe.mistakes_ > 0 else 0
-        labels = [0, 1]
-    label = 1 - p
-    learner.partial_fit([row], [labels[label]], classes=labels)
+    with holding(learner, write=True):
+        cl = getattr(learner, "classes_", None)
+        if cl is not None:
+            p = 1 if learner.predict([row])[0] == cl[1] else 0
+            labels = list(cl)
+        else:
+            probe = copy.deepcopy(learner)
+            probe.partial_fit([row], [0], classes=[0, 1])
+            p = 1 if probe.mistakes_ > 0 else 0
+            labels = [0, 1]
+        label = 1 - p
+        learner.partial_fit([row], [labels[label]], classes=labels)
     return label
+

@@ -41,6 +41,7 @@ import numpy as np
 from . import _params, _readers
 from ._kernels.readers import join_labels, join_scores
 from .datasets.formats import check_max_features, check_width, too_few_columns
+from .base import holding
 from .online import run_online
 
 __all__ = ["iter_svmlight", "iter_csv", "iter_vw", "run_stream", "StreamRun", "CSRChunk",
@@ -509,28 +510,32 @@ def _classes_like(owner, classes, y):
 
 def _learn_chunk(owner, learner, X, y, classes, i, first, fresh, fit_params):
     """One chunk through run_online; when the learner took its classes from the stream (no
-    ``classes=``), an error caused by a label the first chunks did not show says so."""
-    try:
-        return run_online(learner, X, y, classes=classes, **fit_params)
-    except ValueError as e:
-        if classes is None and first and "classes" in str(e) and \
-                np.unique(np.asarray(y)).shape[0] == 1:
-            raise ValueError(f"{owner}: the first chunk holds a single label; pass "
-                             f"classes=[...] (every label) to {owner} (--classes on the "
-                             f"command line) ({e})") from e
-        fitted = getattr(learner, "classes_", None)
-        if classes is None and fresh and not first and fitted is not None:
-            try:
-                new = sorted(set(np.asarray(y).tolist()) - set(np.asarray(fitted).tolist()))
-            except TypeError:
-                new = None
-            if new:
-                raise ValueError(f"{owner}: chunk {i} holds the label(s) {new[:5]!r}, which the "
-                                 f"earlier chunks did not show (the learner took its classes "
-                                 f"{np.asarray(fitted).tolist()!r} from them); pass "
+    ``classes=``), an error caused by a label the first chunks did not show says so (the
+    classes it names are those of the state the chunk was refused by: the write lock is held
+    across both)."""
+    with holding(learner, write=True):
+        try:
+            return run_online(learner, X, y, classes=classes, **fit_params)
+        except ValueError as e:
+            if classes is None and first and "classes" in str(e) and \
+                    np.unique(np.asarray(y)).shape[0] == 1:
+                raise ValueError(f"{owner}: the first chunk holds a single label; pass "
                                  f"classes=[...] (every label) to {owner} (--classes on the "
                                  f"command line) ({e})") from e
-        raise
+            fitted = getattr(learner, "classes_", None)
+            if classes is None and fresh and not first and fitted is not None:
+                try:
+                    new = sorted(set(np.asarray(y).tolist())
+                                 - set(np.asarray(fitted).tolist()))
+                except TypeError:
+                    new = None
+                if new:
+                    raise ValueError(f"{owner}: chunk {i} holds the label(s) {new[:5]!r}, which "
+                                     f"the earlier chunks did not show (the learner took its "
+                                     f"classes {np.asarray(fitted).tolist()!r} from them); pass "
+                                     f"classes=[...] (every label) to {owner} (--classes on the "
+                                     f"command line) ({e})") from e
+            raise
 
 
 def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
@@ -564,6 +569,11 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
     -------
     StreamRun
 
+    Notes
+    -----
+    Each chunk's pass holds the learner's write lock; another thread's calls may come between
+    two chunks.  Hold ``learner.writing()`` around the call to make the stream one run.
+
     Examples
     --------
     >>> from mbcore import Winnow
@@ -578,7 +588,8 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
         raise TypeError(f"run_stream: callback must be callable, got {type(callback).__name__}")
     stats = StreamRun()
     start = time.perf_counter()
-    fresh = getattr(learner, "classes_", None) is None    # its classes come from this stream
+    with holding(learner):                  # (not a fit of another thread half done)
+        fresh = getattr(learner, "classes_", None) is None    # its classes come from this stream
     for i, item in enumerate(chunks):
         try:
             X, y = item
@@ -901,13 +912,19 @@ def _label_text(classes):
 
 def _format(learner, X, raw, table):
     """The prediction lines of the rows X (compiled writers: labels from their table, scores
-    as repr(float) writes them)."""
+    as repr(float) writes them).  ``table`` is ``[classes, their texts]``: the predictions and
+    the classes they are coded against are read under one hold of the read lock, and the
+    table follows the classes when a ``fit`` of another thread has replaced them."""
     if raw:
         scores = np.asarray(learner.decision_function(X), dtype=np.float64)
         return join_scores(np.ascontiguousarray(scores.reshape(scores.shape[0], -1)))
-    pred = learner.predict(X)
-    codes = np.searchsorted(learner.classes_, pred).astype(np.int64, copy=False)
-    return join_labels(codes, table)
+    with holding(learner):
+        pred = learner.predict(X)
+        cl = learner.classes_
+    if table[0] is not cl:
+        table[:] = [cl, _label_text(cl)]
+    codes = np.searchsorted(cl, pred).astype(np.int64, copy=False)
+    return join_labels(codes, table[1])
 
 
 def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
@@ -924,12 +941,18 @@ def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
     for a full block, and the lines of each arrival are predicted, written and flushed
     together); otherwise the source is read in chunks.  The rows' labels, if any, are
     read and ignored.  Returns the number of examples.
+
+    Each chunk (each arrival, line-buffered) is predicted by one whole state of the learner,
+    under its read lock; while another thread trains the learner, later chunks may see later
+    states.  Hold ``learner.reading()`` around the call for one state over the whole source.
     """
-    learner._check_fitted("predict_file")
-    if format == "svmlight":        # the model's width; one pass (a pipe cannot be read twice)
-        options.setdefault("n_features", learner.n_features_in_)
-        options.setdefault("zero_based", False)
-    table = _label_text(learner.classes_)
+    with holding(learner):          # (one state: not a fit of another thread half done)
+        learner._check_fitted("predict_file")
+        if format == "svmlight":    # the model's width; one pass (a pipe cannot be read twice)
+            options.setdefault("n_features", learner.n_features_in_)
+            options.setdefault("zero_based", False)
+        cl = learner.classes_
+    table = [cl, _label_text(cl)]
     close = False
     if out is None:
         sink = sys.stdout.buffer
@@ -1007,7 +1030,8 @@ def evaluate_file(learner, source, *, format="svmlight", chunk_size=CHUNK, class
     stats = StreamRun()
     start = time.perf_counter()
     next_at, last_n, last_m = 1, 0, 0
-    fresh = getattr(learner, "classes_", None) is None
+    with holding(learner):                  # (not a fit of another thread half done)
+        fresh = getattr(learner, "classes_", None) is None
     for i, (X, y) in enumerate(_source_chunks(source, format, chunk_size, ahead, options)):
         if X.shape[0] == 0:
             continue

@@ -571,7 +571,7 @@ def test_winnow_and_kernel_k_classes_through_dask():
     """mbcore.distributed with the Winnow family of K classes: one shard of ipm_fit is fit bit
     for bit, and the partitioned predict and decision_function (n, K) equal the in-memory ones
     (the kernel Perceptron: partitioned predict only; its support vectors are not mixed)."""
-    dask = pytest.importorskip("dask")
+    dask = pytest.importorskip("dask", reason="the optional extra mbcore[dask] is not installed")
     import dask.array as da
     from mbcore import distributed
     X, y = bool_stream(11, n=90)

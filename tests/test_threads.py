@@ -11,6 +11,12 @@
 * Nested calls (``fit`` -> ``partial_fit``, ``score`` -> ``predict``, a pool -> its experts,
   ``certify``, ``run_online``) do not deadlock; a call that raises (KeyboardInterrupt too)
   releases the lock; the lock is never pickled, copied or saved.
+* A function that takes a learner reads its state only while it holds the lock, across
+  everything that must see one state (``run_online``'s pass and the mapping of its codes to
+  labels through ``classes_``; ``predict_file``'s predictions and the classes it writes them
+  with; ...): shown by a learner that records every read made without it, and by a stress
+  test that runs ``fit``, ``run_online``, ``partial_fit`` and ``predict`` together many times
+  with the interpreter switching threads as often as it can.
 
 Every threaded call runs under ``run_threads``, which fails the test (instead of hanging it)
 when a thread does not finish: the long timeout only guards against a deadlock, no assertion
@@ -22,16 +28,30 @@ import io
 import itertools
 import os
 import pickle
+import sys
 import threading
+import time
 
 import numpy as np
 import pytest
 
 import mbcore
+import mbcore.distributed
+import mbcore.online
+import mbcore.streaming
 from mbcore._kernels import linear as linear_kernels
 
 # seconds: only to turn a deadlock into a failure (lower it to try a broken lock quickly)
 DEADLOCK = float(os.environ.get("MBCORE_TEST_DEADLOCK", "120"))
+
+# CI's debug build (MBCORE_DEBUG=1 MBCORE_NO_SIMD=1: -O0, bounds checks, scalar loops; .ci/run
+# sets MBCORE_TEST_BUILD=debug for its tests) leaves out the races of the big batches (several
+# seconds each in the release build, which CI runs in full): the kernels at -O0 with bounds
+# checks would make them minutes.
+SCALAR_BUILD = os.environ.get("MBCORE_TEST_BUILD") == "debug"
+not_in_debug_build = pytest.mark.skipif(
+    SCALAR_BUILD, reason="the debug build (scalar loops, -O0, bounds checks): big batches, "
+    "run by the release build")
 
 
 def run_threads(*targets):
@@ -134,7 +154,14 @@ def _order(trace, who):
     return [who[ident] for kind, step, ident in trace if kind == "w" and step == 1]
 
 
-@pytest.mark.parametrize("name", list(CASES))
+# (release build: Perceptron, DecisionList and Conjunction under a second each, the others
+# 3 to 10 seconds)
+HEAVY = ("Winnow", "WeightedMajority", "WeightedMajority(pool)", "Halving",
+         "Conservative(Perceptron)")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=not_in_debug_build) if n in HEAVY else n
+                                  for n in CASES])
 def test_concurrent_partial_fit_equals_a_serial_order(name):
     for seed in range(3):
         learner, batches = fitted(name, seed)
@@ -411,3 +438,230 @@ def test_every_learner_class_is_guarded():
             f = cls.__dict__.get(meth) or getattr(cls, meth, None)
             if callable(f):
                 assert getattr(f, "_mbcore_lock", None) == "read", (cls, meth)
+
+
+# -- reads of the state outside the lock -----------------------------------------------------
+
+_UNLOCKED = {}      # id(learner) -> [(attribute, function, file)] read without the lock
+
+
+def _lock_held(learner):
+    rw = object.__getattribute__(learner, "_rw")
+    me = threading.get_ident()
+    return rw.owner == me or me in rw.readers
+
+
+class Watched(mbcore.Perceptron):
+    """A Perceptron that records every read of its fitted state (an attribute of the instance
+    other than a parameter: ``classes_``, ``n_features_in_``, the arrays) made by a thread that
+    holds neither its read nor its write lock.  Only the instances registered in ``_UNLOCKED``
+    are watched (not the copies a function makes for itself)."""
+
+    def __getattribute__(self, name):
+        seen = _UNLOCKED.get(id(self))
+        if seen is not None and not name.startswith("__"):
+            d = object.__getattribute__(self, "__dict__")
+            if name in d and name not in type(self)._param_names() and not _lock_held(self):
+                caller = sys._getframe(1).f_code
+                seen.append((name, caller.co_name, os.path.basename(caller.co_filename)))
+        return object.__getattribute__(self, name)
+
+
+def _svmlight(path, X, y):
+    with open(path, "w") as f:
+        for row, label in zip(X, y):
+            f.write(f"{label:+d} " + " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(row)
+                                              if v != 0.0) + "\n")
+    return path
+
+
+def _dask_array(X):
+    da = pytest.importorskip("dask.array", reason="the optional extra mbcore[dask] is not "
+                             "installed")
+    return da.from_array(X, chunks=(25, X.shape[1]))
+
+
+ENTRY_POINTS = {
+    # name: call(learner, X, y, path of the same rows as svmlight, tmp_path)
+    "fit": lambda w, X, y, f, tmp: w.fit(X, y),
+    "partial_fit": lambda w, X, y, f, tmp: w.partial_fit(X, y),
+    "predict": lambda w, X, y, f, tmp: w.predict(X),
+    "decision_function": lambda w, X, y, f, tmp: w.decision_function(X),
+    "score": lambda w, X, y, f, tmp: w.score(X, y),
+    "run_online": lambda w, X, y, f, tmp: mbcore.run_online(w, X, y),
+    "play_against": lambda w, X, y, f, tmp: mbcore.online.play_against(w, X[0]),
+    "run_stream": lambda w, X, y, f, tmp: mbcore.run_stream(
+        w, ((X[i:i + 20], y[i:i + 20]) for i in range(0, len(y), 20))),
+    "train_file": lambda w, X, y, f, tmp: mbcore.streaming.train_file(w, f, ahead=False),
+    "evaluate_file": lambda w, X, y, f, tmp: mbcore.streaming.evaluate_file(w, f, ahead=False),
+    "predict_file": lambda w, X, y, f, tmp: mbcore.streaming.predict_file(
+        w, f, tmp / "out.txt", ahead=False),
+    "predict_file(raw)": lambda w, X, y, f, tmp: mbcore.streaming.predict_file(
+        w, f, tmp / "out.txt", raw=True, ahead=False),
+    "certify": lambda w, X, y, f, tmp: mbcore.certify(w, X, y),
+    "pickle": lambda w, X, y, f, tmp: pickle.dumps(w),
+    "clone": lambda w, X, y, f, tmp: mbcore.clone(w),
+    "properties": lambda w, X, y, f, tmp: (w.coef_, w.mistakes_, w.n_seen_, w.updates_),
+    "distributed.predict": lambda w, X, y, f, tmp: mbcore.distributed.predict(
+        w, _dask_array(X)).compute(),
+    "distributed.decision_function": lambda w, X, y, f, tmp:
+        mbcore.distributed.decision_function(w, _dask_array(X)).compute(),
+    "distributed.ipm_fit": lambda w, X, y, f, tmp: mbcore.distributed.ipm_fit(
+        w, _dask_array(X), _dask_array(y[:, None])[:, 0]),
+}
+
+
+@pytest.mark.parametrize("entry", list(ENTRY_POINTS))
+def test_functions_read_the_state_only_under_the_lock(entry, tmp_path):
+    """Every public entry point, given a fitted learner, reads its state only while holding its
+    lock: a read outside it could see a state another thread's ``fit`` has half reset (the
+    race ``run_online`` had: its labels mapped from ``classes_`` after the pass had released
+    the lock)."""
+    rng = np.random.default_rng(8)
+    X, y = _real(rng, 100, 6)
+    f = _svmlight(tmp_path / "rows.svm", X, y)
+    w = Watched().partial_fit(X, y)
+    _UNLOCKED[id(w)] = seen = []
+    try:
+        ENTRY_POINTS[entry](w, X, y, f, tmp_path)
+    finally:
+        del _UNLOCKED[id(w)]
+    assert seen == [], f"{entry} read the learner's state without its lock: {seen}"
+
+
+def test_the_watch_sees_a_read_outside_the_lock():
+    """(The check above can fail: a read of ``classes_`` outside the lock is recorded, one
+    inside it is not.)"""
+    rng = np.random.default_rng(9)
+    w = Watched().partial_fit(*_real(rng, 20, 3))
+    _UNLOCKED[id(w)] = seen = []
+    try:
+        with w.reading():
+            w.classes_
+        assert seen == []
+        w.classes_
+    finally:
+        del _UNLOCKED[id(w)]
+    assert [name for name, _, _ in seen] == ["classes_"]
+
+
+# -- stress: fit, run_online, partial_fit and predict together, many times ---------------------
+
+# rounds of the stress test (each a few milliseconds); MBCORE_TEST_STRESS_ROUNDS overrides
+STRESS_ROUNDS = int(os.environ.get("MBCORE_TEST_STRESS_ROUNDS", "200"))
+CALLS = 4           # calls per thread and round
+
+
+def _outcome(call):
+    """What a call gave: ("ok", its result as bytes) or ("error", type, message) for the
+    error a serial order gives too (labels that are not among the learner's classes)."""
+    try:
+        out = call()
+    except ValueError as exc:
+        return ("error", type(exc).__name__, str(exc))
+    if isinstance(out, mbcore.OnlineRun):
+        out = (out.predictions, out.errors, out.updated)
+    elif isinstance(out, mbcore.OnlineLearner):
+        out = ()
+    elif isinstance(out, np.ndarray):
+        out = (out,)
+    return ("ok", tuple((a.dtype.str, a.tobytes()) for a in out))
+
+
+class Yielding(mbcore.Perceptron):
+    """A Perceptron that lets the other threads run (sleeps ``PAUSE[0]`` seconds, releasing
+    the interpreter) at the points where a call that is not locked as a whole lets another
+    thread's call in: before it maps codes to labels (``_record_labels``, ``_labels``: the
+    labels of ``run_online``, ``predict``) and between a ``fit``'s reset and the new
+    ``classes_`` (``_prepare``).  Its results are the Perceptron's; only the interleavings
+    that a few microseconds would rarely give become frequent."""
+
+    def _record_labels(self, pred):
+        _pause()
+        return super()._record_labels(pred)
+
+    def _labels(self, positive):
+        _pause()
+        return super()._labels(positive)
+
+    def _prepare(self, X, y, classes):
+        _pause()
+        return super()._prepare(X, y, classes)
+
+
+PAUSE = [0.0]
+
+
+def _pause():
+    if PAUSE[0]:
+        time.sleep(PAUSE[0])
+
+
+def _stress_round(rng, k):
+    """One round: four threads, released together, each making CALLS calls on one learner:
+    ``fit`` on labels A and B in turn (so each fit resets ``classes_`` and most replace it),
+    ``run_online`` on labels A and B in turn, ``partial_fit`` on labels A, and ``predict``.
+    Every call's outcome (its result, or the ValueError of labels the learner does not hold),
+    and the final state, must be those of the same calls made one after another in the order
+    in which they took the lock (recorded by its trace: a thread's i-th entry is its i-th
+    call)."""
+    d = 5
+    A = [-1, 1] if k == 2 else [0, 1, 2]
+    B = [0, 1] if k == 2 else [5, 6, 7]
+
+    def data(n, labels):
+        return rng.standard_normal((n, d)), np.asarray(labels)[rng.integers(0, len(labels), n)]
+
+    clf = Yielding(max_epochs=2).partial_fit(*data(10, A), classes=A)
+    start = copy.deepcopy(clf)
+    fits = [data(12, (A, B)[i % 2]) for i in range(CALLS)]
+    runs = [data(12, (A, B)[i % 2]) for i in range(CALLS)]
+    parts = [data(12, A) for i in range(CALLS)]
+    Xt = rng.standard_normal((20, d))
+    calls = {"fit": [lambda c, b=b: c.fit(*b) for b in fits],
+             "run_online": [lambda c, b=b: mbcore.run_online(c, *b) for b in runs],
+             "partial_fit": [lambda c, b=b: c.partial_fit(*b) for b in parts],
+             "predict": [lambda c: c.predict(Xt)] * CALLS}
+    got, who = {}, {}
+
+    def thread(name):
+        def go():
+            who[threading.get_ident()] = name
+            for i, call in enumerate(calls[name]):
+                got[name, i] = _outcome(lambda: call(clf))
+        return go
+    clf._rw.trace = trace = []
+    PAUSE[0] = 20e-6
+    try:
+        run_threads(*(thread(name) for name in calls))
+    finally:
+        PAUSE[0] = 0.0
+    clf._rw.trace = None
+    made = dict.fromkeys(calls, 0)
+    order = []
+    for _, step, ident in trace:      # (one entry per call: writes "w", predicts "r")
+        if step == 1:
+            name = who[ident]
+            order.append((name, made[name]))
+            made[name] += 1
+    assert made == dict.fromkeys(calls, CALLS), made
+    ref = copy.deepcopy(start)
+    want = {(name, i): _outcome(lambda: calls[name][i](ref)) for name, i in order}
+    assert got == want, [c for c in order if got[c] != want[c]]
+    assert state(clf) == state(ref)
+
+
+def test_stress_fit_run_online_partial_fit_and_predict_interleaved():
+    """Many small rounds of ``_stress_round`` (two classes and three), with the interpreter
+    asked to switch threads every microsecond so that the calls interleave at as many points
+    as it can.  Before ``run_online`` held the lock across its label mapping, nearly every run
+    of this test failed (a ``fit`` had reset ``classes_`` between the pass and the mapping:
+    AttributeError; or replaced it: labels of the wrong classes)."""
+    rng = np.random.default_rng(10)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for r in range(STRESS_ROUNDS):
+            _stress_round(rng, 2 + r % 2)
+    finally:
+        sys.setswitchinterval(interval)

@@ -73,6 +73,8 @@ def _binary_cube(n):
 class ExampleOracle:
     """EX(c, D): each call draws x from D and returns (x, c(x)) (Kanade section 2).
 
+    Exactly one of ``n``, ``points`` and ``sampler`` gives D.
+
     Parameters
     ----------
     target : callable or object with ``predict``
@@ -89,8 +91,6 @@ class ExampleOracle:
         ``sampler(rng, m)`` returns an (m, d) array of points drawn from D.
     seed : None, int or numpy Generator
         Seeds ``numpy.random.default_rng``: the same seed gives the same draws.
-
-    Exactly one of ``n``, ``points`` and ``sampler`` gives D.
 
     Attributes
     ----------
