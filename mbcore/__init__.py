@@ -15,7 +15,7 @@ except ImportError as exc:  # pragma: no cover - only without a build
         "kernels; it needs a C compiler), and do not import mbcore from the source tree."
     ) from exc
 
-from .base import NotFittedError, OnlineLearner, clone
+from .base import NotFittedError, OnlineLearner, all_learners, clone
 from .exceptions import LearnerWarning
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
                      Perceptron)
@@ -42,7 +42,7 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "most_specific_conjunction", "greedy_decision_list", "ConjunctionAdversary",
            "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary", "run_online", "OnlineRun", "certify", "Certificate",
-           "BoundViolationError", "OnlineLearner", "NotFittedError", "LearnerWarning",
+           "BoundViolationError", "OnlineLearner", "NotFittedError", "LearnerWarning", "all_learners",
            "clone", "MonotoneDNF", "ExampleOracle", "MembershipOracle", "EquivalenceOracle",
            "Conservative", "EQOnlineLearner", "EQResult", "DNFResult", "PACResult", "EQPACResult",
            "to_equivalence_learner", "from_equivalence_learner", "monotone_dnf_learner",

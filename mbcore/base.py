@@ -13,14 +13,17 @@ import inspect
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
+from . import _registry
 from ._state import StateError
 from ._validation import (NotFittedError, check_X, encode_y, encode_y_k, infer_classes,
                           infer_classes_k)
 
-__all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "Snapshot", "clone", "map_rows"]
+__all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "Snapshot", "clone", "map_rows",
+           "all_learners"]
 
 _POOL = None
 _PARALLEL_MIN_VALUES = 1 << 19
@@ -194,6 +197,21 @@ def accuracy(learner, pred, y, n=None):
                         f"{type(y).__name__}")
     truth = learner._label_codes(y, n)
     return float(np.mean(learner._label_codes(pred, n) == truth))
+
+
+def all_learners():
+    """Every learner class of mbcore, as ``[(name, class), ...]`` (like scikit-learn's
+    ``all_estimators``): the classes enter the list themselves when they are defined, by family
+    and as each family lists them.  A subclass defined outside mbcore is not in it.
+
+    Examples
+    --------
+    >>> import mbcore
+    >>> names = [name for name, cls in mbcore.all_learners()]
+    >>> names[:3], "Halving" in names, len(names)
+    (['Perceptron', 'MarginPerceptron', 'AveragedPerceptron'], True, 18)
+    """
+    return _registry.learners()
 
 
 def clone(learner):
@@ -502,6 +520,18 @@ class OnlineLearner(OnlineCounts):
     several Python threads, each have their own team.  The results are those of the
     sequential pass for any number of threads.
     """
+
+    # What the learner is, declared by each family beside its rule (mbcore._registry says
+    # what each fact means); the command line and persistence look them up there.
+    # "features", "advice", "awake advice", "categorical", "points"
+    _TAKES: Optional[str] = None
+    _K_CLASSES: bool = False            # takes three classes or more
+    # (dotted path of a peer, params -> its keyword arguments)
+    _PEER: Optional[Tuple[str, Callable[[Dict[str, Any]], Dict[str, Any]]]] = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _registry.register(cls)          # mbcore's own public learners only
 
     _COUNT_NAMES = ("n_seen_", "mistakes_", "updates_")
 
@@ -887,11 +917,16 @@ class OnlineLearner(OnlineCounts):
         return accuracy(self, pred, y)
 
 
+_registry.set_learner_base(OnlineLearner)
+
+
 class ManyClasses:
     """The labels of the learners that take two classes or more (the linear and the Winnow
     families): two classes keep the binary codes (+-1) and rules; with K >= 3 classes the
     codes are class indices (int32, positions in the sorted ``classes_``) and the learner keeps
     K weight vectors.  Mixed into an OnlineLearner subclass, before it."""
+
+    _K_CLASSES = True
 
     def _K(self):
         """The number of weight vectors: 1 for two classes, else the number of classes."""

@@ -147,6 +147,8 @@ class _Boolean(OnlineLearner):
     """Shared machinery: Boolean rows (or rows packed 8 variables per byte), the protocol's
     hooks."""
 
+    _TAKES = "features"
+
     def _check_X(self, X, n_features):
         _check_packing(self._owner, self.packed, self.n_features)
         if self.packed:

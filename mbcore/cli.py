@@ -39,17 +39,18 @@ import os
 import sys
 import time
 
+from . import _registry
+
 __all__ = ["main", "LEARNERS"]
 
-LEARNERS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-            "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
-            "Conjunction", "Disjunction", "DecisionList")
-# The learners that take K >= 3 classes (AveragedPerceptron in mode "average" only); the
-# others take two.  For the help texts: which learners run is decided by asking each learner
+# The learners of the data commands: those whose rows are feature vectors, as the classes
+# declare themselves (_TAKES, mbcore._registry), in the families' order.
+LEARNERS = tuple(n for n, c in _registry.learners() if c._TAKES == "features")
+# The ones that take K >= 3 classes (AveragedPerceptron in mode "average" only); the others
+# take two.  For the help texts: which learners run is decided by asking each learner
 # (_not_applicable), so this list cannot make the CLI refuse a learner that takes K classes.
-_K_CLASS_LEARNERS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-                     "OnlineHingeSVM",
-                     "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow")
+_K_CLASS_LEARNERS = tuple(n for n, c in _registry.learners()
+                          if c._TAKES == "features" and c._K_CLASSES)
 _CLASSES_HELP = ("every label of the data, comma-separated (two or more), when the first chunk "
                  "may not show them all (e.g. a stream that starts with one label); read as "
                  "numbers when the data's labels are numbers, else as strings")
@@ -709,11 +710,8 @@ def _cmd_bench(args):
     return 0
 
 
-_PEERS = {"Perceptron": ("sklearn.linear_model.Perceptron",
-                         lambda p: {"fit_intercept": p["fit_intercept"], "shuffle": False}),
-          "OnlineHingeSVM": ("sklearn.linear_model.SGDClassifier",
-                             lambda p: {"loss": "hinge", "shuffle": False,
-                                        "learning_rate": "optimal"})}
+# the peers the learners name (_PEER: a dotted path and the keyword arguments for the params)
+_PEERS = {n: c._PEER for n, c in _registry.learners() if c._PEER is not None}
 
 
 def _peer(name, params, X, y, classes, seconds):
@@ -1198,9 +1196,7 @@ def _add_workflow_parsers(sub):
     p.set_defaults(handler=_cmd_evaluate)
 
 
-_WORKFLOW_LEARNERS = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-                      "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar",
-                      "BalancedWinnow", "Conjunction", "Disjunction", "DecisionList")
+_WORKFLOW_LEARNERS = LEARNERS
 
 
 def _source(args, model=None):

@@ -174,6 +174,9 @@ _ADVICE_DTYPES = {np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.int32, n
 class _Pool(OnlineLearner):
     """Shared machinery: parameters, advice, state, the protocol."""
 
+    _TAKES = "advice"
+    _K_CLASSES = True       # any number of labels
+
     _randomized = False
 
     def _validate_params(self):
@@ -705,6 +708,9 @@ class Specialists(OnlineLearner):
     (True, True)
     """
 
+    _TAKES = "awake advice"
+    _K_CLASSES = True
+
     def __init__(self, demote=0.5, promote=1.5, threshold=0.0, prune_below=None):
         self.demote = demote
         self.promote = promote
@@ -1092,6 +1098,8 @@ class PairSpecialists(Specialists):
     ...
     ValueError: PairSpecialists: X could bring ... specialists to 119 ... max_specialists=100; ...
     """
+
+    _TAKES = "categorical"
 
     def __init__(self, history=5, demote=0.5, promote=1.5, threshold=0.0, prune_below=None,
                  max_specialists=10_000_000):

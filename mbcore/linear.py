@@ -49,6 +49,8 @@ class _Linear(ManyClasses, OnlineLearner):
     ||w_{K-1}||^2] (the norms kept by the Margin Perceptron, zero otherwise).
     """
 
+    _TAKES = "features"
+
     _algo = _PERCEPTRON
     normalize = False
     multi_class = "multiclass"
@@ -439,6 +441,10 @@ class Perceptron(_Linear):
         "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
         "{_N_JOBS_PARAM}", _N_JOBS_PARAM)
 
+    # timed beside it by ``mbcore bench``
+    _PEER = ("sklearn.linear_model.Perceptron",
+             lambda p: {"fit_intercept": p["fit_intercept"], "shuffle": False})
+
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
                  max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.tie = tie
@@ -509,6 +515,8 @@ class AveragedPerceptron(Perceptron):
     >>> avg10.mistakes_, round(avg10.score(Xd[1::2], yd[1::2]), 3)
     (196, 0.81)
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
+
+    _PEER = None  # type: ignore[assignment]  # (scikit-learn has no averaged Perceptron)
 
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
                  eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None):
@@ -853,6 +861,10 @@ class OnlineHingeSVM(_Linear):
 
     _algo = _HINGE
 
+    # timed beside it by ``mbcore bench``
+    _PEER = ("sklearn.linear_model.SGDClassifier",
+             lambda p: {"loss": "hinge", "shuffle": False, "learning_rate": "optimal"})
+
     def __init__(self, lam=0.01, eta="pegasos", tie="negative", normalize=False,
                  fit_intercept=False, max_epochs=5, multi_class="multiclass"):
         self.lam = lam
@@ -980,6 +992,8 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     _sk_sparse = True
     _sk_multiclass = True
     _NEW_PARAMS = frozenset(("multi_class",))    # (added after 0.1.0: files of 0.1.0 lack it)
+
+    _TAKES = "features"
 
     def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
                  tie="negative", max_epochs=100, multi_class="multiclass"):

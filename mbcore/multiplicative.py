@@ -27,6 +27,8 @@ _X_LIMIT = 2.0 ** 100
 class _Winnow(ManyClasses, OnlineLearner):
     """Shared machinery of the Winnow learners."""
 
+    _TAKES = "features"
+
     _variant = _WINNOW
     _theta_required = False
     multi_class = "multiclass"

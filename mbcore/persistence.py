@@ -124,6 +124,7 @@ import secrets
 
 import numpy as np
 
+from . import _registry
 from ._state import FIT_STATE, StateError
 
 __all__ = ["save", "load", "FormatError", "FORMAT_NAME", "FORMAT_VERSION", "MAX_LOAD_BYTES",
@@ -151,25 +152,16 @@ class _Bad(Exception):
 # The learner classes (a fixed table: nothing is ever imported by a name read from a file)
 # ------------------------------------------------------------------------------------------------
 
-_TABLE = None
-
-
 def _classes():
-    """Name -> class of every learner the format loads: the learner classes that the family
-    modules export (their ``__all__``), read once; a name from a file is only ever looked up
-    here, never imported."""
-    global _TABLE
-    if _TABLE is None:
-        from . import boolean, experts, linear, multiplicative, version_space
-        from .base import OnlineLearner
-        table = {}
-        for mod in (linear, multiplicative, experts, boolean, version_space):
-            for n in mod.__all__:
-                obj = getattr(mod, n)
-                if isinstance(obj, type) and issubclass(obj, OnlineLearner):
-                    table[n] = obj
-        _TABLE = table
-    return _TABLE
+    """Name -> class of every learner the format loads: the learner classes mbcore defines,
+    as they registered themselves (``mbcore._registry``); a name from a file is only ever
+    looked up here, never imported."""
+    return dict(_registry.learners())
+
+
+def _is_learner(obj):
+    base = _registry.learner_base()
+    return base is not None and isinstance(obj, base)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -199,7 +191,6 @@ class _Writer:
         self.learners = []          # (id, path) of the learners written, for shared objects
 
     def learner(self, obj, prefix, depth):
-        from .base import OnlineLearner
         cls = type(obj)
         name = cls.__name__
         if _classes().get(name) is not cls:
@@ -226,7 +217,7 @@ class _Writer:
             except ValueError as exc:
                 raise ValueError(f"{name}.save: the fitted learner's parameters are not valid "
                                  f"({exc}); fix them first") from None
-            skip = cls._TRANSIENT | OnlineLearner._FOREIGN_ATTRS | cls._DERIVED | \
+            skip = cls._TRANSIENT | cls._FOREIGN_ATTRS | cls._DERIVED | \
                 frozenset(cls._get_param_names())
             state = {}
             for k, v in obj.__dict__.items():
@@ -240,8 +231,6 @@ class _Writer:
         return {"class": name, "params": params, "state": state}
 
     def value(self, v, path, owner, what, depth):
-        from .base import OnlineLearner
-        from .version_space import ConceptClass
         if depth > _MAX_DEPTH:
             raise ValueError(f"{owner}.save: {what} is nested more than {_MAX_DEPTH} deep")
         if v is None or type(v) in (bool, str, int):
@@ -279,20 +268,18 @@ class _Writer:
         if type(v) is tuple:
             return {"$": "tuple", "items": [self.value(x, f"{path}/{i}", owner, what, depth + 1)
                                             for i, x in enumerate(v)]}
-        if isinstance(v, OnlineLearner):
+        if _is_learner(v):
             out = self.learner(v, path + "/", depth + 1)
             out["$"] = "learner"
             return out
-        if type(v) is ConceptClass:
-            cols = v._cols
-            if not (isinstance(cols, np.ndarray) and cols.dtype == np.uint64 and cols.ndim == 2):
-                raise TypeError(f"{owner}.save: {what} is a ConceptClass whose table is not a "
-                                "2-D uint64 array")
-            return {"$": "ConceptClass",
-                    "cols": self.value(cols, f"{path}/cols", owner, what, depth + 1),
-                    "n_concepts": int(v.n_concepts),
-                    "points": self.value(v.points, f"{path}/points", owner, what, depth + 1),
-                    "name": self.value(v.name, f"{path}/name", owner, what, depth + 1)}
+        for tag, (cls, encode, _) in _registry.codecs().items():
+            if type(v) is cls:
+                out = encode(v, lambda x, field: self.value(x, f"{path}/{field}", owner, what,
+                                                           depth + 1),
+                             lambda problem: TypeError(f"{owner}.save: {what} is a "
+                                                       f"{cls.__name__} {problem}"))
+                out["$"] = tag
+                return out
         raise TypeError(f"{owner}.save: {what} holds a {type(v).__module__}."
                         f"{type(v).__qualname__} object, which the safe format cannot store "
                         "(it stores numbers, strings, bools, None, lists, tuples, NumPy arrays "
@@ -327,8 +314,7 @@ def _document(learner):
 
 def save(learner, file, *, compress=False):
     """Save ``learner`` to ``file`` (a path or a binary file object) in the safe format."""
-    from .base import OnlineLearner
-    if not isinstance(learner, OnlineLearner):
+    if not _is_learner(learner):
         raise TypeError(f"save: expected an mbcore learner, got {type(learner).__name__}")
     if not isinstance(compress, (bool, np.bool_)):
         raise TypeError(f"save: compress must be a bool, got {compress!r}")
@@ -433,32 +419,10 @@ class _Reader:
             return out.reshape(shape)
         if tag == "learner":
             return self.learner(v, depth + 1)
-        if tag == "ConceptClass":
-            return self.concepts(v, depth + 1)
+        codec = _registry.codecs().get(tag) if isinstance(tag, str) else None
+        if codec is not None:
+            return codec[2](v, lambda raw: self.value(raw, depth + 1), _Bad)
         raise _Bad(f"unknown value tag {tag!r}")
-
-    def concepts(self, v, depth):
-        from .version_space import ConceptClass
-        cols = self.value(v.get("cols"), depth)
-        m, points, name = v.get("n_concepts"), self.value(v.get("points"), depth), \
-            self.value(v.get("name"), depth)
-        if not (isinstance(cols, np.ndarray) and cols.dtype == np.uint64 and cols.ndim == 2):
-            raise _Bad("a ConceptClass table that is not a 2-D uint64 array")
-        N, W = cols.shape
-        if type(m) is not int or m < 1 or N < 1 or W != (m + 63) // 64:
-            raise _Bad(f"a ConceptClass of {m!r} concepts with a table of shape {cols.shape}")
-        if m % 64 and (cols[:, -1] >> np.uint64(m % 64)).any():
-            raise _Bad("a ConceptClass table with bits set past the last concept")
-        if not isinstance(name, str):
-            raise _Bad("a ConceptClass name that is not a string")
-        if points is not None:
-            if not (isinstance(points, list) and len(points) == N and
-                    all(isinstance(p, tuple) and len(p) == len(points[0]) and
-                        all(type(x) is int for x in p) for p in points)):
-                raise _Bad("ConceptClass points that are not one tuple of ints per point")
-            if len(set(points)) != N:
-                raise _Bad("ConceptClass points that repeat")
-        return ConceptClass(np.ascontiguousarray(cols), m, points, name)
 
     def learner(self, v, depth, expected=None):
         if depth > _MAX_DEPTH:

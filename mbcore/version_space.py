@@ -10,7 +10,7 @@ from typing import List, Tuple
 
 import numpy as np
 
-from . import _params as params
+from . import _params as params, _registry
 from ._kernels import bitset as _k
 from ._validation import Batch
 from ._state import COMMON, I4, I8, U8, arr, failure, need, py, shape, two_labels
@@ -375,6 +375,8 @@ _FALLBACK = ("predicts classes_[1] for every example and learns nothing (use a c
 class _VersionSpace(OnlineLearner):
     """Shared machinery: point rows, the alive bitset, its attributes."""
 
+    _TAKES = "points"
+
     def _validate_params(self):
         _concepts(self._owner, self.concepts)
         fitted = self.__dict__.get("_fitted_concepts")
@@ -482,6 +484,42 @@ class _VersionSpace(OnlineLearner):
 
     def _cycle_key(self):
         return None
+
+
+def _encode_concepts(v, enc, problem):
+    """ConceptClass -> the file format's fields (mbcore.persistence): the bitset table as an
+    array, the number of concepts, the points and the name."""
+    cols = v._cols
+    if not (isinstance(cols, np.ndarray) and cols.dtype == np.uint64 and cols.ndim == 2):
+        raise problem("whose table is not a 2-D uint64 array")
+    return {"cols": enc(cols, "cols"), "n_concepts": int(v.n_concepts),
+            "points": enc(v.points, "points"), "name": enc(v.name, "name")}
+
+
+def _decode_concepts(v, dec, bad):
+    """The file format's fields -> ConceptClass, every field checked."""
+    cols = dec(v.get("cols"))
+    m, points, name = v.get("n_concepts"), dec(v.get("points")), dec(v.get("name"))
+    if not (isinstance(cols, np.ndarray) and cols.dtype == np.uint64 and cols.ndim == 2):
+        raise bad("a ConceptClass table that is not a 2-D uint64 array")
+    N, W = cols.shape
+    if type(m) is not int or m < 1 or N < 1 or W != (m + 63) // 64:
+        raise bad(f"a ConceptClass of {m!r} concepts with a table of shape {cols.shape}")
+    if m % 64 and (cols[:, -1] >> np.uint64(m % 64)).any():
+        raise bad("a ConceptClass table with bits set past the last concept")
+    if not isinstance(name, str):
+        raise bad("a ConceptClass name that is not a string")
+    if points is not None:
+        if not (isinstance(points, list) and len(points) == N and
+                all(isinstance(p, tuple) and len(p) == len(points[0]) and
+                    all(type(x) is int for x in p) for p in points)):
+            raise bad("ConceptClass points that are not one tuple of ints per point")
+        if len(set(points)) != N:
+            raise bad("ConceptClass points that repeat")
+    return ConceptClass(np.ascontiguousarray(cols), m, points, name)
+
+
+_registry.register_codec("ConceptClass", ConceptClass, _encode_concepts, _decode_concepts)
 
 
 class Halving(_VersionSpace):

@@ -1,0 +1,105 @@
+"""The learners declare themselves: mbcore.all_learners() and the facts the command line and
+persistence look up (mbcore._registry) instead of keeping lists."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import mbcore
+import mbcore._registry as registry
+import mbcore.cli
+import mbcore.persistence
+from mbcore.base import OnlineLearner
+
+FAMILIES = ("mbcore.linear", "mbcore.multiplicative", "mbcore.experts", "mbcore.boolean",
+            "mbcore.version_space")
+
+
+def exported_learners():
+    """Every OnlineLearner subclass a module of mbcore exports, found without the registry."""
+    import importlib
+    out = {}
+    for modname in FAMILIES + ("mbcore", "mbcore.queries"):
+        mod = importlib.import_module(modname)
+        for n in mod.__all__:
+            obj = getattr(mod, n)
+            if inspect.isclass(obj) and issubclass(obj, OnlineLearner) and obj is not OnlineLearner:
+                out[n] = obj
+    return out
+
+
+def test_all_learners_is_every_exported_learner():
+    got = mbcore.all_learners()
+    assert dict(got) == exported_learners()
+    assert len({n for n, _ in got}) == len(got) == 18
+    assert all(cls.__name__ == n for n, cls in got)
+
+
+def test_the_families_order():
+    names = [n for n, _ in mbcore.all_learners()]
+    assert names[:5] == ["Perceptron", "MarginPerceptron", "AveragedPerceptron",
+                         "KernelPerceptron", "OnlineHingeSVM"]
+    assert names.index("Winnow") < names.index("Conjunction") < names.index("Halving")
+
+
+def test_a_subclass_outside_mbcore_is_not_registered():
+    class Mine(mbcore.Perceptron):
+        pass
+    assert "Mine" not in dict(mbcore.all_learners())
+    assert dict(mbcore.all_learners())["Perceptron"] is mbcore.Perceptron
+    with pytest.raises(TypeError, match="only mbcore's own learner classes"):
+        import io
+        Mine().partial_fit(np.eye(2), [1, -1]).save(io.BytesIO())
+
+
+def test_a_second_class_of_the_same_name_is_refused():
+    class Fake:
+        pass
+    Fake.__module__ = "mbcore.fake"
+    Fake.__name__ = "Perceptron"
+    with pytest.raises(RuntimeError, match="two learner classes are named Perceptron"):
+        registry.register(Fake)
+    assert registry.learner("Perceptron") is mbcore.Perceptron
+
+
+def test_every_learner_declares_what_its_rows_are():
+    kinds = {"features", "advice", "awake advice", "categorical", "points"}
+    for name, cls in mbcore.all_learners():
+        assert cls._TAKES in kinds, name
+        assert isinstance(cls._K_CLASSES, bool), name
+        assert cls._PEER is None or (isinstance(cls._PEER[0], str) and callable(cls._PEER[1]))
+
+
+def test_the_command_line_lists_come_from_the_classes():
+    takes = {n for n, c in mbcore.all_learners() if c._TAKES == "features"}
+    assert set(mbcore.cli.LEARNERS) == takes
+    assert mbcore.cli.LEARNERS == ("Perceptron", "MarginPerceptron", "AveragedPerceptron",
+                                   "KernelPerceptron", "OnlineHingeSVM", "Winnow",
+                                   "EliminationWinnow", "WinnowStar", "BalancedWinnow",
+                                   "Conjunction", "Disjunction", "DecisionList")
+    assert set(mbcore.cli._K_CLASS_LEARNERS) == {
+        "Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
+        "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"}
+    assert set(mbcore.cli._PEERS) == {"Perceptron", "OnlineHingeSVM"}
+
+
+def test_persistence_loads_exactly_the_registered_classes():
+    assert mbcore.persistence._classes() == dict(mbcore.all_learners())
+    assert set(registry.codecs()) == {"ConceptClass"}
+    assert registry.codecs()["ConceptClass"][0] is mbcore.ConceptClass
+
+
+def test_no_module_serving_every_learner_imports_a_family():
+    """persistence and the command line find the learners in the registry."""
+    import ast
+    import os
+    root = os.path.dirname(mbcore.__file__)
+    for mod in ("persistence.py", "cli.py"):
+        with open(os.path.join(root, mod), encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                targets = [node.module] if node.module else [a.name for a in node.names]
+                for t in targets:
+                    assert t.split(".")[0] not in {f.split(".")[1] for f in FAMILIES}, (mod, t)
