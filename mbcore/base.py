@@ -528,6 +528,10 @@ class OnlineLearner(OnlineCounts):
     _K_CLASSES: bool = False            # takes three classes or more
     # (dotted path of a peer, params -> its keyword arguments)
     _PEER: Optional[Tuple[str, Callable[[Dict[str, Any]], Dict[str, Any]]]] = None
+    # how its state mixes across shards (mbcore.distributed): "additive", "multiplicative",
+    # or None, with the reason in _NO_MIX
+    _MIX: Optional[str] = None
+    _NO_MIX: Optional[str] = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -128,6 +128,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
+from . import _registry
 from ._validation import _distinct, _feature_count
 from .base import OnlineLearner, clone
 
@@ -288,14 +289,10 @@ def _score_columns(learner):
 
 
 def _check_width(learner, d):
-    """The learner's own message for a wrong feature count, raised when the graph is built."""
-    from .boolean import Conjunction, DecisionList, Disjunction
-    from .linear import KernelPerceptron, MarginPerceptron, OnlineHingeSVM, Perceptron
-    from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
-    boolean = (Conjunction, Disjunction, DecisionList)
-    if isinstance(learner, (Perceptron, MarginPerceptron, OnlineHingeSVM, KernelPerceptron,
-                            Winnow, EliminationWinnow, WinnowStar, BalancedWinnow) + boolean) and \
-            not (isinstance(learner, boolean) and getattr(learner, "packed", False)):
+    """The learner's own message for a wrong feature count, raised when the graph is built
+    (the learners whose rows are feature vectors, as they declare: ``_TAKES``; not packed
+    Boolean rows)."""
+    if learner._TAKES == "features" and not getattr(learner, "packed", False):
         n = getattr(learner, "n_features_in_", None)
         if isinstance(n, numbers.Integral):
             _feature_count(learner._owner, int(d), int(n))
@@ -447,37 +444,29 @@ def _integral(a):
     return bool((fin == np.round(fin)).all() and (np.abs(fin) < 2.0 ** 53).all())
 
 
-_SUPPORTED = ("Perceptron, MarginPerceptron, OnlineHingeSVM, Winnow, EliminationWinnow, "
-              "WinnowStar, BalancedWinnow")
+# How each learner's state mixes, as the classes declare it (``_MIX``): "additive" (a weight
+# vector or matrix, averaged) or "multiplicative" (log-weights, averaged in log space); a class
+# that does not mix says why (``_NO_MIX``).
+_FAMILIES = {"additive": _Additive, "multiplicative": _Multiplicative}
+
+
+def _supported():
+    return ", ".join(n for n, c in _registry.learners() if c._MIX in _FAMILIES)
 
 
 def _family(fn, learner):
     """(the mixing of ``learner``'s family, a clone of it: its parameters, validated); a
     TypeError for a learner that parameter mixing does not support."""
-    from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron,
-                         OnlineHingeSVM, Perceptron)
-    from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
     if not isinstance(learner, OnlineLearner):
         raise TypeError(f"{fn}: parameter learner must be an mbcore learner, got "
                         f"{type(learner).__name__}")
     name = type(learner).__name__
-    why = None
-    if isinstance(learner, AveragedPerceptron):
-        why = ("its hypothesis is the average over the whole sequence of states, which mixing "
-               "at epoch boundaries does not define; train a Perceptron with ipm_fit (the mixing "
-               "is itself an average)")
-    elif isinstance(learner, KernelPerceptron):
-        why = ("its state is a set of support vectors: mixing would join the sets of every "
-               "shard, growing with shards x epochs")
-    elif isinstance(learner, (Perceptron, MarginPerceptron, OnlineHingeSVM)):
-        fam = _Additive
-    elif isinstance(learner, (Winnow, EliminationWinnow, WinnowStar, BalancedWinnow)):
-        fam = _Multiplicative
-    else:
-        why = "its state is not a weight vector that parameter mixing can average"
-    if why is not None:
+    if learner._MIX not in _FAMILIES:
+        why = learner._NO_MIX or "its state is not a weight vector that parameter mixing can " \
+            "average"
         raise TypeError(f"{fn}: parameter learner: {name} is not supported ({why}); parameter "
-                        f"mixing supports {_SUPPORTED}")
+                        f"mixing supports {_supported()}")
+    fam = _FAMILIES[learner._MIX]
     with learner.reading():                 # its parameters, read at once (not torn by a
         template = clone(learner)           # set_params of another thread)
     template._validate_params()             # the learner's own message for bad parameters

@@ -50,6 +50,7 @@ class _Linear(ManyClasses, OnlineLearner):
     """
 
     _TAKES = "features"
+    _MIX = "additive"       # shards mix by averaging their weights (mbcore.distributed)
 
     _algo = _PERCEPTRON
     normalize = False
@@ -516,6 +517,10 @@ class AveragedPerceptron(Perceptron):
     (196, 0.81)
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
 
+    _MIX = None  # type: ignore[assignment]
+    _NO_MIX = ("its hypothesis is the average over the whole sequence of states, which mixing "
+               "at epoch boundaries does not define; train a Perceptron with ipm_fit (the "
+               "mixing is itself an average)")
     _PEER = None  # type: ignore[assignment]  # (scikit-learn has no averaged Perceptron)
 
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
@@ -994,6 +999,8 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     _NEW_PARAMS = frozenset(("multi_class",))    # (added after 0.1.0: files of 0.1.0 lack it)
 
     _TAKES = "features"
+    _NO_MIX = ("its state is a set of support vectors: mixing would join the sets of every "
+               "shard, growing with shards x epochs")
 
     def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
                  tie="negative", max_epochs=100, multi_class="multiclass"):

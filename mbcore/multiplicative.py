@@ -28,6 +28,7 @@ class _Winnow(ManyClasses, OnlineLearner):
     """Shared machinery of the Winnow learners."""
 
     _TAKES = "features"
+    _MIX = "multiplicative"     # shards mix in log space (mbcore.distributed)
 
     _variant = _WINNOW
     _theta_required = False

@@ -103,3 +103,22 @@ def test_no_module_serving_every_learner_imports_a_family():
                 targets = [node.module] if node.module else [a.name for a in node.names]
                 for t in targets:
                     assert t.split(".")[0] not in {f.split(".")[1] for f in FAMILIES}, (mod, t)
+
+
+def test_every_learner_declares_how_its_state_mixes():
+    """mbcore.distributed mixes what the classes declare mixable, and refuses the others with
+    their own reason."""
+    import mbcore.distributed as dist
+    mix = {n: c._MIX for n, c in mbcore.all_learners()}
+    assert {n for n, m in mix.items() if m == "additive"} == {
+        "Perceptron", "MarginPerceptron", "OnlineHingeSVM"}
+    assert {n for n, m in mix.items() if m == "multiplicative"} == {
+        "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"}
+    assert dist._supported() == ("Perceptron, MarginPerceptron, OnlineHingeSVM, Winnow, "
+                                 "EliminationWinnow, WinnowStar, BalancedWinnow")
+    for name, why in (("AveragedPerceptron", "average over the whole sequence"),
+                      ("KernelPerceptron", "support vectors"),
+                      ("Halving", "not a weight vector")):
+        with pytest.raises(TypeError, match=why):
+            dist._family("ipm_fit", dict(mbcore.all_learners())[name].__new__(
+                dict(mbcore.all_learners())[name]))
