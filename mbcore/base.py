@@ -532,6 +532,11 @@ class OnlineLearner(OnlineCounts):
     # or None, with the reason in _NO_MIX
     _MIX: Optional[str] = None
     _NO_MIX: Optional[str] = None
+    # its mistake bound, by the name mbcore.certify knows it (two classes; K >= 3 classes: a
+    # class whose bound holds for any number of labels names it in both), and what it counts
+    _BOUND: Optional[str] = None
+    _MULTI_BOUND: Optional[str] = None
+    _BOUND_COUNTS = "mistakes"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

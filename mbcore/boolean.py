@@ -373,6 +373,8 @@ class Conjunction(_Elimination):
     _mode = _CONJ
     _kind = "conjunction"
 
+    _BOUND = "conjunction"
+
     def __init__(self, on_inconsistent="flag", max_epochs=100, packed=False, n_features=None):
         self.on_inconsistent = on_inconsistent
         self.max_epochs = max_epochs
@@ -423,6 +425,8 @@ class Disjunction(_Elimination):
     >>> d.inconsistent_       # MONK-1 is no monotone disjunction of the one-hot literals
     True
     """
+
+    _BOUND = "disjunction"
 
     def __init__(self, literals="monotone", on_inconsistent="flag", max_epochs=100,
                  packed=False, n_features=None):
@@ -483,6 +487,8 @@ class DecisionList(_Boolean):
     >>> bool((dl.predict(X) == y).all())
     True
     """
+
+    _BOUND = "decision list"
 
     def __init__(self, max_epochs=100, packed=False, n_features=None):
         self.max_epochs = max_epochs

@@ -280,10 +280,10 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
     run = runs[0] if passes == 1 else OnlineRun(
         np.concatenate([r.predictions for r in runs]), np.concatenate([r.errors for r in runs]),
         np.concatenate([r.updated for r in runs]))
-    rule = _RULES.get(type(inner).__name__)
-    if type(inner).__name__ in _MULTI_RULES and _n_classes(inner) >= 3:
-        rule = _MULTI_RULES[type(inner).__name__]
-    counted = "updates" if type(inner).__name__ == "MarginPerceptron" else "mistakes"
+    # the bound the class declares (_BOUND; with K >= 3 classes _MULTI_BOUND, never the binary
+    # one: a class whose bound holds for any number of labels declares it in both)
+    rule = _RULES.get(inner._MULTI_BOUND if _n_classes(inner) >= 3 else inner._BOUND)
+    counted = inner._BOUND_COUNTS
     cert = Certificate(type(learner).__name__, run,
                        run.updates if counted == "updates" else run.mistakes, counted)
     ctx = _Context(fresh, inner, X, y, fit_params, passes, u, gamma, target, tol, max_iter)
@@ -1134,7 +1134,7 @@ def _ovr_winnow(cert, ctx, name, K):
     is certified by the binary rule, and the multi-class count is at most the sum of the binary
     counts (mbcore.bounds.ovr_bound)."""
     cl = np.asarray(ctx.L.classes_)
-    binary = _RULES.get(name)
+    binary = _RULES.get(ctx.L._BOUND)
     if binary is None:
         cert.no_bound(f"the notes give no mistake bound for {name}, so none for its K = {K} "
                       "one-vs-rest problems")
@@ -1484,33 +1484,24 @@ def _finite_class(cert, ctx, soa):
                        "Kanade Thm 8; Angluin lecture 25")
 
 
+# The bounds by the names the classes declare (_BOUND, _MULTI_BOUND; mbcore._registry).
 _RULES = {
-    "Perceptron": _perceptron,
-    "AveragedPerceptron": _perceptron,
-    "MarginPerceptron": _margin_perceptron,
-    "KernelPerceptron": _kernel_perceptron,
-    "Winnow": lambda c, x: _winnow_family(c, x, "Winnow"),
-    "EliminationWinnow": lambda c, x: _winnow_family(c, x, "EliminationWinnow"),
-    "WinnowStar": lambda c, x: _winnow_family(c, x, "WinnowStar"),
-    "WeightedMajority": _weighted_majority,
-    "RandomizedWeightedMajority": _randomized_wm,
-    "Specialists": _specialists,
-    "Conjunction": _conjunction,
-    "Disjunction": _disjunction,
-    "DecisionList": _decision_list,
-    "Halving": lambda c, x: _finite_class(c, x, False),
-    "SOA": lambda c, x: _finite_class(c, x, True),
-}
-
-# K >= 3 classes: every learner of _RULES that takes K classes is listed, so that a K-class run
-# never reaches a binary rule (OnlineHingeSVM, in neither table, has no bound)
-_MULTI_RULES = {
-    "KernelPerceptron": _multiclass_kernel,
-    "Perceptron": _multiclass,
-    "AveragedPerceptron": _multiclass,
-    "MarginPerceptron": _multiclass,
-    "Winnow": _multiclass_winnow_family,
-    "EliminationWinnow": _multiclass_winnow_family,
-    "WinnowStar": _multiclass_winnow_family,
-    "BalancedWinnow": _multiclass_winnow_family,
+    "perceptron": _perceptron,
+    "margin perceptron": _margin_perceptron,
+    "kernel perceptron": _kernel_perceptron,
+    "winnow": lambda c, x: _winnow_family(c, x, "Winnow"),
+    "elimination winnow": lambda c, x: _winnow_family(c, x, "EliminationWinnow"),
+    "winnow*": lambda c, x: _winnow_family(c, x, "WinnowStar"),
+    "weighted majority": _weighted_majority,
+    "randomized weighted majority": _randomized_wm,
+    "specialists": _specialists,
+    "conjunction": _conjunction,
+    "disjunction": _disjunction,
+    "decision list": _decision_list,
+    "halving": lambda c, x: _finite_class(c, x, False),
+    "soa": lambda c, x: _finite_class(c, x, True),
+    # K >= 3 classes
+    "multiclass": _multiclass,
+    "multiclass kernel": _multiclass_kernel,
+    "multiclass winnow": _multiclass_winnow_family,
 }

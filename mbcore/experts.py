@@ -589,6 +589,9 @@ class WeightedMajority(_Pool):
     True
     """
 
+    _BOUND = "weighted majority"
+    _MULTI_BOUND = "weighted majority"
+
     def __init__(self, beta=0.5, experts=None):
         self.beta = beta
         self.experts = experts
@@ -629,6 +632,9 @@ class RandomizedWeightedMajority(_Pool):
     """
 
     _randomized = True
+
+    _BOUND = "randomized weighted majority"
+    _MULTI_BOUND = "randomized weighted majority"
 
     def __init__(self, beta=0.5, random_state=0, experts=None):
         self.beta = beta
@@ -710,6 +716,9 @@ class Specialists(OnlineLearner):
 
     _TAKES = "awake advice"
     _K_CLASSES = True
+
+    _BOUND = "specialists"
+    _MULTI_BOUND = "specialists"
 
     def __init__(self, demote=0.5, promote=1.5, threshold=0.0, prune_below=None):
         self.demote = demote
@@ -1100,6 +1109,9 @@ class PairSpecialists(Specialists):
     """
 
     _TAKES = "categorical"
+
+    _BOUND = None  # type: ignore[assignment]  # (specialists created as the data comes)
+    _MULTI_BOUND = None  # type: ignore[assignment]
 
     def __init__(self, history=5, demote=0.5, promote=1.5, threshold=0.0, prune_below=None,
                  max_specialists=10_000_000):

@@ -446,6 +446,9 @@ class Perceptron(_Linear):
     _PEER = ("sklearn.linear_model.Perceptron",
              lambda p: {"fit_intercept": p["fit_intercept"], "shuffle": False})
 
+    _BOUND = "perceptron"
+    _MULTI_BOUND = "multiclass"
+
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
                  max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.tie = tie
@@ -732,6 +735,10 @@ class MarginPerceptron(_Linear):
 
     _algo = _MARGIN
 
+    _BOUND = "margin perceptron"
+    _MULTI_BOUND = "multiclass"
+    _BOUND_COUNTS = "updates"     # its bound is on the updates
+
     def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
                  max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.gamma = gamma
@@ -1001,6 +1008,9 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     _TAKES = "features"
     _NO_MIX = ("its state is a set of support vectors: mixing would join the sets of every "
                "shard, growing with shards x epochs")
+
+    _BOUND = "kernel perceptron"
+    _MULTI_BOUND = "multiclass kernel"
 
     def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
                  tie="negative", max_epochs=100, multi_class="multiclass"):

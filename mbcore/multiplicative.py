@@ -469,6 +469,9 @@ class Winnow(_Winnow):
         "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
         "{_JOBS_PARAM}", _JOBS_PARAM)
 
+    _BOUND = "winnow"
+    _MULTI_BOUND = "multiclass winnow"
+
     def __init__(self, alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean",
                  n_features=None, max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.alpha = alpha
@@ -530,6 +533,9 @@ class EliminationWinnow(_Winnow):
         "{_JOBS_PARAM}", _JOBS_PARAM)
 
     features = "boolean"
+
+    _BOUND = "elimination winnow"
+    _MULTI_BOUND = "multiclass winnow"
 
     def __init__(self, theta=None, n_features=None, max_epochs=100, multi_class="multiclass",
                  n_jobs=None):
@@ -604,6 +610,9 @@ class WinnowStar(_Winnow):
     features = "boolean"
     beta = None
     w0 = 1.0
+
+    _BOUND = "winnow*"
+    _MULTI_BOUND = "multiclass winnow"
 
     def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100,
                  multi_class="multiclass", n_jobs=None):
@@ -684,6 +693,8 @@ class BalancedWinnow(_Winnow):
     _theta_required = True
     _sk_poor_score = False
     beta = None
+
+    _MULTI_BOUND = "multiclass winnow"     # (two classes: none from the notes)
 
     def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
                  max_epochs=100, multi_class="multiclass", n_jobs=None):

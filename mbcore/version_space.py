@@ -580,6 +580,8 @@ class Halving(_VersionSpace):
     # (n_jobs came after 0.1.0: files of 0.1.0 lack it)
     _NEW_PARAMS = frozenset(("n_jobs",))
 
+    _BOUND = "halving"
+
     def __init__(self, concepts, conservative=False, max_epochs=100, n_jobs=None):
         self.concepts = concepts
         self.conservative = conservative
@@ -658,6 +660,8 @@ class SOA(_VersionSpace):
     >>> soa.mistakes_ <= littlestone_dimension(C) == 4
     True
     """
+
+    _BOUND = "soa"
 
     def __init__(self, concepts, max_epochs=100):
         self.concepts = concepts

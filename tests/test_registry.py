@@ -122,3 +122,17 @@ def test_every_learner_declares_how_its_state_mixes():
         with pytest.raises(TypeError, match=why):
             dist._family("ipm_fit", dict(mbcore.all_learners())[name].__new__(
                 dict(mbcore.all_learners())[name]))
+
+
+def test_every_learner_names_a_bound_certify_knows():
+    """certify finds the bound by the name a class declares; a K-class run only ever by its
+    _MULTI_BOUND (never a binary bound for K classes)."""
+    import mbcore.certificates as certs
+    for name, cls in mbcore.all_learners():
+        for key in (cls._BOUND, cls._MULTI_BOUND):
+            assert key is None or key in certs._RULES, (name, key)
+        assert cls._BOUND_COUNTS in ("mistakes", "updates")
+        if cls._K_CLASSES and cls._BOUND is not None:
+            assert cls._MULTI_BOUND is not None, name     # or certify says "no bound"
+    assert {n for n, c in mbcore.all_learners() if c._BOUND is None} == {
+        "OnlineHingeSVM", "BalancedWinnow", "PairSpecialists"}
