@@ -375,6 +375,11 @@ class Conjunction(_Elimination):
 
     _BOUND = "conjunction"
 
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}]
+
     def __init__(self, on_inconsistent="flag", max_epochs=100, packed=False, n_features=None):
         self.on_inconsistent = on_inconsistent
         self.max_epochs = max_epochs
@@ -427,6 +432,11 @@ class Disjunction(_Elimination):
     """
 
     _BOUND = "disjunction"
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"literals": "all"}]
 
     def __init__(self, literals="monotone", on_inconsistent="flag", max_epochs=100,
                  packed=False, n_features=None):
@@ -489,6 +499,11 @@ class DecisionList(_Boolean):
     """
 
     _BOUND = "decision list"
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}]
 
     def __init__(self, max_epochs=100, packed=False, n_features=None):
         self.max_epochs = max_epochs

@@ -592,6 +592,11 @@ class WeightedMajority(_Pool):
     _BOUND = "weighted majority"
     _MULTI_BOUND = "weighted majority"
 
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"beta": 0.3}]
+
     def __init__(self, beta=0.5, experts=None):
         self.beta = beta
         self.experts = experts
@@ -635,6 +640,11 @@ class RandomizedWeightedMajority(_Pool):
 
     _BOUND = "randomized weighted majority"
     _MULTI_BOUND = "randomized weighted majority"
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{"random_state": 3}]
 
     def __init__(self, beta=0.5, random_state=0, experts=None):
         self.beta = beta
@@ -719,6 +729,11 @@ class Specialists(OnlineLearner):
 
     _BOUND = "specialists"
     _MULTI_BOUND = "specialists"
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}]
 
     def __init__(self, demote=0.5, promote=1.5, threshold=0.0, prune_below=None):
         self.demote = demote
@@ -1112,6 +1127,11 @@ class PairSpecialists(Specialists):
 
     _BOUND = None  # type: ignore[assignment]  # (specialists created as the data comes)
     _MULTI_BOUND = None  # type: ignore[assignment]
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"history": 3}]
 
     def __init__(self, history=5, demote=0.5, promote=1.5, threshold=0.0, prune_below=None,
                  max_specialists=10_000_000):

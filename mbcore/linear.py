@@ -449,6 +449,11 @@ class Perceptron(_Linear):
     _BOUND = "perceptron"
     _MULTI_BOUND = "multiclass"
 
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"tie": "positive", "fit_intercept": True}]
+
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
                  max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.tie = tie
@@ -525,6 +530,11 @@ class AveragedPerceptron(Perceptron):
                "at epoch boundaries does not define; train a Perceptron with ipm_fit (the "
                "mixing is itself an average)")
     _PEER = None  # type: ignore[assignment]  # (scikit-learn has no averaged Perceptron)
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"mode": "vote"}]
 
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
                  eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None):
@@ -739,6 +749,11 @@ class MarginPerceptron(_Linear):
     _MULTI_BOUND = "multiclass"
     _BOUND_COUNTS = "updates"     # its bound is on the updates
 
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{"gamma": 0.2}]
+
     def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
                  max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.gamma = gamma
@@ -877,6 +892,11 @@ class OnlineHingeSVM(_Linear):
     _PEER = ("sklearn.linear_model.SGDClassifier",
              lambda p: {"loss": "hinge", "shuffle": False, "learning_rate": "optimal"})
 
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{"lam": 0.1}]
+
     def __init__(self, lam=0.01, eta="pegasos", tie="negative", normalize=False,
                  fit_intercept=False, max_epochs=5, multi_class="multiclass"):
         self.lam = lam
@@ -1011,6 +1031,11 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
 
     _BOUND = "kernel perceptron"
     _MULTI_BOUND = "multiclass kernel"
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{"kernel": "poly", "degree": 2}, {"kernel": "rbf", "budget": 5}]
 
     def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
                  tie="negative", max_epochs=100, multi_class="multiclass"):

@@ -472,6 +472,11 @@ class Winnow(_Winnow):
     _BOUND = "winnow"
     _MULTI_BOUND = "multiclass winnow"
 
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"alpha": 1.5, "features": "real"}]
+
     def __init__(self, alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean",
                  n_features=None, max_epochs=100, multi_class="multiclass", n_jobs=None):
         self.alpha = alpha
@@ -536,6 +541,11 @@ class EliminationWinnow(_Winnow):
 
     _BOUND = "elimination winnow"
     _MULTI_BOUND = "multiclass winnow"
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}]
 
     def __init__(self, theta=None, n_features=None, max_epochs=100, multi_class="multiclass",
                  n_jobs=None):
@@ -613,6 +623,11 @@ class WinnowStar(_Winnow):
 
     _BOUND = "winnow*"
     _MULTI_BOUND = "multiclass winnow"
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}]
 
     def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100,
                  multi_class="multiclass", n_jobs=None):
@@ -695,6 +710,11 @@ class BalancedWinnow(_Winnow):
     beta = None
 
     _MULTI_BOUND = "multiclass winnow"     # (two classes: none from the notes)
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"w0": 2.0 ** 600}]
 
     def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
                  max_epochs=100, multi_class="multiclass", n_jobs=None):

@@ -522,6 +522,14 @@ def _decode_concepts(v, dec, bad):
 _registry.register_codec("ConceptClass", ConceptClass, _encode_concepts, _decode_concepts)
 
 
+def _test_concepts():
+    """A small class for the contract suite: the 16 concepts over 4 points, and 8 more points
+    each concept labels by its parity (12 points in all)."""
+    M = [[(c >> p) & 1 for p in range(4)] + [(bin(c).count("1") + k) % 2 for k in range(8)]
+         for c in range(16)]
+    return ConceptClass.from_matrix(M)
+
+
 class Halving(_VersionSpace):
     __doc__ = """The Halving algorithm over a finite concept class.
 
@@ -581,6 +589,12 @@ class Halving(_VersionSpace):
     _NEW_PARAMS = frozenset(("n_jobs",))
 
     _BOUND = "halving"
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{"concepts": _test_concepts()},
+                {"concepts": _test_concepts(), "conservative": True}]
 
     def __init__(self, concepts, conservative=False, max_epochs=100, n_jobs=None):
         self.concepts = concepts
@@ -662,6 +676,11 @@ class SOA(_VersionSpace):
     """
 
     _BOUND = "soa"
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{"concepts": _test_concepts()}]
 
     def __init__(self, concepts, max_epochs=100):
         self.concepts = concepts

@@ -1,0 +1,131 @@
+"""One contract over every learner that mbcore.all_learners() returns (river's
+``_unit_test_params`` pattern): each class gives its small test parameters
+(``_unit_test_params``), and the data comes from what it declares its rows to be (``_TAKES``).
+A learner without its own test parameters fails here, so a new learner cannot go untested.
+
+For each learner and parameter set: a chunked ``partial_fit`` equals one call (predictions,
+counts, later predictions); a copy pickled mid-stream continues exactly; ``clone`` gives an
+unfitted learner with equal parameters; ``save``/``load`` gives the same predictions; predict
+before fit raises NotFittedError; the inputs are not modified.
+"""
+
+import copy
+import io
+import pickle
+
+import numpy as np
+import pytest
+
+import mbcore
+from mbcore import NotFittedError
+
+LEARNERS = mbcore.all_learners()
+N = 60
+
+# noisy streams make the elimination learners inconsistent: their warning is not the subject
+pytestmark = pytest.mark.filterwarnings("ignore::mbcore.LearnerWarning")
+
+
+def data(cls, seed=0):
+    """(rows, labels, keyword arguments of partial_fit/predict) for the kind of rows the class
+    declares."""
+    rng = np.random.default_rng(seed)
+    kind = cls._TAKES
+    if kind == "features":
+        X = (rng.random((N, 8)) < 0.4).astype(np.float64)
+        y = np.where(X[:, 0] + X[:, 1] - X[:, 2] + (rng.random(N) < 0.1) > 0.5, 1, -1)
+        return X, y, {}
+    if kind in ("advice", "awake advice"):
+        y = rng.integers(0, 2, N)
+        P = np.where(rng.random((N, 5)) < 0.7, y[:, None], 1 - y[:, None]).astype(np.int64)
+        if kind == "advice":
+            return P, y, {}
+        return P, y, {"awake": rng.random((N, 5)) < 0.6}
+    if kind == "categorical":
+        X = rng.integers(0, 3, (N, 4))
+        return X, (X[:, 0] == X[:, 1]).astype(np.int64), {}
+    if kind == "points":
+        pts = rng.integers(0, 12, N)
+        # labelled by concept 5 of the test class: bit p of 5 on points 0-3, the parity
+        # (popcount(5) + p - 4) % 2 = p % 2 on points 4-11
+        y = np.array([(5 >> p) & 1 if p < 4 else p % 2 for p in pts])
+        return pts, y, {}
+    raise AssertionError(f"{cls.__name__}: no data for rows of kind {kind!r}")
+
+
+CASES = [pytest.param(cls, params, id=f"{name}-{i}") for name, cls in LEARNERS
+         for i, params in enumerate(cls.__dict__["_unit_test_params"].__func__(cls)
+                                    if "_unit_test_params" in cls.__dict__ else [None])]
+
+
+def test_every_learner_gives_its_own_test_parameters():
+    missing = [name for name, cls in LEARNERS if "_unit_test_params" not in cls.__dict__]
+    assert not missing, f"no _unit_test_params: {missing}"
+    for name, cls in LEARNERS:
+        params = cls._unit_test_params()
+        assert params and all(isinstance(p, dict) for p in params), name
+
+
+def test_the_suite_covers_every_learner():
+    assert {c.values[0] for c in CASES} == {cls for _, cls in LEARNERS}
+    assert len(LEARNERS) == 18
+
+
+def _outputs(clf, X, kw):
+    out = {"predict": np.asarray(clf.predict(X, **kw)).tolist()}
+    if hasattr(clf, "decision_function"):
+        out["decision"] = np.asarray(clf.decision_function(X, **kw)).tolist()
+    return out
+
+
+@pytest.mark.parametrize("cls,params", CASES)
+def test_contract(cls, params, tmp_path):
+    assert params is not None, f"{cls.__name__} gives no _unit_test_params"
+    X, y, kw = data(cls)
+    X0, y0 = copy.deepcopy(X), y.copy()
+    kw0 = copy.deepcopy(kw)
+
+    fresh = cls(**params)
+    with pytest.raises(NotFittedError):
+        fresh.predict(X[:3], **{k: v[:3] for k, v in kw.items()})
+
+    whole = cls(**params)
+    run = mbcore.run_online(whole, X, y, classes=[0, 1] if y.min() >= 0 else [-1, 1], **kw)
+    assert whole.n_seen_ == N and 0 <= whole.mistakes_ <= N
+    assert int(np.sum(run.errors)) == whole.mistakes_
+
+    chunks = cls(**params)
+    cut = [0, 7, 8, 31, N]
+    for a, b in zip(cut[:-1], cut[1:]):
+        chunks.partial_fit(X[a:b], y[a:b], classes=[0, 1] if y.min() >= 0 else [-1, 1],
+                           **{k: v[a:b] for k, v in kw.items()})
+    assert (chunks.n_seen_, chunks.mistakes_, chunks.updates_) == \
+        (whole.n_seen_, whole.mistakes_, whole.updates_)
+    assert _outputs(chunks, X, kw) == _outputs(whole, X, kw)
+
+    # pickled mid-stream, then both continue exactly alike
+    half = cls(**params)
+    half.partial_fit(X[:30], y[:30], classes=[0, 1] if y.min() >= 0 else [-1, 1],
+                     **{k: v[:30] for k, v in kw.items()})
+    other = pickle.loads(pickle.dumps(half))
+    for c in (half, other):
+        c.partial_fit(X[30:], y[30:], **{k: v[30:] for k, v in kw.items()})
+    assert _outputs(half, X, kw) == _outputs(other, X, kw) == _outputs(whole, X, kw)
+
+    # clone: unfitted, equal parameters
+    c = mbcore.clone(whole)
+    assert type(c) is cls
+    with pytest.raises(NotFittedError):
+        c.n_seen_
+    assert c.get_params().keys() == whole.get_params().keys()
+
+    # save / load
+    buf = io.BytesIO()
+    whole.save(buf)
+    buf.seek(0)
+    back = mbcore.load(buf)
+    assert type(back) is cls and _outputs(back, X, kw) == _outputs(whole, X, kw)
+
+    # inputs untouched
+    assert np.array_equal(X, X0) and np.array_equal(y, y0)
+    assert all(np.array_equal(kw[k], kw0[k]) for k in kw)
