@@ -126,8 +126,10 @@ RATIOS = [
      None, "ns_per_row", None),
     ("BalancedWinnow CSR pass, exact / float64 arithmetic", "balanced.mbcore.csr_f64_exact",
      "balanced.mbcore.csr_f64_float", "info", None),
-    ("BalancedWinnow CSR pass, every row exact (w0=2**600) / float64",
-     "balanced.mbcore.csr_f64_exact_every_row", "balanced.mbcore.csr_f64_float", "info", None),
+    ("BalancedWinnow predict, every row exact (w0=2**600) / float64 predict",
+     "balanced.mbcore.predict_every_row_exact", "balanced.mbcore.predict_float", "info", None),
+    ("BalancedWinnow predict, every row exact (ns per example)",
+     "balanced.mbcore.predict_every_row_exact", None, "ns_per_row", None),
     ("BalancedWinnow exact CSR pass / Winnow CSR pass", "balanced.mbcore.csr_f64_exact",
      "winnow.mbcore.csr_f64", "info", None),
     # -- Weighted Majority, 1,000 experts ----------------------------------------------------

@@ -144,14 +144,21 @@ def test_balanced_float(benchmark, record, winnow_csr):
     benchmark.pedantic(_pf, setup=setup, rounds=10, warmup_rounds=1)
 
 
-@pytest.mark.benchmark(group="balanced-csr")
-def test_balanced_exact_every_row(benchmark, record, winnow_csr):
-    """The worst case: w0 = 2**600, so both sides of every row are about 50 * 2**600 and their
-    float64 difference says nothing about theta = 1: every row goes to the exact binary sums
-    (sorting 100 exponents plus theta's)."""
+@pytest.mark.benchmark(group="balanced-predict")
+def test_balanced_predict_every_row_exact(benchmark, record, winnow_csr):
+    """The worst case of the exact mode: w0 = 2**600 and no update yet, so both sides of every
+    row are 50 * 2**600 exactly and their float64 difference says nothing about theta = 1:
+    predict decides every row by the exact binary sums (sorting 100 exponents and theta's)."""
     X, _, y = winnow_csr
-    record("balanced.mbcore.csr_f64_exact_every_row", N)
+    learner = mbcore.BalancedWinnow(w0=2.0 ** 600).partial_fit(X[:1] * 0, [1], classes=[0, 1])
+    record("balanced.mbcore.predict_every_row_exact", N)
+    benchmark.pedantic(learner.predict, args=(X,), rounds=5, warmup_rounds=1)
 
-    def setup():
-        return (mbcore.BalancedWinnow(w0=2.0 ** 600), X, y), {}
-    benchmark.pedantic(_pf, setup=setup, rounds=5, warmup_rounds=1)
+
+@pytest.mark.benchmark(group="balanced-predict")
+def test_balanced_predict_float(benchmark, record, winnow_csr):
+    """The same predict in float64 arithmetic (features='real', w0 = 1, no update)."""
+    X, _, y = winnow_csr
+    learner = mbcore.BalancedWinnow(features="real").partial_fit(X[:1] * 0, [1], classes=[0, 1])
+    record("balanced.mbcore.predict_float", N)
+    benchmark.pedantic(learner.predict, args=(X,), rounds=5, warmup_rounds=1)
