@@ -341,3 +341,21 @@ def test_files_written_before_the_exact_mode_go_on_exactly():
     assert old._exact_mode
     real = mbcore.load(os.path.join(folder, "BalancedWinnow-real.npz"))
     assert not real._exact_mode
+
+
+def test_twin_100_passes_equal_the_exact_rule():
+    """The twin's 100 passes over one-hot rows (a noisy target) equal the integer reference
+    row by row, and its state the reference's, as the compiled learner's do."""
+    X, cats, rng = one_hot(200, 20, 10, seed=11)
+    y = noisy_target(cats, rng)
+    ref = ExactBalanced(X.shape[1])
+    twin = mbref.BalancedWinnow()
+    clf = mbcore.BalancedWinnow()
+    rows, labels = X.tolist(), y.tolist()
+    for ep in range(100):
+        expected = [ref.step(X[i], y[i]) for i in range(len(y))]
+        assert list(mbref.run_online(twin, rows, labels).predictions) == expected, ep
+        assert np.array_equal(mbcore.run_online(clf, X, y).predictions, expected), ep
+    assert twin.log2_coef_ == [float(a) for a in ref.ap[0]]
+    assert np.array_equal(clf.log2_coef_, np.array(ref.ap[0], float))
+    assert max(abs(a) for a in ref.ap[0]) > 60          # the weights drifted far apart
