@@ -532,11 +532,15 @@ class OnlineLearner(OnlineCounts):
     # or None, with the reason in _NO_MIX
     _MIX: Optional[str] = None
     _NO_MIX: Optional[str] = None
-    # its mistake bound, by the name mbcore.certify knows it (two classes; K >= 3 classes: a
-    # class whose bound holds for any number of labels names it in both), and what it counts
+    # its mistake bound: the rule of mbcore.certify that checks its assumptions on the data
+    # (two classes; K >= 3 classes: a class whose bound holds for any number of labels names it
+    # in both), what it counts, and the parameter values it is proved for.  The rules "margin",
+    # "perceptron" and "multiclass" take the bound itself from the class, as code: its
+    # _margin_bound(R, gamma) and _kesler_bound(R, gamma) (mbcore.linear).
     _BOUND: Optional[str] = None
     _MULTI_BOUND: Optional[str] = None
     _BOUND_COUNTS = "mistakes"
+    _BOUND_PARAMS: Dict[str, Any] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

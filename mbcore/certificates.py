@@ -425,10 +425,8 @@ def _perceptron_separator(view, yy, epochs):
     """The weights of a Perceptron cycled over the rows z_t = y_t x_t, all labelled +1 (so that
     every z_t with w . z_t <= 0 is an update), until a clean pass, which comes on separable
     data (Novikoff: at most (R/gamma*)^2 updates), or ``epochs`` passes; None without one."""
-    from .linear import Perceptron
-    p = Perceptron(max_epochs=epochs).fit(_signed(view, yy), np.ones(yy.shape[0]),
-                                          classes=[-1, 1])
-    return np.asarray(p.coef_, dtype=np.float64) if p.converged_ else None
+    from .linear import cycled_separator
+    return cycled_separator(_signed(view, yy), epochs)
 
 
 def _search_margin(view, yy, ctx, fw=None):
@@ -490,15 +488,18 @@ def _margin_of(cert, ctx, view, yy, what):
     return None
 
 
-def _perceptron(cert, ctx):
+def _margin(cert, ctx, td=False):
+    """A linear learner's bound in the radius R of its rows and a margin gamma (its class's
+    ``_margin_bound``); ``td``: with a normalising learner given u and gamma, Balcan's bound in
+    the total distance TD_gamma too (the Perceptron's rule)."""
     L = ctx.L
     view = _linear_view(L, ctx.X)
     yy = ctx.signs()
     R = B.radius(view)
     cert.quantities["R"] = R
-    cert.assume("the Perceptron starts from w = 0 (a fresh learner)", VERIFIED)
+    cert.assume(f"the {type(L).__name__} starts from w = 0 (a fresh learner)", VERIFIED)
     options = []
-    if L._normalizes() and ctx.u is not None and ctx.gamma is not None:
+    if td and L._normalizes() and ctx.u is not None and ctx.gamma is not None:
         # Balcan's bound holds for any unit u: nothing to assume beyond the computed TD_gamma;
         # the given u's own margin, when positive, adds Novikoff's bound as an alternative
         gt = B._positive("certify", "gamma", ctx.gamma)
@@ -512,8 +513,7 @@ def _perceptron(cert, ctx):
     else:
         g = _margin_of(cert, ctx, view, yy, "examples")
     if g is not None:
-        options.append(("Novikoff (R/gamma)^2", B.perceptron_bound(R, g),
-                        "Novikoff/Block; Kanade Thm 9"))
+        options.append(L._margin_bound(R, g))
     if not options:
         cert.no_bound("no margin established: give u (checked) or gamma (trusted)")
         return
@@ -778,14 +778,16 @@ def _multiclass_search(ctx, view, K, need, make):
     return g, upper, how
 
 
-def _multiclass_perceptron(cert, ctx):
-    from .linear import Perceptron
+def _kesler(cert, ctx):
+    """K >= 3 classes, multi_class="multiclass": the class's ``_kesler_bound`` in the radius R
+    and the multi-class margin gamma (given, checked or searched)."""
     L = ctx.L
     K = len(L.classes_)
     view = _linear_view(L, ctx.X)
     R = B.radius(view)
     cert.quantities.update(K=K, R=R)
-    cert.assume("the multi-class Perceptron starts from W = 0 (a fresh learner)", VERIFIED)
+    cert.assume(f"the multi-class {type(L).__name__} starts from W = 0 (a fresh learner)",
+                VERIFIED)
     what = "the examples"
     if ctx.u is not None:
         U = _given_matrix(ctx, K, view.shape[1])
@@ -803,10 +805,7 @@ def _multiclass_perceptron(cert, ctx):
         cert.assume(f"some U of unit Frobenius norm separates {what} with multi-class margin "
                     "gamma (given)", TRUSTED)
     else:
-        g, upper, how = _multiclass_search(
-            ctx, view, K, 0.0, lambda: Perceptron(
-                tie=L.tie, normalize=L.normalize, fit_intercept=L.fit_intercept,
-                max_epochs=100, multi_class="multiclass"))
+        g, upper, how = _multiclass_search(ctx, view, K, 0.0, L._search_learner)
         cert.quantities["gamma"] = max(g, 0.0) if math.isfinite(g) else 0.0
         if upper is not None:
             cert.quantities["gamma_upper"] = upper
@@ -823,13 +822,10 @@ def _multiclass_perceptron(cert, ctx):
                           "no separator with a positive multi-class margin was found: give u "
                           "(checked) or gamma (trusted)")
             return
-    cert.set_bound("multi-class Perceptron 2R^2/gamma^2 (Kesler)",
-                   B.multiclass_perceptron_bound(R, g),
-                   "Kesler's construction (Duda & Hart 1973); Crammer & Singer 2003")
+    cert.set_bound(*L._kesler_bound(R, g))
 
 
 def _multiclass_margin_perceptron(cert, ctx):
-    from .linear import MarginPerceptron
     L = ctx.L
     if float(L.margin_fraction) != 0.5:
         cert.no_bound("the multi-class 24/gamma^2 (Balcan's 12/gamma^2 on the Kesler vectors) is "
@@ -847,10 +843,7 @@ def _multiclass_margin_perceptron(cert, ctx):
         cert.quantities["data margin"] = g
         cert.assume(text.format("the given U"), VERIFIED if g >= lg else VIOLATED)
     else:
-        g, upper, how = _multiclass_search(
-            ctx, view, K, lg, lambda: MarginPerceptron(
-                gamma=lg, margin_fraction=1.0, tie=L.tie, fit_intercept=L.fit_intercept,
-                max_epochs=100, multi_class="multiclass"))
+        g, upper, how = _multiclass_search(ctx, view, K, lg, L._search_learner)
         upper = _SQRT2 if upper is None else min(upper, _SQRT2)   # unit U on unit rows
         g = max(g, 0.0) if math.isfinite(g) else 0.0
         cert.quantities["data margin"] = g
@@ -865,11 +858,12 @@ def _multiclass_margin_perceptron(cert, ctx):
                    "Kesler's construction (Duda & Hart 1973); Balcan lecture 3, Theorem 2")
 
 
-def _ovr(cert, ctx):
+def _ovr(cert, ctx, margin_learner=False):
     """One-vs-rest: every class against the rest is a binary problem with its own bound; the
-    multi-class count is at most the sum of the binary counts (mbcore.bounds.ovr_bound)."""
+    multi-class count is at most the sum of the binary counts (mbcore.bounds.ovr_bound).
+    ``margin_learner``: Balcan's Margin Perceptron (a margin of at least its gamma for every
+    class), else a bound in R and each class's margin (the class's ``_margin_bound``)."""
     L = ctx.L
-    margin_learner = type(L).__name__ == "MarginPerceptron"
     if margin_learner and float(L.margin_fraction) != 0.5:
         cert.no_bound("Balcan's 12/gamma^2 is proved for margin_fraction=0.5 only")
         return
@@ -884,7 +878,8 @@ def _ovr(cert, ctx):
     else:
         R = B.radius(view)
         cert.quantities["R"] = R
-        cert.assume("every one-vs-rest Perceptron starts from w = 0 (a fresh learner)", VERIFIED)
+        cert.assume(f"every one-vs-rest {type(L).__name__} starts from w = 0 (a fresh learner)",
+                    VERIFIED)
     U = _given_matrix(ctx, K, view.shape[1]) if ctx.u is not None else None
     trusted = ctx.gamma is not None and U is None and not margin_learner
     gammas, uppers, status, hows = [], [], [], set()
@@ -932,18 +927,23 @@ def _ovr(cert, ctx):
         cert.no_bound(f"no margin established for the one-vs-rest problem of class"
                       f"{'es' if len(bad) > 1 else ''} {names}")
         return
-    cert.set_bound("one-vs-rest: sum of Novikoff (R/gamma_k)^2",
-                   B.ovr_bound([B.perceptron_bound(R, g) for g in gammas]),
-                   "Novikoff/Block; Kanade Thm 9, for each class")
+    each = [L._margin_bound(R, g) for g in gammas]
+    cert.set_bound(f"one-vs-rest: sum of {each[0][0].replace('gamma', 'gamma_k')}",
+                   B.ovr_bound([b[1] for b in each]), f"{each[0][2]}, for each class")
 
 
 def _multiclass(cert, ctx):
     if getattr(ctx.L, "multi_class", "multiclass") == "ovr":
         _ovr(cert, ctx)
-    elif type(ctx.L).__name__ == "MarginPerceptron":
-        _multiclass_margin_perceptron(cert, ctx)
     else:
-        _multiclass_perceptron(cert, ctx)
+        _kesler(cert, ctx)
+
+
+def _multiclass_margin(cert, ctx):
+    if getattr(ctx.L, "multi_class", "multiclass") == "ovr":
+        _ovr(cert, ctx, margin_learner=True)
+    else:
+        _multiclass_margin_perceptron(cert, ctx)
 
 
 def _multiclass_kernel(cert, ctx):
@@ -1082,12 +1082,13 @@ def _disjunction_target(cert, ctx, rows, exact):
     return len(t), a
 
 
-def _winnow_family(cert, ctx, name):
+def _winnow_family(cert, ctx, bound):
+    """The binary bounds of the Winnow family (``bound``: the name the class declares), proved
+    for the parameter values its class declares (``_BOUND_PARAMS``)."""
     L = ctx.L
+    name = type(L).__name__
     p = L.get_params()
-    defaults = {"Winnow": dict(alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean"),
-                "EliminationWinnow": dict(theta=None),
-                "WinnowStar": dict(alpha=2.0, theta=None)}[name]
+    defaults = L._BOUND_PARAMS
     changed = [k for k, v in defaults.items() if p[k] != v and not (
         k == "beta" and p[k] is not None and float(p[k]) == 1.0 / float(p["alpha"]))]
     if changed:
@@ -1099,11 +1100,11 @@ def _winnow_family(cert, ctx, name):
         return
     cert.assume(f"{name} runs with its defaults on 0/1 examples", VERIFIED)
     n = rows[1]
-    if name == "Winnow":
+    if bound == "winnow":
         k, a = _disjunction_target(cert, ctx, rows, exact=False)
         cert.set_bound("Winnow2, agnostic (Littlestone)", B.winnow_bound(k, n, a),
                        "Angluin lectures 18-19")
-    elif name == "EliminationWinnow":
+    elif bound == "elimination winnow":
         k, _ = _disjunction_target(cert, ctx, rows, exact=True)
         cert.set_bound("elimination Winnow 2k log2 n + 2", B.elimination_winnow_bound(k, n),
                        "Kanade Thm 12")
@@ -1122,7 +1123,7 @@ def _multiclass_winnow_family(cert, ctx):
     cert.quantities["K"] = K
     if getattr(ctx.L, "multi_class", "multiclass") == "ovr":
         _ovr_winnow(cert, ctx, name, K)
-    elif name == "Winnow":
+    elif ctx.L._BOUND == "winnow":            # Mesterharm's bound is for Winnow's own rule
         _multiclass_winnow(cert, ctx, K)
     else:
         cert.no_bound(f"no mistake bound is proved for the {name} rule with K = {K} classes "
@@ -1179,7 +1180,9 @@ def _ovr_winnow(cert, ctx, name, K):
     cert.assume("each class against the rest has its binary bound (a monotone disjunction "
                 + ("given" if targets is not None else "found greedily") + " per class)"
                 + (f"; not for class{many} {listed}" if missing else ""),
-                VERIFIED if not missing else VIOLATED if name != "Winnow" else UNVERIFIED)
+                # (an agnostic binary bound is never violated, only unverified)
+                VERIFIED if not missing else VIOLATED if ctx.L._BOUND != "winnow" else
+                UNVERIFIED)
     if missing:
         cert.no_bound(f"no verified binary bound for the one-vs-rest problem of class{many} "
                       f"{listed} (first, {reasons[0]})")
@@ -1486,12 +1489,13 @@ def _finite_class(cert, ctx, soa):
 
 # The bounds by the names the classes declare (_BOUND, _MULTI_BOUND; mbcore._registry).
 _RULES = {
-    "perceptron": _perceptron,
+    "margin": _margin,
+    "perceptron": lambda c, x: _margin(c, x, td=True),
     "margin perceptron": _margin_perceptron,
     "kernel perceptron": _kernel_perceptron,
-    "winnow": lambda c, x: _winnow_family(c, x, "Winnow"),
-    "elimination winnow": lambda c, x: _winnow_family(c, x, "EliminationWinnow"),
-    "winnow*": lambda c, x: _winnow_family(c, x, "WinnowStar"),
+    "winnow": lambda c, x: _winnow_family(c, x, "winnow"),
+    "elimination winnow": lambda c, x: _winnow_family(c, x, "elimination winnow"),
+    "winnow*": lambda c, x: _winnow_family(c, x, "winnow*"),
     "weighted majority": _weighted_majority,
     "randomized weighted majority": _randomized_wm,
     "specialists": _specialists,
@@ -1502,6 +1506,7 @@ _RULES = {
     "soa": lambda c, x: _finite_class(c, x, True),
     # K >= 3 classes
     "multiclass": _multiclass,
+    "multiclass margin perceptron": _multiclass_margin,
     "multiclass kernel": _multiclass_kernel,
     "multiclass winnow": _multiclass_winnow_family,
 }

@@ -16,6 +16,7 @@ from ._params import (bad as _bad, choice as _choice, flag as _flag, integer as 
 from ._validation import Batch, check_X, check_finite, csr_index_error, row_error
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
                      labels_and_counts, need, shape)
+from . import bounds as _bounds
 from .base import ManyClasses, OnlineLearner, Snapshot, check_n_jobs, map_rows
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
@@ -93,6 +94,24 @@ class _Linear(ManyClasses, OnlineLearner):
     def _scale_reached(self, a):
         """Whether a run reaches the weight scale a (only the hinge learner rescales)."""
         return a == 1.0
+
+    # -- the bounds as code (mbcore.certify: the rules "margin", "perceptron", "multiclass") --
+    def _margin_bound(self, R, gamma):
+        """(name, value, source) of the bound for two classes when a unit u separates the
+        rows as the learner sees them (radius R) with margin gamma > 0; None: no such bound."""
+        return None
+
+    def _kesler_bound(self, R, gamma):
+        """The same for K >= 3 classes (``multi_class="multiclass"``): a U of unit Frobenius
+        norm with u_y.x - u_k.x >= gamma for every k != y on every row."""
+        return None
+
+    def _search_learner(self):
+        """The learner certify fits to the data when it searches for a multi-class separator
+        (its weights are one candidate; any candidate is checked on the data)."""
+        return Perceptron(tie=self.tie, normalize=self._normalizes(),
+                          fit_intercept=self.fit_intercept, max_epochs=100,
+                          multi_class="multiclass")
 
     def _check_state(self, st):
         o, d = self._owner, st["n_features_in_"]
@@ -324,6 +343,16 @@ class _Linear(ManyClasses, OnlineLearner):
         return np.ascontiguousarray(np.concatenate(rows)).ravel()
 
 
+def cycled_separator(Z, epochs):
+    """The weights of a Perceptron cycled over the rows z_t of Z (a dense array, or any object
+    with ``data``, ``indices``, ``indptr`` and ``shape`` of a CSR matrix), each labelled +1, so
+    that every z_t with w . z_t <= 0 is an update, until a clean pass (which comes on
+    separable data: Novikoff, at most (R/gamma*)^2 updates) or ``epochs`` passes; None without
+    a clean pass.  (mbcore.certify's last resort when it searches for a margin.)"""
+    p = Perceptron(max_epochs=epochs).fit(Z, np.ones(Z.shape[0]), classes=[-1, 1])
+    return np.asarray(p.coef_, dtype=np.float64) if p.converged_ else None
+
+
 _EXAMPLE_DATA = """
     >>> from mbcore.datasets import load_mushrooms
     >>> X, y = load_mushrooms()          # 8124 x 112 one-hot, y = +1 edible / -1 poisonous"""
@@ -448,6 +477,15 @@ class Perceptron(_Linear):
 
     _BOUND = "perceptron"
     _MULTI_BOUND = "multiclass"
+
+    def _margin_bound(self, R, gamma):
+        return ("Novikoff (R/gamma)^2", _bounds.perceptron_bound(R, gamma),
+                "Novikoff/Block; Kanade Thm 9")
+
+    def _kesler_bound(self, R, gamma):
+        return ("multi-class Perceptron 2R^2/gamma^2 (Kesler)",
+                _bounds.multiclass_perceptron_bound(R, gamma),
+                "Kesler's construction (Duda & Hart 1973); Crammer & Singer 2003")
 
     @classmethod
     def _unit_test_params(cls):
@@ -746,8 +784,13 @@ class MarginPerceptron(_Linear):
     _algo = _MARGIN
 
     _BOUND = "margin perceptron"
-    _MULTI_BOUND = "multiclass"
+    _MULTI_BOUND = "multiclass margin perceptron"
     _BOUND_COUNTS = "updates"     # its bound is on the updates
+
+    def _search_learner(self):
+        return MarginPerceptron(gamma=float(self.gamma), margin_fraction=1.0, tie=self.tie,
+                                fit_intercept=self.fit_intercept, max_epochs=100,
+                                multi_class="multiclass")
 
     @classmethod
     def _unit_test_params(cls):

@@ -470,6 +470,8 @@ class Winnow(_Winnow):
         "{_JOBS_PARAM}", _JOBS_PARAM)
 
     _BOUND = "winnow"
+    # the parameter values its bound is proved for (beta = 1/alpha counts as beta=None)
+    _BOUND_PARAMS = dict(alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean")
     _MULTI_BOUND = "multiclass winnow"
 
     @classmethod
@@ -540,6 +542,8 @@ class EliminationWinnow(_Winnow):
     features = "boolean"
 
     _BOUND = "elimination winnow"
+    # the parameter values its bound is proved for (beta = 1/alpha counts as beta=None)
+    _BOUND_PARAMS = dict(theta=None)
     _MULTI_BOUND = "multiclass winnow"
 
     @classmethod
@@ -622,6 +626,8 @@ class WinnowStar(_Winnow):
     w0 = 1.0
 
     _BOUND = "winnow*"
+    # the parameter values its bound is proved for (beta = 1/alpha counts as beta=None)
+    _BOUND_PARAMS = dict(alpha=2.0, theta=None)
     _MULTI_BOUND = "multiclass winnow"
 
     @classmethod

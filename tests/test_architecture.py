@@ -184,3 +184,53 @@ def test_the_checks_can_fail():
     assert not _is_private_module("mbcore.experts")
     found, mods = imports("mbcore")
     assert ("mbcore.base", "mbcore._validation") in {(a, b) for a, b, _, _ in found}
+
+
+# The modules that serve every learner: they find the learners in mbcore._registry and read
+# what each class declares, so adding a learner never edits them.
+CENTRAL = ("cli", "distributed", "certificates", "persistence")
+
+
+def _learner_names():
+    """The class names of every learner mbcore registers."""
+    import mbcore
+    return {name for name, _ in mbcore.all_learners()}
+
+
+def names_a_learner(source, learners):
+    """(line, name) of every place the source names one of ``learners``: as a name, an
+    attribute, an imported name, or a string that is exactly a class name."""
+    hits = []
+    for node in ast.walk(ast.parse(source)):
+        name = None
+        if isinstance(node, ast.Name):
+            name = node.id
+        elif isinstance(node, ast.Attribute):
+            name = node.attr
+        elif isinstance(node, ast.alias):
+            name = node.name
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            name = node.value
+        if name in learners:
+            hits.append((getattr(node, "lineno", 0), name))
+    return hits
+
+
+@pytest.mark.parametrize("module", CENTRAL)
+def test_no_central_module_names_a_learner(module):
+    """cli, distributed, certificates and persistence name no learner class: what they need of
+    a learner (its inputs, labels, bound, mixing, state) the class declares."""
+    with open(os.path.join(PACKAGES["mbcore"], module + ".py"), encoding="utf-8") as f:
+        hits = names_a_learner(f.read(), _learner_names())
+    assert not hits, f"mbcore.{module} names learners: {hits}"
+
+
+def test_the_learner_name_check_can_fail():
+    learners = {"Perceptron", "Winnow"}
+    src = ("from .linear import Perceptron\n"
+           "def f(L):\n"
+           "    return type(L).__name__ == 'Winnow' or isinstance(L, lin.Perceptron)\n")
+    assert sorted(n for _, n in names_a_learner(src, learners)) == ["Perceptron", "Perceptron",
+                                                                    "Winnow"]
+    assert names_a_learner("x = 'the Perceptron starts from w = 0'\n", learners) == []
+    assert len(_learner_names()) >= 18
