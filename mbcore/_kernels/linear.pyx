@@ -24,10 +24,14 @@ ctypedef fused index_t:
     int
     long long
 
+# The rule codes.  Every branch on p.algo names its codes, and a code no branch names is an error
+# (a constructor refuses it; a step or judge that meets one reports a bad row): a new rule can
+# never fall through into another rule's arithmetic.
 cdef enum:
     PERCEPTRON = 0
     MARGIN = 1
     HINGE = 2
+    N_RULES = 3         # (one past the last code)
 
 # status codes returned to Python
 cdef enum:
@@ -276,7 +280,9 @@ cdef inline int lin_judge(const Params* p, const double* w, const double* aux, P
     m_out[0] = m
     if p.algo == MARGIN:
         return pr != y or (-p.thr < m and m < p.thr)
-    return pr != y
+    if p.algo == PERCEPTRON or p.algo == HINGE:     # (the Hinge pass never speculates)
+        return pr != y
+    return -1
 
 
 cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_ssize_t d,
@@ -309,7 +315,7 @@ cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_
             if not isfinite(aux[1]):
                 return -1
             upd = 1
-    else:
+    elif p.algo == HINGE:
         upd = yd * s < 1.0
         if p.pegasos:
             eta_t = 1.0 / (p.lam * <double>t)
@@ -337,7 +343,14 @@ cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_
                 w[d] = w[d] + c
                 if not isfinite(w[d]):
                     return -1
+    else:
+        return -1
     return upd
+
+
+cdef check_rule(int algo):
+    if not 0 <= algo < N_RULES:
+        raise ValueError(f"unknown rule code {algo} (0..{N_RULES - 1})")
 
 
 cdef Params make_lin_params(int algo, bint tie_pos, bint normalize, bint intercept,
@@ -383,6 +396,7 @@ cdef class LinearState:
                  long long[::1] counts not None, Py_ssize_t d, int algo, bint tie_pos,
                  bint normalize, bint intercept, bint average, bint pegasos, double eta,
                  double thr, double lam):
+        check_rule(algo)
         self.w = w
         self.u = u
         self.aux = aux
@@ -964,7 +978,11 @@ cdef inline int mc_judge(const MCCtx* c, double* s, double* m, double* acc, int*
             nw = sqrt(aux[1])
             mk = (s[y] - s[r]) / nw if nw > 0.0 else 0.0
             return best != y or mk < p.thr
-        return 1
+        if p.algo == HINGE:
+            return 1
+        return -1
+    if p.algo != PERCEPTRON and p.algo != MARGIN and p.algo != HINGE:
+        return -1
     for k in range(K):
         if p.algo == MARGIN:
             nw = sqrt(aux[2 + k])
@@ -1033,7 +1051,9 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                     return -1
                 upd = 1
             return upd
-        # HINGE (Crammer & Singer's multi-class hinge, the top rival r)
+        if p.algo != HINGE:
+            return -1
+        # Crammer & Singer's multi-class hinge, the top rival r
         upd = (s[y] - s[r]) < 1.0
         mc_scale(W, K, d, aux, p, t, &eta_t)
         if upd:
@@ -1079,7 +1099,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                     if not mc_axpy(c.U, K, d, k, tc, tc, p.intercept, v, ix, n):
                         return -1
                 upd = 1
-        elif pk != <int>yk or (-p.thr < m[k] and m[k] < p.thr):
+        elif p.algo == MARGIN and (pk != <int>yk or (-p.thr < m[k] and m[k] < p.thr)):
             cc = yk * inv
             if not mc_axpy(W, K, d, k, cc, cc, p.intercept, v, ix, n):
                 return -1
@@ -1108,6 +1128,7 @@ cdef class MultiState:
                  Py_ssize_t K, int algo, bint tie_pos, bint normalize, bint intercept,
                  bint average, bint pegasos, double eta, double thr, double lam, bint ovr):
         cdef Py_ssize_t D = d + (1 if intercept else 0)
+        check_rule(algo)
         if K < 3 or W.shape[0] != D * K or aux.shape[0] != 2 + K or counts.shape[0] != 3 or \
                 U.shape[0] != (D * K if average else 0):
             raise ValueError("MultiState: the state arrays do not match d, K and the parameters")
