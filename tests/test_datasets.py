@@ -12,12 +12,12 @@ import pytest
 
 import mbcore
 from mbcore import datasets
-from mbcore.datasets import (DATASETS, describe, load_breast_cancer, load_mnist, load_monks,
-                             load_mushrooms, load_spect, load_tictactoe)
+from mbcore.datasets import (DATASETS, describe, load_a9a, load_breast_cancer, load_mnist,
+                             load_monks, load_mushrooms, load_spect, load_tictactoe)
 
 KEYS = ("summary", "description", "citation", "source", "changes", "labels", "license", "file",
         "loader", "n_samples", "n_features")
-NEW = ("spect", "breast-cancer", "mnist")
+NEW = ("spect", "breast-cancer", "mnist", "a9a")
 
 
 def _raw(name):
@@ -73,6 +73,7 @@ def test_describe_rejects_unknown_names():
     ("breast-cancer-wisconsin.data.gz", 19889, "52b89051b9bd37a91a54e8570b963719"),
     ("mnist-t10k-images-first1000.idx3-ubyte.gz", 784016, "bac4371a484d0b5651e81d99305acb5a"),
     ("mnist-t10k-labels-first1000.idx1-ubyte.gz", 1008, "556860b2f10365a8f7444c1e79c7e9af"),
+    ("a9a.gz", 2329875, "fb3596510d780aaf76a06dc721d49662"),
 ])
 def test_bundled_bytes_match_their_recorded_provenance(name, size, md5):
     data = _raw(name)
@@ -189,11 +190,110 @@ def test_spect_bad_parameters(kwargs):
         load_spect(**kwargs)
 
 
+# -- a9a (UCI Adult, LIBSVM encoding) ----------------------------------------------------------
+
+def _a9a_rows():
+    """(labels, sets of 1-based indices) read from the bundled file with plain Python."""
+    labels, rows = [], []
+    for line in _raw("a9a.gz").decode("ascii").splitlines():
+        if line.strip():
+            label, *pairs = line.split()
+            labels.append(int(label))
+            rows.append({int(pair.split(":")[0]) for pair in pairs})
+            assert all(pair.split(":")[1] == "1" for pair in pairs)
+    return labels, rows
+
+
+def test_a9a_counts():
+    X, y = load_a9a()
+    assert X.shape == (32561, 123) and X.dtype == np.float64 and X.flags.c_contiguous
+    assert y.dtype == np.int64 and y.shape == (32561,)
+    assert int((y == -1).sum()) == 24720 and int((y == 1).sum()) == 7841   # LIBSVM / UCI Adult
+    assert set(np.unique(X).tolist()) == {0.0, 1.0}
+    assert X[:, 0].any() and X[:, 122].any()            # indices 1 and 123 both occur
+    # UCI Adult: 30162 of the 32561 training rows have no missing value (14 active indicators)
+    assert np.bincount(X.sum(axis=1).astype(int)).tolist()[11:] == [27, 1809, 563, 30162]
+
+
+def test_a9a_matches_the_file():
+    labels, rows = _a9a_rows()
+    X, y = load_a9a()
+    assert y.tolist() == labels
+    expected = np.zeros((len(rows), 123))
+    for i, row in enumerate(rows):
+        expected[i, [j - 1 for j in row]] = 1.0
+    assert np.array_equal(X, expected)
+    # line 1: -1 3:1 11:1 14:1 19:1 39:1 42:1 55:1 64:1 67:1 73:1 75:1 76:1 80:1 83:1
+    assert int(y[0]) == -1
+    assert (np.flatnonzero(X[0]) + 1).tolist() == [3, 11, 14, 19, 39, 42, 55, 64, 67, 73, 75,
+                                                   76, 80, 83]
+
+
+def test_a9a_is_not_separable():
+    """7614 rows repeat an earlier feature vector; 1785 of them carry another label than that
+    vector's first occurrence (as recorded in the provenance)."""
+    X, y = load_a9a(encoding="boolean")
+    first, repeats, conflicts = {}, 0, 0
+    for row, label in zip(X, y.tolist()):
+        key = row.tobytes()
+        if key in first:
+            repeats += 1
+            conflicts += first[key] != label
+        else:
+            first[key] = label
+    assert (repeats, conflicts) == (7614, 1785)
+    assert "7614" in DATASETS["a9a"]["description"] and "1785" in DATASETS["a9a"]["description"]
+    clf = mbcore.Perceptron(max_epochs=3).fit(X.astype(np.float64), y)
+    assert not clf.converged_
+
+
+def test_a9a_boolean_encoding():
+    X, y = load_a9a()
+    B, yb = load_a9a(encoding="boolean")
+    assert B.shape == (32561, 123) and B.dtype == np.uint8 and B.flags.c_contiguous
+    assert np.array_equal(B, X) and np.array_equal(yb, y)
+    assert set(np.unique(B).tolist()) == {0, 1}
+
+
+def test_a9a_as_frame():
+    pd = pytest.importorskip("pandas")
+    F, s = load_a9a(encoding="boolean", as_frame=True)
+    X, y = load_a9a(encoding="boolean")
+    assert isinstance(F, pd.DataFrame) and isinstance(s, pd.Series) and s.name == "label"
+    assert list(F.columns) == [f"x{j}" for j in range(1, 124)]
+    assert np.array_equal(F.to_numpy(), X) and np.array_equal(s.to_numpy(), y)
+
+
+@pytest.mark.parametrize("loader", [load_a9a, load_mushrooms])
+def test_as_frame_without_pandas_names_the_loader(loader, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "pandas", None)     # import pandas fails
+    with pytest.raises(ImportError, match=rf"^{loader.__name__}\(as_frame=True\) needs pandas"):
+        loader(as_frame=True)
+
+
+@pytest.mark.parametrize("kwargs", [dict(encoding="bool"), dict(encoding="categorical"),
+                                    dict(encoding=None), dict(as_frame=1), dict(as_frame="yes")])
+def test_a9a_bad_parameters(kwargs):
+    with pytest.raises(ValueError, match="load_a9a: parameter"):
+        load_a9a(**kwargs)
+
+
+def test_a9a_describe():
+    text = describe("a9a")
+    assert text.startswith("a9a: UCI Adult")
+    assert "32561 rows x 123 features (loader: mbcore.datasets.load_a9a)" in text
+    for fact in ("ankitagarwal/magic@6880669c239c4eeec251f34ab18f092bcb39bce2",
+                 "fb3596510d780aaf76a06dc721d49662", "Platt", "Kohavi", "LIBSVM",
+                 "income >50K (7841 rows)", "None stated"):
+        assert fact in text
+
+
 # -- a learner on each --------------------------------------------------------------------------
 
 def _binary_views():
     """(name, X, y) for every bundled dataset, in the encodings the learners need."""
     yield "mushrooms/boolean", *load_mushrooms(encoding="boolean")
+    yield "a9a/boolean", *load_a9a(encoding="boolean")
     yield "tic-tac-toe/boolean", *load_tictactoe(encoding="boolean")
     yield "monks-1/boolean", *load_monks(1, encoding="boolean")
     yield "spect/boolean", *load_spect("all")

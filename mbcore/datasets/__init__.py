@@ -16,11 +16,11 @@ Examples
 ((8124, 112), 'float64', 4208, 3916)
 """
 
-from .bundled import (DATASETS, describe, load_breast_cancer, load_mnist, load_monks,
+from .bundled import (DATASETS, describe, load_a9a, load_breast_cancer, load_mnist, load_monks,
                       load_mushrooms, load_spect, load_tictactoe)
 from .formats import load_csv, load_svmlight
 # Not in __all__, but importable from here as before (mbcore.datasets.MAX_FEATURES, open_text...):
 from .formats import MAX_FEATURES, check_width, empty_label, open_text  # noqa: F401
 
-__all__ = ["DATASETS", "describe", "load_mushrooms", "load_tictactoe", "load_monks",
+__all__ = ["DATASETS", "describe", "load_mushrooms", "load_a9a", "load_tictactoe", "load_monks",
            "load_spect", "load_breast_cancer", "load_mnist", "load_svmlight", "load_csv"]
