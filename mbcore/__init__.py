@@ -18,7 +18,7 @@ except ImportError as exc:  # pragma: no cover - only without a build
 from .base import NotFittedError, OnlineLearner, all_learners, clone
 from .exceptions import LearnerWarning
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
-                     Perceptron)
+                     PassiveAggressive, Perceptron)
 from .experts import (PairSpecialists, RandomizedWeightedMajority, Specialists,
                       WeightedMajority)
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
@@ -36,7 +36,7 @@ from .persistence import load
 from .streaming import iter_csv, iter_svmlight, iter_vw, run_stream
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-           "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
+           "OnlineHingeSVM", "PassiveAggressive", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
            "WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
            "Conjunction", "Disjunction", "DecisionList", "GreedyDecisionList",
            "most_specific_conjunction", "greedy_decision_list", "ConjunctionAdversary",

@@ -39,7 +39,8 @@ __all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "a
            "winnow_star_bound", "weighted_majority_bound", "randomized_wm_bound",
            "specialists_bound", "halving_bound", "soa_bound", "conjunction_bound",
            "disjunction_bound", "decision_list_bound", "equivalence_query_bound",
-           "online_to_pac_run_length", "online_to_pac_sample_size", "eq_test_sample_size"]
+           "online_to_pac_run_length", "online_to_pac_sample_size", "eq_test_sample_size",
+           "passive_aggressive_bound"]
 
 
 # -- data quantities ------------------------------------------------------------------------------
@@ -565,6 +566,80 @@ def perceptron_bound(R, gamma, u_norm=1.0) -> float:
     g = _positive("perceptron_bound", "gamma", gamma)
     n = _positive("perceptron_bound", "u_norm", u_norm)
     return (n * r / g) ** 2
+
+
+_PA_VARIANTS = ("PA", "PA-I", "PA-II")
+
+
+def passive_aggressive_bound(R, u_norm, variant="PA-I", C=1.0, loss=0.0) -> float:
+    """The mistake bounds of the Passive-Aggressive algorithms PA, PA-I and PA-II (Crammer,
+    Dekel, Keshet, Shalev-Shwartz & Singer 2006, "Online Passive-Aggressive Algorithms", JMLR 7).
+
+    The rules: predict sign(w . x); with the hinge loss l_t = max{0, 1 - y_t w . x_t}, update
+    ``w += tau_t y_t x_t`` with ``tau_t = l_t / ||x_t||^2`` (PA), ``min(C, l_t / ||x_t||^2)``
+    (PA-I) or ``l_t / (||x_t||^2 + 1/(2C))`` (PA-II), from w = 0.  A mistake has l_t >= 1.
+    Against any vector u, with l*_t = max{0, 1 - y_t u . x_t} its hinge loss on the same
+    examples and every ``||x_t|| <= R``:
+
+    * PA (Theorem 2, u with l*_t = 0 on every example): the squared losses, so the mistakes,
+      are at most ``||u||^2 R^2``;
+    * PA-I (Theorem 4): the mistakes are at most ``max{R^2, 1/C} (||u||^2 + 2 C sum_t l*_t)``;
+    * PA-II (Theorem 5): the squared losses, so the mistakes, are at most
+      ``(R^2 + 1/(2C)) (||u||^2 + 2 C sum_t (l*_t)^2)``.
+
+    A unit u with margin gamma on the examples gives u / gamma, of norm 1/gamma with every
+    l*_t = 0: ``u_norm = 1/gamma``, ``loss = 0``.  The multi-class rule (the binary step on the
+    Kesler vector (e_y - e_r) (x) x of the top rival r, of squared norm 2 ||x||^2) has the same
+    bounds with R replaced by sqrt(2) R and u by a matrix U with u_y . x - u_k . x >= 1.
+
+    Parameters
+    ----------
+    R : float
+        Radius of the data, >= 0 (with an intercept, of the rows with the constant 1 appended).
+    u_norm : float
+        ||u||, > 0.
+    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+    C : float, default=1.0
+        The aggressiveness parameter, > 0 (PA-I and PA-II).
+    loss : float, default=0.0
+        The comparison's cumulative loss: sum_t l*_t for PA-I, sum_t (l*_t)^2 for PA-II; it must
+        be 0 for PA (its bound with a positive loss needs unit-length examples).
+
+    Returns
+    -------
+    float
+        The bound on the number of mistakes.
+
+    Raises
+    ------
+    ValueError
+        If a value is out of its range or not a finite real, or ``loss > 0`` for PA.
+
+    Examples
+    --------
+    >>> passive_aggressive_bound(1.0, 10.0, "PA")        # margin 0.1 on unit-length rows
+    100.0
+    >>> passive_aggressive_bound(2.0, 10.0, "PA-I", C=0.1)   # max(4, 10) * 100
+    1000.0
+    >>> passive_aggressive_bound(2.0, 10.0, "PA-II", C=0.5)  # (4 + 1) * 100
+    500.0
+    """
+    owner = "passive_aggressive_bound"
+    r = _nonnegative(owner, "R", R)
+    n = _positive(owner, "u_norm", u_norm)
+    if not isinstance(variant, str) or variant not in _PA_VARIANTS:
+        raise ValueError(f"{owner}: parameter variant must be one of {list(_PA_VARIANTS)}, got "
+                         f"{variant!r}")
+    c = _positive(owner, "C", C)
+    lo = _nonnegative(owner, "loss", loss)
+    if variant == "PA":
+        if lo > 0.0:
+            raise ValueError(f"{owner}: the PA bound is proved for a u with no hinge loss "
+                             f"(loss=0); got loss={loss!r}")
+        return (n * r) ** 2
+    if variant == "PA-I":
+        return max(r * r, 1.0 / c) * (n * n + 2.0 * c * lo)
+    return (r * r + 0.5 / c) * (n * n + 2.0 * c * lo)
 
 
 def margin_perceptron_bound(gamma) -> float:

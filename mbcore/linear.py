@@ -20,11 +20,11 @@ from . import bounds as _bounds
 from .base import ManyClasses, OnlineLearner, Snapshot, check_n_jobs, map_rows
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-           "OnlineHingeSVM"]
+           "OnlineHingeSVM", "PassiveAggressive"]
 
 _TIES = ("negative", "positive")
 _MULTI = ("multiclass", "ovr")
-_PERCEPTRON, _MARGIN, _HINGE = 0, 1, 2
+_PERCEPTRON, _MARGIN, _HINGE, _PA = 0, 1, 2, 3
 _KERNELS = {"linear": 0, "poly": 1, "rbf": 2}
 _MAX_DEGREE = 2 ** 31 - 1     # the polynomial degree is a C int in the kernels
 _MAX_BUDGET = 2 ** 62         # the budget is a C Py_ssize_t (and far beyond any memory)
@@ -984,6 +984,154 @@ class OnlineHingeSVM(_Linear):
         # a product of factors in [0, 1], reset to 1 when it reaches 0
         return 0.0 < a <= 1.0
 
+
+
+_PA_VARIANTS = ("PA", "PA-I", "PA-II")
+_PA_THEOREMS = {"PA": "Theorem 2", "PA-I": "Theorem 4", "PA-II": "Theorem 5"}
+
+
+class PassiveAggressive(_Linear):
+    __doc__ = """The Passive-Aggressive algorithms PA, PA-I and PA-II of Crammer, Dekel, Keshet,
+    Shalev-Shwartz and Singer (2006): the smallest change of w that gives the current example
+    a margin of 1.
+
+    Update rule: predict sign(w·x) (a score of 0 by the tie rule).  With the hinge loss
+    ℓ = max{0, 1 − y w·x}, *passive* when ℓ = 0; else *aggressive*: w ← w + τ y x with
+
+    * PA: τ = ℓ/‖x‖² (the projection onto {w : y w·x ≥ 1});
+    * PA-I: τ = min(C, ℓ/‖x‖²) (at most C: a hinge-loss slack);
+    * PA-II: τ = ℓ/(‖x‖² + 1/(2C)) (a squared slack).
+
+    With ``fit_intercept`` the constant coordinate 1 is part of x (also in ‖x‖²).  A row whose
+    ‖x‖² (+ 1/(2C)) is 0 or overflows is not an update (PA and PA-I leave a zero row alone).
+    ``updates_`` counts the rows with ℓ > 0 that moved w; ``mistakes_`` the wrong predictions.
+
+    Mistake bounds (Crammer et al. 2006; :func:`mbcore.bounds.passive_aggressive_bound`), for
+    rows with ‖x‖ ≤ R and any vector u with hinge losses ℓ*_t:
+
+    * PA, u with y u·x ≥ 1 on every row (Theorem 2): mistakes ≤ Σ ℓ_t² ≤ ‖u‖² R²; with a
+      unit u of margin γ, R²/γ² (the Perceptron's bound);
+    * PA-I (Theorem 4): mistakes ≤ max{R², 1/C} (‖u‖² + 2C Σ ℓ*_t);
+    * PA-II (Theorem 5): mistakes ≤ (R² + 1/(2C)) (‖u‖² + 2C Σ (ℓ*_t)²).
+
+    ``certify`` checks the separable forms (a unit u of margin γ: u/γ, ℓ* = 0).
+
+    {_MULTI_RULES}
+    * ``multi_class="multiclass"`` (the default): Crammer et al.'s multi-class rule (their
+      section 7, with the top rival): s_k = w_k·x (+ b_k), ŷ = argmax_k s_k,
+      r = argmax_{k≠y} s_k, ℓ = max{0, 1 − (s_y − s_r)}; when ℓ > 0, w_y ← w_y + τx and
+      w_r ← w_r − τx, with τ computed as above from ‖z‖² = 2‖x‖² (z = (e_y − e_r)⊗x, Kesler's
+      vector).  The binary bounds hold with R² replaced by 2R² and a U whose rows give
+      u_y·x − u_k·x ≥ 1 (with a unit-Frobenius U of multi-class margin γ: ‖U/γ‖ = 1/γ).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        The aggressiveness C > 0 of PA-I and PA-II (ignored by PA).  Small C for noisy data.
+    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+    tie : {"negative", "positive"}, default="negative"
+    fit_intercept : bool, default=False
+    max_epochs : int, default=100
+        ``fit`` cycles until a pass with no update (every row then has margin ≥ 1) or this many.
+    {_MULTI_PARAM}
+    {_N_JOBS_PARAM}
+
+    Attributes
+    ----------
+    coef_, intercept_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Notes
+    -----
+    scikit-learn's ``PassiveAggressiveClassifier`` (deprecated there since 1.8, to be removed;
+    ``SGDClassifier(loss="hinge", penalty=None, learning_rate="pa1", eta0=C)`` is its
+    replacement) runs PA-I (``loss="hinge"``) and PA-II (``loss="squared_hinge"``) with the same
+    steps: with ``fit_intercept=False``, ``shuffle=False`` and one epoch its weights equal these
+    to rounding (its dot products sum in another order), with K ≥ 3 classes under
+    ``multi_class="ovr"``.  With an intercept scikit-learn leaves the constant out of ‖x‖²;
+    here it is part of x, as in the paper.
+
+    Examples
+    --------
+    >>> from mbcore.datasets import load_a9a
+    >>> from mbcore import PassiveAggressive
+    >>> X, y = load_a9a()                      # UCI Adult: 32561 x 123 indicators, not separable
+    >>> pa = PassiveAggressive(C=0.01).partial_fit(X[:30000], y[:30000])
+    >>> pa.mistakes_, pa.updates_
+    (4813, 11465)
+    >>> round(pa.score(X[30000:], y[30000:]), 3)
+    0.843
+
+    Ten classes (the bundled MNIST digits), Crammer et al.'s multi-class rule:
+
+    >>> from mbcore.datasets import load_mnist
+    >>> Xd, yd = load_mnist()
+    >>> pa10 = PassiveAggressive().partial_fit(Xd[::2], yd[::2])
+    >>> pa10.mistakes_, round(pa10.score(Xd[1::2], yd[1::2]), 3)
+    (174, 0.762)
+    """.replace("{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
+        "{_N_JOBS_PARAM}", _N_JOBS_PARAM)
+
+    _algo = _PA
+
+    # timed beside it by ``mbcore bench`` (scikit-learn's replacement for its deprecated
+    # PassiveAggressiveClassifier: the same PA-I / PA-II steps)
+    _PEER = ("sklearn.linear_model.SGDClassifier",
+             lambda p: {"loss": "hinge", "penalty": None, "eta0": p["C"],
+                        "learning_rate": "pa2" if p["variant"] == "PA-II" else "pa1",
+                        "fit_intercept": p["fit_intercept"], "shuffle": False})
+    _BOUND = "margin"
+    _MULTI_BOUND = "multiclass"
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"variant": "PA", "fit_intercept": True},
+                {"variant": "PA-II", "C": 0.5, "multi_class": "ovr"}]
+
+    def __init__(self, C=1.0, variant="PA-I", tie="negative", fit_intercept=False,
+                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+        self.C = C
+        self.variant = variant
+        self.tie = tie
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+        self.multi_class = multi_class
+        self.n_jobs = n_jobs
+
+    def _validate_params(self):
+        super()._validate_params()
+        _real(self._owner, "C", self.C, 0)
+        _choice(self._owner, "variant", self.variant, _PA_VARIANTS)
+
+    def _eta(self):
+        # the cap on the step (PA-I's C; none otherwise)
+        return float(self.C) if self.variant == "PA-I" else math.inf
+
+    def _lam(self):
+        # the term added to ||x||^2 (PA-II's 1/(2C), computed as scikit-learn does: 0.5 / C)
+        return 0.5 / float(self.C) if self.variant == "PA-II" else 0.0
+
+    def _pa_bound(self, R2, gamma):
+        value = _bounds.passive_aggressive_bound(math.sqrt(R2), 1.0 / gamma, self.variant,
+                                                 float(self.C))
+        return value
+
+    def _margin_bound(self, R, gamma):
+        form = {"PA": "(R/gamma)^2", "PA-I": "max(R^2, 1/C)/gamma^2",
+                "PA-II": "(R^2 + 1/(2C))/gamma^2"}[self.variant]
+        return (f"{self.variant} {form}", self._pa_bound(R * R, gamma),
+                f"Crammer et al. 2006, {_PA_THEOREMS[self.variant]}")
+
+    def _kesler_bound(self, R, gamma):
+        form = {"PA": "2R^2/gamma^2", "PA-I": "max(2R^2, 1/C)/gamma^2",
+                "PA-II": "(2R^2 + 1/(2C))/gamma^2"}[self.variant]
+        return (f"multi-class {self.variant} {form} (Kesler)", self._pa_bound(2.0 * R * R, gamma),
+                f"Crammer et al. 2006, {_PA_THEOREMS[self.variant]} and section 7")
+
+    def _search_learner(self):
+        return PassiveAggressive(C=self.C, variant=self.variant, tie=self.tie,
+                                 fit_intercept=self.fit_intercept, max_epochs=100,
+                                 multi_class="multiclass")
 
 
 class KernelPerceptron(ManyClasses, OnlineLearner):

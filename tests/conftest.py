@@ -253,10 +253,14 @@ REGISTRY = [
     ("OnlineHingeSVM", {"lam": 1.0, "eta": 0.9}),       # shrink 0.1 per step: the 1e-9 refold
     ("OnlineHingeSVM", {"lam": 1.0, "eta": 1.0}),       # shrink to exactly 0 every step
     ("OnlineHingeSVM", {"lam": 0.5, "eta": 0.3, "fit_intercept": True, "normalize": True}),
+    ("PassiveAggressive", {}),
+    ("PassiveAggressive", {"variant": "PA", "fit_intercept": True}),
+    ("PassiveAggressive", {"variant": "PA-II", "C": 0.05, "tie": "positive"}),
+    ("PassiveAggressive", {"C": 1e-3, "fit_intercept": True}),      # PA-I's cap on every step
 ]
 
 CLASS_NAMES = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-               "OnlineHingeSVM")
+               "OnlineHingeSVM", "PassiveAggressive")
 
 
 def entry_id(entry):
@@ -283,7 +287,7 @@ def integer_exact(entry):
     """True when the learner's state stays exact on small integer data (no normalisation and
     no hinge shrink), so every summation order, dense or CSR, gives the same results."""
     name, params = entry
-    if name in ("MarginPerceptron", "OnlineHingeSVM"):
+    if name in ("MarginPerceptron", "OnlineHingeSVM", "PassiveAggressive"):
         return False
     if params.get("normalize"):
         return False

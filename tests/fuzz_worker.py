@@ -374,6 +374,11 @@ LEARNERS = {
     "KernelPerceptron(ovr,budget=3,3 classes)": (
         "real3", lambda: mbcore.KernelPerceptron(multi_class="ovr", budget=3), "classes"),
     "OnlineHingeSVM": ("real", lambda: mbcore.OnlineHingeSVM(), "classes"),
+    "PassiveAggressive": ("real", lambda: mbcore.PassiveAggressive(), "classes"),
+    "PassiveAggressive(II,3 classes)": (
+        "real3", lambda: mbcore.PassiveAggressive(variant="PA-II"), "classes"),
+    "PassiveAggressive(plain,ovr,3 classes)": (
+        "real3", lambda: mbcore.PassiveAggressive(variant="PA", multi_class="ovr"), "classes"),
     # the linear learners with three classes (the weight matrix; both strategies)
     "Perceptron(3 classes)": ("real3", lambda: mbcore.Perceptron(), "classes"),
     "Perceptron(ovr,intercept,3 classes)": (

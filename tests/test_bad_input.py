@@ -26,6 +26,8 @@ LEARNERS = [
     ("KernelPerceptron", {"kernel": "poly", "budget": 4}),
     ("OnlineHingeSVM", {}),
     ("OnlineHingeSVM", {"eta": 0.1, "fit_intercept": True}),
+    ("PassiveAggressive", {}),
+    ("PassiveAggressive", {"variant": "PA-II", "fit_intercept": True}),
 ]
 LEARNER_IDS = [n + ("(" + ",".join(f"{k}={v}" for k, v in p.items()) + ")" if p else "")
                for n, p in LEARNERS]
@@ -257,8 +259,8 @@ def test_empty_X(spec, mod):
 @mod_param
 def test_bad_labels(spec, mod):
     X3 = XB[:3]
-    multi = spec[0] in ("Perceptron", "MarginPerceptron", "AveragedPerceptron",
-                        "OnlineHingeSVM", "KernelPerceptron") and spec[1].get("mode") != "vote"
+    # (the class declares whether it takes three classes; the vote mode does not)
+    multi = getattr(mbcore, spec[0])._K_CLASSES and spec[1].get("mode") != "vote"
     if multi:                            # three classes are taken; a regression target is not
         with pytest.raises(ValueError):
             new(mod, spec).partial_fit(X3, [0.5, -1.5, 2.5])
@@ -511,6 +513,13 @@ BAD_PARAMS = [
     ("OnlineHingeSVM", "eta", 0),
     ("OnlineHingeSVM", "eta", "fast"),
     ("OnlineHingeSVM", "max_epochs", 0),
+    ("PassiveAggressive", "C", 0),
+    ("PassiveAggressive", "C", -1.0),
+    ("PassiveAggressive", "C", math.inf),
+    ("PassiveAggressive", "C", "big"),
+    ("PassiveAggressive", "variant", "PA-III"),
+    ("PassiveAggressive", "variant", None),
+    ("PassiveAggressive", "max_epochs", 0),
 ]
 
 

@@ -100,7 +100,7 @@ def test_run_mnist_default_runs_the_k_class_learners_and_names_the_others():
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:] if line.strip()
             and line.split()[0] in LEARNERS}
     assert set(rows) == {"Perceptron", "MarginPerceptron", "AveragedPerceptron",
-                         "KernelPerceptron", "OnlineHingeSVM"}
+                         "KernelPerceptron", "OnlineHingeSVM", "PassiveAggressive"}
     for name, cells in rows.items():
         ref = mbcore.run_online(getattr(mbcore, name)(), X, y)
         assert (int(cells[1]), int(cells[2])) == (ref.mistakes, ref.updates)

@@ -131,6 +131,7 @@ FITTED_ATTRS = {
     "AveragedPerceptron": ("coef_", "intercept_", "vote_vectors_", "vote_counts_"),
     "KernelPerceptron": ("support_vectors_", "dual_coef_", "n_support_"),
     "OnlineHingeSVM": ("coef_", "intercept_"),
+    "PassiveAggressive": ("coef_", "intercept_"),
 }
 
 
@@ -185,7 +186,8 @@ def test_set_params_between_calls_equals_fresh_params(entry, mod):
     name, params = entry
     change = {"Perceptron": {"tie": "positive"}, "AveragedPerceptron": {"tie": "positive"},
               "MarginPerceptron": {"gamma": 0.4}, "KernelPerceptron": {"tie": "positive"},
-              "OnlineHingeSVM": {"tie": "positive"}}[name]
+              "OnlineHingeSVM": {"tie": "positive"},
+              "PassiveAggressive": {"C": 0.3, "variant": "PA-II"}}[name]
     a = make(mbcore, entry).partial_fit(X[:60], Y[:60])
     b = make(mbref, entry).partial_fit(X[:60], Y[:60])
     a.set_params(**change)

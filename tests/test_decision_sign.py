@@ -173,6 +173,12 @@ SETTINGS = {
           {"eta": 0.5, "lam": 0.1, "tie": "positive", "fit_intercept": True, "normalize": True},
           "real", POS),
     ],
+    "PassiveAggressive": [
+        S("PA-I", {}, "real", NEG, BOTH),
+        S("PA,tie=positive,fit_intercept", {"variant": "PA", "tie": "positive",
+                                            "fit_intercept": True}, "real", POS),
+        S("PA-II,C=0.1", {"variant": "PA-II", "C": 0.1}, "real", NEG, BOTH),
+    ],
     "KernelPerceptron": [
         S("rbf", {}, "real", NEG),
         S("poly", {"kernel": "poly", "degree": 2}, "real", NEG),

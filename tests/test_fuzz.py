@@ -291,7 +291,7 @@ def check_fuzz(reply, valid, what):
 # arithmetic on the small dyadic values drawn below), and the calls: partial_fit and predict on
 # a fitted learner, and a first partial_fit ("fit_unfitted").
 CSR_LEARNERS = {
-    "real": ["Perceptron", "AveragedPerceptron(vote)", "KernelPerceptron(rbf)",
+    "real": ["Perceptron", "PassiveAggressive", "AveragedPerceptron(vote)", "KernelPerceptron(rbf)",
              "KernelPerceptron(poly,budget=3)", "Winnow(real)", "Conservative(Perceptron)",
              "WeightedMajority(pool)"],
     "bool": ["Winnow", "BalancedWinnow", "EliminationWinnow", "Conjunction", "Disjunction(all)",

@@ -68,7 +68,7 @@ def test_every_learner_gives_its_own_test_parameters():
 
 def test_the_suite_covers_every_learner():
     assert {c.values[0] for c in CASES} == {cls for _, cls in LEARNERS}
-    assert len(LEARNERS) == 18
+    assert len(LEARNERS) == 19
 
 
 def _outputs(clf, X, kw):

@@ -54,7 +54,7 @@ LINEAR = [e for e in REGISTRY if entry_id(e) in (
     "Perceptron", "Perceptron(fit_intercept=True)", "MarginPerceptron(gamma=0.1)",
     "AveragedPerceptron(mode=average)", "AveragedPerceptron(mode=vote)",
     "KernelPerceptron(kernel=linear)", "KernelPerceptron(kernel=rbf,gamma=0.3,budget=5)",
-    "OnlineHingeSVM(lam=0.1)")]
+    "OnlineHingeSVM(lam=0.1)", "PassiveAggressive(variant=PA,fit_intercept=True)")]
 LEARNERS = [(entry_id(e), (lambda e=e: make(mbcore, e)), (lambda: (X, Y, {})))
             for e in LINEAR] + [e for e in EXTRA if e[0] != "Winnow-str-labels"]
 IDS = [e[0] for e in LEARNERS]

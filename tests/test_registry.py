@@ -32,7 +32,7 @@ def exported_learners():
 def test_all_learners_is_every_exported_learner():
     got = mbcore.all_learners()
     assert dict(got) == exported_learners()
-    assert len({n for n, _ in got}) == len(got) == 18
+    assert len({n for n, _ in got}) == len(got) == 19
     assert all(cls.__name__ == n for n, cls in got)
 
 
@@ -75,13 +75,15 @@ def test_the_command_line_lists_come_from_the_classes():
     takes = {n for n, c in mbcore.all_learners() if c._TAKES == "features"}
     assert set(mbcore.cli.LEARNERS) == takes
     assert mbcore.cli.LEARNERS == ("Perceptron", "MarginPerceptron", "AveragedPerceptron",
-                                   "KernelPerceptron", "OnlineHingeSVM", "Winnow",
+                                   "KernelPerceptron", "OnlineHingeSVM", "PassiveAggressive",
+                                   "Winnow",
                                    "EliminationWinnow", "WinnowStar", "BalancedWinnow",
                                    "Conjunction", "Disjunction", "DecisionList")
     assert set(mbcore.cli._K_CLASS_LEARNERS) == {
         "Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-        "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"}
-    assert set(mbcore.cli._PEERS) == {"Perceptron", "OnlineHingeSVM"}
+        "OnlineHingeSVM", "PassiveAggressive", "Winnow", "EliminationWinnow", "WinnowStar",
+        "BalancedWinnow"}
+    assert set(mbcore.cli._PEERS) == {"Perceptron", "OnlineHingeSVM", "PassiveAggressive"}
 
 
 def test_persistence_loads_exactly_the_registered_classes():
@@ -111,11 +113,12 @@ def test_every_learner_declares_how_its_state_mixes():
     import mbcore.distributed as dist
     mix = {n: c._MIX for n, c in mbcore.all_learners()}
     assert {n for n, m in mix.items() if m == "additive"} == {
-        "Perceptron", "MarginPerceptron", "OnlineHingeSVM"}
+        "Perceptron", "MarginPerceptron", "OnlineHingeSVM", "PassiveAggressive"}
     assert {n for n, m in mix.items() if m == "multiplicative"} == {
         "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"}
-    assert dist._supported() == ("Perceptron, MarginPerceptron, OnlineHingeSVM, Winnow, "
-                                 "EliminationWinnow, WinnowStar, BalancedWinnow")
+    assert dist._supported() == ("Perceptron, MarginPerceptron, OnlineHingeSVM, "
+                                 "PassiveAggressive, Winnow, EliminationWinnow, WinnowStar, "
+                                 "BalancedWinnow")
     for name, why in (("AveragedPerceptron", "average over the whole sequence"),
                       ("KernelPerceptron", "support vectors"),
                       ("Halving", "not a weight vector")):

@@ -3,7 +3,8 @@ everything here is skipped, with the reason, when it is not installed or older t
 
 1. ``sklearn.utils.estimator_checks.check_estimator`` (with ``expected_failed_checks``) on
    Perceptron (two settings), AveragedPerceptron (average and vote), MarginPerceptron,
-   KernelPerceptron (two settings), OnlineHingeSVM, Winnow and BalancedWinnow with
+   KernelPerceptron (two settings), OnlineHingeSVM, PassiveAggressive (three settings), Winnow
+   and BalancedWinnow with
    ``features="real"``, and Winnow, EliminationWinnow, WinnowStar and BalancedWinnow with their
    default Boolean features, one test per estimator: every other check must pass, and every
    check listed below must fail (a listed check that starts passing fails the test, so the list
@@ -103,6 +104,8 @@ def estimators():
         mbcore.AveragedPerceptron(), mbcore.AveragedPerceptron(mode="vote"),
         mbcore.MarginPerceptron(), mbcore.KernelPerceptron(),
         mbcore.KernelPerceptron(kernel="poly", degree=2, budget=20), mbcore.OnlineHingeSVM(),
+        mbcore.PassiveAggressive(), mbcore.PassiveAggressive(variant="PA-II", fit_intercept=True),
+        mbcore.PassiveAggressive(multi_class="ovr"),
         # one-vs-rest (multi_class="multiclass", the default, is checked above)
         mbcore.Perceptron(multi_class="ovr"), mbcore.AveragedPerceptron(multi_class="ovr"),
         mbcore.MarginPerceptron(multi_class="ovr"), mbcore.OnlineHingeSVM(multi_class="ovr"),

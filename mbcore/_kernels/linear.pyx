@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""Compiled kernels of the additive family (Perceptron, Margin, Averaged/Voted, Hinge, Kernel).
+"""Compiled kernels of the additive family (Perceptron, Margin, Averaged/Voted, Hinge,
+Passive-Aggressive, Kernel).
 
 Each entry point runs a whole pass over a batch with the GIL released.  The arithmetic follows the
 contract written in ``mbref._arith`` (four interleaved partial sums, no fused multiply-add), so that
@@ -31,7 +32,9 @@ cdef enum:
     PERCEPTRON = 0
     MARGIN = 1
     HINGE = 2
-    N_RULES = 3         # (one past the last code)
+    PA = 3              # Passive-Aggressive: eta is the step's cap C (PA-I; else inf), lam
+                        # the term added to ||x||^2 (PA-II: 1/(2C); else 0)
+    N_RULES = 4         # (one past the last code)
 
 # status codes returned to Python
 cdef enum:
@@ -282,7 +285,30 @@ cdef inline int lin_judge(const Params* p, const double* w, const double* aux, P
         return pr != y or (-p.thr < m and m < p.thr)
     if p.algo == PERCEPTRON or p.algo == HINGE:     # (the Hinge pass never speculates)
         return pr != y
+    if p.algo == PA:                                # a positive hinge loss
+        return (<double>y) * s < 1.0
     return -1
+
+
+cdef inline double pa_step_size(const Params* p, double loss, double sq) noexcept nogil:
+    """Passive-Aggressive's step tau = min(C, loss / (||z||^2 + lam)) for a row z of squared
+    norm sq (PA: C = inf, lam = 0; PA-I: lam = 0; PA-II: C = inf, lam = 1/(2C)); 0 when the
+    denominator is 0 (a zero row: PA and PA-I skip it) or infinite."""
+    cdef double den = sq + p.lam, tau
+    if not (den > 0.0 and den < INFINITY):
+        return 0.0
+    tau = loss / den
+    if tau > p.eta:
+        tau = p.eta
+    return tau
+
+
+cdef inline double row_sqnorm(const Params* p, const floating* v, Py_ssize_t n) noexcept nogil:
+    """||x'||^2 of the row x' = x, or (x, 1) with an intercept (mbref._arith.sumsq)."""
+    cdef double sq = sumsq_vals(v, n)
+    if p.intercept:
+        sq = sq + 1.0
+    return sq
 
 
 cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_ssize_t d,
@@ -315,6 +341,13 @@ cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_
             if not isfinite(aux[1]):
                 return -1
             upd = 1
+    elif p.algo == PA:
+        if change:
+            c = pa_step_size(p, 1.0 - yd * s, row_sqnorm(p, v, n)) * yd
+            if c != 0.0:
+                if not apply_update(p, w, d, c, v, ix, n):
+                    return -1
+                upd = 1
     elif p.algo == HINGE:
         upd = yd * s < 1.0
         if p.pegasos:
@@ -978,10 +1011,13 @@ cdef inline int mc_judge(const MCCtx* c, double* s, double* m, double* acc, int*
             nw = sqrt(aux[1])
             mk = (s[y] - s[r]) / nw if nw > 0.0 else 0.0
             return best != y or mk < p.thr
+        if p.algo == PA:
+            r = mc_argmax(s, K, y)
+            return s[y] - s[r] < 1.0
         if p.algo == HINGE:
             return 1
         return -1
-    if p.algo != PERCEPTRON and p.algo != MARGIN and p.algo != HINGE:
+    if p.algo != PERCEPTRON and p.algo != MARGIN and p.algo != HINGE and p.algo != PA:
         return -1
     for k in range(K):
         if p.algo == MARGIN:
@@ -994,7 +1030,10 @@ cdef inline int mc_judge(const MCCtx* c, double* s, double* m, double* acc, int*
         return 1
     for k in range(K):
         yk = 1.0 if k == y else -1.0
-        if sign_of(m[k], p.tie_pos) != <int>yk or \
+        if p.algo == PA:
+            if yk * m[k] < 1.0:
+                change = 1
+        elif sign_of(m[k], p.tie_pos) != <int>yk or \
                 (p.algo == MARGIN and -p.thr < m[k] and m[k] < p.thr):
             change = 1
     return change
@@ -1051,6 +1090,17 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                     return -1
                 upd = 1
             return upd
+        if p.algo == PA:
+            # Crammer et al.'s multi-class rule: the binary step on the Kesler vector
+            # (e_y - e_r) (x) x', whose squared norm is 2 ||x'||^2
+            cc = pa_step_size(p, 1.0 - (s[y] - s[r]), 2.0 * row_sqnorm(p, v, n))
+            if cc != 0.0:
+                if not mc_axpy(W, K, d, y, cc, cc, p.intercept, v, ix, n):
+                    return -1
+                if not mc_axpy(W, K, d, r, -cc, -cc, p.intercept, v, ix, n):
+                    return -1
+                upd = 1
+            return upd
         if p.algo != HINGE:
             return -1
         # Crammer & Singer's multi-class hinge, the top rival r
@@ -1083,6 +1133,17 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                 if not mc_axpy(W, K, d, k, ca, cc, p.intercept, v, ix, n):
                     return -1
                 upd = 1
+        return upd
+    if p.algo == PA:
+        mk = row_sqnorm(p, v, n)        # (the same ||x'||^2 for every class)
+        for k in range(K):
+            yk = 1.0 if k == y else -1.0
+            if yk * s[k] < 1.0:
+                cc = pa_step_size(p, 1.0 - yk * s[k], mk) * yk
+                if cc != 0.0:
+                    if not mc_axpy(W, K, d, k, cc, cc, p.intercept, v, ix, n):
+                        return -1
+                    upd = 1
         return upd
     for k in range(K):
         yk = 1.0 if k == y else -1.0

@@ -13,7 +13,7 @@ from .exceptions import LearnerWarning
 from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjunction,
                       GreedyDecisionList, greedy_decision_list, most_specific_conjunction)
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
-                     Perceptron)
+                     PassiveAggressive, Perceptron)
 from .experts import (PairSpecialists, RandomizedWeightedMajority, Specialists,
                       WeightedMajority)
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
@@ -22,7 +22,7 @@ from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
                             littlestone_dimension, vc_dimension)
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-           "OnlineHingeSVM", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
+           "OnlineHingeSVM", "PassiveAggressive", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
            "WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
            "Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
            "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary",

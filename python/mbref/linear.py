@@ -26,7 +26,7 @@ from . import _arith
 from .base import ManyClasses, OnlineLearner, check_n_jobs, check_rows, keep_on_failure
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-           "OnlineHingeSVM"]
+           "OnlineHingeSVM", "PassiveAggressive"]
 
 _TIES = ("negative", "positive")
 _PEGASOS_RESCALE = 1e-9
@@ -751,6 +751,99 @@ class OnlineHingeSVM(_Linear):
                     c = c * inv
                 self._move(k, c, x, i)
         return p, any(viol)
+
+
+class PassiveAggressive(_Linear):
+    """PA, PA-I and PA-II of Crammer et al. 2006 (twin of mbcore.PassiveAggressive).
+
+    Two classes: s = w . x (+ b); predict by the sign (tie rule); when y s < 1,
+    loss = 1.0 - y * s, sq = sumsq(x) (+ 1.0 with an intercept), den = sq + lam (lam = 0.5 / C
+    for PA-II, else 0.0); if 0 < den < inf: tau = loss / den, then tau = C if tau > C (PA-I);
+    c = tau * y and, if c != 0, w += c x (b += c): an update.  Otherwise no change.
+    K >= 3, "multiclass": r = argmax_{k != y} s_k; when s_y - s_r < 1, the same tau from
+    loss = 1.0 - (s_y - s_r) and sq' = 2.0 * sq; w_y += tau x, w_r -= tau x.  "ovr": learner k
+    the binary rule on +1 iff y == k (one sq for all).
+    """
+
+    def __init__(self, C=1.0, variant="PA-I", tie="negative", fit_intercept=False,
+                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+        self.C = C
+        self.variant = variant
+        self.tie = tie
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+        self.multi_class = multi_class
+        self.n_jobs = n_jobs        # (checked, no effect: the twin's pass is sequential)
+
+    normalize = False
+
+    def _validate_params(self):
+        super()._validate_params()
+        _check_real(self._owner, "C", self.C, 0)
+        _check_choice(self._owner, "variant", self.variant, ("PA", "PA-I", "PA-II"))
+
+    def _sq(self, x):
+        sq = _arith.sumsq(x)
+        if self.fit_intercept:
+            sq = sq + 1.0
+        return sq
+
+    def _tau(self, loss, sq):
+        den = sq + (0.5 / float(self.C) if self.variant == "PA-II" else 0.0)
+        if not 0.0 < den < math.inf:
+            return 0.0
+        tau = loss / den
+        if self.variant == "PA-I" and tau > float(self.C):
+            tau = float(self.C)
+        return tau
+
+    def _step(self, x, y, i):
+        if self._multi():
+            return self._step_multi(x, y, i)
+        s = self._raw(self._w, 1.0, x, 1.0)
+        if not math.isfinite(s):
+            raise self._row_error(i)
+        p = self._sign(s)
+        if not y * s < 1.0:
+            return p, False
+        c = self._tau(1.0 - y * s, self._sq(x)) * y
+        if c == 0.0:
+            return p, False
+        if not self._apply(self._w, c, x):
+            raise self._row_error(i)
+        return p, True
+
+    def _step_mc(self, x, y, i):
+        s = self._class_scores(self._W, x, 1.0, i)
+        p = _argmax(s)
+        r = _argmax(s, skip=y)
+        if not (s[y] - s[r]) < 1.0:
+            return p, False
+        c = self._tau(1.0 - (s[y] - s[r]), 2.0 * self._sq(x))
+        if c == 0.0:
+            return p, False
+        ok = self._apply(self._W[y], c, x)
+        ok = self._apply(self._W[r], -c, x) and ok
+        if not ok:
+            raise self._row_error(i)
+        return p, True
+
+    def _step_ovr(self, x, y, i):
+        s = self._class_scores(self._W, x, 1.0, i)
+        p = _argmax(s)
+        sq = self._sq(x)
+        updated = False
+        for k in range(self._K):
+            yk = 1 if y == k else -1
+            if not yk * s[k] < 1.0:
+                continue
+            c = self._tau(1.0 - yk * s[k], sq) * yk
+            if c == 0.0:
+                continue
+            if not self._apply(self._W[k], c, x):
+                raise self._row_error(i)
+            updated = True
+        return p, updated
 
 
 _MAX_DEGREE = 2 ** 31 - 1     # the polynomial degree is a C int in mbcore's kernels
