@@ -220,6 +220,31 @@ def _class_signature(app, what, name, obj, options, signature, return_annotation
     return str(sig), None
 
 
+def _parameters_directive():
+    """``.. mbcore-parameters::``: the table of every learner's parameters, made from the domains
+    the classes declare (``_PARAMETERS``; mbcore._params.parameter_table), never written by
+    hand."""
+    from docutils.parsers.rst import Directive
+    from docutils.statemachine import StringList
+
+    from mbcore._params import parameter_table
+
+    class Parameters(Directive):
+        has_content = False
+
+        def run(self):
+            from docutils import nodes
+            text = parameter_table(mbcore.all_learners())
+            node = nodes.section()
+            node.document = self.state.document
+            self.state.nested_parse(StringList(text.splitlines(), source="mbcore-parameters"),
+                                    self.content_offset, node, match_titles=True)
+            return node.children
+
+    return Parameters
+
+
 def setup(app):
+    app.add_directive("mbcore-parameters", _parameters_directive())
     app.connect("missing-reference", _resolve_reexport)
     app.connect("autodoc-process-signature", _class_signature)

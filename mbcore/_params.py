@@ -8,7 +8,8 @@ import numbers
 
 import numpy as np
 
-__all__ = ["bad", "real", "integer", "choice", "flag", "mistake_bound"]
+__all__ = ["bad", "real", "integer", "choice", "flag", "mistake_bound", "Constraint", "Real",
+           "Integer", "Choice", "Flag", "Custom", "parameter_table"]
 
 
 def bad(owner, name, value, what):
@@ -89,3 +90,169 @@ def mistake_bound(owner, name, value, low):
     if v < low:
         raise bad(owner, name, value, f"a mistake bound >= {low}")
     return int(v)
+
+
+# -- the parameters as data ---------------------------------------------------------------------
+#
+# Each learner class declares the domain of each of its parameters once, in ``_PARAMETERS``
+# (merged along the class's bases, as scikit-learn's ``_parameter_constraints``):
+# ``OnlineLearner._validate_params`` checks them, with the messages above; the tests draw the
+# values each domain refuses from ``invalid()`` (tests/test_parameters.py, against the class and
+# its twin); the documentation's table of parameters is made from ``describe()``
+# (:func:`parameter_table`).  What involves two parameters at once (``eta * lam <= 1``) stays in
+# the class's ``_validate_params``, after the declared checks.
+
+_NAN, _INF = float("nan"), float("inf")
+
+
+class Constraint:
+    """The domain of one parameter: ``check(owner, name, value)`` returns the value (as the
+    learner uses it) or raises the ValueError of :func:`bad`; ``describe()`` is the domain in
+    words (the message's and the documentation's); ``invalid()`` gives values it refuses."""
+
+    what = ""
+
+    def check(self, owner, name, value):
+        raise NotImplementedError
+
+    def describe(self):
+        return self.what
+
+    def invalid(self):
+        return []
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.describe()!r})"
+
+
+class Real(Constraint):
+    """A finite real in the given range (see :func:`real`); None too with ``none``."""
+
+    def __init__(self, low=None, high=None, *, low_inclusive=False, high_inclusive=True,
+                 none=False, what=None):
+        self.low, self.high = low, high
+        self.low_inclusive, self.high_inclusive = low_inclusive, high_inclusive
+        self.none = none
+        if what is None:
+            what = "a finite real"
+            if low is not None and high is not None:
+                what += (f" in {'[' if low_inclusive else '('}{low}, "
+                         f"{high}{']' if high_inclusive else ')'}")
+            elif low is not None:
+                what += f" {'>=' if low_inclusive else '>'} {low}"
+            elif high is not None:
+                what += f" {'<=' if high_inclusive else '<'} {high}"
+            if none:
+                what += " or None"
+        self.what = what
+
+    def check(self, owner, name, value):
+        if self.none and value is None:
+            return None
+        return real(owner, name, value, self.low, self.high, low_inclusive=self.low_inclusive,
+                    high_inclusive=self.high_inclusive, what=self.what)
+
+    def invalid(self):
+        out = [_NAN, _INF, "1", True]
+        if not self.none:
+            out.append(None)
+        if self.low is not None:
+            out.append(self.low - max(1.0, abs(self.low)))
+            if not self.low_inclusive:
+                out.append(self.low)
+        if self.high is not None:
+            out.append(self.high + max(1.0, abs(self.high)))   # (+ 1 would round away at 2**64)
+            if not self.high_inclusive:
+                out.append(self.high)
+        return out
+
+
+class Integer(Constraint):
+    """An integer (not a bool) in [low, high]; None too with ``none`` (see :func:`integer`)."""
+
+    def __init__(self, low, high=None, *, none=False, what=None):
+        self.low, self.high, self.none = low, high, none
+        if what is None:
+            what = f"an integer >= {low}" if high is None else f"an integer in [{low}, {high}]"
+            if none:
+                what += " or None"
+        self.what = what
+
+    def check(self, owner, name, value):
+        if self.none and value is None:
+            return None
+        ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Integral) \
+            and value >= self.low and (self.high is None or value <= self.high)
+        if not ok:
+            raise bad(owner, name, value, self.what)
+        return int(value)
+
+    def invalid(self):
+        out = [self.low - 1, 1.5, "1", True]
+        if not self.none:
+            out.append(None)
+        if self.high is not None:
+            out.append(self.high + 1)
+        return out
+
+
+class Choice(Constraint):
+    """One of the strings ``choices`` (see :func:`choice`)."""
+
+    def __init__(self, *choices):
+        self.choices = tuple(choices)
+        self.what = f"one of {list(self.choices)}"
+
+    def check(self, owner, name, value):
+        return choice(owner, name, value, self.choices)
+
+    def invalid(self):
+        return ["", self.choices[0].upper() + "?", None, 1]
+
+
+class Flag(Constraint):
+    """A bool (see :func:`flag`)."""
+
+    what = "a bool"
+
+    def check(self, owner, name, value):
+        return flag(owner, name, value)
+
+    def invalid(self):
+        return [1, 0, "yes", None]
+
+
+class Custom(Constraint):
+    """A domain checked by a function ``check(owner, name, value)`` that raises the ValueError
+    itself; ``what`` describes it, ``refused`` lists values it refuses."""
+
+    def __init__(self, check, what, refused=()):
+        self._check, self.what, self._refused = check, what, list(refused)
+
+    def check(self, owner, name, value):
+        return self._check(owner, name, value)
+
+    def invalid(self):
+        return list(self._refused)
+
+
+def parameter_table(classes):
+    """reStructuredText of the declared parameters of ``classes`` (``[(name, class), ...]``): one
+    section per class, a row per parameter with its default and its domain."""
+    import inspect
+    lines = []
+    for name, cls in classes:
+        decl = cls._parameter_constraints()
+        if not decl:
+            continue
+        sig = inspect.signature(cls.__init__).parameters
+        lines += [name, "-" * len(name), "",
+                  f".. list-table:: :class:`~mbcore.{name}`",
+                  "   :header-rows: 1", "   :widths: 20 20 60", "",
+                  "   * - parameter", "     - default", "     - domain"]
+        for p, c in decl.items():
+            default = sig[p].default if p in sig else inspect.Parameter.empty
+            shown = "" if default is inspect.Parameter.empty else f"``{default!r}``"
+            lines += [f"   * - ``{p}``", f"     - {shown}", f"     - {c.describe()}"]
+        lines.append("")
+    return "\n".join(lines) + "\n"

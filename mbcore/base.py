@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import numpy as np
 
 from . import _registry
+from ._params import Custom
 from ._state import StateError
 from ._validation import (NotFittedError, check_X, encode_y, encode_y_k, infer_classes,
                           infer_classes_k)
@@ -549,6 +550,32 @@ class OnlineLearner(OnlineCounts):
     _COUNT_NAMES = ("n_seen_", "mistakes_", "updates_")
 
     # -- parameters (scikit-learn conventions) --------------------------------------------
+    # The domain of each parameter, declared once beside the class's rule (name ->
+    # mbcore._params.Constraint; merged along the bases, a subclass's entry replacing its
+    # base's): _validate_params checks them, the tests draw the refused values from them and
+    # the documentation's table of parameters is made from them.
+    _PARAMETERS: Dict[str, Any] = {}
+
+    @classmethod
+    def _parameter_constraints(cls):
+        """{parameter: constraint} of every constructor parameter the class declares, in the
+        constructor's order."""
+        found = cls.__dict__.get("_constraints_cache")
+        if found is None:
+            merged = {}
+            for k in reversed(cls.__mro__):
+                merged.update(k.__dict__.get("_PARAMETERS", {}))
+            order = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+            found = {p: merged[p] for p in order if p in merged}
+            type.__setattr__(cls, "_constraints_cache", found)
+        return found
+
+    def _check_declared_params(self):
+        """Check every declared parameter's value (the first one outside its domain raises)."""
+        o = self._owner
+        for name, c in self._parameter_constraints().items():
+            c.check(o, name, getattr(self, name))
+
     @classmethod
     def _get_param_names(cls):
         sig = inspect.signature(cls.__init__)
@@ -684,7 +711,10 @@ class OnlineLearner(OnlineCounts):
         self.classes_ = None
 
     def _validate_params(self):
-        """Subclasses check their parameters here (ValueError naming class, parameter, value)."""
+        """The declared domains (``_PARAMETERS``); a subclass adds what involves two parameters
+        at once, or the fitted state, after calling this (ValueError naming the class, the
+        parameter and the value)."""
+        self._check_declared_params()
 
     # -- persistent state (declared by each family; mbcore.persistence keeps only the format) --
     # _STATE: attribute -> checker of its type (mbcore._state); _DERIVED: caches rebuilt after
@@ -966,3 +996,8 @@ class ManyClasses:
         if self._K() > 1:
             return self.classes_[positive]
         return OnlineLearner._labels(self, positive)
+
+
+# The domain of every learner's ``n_jobs`` parameter, for the classes' _PARAMETERS
+N_JOBS = Custom(lambda owner, name, value: check_n_jobs(owner, value, name),
+                "None, -1 (every core) or a positive integer", refused=(0, -2, 1.5, True, "all"))

@@ -148,6 +148,12 @@ class _Boolean(OnlineLearner):
     hooks."""
 
     _TAKES = "features"
+    _PARAMETERS = {"max_epochs": params.Integer(1), "packed": params.Flag(),
+                   "n_features": params.Integer(1, none=True)}
+
+    def _validate_params(self):
+        super()._validate_params()
+        _check_packing(self._owner, self.packed, self.n_features)
 
     def _check_X(self, X, n_features):
         _check_packing(self._owner, self.packed, self.n_features)
@@ -174,12 +180,7 @@ class _Boolean(OnlineLearner):
 class _Elimination(_Boolean):
     _mode = _CONJ
     _kind = "conjunction"
-
-    def _validate_params(self):
-        o = self._owner
-        _check_packing(o, self.packed, self.n_features)
-        params.choice(o, "on_inconsistent", self.on_inconsistent, ("flag", "raise"))
-        params.integer(o, "max_epochs", self.max_epochs, 1)
+    _PARAMETERS = {"on_inconsistent": params.Choice("flag", "raise")}
 
     def _init_state(self, d):
         self._P = np.ones(d, dtype=np.uint8)
@@ -452,11 +453,7 @@ class Disjunction(_Elimination):
     def _mode(self):
         return _DISJ_ALL if self.literals == "all" else _DISJ_MONO
 
-    def _validate_params(self):
-        if self.literals not in ("monotone", "all"):
-            raise ValueError(f"{self._owner}: parameter literals must be one of ['monotone', "
-                             f"'all'], got {self.literals!r}")
-        super()._validate_params()
+    _PARAMETERS = {"literals": params.Choice("monotone", "all")}
 
 
 class DecisionList(_Boolean):
@@ -509,10 +506,6 @@ class DecisionList(_Boolean):
         self.max_epochs = max_epochs
         self.packed = packed
         self.n_features = n_features
-
-    def _validate_params(self):
-        _check_packing(self._owner, self.packed, self.n_features)
-        params.integer(self._owner, "max_epochs", self.max_epochs, 1)
 
     def _init_state(self, d):
         self._levels = np.zeros(4 * d + 2, dtype=np.int32)

@@ -19,7 +19,7 @@ from ._validation import (encode_codes, encode_y, infer_classes_multi, is_sparse
                           sparse_to_dense)
 from .base import OnlineLearner, Snapshot, accuracy
 from . import _params as params
-from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent
+from ._numerics import pow2_exponent as _pow2_exponent
 from ._state import (BOOL, COMMON, F8, FLOAT, I4, I8, INT, U1, U8, StateError, arr, finite,
                      need, nonneg, py, shape, values_list)
 
@@ -171,6 +171,12 @@ _ADVICE_DTYPES = {np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.int32, n
                                          np.float32, np.float64)}
 
 
+def _check_experts(owner, name, value):
+    if value is not None and (not isinstance(value, (list, tuple)) or len(value) == 0):
+        raise params.bad(owner, name, value, "a non-empty list of learners or None")
+    return value
+
+
 class _Pool(OnlineLearner):
     """Shared machinery: parameters, advice, state, the protocol."""
 
@@ -179,14 +185,10 @@ class _Pool(OnlineLearner):
 
     _randomized = False
 
-    def _validate_params(self):
-        o = self._owner
-        b = self.beta
-        params.real(o, "beta", b, 0.0, 1.0, high_inclusive=False, what="a real in (0, 1)")
-        if self.experts is not None and (not isinstance(self.experts, (list, tuple))
-                                         or len(self.experts) == 0):
-            raise ValueError(f"{o}: parameter experts must be a non-empty list of learners or "
-                             f"None, got {self.experts!r}")
+    _PARAMETERS = {"beta": params.Real(0.0, 1.0, high_inclusive=False, what="a real in (0, 1)"),
+                   "experts": params.Custom(_check_experts,
+                                            "a non-empty list of learners or None",
+                                            refused=([], (), "learners", 3))}
 
     # -- state ------------------------------------------------------------------------------
     def _init_state(self, n):
@@ -651,9 +653,7 @@ class RandomizedWeightedMajority(_Pool):
         self.random_state = random_state
         self.experts = experts
 
-    def _validate_params(self):
-        super()._validate_params()
-        params.integer(self._owner, "random_state", self.random_state, 0)
+    _PARAMETERS = {"random_state": params.Integer(0)}
 
 
 class Specialists(OnlineLearner):
@@ -741,15 +741,12 @@ class Specialists(OnlineLearner):
         self.threshold = threshold
         self.prune_below = prune_below
 
-    def _validate_params(self):
-        o = self._owner
-        d, p, t, b = self.demote, self.promote, self.threshold, self.prune_below
-        params.real(o, "demote", d, 0.0, 1.0, high_inclusive=False, what="a real in (0, 1)")
-        params.real(o, "promote", p, 1.0, 2.0 ** 64, low_inclusive=True, what="a real >= 1")
-        params.real(o, "threshold", t, 0.0, 1.0, low_inclusive=True, what="a real in [0, 1]")
-        if b is not None and not (_finite(b) and 0.0 < b < 1.0):
-            raise ValueError(f"{o}: parameter prune_below must be None or a real in (0, 1), "
-                             f"got {b!r}")
+    _PARAMETERS = {
+        "demote": params.Real(0.0, 1.0, high_inclusive=False, what="a real in (0, 1)"),
+        "promote": params.Real(1.0, 2.0 ** 64, low_inclusive=True, what="a real >= 1"),
+        "threshold": params.Real(0.0, 1.0, low_inclusive=True, what="a real in [0, 1]"),
+        "prune_below": params.Real(0.0, 1.0, high_inclusive=False, none=True,
+                                   what="None or a real in (0, 1)")}
 
     # -- state ------------------------------------------------------------------------------
     def _init_state(self, n):
@@ -1145,10 +1142,7 @@ class PairSpecialists(Specialists):
     # added after 0.1.0: files of 0.1.0 lack it (its default never refuses what 0.1.0 held)
     _NEW_PARAMS = frozenset(("max_specialists",))
 
-    def _validate_params(self):
-        super()._validate_params()
-        params.integer(self._owner, "history", self.history, 1, 255)
-        params.integer(self._owner, "max_specialists", self.max_specialists, 1)
+    _PARAMETERS = {"history": params.Integer(1, 255), "max_specialists": params.Integer(1)}
 
     def _init_state(self, n):
         H = int(self.history)

@@ -11,13 +11,12 @@ import math
 import numpy as np
 
 from ._kernels import linear as _k
-from ._params import (bad as _bad, choice as _choice, flag as _flag, integer as _integer,
-                      real as _real)
+from ._params import Choice, Custom, Flag, Integer, Real
 from ._validation import Batch, check_X, check_finite, csr_index_error, row_error
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
                      labels_and_counts, need, shape)
 from . import bounds as _bounds
-from .base import ManyClasses, OnlineLearner, Snapshot, check_n_jobs, map_rows
+from .base import N_JOBS, ManyClasses, OnlineLearner, Snapshot, map_rows
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "PassiveAggressive"]
@@ -62,14 +61,12 @@ class _Linear(ManyClasses, OnlineLearner):
     # their defaults, under which two classes behave as they did)
     _NEW_PARAMS = frozenset(("multi_class", "n_jobs"))
 
+    _PARAMETERS = {"tie": Choice(*_TIES), "max_epochs": Integer(1), "fit_intercept": Flag(),
+                   "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS, "normalize": Flag()}
+
     def _validate_params(self):
+        super()._validate_params()
         o = self._owner
-        if "n_jobs" in self._param_names():
-            check_n_jobs(o, self.n_jobs)
-        _choice(o, "tie", self.tie, _TIES)
-        _integer(o, "max_epochs", self.max_epochs, 1)
-        _flag(o, "fit_intercept", self.fit_intercept)
-        _choice(o, "multi_class", self.multi_class, _MULTI)
         w = self.__dict__.get("_w")
         if w is not None and w.shape[0] != (self._d + bool(self.fit_intercept)) * self._K():
             raise ValueError(f"{o}: parameter fit_intercept was changed to "
@@ -502,10 +499,7 @@ class Perceptron(_Linear):
         self.multi_class = multi_class
         self.n_jobs = n_jobs
 
-    def _validate_params(self):
-        super()._validate_params()
-        _real(self._owner, "eta", self.eta, 0)
-        _flag(self._owner, "normalize", self.normalize)
+    _PARAMETERS = {"eta": Real(0)}
 
 
 class AveragedPerceptron(Perceptron):
@@ -580,9 +574,10 @@ class AveragedPerceptron(Perceptron):
         super().__init__(tie=tie, normalize=normalize, fit_intercept=fit_intercept, eta=eta,
                          max_epochs=max_epochs, multi_class=multi_class, n_jobs=n_jobs)
 
+    _PARAMETERS = {"mode": Choice("average", "vote")}
+
     def _validate_params(self):
         super()._validate_params()
-        _choice(self._owner, "mode", self.mode, ("average", "vote"))
         if self.mode == "vote" and self._K() > 1:
             raise self._vote_error(self.classes_)
 
@@ -807,10 +802,7 @@ class MarginPerceptron(_Linear):
         self.multi_class = multi_class
         self.n_jobs = n_jobs
 
-    def _validate_params(self):
-        super()._validate_params()
-        _real(self._owner, "gamma", self.gamma, 0)
-        _real(self._owner, "margin_fraction", self.margin_fraction, 0, 1)
+    _PARAMETERS = {"gamma": Real(0), "margin_fraction": Real(0, 1)}
 
     def _init_state(self, d, w_init=None):
         super()._init_state(d, w_init)
@@ -865,6 +857,12 @@ class MarginPerceptron(_Linear):
     def _class_scores(self, batch):
         s = self._raw_scores(batch, self._w)
         return self._per_class(s) if self.multi_class == "ovr" else s
+
+
+def _pegasos_or_real(owner, name, value):
+    if isinstance(value, str) and value == "pegasos":
+        return value
+    return Real(0, what='"pegasos" or a finite real > 0').check(owner, name, value)
 
 
 class OnlineHingeSVM(_Linear):
@@ -950,18 +948,15 @@ class OnlineHingeSVM(_Linear):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
 
+    _PARAMETERS = {"lam": Real(0), "eta": Custom(
+        _pegasos_or_real, '"pegasos" or a finite real > 0', refused=("fast", 0, -1.0, math.nan,
+                                                                     math.inf, None))}
+
     def _validate_params(self):
         super()._validate_params()
-        o = self._owner
-        lam = _real(o, "lam", self.lam, 0)
-        if not (isinstance(self.eta, str) and self.eta == "pegasos"):
-            if isinstance(self.eta, str):
-                raise _bad(o, "eta", self.eta, '"pegasos" or a finite real > 0')
-            eta = _real(o, "eta", self.eta, 0)
-            if eta * lam > 1.0:
-                raise ValueError(f"{o}: parameters eta * lam must be <= 1 (the weights would "
-                                 f"change sign), got eta={self.eta!r}, lam={self.lam!r}")
-        _flag(o, "normalize", self.normalize)
+        if not isinstance(self.eta, str) and float(self.eta) * float(self.lam) > 1.0:
+            raise ValueError(f"{self._owner}: parameters eta * lam must be <= 1 (the weights "
+                             f"would change sign), got eta={self.eta!r}, lam={self.lam!r}")
 
     def _pegasos(self):
         return isinstance(self.eta, str)
@@ -1098,10 +1093,7 @@ class PassiveAggressive(_Linear):
         self.multi_class = multi_class
         self.n_jobs = n_jobs
 
-    def _validate_params(self):
-        super()._validate_params()
-        _real(self._owner, "C", self.C, 0)
-        _choice(self._owner, "variant", self.variant, _PA_VARIANTS)
+    _PARAMETERS = {"C": Real(0), "variant": Choice(*_PA_VARIANTS)}
 
     def _eta(self):
         # the cap on the step (PA-I's C; none otherwise)
@@ -1246,21 +1238,15 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     def _ovr_layout(self):
         return self._K() > 1 and self.__dict__["_meta"].shape[0] == 2 * self._K()
 
+    _PARAMETERS = {"kernel": Choice(*_KERNELS), "degree": Integer(1, _MAX_DEGREE),
+                   "gamma": Real(0, none=True), "coef0": Real(),
+                   "budget": Integer(1, _MAX_BUDGET, none=True,
+                                     what=f"None or an integer in [1, {_MAX_BUDGET}]"), "tie": Choice(*_TIES),
+                   "max_epochs": Integer(1), "multi_class": Choice(*_MULTI)}
+
     def _validate_params(self):
+        super()._validate_params()
         o = self._owner
-        _choice(o, "kernel", self.kernel, tuple(_KERNELS))
-        _choice(o, "tie", self.tie, _TIES)
-        _integer(o, "degree", self.degree, 1)
-        if self.degree > _MAX_DEGREE:
-            raise _bad(o, "degree", self.degree, f"an integer in [1, {_MAX_DEGREE}]")
-        _integer(o, "max_epochs", self.max_epochs, 1)
-        if self.gamma is not None:
-            _real(o, "gamma", self.gamma, 0)
-        _real(o, "coef0", self.coef0)
-        if self.budget is not None:
-            _integer(o, "budget", self.budget, 1)
-            if self.budget > _MAX_BUDGET:
-                raise _bad(o, "budget", self.budget, f"None or an integer in [1, {_MAX_BUDGET}]")
         meta = self.__dict__.get("_meta")
         if meta is not None:
             if self.budget != self._budget_fitted:
@@ -1268,7 +1254,6 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                                  "fitting; call fit, or clone the learner, to start again "
                                  "with it")
             self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / self._d
-        _choice(o, "multi_class", self.multi_class, _MULTI)
         if meta is not None and self._K() > 1 and \
                 self._ovr_layout() != (self.multi_class == "ovr"):
             raise ValueError(f"{o}: parameter multi_class was changed to {self.multi_class!r} "

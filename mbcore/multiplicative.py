@@ -8,15 +8,15 @@ integers and the state is exact for any run length, and the prediction is the ex
 """
 
 import math
-import numbers
 
 import numpy as np
 
 from ._kernels import multiplicative as _k
-from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent
+from ._numerics import pow2_exponent as _pow2_exponent
 from ._validation import Batch, check_shape, check_X, csr_index_error, is_index_lists
 from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, labels_and_counts, need, shape
-from .base import ManyClasses, OnlineLearner, check_n_jobs
+from ._params import Choice, Integer, Real
+from .base import N_JOBS, ManyClasses, OnlineLearner
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 
@@ -31,7 +31,6 @@ class _Winnow(ManyClasses, OnlineLearner):
     _MIX = "multiplicative"     # shards mix in log space (mbcore.distributed)
 
     _variant = _WINNOW
-    _theta_required = False
     multi_class = "multiclass"
     _sk_sparse = True
     _sk_multiclass = True
@@ -54,37 +53,13 @@ class _Winnow(ManyClasses, OnlineLearner):
     def _theta(self, d):
         return float(d) if self.theta is None else float(self.theta)
 
-    def _validate_params(self):
-        o = self._owner
-        a = self._alpha()
-        if not (_finite(a) and a > 1):
-            raise ValueError(f"{o}: parameter alpha must be a finite real > 1, got {a!r}")
-        b = self._beta()
-        if not (_finite(b) and 0 <= b < 1):
-            raise ValueError(f"{o}: parameter beta must be a real in [0, 1), got {b!r}")
-        t = getattr(self, "theta", None)
-        if (t is None and self._theta_required) or (t is not None and not (_finite(t) and t > 0)):
-            what = "a finite real > 0" + ("" if self._theta_required else " or None")
-            raise ValueError(f"{o}: parameter theta must be {what}, got {t!r}")
-        w0 = self._w0()
-        if not (_finite(w0) and w0 > 0):
-            raise ValueError(f"{o}: parameter w0 must be a finite real > 0, got {w0!r}")
-        if self.features not in ("boolean", "real"):
-            raise ValueError(f"{o}: parameter features must be one of ['boolean', 'real'], got "
-                             f"{self.features!r}")
-        m = self.max_epochs
-        if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral) or m < 1:
-            raise ValueError(f"{o}: parameter max_epochs must be an integer >= 1, got {m!r}")
-        nf = self.n_features
-        if nf is not None and (isinstance(nf, (bool, np.bool_)) or
-                               not isinstance(nf, numbers.Integral) or nf < 1):
-            raise ValueError(f"{o}: parameter n_features must be an integer >= 1 or None, got "
-                             f"{nf!r}")
-        mc = self.multi_class
-        if not isinstance(mc, str) or mc not in ("multiclass", "ovr"):
-            raise ValueError(f"{o}: parameter multi_class must be one of ['multiclass', 'ovr'], "
-                             f"got {mc!r}")
-        check_n_jobs(o, self.n_jobs)
+    # the domains of the parameters (mbcore._params; the twin checks the same, word for word)
+    _PARAMETERS = {"alpha": Real(1), "beta": Real(0, 1, low_inclusive=True, high_inclusive=False,
+                                                  none=True, what="a real in [0, 1)"),
+                   "theta": Real(0, none=True), "w0": Real(0),
+                   "features": Choice("boolean", "real"), "max_epochs": Integer(1),
+                   "n_features": Integer(1, none=True), "multi_class": Choice("multiclass", "ovr"),
+                   "n_jobs": N_JOBS}
 
 
     def _exact(self):
@@ -711,7 +686,7 @@ class BalancedWinnow(_Winnow):
         "{_JOBS_PARAM}", _JOBS_PARAM)
 
     _variant = _BALANCED
-    _theta_required = True
+    _PARAMETERS = {"theta": Real(0)}       # (its threshold has no default from n)
     _sk_poor_score = False
     beta = None
 

@@ -15,7 +15,7 @@ from ._kernels import bitset as _k
 from ._validation import Batch
 from ._state import COMMON, I4, I8, U8, arr, failure, need, py, shape, two_labels
 from . import base as _base
-from .base import OnlineLearner, check_n_jobs, resolve_n_jobs
+from .base import N_JOBS, OnlineLearner, resolve_n_jobs
 from .exceptions import warn_failure
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
@@ -359,7 +359,8 @@ def _positive_n(owner, n):
 
 def _concepts(owner, C):
     if not isinstance(C, ConceptClass):
-        raise TypeError(f"{owner}: expected a ConceptClass, got {type(C).__name__}")
+        raise TypeError(f"{owner}: parameter concepts must be a ConceptClass, got "
+                        f"{type(C).__name__}")
     return C
 
 
@@ -377,8 +378,12 @@ class _VersionSpace(OnlineLearner):
 
     _TAKES = "points"
 
+    _PARAMETERS = {"concepts": params.Custom(lambda owner, name, value: _concepts(owner, value),
+                                             "a ConceptClass", refused=(None, [[0, 1]], "C")),
+                   "max_epochs": params.Integer(1)}
+
     def _validate_params(self):
-        _concepts(self._owner, self.concepts)
+        super()._validate_params()
         fitted = self.__dict__.get("_fitted_concepts")
         if fitted is not None and fitted is not self.concepts:
             raise ValueError(f"{self._owner}: parameter concepts was changed after fitting; call "
@@ -602,11 +607,7 @@ class Halving(_VersionSpace):
         self.max_epochs = max_epochs
         self.n_jobs = n_jobs
 
-    def _validate_params(self):
-        super()._validate_params()
-        params.flag(self._owner, "conservative", self.conservative)
-        params.integer(self._owner, "max_epochs", self.max_epochs, 1)
-        check_n_jobs(self._owner, self.n_jobs)
+    _PARAMETERS = {"conservative": params.Flag(), "n_jobs": N_JOBS}
 
     def _pass_threads(self, rows):
         """The threads of a learning pass over ``rows`` points: the rule of
@@ -688,9 +689,7 @@ class SOA(_VersionSpace):
 
     def _validate_params(self):
         super()._validate_params()
-        C = self.concepts
-        _dim_limit(self._owner, C)
-        params.integer(self._owner, "max_epochs", self.max_epochs, 1)
+        _dim_limit(self._owner, self.concepts)
 
     def _init_state(self, d):
         super()._init_state(d)

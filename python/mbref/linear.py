@@ -632,8 +632,12 @@ class OnlineHingeSVM(_Linear):
     def _validate_params(self):
         super()._validate_params()
         _check_real(self._owner, "lam", self.lam, 0)
-        if self.eta != "pegasos":
-            _check_real(self._owner, "eta", self.eta, 0)
+        if not (isinstance(self.eta, str) and self.eta == "pegasos"):
+            e = self.eta
+            if not (isinstance(e, numbers.Real) and not isinstance(e, bool)
+                    and math.isfinite(float(e)) and e > 0):
+                raise ValueError(f'{self._owner}: parameter eta must be "pegasos" or a finite '
+                                 f'real > 0, got {e!r}')
             if self.eta * self.lam > 1.0:
                 raise ValueError(f"{self._owner}: parameters eta * lam must be <= 1 (the weights "
                                  f"would change sign), got eta={self.eta!r}, lam={self.lam!r}")
@@ -883,19 +887,21 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         o = self._owner
         _check_choice(o, "kernel", self.kernel, ("linear", "poly", "rbf"))
         _check_choice(o, "tie", self.tie, _TIES)
-        _check_int(o, "degree", self.degree, 1)
-        if self.degree > _MAX_DEGREE:
+        d = self.degree
+        if isinstance(d, bool) or not isinstance(d, numbers.Integral) or not 1 <= d <= _MAX_DEGREE:
             raise ValueError(f"{o}: parameter degree must be an integer in [1, {_MAX_DEGREE}], "
-                             f"got {self.degree!r}")
+                             f"got {d!r}")
         _check_int(o, "max_epochs", self.max_epochs, 1)
-        if self.gamma is not None:
-            _check_real(o, "gamma", self.gamma, 0)
+        g = self.gamma
+        if g is not None and not (isinstance(g, numbers.Real) and not isinstance(g, bool)
+                                  and math.isfinite(float(g)) and g > 0):
+            raise ValueError(f"{o}: parameter gamma must be a finite real > 0 or None, got {g!r}")
         _check_real(o, "coef0", self.coef0)
-        if self.budget is not None:
-            _check_int(o, "budget", self.budget, 1)
-            if self.budget > _MAX_BUDGET:
-                raise ValueError(f"{o}: parameter budget must be None or an integer in [1, "
-                                 f"{_MAX_BUDGET}], got {self.budget!r}")
+        b = self.budget
+        if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Integral)
+                              or not 1 <= b <= _MAX_BUDGET):
+            raise ValueError(f"{o}: parameter budget must be None or an integer in [1, "
+                             f"{_MAX_BUDGET}], got {b!r}")
         if getattr(self, "_sv", None) is not None:
             if self.budget != self._budget_fitted:
                 raise ValueError(f"{o}: parameter budget was changed to {self.budget!r} after "

@@ -460,7 +460,8 @@ def _point_rows(owner, C, X):
 
 def _check_class(owner, C):
     if not isinstance(C, ConceptClass):
-        raise TypeError(f"{owner}: concepts must be a ConceptClass, got {type(C).__name__}")
+        raise TypeError(f"{owner}: parameter concepts must be a ConceptClass, got "
+                        f"{type(C).__name__}")
     return C
 
 
@@ -740,8 +741,7 @@ class Halving(_VersionSpace):
         super()._validate_params()
         c = self.conservative
         if not (isinstance(c, bool) or type(c).__name__ == "bool_"):
-            raise ValueError(f"{self._owner}: parameter conservative must be True or False, got "
-                             f"{c!r}")
+            raise ValueError(f"{self._owner}: parameter conservative must be a bool, got {c!r}")
         check_n_jobs(self._owner, self.n_jobs)
 
     def _h(self, j):

@@ -1,0 +1,117 @@
+"""The parameters as data: every learner declares the domain of each constructor parameter once
+(``_PARAMETERS``, merged along its bases; mbcore._params), and the checks, the messages, these
+bad-parameter tests and the documentation's table of parameters all come from it.
+
+For every learner of ``mbcore.all_learners()``, every parameter and every value its domain
+refuses (``Constraint.invalid()``): the first ``partial_fit`` raises, naming the class, the
+parameter and the value, the learner is left unfitted, and the twin (``mbref``) raises the same
+message word for word.  A learner that leaves a constructor parameter undeclared fails here.
+"""
+
+import numpy as np
+import pytest
+
+import mbcore
+import mbref
+from mbcore import _params
+
+from test_learners_contract import data
+
+LEARNERS = mbcore.all_learners()
+
+pytestmark = pytest.mark.filterwarnings("ignore::mbcore.LearnerWarning",
+                                        "ignore::mbref.LearnerWarning")
+
+
+def _init_params(cls):
+    import inspect
+    return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+
+
+@pytest.mark.parametrize("name, cls", LEARNERS, ids=[n for n, _ in LEARNERS])
+def test_every_constructor_parameter_is_declared(name, cls):
+    declared = cls._parameter_constraints()
+    assert list(declared) == _init_params(cls), name
+    for p, c in declared.items():
+        assert isinstance(c, _params.Constraint) and c.describe(), (name, p)
+        assert c.invalid(), (name, p)          # every domain refuses something to test
+
+
+def _cases():
+    out = []
+    for name, cls in LEARNERS:
+        base = cls._unit_test_params()[0]
+        for p, c in cls._parameter_constraints().items():
+            for i, v in enumerate(c.invalid()):
+                out.append(pytest.param(name, cls, base, p, v, id=f"{name}-{p}-{i}"))
+    return out
+
+
+def _twin_value(v):
+    """A parameter value for the twin: mbcore's ConceptClass as mbref's (the same bitsets)."""
+    if isinstance(v, mbcore.ConceptClass):
+        cols = [sum(int(w) << (64 * k) for k, w in enumerate(row)) for row in v._cols]
+        return mbref.ConceptClass(cols, v.n_concepts, v.points, v.name)
+    return v
+
+
+def _twin_data(X, kw):
+    rows = X.tolist() if isinstance(X, np.ndarray) else X
+    return rows, {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+
+
+@pytest.mark.parametrize("name, cls, base, param, value", _cases())
+def test_a_refused_value_raises_naming_class_parameter_and_value(name, cls, base, param, value):
+    X, y, kw = data(cls)
+    clf = cls(**dict(base, **{param: value}))
+    with pytest.raises((ValueError, TypeError)) as err:
+        clf.partial_fit(X, y, **kw)
+    msg = str(err.value)
+    assert msg.startswith(f"{name}: "), msg
+    if err.type is ValueError:
+        assert f"parameter {param} " in msg and repr(value) in msg, msg
+    assert not clf._is_fitted()
+    # the twin refuses it with the same words
+    twin = getattr(mbref, name)(**{k: _twin_value(v) for k, v in
+                                   dict(base, **{param: value}).items()})
+    rows, tkw = _twin_data(X, kw)
+    with pytest.raises(err.type) as terr:
+        twin.partial_fit(rows, y.tolist(), **tkw)
+    assert str(terr.value) == msg
+
+
+@pytest.mark.parametrize("name, cls", LEARNERS, ids=[n for n, _ in LEARNERS])
+def test_the_test_parameters_are_inside_the_domains(name, cls):
+    for params in cls._unit_test_params():
+        clf = cls(**params)
+        for p, c in cls._parameter_constraints().items():
+            c.check(name, p, getattr(clf, p))
+
+
+def test_constraints_refuse_and_accept():
+    R = _params.Real(0, 1, high_inclusive=False)
+    assert R.describe() == "a finite real in (0, 1)"
+    assert R.check("X", "a", 0.5) == 0.5
+    for v in R.invalid():
+        with pytest.raises(ValueError, match=r"^X: parameter a must be a finite real in \(0, 1\)"):
+            R.check("X", "a", v)
+    I = _params.Integer(1, 10, none=True)
+    assert I.check("X", "n", None) is None and I.check("X", "n", np.int64(3)) == 3
+    assert I.describe() == "an integer in [1, 10] or None"
+    for v in I.invalid():
+        with pytest.raises(ValueError, match="must be an integer in"):
+            I.check("X", "n", v)
+    C = _params.Choice("a", "b")
+    assert C.check("X", "c", "b") == "b" and C.describe() == "one of ['a', 'b']"
+    with pytest.raises(ValueError):
+        C.check("X", "c", "c")
+    assert _params.Flag().check("X", "f", np.bool_(True)) is True
+
+
+def test_the_documentation_table_comes_from_the_declarations():
+    text = _params.parameter_table(LEARNERS)
+    for name, cls in LEARNERS:
+        assert f":class:`~mbcore.{name}`" in text
+        for p, c in cls._parameter_constraints().items():
+            assert f"``{p}``" in text and c.describe() in text
+    assert "one of ['PA', 'PA-I', 'PA-II']" in text
