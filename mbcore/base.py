@@ -8,8 +8,6 @@ all or nothing, raising ValueError with the row on failure) and ``_scores(batch)
 
 import hashlib
 import inspect
-import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
@@ -17,96 +15,12 @@ import numpy as np
 from . import _registry
 from ._locking import Guarded, get_ident
 from ._state import StateError
+from ._threads import pass_threads
 from ._validation import (NotFittedError, check_X, encode_y, encode_y_k, infer_classes,
                           infer_classes_k)
 
-__all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "Snapshot", "clone", "map_rows",
+__all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "Snapshot", "clone",
            "all_learners"]
-
-_POOL = None
-_PARALLEL_MIN_VALUES = 1 << 19
-
-# -- threads of the online pass (the speculative block passes of mbcore/_kernels/_spec.h) -----
-ENV_THREADS = "MBCORE_NUM_THREADS"
-MAX_THREADS = 64                   # (MB_SPEC_MAXT in _spec.h)
-# Below this many stored values a pass runs on one thread: starting and joining a team costs
-# tens of microseconds.  (Tests set it to 0 to send small streams through the threads.)
-SPEC_MIN_VALUES = 1 << 15
-
-
-def available_cores():
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:                  # (not on Linux)
-        return os.cpu_count() or 1
-
-
-def _env_threads(owner):
-    """The value of MBCORE_NUM_THREADS (-1 or a positive int), or None when it is not set."""
-    env = os.environ.get(ENV_THREADS, "").strip()
-    if not env:
-        return None
-    try:
-        n = int(env)
-    except ValueError:
-        n = 0
-    if not (n == -1 or n >= 1):
-        raise ValueError(f"{owner}: the environment variable {ENV_THREADS} must be -1 (every "
-                         f"core) or a positive integer, got {env!r}")
-    return n
-
-
-def check_n_jobs(owner, value, name="n_jobs"):
-    """None, -1 (every core) or a positive int; a ValueError naming the parameter otherwise
-    (with None, the environment variable it defers to is checked too)."""
-    from ._params import bad
-    if value is None:
-        _env_threads(owner)
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or \
-            not (value == -1 or value >= 1):
-        raise bad(owner, name, value, "None, -1 (every core) or a positive integer")
-    return int(value)
-
-
-def resolve_n_jobs(owner, n_jobs):
-    """The number of threads ``n_jobs`` asks for: None takes the environment variable
-    MBCORE_NUM_THREADS if it is set (the same values), else every core; -1 every core; at most
-    MAX_THREADS."""
-    if n_jobs is None:
-        n_jobs = _env_threads(owner)
-        if n_jobs is None:
-            n_jobs = -1
-    n = available_cores() if n_jobs == -1 else n_jobs
-    return max(1, min(n, MAX_THREADS))
-
-
-def map_rows(batch, fn, out):
-    """Run ``fn(sub_batch, out_slice) -> (status, bad_row)`` over row blocks of a batch.
-
-    The kernels release the GIL, so a large batch is cut into one block per core and the
-    blocks are scored in threads (scores are per row, so the result is the same as one call).
-    Returns the first failure as (status, row in the whole batch), or (0, -1).
-    """
-    global _POOL
-    size = batch.data.shape[0] if batch.X is None else batch.n * batch.d
-    if size < _PARALLEL_MIN_VALUES:                  # small: one call (os.cpu_count is slow)
-        return fn(batch, out)
-    workers = min(os.cpu_count() or 1, 8)
-    if workers < 2 or batch.n < 2 * workers:
-        return fn(batch, out)
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mbcore")
-    edges = [batch.n * k // workers for k in range(workers + 1)]
-    futures = [(a, _POOL.submit(fn, batch.rows(a, b), out[a:b]))
-               for a, b in zip(edges[:-1], edges[1:])]
-    first = (0, -1)
-    for a, f in futures:
-        status, bad = f.result()
-        if status and first[0] == 0:
-            first = (status, a + bad)
-    return first
 
 
 def _writable(v):
@@ -571,13 +485,13 @@ class OnlineLearner(OnlineCounts):
         return pred, upd, yy
 
     def _threads(self, batch):
-        """The threads of an online pass over ``batch``: 1 for a small batch (or a learner
-        without ``n_jobs``), else what its ``n_jobs`` asks for (:func:`resolve_n_jobs`).  The
-        results are the same for any number."""
-        size = batch.n * batch.d if batch.X is not None else batch.data.shape[0]
-        if size < SPEC_MIN_VALUES or batch.n < 2 or "n_jobs" not in self._param_names():
+        """The threads of an online pass over ``batch``: 1 for a learner without ``n_jobs``,
+        else ``mbcore._threads.pass_threads`` (1 for a small batch, else what its ``n_jobs``
+        asks for).  The results are the same for any number."""
+        if "n_jobs" not in self._param_names():
             return 1
-        return resolve_n_jobs(self._owner, self.n_jobs)
+        size = batch.n * batch.d if batch.X is not None else batch.data.shape[0]
+        return pass_threads(self._owner, self.n_jobs, batch.n, size)
 
     def _fast_path(self):
         """What the one-row fast path needs, or None (subclasses that have one override)."""

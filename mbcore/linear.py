@@ -16,8 +16,9 @@ from ._params import (bad as _bad, choice as _choice, flag as _flag, integer as 
 from ._validation import Batch, check_X, check_finite, csr_index_error, row_error
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
                      labels_and_counts, need, shape)
+from ._threads import check_n_jobs, map_rows
 from . import bounds as _bounds
-from .base import ManyClasses, OnlineLearner, Snapshot, check_n_jobs, map_rows
+from .base import ManyClasses, OnlineLearner, Snapshot
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "PassiveAggressive"]

@@ -16,7 +16,8 @@ from ._kernels import multiplicative as _k
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent
 from ._validation import Batch, check_shape, check_X, csr_index_error, is_index_lists
 from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, labels_and_counts, need, shape
-from .base import ManyClasses, OnlineLearner, check_n_jobs
+from ._threads import check_n_jobs
+from .base import ManyClasses, OnlineLearner
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 
