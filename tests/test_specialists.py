@@ -1641,7 +1641,7 @@ def test_pickle_mid_stream(modname, name):
     assert state(twin) == state(clf)
 
 
-@pytest.mark.parametrize("modname", ["mbcore"])
+@mod_param
 @pytest.mark.parametrize("name", ["Specialists", "PairSpecialists"])
 def test_the_experts_module_still_names_them(modname, name, monkeypatch):
     """The classes moved from the experts module to the specialists module: imports from the
