@@ -31,6 +31,7 @@ def _mask_as_classes(owner, classes):
         raise ValueError(f"{owner}: classes must be a 1-D list of labels, got a 2-D mask; the "
                          "awake mask is keyword-only: partial_fit(P, y, awake=W)")
 
+
 class Specialists(AdviceLearner):
     """Specialists (sleeping experts; twin of mbcore.Specialists): see that class.
 
