@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import mbcore
-import mbcore.base
+import mbcore._threads
 
 dask = pytest.importorskip("dask", reason="needs the extra: pip install 'mbcore[dask]'")
 da = pytest.importorskip("dask.array", reason="needs the extra: pip install 'mbcore[dask]'")
@@ -95,14 +95,14 @@ def cluster(n_workers, processes):
 
 @contextlib.contextmanager
 def kernel_threads(on):
-    """Whether one predict call may use every core (mbcore.base.map_rows; on by default)."""
-    old = mbcore.base._PARALLEL_MIN_VALUES
+    """Whether one predict call may use every core (mbcore._threads.map_rows; on by default)."""
+    old = mbcore._threads.PARALLEL_MIN_VALUES
     if not on:
-        mbcore.base._PARALLEL_MIN_VALUES = 1 << 62
+        mbcore._threads.PARALLEL_MIN_VALUES = 1 << 62
     try:
         yield
     finally:
-        mbcore.base._PARALLEL_MIN_VALUES = old
+        mbcore._threads.PARALLEL_MIN_VALUES = old
 
 
 def _persist(client, *arrays):

@@ -203,9 +203,10 @@ def _resolve_reexport(app, env, node, contnode):
 
 # -- Class signatures ----------------------------------------------------------------------
 #
-# The learners get their lock from ``_Guarded.__new__(cls, *args, **kwargs)``, and autodoc
-# prefers ``__new__`` to ``__init__`` for a class's signature; the signature Python itself
-# reports (``inspect.signature``: the constructor's parameters) is the one to show.
+# The learners get their lock from ``Guarded.__new__(cls, *args, **kwargs)``
+# (mbcore._locking), and autodoc prefers ``__new__`` to ``__init__`` for a class's signature;
+# the signature Python itself reports (``inspect.signature``: the constructor's parameters) is
+# the one to show.
 
 def _class_signature(app, what, name, obj, options, signature, return_annotation):
     if what != "class" or signature is None or "*args, **kwargs" not in signature:

@@ -19,8 +19,8 @@ from .base import NotFittedError, OnlineLearner, all_learners, clone
 from .exceptions import LearnerWarning
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
                      PassiveAggressive, Perceptron)
-from .experts import (PairSpecialists, RandomizedWeightedMajority, Specialists,
-                      WeightedMajority)
+from .experts import RandomizedWeightedMajority, WeightedMajority
+from .specialists import PairSpecialists, Specialists
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
 from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjunction,
                       GreedyDecisionList, greedy_decision_list, most_specific_conjunction)

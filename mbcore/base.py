@@ -6,110 +6,21 @@ pickled.  Subclasses provide ``_init_state(d)``, ``_pass(batch, yy, pred, upd)``
 all or nothing, raising ValueError with the row on failure) and ``_scores(batch)``.
 """
 
-import contextlib
-import functools
 import hashlib
 import inspect
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
 from . import _registry
-from ._params import Custom
+from ._locking import Guarded, get_ident
 from ._state import StateError
+from ._threads import pass_threads
 from ._validation import (NotFittedError, check_X, encode_y, encode_y_k, infer_classes,
                           infer_classes_k)
 
-__all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "Snapshot", "clone", "map_rows",
+__all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "Snapshot", "clone",
            "all_learners"]
-
-_POOL = None
-_PARALLEL_MIN_VALUES = 1 << 19
-
-# -- threads of the online pass (the speculative block passes of mbcore/_kernels/_spec.h) -----
-ENV_THREADS = "MBCORE_NUM_THREADS"
-MAX_THREADS = 64                   # (MB_SPEC_MAXT in _spec.h)
-# Below this many stored values a pass runs on one thread: starting and joining a team costs
-# tens of microseconds.  (Tests set it to 0 to send small streams through the threads.)
-SPEC_MIN_VALUES = 1 << 15
-
-
-def available_cores():
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:                  # (not on Linux)
-        return os.cpu_count() or 1
-
-
-def _env_threads(owner):
-    """The value of MBCORE_NUM_THREADS (-1 or a positive int), or None when it is not set."""
-    env = os.environ.get(ENV_THREADS, "").strip()
-    if not env:
-        return None
-    try:
-        n = int(env)
-    except ValueError:
-        n = 0
-    if not (n == -1 or n >= 1):
-        raise ValueError(f"{owner}: the environment variable {ENV_THREADS} must be -1 (every "
-                         f"core) or a positive integer, got {env!r}")
-    return n
-
-
-def check_n_jobs(owner, value, name="n_jobs"):
-    """None, -1 (every core) or a positive int; a ValueError naming the parameter otherwise
-    (with None, the environment variable it defers to is checked too)."""
-    from ._params import bad
-    if value is None:
-        _env_threads(owner)
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or \
-            not (value == -1 or value >= 1):
-        raise bad(owner, name, value, "None, -1 (every core) or a positive integer")
-    return int(value)
-
-
-def resolve_n_jobs(owner, n_jobs):
-    """The number of threads ``n_jobs`` asks for: None takes the environment variable
-    MBCORE_NUM_THREADS if it is set (the same values), else every core; -1 every core; at most
-    MAX_THREADS."""
-    if n_jobs is None:
-        n_jobs = _env_threads(owner)
-        if n_jobs is None:
-            n_jobs = -1
-    n = available_cores() if n_jobs == -1 else n_jobs
-    return max(1, min(n, MAX_THREADS))
-
-
-def map_rows(batch, fn, out):
-    """Run ``fn(sub_batch, out_slice) -> (status, bad_row)`` over row blocks of a batch.
-
-    The kernels release the GIL, so a large batch is cut into one block per core and the
-    blocks are scored in threads (scores are per row, so the result is the same as one call).
-    Returns the first failure as (status, row in the whole batch), or (0, -1).
-    """
-    global _POOL
-    size = batch.data.shape[0] if batch.X is None else batch.n * batch.d
-    if size < _PARALLEL_MIN_VALUES:                  # small: one call (os.cpu_count is slow)
-        return fn(batch, out)
-    workers = min(os.cpu_count() or 1, 8)
-    if workers < 2 or batch.n < 2 * workers:
-        return fn(batch, out)
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mbcore")
-    edges = [batch.n * k // workers for k in range(workers + 1)]
-    futures = [(a, _POOL.submit(fn, batch.rows(a, b), out[a:b]))
-               for a, b in zip(edges[:-1], edges[1:])]
-    first = (0, -1)
-    for a, f in futures:
-        status, bad = f.result()
-        if status and first[0] == 0:
-            first = (status, a + bad)
-    return first
 
 
 def _writable(v):
@@ -231,244 +142,7 @@ def clone(learner):
     return type(learner)(**{k: fresh(v) for k, v in learner.get_params(deep=False).items()})
 
 
-# -- threads: one readers-writer lock per learner ----------------------------------------------
-
-_get_ident = threading.get_ident
-
-
-class _RWLock:
-    """A readers-writer lock (standard library only): one writer, or any number of readers.
-
-    Writers are exclusive and preferred: a writer that waits holds ``w`` (so new readers queue
-    behind it) until the readers inside have left.  Re-entrant per thread, without counting:
-    a call nested in a write by the same thread (``fit`` calling ``partial_fit``, ``score``
-    calling ``predict`` inside a write) runs at once, and so does a read nested in a read (it
-    never waits for a queued writer, which would wait for it).  A write nested in a read of the
-    same learner would wait for itself: it raises RuntimeError instead.  Never pickled or
-    copied: every learner makes its own (``_Guarded.__new__``)."""
-
-    __slots__ = ("w", "owner", "readers", "cond", "draining", "trace")
-
-    def __init__(self):
-        self.w = threading.Lock()        # held by the writer, or briefly by a reader entering
-        self.owner = None                # the thread id of the writer inside
-        self.readers = set()             # the thread ids of the readers inside
-        self.cond = threading.Condition(threading.Lock())   # a writer waits here for readers
-        self.draining = False            # a writer waits for the readers to leave
-        self.trace = None                # tests: a list that records ("r"|"w", +1|-1, ident)
-
-    def acquire_write(self, me):
-        if self.readers and me in self.readers:
-            self.refuse()
-        self.w.acquire()
-        if self.readers:
-            self.drain()
-        self.owner = me
-        if self.trace is not None:
-            self.trace.append(("w", 1, me))
-
-    @staticmethod
-    def refuse():
-        raise RuntimeError("mbcore: a call that changes the learner was made inside a reading "
-                           "call on the same learner, in the same thread (it would wait for "
-                           "itself)")
-
-    def drain(self):
-        """Called by the writer holding ``w``: wait until the readers inside have left."""
-        try:
-            with self.cond:
-                self.draining = True
-                while self.readers:
-                    self.cond.wait()
-                self.draining = False
-        except BaseException:          # (KeyboardInterrupt while waiting): let others in
-            self.draining = False
-            self.w.release()
-            raise
-
-    def release_write(self):
-        if self.trace is not None:
-            self.trace.append(("w", -1, self.owner))
-        self.owner = None
-        self.w.release()
-
-    def acquire_read(self, me):
-        w = self.w
-        w.acquire()
-        try:
-            self.readers.add(me)
-            if self.trace is not None:
-                self.trace.append(("r", 1, me))
-        finally:
-            w.release()
-
-    def release_read(self, me):
-        r = self.readers
-        if self.trace is not None:
-            self.trace.append(("r", -1, me))
-        r.discard(me)
-        if not r and self.draining:
-            with self.cond:
-                self.cond.notify_all()
-
-
-def _writing(f):
-    """Wrap a method that changes the learner: exclusive (see ``_RWLock``; the acquisition is
-    written out, as in ``OnlineLearner.partial_fit``, to keep the one-row calls cheap)."""
-    @functools.wraps(f)
-    def write(self, *args, **kwargs):
-        rw = self._rw
-        me = _get_ident()
-        if rw.owner == me:                # nested in this thread's own write
-            return f(self, *args, **kwargs)
-        rw.acquire_write(me)
-        try:
-            return f(self, *args, **kwargs)
-        finally:
-            rw.release_write()
-    write._mbcore_lock = "write"
-    return write
-
-
-def _reading(f):
-    """Wrap a method that only reads the learner: shared with other readers."""
-    @functools.wraps(f)
-    def read(self, *args, **kwargs):
-        rw = self._rw
-        me = _get_ident()
-        if rw.owner == me or me in rw.readers:    # nested in this thread's write or read
-            return f(self, *args, **kwargs)
-        rw.acquire_read(me)
-        try:
-            return f(self, *args, **kwargs)
-        finally:
-            rw.release_read(me)
-    read._mbcore_lock = "read"
-    return read
-
-
-def _copied(v, memo):
-    """v with the contents a later call may change in place copied (arrays, and the lists,
-    tuples and dicts holding them, recursively; the same object copied once); anything else
-    (numbers, strings, learners, a ConceptClass) as it is."""
-    if isinstance(v, np.ndarray) or type(v) in (list, tuple, dict):
-        c = memo.get(id(v))
-        if c is not None:
-            return c
-        if isinstance(v, np.ndarray):
-            c = v.copy()
-        elif type(v) is dict:
-            c = {k: _copied(e, memo) for k, e in v.items()}
-        else:
-            c = type(v)(_copied(e, memo) for e in v)
-        memo[id(v)] = c
-        return c
-    return v
-
-
-class _Guarded:
-    """Thread safety for every learner (and the wrappers of :mod:`mbcore.queries`): a
-    readers-writer lock per instance, applied by name to the methods each class defines.
-
-    Methods named in ``_WRITES`` (``partial_fit``, ``fit``, ``_online`` (``run_online``),
-    ``set_params``) are exclusive; those in ``_READS`` (``predict``, ``decision_function``,
-    ``score``, ``predict_covered``, ``save``, pickling) and the public properties (the fitted
-    attributes) are shared.  Subclasses get this by defining the methods: nothing to write.
-    The lock lives in a slot, not in ``__dict__``: never pickled, copied, saved, snapshotted
-    (``Snapshot``) or reset; ``__new__`` gives each new, unpickled or copied learner its own.
-    """
-
-    __slots__ = ("_rw",)
-
-    _WRITES = frozenset(("partial_fit", "fit", "_online", "set_params"))
-    _READS = frozenset(("predict", "decision_function", "score", "predict_covered",
-                        "predict_proba", "save", "__getstate__"))
-    _TRANSIENT: frozenset = frozenset()
-
-    def __new__(cls, *args, **kwargs):
-        self = super().__new__(cls)
-        self._rw = _RWLock()
-        return self
-
-    def __reduce_ex__(self, protocol):
-        # Protocols 0 and 1 would rebuild the learner without __new__ (so without a lock):
-        # every protocol gets protocol 2's recipe, copyreg.__newobj__ (cls.__new__).
-        return object.__reduce_ex__(self, max(protocol, 2))
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        for name, v in list(cls.__dict__.items()):
-            if getattr(v, "_mbcore_lock", None) is not None:
-                continue
-            if name in cls._WRITES and callable(v):
-                setattr(cls, name, _writing(v))
-            elif name in cls._READS and callable(v):
-                setattr(cls, name, _reading(v))
-            elif isinstance(v, property) and not name.startswith("_") and v.fget is not None \
-                    and getattr(v.fget, "_mbcore_lock", None) is None:
-                setattr(cls, name, property(_reading(v.fget),
-                                            None if v.fset is None else _writing(v.fset),
-                                            v.fdel, v.__doc__))
-
-    def reading(self):
-        """A context manager holding the learner's lock for reading: the calls and attribute
-        reads inside see one state (no ``partial_fit`` of another thread runs meanwhile)."""
-        return _Held(self, False)
-
-    def writing(self):
-        """A context manager holding the learner's lock for writing: no other thread reads or
-        changes the learner inside (for changes the methods do not make, e.g. assigning a
-        parameter while other threads use the learner)."""
-        return _Held(self, True)
-
-    def __getstate__(self):
-        """The instance dict without the kernel bindings, its arrays copied under the read
-        lock, so a pickle or copy holds one whole state even while another thread trains."""
-        memo = {}
-        skip = self._TRANSIENT
-        return {k: _copied(v, memo) for k, v in self.__dict__.items() if k not in skip}
-
-    __getstate__ = _reading(__getstate__)
-
-
-class _Held:
-    __slots__ = ("learner", "write", "me", "entered")
-
-    def __init__(self, learner, write):
-        self.learner, self.write = learner, write
-
-    def __enter__(self):
-        rw = self.learner._rw
-        me = self.me = _get_ident()
-        self.entered = not (rw.owner == me or (not self.write and me in rw.readers))
-        if self.entered:
-            if self.write:
-                rw.acquire_write(me)
-            else:
-                rw.acquire_read(me)
-        return self.learner
-
-    def __exit__(self, *exc):
-        if self.entered:
-            rw = self.learner._rw
-            if self.write:
-                rw.release_write()
-            else:
-                rw.release_read(self.me)
-        return False
-
-
-def holding(learner, write=False):
-    """``learner.writing()`` (or ``reading()``) for the functions that take a learner: a call
-    that changes the learner and then reads its state (``run_online`` maps its codes to labels
-    through ``classes_``), or reads it twice (``predict``, then ``classes_``), holds the lock
-    across both, so they see one state even while other threads train it.  An object without
-    the lock (a twin, a duck-typed wrapper) gets a context that holds nothing."""
-    held = getattr(learner, "writing" if write else "reading", None)
-    return held() if held is not None else contextlib.nullcontext()
-
-
-class OnlineCounts(_Guarded):
+class OnlineCounts(Guarded):
     """The online record's counters, read from ``self._counts`` (shared by the learners and
     by the wrappers of :mod:`mbcore.queries`); subclasses provide ``_check_fitted``."""
 
@@ -491,7 +165,7 @@ class OnlineLearner(OnlineCounts):
     Notes
     -----
     **Threads.**  A learner may be shared between threads.  It holds a readers-writer lock
-    (``_Guarded``):
+    (``mbcore._locking.Guarded``):
 
     * calls that change it (``partial_fit``, ``fit``, ``_online`` and so ``run_online``,
       ``set_params``) are exclusive: concurrent calls give the result of the same calls made
@@ -505,12 +179,13 @@ class OnlineLearner(OnlineCounts):
     * ``reading()`` and ``writing()`` hold it around several calls (e.g. to assign a
       parameter while other threads use the learner: plain assignment is not locked);
     * the functions that take a learner hold it across everything that must see one state
-      (``holding``): ``run_online`` its pass and the mapping of the predictions to labels
-      through ``classes_``, ``play_against`` its round, ``predict_file`` each chunk's
-      predictions and the classes it writes them with, ``mbcore.distributed`` the copy it
-      ships; ``run_stream`` and the file workflow hold it per chunk, not for the whole stream.
+      (``mbcore._locking.holding``): ``run_online`` its pass and the mapping of the
+      predictions to labels through ``classes_``, ``play_against`` its round,
+      ``predict_file`` each chunk's predictions and the classes it writes them with,
+      ``mbcore.distributed`` the copy it ships; ``run_stream`` and the file workflow hold it
+      per chunk, not for the whole stream.
 
-    A subclass gets this by naming its methods so (``_Guarded.__init_subclass__`` wraps them);
+    A subclass gets this by naming its methods so (``Guarded.__init_subclass__`` wraps them);
     the lock lives in a slot, so it is never pickled, copied, saved, snapshotted or reset.
 
     **Threads inside one pass.**  The learners with an ``n_jobs`` parameter run each online
@@ -797,10 +472,10 @@ class OnlineLearner(OnlineCounts):
         -------
         self
         """
-        # The write lock (_RWLock.acquire_write/release_write) written out: this is the
-        # one-row path (about 1 us a call), where every Python call counts.
+        # The write lock (mbcore._locking.RWLock.acquire_write/release_write) written out:
+        # this is the one-row path (about 1 us a call), where every Python call counts.
         rw = self._rw
-        me = _get_ident()
+        me = get_ident()
         nested = rw.owner == me                     # inside this thread's own write
         if not nested:
             if rw.readers and me in rw.readers:
@@ -839,13 +514,13 @@ class OnlineLearner(OnlineCounts):
         return pred, upd, yy
 
     def _threads(self, batch):
-        """The threads of an online pass over ``batch``: 1 for a small batch (or a learner
-        without ``n_jobs``), else what its ``n_jobs`` asks for (:func:`resolve_n_jobs`).  The
-        results are the same for any number."""
-        size = batch.n * batch.d if batch.X is not None else batch.data.shape[0]
-        if size < SPEC_MIN_VALUES or batch.n < 2 or "n_jobs" not in self._param_names():
+        """The threads of an online pass over ``batch``: 1 for a learner without ``n_jobs``,
+        else ``mbcore._threads.pass_threads`` (1 for a small batch, else what its ``n_jobs``
+        asks for).  The results are the same for any number."""
+        if "n_jobs" not in self._param_names():
             return 1
-        return resolve_n_jobs(self._owner, self.n_jobs)
+        size = batch.n * batch.d if batch.X is not None else batch.data.shape[0]
+        return pass_threads(self._owner, self.n_jobs, batch.n, size)
 
     def _fast_path(self):
         """What the one-row fast path needs, or None (subclasses that have one override)."""
@@ -996,8 +671,3 @@ class ManyClasses:
         if self._K() > 1:
             return self.classes_[positive]
         return OnlineLearner._labels(self, positive)
-
-
-# The domain of every learner's ``n_jobs`` parameter, for the classes' _PARAMETERS
-N_JOBS = Custom(lambda owner, name, value: check_n_jobs(owner, value, name),
-                "None, -1 (every core) or a positive integer", refused=(0, -2, 1.5, True, "all"))

@@ -15,8 +15,9 @@ from ._params import Choice, Custom, Flag, Integer, Real
 from ._validation import Batch, check_X, check_finite, csr_index_error, row_error
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
                      labels_and_counts, need, shape)
+from ._threads import N_JOBS, map_rows
 from . import bounds as _bounds
-from .base import N_JOBS, ManyClasses, OnlineLearner, Snapshot, map_rows
+from .base import ManyClasses, OnlineLearner, Snapshot
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "PassiveAggressive"]

@@ -16,7 +16,8 @@ from ._numerics import pow2_exponent as _pow2_exponent
 from ._validation import Batch, check_shape, check_X, csr_index_error, is_index_lists
 from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, labels_and_counts, need, shape
 from ._params import Choice, Integer, Real
-from .base import N_JOBS, ManyClasses, OnlineLearner
+from ._threads import N_JOBS
+from .base import ManyClasses, OnlineLearner
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .base import holding
+from ._locking import holding
 
 __all__ = ["OnlineRun", "run_online", "play_against"]
 

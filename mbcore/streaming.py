@@ -41,7 +41,7 @@ import numpy as np
 from . import _params, _readers
 from ._kernels.readers import join_labels, join_scores
 from .datasets.formats import check_max_features, check_width, too_few_columns
-from .base import holding
+from ._locking import holding
 from .online import run_online
 
 __all__ = ["iter_svmlight", "iter_csv", "iter_vw", "run_stream", "StreamRun", "CSRChunk",

@@ -14,8 +14,8 @@ from . import _params as params, _registry
 from ._kernels import bitset as _k
 from ._validation import Batch
 from ._state import COMMON, I4, I8, U8, arr, failure, need, py, shape, two_labels
-from . import base as _base
-from .base import N_JOBS, OnlineLearner, resolve_n_jobs
+from ._threads import N_JOBS, pass_threads
+from .base import OnlineLearner
 from .exceptions import warn_failure
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
@@ -612,9 +612,8 @@ class Halving(_VersionSpace):
     def _pass_threads(self, rows):
         """The threads of a learning pass over ``rows`` points: the rule of
         OnlineLearner._threads, with the words of the class read per point as the values."""
-        if rows < 2 or rows * self.concepts._cols.shape[1] < _base.SPEC_MIN_VALUES:
-            return 1
-        return resolve_n_jobs(self._owner, self.n_jobs)
+        return pass_threads(self._owner, self.n_jobs, rows,
+                            rows * self.concepts._cols.shape[1])
 
     def _run(self, idx, yy, pred, upd, counts, update, threads=1):
         _k.halving_pass(self.concepts._cols, idx, yy, self._alive, self._nz, self._nnz,

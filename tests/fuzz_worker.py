@@ -1465,9 +1465,9 @@ def pass_mode(parallel):
     through the speculative blocks (mbcore/_kernels/_spec.h); the others on one thread, the
     sequential pass: bad input meets both."""
     import importlib
-    from mbcore import base
-    _SPEC_DEFAULTS.setdefault("min_values", base.SPEC_MIN_VALUES)
-    base.SPEC_MIN_VALUES = 0 if parallel else _SPEC_DEFAULTS["min_values"]
+    from mbcore import _threads
+    _SPEC_DEFAULTS.setdefault("min_values", _threads.SPEC_MIN_VALUES)
+    _threads.SPEC_MIN_VALUES = 0 if parallel else _SPEC_DEFAULTS["min_values"]
     os.environ["MBCORE_NUM_THREADS"] = "2" if parallel else "1"
     for name in _SPEC_MODULES:
         tune = getattr(importlib.import_module(f"mbcore._kernels.{name}"), "spec_tuning", None)

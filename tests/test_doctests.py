@@ -39,7 +39,8 @@ def _run(module):
 
 
 @pytest.mark.parametrize("name", ["mbcore.linear", "mbcore.multiplicative", "mbcore.experts",
-                                  "mbcore.boolean", "mbcore.version_space"])
+                                  "mbcore.specialists", "mbcore.boolean",
+                                  "mbcore.version_space"])
 def test_doctests_learner_modules(name):
     failed, attempted = _run(importlib.import_module(name))
     assert attempted > 0

@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 import mbcore
-import mbcore.base as mbase
+import mbcore._threads as mthreads
 import mbref
 from conftest import as_list
 from mbcore._kernels import bitset
@@ -416,7 +416,7 @@ def test_twin_most_specific_conjunction():
 def test_halving_threads(conservative, monkeypatch):
     """The speculative passes (n_jobs, small streams forced through the threads) find the same
     example: the last row that changed the version space."""
-    monkeypatch.setattr(mbase, "SPEC_MIN_VALUES", 0)
+    monkeypatch.setattr(mthreads, "SPEC_MIN_VALUES", 0)
     old = bitset.spec_tuning(0, 1, None, 1)
     try:
         for seed in range(10):

@@ -12,8 +12,8 @@ import mbcore.cli
 import mbcore.persistence
 from mbcore.base import OnlineLearner
 
-FAMILIES = ("mbcore.linear", "mbcore.multiplicative", "mbcore.experts", "mbcore.boolean",
-            "mbcore.version_space")
+FAMILIES = ("mbcore.linear", "mbcore.multiplicative", "mbcore.experts", "mbcore.specialists",
+            "mbcore.boolean", "mbcore.version_space")
 
 
 def exported_learners():

@@ -1641,6 +1641,31 @@ def test_pickle_mid_stream(modname, name):
     assert state(twin) == state(clf)
 
 
+@mod_param
+@pytest.mark.parametrize("name", ["Specialists", "PairSpecialists"])
+def test_the_experts_module_still_names_them(modname, name, monkeypatch):
+    """The classes moved from the experts module to the specialists module: imports from the
+    experts module still give them, and a pickle made before the move, which names the class
+    in the experts module, still loads."""
+    import importlib
+    cls = getattr(importlib.import_module(f"{modname}.specialists"), name)
+    experts = importlib.import_module(f"{modname}.experts")
+    assert getattr(experts, name) is cls is getattr(module(modname), name)
+    assert name in experts.__all__
+    if name == "Specialists":
+        P, y, W, labels = spec_stream(9, 60, 5, 3, "int", 0.6)
+    else:
+        (P, y, labels), W = cat_stream(9, 60, 4, 3, 3, "int"), None
+    clf = new(modname, name)
+    online(clf, P, y, awake=W, classes=labels)
+    monkeypatch.setattr(cls, "__module__", f"{modname}.experts")   # as pickled before
+    old = pickle.dumps(clf)
+    monkeypatch.undo()
+    assert f"{modname}.experts".encode() in old and f"{modname}.specialists".encode() not in old
+    twin = pickle.loads(old)
+    assert type(twin) is cls and state(twin) == state(clf)
+
+
 @pytest.mark.parametrize("name", ["Specialists", "PairSpecialists"])
 def test_fit_resets(name):
     if name == "Specialists":

@@ -5,7 +5,7 @@ The online pass judges rows ahead in parallel from the current state and updates
 row of a block that would change the state, then judges again from the row after it.  Two knobs
 send small streams through that machinery (the ``tuning`` fixture sets them and restores them):
 
-* ``mbcore.base.SPEC_MIN_VALUES`` (batches with fewer stored values run on one thread): 0;
+* ``mbcore._threads.SPEC_MIN_VALUES`` (batches with fewer stored values run on one thread): 0;
 * each kernel module's ``spec_tuning(seq_gap, min_rows, max_rows, stretch)``: "forced"
   (``spec_tuning(0, 1, None, 1)``: every row goes through tiny speculative blocks, no sequential
   stretches) and "default" (``(48, 16, 4096, 256)``, the adaptive sizes).
@@ -42,6 +42,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mbcore
+import mbcore._threads as mthreads
 import mbcore.base as mbase
 import mbref
 from conftest import DuckCSR
@@ -75,17 +76,17 @@ def _kernel_modules():
 def tuned(name):
     """SPEC_MIN_VALUES = 0 and the block sizes of TUNINGS[name] in every kernel module;
     everything restored on exit."""
-    old_min = mbase.SPEC_MIN_VALUES
+    old_min = mthreads.SPEC_MIN_VALUES
     saved = []
     try:
-        mbase.SPEC_MIN_VALUES = 0
+        mthreads.SPEC_MIN_VALUES = 0
         for m in _kernel_modules():
             saved.append((m, m.spec_tuning(*TUNINGS[name])))
         yield name
     finally:
         for m, old in reversed(saved):
             m.spec_tuning(*old)
-        mbase.SPEC_MIN_VALUES = old_min
+        mthreads.SPEC_MIN_VALUES = old_min
 
 
 @pytest.fixture(params=tuple(TUNINGS))

@@ -14,8 +14,8 @@ from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjuncti
                       GreedyDecisionList, greedy_decision_list, most_specific_conjunction)
 from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
                      PassiveAggressive, Perceptron)
-from .experts import (PairSpecialists, RandomizedWeightedMajority, Specialists,
-                      WeightedMajority)
+from .experts import RandomizedWeightedMajority, WeightedMajority
+from .specialists import PairSpecialists, Specialists
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
 from .online import OnlineRun, run_online
 from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,

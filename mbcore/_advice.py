@@ -1,0 +1,153 @@
+"""What the experts and the specialists read: a matrix of advice (rounds x advisors, each entry
+a predicted label) and labels, each value kept as it is given.
+
+Shared by :mod:`mbcore.experts` (Weighted Majority) and :mod:`mbcore.specialists` (Blum's
+specialists): NumPy's own conversions would silently make 1 and "1" the same label, so lists
+holding strings or other objects are read value by value, and a NaN prediction is refused
+where it would become a label.
+"""
+
+import numbers
+
+import numpy as np
+
+from ._validation import encode_codes, is_sparse, sparse_to_dense
+
+__all__ = ["advice_matrix", "object_rows", "exact_labels", "all_labels", "is_nan",
+           "check_no_nan", "encode_labels_multi"]
+
+
+def advice_matrix(owner, P, n, who, holder):
+    """The advice matrix (rounds x experts) after the shape checks; ``who`` names a column
+    ("expert", "specialist"), ``holder`` what holds n of them."""
+    if P is None or isinstance(P, (str, bytes)):
+        raise TypeError(f"{owner}: the {who}s' predictions must be a 2-D array-like (rounds x "
+                        f"{who}s), got {type(P).__name__}")
+    if is_sparse(P):
+        P = sparse_to_dense(owner, P)
+    A = _as_matrix(owner, P)
+    if A.ndim != 2:
+        raise ValueError(f"{owner}: the {who}s' predictions must be 2-D (rounds x {who}s), got "
+                         f"ndim={A.ndim}")
+    if A.shape[0] == 0:
+        raise ValueError(f"{owner}: no rounds given (0 rows)")
+    if A.shape[1] == 0:
+        raise ValueError(f"{owner}: no {who}s (0 columns)")
+    if n is not None and A.shape[1] != n:
+        raise ValueError(f"{owner}: {A.shape[1]} {who} predictions per round, but {holder} has "
+                         f"{n} {who}s")
+    return A
+
+
+def object_rows(owner, X):
+    """A list of rows as a 2-D object array, each value kept as it is (np.asarray would turn
+    1 and "1" into the same string)."""
+    try:
+        raw = list(X)
+    except TypeError:
+        raise TypeError(f"{owner}: X must be a 2-D array-like (rows of values), got "
+                        f"{type(X).__name__}") from None
+    rows = []
+    for r in raw:
+        if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
+            raise ValueError(f"{owner}: X must be 2-D (n_samples, n_attributes), got a row that "
+                             "is not a sequence")
+        rows.append(list(r))
+    d = len(rows[0]) if rows else 0
+    for r in rows:
+        if len(r) != d:
+            raise ValueError(f"{owner}: X has rows of different lengths ({len(r)} and {d})")
+    A = np.empty((len(rows), d), dtype=object)
+    for i, r in enumerate(rows):
+        for j, v in enumerate(r):
+            A[i, j] = v.item() if isinstance(v, np.generic) else v
+    return A
+
+
+def _as_matrix(owner, P):
+    """A 2-D array-like of labels as an array: lists of numbers as NumPy stores them, lists
+    holding strings or other objects value by value (np.asarray would make 1 and "1" equal)."""
+    if isinstance(P, np.ndarray):
+        return P
+    try:
+        A = np.asarray(P)
+    except ValueError:
+        A = None
+    if A is not None and A.dtype.kind not in "USO":
+        return A
+    return object_rows(owner, P)
+
+
+def _one_kind(values):
+    """Python values as a 1-D array without silent coercion: labels of one kind as NumPy would
+    store them, mixed kinds (1 and "1") as objects."""
+    values = [v.item() if isinstance(v, np.generic) else v for v in values]
+    kinds = {str if isinstance(v, str) else bytes if isinstance(v, bytes) else
+             bool if isinstance(v, bool) else numbers.Real if isinstance(v, numbers.Real)
+             else object for v in values}
+    if len(kinds) <= 1 and object not in kinds:
+        return np.array(values)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def exact_labels(owner, y):
+    """y as a 1-D array without silent coercion (see _one_kind); a TypeError naming the
+    learner when y is no sequence at all."""
+    if isinstance(y, np.ndarray):
+        return y
+    if y is None or isinstance(y, (str, bytes)) or not hasattr(y, "__iter__"):
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got "
+                        f"{type(y).__name__}")
+    return _one_kind(y)
+
+
+def all_labels(owner, A, y):
+    """Every label in the advice and in y, as one 1-D array (for inferring the classes)."""
+    ya = exact_labels(owner, y).ravel()
+    if A.dtype == ya.dtype or (A.dtype.kind in "biuf" and ya.dtype.kind in "biuf"):
+        return np.concatenate([A.ravel(), ya])
+    return _one_kind(A.ravel().tolist() + ya.tolist())
+
+
+def is_nan(v):
+    return isinstance(v, (float, np.floating)) and v != v
+
+
+def check_no_nan(owner, A, who, awake=None):
+    """ValueError naming the first NaN prediction (its column and round; only the awake ones
+    when a mask is given): on a first call the labels are inferred from the advice, and NaN is
+    no label."""
+    if A.dtype.kind == "f":
+        bad = np.isnan(A)
+    elif A.dtype.kind == "O":
+        bad = np.frompyfunc(is_nan, 1, 1)(A).astype(bool) if A.size else np.zeros(A.shape, bool)
+    else:
+        return
+    if awake is not None:
+        bad &= awake
+    if bad.any():
+        t, i = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(f"{owner}: the prediction of {who} {i} in round {t} is NaN")
+
+
+def encode_labels_multi(owner, y, n, classes):
+    """The labels y of n rounds as class indices (positions in the sorted ``classes``), each
+    value kept as it is given (1 and "1" are two labels); a TypeError or ValueError naming the
+    learner for a y that is missing, not 1-D or not n long, or a label outside the classes."""
+    if y is None:
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
+    try:
+        ya = np.asarray(y)
+    except ValueError:
+        raise ValueError(f"{owner}: y must be 1-D (a sequence of labels)") from None
+    if ya.ndim != 1:
+        raise ValueError(f"{owner}: y must be 1-D, got ndim={ya.ndim}")
+    if ya.shape[0] != n:
+        raise ValueError(f"{owner}: {n} rounds but y has {ya.shape[0]} labels")
+    if not isinstance(y, np.ndarray):
+        ya = exact_labels(owner, y)
+    return encode_codes(owner, ya, classes, lambda b: f"y[{b[0]}]")

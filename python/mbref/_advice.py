@@ -1,0 +1,199 @@
+"""What the experts and the specialists share, pure Python (the twins of ``mbcore._advice``
+and of what the two families have in common): the classes of K labels, the labels as class
+indices, a NaN prediction refused, the last argmax and the left-to-right sum of the votes, and
+``AdviceLearner``, the base of both families' learners.
+"""
+
+import math
+
+from .base import NotFittedError, infer_classes, label_key
+
+__all__ = ["infer_classes_multi", "check_y", "label_codes", "lookup", "first_nan",
+           "last_argmax", "fold", "AdviceLearner"]
+
+
+def infer_classes_multi(owner, labels, classes=None):
+    """The classes, sorted: from ``classes`` (at least two) or from the labels seen (two or
+    more; one label alone names its pair as for the binary learners)."""
+    if classes is not None:
+        if isinstance(classes, (str, bytes)):
+            raise ValueError(f"{owner}: classes must be a list of at least two labels, got "
+                             f"{classes!r}")
+        try:
+            cl = sorted({label_key(c) for c in classes})
+        except TypeError:
+            raise TypeError(f"{owner}: the classes cannot be put in order (labels of different "
+                            "kinds); use labels of one kind") from None
+        if len(cl) < 2:
+            raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
+                             f"{cl!r}")
+        return cl
+    keys = [label_key(v) for v in labels]
+    for v in keys:
+        if isinstance(v, float) and math.isnan(v):
+            raise ValueError(f"{owner}: the labels contain NaN")
+    try:
+        uniq = sorted(set(keys))
+    except TypeError:
+        raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
+                        f"kinds, e.g. numbers and strings, in {keys[:10]!r}); use labels of one "
+                        "kind") from None
+    if len(uniq) >= 2:
+        return uniq
+    return infer_classes(owner, uniq)
+
+
+def check_y(owner, y, n):
+    if y is None:
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
+    if getattr(y, "ndim", 1) != 1:
+        raise ValueError(f"{owner}: y must be 1-D, got ndim={y.ndim}")
+    if not hasattr(y, "__iter__"):
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got {type(y).__name__}")
+    ys = [label_key(v) for v in y]
+    for v in ys:
+        if isinstance(v, (list, tuple, dict, set)):
+            raise ValueError(f"{owner}: y must be 1-D, got a label that is a "
+                             f"{type(v).__name__}")
+    if n is not None and len(ys) != n:
+        raise ValueError(f"{owner}: {n} rounds but y has {len(ys)} labels")
+    for v in ys:
+        if isinstance(v, float) and math.isnan(v):
+            raise ValueError(f"{owner}: y contains NaN")
+    return ys
+
+
+def label_codes(owner, classes, ys):
+    """Labels -> class indices (positions in the sorted classes)."""
+    index = {c: k for k, c in enumerate(classes)}
+    out = []
+    for v in ys:
+        k = lookup(index, v)
+        if k is None:
+            raise ValueError(f"{owner}: y has the label {v!r}, outside the fitted classes "
+                             f"{list(classes)!r}")
+        out.append(k)
+    return out
+
+
+def lookup(index, v):
+    """index.get(v); None for an unhashable value (a dict, a list), which is no label."""
+    try:
+        return index.get(v)
+    except TypeError:
+        return None
+
+
+def first_nan(rows, who, owner, mask=None):
+    """ValueError naming the first NaN prediction (its column and round; only the awake ones
+    with a mask): on a first call the labels are inferred from the advice, and NaN is none."""
+    for t, r in enumerate(rows):
+        for i, v in enumerate(r):
+            if (mask is None or mask[t][i]) and isinstance(v, float) and math.isnan(v):
+                raise ValueError(f"{owner}: the prediction of {who} {i} in round {t} is NaN")
+
+
+def last_argmax(q):
+    """The last index of the largest value (ties go to the later class)."""
+    best = 0
+    for v in range(1, len(q)):
+        if q[v] >= q[best]:
+            best = v
+    return best
+
+
+def fold(q):
+    t = q[0]
+    for v in q[1:]:
+        t = t + v
+    return t
+
+
+class AdviceLearner:
+    """What the learners that weigh advice share (Weighted Majority and the specialists):
+    scikit-learn's parameters, the fitted checks, the counters, each advisor's mistakes
+    and log2 weight, and the advice matrix read as rows of labels."""
+
+    def _owner_name(self):
+        return type(self).__name__
+
+    @classmethod
+    def _param_names(cls):
+        import inspect
+        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+
+    def get_params(self, deep=True):
+        return {k: getattr(self, k) for k in self._param_names()}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            if k not in self._param_names():
+                raise ValueError(f"{type(self).__name__}: invalid parameter {k!r}; valid "
+                                 f"parameters are {self._param_names()}")
+            setattr(self, k, v)
+        return self
+
+    def _is_fitted(self):
+        return getattr(self, "classes_", None) is not None
+
+    def _check_fitted(self, what):
+        if not self._is_fitted():
+            raise NotFittedError(f"{type(self).__name__}: call partial_fit before {what}")
+
+    @property
+    def mistakes_(self):
+        self._check_fitted("mistakes_")
+        return self._counts[1]
+
+    @property
+    def updates_(self):
+        self._check_fitted("updates_")
+        return self._counts[2]
+
+    @property
+    def n_seen_(self):
+        self._check_fitted("n_seen_")
+        return self._counts[0]
+
+    @property
+    def expert_mistakes_(self):
+        """How many mistakes each expert has made."""
+        self._check_fitted("expert_mistakes_")
+        return list(self._m)
+
+    @property
+    def log2_weights_(self):
+        """log2 of each expert's weight (exact integers in exact mode)."""
+        self._check_fitted("log2_weights_")
+        return list(self._l)
+
+    # -- input ----------------------------------------------------------------------------
+    def _advice(self, P, n=None):
+        o = type(self).__name__
+        if P is None or isinstance(P, (str, bytes)):
+            raise TypeError(f"{o}: the experts' predictions must be a 2-D array-like (rounds x "
+                            f"experts), got {type(P).__name__}")
+        ndim = getattr(P, "ndim", None)
+        if ndim is not None and ndim != 2:
+            raise ValueError(f"{o}: the experts' predictions must be 2-D (rounds x experts), "
+                             f"got ndim={ndim}")
+        raw = list(P)
+        for r in raw:
+            if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
+                raise ValueError(f"{o}: the experts' predictions must be 2-D (rounds x experts), "
+                                 "got a row that is not a sequence")
+        rows = [list(r) for r in raw]
+        if not rows:
+            raise ValueError(f"{o}: no rounds given (0 rows)")
+        width = len(rows[0])
+        if width == 0:
+            raise ValueError(f"{o}: no experts (0 columns)")
+        for r in rows:
+            if len(r) != width:
+                raise ValueError(f"{o}: rows of expert predictions have different lengths")
+        if n is not None and width != n:
+            raise ValueError(f"{o}: {width} expert predictions per round, but the pool has {n} "
+                             "experts")
+        return [[label_key(v) for v in r] for r in rows]
