@@ -11,10 +11,16 @@ import numbers
 
 import numpy as np
 
-from ._validation import encode_codes, is_sparse, sparse_to_dense
+from ._validation import encode_codes, infer_classes, is_sparse, sparse_to_dense
 
-__all__ = ["advice_matrix", "object_rows", "exact_labels", "all_labels", "is_nan",
-           "check_no_nan", "encode_labels_multi"]
+__all__ = ["advice_classes", "advice_matrix", "object_rows", "exact_labels", "all_labels",
+           "is_nan", "check_no_nan", "encode_labels_multi"]
+
+
+def advice_classes(owner, y, classes=None):
+    """The classes of the expert pools and the specialists: the one path of every learner
+    (mbcore._validation.infer_classes), two or more, any labels the experts may predict."""
+    return infer_classes(owner, y, classes, max_classes=None, real_labels=True)
 
 
 def advice_matrix(owner, P, n, who, holder):

@@ -17,7 +17,6 @@ import numpy as np
 from ._kernels import linear as _klin
 
 __all__ = ["Batch", "check_X", "check_finite", "encode_y", "encode_y_k", "infer_classes",
-           "infer_classes_k", "infer_classes_multi",
            "encode_codes", "NotFittedError", "is_sparse", "to_csr", "check_compressed",
            "index_array", "sparse_to_dense", "label_array", "is_index_lists"]
 
@@ -435,23 +434,54 @@ def _distinct(ya):
     return np.unique(ya)
 
 
-def infer_classes(owner, y, classes=None):
-    """The two classes, sorted (second = positive), from ``classes`` or from the labels.
+def infer_classes(owner, y, classes=None, *, max_classes=2, real_labels=False):
+    """The classes, sorted, from ``classes`` or from the labels: the one path of every learner
+    (and of the conversions of mbcore.queries).
 
-    One label alone is enough when it names its pair: -1 -> (-1, 1), 0 -> (0, 1),
-    a bool -> (False, True).  Otherwise pass ``classes``.
+    ``max_classes=2``: the binary learners (exactly two; the second is the positive class);
+    ``None``: two or more.  One label alone is enough when it names its pair: -1 -> (-1, 1),
+    0 -> (0, 1), a bool -> (False, True); otherwise pass ``classes``.  With more than two,
+    real labels that are not integers look like a regression target and are refused (pass them
+    as ``classes`` to use them), unless ``real_labels`` (the expert pools, whose labels are
+    whatever the experts predict).
     """
     if classes is not None:
         cl = _classes_array(owner, classes)
-        if cl.shape[0] != 2:
+        if max_classes == 2 and cl.shape[0] != 2:
             raise ValueError(f"{owner}: classes must hold exactly two distinct labels, got "
+                             f"{cl.tolist()!r}")
+        if cl.shape[0] < 2:
+            raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
                              f"{cl.tolist()!r}")
         return cl
     ya = _checked_labels(owner, y)
-    uniq = _native(_distinct(ya))          # (big-endian labels give native classes)
-    if uniq.shape[0] > 2:
-        raise ValueError(_too_many_labels(owner, ya, np.unique(ya)))   # every label, for the message
-    if uniq.shape[0] == 2:
+    if max_classes == 2:
+        uniq = _native(_distinct(ya))          # (big-endian labels give native classes)
+        if uniq.shape[0] > 2:
+            raise ValueError(_too_many_labels(owner, ya, np.unique(ya)))   # every label, shown
+    else:
+        _one_kind(owner, y, ya)
+        uniq = None
+        if ya.ndim == 1 and ya.shape[0] > 64 and ya.dtype in _LABEL_DTYPES:
+            found = _distinct(ya)
+            if found.shape[0] <= 2:            # (the compiled scan stops at a third label)
+                uniq = _native(found)
+        if uniq is None:
+            try:
+                uniq = _native(np.unique(ya))
+            except TypeError:
+                raise TypeError(f"{owner}: the labels cannot be put in order (labels of "
+                                f"different kinds, e.g. numbers and strings, in "
+                                f"{ya.ravel()[:10].tolist()!r}); use labels of one kind") from None
+        if uniq.shape[0] > 2 and not real_labels and ya.dtype.kind == "f" and \
+                not np.array_equal(uniq, np.round(uniq)):
+            shown = repr(uniq[:10].tolist()) + (f" and {uniq.shape[0] - 10} more"
+                                                if uniq.shape[0] > 10 else "")
+            raise ValueError(f"{owner}: y looks continuous (real values that are not integers: "
+                             f"{uniq.shape[0]} labels, {shown}): a regression target? Give "
+                             "class labels (integers or strings), or classes= to use these "
+                             "values")
+    if uniq.shape[0] >= 2:
         return uniq
     v = _key(uniq[0]) if uniq.shape[0] else None
     if isinstance(v, bool):
@@ -471,7 +501,11 @@ def _checked_labels(owner, y):
     ya = label_array(owner, y)
     if ya.dtype.kind == "f" and np.isnan(ya).any():
         raise ValueError(f"{owner}: y contains NaN")
-    if ya.dtype.kind == "c":
+    if ya.dtype.kind == "O" and any(isinstance(v, float) and v != v for v in ya.ravel()):
+        raise ValueError(f"{owner}: y contains NaN")
+    if ya.dtype.kind == "c" or (ya.dtype.kind == "O" and
+                                any(isinstance(v, (complex, np.complexfloating))
+                                    for v in ya.ravel())):
         raise TypeError(f"{owner}: y must hold labels (numbers, strings or bools), got complex "
                         "values")
     return ya
@@ -518,40 +552,6 @@ def _too_many_labels(owner, ya, uniq):
         msg += ("; y looks continuous (real values that are not integers): a regression "
                 "target?")
     return msg
-
-
-def infer_classes_multi(owner, y, classes=None):
-    """The classes, sorted: from ``classes`` (at least two) or from the labels seen (two or
-    more; one label alone names its pair as for the binary learners)."""
-    if classes is not None:
-        if isinstance(classes, (str, bytes)):
-            raise ValueError(f"{owner}: classes must be a list of at least two labels, got "
-                             f"{classes!r}")
-        cl = _classes_array(owner, classes)
-        if cl.shape[0] < 2:
-            raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
-                             f"{cl.tolist()!r}")
-        return cl
-    ya = label_array(owner, y)
-    _one_kind(owner, y, ya)
-    if ya.dtype.kind == "f" and np.isnan(ya).any():
-        raise ValueError(f"{owner}: the labels contain NaN")
-    if ya.dtype.kind == "O" and any(isinstance(v, float) and v != v for v in ya.ravel()):
-        raise ValueError(f"{owner}: the labels contain NaN")
-    if ya.dtype.kind == "c" or (ya.dtype.kind == "O" and
-                                any(isinstance(v, (complex, np.complexfloating))
-                                    for v in ya.ravel())):
-        raise TypeError(f"{owner}: y must hold labels (numbers, strings or bools), got complex "
-                        "values")
-    try:
-        uniq = np.unique(ya)
-    except TypeError:
-        raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
-                        f"kinds, e.g. numbers and strings, in {ya.ravel()[:10].tolist()!r}); "
-                        "use labels of one kind") from None
-    if uniq.shape[0] >= 2:
-        return _native(uniq)
-    return infer_classes(owner, uniq)
 
 
 _SMALL_DTYPES = {np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.int32, np.int64)}
@@ -695,39 +695,6 @@ def _one_kind(owner, y, ya):
             raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
                             f"kinds, e.g. numbers and strings, in {vals[:10]!r}); use labels of "
                             "one kind")
-
-
-def infer_classes_k(owner, y, classes=None):
-    """The classes, sorted, for the learners that take two or more labels: from ``classes``
-    (at least two) or from the labels of y (two or more; one label alone names its pair as
-    for the binary learners).  The messages are those of :func:`infer_classes`."""
-    if classes is not None:
-        cl = _classes_array(owner, classes)
-        if cl.shape[0] < 2:
-            raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
-                             f"{cl.tolist()!r}")
-        return cl
-    ya = _checked_labels(owner, y)
-    _one_kind(owner, y, ya)
-    if ya.ndim == 1 and ya.shape[0] > 64 and ya.dtype in _LABEL_DTYPES:
-        uniq = _distinct(ya)
-        if uniq.shape[0] <= 2:         # (the compiled scan stops at a third label)
-            return _native(uniq) if uniq.shape[0] == 2 else infer_classes(owner, uniq)
-    try:
-        uniq = np.unique(ya)
-    except TypeError:
-        raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
-                        f"kinds, e.g. numbers and strings, in {ya.ravel()[:10].tolist()!r}); "
-                        "use labels of one kind") from None
-    if uniq.shape[0] > 2 and ya.dtype.kind == "f" and not np.array_equal(uniq, np.round(uniq)):
-        shown = repr(uniq[:10].tolist()) + (f" and {uniq.shape[0] - 10} more"
-                                            if uniq.shape[0] > 10 else "")
-        raise ValueError(f"{owner}: y looks continuous (real values that are not integers: "
-                         f"{uniq.shape[0]} labels, {shown}): a regression target? Give class "
-                         "labels (integers or strings), or classes= to use these values")
-    if uniq.shape[0] >= 2:
-        return _native(uniq)
-    return infer_classes(owner, uniq)
 
 
 def encode_y_k(owner, y, n, classes):

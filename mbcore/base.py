@@ -16,8 +16,7 @@ from . import _registry
 from ._locking import Guarded, get_ident
 from ._state import StateError
 from ._threads import pass_threads
-from ._validation import (NotFittedError, check_X, encode_y, encode_y_k, infer_classes,
-                          infer_classes_k)
+from ._validation import NotFittedError, check_X, encode_y, encode_y_k, infer_classes
 
 __all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "Snapshot", "clone",
            "all_learners"]
@@ -652,7 +651,7 @@ class ManyClasses:
         return 1 if cl is None or cl.shape[0] <= 2 else int(cl.shape[0])
 
     def _infer_classes(self, y, classes):
-        return infer_classes_k(self._owner, y, classes)
+        return infer_classes(self._owner, y, classes, max_classes=None)
 
     def _encode_y(self, y, n, classes, out=None):
         if classes.shape[0] > 2:

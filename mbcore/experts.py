@@ -16,9 +16,10 @@ import re
 
 import numpy as np
 
-from ._advice import advice_matrix, all_labels, check_no_nan, encode_labels_multi
+from ._advice import (advice_classes, advice_matrix, all_labels, check_no_nan,
+                      encode_labels_multi)
 from ._kernels import experts as _k
-from ._validation import (encode_codes, encode_y, infer_classes_multi, is_sparse, label_array,
+from ._validation import (encode_codes, encode_y, is_sparse, label_array,
                           sparse_to_dense)
 from .base import OnlineLearner, Snapshot
 from . import _params as params
@@ -189,7 +190,7 @@ class _Pool(OnlineLearner):
     def _learn_checked(self, P, y, classes, record):
         first = getattr(self, "classes_", None) is None
         if not first and classes is not None:
-            cl = infer_classes_multi(self._owner, (), classes)
+            cl = advice_classes(self._owner, (), classes)
             if cl.tolist() != self.classes_.tolist():
                 raise ValueError(f"{self._owner}: classes={cl.tolist()!r} differs from the "
                                  f"fitted classes {self.classes_.tolist()!r}")
@@ -202,7 +203,7 @@ class _Pool(OnlineLearner):
                                 "None")
             if classes is None:
                 check_no_nan(self._owner, A, "expert")
-            cl = infer_classes_multi(self._owner, None if classes is not None else
+            cl = advice_classes(self._owner, None if classes is not None else
                                      all_labels(self._owner, A, y), classes)
             self.classes_ = cl
             self.n_features_in_ = A.shape[1]
@@ -295,7 +296,7 @@ class _Pool(OnlineLearner):
             raise ValueError(f"{self._owner}: X has {len(rows)} rows but y has {ys.shape[0]} "
                              "labels")
         if first:   # (y as given: a list mixing numbers and strings is refused)
-            self.classes_ = infer_classes_multi(self._owner, y, classes)
+            self.classes_ = advice_classes(self._owner, y, classes)
             self.n_features_in_ = len(self.experts)
             self._init_state(len(self.experts))
         if self._multi:

@@ -14,10 +14,10 @@ import numbers
 
 import numpy as np
 
-from ._advice import (advice_matrix, all_labels, check_no_nan, encode_labels_multi,
+from ._advice import (advice_classes, advice_matrix, all_labels, check_no_nan, encode_labels_multi,
                       exact_labels, is_nan, object_rows)
 from ._kernels import experts as _k
-from ._validation import encode_codes, infer_classes_multi, is_sparse, sparse_to_dense
+from ._validation import encode_codes, is_sparse, sparse_to_dense
 from .base import OnlineLearner, Snapshot, accuracy
 from . import _params as params
 from ._numerics import pow2_exponent as _pow2_exponent
@@ -352,7 +352,7 @@ class Specialists(OnlineLearner):
 
     def _check_classes(self, classes):
         if classes is not None and getattr(self, "classes_", None) is not None:
-            cl = infer_classes_multi(self._owner, (), classes)
+            cl = advice_classes(self._owner, (), classes)
             if cl.tolist() != self.classes_.tolist():
                 raise ValueError(f"{self._owner}: classes={cl.tolist()!r} differs from the "
                                  f"fitted classes {self.classes_.tolist()!r}")
@@ -369,7 +369,7 @@ class Specialists(OnlineLearner):
                                     "got None")
                 if classes is None:
                     check_no_nan(self._owner, A, "specialist", W)
-                self.classes_ = infer_classes_multi(
+                self.classes_ = advice_classes(
                     self._owner, None if classes is not None else
                     all_labels(self._owner, A[W][None, :], y),
                     classes)
@@ -801,7 +801,7 @@ class PairSpecialists(Specialists):
                 if y is None:
                     raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, "
                                     "got None")
-                self.classes_ = infer_classes_multi(self._owner, exact_labels(self._owner, y),
+                self.classes_ = advice_classes(self._owner, exact_labels(self._owner, y),
                                                     classes)
                 self.n_attributes_ = A.shape[1]
                 self.n_features_in_ = A.shape[1]

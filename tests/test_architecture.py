@@ -234,3 +234,18 @@ def test_the_learner_name_check_can_fail():
                                                                     "Winnow"]
     assert names_a_learner("x = 'the Perceptron starts from w = 0'\n", learners) == []
     assert len(_learner_names()) >= 18
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_one_path_for_the_classes(package):
+    """The classes of every learner (two or K, the linear and Winnow families, the expert
+    pools, the specialists, the conversions of mbcore.queries) come from one function,
+    infer_classes, defined once in each package."""
+    found = []
+    for name, path in modules(package).items():
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        found += [f"{name}.{node.name}" for node in ast.walk(tree)
+                  if isinstance(node, ast.FunctionDef) and node.name.startswith("infer_classes")]
+    assert found == [{"mbcore": "mbcore._validation", "mbref": "mbref.base"}[package]
+                     + ".infer_classes"], found

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..base import OnlineCounts
 from .._validation import (Batch, NotFittedError, check_X, encode_codes, encode_y,
-                           infer_classes_multi, is_sparse)
+                           infer_classes, is_sparse)
 from .._params import mistake_bound as _budget
 from ..bounds import eq_test_sample_size, online_to_pac_run_length
 from ..online import OnlineRun, run_online
@@ -263,7 +263,7 @@ class _BlockOnline(OnlineCounts):
 
     def _check_classes_again(self, owner, classes):
         if classes is not None:
-            cl = infer_classes_multi(owner, (), classes)
+            cl = infer_classes(owner, (), classes, max_classes=None)
             if cl.tolist() != self.classes_.tolist():
                 raise ValueError(f"{owner}: classes={cl.tolist()!r} differs from the fitted "
                                  f"classes {self.classes_.tolist()!r}")
@@ -434,7 +434,7 @@ class Conservative(_BlockOnline):
         if first:
             if y is None:
                 raise TypeError(f"{o}: y must be a 1-D array-like of labels, got None")
-            self._begin(infer_classes_multi(o, y, classes))
+            self._begin(infer_classes(o, y, classes, max_classes=None))
         try:
             if not first:
                 self._check_classes_again(o, classes)
@@ -557,7 +557,7 @@ class EQOnlineLearner(_BlockOnline):
         if first:
             if y is None:
                 raise TypeError(f"{o}: y must be a 1-D array-like of labels, got None")
-            cl = infer_classes_multi(o, y, classes)
+            cl = infer_classes(o, y, classes, max_classes=None)
             if cl.shape[0] != 2:
                 raise ValueError(f"{o}: the labels must be two classes (Boolean concepts), got "
                                  f"{cl.tolist()!r}")

@@ -8,39 +8,14 @@ import math
 
 from .base import NotFittedError, infer_classes, label_key
 
-__all__ = ["infer_classes_multi", "check_y", "label_codes", "lookup", "first_nan",
+__all__ = ["advice_classes", "check_y", "label_codes", "lookup", "first_nan",
            "last_argmax", "fold", "AdviceLearner"]
 
 
-def infer_classes_multi(owner, labels, classes=None):
-    """The classes, sorted: from ``classes`` (at least two) or from the labels seen (two or
-    more; one label alone names its pair as for the binary learners)."""
-    if classes is not None:
-        if isinstance(classes, (str, bytes)):
-            raise ValueError(f"{owner}: classes must be a list of at least two labels, got "
-                             f"{classes!r}")
-        try:
-            cl = sorted({label_key(c) for c in classes})
-        except TypeError:
-            raise TypeError(f"{owner}: the classes cannot be put in order (labels of different "
-                            "kinds); use labels of one kind") from None
-        if len(cl) < 2:
-            raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
-                             f"{cl!r}")
-        return cl
-    keys = [label_key(v) for v in labels]
-    for v in keys:
-        if isinstance(v, float) and math.isnan(v):
-            raise ValueError(f"{owner}: the labels contain NaN")
-    try:
-        uniq = sorted(set(keys))
-    except TypeError:
-        raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
-                        f"kinds, e.g. numbers and strings, in {keys[:10]!r}); use labels of one "
-                        "kind") from None
-    if len(uniq) >= 2:
-        return uniq
-    return infer_classes(owner, uniq)
+def advice_classes(owner, labels, classes=None):
+    """The classes of the expert pools and the specialists (mbref.base.infer_classes): two or
+    more, any labels the experts may predict."""
+    return infer_classes(owner, labels, classes, max_classes=None, real_labels=True)
 
 
 def check_y(owner, y, n):

@@ -12,7 +12,7 @@ import math
 import numbers
 
 __all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "check_rows", "check_labels",
-           "infer_classes", "infer_classes_k", "check_labels_k"]
+           "infer_classes", "check_labels_k"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -301,25 +301,54 @@ def _too_many_labels(owner, kind, uniq):
     return msg
 
 
-def infer_classes(owner, labels, classes=None):
-    """The two classes, sorted (second = positive), from an explicit list or from the labels.
+def infer_classes(owner, labels, classes=None, *, max_classes=2, real_labels=False):
+    """The classes, sorted, from an explicit list or from the labels (mbcore's one path):
+    ``max_classes=2`` for the binary learners (the second class is the positive one), ``None``
+    for two or more.
 
     ``labels`` is y as given (a sequence or an array; a lone string is one label, as NumPy reads
     it).  The messages show the labels as mbcore does (as NumPy reads them: ``[1, 2.5]`` is
-    ``[1.0, 2.5]``); the classes returned are the labels themselves.
+    ``[1.0, 2.5]``); the classes returned are the labels themselves.  One label alone names its
+    pair: -1 -> (-1, 1), 0 -> (0, 1), a bool -> (False, True).  ``real_labels``: real labels
+    that are not integers are classes too (the expert pools), not a regression target.
     """
     if classes is not None:
-        cl = sorted({label_key(c) for c in classes})
-        if len(cl) != 2:
+        if isinstance(classes, (str, bytes)):
+            raise ValueError(f"{owner}: classes must be a list of labels, got {classes!r}")
+        try:
+            cl = sorted({label_key(c) for c in classes})
+        except TypeError:
+            raise TypeError(f"{owner}: the classes cannot be put in order (labels of different "
+                            "kinds); use labels of one kind") from None
+        if max_classes == 2 and len(cl) != 2:
             raise ValueError(f"{owner}: classes must hold exactly two distinct labels, got {cl!r}")
+        if len(cl) < 2:
+            raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
+                             f"{cl!r}")
         return cl
     kind, vals, raw = _label_values(labels)
-    if kind == "f" and any(v != v for v in vals):
+    if any(isinstance(v, float) and v != v for v in vals):
         raise ValueError(f"{owner}: y contains NaN")
-    uniq = sorted(set(raw))
+    if any(isinstance(v, complex) for v in vals):
+        raise TypeError(f"{owner}: y must hold labels (numbers, strings or bools), got complex "
+                        "values")
+    try:
+        uniq = sorted(set(raw))
+    except TypeError:
+        raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
+                        f"kinds, e.g. numbers and strings, in {vals[:10]!r}); use labels of one "
+                        "kind") from None
     if len(uniq) > 2:
-        raise ValueError(_too_many_labels(owner, kind, sorted(set(vals))))
-    if len(uniq) == 2:
+        if max_classes == 2:
+            raise ValueError(_too_many_labels(owner, kind, sorted(set(vals))))
+        if not real_labels and kind == "f" and any(math.isfinite(v) and v != math.floor(v)
+                                                   for v in uniq):
+            shown = repr(sorted(set(vals))[:10]) + (f" and {len(uniq) - 10} more"
+                                                    if len(uniq) > 10 else "")
+            raise ValueError(f"{owner}: y looks continuous (real values that are not integers: "
+                             f"{len(uniq)} labels, {shown}): a regression target? Give class "
+                             "labels (integers or strings), or classes= to use these values")
+    if len(uniq) >= 2:
         return uniq
     v = uniq[0] if uniq else None
     if isinstance(v, bool):
@@ -331,41 +360,6 @@ def infer_classes(owner, labels, classes=None):
     raise ValueError(f"{owner}: cannot tell the two classes from y={sorted(set(vals))!r} alone "
                      "(one class); pass classes=[-1, 1], classes=[0, 1] or the two labels to the "
                      "first partial_fit")
-
-
-def infer_classes_k(owner, labels, classes=None):
-    """The classes, sorted, for the learners that take two or more labels: from ``classes``
-    (at least two) or from the labels of y (two or more; one label alone names its pair as
-    for the binary learners).  The messages are those of infer_classes."""
-    if classes is not None:
-        try:
-            cl = sorted({label_key(c) for c in classes})
-        except TypeError:
-            raise TypeError(f"{owner}: the classes cannot be put in order (labels of different "
-                            "kinds); use labels of one kind") from None
-        if len(cl) < 2:
-            raise ValueError(f"{owner}: classes must hold at least two distinct labels, got "
-                             f"{cl!r}")
-        return cl
-    kind, vals, raw = _label_values(labels)
-    if any(isinstance(v, float) and v != v for v in vals):
-        raise ValueError(f"{owner}: y contains NaN")
-    try:
-        uniq = sorted(set(raw))
-    except TypeError:
-        raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
-                        f"kinds, e.g. numbers and strings, in {vals[:10]!r}); use labels of one "
-                        "kind") from None
-    if len(uniq) > 2 and kind == "f" and any(math.isfinite(v) and v != math.floor(v)
-                                              for v in uniq):
-        shown = repr(sorted(set(vals))[:10]) + (f" and {len(uniq) - 10} more"
-                                                if len(uniq) > 10 else "")
-        raise ValueError(f"{owner}: y looks continuous (real values that are not integers: "
-                         f"{len(uniq)} labels, {shown}): a regression target? Give class "
-                         "labels (integers or strings), or classes= to use these values")
-    if len(uniq) >= 2:
-        return uniq
-    return infer_classes(owner, labels)       # one label: the binary rules and messages
 
 
 def _label_list(owner, y, n):
@@ -431,7 +425,7 @@ class ManyClasses:
         return vars(self).get("_K", 2) > 2
 
     def _infer_classes(self, y, classes):
-        return infer_classes_k(self._owner, y, classes)
+        return infer_classes(self._owner, y, classes, max_classes=None)
 
     def _check_labels(self, y, n, classes):
         if len(classes) > 2:

@@ -34,13 +34,13 @@ import numbers
 import re
 from fractions import Fraction
 
-from ._advice import (AdviceLearner, check_y, first_nan, fold, infer_classes_multi, label_codes,
+from ._advice import (AdviceLearner, advice_classes, check_y, first_nan, fold, label_codes,
                       last_argmax, lookup)
 from .base import label_key
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent, term as _term
 
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
-           "SplitMix64", "infer_classes_multi"]
+           "SplitMix64"]
 
 _MASK = (1 << 64) - 1
 _RENORM_BELOW = math.ldexp(1.0, -600)
@@ -201,7 +201,7 @@ class _Pool(AdviceLearner):
         self._validate_params()
         first = not self._is_fitted()
         if not first and classes is not None:
-            cl = infer_classes_multi(type(self).__name__, (), classes)
+            cl = advice_classes(type(self).__name__, (), classes)
             if cl != list(self.classes_):
                 raise ValueError(f"{type(self).__name__}: classes={cl!r} differs from the "
                                  f"fitted classes {list(self.classes_)!r}")
@@ -232,7 +232,7 @@ class _Pool(AdviceLearner):
             if classes is None:
                 first_nan(rows, "expert", o)
             values = [v for r in rows for v in r]
-            self.classes_ = infer_classes_multi(o, values + ys, classes)
+            self.classes_ = advice_classes(o, values + ys, classes)
             self._init_state(len(rows[0]))
             self.n_experts_ = len(rows[0])
         yy = label_codes(o, self.classes_, ys)
@@ -246,7 +246,7 @@ class _Pool(AdviceLearner):
         if len(rows) != len(ys):
             raise ValueError(f"{o}: X has {len(rows)} rows but y has {len(ys)} labels")
         if first:
-            self.classes_ = infer_classes_multi(o, ys, classes)
+            self.classes_ = advice_classes(o, ys, classes)
             self._init_state(len(self.experts))
             self.n_experts_ = len(self.experts)
         yy = label_codes(o, self.classes_, ys)   # all labels checked before learning

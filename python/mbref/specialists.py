@@ -12,7 +12,7 @@ import math
 import numbers
 from fractions import Fraction
 
-from ._advice import (AdviceLearner, check_y, first_nan, fold, infer_classes_multi, label_codes,
+from ._advice import (AdviceLearner, advice_classes, check_y, first_nan, fold, label_codes,
                       last_argmax, lookup)
 from .base import check_rows, is_csr, keep_on_failure, label_key
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent, term as _term
@@ -243,7 +243,7 @@ class Specialists(AdviceLearner):
         self._validate_params()
         first = not self._is_fitted()
         if not first and classes is not None:
-            cl = infer_classes_multi(type(self).__name__, (), classes)
+            cl = advice_classes(type(self).__name__, (), classes)
             if cl != list(self.classes_):
                 raise ValueError(f"{type(self).__name__}: classes={cl!r} differs from the "
                                  f"fitted classes {list(self.classes_)!r}")
@@ -287,7 +287,7 @@ class Specialists(AdviceLearner):
             if classes is None:
                 first_nan(rows, "specialist", o, mask)
             values = [v for r, a in zip(rows, mask) for v, w in zip(r, a) if w]
-            self.classes_ = infer_classes_multi(o, values + ys, classes)
+            self.classes_ = advice_classes(o, values + ys, classes)
             self.n_experts_ = len(rows[0])
             self._init_state(len(rows[0]))
         yy = label_codes(o, self.classes_, ys)
@@ -494,7 +494,7 @@ class PairSpecialists(Specialists):
         rows = self._rows(X, first)
         ys = check_y(o, y, len(rows))
         if first:
-            self.classes_ = infer_classes_multi(o, ys, classes)
+            self.classes_ = advice_classes(o, ys, classes)
             self.n_attributes_ = len(rows[0])
             self._init_state(0)
         yy = label_codes(o, self.classes_, ys)
