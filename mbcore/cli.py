@@ -26,6 +26,11 @@ Subcommands
     Progressive validation (predict each example, then learn it) with a report line at 1, 2,
     4, 8, ... examples, as Vowpal Wabbit prints its progress.
 
+This module holds the entry point (``main``), the parser and the teaching commands (run,
+certify, plot, bench, datasets); the file workflow (train, predict, evaluate) is in
+``mbcore._cli_workflow``, and what the commands share (the learners, the argument types, the
+usage error, the output) in ``mbcore._cli_common``.
+
 Exit status: 0 on success; 1 for an error of the data, a file or a parameter (one line on
 stderr, ``mbcore: error: ...``, naming the file and line where there is one); 2 for a usage
 error of the command line; 3 when a learner exceeds a bound whose assumptions were verified (a
@@ -40,33 +45,22 @@ import sys
 import time
 
 from . import _registry
+from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError, emit,
+                          learner_name, learner_params, number, param, positive_int,
+                          sniff_format, stream_classes)
+from ._cli_workflow import add_workflow_parsers
 
 __all__ = ["main", "LEARNERS"]
 
-# The learners of the data commands: those whose rows are feature vectors, as the classes
-# declare themselves (_TAKES, mbcore._registry), in the families' order.
-LEARNERS = tuple(n for n, c in _registry.learners() if c._TAKES == "features")
-# The ones that take K >= 3 classes (AveragedPerceptron in mode "average" only); the others
-# take two.  For the help texts: which learners run is decided by asking each learner
-# (_not_applicable), so this list cannot make the CLI refuse a learner that takes K classes.
-_K_CLASS_LEARNERS = tuple(n for n, c in _registry.learners()
-                          if c._TAKES == "features" and c._K_CLASSES)
-_CLASSES_HELP = ("every label of the data, comma-separated (two or more), when the first chunk "
-                 "may not show them all (e.g. a stream that starts with one label); read as "
-                 "numbers when the data's labels are numbers, else as strings")
 _MIN_TIMING = 0.2     # seconds of repeated compiled runs behind one timing
 _MAX_REPEATS = 20
-
-
-class _UsageError(Exception):
-    """A command-line usage error (exit status 2)."""
 
 
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors become one line instead of usage text and an exit."""
 
     def error(self, message):
-        raise _UsageError(message)
+        raise UsageError(message)
 
 
 # -- entry point ----------------------------------------------------------------------------------
@@ -88,10 +82,10 @@ def main(argv=None):
     try:
         args = _build_parser().parse_args(argv)
         if args.command is None:
-            raise _UsageError("a command is required: run, certify, plot, bench, datasets, "
-                              "train, predict or evaluate (see mbcore --help)")
+            raise UsageError("a command is required: run, certify, plot, bench, datasets, "
+                             "train, predict or evaluate (see mbcore --help)")
         return args.handler(args)
-    except _UsageError as exc:
+    except UsageError as exc:
         return _fail(exc, 2)
     except _BugFound as exc:
         return _fail(exc, 3)
@@ -123,18 +117,18 @@ def _build_parser():
     _add_plot_parser(sub)
     _add_bench_parser(sub)
     _add_datasets_parser(sub)
-    _add_workflow_parsers(sub)
+    add_workflow_parsers(sub)
     return parser
 
 
 def _add_data_options(p, what="run"):
     """The options every data command shares: learners, dataset, file format, parameters."""
     p.add_argument("--learner", dest="learners", metavar="NAME", nargs="+", action="extend",
-                   type=_learner_name,
+                   type=learner_name,
                    help=f"learners to {what} (case-insensitive; default: all of "
                         f"{', '.join(LEARNERS)}).  On data with K >= 3 classes (e.g. mnist "
                         f"without --digit) the default is the learners that take K classes "
-                        f"({', '.join(_K_CLASS_LEARNERS)}; AveragedPerceptron in its "
+                        f"({', '.join(K_CLASS_LEARNERS)}; AveragedPerceptron in its "
                         f"'average' mode), and a note names the two-class learners not run; "
                         f"a two-class learner named here is listed as not applicable (n/a), "
                         f"and the exit status is 0 when at least one learner ran")
@@ -159,7 +153,7 @@ def _add_data_options(p, what="run"):
                         "against the rest, for the two-class learners; default: the ten "
                         "digits 0..9 as ten classes)")
     p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
-                   type=_param,
+                   type=param,
                    help="set a parameter on every selected learner that has it; VALUE is read as "
                         "int, float, true/false, none, or else a string (repeatable)")
 
@@ -172,15 +166,15 @@ def _add_run_parser(sub):
                     "assumptions hold, examples per second, and the speed-up over the "
                     "pure-Python twin (mbref).")
     _add_data_options(p)
-    p.add_argument("--twin-rows", type=_positive_int, default=1000, metavar="N",
+    p.add_argument("--twin-rows", type=positive_int, default=1000, metavar="N",
                    help="rows on which the pure-Python twin is timed (default: 1000)")
     p.add_argument("--no-twin", action="store_true", help="do not time the pure-Python twin")
-    p.add_argument("--chunk-size", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--chunk-size", type=positive_int, default=None, metavar="N",
                    help="stream the data in chunks of N rows, with bounded memory whatever the "
                         "file size (one timed pass; progressive test-then-train counts; no "
                         "bound: run 'mbcore certify' on data that fits in memory)")
     p.add_argument("--classes", default=None, metavar="A,B[,C...]",
-                   help=_CLASSES_HELP)
+                   help=CLASSES_HELP)
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
                    help="show a progress line on stderr while streaming (default: when stderr "
                         "is a terminal)")
@@ -200,7 +194,7 @@ def _add_certify_parser(sub):
                     "verified on the data.  Exit status 3 if a learner exceeds a bound whose "
                     "assumptions were all verified (a bug in mbcore).")
     _add_data_options(p, "certify")
-    p.add_argument("--passes", type=_positive_int, default=1, metavar="N",
+    p.add_argument("--passes", type=positive_int, default=1, metavar="N",
                    help="passes over the data, in order (default: 1)")
     p.add_argument("--json", action="store_true", help="print a JSON list of certificates")
     p.set_defaults(handler=_cmd_certify)
@@ -214,7 +208,7 @@ def _add_plot_parser(sub):
                     "mistake bound as a dashed line, into a PNG file (needs matplotlib: pip "
                     "install 'mbcore[plot]').")
     _add_data_options(p, "plot")
-    p.add_argument("--passes", type=_positive_int, default=1, metavar="N",
+    p.add_argument("--passes", type=positive_int, default=1, metavar="N",
                    help="passes over the data, in order (default: 1)")
     p.add_argument("--out", default=None, metavar="FILE.png",
                    help="the image to write (default: mistakes-<dataset>.png)")
@@ -230,7 +224,7 @@ def _add_bench_parser(sub):
                     "peers that do the same job when they are installed (scikit-learn's "
                     "Perceptron and SGDClassifier(loss='hinge'), one partial_fit epoch).")
     _add_data_options(p, "time")
-    p.add_argument("--twin-rows", type=_positive_int, default=1000, metavar="N",
+    p.add_argument("--twin-rows", type=positive_int, default=1000, metavar="N",
                    help="rows on which the pure-Python twin is timed (default: 1000)")
     p.add_argument("--json", action="store_true", help="print a JSON list of results")
     p.set_defaults(handler=_cmd_bench)
@@ -244,60 +238,17 @@ def _add_datasets_parser(sub):
     p.set_defaults(handler=_cmd_datasets)
 
 
-# -- argument types -------------------------------------------------------------------------------
-
-def _learner_name(text):
-    for name in LEARNERS:
-        if text.lower() == name.lower():
-            return name
-    raise argparse.ArgumentTypeError(f"unknown learner {text!r}; choose from "
-                                     f"{', '.join(LEARNERS)}")
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _param(text):
-    name, sep, raw = text.partition("=")
-    name = name.strip()
-    if not sep or not name.isidentifier():
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
-    return name, _parse_value(raw.strip())
-
-
-def _parse_value(raw):
-    """Read a --param value as int, float, bool, None or, failing those, str."""
-    lowered = raw.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered == "none":
-        return None
-    for kind in (int, float):
-        try:
-            return kind(raw)
-        except ValueError:
-            pass
-    return raw
-
-
 # -- mbcore datasets ------------------------------------------------------------------------------
 
 def _cmd_datasets(args):
     from . import datasets
     if args.name is not None:
-        _emit(datasets.describe(args.name))
+        emit(datasets.describe(args.name))
         return 0
     width = max(len(name) for name in datasets.DATASETS)
     for name, info in datasets.DATASETS.items():
         shape = f"{info['n_samples']} x {info['n_features']}"
-        _emit(f"{name:<{width}}  {shape:>10}  {info['summary']}")
+        emit(f"{name:<{width}}  {shape:>10}  {info['summary']}")
     return 0
 
 
@@ -306,11 +257,11 @@ def _cmd_datasets(args):
 def _cmd_run(args):
     import mbcore
     names = list(dict.fromkeys(args.learners or LEARNERS))
-    params = _learner_params(mbcore, names, args.params)
+    params = learner_params(mbcore, names, args.params)
     if args.chunk_size is not None:
         return _cmd_run_stream(args, names, params)
     if args.classes is not None:
-        raise _UsageError("--classes applies to streamed runs (--chunk-size)")
+        raise UsageError("--classes applies to streamed runs (--chunk-size)")
     label, X, y = _load_data(args)
     classes = _classes(y)
     k = None if classes is None else len(classes)
@@ -328,37 +279,13 @@ def _cmd_run(args):
                                   result[result["bound_counts"]] <= result["bound"])
         results.append(dict(dataset=label, applicable=True, n_classes=k, **result))
     if args.json:
-        _emit(json.dumps(results, indent=2, default=str))
+        emit(json.dumps(results, indent=2, default=str))
     else:
-        _emit(_table(label, X, results, k=k, skipped=_skipped_note(args, label, k, skipped)))
+        emit(_table(label, X, results, k=k, skipped=_skipped_note(args, label, k, skipped)))
     return 0
 
 
 # -- streamed runs --------------------------------------------------------------------------------
-
-class _Progress:
-    """A progress line on stderr, rewritten in place at most five times a second."""
-
-    def __init__(self, name, enabled, total=None):
-        self.name, self.enabled, self.total = name, enabled, total
-        self.last = 0.0
-
-    def __call__(self, stats):
-        now = time.perf_counter()
-        if not self.enabled or now - self.last < 0.2:
-            return
-        self.last = now
-        rate = stats.n / stats.seconds if stats.seconds > 0 else 0.0
-        done = f"{stats.n:,}" + (f"/{self.total:,}" if self.total else "")
-        sys.stderr.write(f"\r{self.name}: {done} rows, {stats.mistakes:,} mistakes "
-                         f"({100.0 * stats.error_rate:.2f}%), {_number(rate)} rows/s ")
-        sys.stderr.flush()
-
-    def close(self):
-        if self.enabled and self.last:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
 
 def _stream_source(args):
     """(label, make_chunks) where make_chunks(chunk_size, dense) yields (X, y) chunks."""
@@ -372,12 +299,12 @@ def _stream_source(args):
         return label, bundled
     if not os.path.isfile(args.dataset):
         _load_data(args)                       # raises the usual one-line error
-    fmt = _sniff_format(args.dataset) if args.fmt == "auto" else args.fmt
+    fmt = sniff_format(args.dataset) if args.fmt == "auto" else args.fmt
     path = args.dataset
     if fmt == "svmlight":
         if _csv_options(args):
-            raise _UsageError("--label-column, --delimiter and --skip-header apply to CSV files; "
-                              f"{path!r} is read as svmlight")
+            raise UsageError("--label-column, --delimiter and --skip-header apply to CSV files; "
+                             f"{path!r} is read as svmlight")
         return os.path.basename(path), lambda size, dense: streaming.iter_svmlight(
             path, chunk_size=size, dense=dense)
     delimiter = "," if args.delimiter is None else args.delimiter
@@ -387,24 +314,12 @@ def _stream_source(args):
         delimiter=None if delimiter == "whitespace" else delimiter, skip_header=args.skip_header)
 
 
-def _stream_classes(args):
-    """--classes as a list of label texts (the streaming functions read them as numbers when
-    the data's labels are numbers), or None."""
-    if args.classes is not None:
-        parts = [v.strip() for v in args.classes.split(",")]
-        if any(not v for v in parts) or len(set(parts)) < 2:
-            raise _UsageError(f"argument --classes: expected two or more distinct labels "
-                              f"A,B[,C...], got {args.classes!r}")
-        return parts
-    return None
-
-
 def _cmd_run_stream(args, names, params):
     """Stream the data through each learner (run_stream): one pass, bounded memory."""
     import mbcore
     from .streaming import run_stream
     label, chunks = _stream_source(args)
-    classes = _stream_classes(args)
+    classes = stream_classes(args)
     if classes is not None:
         k = len(set(classes))
     else:                   # the classes the learners will take: those of the first chunk
@@ -420,7 +335,7 @@ def _cmd_run_stream(args, names, params):
                 results.append(_na_record(args, label, name, params[name],
                                           na.get(name) or skipped[name], k))
             continue
-        progress = _Progress(name, show)
+        progress = Progress(name, show)
         learner = getattr(mbcore, name)(**params[name])
         try:
             stats = run_stream(learner, chunks(args.chunk_size, False), classes=classes,
@@ -446,20 +361,20 @@ def _cmd_run_stream(args, names, params):
                                 len(yt)))
         results.append(result)
     if args.json:
-        _emit(json.dumps(results, indent=2, default=str))
+        emit(json.dumps(results, indent=2, default=str))
     else:
         n = next(r["n_samples"] for r in results if r["applicable"])
         kinds = f" of {k} classes" if k is not None and k > 2 else ""
-        _emit(_table(label, None, results, f"{label}: {n:,} rows{kinds} streamed in chunks of "
-                     f"{args.chunk_size:,}; one pass per learner in file order (predict, then "
-                     "learn the label)", footer="examples/s: one streamed pass, reading and "
-                     "parsing included.  vs twin: time of the pure-Python twin (mbref) / time of "
-                     "the compiled learner on the same first rows.",
-                     skipped=_skipped_note(args, label, k, skipped)))
+        emit(_table(label, None, results, f"{label}: {n:,} rows{kinds} streamed in chunks of "
+                    f"{args.chunk_size:,}; one pass per learner in file order (predict, then "
+                    "learn the label)", footer="examples/s: one streamed pass, reading and "
+                    "parsing included.  vs twin: time of the pure-Python twin (mbref) / time of "
+                    "the compiled learner on the same first rows.",
+                    skipped=_skipped_note(args, label, k, skipped)))
     return 0
 
 
-# -- mbcore certify / plot / bench -----------------------------------------------------------------
+# -- mbcore certify / plot / bench ----------------------------------------------------------------
 
 class _BugFound(Exception):
     """A learner exceeded a verified bound (exit status 3)."""
@@ -470,7 +385,7 @@ def _certificates(args):
     learners (see _select); raises _BugFound on a violation."""
     import mbcore
     names = list(dict.fromkeys(args.learners or LEARNERS))
-    params = _learner_params(mbcore, names, args.params)
+    params = learner_params(mbcore, names, args.params)
     label, X, y = _load_data(args)
     classes = _classes(y)
     k = None if classes is None else len(classes)
@@ -494,17 +409,17 @@ def _cmd_certify(args):
                  "n_classes": k,
                  "reason": f"not applicable to {k} classes: {_reasons(args, {name: why})}"}
                 for name, why in {**na, **skipped}.items()]
-        _emit(json.dumps(out, indent=2, default=str))
+        emit(json.dumps(out, indent=2, default=str))
     else:
         kinds = f", {k} classes" if k is not None and k > 2 else ""
         from .online import plural
-        _emit(f"{label}: {X.shape[0]} rows x {X.shape[1]} features{kinds}, "
-              f"{plural(args.passes, 'pass')}\n")
-        _emit("\n\n".join([c.summary() for c in certs] +
-                           [f"{name}: not applicable to {k} classes: "
-                            f"{_reasons(args, {name: why})}" for name, why in na.items()]))
+        emit(f"{label}: {X.shape[0]} rows x {X.shape[1]} features{kinds}, "
+             f"{plural(args.passes, 'pass')}\n")
+        emit("\n\n".join([c.summary() for c in certs] +
+                         [f"{name}: not applicable to {k} classes: "
+                          f"{_reasons(args, {name: why})}" for name, why in na.items()]))
         if skipped:
-            _emit("\n" + _skipped_note(args, label, k, skipped))
+            emit("\n" + _skipped_note(args, label, k, skipped))
     return 0
 
 
@@ -521,12 +436,12 @@ def _cmd_plot(args):
     fig = _draw_plot(plt, label, X.shape[0], certs, args.passes, log=args.log, note=note)
     _save_figure(fig, out)
     plt.close(fig)
-    _emit(f"wrote {out}")
+    emit(f"wrote {out}")
     for name, why in na.items():
-        _emit(f"not drawn: {name}: not applicable to {k} classes: "
-              f"{_reasons(args, {name: why})}")
+        emit(f"not drawn: {name}: not applicable to {k} classes: "
+             f"{_reasons(args, {name: why})}")
     if skipped:
-        _emit(_skipped_note(args, label, k, skipped))
+        emit(_skipped_note(args, label, k, skipped))
     return 0
 
 
@@ -655,7 +570,7 @@ def _save_figure(fig, out):
 def _cmd_bench(args):
     import mbcore
     names = list(dict.fromkeys(args.learners or LEARNERS))
-    params = _learner_params(mbcore, names, args.params)
+    params = learner_params(mbcore, names, args.params)
     label, X, y = _load_data(args)
     classes = _classes(y)
     k = None if classes is None else len(classes)
@@ -678,7 +593,7 @@ def _cmd_bench(args):
         rec.update(_peer(name, params[name], X, y, classes, seconds))
         results.append(rec)
     if args.json:
-        _emit(json.dumps(results, indent=2, default=str))
+        emit(json.dumps(results, indent=2, default=str))
         return 0
     kinds = f", {k} classes" if k is not None and k > 2 else ""
     lines = [f"{label}: {X.shape[0]} rows x {X.shape[1]} features{kinds}; one online pass each",
@@ -692,7 +607,7 @@ def _cmd_bench(args):
         return f"[{notes.index(text) + 1}]"
     rows = [(r["learner"], "n/a " + mark(r["reason"]), "-", "-", "-")
             if not r["applicable"] else
-            (r["learner"], _number(r["examples_per_second"]), _twin_cell(r, mark),
+            (r["learner"], number(r["examples_per_second"]), _twin_cell(r, mark),
              r["peer"] or "-", "-" if r["speedup_vs_peer"] is None else
              f"{r['speedup_vs_peer']:,.1f}x") for r in results]
     widths = [max(len(row[i]) for row in rows + [head]) for i in range(len(head))]
@@ -706,7 +621,7 @@ def _cmd_bench(args):
     lines.append("vs twin: pure-Python twin time / compiled time on the same rows.  vs peer: the "
                  "peer's time for one partial_fit epoch / the compiled pass (peers use their own "
                  "update rules; they are timed, not compared for results).")
-    _emit("\n".join(lines))
+    emit("\n".join(lines))
     return 0
 
 
@@ -736,44 +651,25 @@ def _peer(name, params, X, y, classes, seconds):
             "speedup_vs_peer": best / seconds if seconds > 0 else None}
 
 
-def _emit(text):
-    """Print text; characters the terminal's encoding lacks (γ, ²) become escapes, not errors."""
-    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-    print(text.encode(encoding, "backslashreplace").decode(encoding))
-
-
-def _learner_params(mbcore, names, pairs):
-    """The constructor parameters of each learner, with the --param values applied."""
-    params = {name: getattr(mbcore, name)().get_params() for name in names}
-    for key, value in pairs:
-        takers = [name for name in names if key in params[name]]
-        if not takers:
-            raise _UsageError(f"argument --param: none of the selected learners "
-                              f"({', '.join(names)}) has a parameter {key!r}")
-        for name in takers:
-            params[name][key] = value
-    return params
-
-
 def _load_data(args):
     """Return (label, X, y) for --dataset, a bundled name or a file path."""
     from . import datasets
     if args.dataset in datasets.DATASETS:
         if args.fmt != "auto" or _csv_options(args):
-            raise _UsageError(f"--format, --label-column, --delimiter and --skip-header apply to "
-                              f"files, not to the bundled dataset {args.dataset!r}")
+            raise UsageError(f"--format, --label-column, --delimiter and --skip-header apply to "
+                             f"files, not to the bundled dataset {args.dataset!r}")
         loader = getattr(datasets, datasets.DATASETS[args.dataset]["loader"])
         return args.dataset, *loader(**_loader_options(args, loader))
     if not os.path.isfile(args.dataset):
         raise OSError(f"--dataset {args.dataset!r} is neither a bundled dataset "
                       f"({', '.join(datasets.DATASETS)}) nor an existing file")
     if args.encoding is not None or args.digit is not None:
-        raise _UsageError("--encoding and --digit apply to the bundled datasets, not to files")
-    fmt = _sniff_format(args.dataset) if args.fmt == "auto" else args.fmt
+        raise UsageError("--encoding and --digit apply to the bundled datasets, not to files")
+    fmt = sniff_format(args.dataset) if args.fmt == "auto" else args.fmt
     if fmt == "svmlight":
         if _csv_options(args):
-            raise _UsageError("--label-column, --delimiter and --skip-header apply to CSV files; "
-                              f"{args.dataset!r} is read as svmlight")
+            raise UsageError("--label-column, --delimiter and --skip-header apply to CSV files; "
+                             f"{args.dataset!r} is read as svmlight")
         X, y = datasets.load_svmlight(args.dataset)
     else:
         delimiter = "," if args.delimiter is None else args.delimiter
@@ -791,47 +687,18 @@ def _loader_options(args, loader):
     options = {}
     if args.encoding is not None:
         if "encoding" not in accepted:
-            raise _UsageError(f"--encoding: the bundled dataset {args.dataset!r} has one encoding")
+            raise UsageError(f"--encoding: the bundled dataset {args.dataset!r} has one encoding")
         options["encoding"] = args.encoding
     if "digit" in accepted:
         if args.digit is not None:       # else the loader's default: every digit, K classes
             options["digit"] = args.digit
     elif args.digit is not None:
-        raise _UsageError(f"--digit applies to mnist, not to {args.dataset!r}")
+        raise UsageError(f"--digit applies to mnist, not to {args.dataset!r}")
     return options
 
 
 def _csv_options(args):
     return args.label_column is not None or args.delimiter is not None or args.skip_header
-
-
-def _sniff_format(path, max_lines=50):
-    """'vw' if a line holds a '|' (Vowpal Wabbit's namespaces), 'svmlight' if a data line holds
-    an idx:value pair after its label, else 'csv'."""
-    import gzip
-    import zlib
-
-    from .datasets import open_text
-    try:
-        with open_text(path) as f:
-            seen = 0
-            for line in f:
-                if "|" in line:
-                    return "vw"
-                tokens = line.split("#", 1)[0].split()
-                if not tokens:
-                    continue
-                if any(":" in tok for tok in tokens[1:]):
-                    return "svmlight"
-                seen += 1
-                if seen >= max_lines:
-                    break
-    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        raise ValueError(f"{path} is not a valid gzip file ({exc})") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path} is not a UTF-8 text file ({exc.reason} at byte "
-                         f"{exc.start})") from None
-    return "csv"
 
 
 def _best_time(make, X, y, classes, run_online):
@@ -950,7 +817,7 @@ def _select(mbcore, args, names, params, label, k, row=None):
     if not run:
         raise ValueError(f"{label} has {k} classes and none of the selected learners takes "
                          f"the data: {_reasons(args, out)}; the learners for K classes: "
-                         f"{', '.join(_K_CLASS_LEARNERS)}")
+                         f"{', '.join(K_CLASS_LEARNERS)}")
     return (run, out, {}) if args.learners else (run, {}, out)
 
 
@@ -1037,14 +904,6 @@ def _bound(mbcore, name, params, X, y, classes):
             "bound_note": f"{cert.quantities_text()}; {checks}; holds for any ordering"}
 
 
-# -- table ----------------------------------------------------------------------------------------
-
-def _number(value):
-    if value >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.3g}"
-
-
 def _table(label, X, results, header_line=None,
            footer=("examples/s: best of repeated passes, each by a fresh learner.  vs twin: time "
                    "of the pure-Python twin (mbref) / time of the compiled learner on the same "
@@ -1066,12 +925,12 @@ def _table(label, X, results, header_line=None,
         if r["bound"] is None:
             bound = "n/a " + mark(f"n/a: {r['bound_note']}")
         else:
-            bound = _number(r["bound"]) + " " + mark(
+            bound = number(r["bound"]) + " " + mark(
                 f"{r['bound_name']}: {r['bound_note']}; bounds the {r['bound_counts']}")
             if not r["within_bound"]:
                 bound += " " + mark(f"EXCEEDED: {r['learner']} made {r[r['bound_counts']]} "
                                     f"{r['bound_counts']}; this is a bug in the library")
-        speed = "-" if r["examples_per_second"] is None else _number(r["examples_per_second"])
+        speed = "-" if r["examples_per_second"] is None else number(r["examples_per_second"])
         rows.append((r["learner"], str(r["mistakes"]), str(r["updates"]), bound, speed,
                      _twin_cell(r, mark)))
     widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
@@ -1098,257 +957,6 @@ def _twin_cell(r, mark):
                            f"compiled learner's on the first {r['twin_rows']} rows; this is a "
                            "bug in the library")
     return cell
-
-
-# -- mbcore train / predict / evaluate ------------------------------------------------------------
-
-def _add_source_options(p):
-    p.add_argument("--data", required=True, metavar="FILE|-",
-                   help="the examples: a file (plain or gzip) or - for standard input")
-    p.add_argument("--format", dest="fmt", choices=("auto", "svmlight", "csv", "vw"),
-                   default="auto",
-                   help="input format (default: auto: sniffed from a file's first lines; "
-                        "svmlight for standard input)")
-    p.add_argument("--bits", type=_positive_int, default=18, metavar="B",
-                   help="vw only: hash feature names into 2**B columns (default 18, as vw -b)")
-    p.add_argument("--n-features", type=_positive_int, default=None, metavar="D",
-                   help="svmlight: the number of columns (default: the largest index of a file, "
-                        "found by a first quick pass; needed for standard input)")
-    p.add_argument("--zero-based", action="store_true",
-                   help="svmlight: index 0 is the first column (default: one-based for standard "
-                        "input, detected for a file)")
-    p.add_argument("--label-column", type=int, default=None, metavar="K",
-                   help="CSV only: index of the label column (default: -1)")
-    p.add_argument("--delimiter", default=None, metavar="CHAR",
-                   help="CSV only: field separator (default: ',')")
-    p.add_argument("--skip-header", action="store_true", help="CSV only: skip the first line")
-    p.add_argument("--chunk-size", type=_positive_int, default=8_192, metavar="N",
-                   help="examples parsed and learned at a time (default 8,192)")
-    p.add_argument("--workers", type=_positive_int, default=None, metavar="N",
-                   help="svmlight: threads that parse the input in parallel, ahead of the "
-                        "learner (default: the cores but one, at most 4, at least 1; or "
-                        "$MBCORE_READ_WORKERS)")
-    p.add_argument("--progress", dest="progress", action="store_true", default=None,
-                   help="show a progress line on stderr (default: when stderr is a terminal)")
-    p.add_argument("--no-progress", dest="progress", action="store_false",
-                   help="no progress line")
-    p.add_argument("--json", action="store_true", help="print a JSON summary")
-
-
-def _add_learner_options(p):
-    """The learner options that train and evaluate share."""
-    p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
-                   type=_param, help="a parameter of the learner (repeatable)")
-    p.add_argument("--classes", default=None, metavar="A,B[,C...]", help=_CLASSES_HELP)
-
-
-def _add_workflow_parsers(sub):
-    p = sub.add_parser("train", help="train one learner on a file or a pipe and save the model",
-                       description="Train one learner online (predict, then learn, every "
-                                   "example in order) and save it with learner.save (a .npz "
-                                   "that 'mbcore predict' and mbcore.load read).")
-    p.add_argument("--learner", required=True, type=_learner_name, metavar="NAME",
-                   help="the learner (case-insensitive): " + ", ".join(_WORKFLOW_LEARNERS) +
-                        "; on data of K >= 3 classes: " + ", ".join(_K_CLASS_LEARNERS) +
-                        " (the others take two classes)")
-    p.add_argument("--model", required=True, metavar="OUT.npz", help="where to save the model")
-    p.add_argument("--passes", type=_positive_int, default=1, metavar="K",
-                   help="passes over the data (more than one needs a file)")
-    p.add_argument("--warm-start", default=None, metavar="IN.npz",
-                   help="continue the run of a saved model (exactly as one longer run)")
-    _add_learner_options(p)
-    _add_source_options(p)
-    p.set_defaults(handler=_cmd_train)
-
-    p = sub.add_parser("predict", help="stream the predictions of a saved model",
-                       description="Predict every example of a file or a pipe with a saved "
-                                   "model, one line each (the label as written in the training "
-                                   "data, or with --raw the score, K scores for K >= 3 "
-                                   "classes); the model does not change.")
-    p.add_argument("--model", required=True, metavar="M.npz", help="a model saved by train")
-    p.add_argument("--out", default="-", metavar="FILE|-",
-                   help="where to write the predictions (default: - for standard output)")
-    p.add_argument("--raw", action="store_true",
-                   help="write decision_function scores instead of labels: one score per line "
-                        "for a two-class model; for a model of K >= 3 classes, K scores per "
-                        "line, space-separated, in the order of the model's classes_ (the "
-                        "labels sorted)")
-    p.add_argument("--line-buffered", dest="line_buffered", action="store_true", default=None,
-                   help="answer each input line as it arrives (default: when the input is a "
-                        "terminal)")
-    p.add_argument("--no-line-buffered", dest="line_buffered", action="store_false",
-                   help="read the input in chunks")
-    _add_source_options(p)
-    p.set_defaults(handler=_cmd_predict)
-
-    p = sub.add_parser("evaluate", help="progressive validation of a learner on a file or pipe",
-                       description="Predict each example, then learn it, and report the "
-                                   "mistakes at 1, 2, 4, 8, ... examples and at the end (as "
-                                   "Vowpal Wabbit reports its progressive loss).")
-    p.add_argument("--learner", type=_learner_name, default=None, metavar="NAME",
-                   help="the learner (or --warm-start to continue a saved model)")
-    p.add_argument("--warm-start", default=None, metavar="IN.npz",
-                   help="continue the run of a saved model")
-    p.add_argument("--model", default=None, metavar="OUT.npz",
-                   help="also save the learner at the end")
-    _add_learner_options(p)
-    _add_source_options(p)
-    p.set_defaults(handler=_cmd_evaluate)
-
-
-_WORKFLOW_LEARNERS = LEARNERS
-
-
-def _source(args, model=None):
-    """(source for the readers, display name, format, reader options)."""
-    stdin = args.data == "-"
-    if stdin:
-        source, name = sys.stdin.buffer, "<stdin>"
-        fmt = "svmlight" if args.fmt == "auto" else args.fmt
-    else:
-        if not os.path.exists(args.data):
-            raise OSError(f"--data {args.data!r}: no such file")
-        source, name = args.data, args.data
-        fmt = _sniff_format(args.data) if args.fmt == "auto" else args.fmt
-    options = {}
-    if fmt == "svmlight":
-        d = args.n_features if args.n_features is not None else (
-            model.n_features_in_ if model is not None and model._is_fitted() else None)
-        if d is not None:
-            options["n_features"] = d
-        if args.zero_based or stdin or d is not None:
-            options["zero_based"] = bool(args.zero_based)
-        if stdin and d is None:
-            raise _UsageError("--data -: reading svmlight from standard input needs "
-                              "--n-features D (a pipe cannot be read twice to find the width)")
-        if args.workers is not None:
-            options["workers"] = args.workers
-    elif fmt == "csv":
-        options["label_column"] = -1 if args.label_column is None else args.label_column
-        options["delimiter"] = "," if args.delimiter is None else args.delimiter
-        options["skip_header"] = bool(args.skip_header)
-    else:
-        options["bits"] = args.bits
-    if fmt != "csv" and (args.label_column is not None or args.delimiter is not None or
-                         args.skip_header):
-        raise _UsageError(f"--label-column, --delimiter and --skip-header apply to CSV input; "
-                          f"{name} is read as {fmt}")
-    if fmt != "svmlight" and args.workers is not None:
-        raise _UsageError(f"--workers applies to svmlight input; {name} is read as {fmt}")
-    return source, name, fmt, options
-
-
-def _workflow_learner(args):
-    import mbcore
-    if args.warm_start is not None:
-        if args.params:
-            raise _UsageError("--param and --warm-start: the saved model keeps its parameters")
-        learner = mbcore.load(args.warm_start)
-        if args.learner is not None and type(learner).__name__ != args.learner:
-            raise _UsageError(f"--learner {args.learner} but --warm-start {args.warm_start!r} "
-                              f"holds a {type(learner).__name__}")
-        return learner
-    if args.learner is None:
-        raise _UsageError("--learner NAME is required (or --warm-start IN.npz)")
-    params = _learner_params(mbcore, [args.learner], args.params)[args.learner]
-    return getattr(mbcore, args.learner)(**params)
-
-
-def _summary(stats, name, learner, fmt, extra):
-    out = {"data": name, "format": fmt, "learner": type(learner).__name__,
-           "n_samples": stats.n, "mistakes": stats.mistakes, "updates": stats.updates,
-           "error_rate": stats.error_rate if stats.n else None, "seconds": stats.seconds,
-           "examples_per_second": stats.n / stats.seconds if stats.seconds > 0 else None}
-    out.update(extra)
-    return out
-
-
-def _cmd_train(args):
-    from .streaming import train_file
-    learner = _workflow_learner(args)
-    source, name, fmt, options = _source(args, learner)
-    if args.passes > 1 and args.data == "-":
-        raise _UsageError("--passes: standard input can be read once; give a file")
-    show = sys.stderr.isatty() if args.progress is None else args.progress
-    progress = _Progress(type(learner).__name__, show)
-    try:
-        stats = train_file(learner, source, format=fmt, passes=args.passes,
-                           chunk_size=args.chunk_size, classes=_stream_classes(args),
-                           callback=progress, **options)
-    finally:
-        progress.close()
-    if stats.n == 0:
-        raise ValueError(f"{name} holds no examples: nothing to train on")
-    learner.save(args.model)
-    summary = _summary(stats, name, learner, fmt, {"passes": args.passes, "model": args.model,
-                                                   "warm_start": args.warm_start})
-    if args.json:
-        _emit(json.dumps(summary, indent=2, default=str))
-    else:
-        _emit(f"{summary['learner']}: {stats.n:,} examples ({args.passes} "
-              f"pass{'es' if args.passes > 1 else ''}), {stats.mistakes:,} mistakes "
-              f"({100.0 * stats.error_rate:.2f}% progressive), {stats.updates:,} updates, "
-              f"{_number(summary['examples_per_second'] or 0.0)} examples/s; saved to "
-              f"{args.model}")
-    return 0
-
-
-def _cmd_predict(args):
-    import mbcore
-    from .streaming import predict_file
-    if args.progress:
-        raise _UsageError("--progress: predict writes its output as it goes; no progress line")
-    model = mbcore.load(args.model)
-    if not model._is_fitted():
-        raise ValueError(f"{args.model} holds an unfitted {type(model).__name__}: train it first")
-    source, name, fmt, options = _source(args, model)
-    line = args.line_buffered
-    if line is None:
-        line = args.data == "-" and sys.stdin.isatty()
-    out = None if args.out == "-" else args.out
-    start = time.perf_counter()
-    n = predict_file(model, source, out, format=fmt, raw=args.raw, chunk_size=args.chunk_size,
-                     line_buffered=line, **options)
-    seconds = time.perf_counter() - start
-    if args.json:
-        print(json.dumps({"data": name, "model": args.model, "n_samples": n,
-                          "seconds": seconds, "out": args.out,
-                          "examples_per_second": n / seconds if seconds > 0 else None}),
-              file=sys.stderr if out is None else sys.stdout)
-    return 0
-
-
-def _cmd_evaluate(args):
-    from .streaming import REPORT_HEADER, evaluate_file, report_line
-    learner = _workflow_learner(args)
-    source, name, fmt, options = _source(args, learner)
-
-    def show(line):
-        if args.json:
-            return
-        if show.first:
-            _emit(REPORT_HEADER)
-            show.first = False
-        _emit(report_line(line))
-        sys.stdout.flush()
-    show.first = True
-    report = evaluate_file(learner, source, format=fmt, chunk_size=args.chunk_size,
-                           classes=_stream_classes(args), on_line=show, **options)
-    stats = report.stats
-    if stats.n == 0:
-        raise ValueError(f"{name} holds no examples: nothing to evaluate")
-    if args.model is not None:
-        learner.save(args.model)
-    summary = _summary(stats, name, learner, fmt, {"model": args.model,
-                                                   "warm_start": args.warm_start,
-                                                   "report": [list(r) for r in report.lines]})
-    if args.json:
-        _emit(json.dumps(summary, indent=2, default=str))
-    else:
-        _emit(f"{summary['learner']}: {stats.n:,} examples, {stats.mistakes:,} progressive "
-              f"mistakes ({100.0 * stats.error_rate:.4f}%), "
-              f"{_number(summary['examples_per_second'] or 0.0)} examples/s")
-    return 0
 
 
 if __name__ == "__main__":

@@ -188,7 +188,7 @@ def test_the_checks_can_fail():
 
 # The modules that serve every learner: they find the learners in mbcore._registry and read
 # what each class declares, so adding a learner never edits them.
-CENTRAL = ("cli", "distributed", "certificates", "persistence")
+CENTRAL = ("cli", "_cli_common", "_cli_workflow", "distributed", "certificates", "persistence")
 
 
 def _learner_names():
@@ -218,8 +218,9 @@ def names_a_learner(source, learners):
 
 @pytest.mark.parametrize("module", CENTRAL)
 def test_no_central_module_names_a_learner(module):
-    """cli, distributed, certificates and persistence name no learner class: what they need of
-    a learner (its inputs, labels, bound, mixing, state) the class declares."""
+    """The command line (cli and its modules _cli_common, _cli_workflow), distributed,
+    certificates and persistence name no learner class: what they need of a learner (its
+    inputs, labels, bound, mixing, state) the class declares."""
     with open(os.path.join(PACKAGES["mbcore"], module + ".py"), encoding="utf-8") as f:
         hits = names_a_learner(f.read(), _learner_names())
     assert not hits, f"mbcore.{module} names learners: {hits}"

@@ -1,0 +1,172 @@
+"""What the commands of ``mbcore`` (:mod:`mbcore.cli`) share: the learners they run, the
+argument types, the usage error, the data sniffing, the progress line and the printing.
+
+The teaching commands (run, certify, plot, bench, datasets) live in :mod:`mbcore.cli` with the
+entry point; the file workflow (train, predict, evaluate) in ``mbcore._cli_workflow``.  Like
+them, this module names no learner: the learners are the classes that declare themselves in
+``mbcore._registry``.
+"""
+
+import argparse
+import sys
+import time
+
+from . import _registry
+
+__all__ = ["LEARNERS", "K_CLASS_LEARNERS", "CLASSES_HELP", "UsageError", "learner_name",
+           "positive_int", "param", "learner_params", "emit", "number", "sniff_format",
+           "Progress", "stream_classes"]
+
+# The learners of the data commands: those whose rows are feature vectors, as the classes
+# declare themselves (_TAKES, mbcore._registry), in the families' order.
+LEARNERS = tuple(n for n, c in _registry.learners() if c._TAKES == "features")
+# The ones that take K >= 3 classes (AveragedPerceptron in mode "average" only); the others
+# take two.  For the help texts: which learners run is decided by asking each learner
+# (mbcore.cli's _not_applicable), so this list cannot make the CLI refuse a learner that
+# takes K classes.
+K_CLASS_LEARNERS = tuple(n for n, c in _registry.learners()
+                         if c._TAKES == "features" and c._K_CLASSES)
+CLASSES_HELP = ("every label of the data, comma-separated (two or more), when the first chunk "
+                "may not show them all (e.g. a stream that starts with one label); read as "
+                "numbers when the data's labels are numbers, else as strings")
+
+
+class UsageError(Exception):
+    """A command-line usage error (exit status 2)."""
+
+
+# -- argument types -------------------------------------------------------------------------------
+
+def learner_name(text):
+    for name in LEARNERS:
+        if text.lower() == name.lower():
+            return name
+    raise argparse.ArgumentTypeError(f"unknown learner {text!r}; choose from "
+                                     f"{', '.join(LEARNERS)}")
+
+
+def positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def param(text):
+    name, sep, raw = text.partition("=")
+    name = name.strip()
+    if not sep or not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    return name, _parse_value(raw.strip())
+
+
+def _parse_value(raw):
+    """Read a --param value as int, float, bool, None or, failing those, str."""
+    lowered = raw.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            pass
+    return raw
+
+
+def learner_params(mbcore, names, pairs):
+    """The constructor parameters of each learner, with the --param values applied."""
+    params = {name: getattr(mbcore, name)().get_params() for name in names}
+    for key, value in pairs:
+        takers = [name for name in names if key in params[name]]
+        if not takers:
+            raise UsageError(f"argument --param: none of the selected learners "
+                             f"({', '.join(names)}) has a parameter {key!r}")
+        for name in takers:
+            params[name][key] = value
+    return params
+
+
+# -- output ---------------------------------------------------------------------------------------
+
+def emit(text):
+    """Print text; characters the terminal's encoding lacks (γ, ²) become escapes, not errors."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    print(text.encode(encoding, "backslashreplace").decode(encoding))
+
+
+def number(value):
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+class Progress:
+    """A progress line on stderr, rewritten in place at most five times a second."""
+
+    def __init__(self, name, enabled, total=None):
+        self.name, self.enabled, self.total = name, enabled, total
+        self.last = 0.0
+
+    def __call__(self, stats):
+        now = time.perf_counter()
+        if not self.enabled or now - self.last < 0.2:
+            return
+        self.last = now
+        rate = stats.n / stats.seconds if stats.seconds > 0 else 0.0
+        done = f"{stats.n:,}" + (f"/{self.total:,}" if self.total else "")
+        sys.stderr.write(f"\r{self.name}: {done} rows, {stats.mistakes:,} mistakes "
+                         f"({100.0 * stats.error_rate:.2f}%), {number(rate)} rows/s ")
+        sys.stderr.flush()
+
+    def close(self):
+        if self.enabled and self.last:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+# -- data -----------------------------------------------------------------------------------------
+
+def sniff_format(path, max_lines=50):
+    """'vw' if a line holds a '|' (Vowpal Wabbit's namespaces), 'svmlight' if a data line holds
+    an idx:value pair after its label, else 'csv'."""
+    import gzip
+    import zlib
+
+    from .datasets import open_text
+    try:
+        with open_text(path) as f:
+            seen = 0
+            for line in f:
+                if "|" in line:
+                    return "vw"
+                tokens = line.split("#", 1)[0].split()
+                if not tokens:
+                    continue
+                if any(":" in tok for tok in tokens[1:]):
+                    return "svmlight"
+                seen += 1
+                if seen >= max_lines:
+                    break
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise ValueError(f"{path} is not a valid gzip file ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not a UTF-8 text file ({exc.reason} at byte "
+                         f"{exc.start})") from None
+    return "csv"
+
+
+def stream_classes(args):
+    """--classes as a list of label texts (the streaming functions read them as numbers when
+    the data's labels are numbers), or None."""
+    if args.classes is not None:
+        parts = [v.strip() for v in args.classes.split(",")]
+        if any(not v for v in parts) or len(set(parts)) < 2:
+            raise UsageError(f"argument --classes: expected two or more distinct labels "
+                             f"A,B[,C...], got {args.classes!r}")
+        return parts
+    return None
