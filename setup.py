@@ -1,6 +1,8 @@
 """Build the compiled kernels of mbcore.
 
-One Extension per kernel module under ``mbcore/_kernels``.  Directives for the whole project:
+One Extension per kernel module under ``mbcore/_kernels``; every build first writes the includes
+generated from ``mbcore/_kernels/_dispatch.pxi.tp`` (Cython.Tempita: the dtype dispatch of the
+speculative passes, written once), which are not tracked.  Directives for the whole project:
 boundscheck, wraparound and initializedcheck off, cdivision on.  ``MBCORE_DEBUG=1`` at build time
 turns the checks back on (and ``-O0 -g``) for a debug build that the test suite also passes;
 ``MBCORE_NO_SIMD=1`` builds the scalar versions of the vector loops (same results).
@@ -29,6 +31,8 @@ DEBUG = _flag("MBCORE_DEBUG")
 NO_SIMD = _flag("MBCORE_NO_SIMD")
 ASAN = _flag("MBCORE_ASAN")
 KERNELS = ["linear", "multiplicative", "experts", "boolean", "bitset", "readers", "vw"]
+# the kernel modules that include a _dispatch_<name>.pxi generated from _dispatch.pxi.tp
+DISPATCH = ["linear", "multiplicative"]
 
 directives = {
     "language_level": 3,
@@ -51,6 +55,33 @@ if ASAN:
     compile_args = ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer",
                     "-ffp-contract=off", "-fno-fast-math"]
     link_args = ["-fsanitize=address"]
+
+
+def render_templates():
+    """Write mbcore/_kernels/_dispatch_<name>.pxi from _dispatch.pxi.tp (Cython.Tempita) for each
+    module in DISPATCH, before cythonize: the dtype dispatch of the speculative passes, written
+    once (see the template).  The .pxi files are build products, not tracked; a file whose text
+    is unchanged is not written again, so that cythonize does not rebuild its module."""
+    from Cython import Tempita
+
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mbcore", "_kernels")
+    path = os.path.join(here, "_dispatch.pxi.tp")
+    with open(path, encoding="utf-8") as f:
+        template = Tempita.Template(f.read(), name=path)
+    for name in DISPATCH:
+        text = template.substitute(module=name)
+        out = os.path.join(here, f"_dispatch_{name}.pxi")
+        try:
+            with open(out, encoding="utf-8") as f:
+                if f.read() == text:
+                    continue
+        except OSError:
+            pass
+        with open(out, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+
+
+render_templates()
 
 if sys.platform != "win32":
     # the speculative passes (mbcore/_kernels/_spec.h) run a team of POSIX threads

@@ -570,34 +570,15 @@ cdef Py_ssize_t lin_scan(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize
     return hi
 
 
-cdef Py_ssize_t lin_run_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi,
-                           Py_ssize_t* bad) noexcept nogil:
-    cdef LinJob* j = <LinJob*>ctx
-    if j.vt == 1:
-        if j.it == 1:
-            return lin_run(j, lo, hi, bad, <const double*>j.val, <const long long*>j.ix)
-        return lin_run(j, lo, hi, bad, <const double*>j.val, <const int*>j.ix)
-    if j.it == 1:
-        return lin_run(j, lo, hi, bad, <const float*>j.val, <const long long*>j.ix)
-    return lin_run(j, lo, hi, bad, <const float*>j.val, <const int*>j.ix)
-
-
-cdef Py_ssize_t lin_scan_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
-                            const Py_ssize_t* stop) noexcept nogil:
-    cdef LinJob* j = <LinJob*>ctx
-    if j.vt == 1:
-        if j.it == 1:
-            return lin_scan(j, lo, hi, stop, <const double*>j.val, <const long long*>j.ix)
-        return lin_scan(j, lo, hi, stop, <const double*>j.val, <const int*>j.ix)
-    if j.it == 1:
-        return lin_scan(j, lo, hi, stop, <const float*>j.val, <const long long*>j.ix)
-    return lin_scan(j, lo, hi, stop, <const float*>j.val, <const int*>j.ix)
+# mb_spec_pass's callbacks lin_run_cb, lin_scan_cb (and mc_run_cb, mc_scan_cb of the K-class
+# pass): lin_run, lin_scan, mc_run or mc_scan for the job's dtypes (vt, it); with value_bytes
+# and index_bytes, generated from _dispatch.pxi.tp by setup.py.
+include "_dispatch_linear.pxi"
 
 
 cdef void lin_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     cdef LinJob* j = <LinJob*>ctx
-    touch_rows(j.val, 8 if j.vt == 1 else 4, j.ix, 8 if j.it == 1 else 4, j.indptr,
-               j.row_len, lo, hi)
+    touch_rows(j.val, value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, j.row_len, lo, hi)
 
 
 cdef int lin_pass(LinCtx* st, const void* val, int vt, const void* ix, int it,
@@ -1327,34 +1308,12 @@ cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
     return hi
 
 
-cdef Py_ssize_t mc_run_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi,
-                          Py_ssize_t* bad) noexcept nogil:
-    cdef MCJob* j = <MCJob*>ctx
-    if j.vt == 1:
-        if j.it == 1:
-            return mc_run(j, lo, hi, bad, <const double*>j.val, <const long long*>j.ix)
-        return mc_run(j, lo, hi, bad, <const double*>j.val, <const int*>j.ix)
-    if j.it == 1:
-        return mc_run(j, lo, hi, bad, <const float*>j.val, <const long long*>j.ix)
-    return mc_run(j, lo, hi, bad, <const float*>j.val, <const int*>j.ix)
-
-
-cdef Py_ssize_t mc_scan_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
-                           const Py_ssize_t* stop) noexcept nogil:
-    cdef MCJob* j = <MCJob*>ctx
-    if j.vt == 1:
-        if j.it == 1:
-            return mc_scan(j, slot, lo, hi, stop, <const double*>j.val, <const long long*>j.ix)
-        return mc_scan(j, slot, lo, hi, stop, <const double*>j.val, <const int*>j.ix)
-    if j.it == 1:
-        return mc_scan(j, slot, lo, hi, stop, <const float*>j.val, <const long long*>j.ix)
-    return mc_scan(j, slot, lo, hi, stop, <const float*>j.val, <const int*>j.ix)
+# (mc_run_cb and mc_scan_cb: in _dispatch_linear.pxi, included above lin_touch_cb)
 
 
 cdef void mc_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     cdef MCJob* j = <MCJob*>ctx
-    touch_rows(j.val, 8 if j.vt == 1 else 4, j.ix, 8 if j.it == 1 else 4, j.indptr,
-               j.row_len, lo, hi)
+    touch_rows(j.val, value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, j.row_len, lo, hi)
 
 
 cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,

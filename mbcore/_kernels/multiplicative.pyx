@@ -589,46 +589,16 @@ cdef Py_ssize_t w_scan(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi, const Py
     return hi
 
 
-cdef Py_ssize_t w_run_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad) noexcept nogil:
-    cdef WJob* j = <WJob*>ctx
-    if j.it == 1:
-        if j.vt == 0:
-            return w_run(j, lo, hi, bad, <const unsigned char*>j.val, <const long long*>j.ix)
-        if j.vt == 1:
-            return w_run(j, lo, hi, bad, <const float*>j.val, <const long long*>j.ix)
-        return w_run(j, lo, hi, bad, <const double*>j.val, <const long long*>j.ix)
-    if j.vt == 0:
-        return w_run(j, lo, hi, bad, <const unsigned char*>j.val, <const int*>j.ix)
-    if j.vt == 1:
-        return w_run(j, lo, hi, bad, <const float*>j.val, <const int*>j.ix)
-    return w_run(j, lo, hi, bad, <const double*>j.val, <const int*>j.ix)
-
-
-cdef Py_ssize_t w_scan_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
-                          const Py_ssize_t* stop) noexcept nogil:
-    cdef WJob* j = <WJob*>ctx
-    if j.it == 1:
-        if j.vt == 0:
-            return w_scan(j, slot, lo, hi, stop, <const unsigned char*>j.val,
-                          <const long long*>j.ix)
-        if j.vt == 1:
-            return w_scan(j, slot, lo, hi, stop, <const float*>j.val, <const long long*>j.ix)
-        return w_scan(j, slot, lo, hi, stop, <const double*>j.val, <const long long*>j.ix)
-    if j.vt == 0:
-        return w_scan(j, slot, lo, hi, stop, <const unsigned char*>j.val, <const int*>j.ix)
-    if j.vt == 1:
-        return w_scan(j, slot, lo, hi, stop, <const float*>j.val, <const int*>j.ix)
-    return w_scan(j, slot, lo, hi, stop, <const double*>j.val, <const int*>j.ix)
-
-
-cdef inline Py_ssize_t value_size(int vt) noexcept nogil:
-    return 1 if vt == 0 else (4 if vt == 1 else 8)
+# mb_spec_pass's callbacks w_run_cb, w_scan_cb (and mc_run_cb, mc_scan_cb of the K-class pass):
+# w_run, w_scan, mc_run or mc_scan for the job's dtypes (vt, it); with value_bytes and
+# index_bytes, generated from _dispatch.pxi.tp by setup.py.
+include "_dispatch_multiplicative.pxi"
 
 
 cdef void w_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """Read CSR rows lo..hi-1 into the caches (mb_spec_pass: ahead of the sequential pass)."""
     cdef WJob* j = <WJob*>ctx
-    touch_rows(j.val, value_size(j.vt), j.ix, 8 if j.it == 1 else 4, j.indptr, 0, lo, hi)
+    touch_rows(j.val, value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, 0, lo, hi)
 
 
 cdef int spec_slots(int threads) noexcept nogil:
@@ -1160,42 +1130,13 @@ cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
     return hi
 
 
-cdef Py_ssize_t mc_run_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad) noexcept nogil:
-    cdef MCJob* j = <MCJob*>ctx
-    if j.it == 1:
-        if j.vt == 0:
-            return mc_run(j, lo, hi, bad, <const unsigned char*>j.val, <const long long*>j.ix)
-        if j.vt == 1:
-            return mc_run(j, lo, hi, bad, <const float*>j.val, <const long long*>j.ix)
-        return mc_run(j, lo, hi, bad, <const double*>j.val, <const long long*>j.ix)
-    if j.vt == 0:
-        return mc_run(j, lo, hi, bad, <const unsigned char*>j.val, <const int*>j.ix)
-    if j.vt == 1:
-        return mc_run(j, lo, hi, bad, <const float*>j.val, <const int*>j.ix)
-    return mc_run(j, lo, hi, bad, <const double*>j.val, <const int*>j.ix)
-
-
-cdef Py_ssize_t mc_scan_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
-                           const Py_ssize_t* stop) noexcept nogil:
-    cdef MCJob* j = <MCJob*>ctx
-    if j.it == 1:
-        if j.vt == 0:
-            return mc_scan(j, slot, lo, hi, stop, <const unsigned char*>j.val,
-                           <const long long*>j.ix)
-        if j.vt == 1:
-            return mc_scan(j, slot, lo, hi, stop, <const float*>j.val, <const long long*>j.ix)
-        return mc_scan(j, slot, lo, hi, stop, <const double*>j.val, <const long long*>j.ix)
-    if j.vt == 0:
-        return mc_scan(j, slot, lo, hi, stop, <const unsigned char*>j.val, <const int*>j.ix)
-    if j.vt == 1:
-        return mc_scan(j, slot, lo, hi, stop, <const float*>j.val, <const int*>j.ix)
-    return mc_scan(j, slot, lo, hi, stop, <const double*>j.val, <const int*>j.ix)
+# (mc_run_cb and mc_scan_cb: in _dispatch_multiplicative.pxi, included above w_touch_cb)
 
 
 cdef void mc_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """Read CSR rows lo..hi-1 into the caches (mb_spec_pass: ahead of the sequential pass)."""
     cdef MCJob* j = <MCJob*>ctx
-    touch_rows(j.val, value_size(j.vt), j.ix, 8 if j.it == 1 else 4, j.indptr, 0, lo, hi)
+    touch_rows(j.val, value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, 0, lo, hi)
 
 
 cdef int mc_winnow_pass(const WParams* p, int ovr, Py_ssize_t K, double* l, double* w,
