@@ -49,8 +49,8 @@ import mbcore
 import mbref
 from mbcore._kernels import experts as kexp
 from conftest import as_list, chunk_bounds
-from test_experts import (MODS, expert_stream, mod_param, module, new, online, rwm_bound,
-                          same_input, state, wm_bound)
+from _experts_common import (MODS, expert_stream, mod_param, module, new, online, rwm_bound,
+                             same_input, state, wm_bound)
 
 CLASSES = ("WeightedMajority", "RandomizedWeightedMajority")
 

@@ -21,7 +21,7 @@ import pytest
 
 import mbcore
 import mbcore.bounds
-from test_winnow import adversarial_chunks, log2_as_int, noisy_chunks, run_and_replay
+from _winnow_replay import adversarial_chunks, log2_as_int, noisy_chunks, run_and_replay
 
 pytestmark = pytest.mark.longrun
 

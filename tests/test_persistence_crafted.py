@@ -6,8 +6,9 @@ learners, concept classes) and changes it as an attacker would, one thing at a t
 with the digests recomputed: every array's shape (shorter, longer, empty, another number of
 dimensions), its dtype, its values (zeros, -1, the extremes of the dtype, NaN and infinity,
 random indices, a permutation), every integer and string of the JSON state, every parameter,
-the labels.  The digests are computed here from the format's description (module docstring of
-``mbcore.persistence``), not with the library's own functions.
+the labels.  The digests are computed from the format's description (module docstring of
+``mbcore.persistence``; ``write_file`` in _persistence_cases.py), not with the library's own
+functions.
 
 Each crafted file is then loaded **in a child process** (so that a crash fails the test instead
 of killing the run; CI also runs this file under AddressSanitizer, which reports a write or read
@@ -26,7 +27,6 @@ refused from its header, before it is read), and non-seekable streams longer tha
 """
 
 import copy
-import hashlib
 import io
 import json
 import os
@@ -44,7 +44,8 @@ import pytest
 import mbcore
 from mbcore.persistence import FormatError
 from conftest import REGISTRY, entry_id, make, real_stream
-from test_persistence import EXTRA
+# every learner outside the registry, and files written with consistent digests
+from _persistence_cases import EXTRA, read_file, write_file
 
 X, Y = real_stream(17, 60, 6)
 
@@ -63,44 +64,6 @@ IDS = [e[0] for e in LEARNERS]
 def test_every_class_is_crafted():
     from mbcore.persistence import _classes
     assert {e[0].split("-")[0].split("(")[0] for e in LEARNERS} == set(_classes())
-
-
-# ------------------------------------------------------------------------------------------------
-# Writing files with consistent digests (from the format's description)
-# ------------------------------------------------------------------------------------------------
-
-def array_digest(a):
-    h = hashlib.sha256()
-    h.update(a.dtype.str.encode("ascii") + b"|" + json.dumps(list(a.shape)).encode("ascii")
-             + b"|" + np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()
-
-
-def document_digest(meta):
-    body = {k: v for k, v in meta.items() if k != "digest"}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False,
-                      ensure_ascii=True)
-    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
-
-
-def read_file(data):
-    with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-        arrays = {k: npz[k] for k in npz.files}
-    meta = json.loads(arrays.pop("__meta__").tobytes().decode("utf-8"))
-    return meta, arrays
-
-
-def write_file(meta, arrays, compress=False):
-    """An archive with every digest recomputed: only the consistency checks can refuse it."""
-    meta = copy.deepcopy(meta)
-    meta["arrays"] = {k: {"dtype": a.dtype.str, "shape": list(a.shape),
-                          "sha256": array_digest(a)} for k, a in arrays.items()}
-    meta["digest"] = document_digest(meta)
-    text = json.dumps(meta).encode("utf-8")
-    buf = io.BytesIO()
-    (np.savez_compressed if compress else np.savez)(
-        buf, __meta__=np.frombuffer(text, dtype=np.uint8), **arrays)
-    return buf.getvalue()
 
 
 # ------------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import pytest
 
 import mbcore
 from conftest import REGISTRY, entry_id, make, real_stream
-from test_persistence import (EXTRA, _observe, fit_params, learner_state, record)
+from _persistence_cases import (EXTRA, _observe, fit_params, learner_state, record)
 
 FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "files-0.1.0")
 

@@ -331,7 +331,7 @@ def test_a_file_claiming_too_many_attributes_is_refused():
     """A crafted file (digests recomputed) with 10**5 attributes: refused by the state check
     before anything lists their 5 * 10**9 pairs."""
     from mbcore.persistence import FormatError
-    from test_persistence_crafted import read_file, write_file
+    from _persistence_cases import read_file, write_file
     X, y = stream(8, n=10, d=3)
     buf = io.BytesIO()
     mbcore.PairSpecialists().partial_fit(X, y).save(buf)
