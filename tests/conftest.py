@@ -38,6 +38,10 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
+# The files saved by mbcore 0.1.0 (fixtures/make_files.py wrote them), for the test files of any
+# folder that load them.
+FILES_0_1_0 = os.path.join(_HERE, "fixtures", "files-0.1.0")
+
 # Hypothesis keeps a small cache even without an example database: keep it beside the tests.
 try:
     from hypothesis.configuration import set_hypothesis_home_dir

@@ -9,7 +9,7 @@ plain array's result.  This file checks all of that on the whole cross product.
 
 How it runs
 -----------
-The cases live in ``fuzz_worker.py`` (beside this file): a table of learners (with the data
+The cases live in ``fuzz_worker.py`` (beside conftest.py): a table of learners (with the data
 family each reads), methods and input kinds, from which a case is rebuilt from its id alone.
 One child process (``python fuzz_worker.py``, started from an empty directory so that it
 imports the installed package, with this process's environment so that CI's LD_PRELOAD /
@@ -51,7 +51,8 @@ try:
 except ImportError:          # pragma: no cover - hypothesis is a test requirement
     given = None
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# the child runs the file the module above was imported from (fuzz_worker.py, beside conftest.py)
+WORKER = os.path.abspath(W.__file__)
 # Seconds one case may take before the child counts as hung (ASan builds are slower).
 CASE_TIMEOUT = float(os.environ.get("MBCORE_FUZZ_TIMEOUT", "120"))
 
@@ -87,7 +88,7 @@ class Worker:
             self.err.close()
         self.err = open(self.err_path, "w+b")
         self.proc = subprocess.Popen(
-            [sys.executable, "-u", os.path.join(HERE, "fuzz_worker.py")],
+            [sys.executable, "-u", WORKER],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, cwd=self.where,
             env=dict(os.environ))
         self.started += 1

@@ -31,7 +31,7 @@ import pytest
 import mbcore
 import mbcore.base as mbase
 import mbref
-from conftest import as_list
+from conftest import FILES_0_1_0, as_list
 from mbcore._kernels import bitset
 from mbcore.persistence import FormatError, _meta_digest
 
@@ -43,7 +43,7 @@ FALLBACK_VS = ("predicts classes_[1] for every example and learns nothing (use a
 FALLBACK_EL = ("passes over such examples (counted in n_inconsistent_) and its mistake bound no "
                "longer holds (check the labels for noise, or use on_inconsistent=\"raise\" to "
                "stop at the first one)")
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "files-0.1.0")
+FIXTURES = FILES_0_1_0
 
 
 def rows(modname, X):

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 import mbcore
-from conftest import REGISTRY, entry_id, make, real_stream
+from conftest import FILES_0_1_0, REGISTRY, entry_id, make, real_stream
 from _persistence_cases import (EXTRA, _observe, fit_params, learner_state, record)
 
-FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "files-0.1.0")
+FOLDER = FILES_0_1_0
 
 X, Y = real_stream(17, 120, 6)
 # one registry entry per linear class, and every other learner of the persistence tests

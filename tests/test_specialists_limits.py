@@ -320,8 +320,8 @@ def test_memory_of_a_long_batch_is_that_of_a_block(monkeypatch):
 # ------------------------------------------------------------------------------------------------
 
 def test_a_file_of_0_1_0_loads_with_the_default():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "files-0.1.0",
-                        "PairSpecialists.npz")
+    from conftest import FILES_0_1_0
+    path = os.path.join(FILES_0_1_0, "PairSpecialists.npz")
     ps = mbcore.load(path)
     assert ps.get_params()["max_specialists"] == DEFAULT
     assert ps.n_specialists_ > 0

@@ -336,7 +336,7 @@ def test_files_written_before_the_exact_mode_go_on_exactly():
     """A BalancedWinnow saved by 0.1.0 (float mode then; integral logs, default parameters)
     loads in exact mode; one with features='real' stays in float mode."""
     import os
-    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "files-0.1.0")
+    from conftest import FILES_0_1_0 as folder
     old = mbcore.load(os.path.join(folder, "BalancedWinnow.npz"))
     assert old._exact_mode
     real = mbcore.load(os.path.join(folder, "BalancedWinnow-real.npz"))
