@@ -22,7 +22,7 @@ import pytest
 
 from mbcore.bounds import winnow_bound
 
-EXPERIMENTS = Path(__file__).resolve().parents[1] / "bench" / "experiments"
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "bench" / "experiments"
 NO_FOLDER = (f"no experiment scripts: {EXPERIMENTS} does not exist (installed-package-only "
              "layout; the scripts live in the source tree)")
 TIMEOUT = 300          # seconds per script; --small runs are meant to take well under 15 s

@@ -18,7 +18,7 @@ import subprocess
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # Names of files outside the project, written in pieces so that this file does not name them.
 OUTSIDE = ("ALGORITHMS" + ".md", "DESIGN" + ".md", ".." + "/shared", "seeds" + "/")
@@ -105,7 +105,8 @@ def cff_top_level(text):
 
 def test_the_project_files_are_found():
     files = project_files()
-    for name in ("README.md", "pyproject.toml", "mbcore/__init__.py", "tests/test_project_files.py"):
+    for name in ("README.md", "pyproject.toml", "mbcore/__init__.py",
+                 "tests/project/test_project_files.py"):
         assert name in files
 
 

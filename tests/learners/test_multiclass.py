@@ -431,9 +431,9 @@ def test_hypothesis_winnow_multiclass_parity(entry, K, n, d, seed, fmt):
 ], ids=["float-tie", "exact-tie", "exact-tie-float-differs"])
 @pytest.mark.parametrize("mc", STRATEGIES)
 def test_winnow_exact_argmax(alpha, rows, y, query, mc):
-    """The cases of tests/test_multiclass_winnow_twin.py (worked by hand there): the compiled
-    exact argmax (float sums with error bounds, then exact binary sums of the candidates)
-    agrees with the twin's Fraction arithmetic."""
+    """The cases of tests/learners/test_multiclass_winnow_twin.py (worked by hand there): the
+    compiled exact argmax (float sums with error bounds, then exact binary sums of the
+    candidates) agrees with the twin's Fraction arithmetic."""
     def dense(sets):
         X = np.zeros((len(sets), 3), dtype=np.uint8)
         for i, a in enumerate(sets):

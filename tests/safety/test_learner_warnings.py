@@ -511,7 +511,7 @@ OLD_FILES = {"Halving": EMPTY, "Halving-conservative": None, "Halving-matrix": E
 
 @pytest.mark.parametrize("name", sorted(OLD_FILES))
 def test_files_of_0_1_0(name):
-    """The files of mbcore 0.1.0 (tests/test_persistence_fixtures.py): the learners that had
+    """The files of mbcore 0.1.0 (tests/io/test_persistence_fixtures.py): the learners that had
     failed load with (None, reason), the others with None."""
     clf = mbcore.load(os.path.join(FIXTURES, name + ".npz"))
     reason = OLD_FILES[name]

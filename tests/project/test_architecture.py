@@ -16,7 +16,7 @@ import os
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGES = {"mbcore": os.path.join(ROOT, "mbcore"),
             "mbref": os.path.join(ROOT, "python", "mbref")}
 

@@ -36,7 +36,7 @@ from mbcore import cli  # noqa: E402
 from mbcore.datasets import load_mushrooms  # noqa: E402
 from mbcore.online import BOUND_GID, CURVE_GID, distinct_colours, plural  # noqa: E402
 
-EXPERIMENTS = Path(__file__).resolve().parents[1] / "bench" / "experiments"
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "bench" / "experiments"
 
 
 @pytest.fixture(autouse=True)

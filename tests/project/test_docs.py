@@ -27,7 +27,7 @@ import pytest
 
 import mbcore
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 API = DOCS / "api.rst"
 

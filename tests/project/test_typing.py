@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - mypy is in the test extra
 
 KERNELS = ["linear", "multiplicative", "experts", "boolean", "bitset", "readers", "vw"]
 KERNEL_DIR = Path(importlib.import_module("mbcore._kernels").__file__).parent
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # The settings for pyproject.toml's [tool.mypy] (used when pyproject.toml has none).
 MYPY_CONFIG = """\

@@ -277,7 +277,7 @@ def test_streaming_memory_stays_bounded_for_a_ten_times_larger_file(tmp_path):
 
 
 def test_bundled_dataset_options():
-    # without --digit, mnist is its ten digits (tests/test_cli_multiclass.py)
+    # without --digit, mnist is its ten digits (tests/io/test_cli_multiclass.py)
     r = run_cli("run", "--dataset", "mnist", "--learner", "perceptron", "--no-twin", "--json")
     assert r.returncode == 0, r.stderr
     (rec,) = json.loads(r.stdout)

@@ -18,7 +18,8 @@ from mbcore.datasets import load_csv, load_svmlight
 from mbcore.streaming import iter_csv, iter_svmlight
 from mbref.formats import parse_number, read_csv, read_svmlight
 
-DATA = os.path.join(os.path.dirname(__file__), os.pardir, "mbcore", "datasets", "data")
+DATA = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "mbcore", "datasets",
+                    "data")
 
 
 def _bits(values):
