@@ -47,6 +47,9 @@ from conftest import REGISTRY, entry_id, make, real_stream
 # every learner outside the registry, and files written with consistent digests
 from _persistence_cases import EXTRA, read_file, write_file
 
+# CI runs this file on the debug build and the AddressSanitizer build too (tests/README.md)
+pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
+
 X, Y = real_stream(17, 60, 6)
 
 # A few of the contract registry's linear learners (every class; the rest of the registry

@@ -44,6 +44,9 @@ import mbref.boolean as ref_boolean
 from conftest import (as_list, chunk_bounds, csr_from_dense, run_isolated, run_record,
                       take_rows)
 
+# CI runs this file on the debug build too (tests/README.md)
+pytestmark = pytest.mark.checked
+
 MODS = ("mbcore", "mbref")
 mod_param = pytest.mark.parametrize("modname", MODS)
 NAMES = ("Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",

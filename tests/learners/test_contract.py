@@ -13,6 +13,9 @@ import mbref
 from conftest import (REGISTRY, REGISTRY_IDS, as_list, chunk_bounds, make, real_stream,
                       run_isolated, run_record, snapshot, whole_record)
 
+# CI runs this file on the debug build too (tests/README.md)
+pytestmark = pytest.mark.checked
+
 entry_param = pytest.mark.parametrize("entry", REGISTRY, ids=REGISTRY_IDS)
 MODULES = [mbcore, mbref]
 mod_param = pytest.mark.parametrize("mod", MODULES, ids=["mbcore", "mbref"])

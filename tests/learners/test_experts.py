@@ -42,6 +42,9 @@ from conftest import as_list, chunk_bounds
 from _experts_common import (MODS, expert_stream, mod_param, module, new, online, record,
                              rwm_bound, same_input, state, wm_bound)
 
+# The tests marked checked (the lecture's example, parity, the vector paths and bad input) run
+# on the debug build too; the long runs need the release build (tests/README.md).
+
 
 def frac_weights(clf):
     """2**log2_weights_ as exact fractions (the log2 weights must be integers)."""
@@ -167,6 +170,7 @@ def relabel(v, labeling):
     return pos if v else neg
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("labeling", list(LABELINGS))
 @pytest.mark.parametrize("given_classes", [False, True], ids=["inferred", "classes="])
@@ -189,6 +193,7 @@ def test_lecture20_example_row_by_row(modname, labeling, given_classes):
     assert as_list(wm.log2_weights_) == [-3.0, -1.0, -1.0]
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("labeling", list(LABELINGS))
 def test_lecture20_example_whole_batch(modname, labeling):
@@ -235,6 +240,7 @@ def test_tie_predicts_the_positive_label(modname, labeling):
     assert as_list(wm.predict([relabel([1, 0, 0], labeling)])) == [neg]
 
 
+@pytest.mark.checked
 @mod_param
 def test_lecture20_randomized_weights_and_shares(modname):
     # Randomized WM updates exactly like WM (the weights do not depend on its own predictions).
@@ -250,6 +256,7 @@ def test_lecture20_randomized_weights_and_shares(modname):
         assert r.updates_ == 3 and r.n_seen_ == 3
 
 
+@pytest.mark.checked
 @mod_param
 def test_lecture20_randomized_prediction_frequencies(modname):
     # Over K seeds the online prediction in round t is 1 with probability LECTURE_P1[t] (the
@@ -349,6 +356,7 @@ def parity_case(n, beta, learner, kind, seed=0, chunkings=CHUNKINGS):
     assert same_input(P, P0) and same_input(y, y0)
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("learner", LEARNERS, ids=learner_id)
 @pytest.mark.parametrize("beta", BETAS, ids=lambda b: f"beta={b}")
 @pytest.mark.parametrize("n", NS, ids=lambda n: f"n={n}")
@@ -356,6 +364,7 @@ def test_parity_streams(n, beta, learner):
     parity_case(n, beta, learner, "int64")
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("learner", ("WM", ("RWM", 3)), ids=learner_id)
 @pytest.mark.parametrize("beta", (0.5, 0.7), ids=lambda b: f"beta={b}")
 @pytest.mark.parametrize("n", (5, 37), ids=lambda n: f"n={n}")
@@ -364,6 +373,7 @@ def test_parity_advice_layouts(kind, n, beta, learner):
     parity_case(n, beta, learner, kind, seed=11)
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("learner", ("WM", ("RWM", 5)), ids=learner_id)
 @pytest.mark.parametrize("beta", EXACT_BETAS, ids=lambda b: f"beta={b}")
 def test_parity_through_renormalisation(beta, learner):
@@ -445,6 +455,7 @@ def test_randomized_predict_matches_the_next_online_draws(modname):
         assert online(modname, r, A[t0:t0 + 1], y[t0:t0 + 1])["predictions"] == p
 
 
+@pytest.mark.checked
 def test_weights_attribute_parity_for_non_power_of_two_beta():
     # weights_ = 2**(l_i - max l) must be the same float on both sides (the twin's policy is bit
     # for bit).  Expert 1 wrong 318 times with beta = 0.9: l_1 = 318 additions of log2(0.9).
@@ -612,6 +623,7 @@ def test_unanimous_advice_is_followed_for_any_beta(modname, beta):
         assert as_list(clf.expert_mistakes_) == [6, 6, 6]
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("beta", SMALL_POW2[1:], ids=lambda b: f"beta=2**{math.frexp(b)[1] - 1}")
 @pytest.mark.parametrize("learner", ("WM", ("RWM", 1)), ids=learner_id)
 def test_parity_for_small_power_of_two_beta(beta, learner):
@@ -922,6 +934,7 @@ def test_pool_equals_hand_rolled_loop(modname, beta):
     assert [expert_state(e) for e in pool] == before
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("learner", ("WM", ("RWM", 2)), ids=learner_id)
 def test_pool_parity_unfitted_experts(learner):
     # Fresh (unfitted) experts on both sides: the compiled pool and the twin's agree exactly.
@@ -992,6 +1005,7 @@ def continues_like_fresh(modname, name, clf, **params):
 CLASSES = ("WeightedMajority", "RandomizedWeightedMajority")
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("name", CLASSES)
 @pytest.mark.parametrize("beta", BAD_BETAS, ids=repr)
@@ -1013,6 +1027,7 @@ def test_bad_beta(modname, name, beta):
     continues_like_fresh(modname, name, clf)
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("seed", BAD_SEEDS, ids=repr)
 def test_bad_random_state(modname, seed):
@@ -1052,6 +1067,7 @@ LATER_BAD = {
 }
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("name", CLASSES)
 @pytest.mark.parametrize("case", list(LATER_BAD))
@@ -1086,6 +1102,7 @@ FIRST_BAD = {
 }
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("name", CLASSES)
 @pytest.mark.parametrize("case", list(FIRST_BAD))
@@ -1103,6 +1120,7 @@ def test_bad_first_call(modname, name, case):
     continues_like_fresh(modname, name, clf)
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("name", CLASSES)
 @pytest.mark.parametrize("experts", ([], (), "Perceptron"), ids=repr)
@@ -1113,6 +1131,7 @@ def test_bad_experts_parameter(modname, name, experts):
     assert_unfitted(modname, clf)
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("name", CLASSES)
 def test_bad_advice_to_predict_and_decision_function(modname, name):
@@ -1167,6 +1186,7 @@ def test_later_classes_must_match_the_fitted_pair(mod):
 # ================================================================================================
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("n", [1, 3, 4, 15, 16, 17, 33, 250])
 @pytest.mark.parametrize("beta", [0.5, 0.25, 0.3])
 def test_vector_paths_agree_with_twin(n, beta):

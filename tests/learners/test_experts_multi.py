@@ -52,6 +52,9 @@ from conftest import as_list, chunk_bounds
 from _experts_common import (MODS, expert_stream, mod_param, module, new, online, rwm_bound,
                              same_input, state, wm_bound)
 
+# The tests marked checked (the golden cases, parity and bad input) run on the debug build too;
+# the long runs need the release build (tests/README.md).
+
 CLASSES = ("WeightedMajority", "RandomizedWeightedMajority")
 
 
@@ -245,6 +248,7 @@ def relabel(v, labels):
     return labels[v]
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("labeling", list(LABELS))
 @pytest.mark.parametrize("given_classes", [False, True], ids=["inferred", "classes="])
@@ -268,6 +272,7 @@ def test_golden_row_by_row(modname, labeling, given_classes):
     assert as_list(wm.decision_function(relabel(GOLD_F, lab))) == GOLD_F_SHARE
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("labeling", ["int", "rooms"])
 def test_golden_whole_batch_and_layouts(modname, labeling):
@@ -364,6 +369,7 @@ def test_classes_inferred_from_advice_and_labels(modname):
     assert len(as_list(wm.decision_function([[0, 1, 2]]))[0]) == 3
 
 
+@pytest.mark.checked
 @mod_param
 def test_randomized_golden_replayed_with_splitmix64(modname):
     # Each seed's run equals the rule replayed here with exact fractions and an independent
@@ -473,6 +479,7 @@ def parity_case(K, n, T, beta, learner, seed, labels="int", chunkings=("whole", 
     return rec_ref
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("learner", LEARNERS, ids=learner_id)
 @pytest.mark.parametrize("beta", BETAS, ids=lambda b: f"beta={b}")
 @pytest.mark.parametrize("K", (3, 4, 5, 6), ids=lambda k: f"K={k}")
@@ -481,6 +488,7 @@ def test_parity_streams(K, beta, learner):
         parity_case(K, n, T, beta, learner, seed=10 * K + n)
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("learner", ("WM", ("RWM", 3)), ids=learner_id)
 @pytest.mark.parametrize("labels", ["neg", "rooms", "float"])
 def test_parity_label_sets(labels, learner):
@@ -488,6 +496,7 @@ def test_parity_label_sets(labels, learner):
         parity_case(K, 6, 200, beta, learner, seed=K, labels=labels, chunkings=("whole", 13))
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("layout", ["list", "object", "int8", "float64"])
 def test_parity_advice_layouts(layout):
     K, n, T = 4, 7, 150
@@ -514,6 +523,7 @@ def test_parity_advice_layouts(layout):
                                                          out[0][0]["predictions"]]
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("learner", ("WM", ("RWM", 5)), ids=learner_id)
 @pytest.mark.parametrize("beta", (0.5, 0.25, 0.3), ids=lambda b: f"beta={b}")
 def test_parity_through_renormalisation(beta, learner):
@@ -564,6 +574,7 @@ def multi_cases(draw):
     return K, A, y, F, labels, beta, learner, bounds, given_cl, as_lists
 
 
+@pytest.mark.checked
 @settings(max_examples=70, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(multi_cases())
@@ -595,6 +606,7 @@ def test_hypothesis_parity(case):
         assert preds == [labels[exact_multi(k * m[t], An[t], K)] for t in range(len(y))]
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("K", (255, 256, 300), ids=lambda k: f"K={k}")
 @pytest.mark.parametrize("learner", ("WM", ("RWM", 9)), ids=learner_id)
 @pytest.mark.parametrize("beta", (0.5, 0.3), ids=lambda b: f"beta={b}")
@@ -1180,6 +1192,7 @@ LATER_BAD = {
 }
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("name", CLASSES)
 @pytest.mark.parametrize("case", list(LATER_BAD))
@@ -1199,6 +1212,7 @@ def test_bad_input_on_a_fitted_learner(modname, name, case):
     continues_like_fresh(modname, name, clf)
 
 
+@pytest.mark.checked
 def test_bad_advice_message_names_expert_and_round():
     # The compiled learner names the expert and the round of the first value outside the labels.
     wm = mbcore.WeightedMajority().partial_fit(GOOD_P, GOOD_Y)
@@ -1221,6 +1235,7 @@ FIRST_BAD = {
 }
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("name", CLASSES)
 @pytest.mark.parametrize("case", list(FIRST_BAD))
@@ -1239,6 +1254,7 @@ def test_bad_first_call(modname, name, case):
     continues_like_fresh(modname, name, clf)
 
 
+@pytest.mark.checked
 @mod_param
 @pytest.mark.parametrize("name", CLASSES)
 def test_bad_advice_to_predict_and_decision_function(modname, name):
@@ -1442,6 +1458,7 @@ def test_pool_with_three_labels_equals_hand_rolled_loop(modname, pool_kind):
     assert [expert_fingerprint(e) for e in pool] == before
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("learner", ("WM", ("RWM", 2), ("RWM", 11)), ids=learner_id)
 @pytest.mark.parametrize("pool_kind", ("stubs", "pair_specialists"))
 def test_pool_parity_three_labels(learner, pool_kind):

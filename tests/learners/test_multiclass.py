@@ -20,6 +20,9 @@ import mbcore
 import mbref
 from conftest import as_list, chunk_bounds, run_chunked, take_rows, to_format, whole_record
 
+# CI runs this file on the debug build and the AddressSanitizer build too (tests/README.md)
+pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
+
 LEARNERS = [
     ("Perceptron", {}),
     ("Perceptron", {"normalize": True, "fit_intercept": True, "eta": 0.37}),

@@ -20,6 +20,9 @@ from conftest import (FORMATS, REGISTRY, REGISTRY_IDS, as_list, chunk_bounds, cs
                       real_stream, run_chunked, snapshot, sparse_stream, take_rows, to_format,
                       whole_record)
 
+# CI runs this file on the debug build too (tests/README.md)
+pytestmark = pytest.mark.checked
+
 SEEDS = (0, 1, 2)
 CHUNKINGS = ("whole", 1, 7, "random")
 N, D = 150, 12

@@ -56,6 +56,9 @@ import mbcore
 import mbref
 from conftest import as_list
 
+# CI runs this file on the debug build too (tests/README.md)
+pytestmark = pytest.mark.checked
+
 MODS = ("mbcore", "mbref")
 mod_param = pytest.mark.parametrize("modname", MODS)
 

@@ -46,6 +46,9 @@ import mbcore.base as mbase
 import mbref
 from conftest import DuckCSR
 
+# CI runs this file on the debug build and the AddressSanitizer build too (tests/README.md)
+pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
+
 JOBS = (1, 2, 4)
 TUNINGS = {"forced": (0, 1, None, 1), "default": (48, 16, 4096, 256)}
 KERNEL_MODULES = ("linear", "multiplicative", "bitset")

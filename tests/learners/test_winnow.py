@@ -41,6 +41,9 @@ from conftest import (DuckCSR, as_list, chunk_bounds, csr_from_dense, run_chunke
 from _winnow_replay import (_exp2, adversarial_chunks, learner_cls, log2_as_int, make, module, new,
                             noisy_chunks, run_and_replay)
 
+# The tests marked checked (the lecture's tables, parity and bad input) run on the debug build
+# too; the long runs need the release build (tests/README.md).
+
 MODS = ("mbcore", "mbref")
 mod_param = pytest.mark.parametrize("modname", MODS)
 CLASS_NAMES = ("Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow")
@@ -182,6 +185,7 @@ L18_SUMS = [4, 4, 3, 6, 4, 5]
 L18_PRED = [0, 0, 0, 1, 0, 1]
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("fmt", BOOL_FORMATS)
 @mod_param
 def test_lecture18_table_row_by_row(modname, fmt):
@@ -206,6 +210,7 @@ def test_lecture18_table_row_by_row(modname, fmt):
     assert (s["n_seen_"], s["mistakes_"], s["updates_"]) == (6, 6, 6)
 
 
+@pytest.mark.checked
 @mod_param
 def test_lecture18_table_whole_batch(modname):
     clf = new(modname, "Winnow")
@@ -220,6 +225,7 @@ def test_lecture18_table_whole_batch(modname):
     assert canon(clf.decision_function(L18_X[:2])) == [10.5 - 5.0, 6.0 - 5.0]
 
 
+@pytest.mark.checked
 @mod_param
 def test_lecture18_fit_converges_in_two_epochs(modname):
     """After the first pass (the table) the weights are 4 1/2 4 2 4; the second pass predicts
@@ -593,6 +599,7 @@ def twin_run(entry, seed, fmt):
     return _TWIN[key]
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("chunking", CHUNKINGS, ids=lambda c: f"chunks={c}")
 @pytest.mark.parametrize("seed", SEEDS, ids=lambda s: f"seed={s}")
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
@@ -644,6 +651,7 @@ def test_twin_chunk_and_layout_invariance(entry):
         assert state(ref) == state(whole), other
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("fmt", ("u8", "csr_i64", "index"))
 @pytest.mark.parametrize("noise", (0.0, 0.2), ids=("clean", "noisy"))
 @pytest.mark.parametrize("entry", [e for e in REGISTRY if not is_real(e)],
@@ -665,6 +673,7 @@ def test_fit_parity(entry, noise, fmt):
     assert fs(clf) == fs(ref)
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("real", (False, True), ids=("boolean", "real"))
 def test_fit_parity_real_mode(real):
     """fit on the real-mode entries too (floats sums, no cycle key repeats)."""
@@ -711,6 +720,7 @@ _HSETTINGS = settings(max_examples=80, deadline=None, database=None, derandomize
                       suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+@pytest.mark.checked
 @_HSETTINGS
 @given(winnow_cases())
 def test_hypothesis_parity(case):
@@ -1201,6 +1211,7 @@ def _outcome(modname, clf, X, y):
         return str(e)
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("name", ("Winnow", "BalancedWinnow"))
 def test_real_mode_extreme_values_parity(name):
     """Values up to 2**100 in real mode drive log-weights far past the float64 range: Winnow's
@@ -1370,6 +1381,7 @@ def test_csr_explicit_zeros_are_inactive(modname):
         assert canon(a.decision_function(with_zero)) == canon(b.decision_function(X)), name
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("rows,what", [
     ([[0, 2], [-1]], "negative"),
     ([[0, 2], [5]], "n_features"),
@@ -1468,6 +1480,7 @@ PARAM_OWNERS = {"alpha": ("Winnow", "WinnowStar", "BalancedWinnow"),
 PARAM_CASES = [(cls, p, v) for p, v in BAD_PARAMS for cls in PARAM_OWNERS[p]]
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("name,param,value", PARAM_CASES,
                          ids=[f"{c}-{p}={'10**400' if v == 10 ** 400 else repr(v)}"
                               for c, p, v in PARAM_CASES])
@@ -1501,6 +1514,7 @@ def test_balanced_winnow_theta_none(modname):
         clf.partial_fit(np.asarray(XG, np.uint8), YG)
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("value", (0, -1, 2.5, True, "5"))
 @mod_param
 def test_bad_n_features(modname, value):

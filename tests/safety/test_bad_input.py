@@ -16,6 +16,9 @@ import mbcore
 import mbref
 from conftest import (DuckCSR, as_list, csr_from_dense, real_stream, run_isolated, snapshot)
 
+# CI runs this file on the debug build and the AddressSanitizer build too (tests/README.md)
+pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
+
 LEARNERS = [
     ("Perceptron", {}),
     ("Perceptron", {"normalize": True, "fit_intercept": True}),

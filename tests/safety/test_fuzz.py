@@ -51,6 +51,9 @@ try:
 except ImportError:          # pragma: no cover - hypothesis is a test requirement
     given = None
 
+# CI runs this file on the debug build and the AddressSanitizer build too (tests/README.md)
+pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
+
 # the child runs the file the module above was imported from (fuzz_worker.py, beside conftest.py)
 WORKER = os.path.abspath(W.__file__)
 # Seconds one case may take before the child counts as hung (ASan builds are slower).

@@ -17,6 +17,9 @@ import pytest
 import mbcore
 from mbcore._kernels import bitset, boolean, experts, linear, multiplicative
 
+# CI runs this file on the AddressSanitizer build too (tests/README.md)
+pytestmark = pytest.mark.sanitized
+
 KERNEL_MODULES = (linear, multiplicative, experts, boolean, bitset)
 
 

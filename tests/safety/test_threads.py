@@ -41,6 +41,9 @@ import mbcore.online
 import mbcore.streaming
 from mbcore._kernels import linear as linear_kernels
 
+# CI runs this file on the debug build and the AddressSanitizer build too (tests/README.md)
+pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
+
 # seconds: only to turn a deadlock into a failure (lower it to try a broken lock quickly)
 DEADLOCK = float(os.environ.get("MBCORE_TEST_DEADLOCK", "120"))
 
