@@ -7,7 +7,7 @@ Build it with (``pip install '.[docs]'`` first)::
 
 then open ``docs/_build/html/index.html``.  ``-W`` turns every warning into an error and ``-n``
 (nitpicky) checks every cross-reference; the html build also runs the gallery's scripts.
-tests/test_docs.py runs both builds.
+tests/project/test_docs.py runs both builds.
 Nothing is fetched from the network: there is no intersphinx mapping, so references to NumPy,
 SciPy, scikit-learn or Python objects render as plain names (see ``nitpick_ignore`` below).
 """
@@ -82,12 +82,12 @@ warnings.filterwarnings("error", message="Unknown section", category=UserWarning
 # -- doctest -------------------------------------------------------------------------------
 
 # The pages' own examples are ``.. doctest::`` blocks and run with ``-b doctest``.  The ``>>>``
-# examples of the docstrings are run by tests/test_doctests.py in their modules' namespaces
-# (where they are written to run); running them here again, in a page's namespace, would only
-# duplicate that.
+# examples of the docstrings are run by tests/project/test_doctests.py in their modules'
+# namespaces (where they are written to run); running them here again, in a page's namespace,
+# would only duplicate that.
 doctest_test_doctest_blocks = ""
-# As tests/test_doctests.py runs the docstrings; exception messages are compared too (Sphinx's
-# default, IGNORE_EXCEPTION_DETAIL, would accept any message).
+# As tests/project/test_doctests.py runs the docstrings; exception messages are compared too
+# (Sphinx's default, IGNORE_EXCEPTION_DETAIL, would accept any message).
 doctest_default_flags = (doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
                          | doctest.DONT_ACCEPT_TRUE_FOR_1)
 doctest_global_setup = """

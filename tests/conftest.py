@@ -2,6 +2,8 @@
 
 Tests import the installed packages (``mbcore``, the compiled library, and ``mbref``, its
 pure-Python twin that defines the behaviour bit for bit); there is no ``__init__.py`` here.
+The test files live in folders (tests/README.md); each folder's name is the marker of its tests
+(``pytest_collection_modifyitems`` below).
 
 Generators
 ----------
@@ -38,12 +40,41 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
+# The files saved by mbcore 0.1.0 (fixtures/make_files.py wrote them), for the test files of any
+# folder that load them.
+FILES_0_1_0 = os.path.join(_HERE, "fixtures", "files-0.1.0")
+
 # Hypothesis keeps a small cache even without an example database: keep it beside the tests.
 try:
     from hypothesis.configuration import set_hypothesis_home_dir
     set_hypothesis_home_dir(os.path.join(_HERE, ".hypothesis"))
 except ImportError:      # pragma: no cover - hypothesis is a test requirement
     pass
+
+# ------------------------------------------------------------------------------------------------
+# Suites: each folder of tests/ is one, and its name is its tests' marker
+# ------------------------------------------------------------------------------------------------
+
+
+def suite_of(path):
+    """The folder of tests/ a test file is in ("theory" for tests/theory/test_bounds.py); None
+    for a file at the root of tests/ or outside it."""
+    parts = os.path.relpath(os.path.abspath(str(path)), _HERE).split(os.sep)
+    if len(parts) < 2 or parts[0] == os.pardir:
+        return None
+    return parts[0]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark every test with its folder, so that ``pytest -m theory`` runs tests/theory/ and a file
+    put in a folder joins its suite without a list (the markers are registered in
+    pyproject.toml).  First, before pytest's own -m and -k selection."""
+    for item in items:
+        suite = suite_of(item.path)
+        if suite is not None:
+            item.add_marker(suite)
+
 
 # ------------------------------------------------------------------------------------------------
 # Stream generators

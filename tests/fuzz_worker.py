@@ -1,10 +1,11 @@
-"""The child side of tests/test_fuzz.py: fuzz cases rebuilt from their ids, run one at a time.
+"""The child side of tests/safety/test_fuzz.py: fuzz cases rebuilt from their ids, run one at a
+time.
 
-tests/test_fuzz.py starts this file as a persistent child process (``python fuzz_worker.py``,
-from an empty directory, with the parent's environment) and sends it one request per line on
-stdin; the child answers one JSON line per request on its original stdout.  A crash (a signal,
-an abort from AddressSanitizer) kills the child, not pytest: the parent sees the pipe close,
-fails that one test naming the signal and the case, and starts a new child for the next one.
+tests/safety/test_fuzz.py starts this file as a persistent child process (``python
+fuzz_worker.py``, from an empty directory, with the parent's environment) and sends it one request
+per line on stdin; the child answers one JSON line per request on its original stdout.  A crash (a
+signal, an abort from AddressSanitizer) kills the child, not pytest: the parent sees the pipe
+close, fails that one test naming the signal and the case, and starts a new child for the next one.
 
 Requests
 --------
@@ -54,7 +55,7 @@ except ImportError:                     # pragma: no cover
 
 def state_fp(obj, depth=0):
     """Everything a learner keeps, deeply: arrays by dtype, shape and bytes (as in
-    tests/test_interrupts.py::fingerprint), learners through ``__getstate__`` (which leaves
+    tests/safety/test_interrupts.py::fingerprint), learners through ``__getstate__`` (which leaves
     out the kernels' bindings), the concept class by its table.  Cache objects (an ``at 0x``
     repr, e.g. SOA's memo) count by their kind only."""
     if depth > 30:
