@@ -15,7 +15,7 @@ import mbcore
 import mbref
 from mbcore import _params
 
-from test_learners_contract import data
+from _learner_data import data
 
 LEARNERS = mbcore.all_learners()
 
