@@ -37,17 +37,22 @@ def real(owner, name, value, low=None, high=None, *, low_inclusive=False,
     if ok and high is not None:
         ok = value <= high if high_inclusive else value < high
     if not ok:
-        if what is None:
-            what = "a finite real"
-            if low is not None and high is not None:
-                what += (f" in {'[' if low_inclusive else '('}{low}, "
-                         f"{high}{']' if high_inclusive else ')'}")
-            elif low is not None:
-                what += f" {'>=' if low_inclusive else '>'} {low}"
-            elif high is not None:
-                what += f" {'<=' if high_inclusive else '<'} {high}"
-        raise bad(owner, name, value, what)
+        raise bad(owner, name, value,
+                  _real_range(low, high, low_inclusive, high_inclusive) if what is None else what)
     return float(value)
+
+
+def _real_range(low, high, low_inclusive, high_inclusive):
+    """"a finite real" with its range in words."""
+    what = "a finite real"
+    if low is not None and high is not None:
+        what += (f" in {'[' if low_inclusive else '('}{low}, "
+                 f"{high}{']' if high_inclusive else ')'}")
+    elif low is not None:
+        what += f" {'>=' if low_inclusive else '>'} {low}"
+    elif high is not None:
+        what += f" {'<=' if high_inclusive else '<'} {high}"
+    return what
 
 
 def integer(owner, name, value, low, high=None, *, none=False, what=None):
@@ -134,16 +139,8 @@ class Real(Constraint):
         self.low_inclusive, self.high_inclusive = low_inclusive, high_inclusive
         self.none = none
         if what is None:
-            what = "a finite real"
-            if low is not None and high is not None:
-                what += (f" in {'[' if low_inclusive else '('}{low}, "
-                         f"{high}{']' if high_inclusive else ')'}")
-            elif low is not None:
-                what += f" {'>=' if low_inclusive else '>'} {low}"
-            elif high is not None:
-                what += f" {'<=' if high_inclusive else '<'} {high}"
-            if none:
-                what += " or None"
+            what = _real_range(low, high, low_inclusive, high_inclusive) + \
+                (" or None" if none else "")
         self.what = what
 
     def check(self, owner, name, value):

@@ -668,24 +668,8 @@ def load_mushrooms(encoding="real", as_frame=False):
     >>> X.dtype.name, sorted(set(X.sum(axis=1).tolist()))
     ('uint8', [21])
     """
-    if encoding not in ("real", "boolean"):
-        raise ValueError(f"load_mushrooms: parameter encoding must be 'real' or 'boolean', "
-                         f"got {encoding!r}")
-    if not isinstance(as_frame, bool):
-        raise ValueError(f"load_mushrooms: parameter as_frame must be a bool, got {as_frame!r}")
-    info = DATASETS["mushrooms"]
-    with _bundled(info["file"]).open("rb") as raw:      # gzip, recognised by its magic bytes
-        X, labels = parse_svmlight(raw, info["file"], info["n_features"], False)
-    if X.shape != (info["n_samples"], info["n_features"]) or \
-            not np.isin(labels, (1.0, 2.0)).all():
-        raise OSError(f"the bundled file {info['file']} is damaged: got shape {X.shape}; "
-                      "reinstall mbcore")
-    y = np.where(labels == 2.0, 1, -1).astype(np.int64)
-    if encoding == "boolean":
-        X = X.astype(np.uint8)
-    if as_frame:
-        return _as_frame(X, y, "load_mushrooms")
-    return X, y
+    return _load_libsvm("load_mushrooms", "mushrooms", encoding, as_frame, (2.0, 1.0),
+                        values01=False)
 
 
 def load_a9a(encoding="real", as_frame=False):
@@ -739,23 +723,29 @@ def load_a9a(encoding="real", as_frame=False):
     >>> Xb.dtype.name, sorted(set(Xb.sum(axis=1).tolist()))
     ('uint8', [11, 12, 13, 14])
     """
+    return _load_libsvm("load_a9a", "a9a", encoding, as_frame, (1.0, -1.0), values01=True)
+
+
+def _load_libsvm(owner, name, encoding, as_frame, labels, values01):
+    """A bundled LIBSVM file as (X, y): ``labels`` = (the file's positive label, its negative
+    one), y = +1 / -1; ``values01``: the damage check also wants every value 0 or 1."""
     if encoding not in ("real", "boolean"):
-        raise ValueError(f"load_a9a: parameter encoding must be 'real' or 'boolean', "
+        raise ValueError(f"{owner}: parameter encoding must be 'real' or 'boolean', "
                          f"got {encoding!r}")
     if not isinstance(as_frame, bool):
-        raise ValueError(f"load_a9a: parameter as_frame must be a bool, got {as_frame!r}")
-    info = DATASETS["a9a"]
+        raise ValueError(f"{owner}: parameter as_frame must be a bool, got {as_frame!r}")
+    info = DATASETS[name]
     with _bundled(info["file"]).open("rb") as raw:      # gzip, recognised by its magic bytes
-        X, labels = parse_svmlight(raw, info["file"], info["n_features"], False)
+        X, found = parse_svmlight(raw, info["file"], info["n_features"], False)
     if X.shape != (info["n_samples"], info["n_features"]) or \
-            not np.isin(labels, (-1.0, 1.0)).all() or not np.isin(X, (0.0, 1.0)).all():
+            not np.isin(found, labels).all() or (values01 and not np.isin(X, (0.0, 1.0)).all()):
         raise OSError(f"the bundled file {info['file']} is damaged: got shape {X.shape}; "
                       "reinstall mbcore")
-    y = np.where(labels == 1.0, 1, -1).astype(np.int64)
+    y = np.where(found == labels[0], 1, -1).astype(np.int64)
     if encoding == "boolean":
         X = X.astype(np.uint8)
     if as_frame:
-        return _as_frame(X, y, "load_a9a")
+        return _as_frame(X, y, owner)
     return X, y
 
 
