@@ -120,7 +120,7 @@ def all_learners():
     >>> import mbcore
     >>> names = [name for name, cls in mbcore.all_learners()]
     >>> names[:3], "Halving" in names, len(names)
-    (['Perceptron', 'MarginPerceptron', 'AveragedPerceptron'], True, 18)
+    (['Perceptron', 'MarginPerceptron', 'AveragedPerceptron'], True, 19)
     """
     return _registry.learners()
 
