@@ -102,8 +102,8 @@ def mistake_bound(owner, name, value, low):
 # Each learner class declares the domain of each of its parameters once, in ``_PARAMETERS``
 # (merged along the class's bases, as scikit-learn's ``_parameter_constraints``):
 # ``OnlineLearner._validate_params`` checks them, with the messages above; the tests draw the
-# values each domain refuses from ``invalid()`` (tests/test_parameters.py, against the class and
-# its twin); the documentation's table of parameters is made from ``describe()``
+# values each domain refuses from ``invalid()`` (tests/learners/test_parameters.py, against the
+# class and its twin); the documentation's table of parameters is made from ``describe()``
 # (:func:`parameter_table`).  What involves two parameters at once (``eta * lam <= 1``) stays in
 # the class's ``_validate_params``, after the declared checks.
 

@@ -43,7 +43,7 @@ What changes compared with the serial learners
   total updates ≤ S·(R/γ)²; weighted mixing (Σ_i k_i²/Σ_i k_i ≥ 1 in an epoch with an update)
   gives at most (R/γ)² epochs with an update.  The total itself can exceed (R/γ)² (S copies of a
   sequence on which the Perceptron meets its bound make S·(R/γ)² updates in the first epoch;
-  tests/test_distributed.py replays it).  :class:`MixingResult` reports both numbers
+  tests/io/test_distributed.py replays it).  :class:`MixingResult` reports both numbers
   (``mixed_updates``, ``total_updates``).  The multi-class Perceptron (K >= 3 classes) is the
   paper's structured Perceptron with Φ(x, y) = x in block y, so the same bound holds with
   R = max ‖Φ(x, y) − Φ(x, y')‖ = √2·max ‖x‖ and γ the margin of a weight matrix of unit
