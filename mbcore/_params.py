@@ -3,6 +3,7 @@
 and the value received (validate once, in Python, with messages a user can act on).
 """
 
+import abc
 import math
 import numbers
 
@@ -110,15 +111,16 @@ def mistake_bound(owner, name, value, low):
 _NAN, _INF = float("nan"), float("inf")
 
 
-class Constraint:
+class Constraint(abc.ABC):
     """The domain of one parameter: ``check(owner, name, value)`` returns the value (as the
     learner uses it) or raises the ValueError of :func:`bad`; ``describe()`` is the domain in
     words (the message's and the documentation's); ``invalid()`` gives values it refuses."""
 
     what = ""
 
+    @abc.abstractmethod
     def check(self, owner, name, value):
-        raise NotImplementedError
+        """The value as the learner uses it, or the ValueError of :func:`bad`."""
 
     def describe(self):
         return self.what

@@ -1105,9 +1105,8 @@ class PassiveAggressive(_Linear):
         return 0.5 / float(self.C) if self.variant == "PA-II" else 0.0
 
     def _pa_bound(self, R2, gamma):
-        value = _bounds.passive_aggressive_bound(math.sqrt(R2), 1.0 / gamma, self.variant,
-                                                 float(self.C))
-        return value
+        return _bounds.passive_aggressive_bound(math.sqrt(R2), 1.0 / gamma, self.variant,
+                                                float(self.C))
 
     def _margin_bound(self, R, gamma):
         form = {"PA": "(R/gamma)^2", "PA-I": "max(R^2, 1/C)/gamma^2",
