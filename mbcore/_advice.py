@@ -11,7 +11,8 @@ import numbers
 
 import numpy as np
 
-from ._validation import encode_codes, infer_classes, is_sparse, sparse_to_dense
+from ._validation import (check_2d, encode_codes, infer_classes, input_type_error, is_sparse,
+                          ndim_error, sparse_to_dense)
 
 __all__ = ["advice_classes", "advice_matrix", "object_rows", "exact_labels", "all_labels",
            "is_nan", "check_no_nan", "encode_labels_multi"]
@@ -23,46 +24,40 @@ def advice_classes(owner, y, classes=None):
     return infer_classes(owner, y, classes, max_classes=None, real_labels=True)
 
 
-def advice_matrix(owner, P, n, who, holder):
-    """The advice matrix (rounds x experts) after the shape checks; ``who`` names a column
-    ("expert", "specialist"), ``holder`` what holds n of them."""
+def advice_matrix(owner, P, n, who):
+    """The advice matrix P (rounds x experts) after the one 2-D input check
+    (mbcore._validation.check_2d); ``who`` names a column ("expert", "specialist")."""
+    names = dict(name="P", rows="n_rounds", unit=who)
     if P is None or isinstance(P, (str, bytes)):
-        raise TypeError(f"{owner}: the {who}s' predictions must be a 2-D array-like (rounds x "
-                        f"{who}s), got {type(P).__name__}")
+        raise input_type_error(owner, P, **names)
     if is_sparse(P):
         P = sparse_to_dense(owner, P)
-    A = _as_matrix(owner, P)
-    if A.ndim != 2:
-        raise ValueError(f"{owner}: the {who}s' predictions must be 2-D (rounds x {who}s), got "
-                         f"ndim={A.ndim}")
-    if A.shape[0] == 0:
-        raise ValueError(f"{owner}: no rounds given (0 rows)")
-    if A.shape[1] == 0:
-        raise ValueError(f"{owner}: no {who}s (0 columns)")
-    if n is not None and A.shape[1] != n:
-        raise ValueError(f"{owner}: {A.shape[1]} {who} predictions per round, but {holder} has "
-                         f"{n} {who}s")
+    A = _as_matrix(owner, P, **names)
+    check_2d(owner, A, n, **names)
     return A
 
 
-def object_rows(owner, X):
+def object_rows(owner, X, **names):
     """A list of rows as a 2-D object array, each value kept as it is (np.asarray would turn
-    1 and "1" into the same string)."""
+    1 and "1" into the same string).  The shape messages are check_2d's (``names`` as there)."""
+    name = names.get("name", "X")
     try:
         raw = list(X)
     except TypeError:
-        raise TypeError(f"{owner}: X must be a 2-D array-like (rows of values), got "
-                        f"{type(X).__name__}") from None
+        raise input_type_error(owner, X, **names) from None
+    if raw and not any(_is_row(r) for r in raw):      # a list of values is 1-D
+        raise ndim_error(owner, 1, **names)
     rows = []
     for r in raw:
-        if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
-            raise ValueError(f"{owner}: X must be 2-D (n_samples, n_attributes), got a row that "
-                             "is not a sequence")
+        if not _is_row(r):
+            raise ValueError(f"{owner}: {name} could not be read as a 2-D array (a row that is "
+                             "not a sequence)")
         rows.append(list(r))
     d = len(rows[0]) if rows else 0
     for r in rows:
         if len(r) != d:
-            raise ValueError(f"{owner}: X has rows of different lengths ({len(r)} and {d})")
+            raise ValueError(f"{owner}: {name} could not be read as a 2-D array (rows of "
+                             f"different lengths: {len(r)} and {d})")
     A = np.empty((len(rows), d), dtype=object)
     for i, r in enumerate(rows):
         for j, v in enumerate(r):
@@ -70,7 +65,11 @@ def object_rows(owner, X):
     return A
 
 
-def _as_matrix(owner, P):
+def _is_row(r):
+    return hasattr(r, "__len__") and not isinstance(r, (str, bytes))
+
+
+def _as_matrix(owner, P, **names):
     """A 2-D array-like of labels as an array: lists of numbers as NumPy stores them, lists
     holding strings or other objects value by value (np.asarray would make 1 and "1" equal)."""
     if isinstance(P, np.ndarray):
@@ -81,7 +80,7 @@ def _as_matrix(owner, P):
         A = None
     if A is not None and A.dtype.kind not in "USO":
         return A
-    return object_rows(owner, P)
+    return object_rows(owner, P, **names)
 
 
 def _one_kind(values):

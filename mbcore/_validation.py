@@ -16,7 +16,8 @@ import numpy as np
 
 from ._kernels import linear as _klin
 
-__all__ = ["Batch", "check_X", "check_finite", "encode_y", "encode_y_k", "infer_classes",
+__all__ = ["Batch", "check_X", "check_2d", "check_dims", "read_2d", "input_type_error",
+           "ndim_error", "empty_error", "check_finite", "encode_y", "encode_y_k", "infer_classes",
            "encode_codes", "NotFittedError", "is_sparse", "to_csr", "check_compressed",
            "index_array", "sparse_to_dense", "label_array", "is_index_lists"]
 
@@ -92,10 +93,71 @@ class Batch:
 _FLOAT_CHARS = "fd"
 
 
+# ------------------------------------------------------------------------------------------------
+# The one 2-D input check.  Every matrix a learner reads (X of the linear, multiplicative and
+# Boolean learners, the advice P of the experts and the specialists, the points of the version
+# spaces) goes through these, with one set of messages; a matrix is named by ``name`` ("X", "P"),
+# its rows by ``rows`` ("n_samples", "n_rounds") and its columns by ``unit`` ("feature", "expert",
+# "specialist").  The twin has the same functions (mbref.base) and the same words.
+# ------------------------------------------------------------------------------------------------
+
+def input_type_error(owner, X, *, name="X", rows="n_samples", unit="feature"):
+    """The TypeError for an X that is no matrix at all (None, a string, a number's bytes...)."""
+    got = "None" if X is None else type(X).__name__
+    return TypeError(f"{owner}: {name} must be a 2-D array-like ({rows}, n_{unit}s) or a sparse "
+                     f"matrix, got {got}")
+
+
+def ndim_error(owner, ndim, *, name="X", rows="n_samples", unit="feature"):
+    return ValueError(f"{owner}: {name} must be 2-D ({rows}, n_{unit}s), got ndim={ndim}. "
+                      f"Reshape your data: {name}.reshape(1, -1) for a single row, "
+                      f"{name}.reshape(-1, 1) for a single {unit}")
+
+
+def empty_error(owner, *, name="X"):
+    return ValueError(f"{owner}: {name} is empty (0 rows); at least one row is required")
+
+
+def check_dims(owner, shape, n_features=None, *, name="X", rows="n_samples", unit="feature"):
+    """Raise unless ``shape`` is (n, d) with n >= 1, d >= 1 and d == n_features (None: any d).
+    The zero-width and width messages are scikit-learn's (its estimator checks match them)."""
+    if len(shape) != 2:
+        raise ndim_error(owner, len(shape), name=name, rows=rows, unit=unit)
+    n, d = shape
+    if n == 0:
+        raise empty_error(owner, name=name)
+    if d == 0:
+        raise ValueError(f"{owner}: {name} has 0 {unit}(s) (shape=({n}, 0)) while a minimum of 1 "
+                         "is required.")
+    if n_features is not None and d != n_features:
+        raise ValueError(f"{owner}: {name} has {d} {unit}s, but {owner} is expecting "
+                         f"{n_features} {unit}s as input (the number it was fitted with)")
+
+
+def check_2d(owner, A, n_features=None, **names):
+    """check_dims on an array's shape."""
+    check_dims(owner, A.shape, n_features, **names)
+
+
+def read_2d(owner, X, *, sparse="dense", **names):
+    """X as a NumPy array, before check_2d: None and strings refused (TypeError), a sparse
+    matrix turned dense after its structure is checked (``sparse="dense"``) or left to the
+    caller (``sparse="keep"``: returned as it is), and what NumPy cannot read (ragged rows) a
+    ValueError."""
+    if X is None or isinstance(X, (str, bytes)):
+        raise input_type_error(owner, X, **names)
+    if is_sparse(X):
+        return X if sparse == "keep" else sparse_to_dense(owner, X)
+    try:
+        return np.asarray(X)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{owner}: {names.get('name', 'X')} could not be read as a 2-D array "
+                         f"({exc})") from None
+
+
 def _feature_count(owner, d, n_features):
     if n_features is not None and d != n_features:
-        raise ValueError(f"{owner}: X has {d} features, but {owner} is expecting {n_features} "
-                         "features as input (the number it was fitted with)")
+        check_dims(owner, (1, d), n_features)
 
 
 def _as_float(owner, a):
@@ -269,12 +331,7 @@ def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
         return batch
     X = to_csr(owner, X)
     n, d = _sparse_shape(owner, X)
-    if n == 0:
-        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
-    if d == 0:
-        raise ValueError(f"{owner}: X has 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is "
-                         "required.")
-    _feature_count(owner, d, n_features)
+    check_dims(owner, (n, d), n_features)
     data = np.asarray(X.data)
     if data.ndim != 1:
         raise ValueError(f"{owner}: X is not a valid CSR matrix (its data is not 1-D)")
@@ -338,20 +395,6 @@ def _native(a):
     return a.astype(a.dtype.newbyteorder("="))
 
 
-def check_shape(owner, A, n_features=None):
-    """A dense X must be 2-D, non-empty, with the fitted number of features."""
-    if A.ndim != 2:
-        raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={A.ndim}. "
-                         "Reshape your data: X.reshape(1, -1) for a single row, "
-                         "X.reshape(-1, 1) for a single feature")
-    if A.shape[0] == 0:
-        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
-    if A.shape[1] == 0:
-        raise ValueError(f"{owner}: X has 0 feature(s) (shape={A.shape}) while a minimum of 1 is "
-                         "required.")
-    _feature_count(owner, A.shape[1], n_features)
-
-
 def check_X(owner, X, n_features=None, check_indices=True, keep_uint8=False):
     """Validate X once; returns a :class:`Batch` the kernels can trust (except finiteness, and
     except the CSR column indices with ``check_indices=False``, for kernels that check them).
@@ -361,16 +404,9 @@ def check_X(owner, X, n_features=None, check_indices=True, keep_uint8=False):
         if n_features is not None and X.shape[1] != n_features:
             _feature_count(owner, X.shape[1], n_features)
         return Batch(X=X, n=X.shape[0], d=X.shape[1])
-    if X is None:
-        raise TypeError(f"{owner}: X must be a 2-D array-like or a CSR matrix, got None")
-    if is_sparse(X):
-        return _check_csr(owner, X, n_features, check_indices, keep_uint8)
-    if isinstance(X, (str, bytes)):
-        raise TypeError(f"{owner}: X must be a 2-D array-like, got {type(X).__name__}")
-    try:
-        A = np.asarray(X)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"{owner}: X could not be read as a 2-D array ({exc})") from None
+    A = read_2d(owner, X, sparse="keep")
+    if is_sparse(A):
+        return _check_csr(owner, A, n_features, check_indices, keep_uint8)
     if A.dtype.kind == "O":
         for v in A.flat:  # None or "1.5" would otherwise become NaN or 1.5 silently
             if not isinstance(v, (numbers.Real, np.bool_)):
@@ -379,7 +415,7 @@ def check_X(owner, X, n_features=None, check_indices=True, keep_uint8=False):
                                 "number (bool, int or float), not a string (even one that "
                                 "spells a number) nor another object")
         A = A.astype(np.float64)
-    check_shape(owner, A, n_features)
+    check_2d(owner, A, n_features)
     A = np.ascontiguousarray(_native(_as_float(owner, A)))
     return Batch(X=A, n=A.shape[0], d=A.shape[1])
 

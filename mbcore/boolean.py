@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _params as params
 from ._kernels import boolean as _k
-from ._validation import Batch, is_sparse, sparse_to_dense
+from ._validation import Batch, check_2d, empty_error, is_sparse, read_2d
 from ._state import (COMMON, I4, I8, INT, U1, arr, failure, need, nonneg, py, shape,
                      two_labels)
 from .base import OnlineLearner
@@ -28,24 +28,8 @@ _CONJ, _DISJ_MONO, _DISJ_ALL = 0, 1, 2
 
 def boolean_rows(owner, X, n_features):
     """X as a C-contiguous uint8 0/1 matrix (a view when it already is one)."""
-    if X is None or isinstance(X, (str, bytes)):
-        raise TypeError(f"{owner}: X must be a 2-D array-like of 0/1 values, got "
-                        f"{type(X).__name__}")
-    if is_sparse(X):
-        X = sparse_to_dense(owner, X)
-    try:
-        A = np.asarray(X)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"{owner}: X could not be read as a 2-D array ({exc})") from None
-    if A.ndim != 2:
-        raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={A.ndim}")
-    if A.shape[0] == 0:
-        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
-    if A.shape[1] == 0:
-        raise ValueError(f"{owner}: X has 0 features; at least one is required")
-    if n_features is not None and A.shape[1] != n_features:
-        raise ValueError(f"{owner}: X has {A.shape[1]} features, but the learner was fitted "
-                         f"with {n_features}")
+    A = read_2d(owner, X)
+    check_2d(owner, A, n_features)
     if A.dtype == np.bool_:
         return np.ascontiguousarray(A).view(np.uint8)
     if A.dtype.kind not in "biuf":
@@ -119,7 +103,7 @@ def unpack_rows(owner, X, n):
         raise ValueError(f"{owner}: packed X must be 2-D (n_samples, ceil(n_features / 8)), got "
                          f"ndim={A.ndim}")
     if A.shape[0] == 0:
-        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+        raise empty_error(owner)
     width = (n + 7) // 8
     if A.shape[1] != width:
         raise ValueError(f"{owner}: packed row 0 has {A.shape[1]} bytes; {n} variables need "

@@ -30,7 +30,8 @@ import numpy as np
 
 from . import _params as params
 from ._params import mistake_bound as _budget
-from ._validation import check_compressed, index_array, is_sparse, to_csr
+from ._validation import (check_compressed, empty_error, index_array, is_sparse, ndim_error,
+                          to_csr)
 
 __all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "attribute_errors", "perceptron_bound", "margin_perceptron_bound",
            "td_bound", "kernel_perceptron_bound", "multiclass_margin",
@@ -1329,12 +1330,11 @@ def _rows(owner, X):
     else:
         part = np.asarray(X, dtype=np.float64)
         if part.ndim != 2:
-            raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got "
-                             f"ndim={part.ndim}")
+            raise ndim_error(owner, part.ndim)
         n, d = part.shape
         values = part
     if n == 0:
-        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+        raise empty_error(owner)
     if not np.isfinite(values).all():
         raise ValueError(f"{owner}: X contains NaN or infinity")
     return n, d, part

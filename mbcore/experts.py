@@ -19,8 +19,7 @@ import numpy as np
 from ._advice import (advice_classes, advice_matrix, all_labels, check_no_nan,
                       encode_labels_multi)
 from ._kernels import experts as _k
-from ._validation import (encode_codes, encode_y, is_sparse, label_array,
-                          sparse_to_dense)
+from ._validation import check_2d, encode_codes, encode_y, label_array, read_2d
 from .base import OnlineLearner, Snapshot
 from . import _params as params
 from ._numerics import pow2_exponent as _pow2_exponent
@@ -126,7 +125,7 @@ class _Pool(OnlineLearner):
 
     # -- advice -----------------------------------------------------------------------------
     def _advice_matrix(self, P, n):
-        return advice_matrix(self._owner, P, n, "expert", "the pool")
+        return advice_matrix(self._owner, P, n, "expert")
 
     def _encode_advice(self, A):
         if self._multi:
@@ -248,25 +247,8 @@ class _Pool(OnlineLearner):
     def _pool_rows(self, X):
         """The instances given to a pool of learners, as a list of rows (each expert checks
         its own input; here only the shape)."""
-        if X is None or isinstance(X, (str, bytes)):
-            raise TypeError(f"{self._owner}: X must be a 2-D array-like (the instances for the "
-                            f"pool's learners), got {type(X).__name__}")
-        if is_sparse(X):
-            X = sparse_to_dense(self._owner, X)
-        try:
-            A = np.asarray(X)
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"{self._owner}: X could not be read as a 2-D array ({exc})") \
-                from None
-        if A.ndim != 2:
-            raise ValueError(f"{self._owner}: X must be 2-D (n_samples, n_features), got "
-                             f"ndim={A.ndim}")
-        if A.shape[0] == 0:
-            raise ValueError(f"{self._owner}: X is empty (0 rows); at least one row is "
-                             "required")
-        if A.shape[1] == 0:
-            raise ValueError(f"{self._owner}: X has 0 features (shape={A.shape}); the pool's "
-                             "learners need at least one")
+        A = read_2d(self._owner, X)
+        check_2d(self._owner, A)
         return list(A)
 
     def _pool_advice_row(self, t, x):

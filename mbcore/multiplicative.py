@@ -13,7 +13,7 @@ import numpy as np
 
 from ._kernels import multiplicative as _k
 from ._numerics import pow2_exponent as _pow2_exponent
-from ._validation import Batch, check_shape, check_X, csr_index_error, is_index_lists
+from ._validation import Batch, check_2d, check_X, csr_index_error, is_index_lists
 from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, labels_and_counts, need, shape
 from ._params import Choice, Integer, Real
 from ._threads import N_JOBS
@@ -294,7 +294,7 @@ class _Winnow(ManyClasses, OnlineLearner):
 
 def _dense_boolean(owner, X, n_features):
     """A Boolean/unsigned dense array as a uint8 batch (no float copy)."""
-    check_shape(owner, X, n_features)
+    check_2d(owner, X, n_features)
     if X.dtype == np.bool_:
         A = X.view(np.uint8)
     elif X.dtype == np.uint8:

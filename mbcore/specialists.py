@@ -17,7 +17,7 @@ import numpy as np
 from ._advice import (advice_classes, advice_matrix, all_labels, check_no_nan, encode_labels_multi,
                       exact_labels, is_nan, object_rows)
 from ._kernels import experts as _k
-from ._validation import encode_codes, is_sparse, sparse_to_dense
+from ._validation import check_2d, encode_codes, input_type_error, is_sparse, sparse_to_dense
 from .base import OnlineLearner, Snapshot, accuracy
 from . import _params as params
 from ._numerics import pow2_exponent as _pow2_exponent
@@ -268,7 +268,7 @@ class Specialists(OnlineLearner):
     def _rounds(self, P, awake, n):
         """(P array, the awake mask as bool) after the shape checks."""
         o = self._owner
-        A = advice_matrix(o, P, n, "specialist", "the learner")
+        A = advice_matrix(o, P, n, "specialist")
         if awake is None:
             return A, np.ones(A.shape, dtype=bool)
         if isinstance(awake, (str, bytes)):
@@ -636,29 +636,24 @@ class PairSpecialists(Specialists):
     # -- input ------------------------------------------------------------------------------
     def _categorical(self, X, first):
         o = self._owner
+        names = dict(unit="attribute")
         if X is None or isinstance(X, (str, bytes)):
-            raise TypeError(f"{o}: X must be a 2-D array-like of categorical values, got "
-                            f"{type(X).__name__}")
+            raise input_type_error(o, X, **names)
         if is_sparse(X):
             # dense values (the implicit zeros are the category 0), the structure checked
             # before anything reads through it
             X = sparse_to_dense(o, X)
         elif hasattr(X, "to_numpy") and hasattr(X, "columns"):
             X = X.to_numpy()          # a DataFrame: its rows (iterating it gives the columns)
-        A = X if isinstance(X, np.ndarray) else object_rows(o, X)
-        if A.ndim != 2:
-            raise ValueError(f"{o}: X must be 2-D (n_samples, n_attributes), got "
-                             f"ndim={A.ndim}")
-        if A.shape[0] == 0:
-            raise ValueError(f"{o}: X is empty (0 rows); at least one row is required")
+        A = X if isinstance(X, np.ndarray) else object_rows(o, X, **names)
+        check_2d(o, A, **names)
         if A.shape[1] < 2:
             raise ValueError(f"{o}: X has {A.shape[1]} attributes; pairs need at least 2")
         if A.shape[1] > _MAX_ATTRIBUTES:
             raise ValueError(f"{o}: X has {A.shape[1]} attributes; at most {_MAX_ATTRIBUTES} "
                              "(the pairs of attributes are numbered in 21 bits)")
-        if not first and A.shape[1] != self.n_attributes_:
-            raise ValueError(f"{o}: X has rows of {A.shape[1]} attributes, expected "
-                             f"{self.n_attributes_}")
+        if not first:            # (the limits first: they hold whatever the fitted width)
+            check_2d(o, A, self.n_attributes_, **names)
         if A.dtype.kind == "f" and np.isnan(A).any():
             t = int(np.flatnonzero(np.isnan(A).any(axis=1))[0])
             raise ValueError(f"{o}: X contains NaN in row {t}; encode missing values as a "

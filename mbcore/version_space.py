@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _params as params, _registry
 from ._kernels import bitset as _k
-from ._validation import Batch
+from ._validation import Batch, empty_error, is_sparse
 from ._state import COMMON, I4, I8, U8, arr, failure, need, py, shape, two_labels
 from ._threads import N_JOBS, pass_threads
 from .base import OnlineLearner
@@ -277,18 +277,12 @@ def _vector_key(row):
     return tuple(key)
 
 
-def _is_sparse(X):
-    # (indptr first: reading ``data`` of a NumPy array of dates raises ValueError)
-    return hasattr(X, "tocsr") or all(hasattr(X, a) for a in ("indptr", "indices", "data",
-                                                                 "shape"))
-
-
 def _point_rows(owner, C, X):
     """Validate X against the class C; return the list of point indices."""
     if X is None or isinstance(X, (str, bytes)):
         raise TypeError(f"{owner}: X must be a 1-D sequence of point indices or a 2-D array of "
                         f"feature vectors, got {type(X).__name__}")
-    if _is_sparse(X):
+    if is_sparse(X):
         raise TypeError(f"{owner}: X must be point indices or dense feature vectors; sparse "
                         "matrices are not supported")
     ndim = getattr(X, "ndim", None)
@@ -301,7 +295,7 @@ def _point_rows(owner, C, X):
         raise TypeError(f"{owner}: X must be a 1-D sequence of point indices or a 2-D array of "
                         f"feature vectors, got {type(X).__name__}") from None
     if not raw:
-        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+        raise empty_error(owner)
     N = C.n_points
     out = []
     vectors = None

@@ -569,9 +569,8 @@ ANY_ROW = r"\brow \d|\bround \d"
 NONFINITE = r"nan|inf"
 NOT_REAL = r"str|real number|numbers|integer|0/1|label|categor|bytes"
 SHAPE_2D = r"2-D|ndim|dimension|reshape"
-EMPTY = r"empty|0 rows|no rounds"
-NO_COLS = r"0 feature|0 attribute|0 column|no expert|no specialist|0 values|features|" \
-    r"attributes|0 bytes"
+EMPTY = r"empty|0 rows"
+NO_COLS = r"0 feature|0 attribute|0 expert|0 specialist|0 values|features|attributes|0 bytes"
 FEATURES = r"feature|attribute|expert|specialist|values|bytes|width"
 SPARSE = r"csr|csc|coo|bsr|sparse|indptr|ind(ex|ices)"
 INDPTR = r"indptr"      # a broken indptr is reported as such (not as some row's indices)

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..base import OnlineCounts
-from .._validation import (Batch, NotFittedError, check_X, encode_codes, encode_y,
-                           infer_classes, is_sparse)
+from .._validation import (Batch, NotFittedError, check_2d, check_X, empty_error, encode_codes,
+                           encode_y, infer_classes, is_sparse, read_2d)
 from .._params import mistake_bound as _budget
 from ..bounds import eq_test_sample_size, online_to_pac_run_length
 from ..online import OnlineRun, run_online
@@ -430,7 +430,7 @@ class Conservative(_BlockOnline):
         n = _n_rows(o, X)
         first = getattr(self, "classes_", None) is None
         if n == 0:
-            raise ValueError(f"{o}: X is empty (0 rows); at least one row is required")
+            raise empty_error(o)
         if first:
             if y is None:
                 raise TypeError(f"{o}: y must be a 1-D array-like of labels, got None")
@@ -459,7 +459,7 @@ class Conservative(_BlockOnline):
             return self.learner_.predict(_wrapper_rows("Conservative", X))
         X = _wrapper_rows("Conservative", X)
         if _n_rows("Conservative", X) == 0:
-            raise ValueError("Conservative: X is empty (0 rows); at least one row is required")
+            raise empty_error("Conservative")
         return _initial_predictions(self.learner_, X, self.classes_, "Conservative")
 
 
@@ -629,17 +629,11 @@ def _zero_one(owner, p):
 
 
 def _data_rows(owner, X):
-    if X is None or isinstance(X, (str, bytes)):
-        raise TypeError(f"{owner}: X must be a 2-D array of points, got {type(X).__name__}")
-    try:
-        A = np.asarray(X)
-    except ValueError:
-        raise ValueError(f"{owner}: X must be a 2-D array of points (rows of equal "
-                         "length)") from None
-    if A.ndim != 2:
-        raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={A.ndim}")
-    if A.shape[0] == 0:
-        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+    A = read_2d(owner, X, sparse="keep")
+    if is_sparse(A):
+        raise TypeError(f"{owner}: X must be a dense 2-D array of points; sparse matrices are "
+                        "not supported")
+    check_2d(owner, A)
     if A.dtype.kind not in "biuf":
         raise TypeError(f"{owner}: X must hold numbers, got dtype {A.dtype}")
     return A

@@ -6,7 +6,7 @@ indices, a NaN prediction refused, the last argmax and the left-to-right sum of 
 
 import math
 
-from .base import NotFittedError, infer_classes, label_key
+from .base import NotFittedError, dense_rows, infer_classes, label_key, matrix_rows
 
 __all__ = ["advice_classes", "check_y", "label_codes", "lookup", "first_nan",
            "last_argmax", "fold", "AdviceLearner"]
@@ -91,6 +91,8 @@ class AdviceLearner:
     scikit-learn's parameters, the fitted checks, the counters, each advisor's mistakes
     and log2 weight, and the advice matrix read as rows of labels."""
 
+    _advice_unit = "expert"      # what a column of P is, in the messages
+
     def _owner_name(self):
         return type(self).__name__
 
@@ -146,29 +148,6 @@ class AdviceLearner:
 
     # -- input ----------------------------------------------------------------------------
     def _advice(self, P, n=None):
-        o = type(self).__name__
-        if P is None or isinstance(P, (str, bytes)):
-            raise TypeError(f"{o}: the experts' predictions must be a 2-D array-like (rounds x "
-                            f"experts), got {type(P).__name__}")
-        ndim = getattr(P, "ndim", None)
-        if ndim is not None and ndim != 2:
-            raise ValueError(f"{o}: the experts' predictions must be 2-D (rounds x experts), "
-                             f"got ndim={ndim}")
-        raw = list(P)
-        for r in raw:
-            if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
-                raise ValueError(f"{o}: the experts' predictions must be 2-D (rounds x experts), "
-                                 "got a row that is not a sequence")
-        rows = [list(r) for r in raw]
-        if not rows:
-            raise ValueError(f"{o}: no rounds given (0 rows)")
-        width = len(rows[0])
-        if width == 0:
-            raise ValueError(f"{o}: no experts (0 columns)")
-        for r in rows:
-            if len(r) != width:
-                raise ValueError(f"{o}: rows of expert predictions have different lengths")
-        if n is not None and width != n:
-            raise ValueError(f"{o}: {width} expert predictions per round, but the pool has {n} "
-                             "experts")
-        return [[label_key(v) for v in r] for r in rows]
+        return matrix_rows(type(self).__name__, P, n, dense=dense_rows, name="P",
+                           rows="n_rounds", unit=self._advice_unit)
+

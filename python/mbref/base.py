@@ -12,6 +12,7 @@ import math
 import numbers
 
 __all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "check_rows", "check_labels",
+           "matrix_rows", "dense_rows", "check_dims", "ndim_error", "empty_error", "input_type_error",
            "infer_classes", "check_labels_k"]
 
 
@@ -43,32 +44,100 @@ def _num(owner, v):
     return f
 
 
-# The shape messages.  The Boolean learners (mbref.boolean, like mbcore.boolean) keep their own
-# shorter wording: check_rows(..., boolean=True).
-def _ndim_error(owner, ndim, boolean=False):
-    if boolean:
-        return ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={ndim}")
-    return ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got ndim={ndim}. "
-                      "Reshape your data: X.reshape(1, -1) for a single row, "
-                      "X.reshape(-1, 1) for a single feature")
+# The one 2-D input check (mbcore._validation: input_type_error, ndim_error, empty_error,
+# check_dims), the same words for every matrix a learner reads: X (rows "n_samples", columns
+# "feature"), the advice P of the experts and specialists (rows "n_rounds", columns "expert" or
+# "specialist"), the categorical X of the pairs (columns "attribute").
+
+def input_type_error(owner, X, *, name="X", rows="n_samples", unit="feature"):
+    got = "None" if X is None else type(X).__name__
+    return TypeError(f"{owner}: {name} must be a 2-D array-like ({rows}, n_{unit}s) or a sparse "
+                     f"matrix, got {got}")
 
 
-def _zero_features_error(owner, n, boolean=False):
-    if boolean:
-        return ValueError(f"{owner}: X has 0 features; at least one is required")
-    return ValueError(f"{owner}: X has 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is "
-                      "required.")
+def ndim_error(owner, ndim, *, name="X", rows="n_samples", unit="feature"):
+    return ValueError(f"{owner}: {name} must be 2-D ({rows}, n_{unit}s), got ndim={ndim}. "
+                      f"Reshape your data: {name}.reshape(1, -1) for a single row, "
+                      f"{name}.reshape(-1, 1) for a single {unit}")
 
 
-def feature_count(owner, d, n_features, boolean=False):
+def empty_error(owner, *, name="X"):
+    return ValueError(f"{owner}: {name} is empty (0 rows); at least one row is required")
+
+
+def check_dims(owner, shape, n_features=None, *, name="X", rows="n_samples", unit="feature"):
+    """Raise unless ``shape`` is (n, d) with n >= 1, d >= 1 and d == n_features (None: any d)."""
+    if len(shape) != 2:
+        raise ndim_error(owner, len(shape), name=name, rows=rows, unit=unit)
+    n, d = shape
+    if n == 0:
+        raise empty_error(owner, name=name)
+    if d == 0:
+        raise ValueError(f"{owner}: {name} has 0 {unit}(s) (shape=({n}, 0)) while a minimum of 1 "
+                         "is required.")
+    if n_features is not None and d != n_features:
+        raise ValueError(f"{owner}: {name} has {d} {unit}s, but {owner} is expecting "
+                         f"{n_features} {unit}s as input (the number it was fitted with)")
+
+
+def feature_count(owner, d, n_features):
     """ValueError unless d == n_features (None: any d)."""
-    if n_features is None or d == n_features:
-        return
-    if boolean:
-        raise ValueError(f"{owner}: X has {d} features, but the learner was fitted with "
-                         f"{n_features}")
-    raise ValueError(f"{owner}: X has {d} features, but {owner} is expecting {n_features} "
-                     "features as input (the number it was fitted with)")
+    if n_features is not None and d != n_features:
+        check_dims(owner, (1, d), n_features)
+
+
+def dense_rows(owner, X):
+    """A sparse matrix (CSR, or any format with tocsr) as lists of floats, its structure
+    checked as for the other learners (check_rows)."""
+    rows, d = check_rows(owner, X)
+    out = []
+    for idx, val in rows:
+        r = [0.0] * d
+        for j, v in zip(idx, val):
+            r[j] = v
+        out.append(r)
+    return out
+
+
+def matrix_rows(owner, X, n=None, *, dense=None, **names):
+    """Rows of values kept as given (lists; NumPy scalars as Python values), after the one 2-D
+    input check (mbcore._advice.advice_matrix and object_rows with check_2d): None and strings
+    refused, ``ndim`` other than 2, a list of values (1-D), a row that is not a sequence, rows
+    of different lengths, no rows, no columns, and a width other than ``n``.  A sparse matrix
+    is read through ``dense(owner, X)``, which returns its rows."""
+    name = names.get("name", "X")
+    if X is None or isinstance(X, (str, bytes)):
+        raise input_type_error(owner, X, **names)
+    if dense is not None and (is_csr(X) or hasattr(X, "tocsr")):
+        X = dense(owner, X)
+    elif hasattr(X, "to_numpy") and hasattr(X, "columns"):
+        X = X.to_numpy()          # a DataFrame: its rows (iterating it gives the columns)
+    ndim = getattr(X, "ndim", None)
+    if ndim is not None and ndim != 2:
+        raise ndim_error(owner, ndim, **names)
+    try:
+        raw = list(X)
+    except TypeError:
+        raise input_type_error(owner, X, **names) from None
+    if not raw:
+        if ndim is None:          # [] is read as an empty 1-D array
+            raise ndim_error(owner, 1, **names)
+        raise empty_error(owner, name=name)
+    if not any(_is_row(r) for r in raw):      # a list of values is 1-D
+        raise ndim_error(owner, 1, **names)
+    rows = []
+    for r in raw:
+        if not _is_row(r):
+            raise ValueError(f"{owner}: {name} could not be read as a 2-D array (a row that is "
+                             "not a sequence)")
+        rows.append([label_key(v) for v in r])
+    d = len(rows[0])
+    for r in rows:
+        if len(r) != d:
+            raise ValueError(f"{owner}: {name} could not be read as a 2-D array (rows of "
+                             f"different lengths: {len(r)} and {d})")
+    check_dims(owner, (len(rows), d), n, **names)
+    return rows
 
 
 def _is_seq(v):
@@ -123,7 +192,7 @@ def _dtype_error(owner, raw, n_features, boolean):
             break
     if kind == "O" and not boolean:
         return
-    feature_count(owner, d, n_features, boolean)
+    feature_count(owner, d, n_features)
     dtype = "object" if kind == "O" else (f"<U{width}" if kind == "U" else f"|S{width}")
     if boolean:
         raise TypeError(f"{owner}: X must hold 0/1 values (bool, int or float), got dtype "
@@ -135,21 +204,18 @@ def _dtype_error(owner, raw, n_features, boolean):
 def check_rows(owner, X, n_features=None, boolean=False):
     """Validate X; return (rows, n_features) where each row is a list or an (idx, val) tuple.
 
-    The checks and messages are mbcore's (``mbcore._validation.check_X``, or with
-    ``boolean=True`` the shape messages of ``mbcore.boolean``), in the same order: shape, then
-    the feature count, then the values.
+    The checks and messages are mbcore's (``mbcore._validation.check_X``; the shape messages
+    are the one 2-D input check's, whatever the learner; ``boolean=True`` words the value
+    errors as ``mbcore.boolean`` does, for 0/1 values), in the same order: shape, then the
+    feature count, then the values.
     """
     if X is None:
-        raise TypeError(f"{owner}: X must be a 2-D array-like or a CSR matrix, got None")
+        raise input_type_error(owner, X)
     if not is_csr(X) and hasattr(X, "tocsr") and hasattr(X, "shape"):
         X = X.tocsr()  # another sparse format (COO, CSC, LIL, DOK, ...)
     if is_csr(X):
         n, d = (int(s) for s in X.shape)
-        if n == 0:
-            raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
-        if d == 0:
-            raise _zero_features_error(owner, n, boolean)
-        feature_count(owner, d, n_features, boolean)
+        check_dims(owner, (n, d), n_features)
         indptr = [int(v) for v in _tolist(X.indptr)]
         indices = [int(v) for v in _tolist(X.indices)]
         data = [_num(owner, v) for v in _tolist(X.data)]
@@ -171,29 +237,29 @@ def check_rows(owner, X, n_features=None, boolean=False):
             rows.append((idx, val))
     else:
         if isinstance(X, (str, bytes)):
-            raise TypeError(f"{owner}: X must be a 2-D array-like, got {type(X).__name__}")
+            raise input_type_error(owner, X)
         if isinstance(X, numbers.Real):  # NumPy reads a lone number as a 0-D array
-            raise _ndim_error(owner, 0, boolean)
+            raise ndim_error(owner, 0)
         ndim = getattr(X, "ndim", None)
         if ndim is not None and ndim != 2:
-            raise _ndim_error(owner, ndim, boolean)
+            raise ndim_error(owner, ndim)
         try:
             raw = list(X)
         except TypeError:
-            raise TypeError(f"{owner}: X must be a 2-D array-like, got {type(X).__name__}") from None
+            raise input_type_error(owner, X) from None
         if not raw:
             if ndim is None:  # [] is read as an empty 1-D array
-                raise _ndim_error(owner, 1, boolean)
-            raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+                raise ndim_error(owner, 1)
+            raise empty_error(owner)
         if not any(_is_row(r) for r in raw):  # a list of numbers (or of strings) is 1-D
-            raise _ndim_error(owner, 1, boolean)
+            raise ndim_error(owner, 1)
         kind = getattr(getattr(X, "dtype", None), "kind", None)
         if isinstance(kind, str) and kind not in "biufO":
             # An array of strings, complex numbers, dates, ...: shape first, then the dtype.
             d = len(raw[0])
             if d == 0:
-                raise _zero_features_error(owner, len(raw), boolean)
-            feature_count(owner, d, n_features, boolean)
+                check_dims(owner, (len(raw), 0))
+            feature_count(owner, d, n_features)
             if boolean:
                 raise TypeError(f"{owner}: X must hold 0/1 values (bool, int or float), got "
                                 f"dtype {X.dtype}")
@@ -206,9 +272,9 @@ def check_rows(owner, X, n_features=None, boolean=False):
                 if isinstance(r, (str, bytes)):
                     raise TypeError(f"{owner}: X must hold real numbers, got a value of type "
                                     f"{type(r).__name__} ({r!r})")
-                raise _ndim_error(owner, 1, boolean)
+                raise ndim_error(owner, 1)
             if any(_is_seq(v) for v in r):  # a row of rows: 3-D (or more)
-                raise _ndim_error(owner, _nesting(raw), boolean)
+                raise ndim_error(owner, _nesting(raw))
             try:
                 row = [_num(owner, v) for v in r]
             except TypeError:
@@ -220,8 +286,8 @@ def check_rows(owner, X, n_features=None, boolean=False):
                 raise ValueError(f"{owner}: X rows have different lengths ({d} and {len(row)})")
             rows.append(row)
         if d == 0:
-            raise _zero_features_error(owner, len(rows), boolean)
-    feature_count(owner, d, n_features, boolean)
+            check_dims(owner, (len(rows), 0))
+    feature_count(owner, d, n_features)
     return rows, d
 
 
@@ -515,7 +581,7 @@ class OnlineLearner:
                 delattr(self, k)
         self.classes_ = None
 
-    _boolean_x = False  # the Boolean learners keep mbcore.boolean's shape messages
+    _boolean_x = False  # the Boolean learners word the value errors for 0/1 values
 
     def _expected_features(self, first):
         """The number of features X must have (None: any, on the first call)."""

@@ -26,7 +26,7 @@ Conventions shared with mbcore.boolean (the compiled side matches them exactly)
 import copy
 import numbers
 
-from .base import OnlineLearner, is_csr, check_labels, check_rows, infer_classes
+from .base import OnlineLearner, is_csr, check_labels, check_rows, empty_error, infer_classes
 from .exceptions import warn_failure
 
 __all__ = ["Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
@@ -133,7 +133,7 @@ def _unpack_rows(owner, X, n):
                              f"{n - 1}")
         out.append(row[:n])
     if not out:
-        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+        raise empty_error(owner)
     return out
 
 
@@ -155,7 +155,7 @@ def _byte_of(v):
 class _Boolean(OnlineLearner):
     """Shared machinery: Boolean rows (or packed bytes), predict, decision_function."""
 
-    _boolean_x = True  # mbcore.boolean's shape messages
+    _boolean_x = True  # value errors worded for 0/1 values, as mbcore.boolean's
 
     def _unpacked(self, X):
         _check_packing(self._owner, self.packed, self.n_features)

@@ -36,7 +36,7 @@ from fractions import Fraction
 
 from ._advice import (AdviceLearner, advice_classes, check_y, first_nan, fold, label_codes,
                       last_argmax, lookup)
-from .base import label_key
+from .base import keep_on_failure, label_key
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent, term as _term
 
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
@@ -195,6 +195,13 @@ class _Pool(AdviceLearner):
         """
         self._learn(P, y, classes)
         return self
+
+    def fit(self, P, y, classes=None):
+        """Forget everything, then one online pass (experts have no epochs)."""
+        with keep_on_failure(self):
+            for k in [k for k in vars(self) if k not in self._param_names()]:
+                delattr(self, k)
+            return self.partial_fit(P, y, classes)
 
     def _learn(self, P, y, classes):
         import copy

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from ._advice import (AdviceLearner, advice_classes, check_y, first_nan, fold, label_codes,
                       last_argmax, lookup)
-from .base import check_rows, is_csr, keep_on_failure, label_key
+from .base import check_dims, dense_rows, keep_on_failure, label_key, matrix_rows
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent, term as _term
 
 __all__ = ["Specialists", "PairSpecialists"]
@@ -52,6 +52,8 @@ class Specialists(AdviceLearner):
     decided exactly on sum 2**e_i, as for Weighted Majority.  The coverage test
     ``q_pred >= threshold * T`` (T the total) uses the float64 votes.
     """
+
+    _advice_unit = "specialist"
 
     def __init__(self, demote=0.5, promote=1.5, threshold=0.0, prune_below=None):
         self.demote = demote
@@ -390,36 +392,14 @@ class PairSpecialists(Specialists):
 
     def _rows(self, X, first):
         o = type(self).__name__
-        if X is None or isinstance(X, (str, bytes)):
-            raise TypeError(f"{o}: X must be a 2-D array-like of categorical values, got "
-                            f"{type(X).__name__}")
-        if is_csr(X) or hasattr(X, "tocsr"):
-            X = _dense_rows(o, X)     # the implicit zeros are the category 0
-        elif hasattr(X, "to_numpy") and hasattr(X, "columns"):
-            X = X.to_numpy()          # a DataFrame: its rows (iterating it gives the columns)
-        if getattr(X, "ndim", 2) != 2:
-            raise ValueError(f"{o}: X must be 2-D (n_samples, n_attributes), got "
-                             f"ndim={X.ndim}")
-        if not hasattr(X, "__iter__"):
-            raise TypeError(f"{o}: X must be a 2-D array-like (rows of values), got "
-                            f"{type(X).__name__}")
-        rows = []
-        for r in X:
-            if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
-                raise ValueError(f"{o}: X must be 2-D (n_samples, n_attributes), got a row that "
-                                 "is not a sequence")
-            rows.append([label_key(v) for v in r])
-        if not rows:
-            raise ValueError(f"{o}: X is empty (0 rows); at least one row is required")
-        d = len(rows[0]) if first else self.n_attributes_
+        rows = matrix_rows(o, X, dense=dense_rows, unit="attribute")
         if len(rows[0]) < 2:
             raise ValueError(f"{o}: X has {len(rows[0])} attributes; pairs need at least 2")
         if len(rows[0]) > 2048:
             raise ValueError(f"{o}: X has {len(rows[0])} attributes; at most 2048 (the pairs of "
                              "attributes are numbered in 21 bits)")
-        for r in rows:
-            if len(r) != d:
-                raise ValueError(f"{o}: X has rows of {len(r)} attributes, expected {d}")
+        if not first:            # (the limits first: they hold whatever the fitted width)
+            check_dims(o, (len(rows), len(rows[0])), self.n_attributes_, unit="attribute")
         for t, r in enumerate(rows):
             for v in r:
                 if isinstance(v, float) and math.isnan(v):
@@ -539,14 +519,3 @@ class PairSpecialists(Specialists):
         ys = check_y(type(self).__name__, y, len(pred))
         return sum(a == b for a, b in zip(pred, ys)) / len(ys)
 
-def _dense_rows(owner, X):
-    """A sparse matrix (CSR, or any format with tocsr) as lists of floats, its structure
-    checked as for the other learners (check_rows)."""
-    rows, d = check_rows(owner, X)
-    out = []
-    for idx, val in rows:
-        r = [0.0] * d
-        for j, v in zip(idx, val):
-            r[j] = v
-        out.append(r)
-    return out

@@ -37,7 +37,7 @@ import copy
 import numbers
 import sys
 
-from .base import OnlineLearner, check_labels, check_n_jobs, infer_classes
+from .base import OnlineLearner, check_labels, check_n_jobs, empty_error, infer_classes
 from .exceptions import warn_failure
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
@@ -410,7 +410,7 @@ def _point_rows(owner, C, X):
         raise TypeError(f"{owner}: X must be a 1-D sequence of point indices or a 2-D array of "
                         f"feature vectors, got {type(X).__name__}") from None
     if not raw:
-        raise ValueError(f"{owner}: X is empty (0 rows); at least one row is required")
+        raise empty_error(owner)
     N = C.n_points
     out = []
     vectors = None

@@ -46,6 +46,8 @@ def _ids(specs):
 
 
 dense_param = pytest.mark.parametrize("spec", DENSE, ids=_ids(DENSE))
+# The shape of X: one check (mbcore._validation.check_2d) for every learner, Boolean ones included.
+shape_param = pytest.mark.parametrize("spec", DENSE + BOOLEAN, ids=_ids(DENSE + BOOLEAN))
 labels_param = pytest.mark.parametrize("spec", DENSE + BOOLEAN, ids=_ids(DENSE + BOOLEAN))
 winnow_param = pytest.mark.parametrize("spec", WINNOWS, ids=_ids(WINNOWS))
 
@@ -104,7 +106,7 @@ FEWER = {
 }
 
 
-@dense_param
+@shape_param
 @pytest.mark.parametrize("method", ["predict", "decision_function", "partial_fit"])
 @pytest.mark.parametrize("layout", sorted(FEWER))
 def test_feature_count(spec, method, layout):
@@ -148,7 +150,7 @@ ZERO = {
 }
 
 
-@dense_param
+@shape_param
 @pytest.mark.parametrize("layout", sorted(ZERO))
 def test_zero_features(spec, layout):
     X = ZERO[layout]()
@@ -159,7 +161,7 @@ def test_zero_features(spec, layout):
     assert same_error(lambda mod: new(mod, spec).partial_fit(ZERO[layout](), y)) == msg
 
 
-@dense_param
+@shape_param
 @pytest.mark.parametrize("method", ["predict", "decision_function"])
 def test_zero_features_after_fitting(spec, method):
     msg = f"{spec[0]}: X has 0 feature(s) (shape=(2, 0)) while a minimum of 1 is required."
@@ -184,7 +186,7 @@ NOT_2D = {
 }
 
 
-@dense_param
+@shape_param
 @pytest.mark.parametrize("case", sorted(NOT_2D))
 def test_not_2d(spec, case):
     make, ndim = NOT_2D[case]
@@ -475,22 +477,63 @@ def test_winnow_value_formatting_uint8(name):
 
 
 # ------------------------------------------------------------------------------------------------
-# The Boolean learners keep their own (unchanged) shape messages
+# One 2-D input check: every matrix a learner reads, one set of words
 # ------------------------------------------------------------------------------------------------
+# Each entry point: (how to make the learner, how it reads a matrix, the matrix's name, what its
+# rows and columns are called, a valid width-3 matrix and labels to fit it first).
+_P3 = np.array([[1, -1, 1], [-1, -1, 1]])
+ENTRY = {
+    "Perceptron": (lambda m: m.Perceptron(), "X", "n_samples", "feature", X4, Y4),
+    "Conjunction": (lambda m: m.Conjunction(), "X", "n_samples", "feature", X4, Y4),
+    "Winnow(bool X)": (lambda m: m.Winnow(), "X", "n_samples", "feature", X4.astype(bool), Y4),
+    "WeightedMajority": (lambda m: m.WeightedMajority(), "P", "n_rounds", "expert", _P3, [1, -1]),
+    "Specialists": (lambda m: m.Specialists(), "P", "n_rounds", "specialist", _P3, [1, -1]),
+    "PairSpecialists": (lambda m: m.PairSpecialists(), "X", "n_samples", "attribute",
+                        np.array([[0, 1, 2], [1, 1, 0]]), [1, -1]),
+}
 
-@pytest.mark.parametrize("spec", BOOLEAN, ids=_ids(BOOLEAN))
-def test_boolean_learners_shape_messages(spec):
-    name = spec[0]
-    assert same_error(lambda mod: new(mod, spec).fit(np.zeros((2, 0)), [1, -1])) == \
-        f"{name}: X has 0 features; at least one is required"
-    assert same_error(lambda mod: new(mod, spec).fit(np.array([1, 0]), [1, -1])) == \
-        f"{name}: X must be 2-D (n_samples, n_features), got ndim=1"
-    assert same_error(lambda mod: fitted(mod, spec).predict([[1, 0]])) == \
-        f"{name}: X has 2 features, but the learner was fitted with 3"
-    assert same_error(lambda mod: new(mod, spec).fit([[1, None], [0, 1]], [1, -1])) == \
-        f"{name}: X must hold 0/1 values (bool, int or float), got dtype object"
-    assert same_error(lambda mod: new(mod, spec).fit([["1", "0"], ["0", "1"]], [1, -1])) == \
-        f"{name}: X must hold 0/1 values (bool, int or float), got dtype <U1"
+
+def _words(owner, defect, name, rows, unit):
+    """The message the notes of the one 2-D check give, written out here independently."""
+    if defect == "none":
+        return f"{owner}: {name} must be a 2-D array-like ({rows}, n_{unit}s) or a sparse " \
+               "matrix, got None"
+    if defect in ("ndim1", "ndim3"):
+        nd = defect[-1]
+        return (f"{owner}: {name} must be 2-D ({rows}, n_{unit}s), got ndim={nd}. Reshape your "
+                f"data: {name}.reshape(1, -1) for a single row, {name}.reshape(-1, 1) for a "
+                f"single {unit}")
+    if defect == "no-rows":
+        return f"{owner}: {name} is empty (0 rows); at least one row is required"
+    if defect == "no-columns":
+        return f"{owner}: {name} has 0 {unit}(s) (shape=(2, 0)) while a minimum of 1 is required."
+    return (f"{owner}: {name} has 2 {unit}s, but {owner} is expecting 3 {unit}s as input (the "
+            "number it was fitted with)")
+
+
+DEFECTS = {
+    "none": lambda X: None,
+    "ndim1": lambda X: X[0],
+    "ndim3": lambda X: X[None],
+    "no-rows": lambda X: X[:0],
+    "no-columns": lambda X: X[:2, :0],
+    "width": lambda X: X[:, :2],
+}
+
+
+@pytest.mark.parametrize("defect", sorted(DEFECTS))
+@pytest.mark.parametrize("entry", sorted(ENTRY))
+def test_one_2d_check_for_every_matrix(entry, defect):
+    """Linear, Boolean, Winnow's Boolean dense path, the experts' and specialists' advice and
+    the pairs' attributes: the same defect, the same words, in mbcore and in its twin."""
+    make, name, rows, unit, X, y = ENTRY[entry]
+    owner = type(make(mbcore)).__name__
+    bad = DEFECTS[defect](X)
+    if defect == "width":
+        call = lambda mod: make(mod).fit(X, y).predict(bad)  # noqa: E731
+    else:
+        call = lambda mod: make(mod).fit(bad, y[:2])  # noqa: E731
+    assert same_error(call) == _words(owner, defect, name, rows, unit)
 
 
 @pytest.mark.parametrize("dtype", [np.uint16, np.uint32, np.int64])

@@ -250,3 +250,37 @@ def test_one_path_for_the_classes(package):
                   if isinstance(node, ast.FunctionDef) and node.name.startswith("infer_classes")]
     assert found == [{"mbcore": "mbcore._validation", "mbref": "mbref.base"}[package]
                      + ".infer_classes"], found
+
+
+# The words of the one 2-D input check (mbcore._validation.check_2d / mbref.base.check_dims):
+# a matrix with no rows, no columns, or a width other than the fitted one.
+_SHAPE_WORDS = ("is empty (0 rows)", "while a minimum of 1", "is expecting", "feature(s)")
+_SHAPE_HOME = {"mbcore": "mbcore._validation", "mbref": "mbref.base"}
+
+
+def shape_words(source):
+    """The string constants (f-string pieces included) of a module that word a shape check."""
+    return [node.value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and any(w in node.value for w in _SHAPE_WORDS)]
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_one_2d_input_check(package):
+    """Every matrix a learner reads is checked for its shape by one function of each package:
+    no other module words an empty matrix, a matrix with no columns or a width mismatch."""
+    found = {}
+    for name, path in modules(package).items():
+        if name == _SHAPE_HOME[package]:
+            continue
+        with open(path, encoding="utf-8") as f:
+            words = shape_words(f.read())
+        if words:
+            found[name] = words
+    assert found == {}
+
+
+def test_the_shape_word_check_can_fail():
+    assert shape_words('raise ValueError(f"{o}: X is empty (0 rows); at least one")\n')
+    assert shape_words('x = f"{o}: X has 0 feature(s) (shape={s})"\n')
+    assert shape_words('x = "the learner is fine"\n') == []
