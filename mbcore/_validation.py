@@ -17,7 +17,7 @@ import numpy as np
 from ._kernels import linear as _klin
 
 __all__ = ["Batch", "check_X", "check_2d", "check_dims", "read_2d", "input_type_error",
-           "ndim_error", "empty_error", "check_finite", "encode_y", "encode_y_k", "infer_classes",
+           "ndim_error", "empty_error", "feature_names", "check_feature_names", "check_finite", "encode_y", "encode_y_k", "infer_classes",
            "encode_codes", "NotFittedError", "is_sparse", "to_csr", "check_compressed",
            "index_array", "sparse_to_dense", "label_array", "is_index_lists"]
 
@@ -393,6 +393,74 @@ def _native(a):
     if a.dtype.isnative:
         return a
     return a.astype(a.dtype.newbyteorder("="))
+
+
+# ------------------------------------------------------------------------------------------------
+# Feature names (scikit-learn's rule): a DataFrame whose column names are all strings gives the
+# learner its ``feature_names_in_`` on the first call; later calls must name the same columns
+# in the same order.
+# ------------------------------------------------------------------------------------------------
+
+def feature_names(owner, X):
+    """The column names of a DataFrame-like X (anything with ``columns``, as pandas and polars
+    frames have) as an object array when they are all strings; None when X has no column
+    names or none that are strings (pandas' default integer labels).  Names of several types,
+    strings among them, are refused (TypeError), as scikit-learn refuses them."""
+    cols = getattr(X, "columns", None)
+    if cols is None or isinstance(X, np.ndarray) or is_sparse(X):
+        return None
+    try:
+        names = list(cols)
+    except TypeError:
+        return None
+    kinds = sorted({type(v).__qualname__ for v in names})
+    if len(kinds) > 1 and "str" in kinds:
+        raise TypeError(f"{owner}: feature names are only supported if all input features have "
+                        f"string names, but X has {kinds} as feature name / column name types; "
+                        "convert them all to strings (X.columns = X.columns.astype(str)) or "
+                        "to a non-string type")
+    if kinds != ["str"]:
+        return None
+    out = np.empty(len(names), dtype=object)
+    out[:] = names
+    return out
+
+
+def _listed(names):
+    shown = "".join(f"- {n}\n" for n in names[:5])
+    return shown + ("- ...\n" if len(names) > 5 else "")
+
+
+def check_feature_names(owner, fitted, X):
+    """A later call's X against the fitted names (None: fitted without names).  Different or
+    reordered names: ValueError naming them; names on one side only: a UserWarning (the
+    columns are then taken by position), as scikit-learn does."""
+    names = feature_names(owner, X)
+    if names is None and fitted is None:
+        return
+    if fitted is None:
+        import warnings
+        warnings.warn(f"{owner}: X has feature names, but {owner} was fitted without feature "
+                      "names", UserWarning, stacklevel=4)
+        return
+    if names is None:
+        import warnings
+        warnings.warn(f"{owner}: X does not have valid feature names, but {owner} was fitted "
+                      "with feature names", UserWarning, stacklevel=4)
+        return
+    if len(names) == len(fitted) and all(a == b for a, b in zip(names, fitted)):
+        return
+    seen, now = set(fitted.tolist()), set(names.tolist())
+    unexpected = sorted(now - seen)
+    missing = sorted(seen - now)
+    msg = f"{owner}: The feature names should match those that were passed during fit.\n"
+    if unexpected:
+        msg += "Feature names unseen at fit time:\n" + _listed(unexpected)
+    if missing:
+        msg += "Feature names seen at fit time, yet now missing:\n" + _listed(missing)
+    if not unexpected and not missing:
+        msg += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(msg)
 
 
 def check_X(owner, X, n_features=None, check_indices=True, keep_uint8=False):

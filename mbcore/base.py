@@ -16,7 +16,8 @@ from . import _registry
 from ._locking import Guarded, get_ident
 from ._state import StateError
 from ._threads import pass_threads
-from ._validation import NotFittedError, check_X, encode_y, encode_y_k, infer_classes
+from ._validation import (NotFittedError, check_X, check_feature_names, encode_y, encode_y_k,
+                          feature_names, infer_classes)
 
 __all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "Snapshot", "clone",
            "all_learners"]
@@ -426,6 +427,7 @@ class OnlineLearner(OnlineCounts):
     def _prepare(self, X, y, classes):
         if getattr(self, "classes_", None) is None:
             self._validate_params()
+            names = feature_names(self._owner, X)
             batch = self._check_X_learn(X, None)
             if y is None:
                 raise TypeError(f"{self._owner}: y must be a 1-D array-like of labels, got None")
@@ -436,7 +438,10 @@ class OnlineLearner(OnlineCounts):
             self._init_state(batch.d)
             self._kstate = None
             self.n_features_in_ = batch.d
+            if names is not None:
+                self.feature_names_in_ = names
             return batch, yy
+        check_feature_names(self._owner, self.__dict__.get("feature_names_in_"), X)
         batch = self._check_X_learn(X, self.n_features_in_)
         if classes is not None:
             cl = self._infer_classes((), classes)
@@ -491,7 +496,8 @@ class OnlineLearner(OnlineCounts):
                 if fast is not None and self._fast_step(fast, X, y):
                     return self
             self._learn(X, y, classes, False)
-            self._fast = self._fast_path()
+            # (no one-row path with feature names: each call checks X's names, or warns)
+            self._fast = None if "feature_names_in_" in self.__dict__ else self._fast_path()
             return self
         finally:
             if not nested:
@@ -585,6 +591,7 @@ class OnlineLearner(OnlineCounts):
         ndarray of shape (n_samples,), float64
         """
         self._check_fitted("decision_function")
+        check_feature_names(self._owner, self.__dict__.get("feature_names_in_"), X)
         return self._scores(self._check_X(X, self.n_features_in_))
 
     def predict(self, X):
@@ -595,6 +602,7 @@ class OnlineLearner(OnlineCounts):
         ndarray of shape (n_samples,), with the dtype of ``classes_``
         """
         self._check_fitted("predict")
+        check_feature_names(self._owner, self.__dict__.get("feature_names_in_"), X)
         return self._labels(self._predict_flags(self._check_X(X, self.n_features_in_)))
 
     def _predict_flags(self, batch):
@@ -604,6 +612,8 @@ class OnlineLearner(OnlineCounts):
     def _labels(self, positive):
         """Labels from a boolean mask, without branches (the mask is in random order)."""
         cl = self.classes_
+        if positive.shape[0] <= 64:      # small: one gather (np.iinfo alone costs more)
+            return cl.take(positive.view(np.uint8))
         if cl.dtype.kind in "iu":
             neg, step = int(cl[0]), int(cl[1]) - int(cl[0])
             info = np.iinfo(cl.dtype)

@@ -181,15 +181,82 @@ class _Linear(ManyClasses, OnlineLearner):
         batch.checked = True            # (later epochs over this batch skip the index checks)
 
     def _fast_path(self):
+        """The binding of the small-input paths (two classes): (state, d, positive label,
+        negative label, whether predict and decision_function score with the state's own w and
+        scale as the general path does, classes_, each class as a 1-element array)."""
         if self._K() > 1:
             return None
-        pos, neg = self.classes_[1], self.classes_[0]
+        cl = self.classes_
+        pos, neg = cl[1], cl[0]
+        plain = type(self)._scores is _Linear._scores and \
+            type(self)._flag_weights is _Linear._flag_weights
         # (object-dtype classes_ hold Python values, which have no .item())
         return (self._state(), self._d, pos.item() if isinstance(pos, np.generic) else pos,
-                neg.item() if isinstance(neg, np.generic) else neg)
+                neg.item() if isinstance(neg, np.generic) else neg, plain, cl,
+                (cl[0:1].copy(), cl[1:2].copy()))
+
+    # -- the small-input path of predict and decision_function --------------------------------
+    # A few dense, native, C-contiguous float64 rows of the fitted width, on a learner that
+    # scores with its own weights (two classes): the kernels lin_flag1/lin_score1 (one row) and
+    # lin_predict_few compute each score with the arithmetic of the general path
+    # (lin_scores_impl), so both paths give the same results; anything else, or a row whose
+    # score is not finite, takes the general path (which says what is wrong).
+    _FEW = 16       # up to this many rows
+
+    def _few(self, X):
+        """The binding of the small-input path (built when missing, as partial_fit binds it),
+        or None for the general path."""
+        if type(X) is not np.ndarray or X.ndim != 2 or X.dtype.char != "d" or \
+                not 0 < X.shape[0] <= self._FEW or not X.flags.c_contiguous or \
+                not X.dtype.isnative:
+            return None
+        d = self.__dict__
+        fast = d.get("_fast")
+        if fast is None:
+            if d.get("classes_") is None or "feature_names_in_" in d:
+                return None
+            fast = self._fast_path()
+            if fast is None:
+                return None
+            d["_fast"] = fast
+        if X.shape[1] != fast[1] or not fast[4]:
+            return None
+        return fast
+
+    def predict(self, X):
+        fast = self._few(X)
+        if fast is not None:
+            if X.shape[0] == 1:
+                f = _k.lin_flag1(fast[0], X)
+                if f >= 0:
+                    return fast[6][f].copy()
+            else:
+                flags = np.empty(X.shape[0], dtype=np.uint8)
+                if _k.lin_predict_few(fast[0], X, flags, None) == 0:
+                    return fast[5].take(flags)
+        return super().predict(X)
+
+    predict.__doc__ = OnlineLearner.predict.__doc__
+
+    def decision_function(self, X):
+        fast = self._few(X)
+        if fast is not None:
+            if X.shape[0] == 1:
+                s = _k.lin_score1(fast[0], X)
+                if s == s:
+                    out = np.empty(1)
+                    out[0] = s
+                    return out
+            else:
+                out = np.empty(X.shape[0])
+                if _k.lin_predict_few(fast[0], X, None, out) == 0:
+                    return out
+        return super().decision_function(X)
+
+    decision_function.__doc__ = OnlineLearner.decision_function.__doc__
 
     def _fast_step(self, fast, X, y):
-        st, d, pos, neg = fast
+        st, d, pos, neg = fast[:4]
         if X.shape[1] != d or X.dtype.char != "d" or not X.dtype.isnative or \
                 not X.flags.c_contiguous:
             return False

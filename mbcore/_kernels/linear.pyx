@@ -43,6 +43,7 @@ cdef enum:
     NEED_ROOM = 2
     BAD_INDEX = 3       # a CSR column index out of [0, d) (csr_check's code 1)
     BAD_ORDER = 4       # unsorted or duplicate CSR column indices (csr_check's code 2)
+    BAD_SHAPE = 5       # a batch whose width or length the call did not check (lin_predict_few)
 
 
 from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows,
@@ -647,6 +648,61 @@ def lin_step1(LinearState st, const double[:, ::1] X, signed char y):
     cdef LinCtx c = st.ctx()
     cdef Py_ssize_t bad = -1
     return lin_pass(&c, &X[0, 0], 1, NULL, 0, NULL, 1, X.shape[1], &y, NULL, NULL, 0, 1, &bad)
+
+
+def lin_predict_few(LinearState st, const double[:, ::1] X, unsigned char[::1] flags,
+                    double[::1] scores):
+    """predict's flags (``flags``) or decision_function's scores (``scores``; the other None)
+    for a few dense float64 rows with the learner's own weights w and scale a = aux[0]: the
+    small-input path, the arithmetic of lin_scores_impl.  Returns the status (OK, BAD_ROW on a
+    non-finite score, or BAD_SHAPE when X's width is not the state's d or ``out`` is short)."""
+    cdef Py_ssize_t bad = -1, n = X.shape[0]
+    cdef int status
+    cdef unsigned char* f = NULL
+    cdef double* o = NULL
+    if X.shape[1] != st.d or n == 0:
+        return BAD_SHAPE
+    if flags is not None:
+        if flags.shape[0] < n:
+            return BAD_SHAPE
+        f = &flags[0]
+    elif scores is None or scores.shape[0] < n:
+        return BAD_SHAPE
+    else:
+        o = &scores[0]
+    with nogil:
+        status = lin_scores_impl(&st.p, &st.w[0], st.aux[0], st.d, &X[0, 0], <const int*>NULL,
+                                 <const int*>NULL, n, X.shape[1], o, &bad, f)
+    return status
+
+
+def lin_score1(LinearState st, const double[:, ::1] X):
+    """decision_function's score of one dense float64 row (the first of X) with the learner's
+    own weights, as lin_predict_few computes it; NaN when it is not finite or X's width is not
+    the state's d (the caller then takes the general path, which says why)."""
+    cdef Py_ssize_t bad = -1
+    cdef double s = NAN
+    cdef int status
+    if X.shape[1] != st.d or X.shape[0] == 0:
+        return NAN
+    with nogil:
+        status = lin_scores_impl(&st.p, &st.w[0], st.aux[0], st.d, &X[0, 0], <const int*>NULL,
+                                 <const int*>NULL, 1, X.shape[1], &s, &bad)
+    return s if status == OK else NAN
+
+
+def lin_flag1(LinearState st, const double[:, ::1] X):
+    """predict's flag of one dense float64 row (the first of X): 1 positive, 0 negative under
+    the tie rule, -1 when the score is not finite or X's width is not the state's d."""
+    cdef Py_ssize_t bad = -1
+    cdef unsigned char f = 0
+    cdef int status
+    if X.shape[1] != st.d or X.shape[0] == 0:
+        return -1
+    with nogil:
+        status = lin_scores_impl(&st.p, &st.w[0], st.aux[0], st.d, &X[0, 0], <const int*>NULL,
+                                 <const int*>NULL, 1, X.shape[1], NULL, &bad, &f)
+    return f if status == OK else -1
 
 
 def lin_pass_dense32(LinearState st, const float[:, ::1] X, const signed char[::1] y,

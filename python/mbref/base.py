@@ -12,7 +12,7 @@ import math
 import numbers
 
 __all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "check_rows", "check_labels",
-           "matrix_rows", "dense_rows", "check_dims", "ndim_error", "empty_error", "input_type_error",
+           "matrix_rows", "dense_rows", "feature_names", "check_feature_names", "check_dims", "ndim_error", "empty_error", "input_type_error",
            "infer_classes", "check_labels_k"]
 
 
@@ -211,6 +211,8 @@ def check_rows(owner, X, n_features=None, boolean=False):
     """
     if X is None:
         raise input_type_error(owner, X)
+    if hasattr(X, "columns") and hasattr(X, "to_numpy"):
+        X = X.to_numpy()          # a DataFrame: its rows (iterating it gives the columns)
     if not is_csr(X) and hasattr(X, "tocsr") and hasattr(X, "shape"):
         X = X.tocsr()  # another sparse format (COO, CSC, LIL, DOK, ...)
     if is_csr(X):
@@ -518,8 +520,77 @@ class keep_on_failure:
             d.update(self.saved)
         return False
 
+def feature_names(owner, X):
+    """The column names of a DataFrame-like X as a list when they are all strings, else None
+    (mbcore._validation.feature_names: names of several types, strings among them, refused)."""
+    cols = getattr(X, "columns", None)
+    if cols is None or not hasattr(X, "to_numpy"):
+        return None
+    try:
+        names = list(cols)
+    except TypeError:
+        return None
+    kinds = sorted({type(v).__qualname__ for v in names})
+    if len(kinds) > 1 and "str" in kinds:
+        raise TypeError(f"{owner}: feature names are only supported if all input features have "
+                        f"string names, but X has {kinds} as feature name / column name types; "
+                        "convert them all to strings (X.columns = X.columns.astype(str)) or "
+                        "to a non-string type")
+    return names if kinds == ["str"] else None
+
+
+def _listed(names):
+    return "".join(f"- {n}\n" for n in names[:5]) + ("- ...\n" if len(names) > 5 else "")
+
+
+def check_feature_names(owner, fitted, X):
+    """A later call's X against the fitted names (mbcore._validation.check_feature_names)."""
+    import warnings
+    names = feature_names(owner, X)
+    if names is None and fitted is None:
+        return
+    if fitted is None:
+        warnings.warn(f"{owner}: X has feature names, but {owner} was fitted without feature "
+                      "names", UserWarning, stacklevel=4)
+        return
+    if names is None:
+        warnings.warn(f"{owner}: X does not have valid feature names, but {owner} was fitted "
+                      "with feature names", UserWarning, stacklevel=4)
+        return
+    if list(names) == list(fitted):
+        return
+    unexpected = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+    msg = f"{owner}: The feature names should match those that were passed during fit.\n"
+    if unexpected:
+        msg += "Feature names unseen at fit time:\n" + _listed(unexpected)
+    if missing:
+        msg += "Feature names seen at fit time, yet now missing:\n" + _listed(missing)
+    if not unexpected and not missing:
+        msg += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(msg)
+
+
+def _names_checked(f):
+    """A reading method whose X is checked for its column names first (as mbcore's
+    OnlineLearner.predict and decision_function do)."""
+    def read(self, X, *args, **kwargs):
+        if self._is_fitted():
+            check_feature_names(self._owner, self.__dict__.get("feature_names_in_"), X)
+        return f(self, X, *args, **kwargs)
+    read.__name__, read.__doc__, read._names_checked = f.__name__, f.__doc__, True
+    return read
+
+
 class OnlineLearner:
     """Base of the twins: parameters, label handling, the online protocol and epochs."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ("predict", "decision_function"):
+            f = cls.__dict__.get(name)
+            if f is not None and not getattr(f, "_names_checked", False):
+                setattr(cls, name, _names_checked(f))
 
     def __init__(self):
         pass
@@ -592,6 +663,10 @@ class OnlineLearner:
             self.classes_ = None
         self._validate_params()
         first = self.classes_ is None
+        if first:
+            names = feature_names(self._owner, X)
+        else:
+            check_feature_names(self._owner, self.__dict__.get("feature_names_in_"), X)
         rows, d = check_rows(self._owner, X, self._expected_features(first),
                              boolean=self._boolean_x)
         if check_values:
@@ -604,6 +679,8 @@ class OnlineLearner:
             self.classes_ = cl          # before _init_state: the state may depend on K
             self._init_state(d)
             self.n_features_in_ = d
+            if names is not None:
+                self.feature_names_in_ = names
             self._counts = [0, 0, 0]
         else:
             if classes is not None:
