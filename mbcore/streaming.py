@@ -575,8 +575,13 @@ def _fit_width(learner, X):
     """For a stream of growing width: the chunk X as wide as the fitted learner (a narrower
     CSR chunk is only given the learner's width), and the learner grown to a wider chunk
     (``learner._widen``).  Returns (X, snapshot to restore if the chunk then fails, or None).
-    The caller holds the write lock."""
-    if not learner._is_fitted() or X.shape[1] == learner.n_features_in_:
+    A learner's first chunk without any feature yet (rows with no index: width 0) is read one
+    column wide, the least a learner takes.  The caller holds the write lock."""
+    if not learner._is_fitted():
+        if X.shape[1] == 0 and isinstance(X, CSRChunk):
+            return CSRChunk(X.data, X.indices, X.indptr, (X.shape[0], 1)), None
+        return X, None
+    if X.shape[1] == learner.n_features_in_:
         return X, None
     d = learner.n_features_in_
     if X.shape[1] < d:
