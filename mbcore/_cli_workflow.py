@@ -33,10 +33,11 @@ def _add_source_options(p):
                    help="vw only: hash feature names into 2**B columns (default 18, as vw -b)")
     p.add_argument("--n-features", type=positive_int, default=None, metavar="D",
                    help="svmlight: the number of columns, checked on every line (default: none "
-                        "needed: the width grows as indices arrive, for a file or standard "
-                        "input alike, and so does the learner's state; the learners that need "
-                        "the width up front, Winnow's family (theta = n), KernelPerceptron and "
-                        "the Boolean learners, say so and ask for it)")
+                        "needed: the width grows as the indices arrive, from a file or standard "
+                        "input alike, with no first pass, and so does the learner's state; the "
+                        "learners that need the width up front, Winnow's family (theta = n), "
+                        "KernelPerceptron and the Boolean learners, find it by a first pass "
+                        "over a file and need --n-features on standard input)")
     p.add_argument("--zero-based", action="store_true",
                    help="svmlight: index 0 is the first column (default: one-based, LIBSVM's "
                         "convention, decided before any line is read; an index 0 is then an "
@@ -143,11 +144,10 @@ def _source(args, model=None):
         d = args.n_features if args.n_features is not None else (
             model.n_features_in_ if model is not None and model._is_fitted() and
             not model._GROWS else None)
-        if d is None and model is not None and not model._GROWS:
+        if d is None and stdin and model is not None and not model._GROWS:
             raise UsageError(f"--learner {type(model).__name__} needs --n-features D: it needs "
                              f"the number of features up front ({model._NEEDS_WIDTH}), and "
-                             f"{name} is read without a first pass (its width grows as the "
-                             "indices arrive)")
+                             "standard input cannot be read twice to find it")
         if d is not None:
             options["n_features"] = d
             if args.max_features is not None:

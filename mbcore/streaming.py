@@ -960,6 +960,7 @@ class LabelRuns:
         self._last = None
 
     def add(self, y):
+        """Count the labels ``y`` of the next chunk (in the stream's order); returns self."""
         y = np.asarray(y)
         if y.shape[0] == 0:
             return self
@@ -975,6 +976,7 @@ class LabelRuns:
 
     @property
     def sorted(self) -> bool:
+        """Whether the labels so far arrive sorted (the rule above)."""
         return self.n >= SORTED_MIN_ROWS and self.runs <= 2 * len(self.labels)
 
     def warning(self, name):
@@ -1102,37 +1104,37 @@ def _source_chunks(source, format, chunk_size, ahead, options):
 
 # -- the width of svmlight input --------------------------------------------------------------
 
-def _width_options(owner, learner, format, options):
-    """The svmlight reader's options for ``train_file`` and ``evaluate_file``: no first pass.
+def _width_options(owner, learner, source, format, options):
+    """The svmlight reader's options for ``train_file`` and ``evaluate_file``.  Indices are
+    one-based unless ``zero_based`` says otherwise (decided before any line is read), and:
 
-    * ``n_features`` given: that width, checked (one-based unless ``zero_based`` says
-      otherwise);
-    * else a fitted learner (a warm start) that cannot grow: its width;
-    * else ``grow=True``: the width grows as indices arrive (one-based unless
-      ``zero_based=True``), and so does the learner's state; a learner that needs its width up
-      front is refused here, before anything is read.
+    * ``n_features`` given: that width, checked on every line; no first pass;
+    * else a fitted learner (a warm start) that cannot grow: its width; no first pass;
+    * else a learner that grows (``_GROWS``: the additive learners): ``grow=True``, the width
+      grows as the indices arrive, and so does the learner's state; no first pass;
+    * else (a learner that needs its width up front: Winnow's family, KernelPerceptron, the
+      Boolean learners): a regular file is read twice, a first pass finding its width; a
+      stream that cannot be read twice (a pipe, a file object) is refused here, before
+      anything is read, with a message naming the learner and ``n_features``.
 
-    ``grow`` given by the caller is kept as given (``grow=False`` without ``n_features``: the
-    first pass of :func:`iter_svmlight`, on a file only)."""
+    ``grow`` given by the caller is kept as given."""
     if format != "svmlight" or "grow" in options:
         return options
     options = dict(options)
+    options.setdefault("zero_based", False)
     if options.get("n_features") is not None:
-        options.setdefault("zero_based", False)
         return options
     with holding(learner):
         fitted = learner._is_fitted()
         d = learner.n_features_in_ if fitted else None
-    if not learner._GROWS:
-        if fitted:
-            options["n_features"] = d
-            options.setdefault("zero_based", False)
-            return options
+    if learner._GROWS:
+        options["grow"] = True
+    elif fitted:
+        options["n_features"] = d
+    elif _readers.is_file_object(source) or not os.path.isfile(source):
         raise ValueError(f"{owner}: {type(learner).__name__} needs the number of features up "
                          f"front ({learner._NEEDS_WIDTH}), so it cannot read a stream of "
                          "unknown width; pass n_features=D (--n-features D on the command line)")
-    options.pop("n_features", None)
-    options["grow"] = True
     return options
 
 
@@ -1180,7 +1182,7 @@ def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=CHUNK
     if passes > 1 and hasattr(source, "read"):
         raise ValueError("train_file: more than one pass needs a file path (a stream cannot be "
                          "read again)")
-    options = _width_options("train_file", learner, format, options)
+    options = _width_options("train_file", learner, source, format, options)
     total = None
     for _ in range(passes):
         stats = run_stream(learner, _source_chunks(source, format, chunk_size, ahead, options),
@@ -1333,7 +1335,7 @@ def evaluate_file(learner, source, *, format="svmlight", chunk_size=CHUNK, class
     stats = StreamRun()
     start = time.perf_counter()
     next_at, last_n, last_m = 1, 0, 0
-    options = _width_options("evaluate_file", learner, format, options)
+    options = _width_options("evaluate_file", learner, source, format, options)
     grow = options.get("grow", False)
     with holding(learner):                  # (not a fit of another thread half done)
         fresh = getattr(learner, "classes_", None) is None

@@ -29,7 +29,7 @@ import mbcore
 from mbcore.datasets import load_svmlight
 from mbcore.streaming import (LabelRuns, CSRChunk, evaluate_file, iter_svmlight, run_stream,
                               shuffle_chunks, train_file)
-from mbref.formats import read_svmlight
+from mbref.formats import read_svmlight, read_svmlight_growing
 
 pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
 
@@ -138,7 +138,8 @@ def test_the_chunks_widen_with_the_largest_column_so_far(tmp_path):
     path = str(tmp_path / "late.svm")
     late_features(path, n=400)
     data = open(path, "rb").read()
-    labels, rows, _, _ = read_svmlight(data, path, n_features=None, zero_based=False)
+    labels, rows, lines, _ = read_svmlight(data, path, n_features=None, zero_based=False)
+    assert read_svmlight_growing(data, path)[:4] == (labels, rows, lines, 0)
     for workers in (1, 3):
         got, widths, seen = [], [], 0
         for X, yy in iter_svmlight(path, chunk_size=17, grow=True, workers=workers):
@@ -166,20 +167,46 @@ def test_a_wider_warm_start_reads_narrower_chunks_at_its_width(tmp_path):
 
 # -- the learners that need n up front ------------------------------------------------------------
 
+def test_every_feature_learner_grows_or_says_why_it_cannot():
+    grows = set()
+    for name, cls in mbcore.all_learners():
+        if cls._TAKES != "features":
+            continue
+        assert isinstance(cls._GROWS, bool), name
+        if cls._GROWS:
+            grows.add(name)
+            assert cls._NEEDS_WIDTH is None, name
+            assert any("_grow_state" in vars(base) for base in cls.__mro__
+                       if base is not mbcore.OnlineLearner), name
+        else:
+            assert isinstance(cls._NEEDS_WIDTH, str) and cls._NEEDS_WIDTH, name
+    assert {"Perceptron", "AveragedPerceptron", "MarginPerceptron", "OnlineHingeSVM",
+            "PassiveAggressive"} <= grows
+    assert not grows & {"Winnow", "BalancedWinnow", "KernelPerceptron", "Conjunction"}
+
+
 @pytest.mark.parametrize("name", ["Winnow", "BalancedWinnow", "KernelPerceptron", "Conjunction"])
 def test_learners_that_need_the_width_say_so(tmp_path, name):
     path = str(tmp_path / "late.svm")
     d = late_features(path, binary=True)
     learner = getattr(mbcore, name)()
-    with pytest.raises(ValueError, match=rf"{name} needs the number of features up front.*"
-                                         r"n_features=D \(--n-features D"):
-        train_file(learner, path)
+    with open(path, "rb") as f:                     # a stream: it cannot be read twice
+        with pytest.raises(ValueError, match=rf"{name} needs the number of features up front.*"
+                                             r"n_features=D \(--n-features D"):
+            train_file(learner, f)
     assert not learner._is_fitted()
-    train_file(learner, path, n_features=d)
+    with open(path, "rb") as f:
+        train_file(learner, f, n_features=d)
     assert learner.n_features_in_ == d
     # a fitted one continues at its own width, no option needed
-    train_file(learner, path)
+    with open(path, "rb") as f:
+        train_file(learner, f)
     assert learner.n_features_in_ == d
+    # from a file (read twice: a first pass finds the width), as the width given
+    fresh, given_ = getattr(mbcore, name)(), getattr(mbcore, name)()
+    train_file(fresh, path)
+    train_file(given_, path, n_features=d)
+    assert _state(fresh) == _state(given_)
 
 
 def test_the_command_names_the_learner_and_the_option(tmp_path):
@@ -434,13 +461,12 @@ def test_fuzz_width_free_reader_and_growth(tmp_path_factory, data, chunk_size, z
         f.write(data)
     cap = 40
     try:
-        want = read_svmlight(data, path, n_features=cap, zero_based=zero_based)
+        want = read_svmlight_growing(data, path, max_features=cap, zero_based=zero_based)
     except ValueError as e:
-        line = str(e).split(": ", 2)[1]                   # "<name>, line N"
         with pytest.raises(ValueError) as info:
             list(iter_svmlight(path, chunk_size=chunk_size, grow=True, zero_based=zero_based,
                                max_features=cap))
-        assert line in str(info.value)
+        assert str(info.value) == str(e)                 # word for word, the line named
         return
     if not want[0]:
         with pytest.raises(ValueError, match="no data rows"):
@@ -450,6 +476,7 @@ def test_fuzz_width_free_reader_and_growth(tmp_path_factory, data, chunk_size, z
                                 max_features=cap))
     rows = []
     for X, _ in chunks:
+        assert X.shape[1] == want[4][len(rows) + X.shape[0] - 1]   # the twin's width so far
         for r in range(X.shape[0]):
             a, b = X.indptr[r], X.indptr[r + 1]
             rows.append(list(zip(X.indices[a:b].tolist(), X.data[a:b].tolist())))
