@@ -187,11 +187,21 @@ def add_order_options(p, stream=False):
                         "one-line warning on stderr says when their labels arrive sorted "
                         "(at least 100 rows and at most two runs of equal labels per label, "
                         "as in a file sorted by label)")
-    p.add_argument("--seed", type=int, default=0, metavar="S",
+    p.add_argument("--seed", type=_seed, default=0, metavar="S",
                    help="the seed of --shuffle's order (default 0)")
     if stream in (True, "both"):
         p.add_argument("--shuffle-buffer", type=positive_int, default=65_536, metavar="N",
                        help="rows --shuffle holds at a time (default 65,536)")
+
+
+def _seed(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2 ** 63:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**63), got {text!r}")
+    return value
 
 
 def warn_sorted(runs, name):

@@ -264,6 +264,8 @@ def test_a_huge_index_is_a_clear_error_not_an_allocation(tmp_path, index):
                                          r"max_features=67108864"):
         train_file(learner, str(path))
     assert not learner._is_fitted()
+    with pytest.raises(ValueError, match=rf"line 2: uses column {index - 1:,}"):
+        list(iter_svmlight(str(path), grow=True, workers=3))      # the parallel reader
     r = cli("train", "--learner", "perceptron", "--data", "-", "--model", tmp_path / "m.npz",
             stdin=path.read_bytes())
     assert r.returncode == 1 and b"line 2" in r.stderr and b"max_features" in r.stderr
@@ -278,6 +280,13 @@ def test_max_features_sets_the_cap(tmp_path):
     r = cli("train", "--learner", "perceptron", "--data", path, "--model", tmp_path / "m.npz",
             "--max-features", "5")
     assert r.returncode == 1 and b"max_features=5" in r.stderr
+
+
+def test_seed_is_checked(tmp_path):
+    r = cli("run", "--learner", "perceptron", "--shuffle", "--seed", "-1")
+    assert r.returncode == 2 and b"--seed" in r.stderr
+    with pytest.raises(ValueError, match="shuffle_chunks: parameter seed"):
+        list(shuffle_chunks([], seed=-1))
 
 
 def test_grow_refuses_what_it_cannot_do(tmp_path):
