@@ -172,7 +172,7 @@ def stream_classes(args):
     return None
 
 
-# -- order: --shuffle, and labels that arrive sorted ------------------------------------------------
+# -- order: --shuffle, and labels that arrive sorted -------------------------------------------
 
 def add_order_options(p, stream=False):
     """--shuffle and --seed (and, for a command that streams, --shuffle-buffer)."""

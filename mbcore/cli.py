@@ -45,9 +45,9 @@ import sys
 import time
 
 from . import _registry
-from ._cli_common import (add_order_options, warn_sorted, CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError, emit,
-                          learner_name, learner_params, number, param, positive_int,
-                          sniff_format, stream_classes)
+from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError,
+                          add_order_options, emit, learner_name, learner_params, number, param,
+                          positive_int, sniff_format, stream_classes, warn_sorted)
 from ._cli_workflow import add_workflow_parsers
 
 __all__ = ["main", "LEARNERS"]
