@@ -74,10 +74,11 @@ def test_train_file(benchmark, record, files, name):
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_train_file_with_scan(benchmark, record, files, name):
-    """train_file with the width found by a first pass (what `mbcore train FILE` does)."""
+    """train_file with the width found by a first pass (``grow=False``: what `mbcore train
+    FILE` did before issue 25; it now reads width-free, bench/test_bench_width_free.py)."""
     path, rows, d = files[name]
     record(f"workflow.mbcore.train_scan_{name}", rows)
-    benchmark.pedantic(lambda: train_file(mbcore.Perceptron(), path), rounds=3,
+    benchmark.pedantic(lambda: train_file(mbcore.Perceptron(), path, grow=False), rounds=3,
                        warmup_rounds=1)
 
 

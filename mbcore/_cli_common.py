@@ -15,7 +15,7 @@ from . import _registry
 
 __all__ = ["LEARNERS", "K_CLASS_LEARNERS", "CLASSES_HELP", "UsageError", "learner_name",
            "positive_int", "param", "learner_params", "emit", "number", "sniff_format",
-           "Progress", "stream_classes"]
+           "Progress", "stream_classes", "add_order_options", "warn_sorted"]
 
 # The learners of the data commands: those whose rows are feature vectors, as the classes
 # declare themselves (_TAKES, mbcore._registry), in the families' order.
@@ -170,3 +170,41 @@ def stream_classes(args):
                              f"A,B[,C...], got {args.classes!r}")
         return parts
     return None
+
+
+# -- order: --shuffle, and labels that arrive sorted -------------------------------------------
+
+def add_order_options(p, stream=False):
+    """--shuffle and --seed (and, for a command that streams, --shuffle-buffer)."""
+    memory = "in memory (the whole data: a uniform random order)"
+    buffer = ("in a shuffle buffer of --shuffle-buffer rows (a stream: bounded memory; a file "
+              "sorted in blocks longer than the buffer is only shuffled locally)")
+    where = {False: memory, True: buffer,
+             "both": memory + "; a file streamed with --chunk-size " + buffer}[stream]
+    p.add_argument("--shuffle", action="store_true",
+                   help=f"present the rows in a random order, {where}; the same --seed gives "
+                        "the same order.  Without it the rows come in file order, and a "
+                        "one-line warning on stderr says when their labels arrive sorted "
+                        "(at least 100 rows and at most two runs of equal labels per label, "
+                        "as in a file sorted by label)")
+    p.add_argument("--seed", type=_seed, default=0, metavar="S",
+                   help="the seed of --shuffle's order (default 0)")
+    if stream in (True, "both"):
+        p.add_argument("--shuffle-buffer", type=positive_int, default=65_536, metavar="N",
+                       help="rows --shuffle holds at a time (default 65,536)")
+
+
+def _seed(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2 ** 63:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**63), got {text!r}")
+    return value
+
+
+def warn_sorted(runs, name):
+    """Print the one-line warning of a ``LabelRuns`` whose labels arrive sorted."""
+    if runs.sorted:
+        print(runs.warning(name), file=sys.stderr)

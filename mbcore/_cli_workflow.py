@@ -13,9 +13,9 @@ import os
 import sys
 import time
 
-from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError, emit,
-                          learner_name, learner_params, number, param, positive_int,
-                          sniff_format, stream_classes)
+from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError,
+                          add_order_options, emit, learner_name, learner_params, number, param,
+                          positive_int, sniff_format, stream_classes, warn_sorted)
 
 __all__ = ["add_workflow_parsers"]
 
@@ -32,11 +32,20 @@ def _add_source_options(p):
     p.add_argument("--bits", type=positive_int, default=18, metavar="B",
                    help="vw only: hash feature names into 2**B columns (default 18, as vw -b)")
     p.add_argument("--n-features", type=positive_int, default=None, metavar="D",
-                   help="svmlight: the number of columns (default: the largest index of a file, "
-                        "found by a first quick pass; needed for standard input)")
+                   help="svmlight: the number of columns, checked on every line (default: none "
+                        "needed: the width grows as the indices arrive, from a file or standard "
+                        "input alike, with no first pass, and so does the learner's state; the "
+                        "learners that need the width up front, Winnow's family (theta = n), "
+                        "KernelPerceptron and the Boolean learners, find it by a first pass "
+                        "over a file and need --n-features on standard input)")
     p.add_argument("--zero-based", action="store_true",
-                   help="svmlight: index 0 is the first column (default: one-based for standard "
-                        "input, detected for a file)")
+                   help="svmlight: index 0 is the first column (default: one-based, LIBSVM's "
+                        "convention, decided before any line is read; an index 0 is then an "
+                        "error naming its line)")
+    p.add_argument("--max-features", type=positive_int, default=None, metavar="M",
+                   help="svmlight without --n-features: the widest the stream may grow "
+                        "(default 67,108,864 = 2**26); a larger index is an error naming its "
+                        "line, before anything is allocated for it")
     p.add_argument("--label-column", type=int, default=None, metavar="K",
                    help="CSV only: index of the label column (default: -1)")
     p.add_argument("--delimiter", default=None, metavar="CHAR",
@@ -113,6 +122,7 @@ def add_workflow_parsers(sub):
                    help="also save the learner at the end")
     _add_learner_options(p)
     _add_source_options(p)
+    add_order_options(p, stream=True)
     p.set_defaults(handler=_cmd_evaluate)
 
 
@@ -129,15 +139,23 @@ def _source(args, model=None):
         fmt = sniff_format(args.data) if args.fmt == "auto" else args.fmt
     options = {}
     if fmt == "svmlight":
+        # No first pass: --n-features, or the width of a saved model that cannot grow, else
+        # the width grows as the indices arrive (mbcore.streaming.train_file / evaluate_file).
         d = args.n_features if args.n_features is not None else (
-            model.n_features_in_ if model is not None and model._is_fitted() else None)
+            model.n_features_in_ if model is not None and model._is_fitted() and
+            not model._GROWS else None)
+        if d is None and stdin and model is not None and not model._GROWS:
+            raise UsageError(f"--learner {type(model).__name__} needs --n-features D: it needs "
+                             f"the number of features up front ({model._NEEDS_WIDTH}), and "
+                             "standard input cannot be read twice to find it")
         if d is not None:
             options["n_features"] = d
-        if args.zero_based or stdin or d is not None:
-            options["zero_based"] = bool(args.zero_based)
-        if stdin and d is None:
-            raise UsageError("--data -: reading svmlight from standard input needs "
-                             "--n-features D (a pipe cannot be read twice to find the width)")
+            if args.max_features is not None:
+                raise UsageError("--max-features caps a stream of unknown width; with "
+                                 "--n-features the width is known")
+        elif args.max_features is not None:
+            options["max_features"] = args.max_features
+        options["zero_based"] = bool(args.zero_based)
         if args.workers is not None:
             options["workers"] = args.workers
     elif fmt == "csv":
@@ -150,6 +168,8 @@ def _source(args, model=None):
                          args.skip_header):
         raise UsageError(f"--label-column, --delimiter and --skip-header apply to CSV input; "
                          f"{name} is read as {fmt}")
+    if fmt != "svmlight" and args.max_features is not None:
+        raise UsageError(f"--max-features applies to svmlight input; {name} is read as {fmt}")
     if fmt != "svmlight" and args.workers is not None:
         raise UsageError(f"--workers applies to svmlight input; {name} is read as {fmt}")
     return source, name, fmt, options
@@ -236,7 +256,7 @@ def _cmd_predict(args):
 
 
 def _cmd_evaluate(args):
-    from .streaming import REPORT_HEADER, evaluate_file, report_line
+    from .streaming import REPORT_HEADER, LabelRuns, evaluate_file, report_line
     learner = _workflow_learner(args)
     source, name, fmt, options = _source(args, learner)
 
@@ -249,8 +269,14 @@ def _cmd_evaluate(args):
         emit(report_line(line))
         sys.stdout.flush()
     show.first = True
+    runs = LabelRuns()
+    if args.shuffle:
+        options["shuffle"] = (args.seed, args.shuffle_buffer)
+    else:
+        options["labels_seen"] = runs.add
     report = evaluate_file(learner, source, format=fmt, chunk_size=args.chunk_size,
                            classes=stream_classes(args), on_line=show, **options)
+    warn_sorted(runs, name)
     stats = report.stats
     if stats.n == 0:
         raise ValueError(f"{name} holds no examples: nothing to evaluate")

@@ -316,8 +316,10 @@ _SVM_REASONS = {
 }
 
 
-def svmlight_error(owner, name, block, st, n_features, column_of=None):
-    """The ValueError for the bad line the parser reported in ``st``."""
+def svmlight_error(owner, name, block, st, n_features, column_of=None, widening=False):
+    """The ValueError for the bad line the parser reported in ``st``; ``widening``: the stream is
+    read width-free (``n_features`` is then its cap, ``max_features``, and one-based unless
+    zero_based=True), which two of the messages say."""
     code, line = int(st[_CODE]), int(st[_ELINE])
     t0, t1 = int(st[_TOK0]), int(st[_TOK1])
     where = f"line {line}"
@@ -326,6 +328,15 @@ def svmlight_error(owner, name, block, st, n_features, column_of=None):
         return bad
     tok = bytes(block[t0:t1]).decode("utf-8")
     col = int(st[_COL]) if column_of is None else column_of(int(st[_COL]))
+    if widening and code == 6:
+        return ValueError(f"{owner}: {name}, {where}: has index 0, but a stream read without "
+                          "its width is one-based unless told otherwise (the index 0 cannot be "
+                          "known before it arrives); pass zero_based=True (--zero-based)")
+    if widening and code == 7:
+        return ValueError(f"{owner}: {name}, {where}: uses column {col:,} (counting from 0), "
+                          f"more than the {n_features:,} columns a stream of unknown width may "
+                          f"grow to (max_features={n_features}); pass a larger max_features "
+                          "(--max-features) or the width (n_features, --n-features)")
     if owner == "load_svmlight" and code == 6:
         return ValueError(f"{owner}: {name} has index 0 but zero_based=False; pass "
                           "zero_based=True or 'auto'")
@@ -333,14 +344,17 @@ def svmlight_error(owner, name, block, st, n_features, column_of=None):
 
 
 def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
-                    column_of=None, st=None, name=None, flush=False, capacity=None):
+                    column_of=None, st=None, name=None, flush=False, capacity=None,
+                    widening=False):
     """Yield (labels, indptr, indices, data) per chunk of ``chunk_size`` rows (int64 indptr,
     int32 indices when ``n_features`` is given and below 2**31, else int64; columns = written
     index - shift).  ``st`` (the parser state, for its counters) may be given;
     ``n_features`` None: no range check.  ``reader`` None: messages name ``name`` and the
     skipped lines are only counted in ``st``.  ``flush``: a chunk also ends with each block
     (the rows of each arrival, for an interactive stream).  ``capacity``: (rows, pairs) to
-    allocate first, when the caller knows bounds (else small, grown as needed)."""
+    allocate first, when the caller knows bounds (else small, grown as needed).  ``widening``:
+    ``n_features`` is the cap of a stream read width-free (its messages say so), and each
+    chunk comes with the largest column of the rows parsed so far (-1: none) as a fifth item."""
     if st is None:
         st = np.zeros(14, dtype=np.int64)
     st[_MIN], st[_MAX] = _INT64_MAX, -1
@@ -359,6 +373,8 @@ def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
         nonlocal labels, indptr, indices, data
         m, nnz = int(st[_ROW]), int(st[_NNZ])
         out = labels[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
+        if widening:
+            out += (int(st[_MAX]),)
         labels, indptr, indices, data = fresh(cap, max(indices.shape[0], 16))
         st[_ROW] = st[_NNZ] = 0
         return out
@@ -386,22 +402,25 @@ def svmlight_chunks(blocks, reader, owner, chunk_size, n_features, shift, skip,
                 indices, data = grow(indices, more, nnz), grow(data, more, nnz)
             else:
                 raise svmlight_error(owner, reader.name if reader is not None else name, block,
-                                     st, n_features, column_of)
+                                     st, n_features, column_of, widening)
         if reader is not None and st[_SKIPPED]:
             reader.skipped, reader.first_skipped_line = int(st[_SKIPPED]), int(st[_FIRSTSKIP])
         if flush and st[_ROW]:
             yield cut()
     m, nnz = int(st[_ROW]), int(st[_NNZ])
     if m:
-        yield labels[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
+        out = labels[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
+        yield out + (int(st[_MAX]),) if widening else out
 
 
-def svmlight_parallel(f, reader, owner, chunk_size, n_features, shift, skip, workers, finish):
+def svmlight_parallel(f, reader, owner, chunk_size, n_features, shift, skip, workers, finish,
+                      widening=False):
     """The chunks of ``svmlight_chunks`` parsed by ``workers`` threads, a group of whole lines
     each (:func:`parallel_groups`): ``finish(labels, indptr, indices, data)`` turns a chunk's
     arrays into what is yielded, in the worker.  A chunk holds at most ``chunk_size`` rows and
     never crosses a group's end.  Line numbers, errors and skipped lines are those of the
-    sequential reader."""
+    sequential reader (``widening``: as :func:`svmlight_chunks`, ``finish`` then also takes the
+    largest column of its group so far)."""
     name = reader.name
 
     def parse(blocks, line0, lines):
@@ -410,7 +429,7 @@ def svmlight_parallel(f, reader, owner, chunk_size, n_features, shift, skip, wor
         bound = (lines, sum(b.count(b":") for b in blocks))    # a row a line, a pair a ':'
         items = [finish(*parts) for parts in svmlight_chunks(
             iter(blocks), None, owner, chunk_size, n_features, shift, skip, st=st, name=name,
-            capacity=bound)]
+            capacity=bound, widening=widening)]
         return items, int(st[_SKIPPED]), int(st[_FIRSTSKIP])
 
     for items, skipped, first in parallel_groups(f, owner, name, parse, workers):

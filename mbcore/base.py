@@ -217,6 +217,12 @@ class OnlineLearner(OnlineCounts):
     _MULTI_BOUND: Optional[str] = None
     _BOUND_COUNTS = "mistakes"
     _BOUND_PARAMS: Dict[str, Any] = {}
+    # whether its state can grow with the width of a stream of unknown width (mbcore.streaming,
+    # grow=True): a family that can (its new features' state is exactly what a run with the
+    # width given from the start has for a feature never seen: the additive learners' zero
+    # weights) defines _grow_state(d); the others say in _NEEDS_WIDTH why they need n up front.
+    _GROWS: bool = False
+    _NEEDS_WIDTH: Optional[str] = "its state is made for a fixed number of features"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -453,6 +459,28 @@ class OnlineLearner(OnlineCounts):
         if y1 is None and batch.n == 1:
             y1 = self._y1 = np.empty(1, dtype=np.int8)
         return batch, self._encode_y(y, batch.n, self.classes_, y1 if batch.n == 1 else None)
+
+    def _widen(self, d):
+        """Grow the fitted state to ``d`` features (>= ``n_features_in_``), each new feature's
+        state what a run given the width ``d`` from the start has for a feature that was 0 in
+        every row so far.  The caller holds the write lock and restores a Snapshot on failure
+        (mbcore.streaming); a learner that cannot grow (``_GROWS`` False) raises ValueError."""
+        d = int(d)
+        old = self.n_features_in_
+        if d < old:
+            raise ValueError(f"{self._owner}: cannot narrow {old} features to {d}")
+        if d == old:
+            return
+        if not self._GROWS:
+            raise ValueError(f"{self._owner} needs the number of features up front "
+                             f"({self._NEEDS_WIDTH}); its {old} features cannot grow to {d}")
+        self._grow_state(d)
+        self.n_features_in_ = d
+        self._kstate = None
+        self._fast = None
+
+    def _grow_state(self, d):
+        raise NotImplementedError   # (only a family with _GROWS = True is asked)
 
     def _infer_classes(self, y, classes):
         """The classes of the first call (two labels; families with more override this)."""

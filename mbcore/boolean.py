@@ -132,6 +132,7 @@ class _Boolean(OnlineLearner):
     hooks."""
 
     _TAKES = "features"
+    _NEEDS_WIDTH = "its first hypothesis holds the literals of all n variables"
     _PARAMETERS = {"max_epochs": params.Integer(1), "packed": params.Flag(),
                    "n_features": params.Integer(1, none=True)}
 

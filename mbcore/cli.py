@@ -45,9 +45,9 @@ import sys
 import time
 
 from . import _registry
-from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError, emit,
-                          learner_name, learner_params, number, param, positive_int,
-                          sniff_format, stream_classes)
+from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError,
+                          add_order_options, emit, learner_name, learner_params, number, param,
+                          positive_int, sniff_format, stream_classes, warn_sorted)
 from ._cli_workflow import add_workflow_parsers
 
 __all__ = ["main", "LEARNERS"]
@@ -169,6 +169,7 @@ def _add_run_parser(sub):
     p.add_argument("--twin-rows", type=positive_int, default=1000, metavar="N",
                    help="rows on which the pure-Python twin is timed (default: 1000)")
     p.add_argument("--no-twin", action="store_true", help="do not time the pure-Python twin")
+    add_order_options(p, "both")
     p.add_argument("--chunk-size", type=positive_int, default=None, metavar="N",
                    help="stream the data in chunks of N rows, with bounded memory whatever the "
                         "file size (one timed pass; progressive test-then-train counts; no "
@@ -194,6 +195,7 @@ def _add_certify_parser(sub):
                     "verified on the data.  Exit status 3 if a learner exceeds a bound whose "
                     "assumptions were all verified (a bug in mbcore).")
     _add_data_options(p, "certify")
+    add_order_options(p)
     p.add_argument("--passes", type=positive_int, default=1, metavar="N",
                    help="passes over the data, in order (default: 1)")
     p.add_argument("--json", action="store_true", help="print a JSON list of certificates")
@@ -208,6 +210,7 @@ def _add_plot_parser(sub):
                     "mistake bound as a dashed line, into a PNG file (needs matplotlib: pip "
                     "install 'mbcore[plot]').")
     _add_data_options(p, "plot")
+    add_order_options(p)
     p.add_argument("--passes", type=positive_int, default=1, metavar="N",
                    help="passes over the data, in order (default: 1)")
     p.add_argument("--out", default=None, metavar="FILE.png",
@@ -287,6 +290,11 @@ def _cmd_run(args):
 
 # -- streamed runs --------------------------------------------------------------------------------
 
+def _bundled_names():
+    from . import datasets
+    return datasets.DATASETS
+
+
 def _stream_source(args):
     """(label, make_chunks) where make_chunks(chunk_size, dense) yields (X, y) chunks."""
     from . import datasets, streaming
@@ -319,6 +327,24 @@ def _cmd_run_stream(args, names, params):
     import mbcore
     from .streaming import run_stream
     label, chunks = _stream_source(args)
+    runs, warned = None, False
+    if args.dataset not in _bundled_names():       # a file, streamed: order as it streams
+        read = chunks
+        if args.shuffle:
+            from .streaming import shuffle_chunks
+
+            def chunks(size, dense):
+                return shuffle_chunks(read(size, dense), seed=args.seed,
+                                      buffer_size=args.shuffle_buffer, chunk_size=size)
+        else:
+            from .streaming import LabelRuns
+            runs = LabelRuns()
+
+            def chunks(size, dense):
+                runs.__init__()                        # each pass counts from its start
+                for X, y in read(size, dense):
+                    runs.add(y)
+                    yield X, y
     classes = stream_classes(args)
     if classes is not None:
         k = len(set(classes))
@@ -342,6 +368,9 @@ def _cmd_run_stream(args, names, params):
                                callback=progress)
         finally:
             progress.close()
+        if runs is not None and not warned:
+            warn_sorted(runs, label)
+            warned = True
         result = {"dataset": label, "learner": name, "params": params[name], "applicable": True,
                   "n_classes": len(learner.classes_) if stats.n else None,
                   "n_samples": stats.n, "chunks": stats.n_chunks, "chunk_size": args.chunk_size,
@@ -652,7 +681,23 @@ def _peer(name, params, X, y, classes, seconds):
 
 
 def _load_data(args):
-    """Return (label, X, y) for --dataset, a bundled name or a file path."""
+    """Return (label, X, y) for --dataset, a bundled name or a file path; in a random order
+    with --shuffle (by --seed), else with a warning on stderr if the labels arrive sorted
+    (the commands that have --shuffle: run, certify, plot)."""
+    label, X, y = _read_data(args)
+    if not hasattr(args, "shuffle"):
+        return label, X, y
+    if args.shuffle:
+        import numpy as np
+        order = np.random.default_rng(args.seed).permutation(len(y))
+        return label, X[order], np.asarray(y)[order]
+    from .streaming import LabelRuns
+    warn_sorted(LabelRuns().add(y), label)
+    return label, X, y
+
+
+def _read_data(args):
+    """(label, X, y) for --dataset, a bundled name or a file path, in file order."""
     from . import datasets
     if args.dataset in datasets.DATASETS:
         if args.fmt != "auto" or _csv_options(args):

@@ -86,6 +86,30 @@ class _Linear(ManyClasses, OnlineLearner):
     def _averaging(self):
         return False
 
+    # -- a stream of unknown width (mbcore.streaming, grow=True) -------------------------------
+    # A feature that was 0 in every row so far has weight 0 (and accumulator 0) in a run given
+    # the full width from the start: no additive update touches it, and the norms and the
+    # scale do not see it.  So the new rows of W are zeros, inserted before the intercepts.
+    _GROWS = True
+    _NEEDS_WIDTH = None
+
+    def _widened(self, w, d):
+        """The flat weights ``w`` (of ``self._d`` features) with zero rows for the features
+        ``self._d .. d - 1``, the intercept row (if any) kept last."""
+        K, icpt, old = self._K(), int(bool(self.fit_intercept)), self._d
+        W = w.reshape(-1, K) if w.ndim == 1 else w.reshape(w.shape[0], -1, K)
+        out = np.zeros(W.shape[:-2] + (d + icpt, K))
+        out[..., :old, :] = W[..., :old, :]
+        if icpt:
+            out[..., d, :] = W[..., old, :]
+        return out.reshape(-1) if w.ndim == 1 else out.reshape(w.shape[0], -1)
+
+    def _grow_state(self, d):
+        self._w = self._widened(self._w, d)
+        if self._u.shape[0]:
+            self._u = self._widened(self._u, d)
+        self._d = d
+
     # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
     _STATE = dict(COMMON, _d=INT, _w=arr(F8, 1), _u=arr(F8, 1), _aux=arr(F8, 1))
 
@@ -683,6 +707,10 @@ class AveragedPerceptron(Perceptron):
 
     _STATE = dict(_Linear._STATE, _votes=arr_list(F8, 2), _vote_c=arr_list(I8, 1))
 
+    def _grow_state(self, d):
+        self._votes = [self._widened(a, d) for a in self._votes]
+        super()._grow_state(d)
+
     def _check_state(self, st):
         super()._check_state(st)
         V, C = st["_votes"], st["_vote_c"]
@@ -1276,6 +1304,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     _NEW_PARAMS = frozenset(("multi_class",))    # (added after 0.1.0: files of 0.1.0 lack it)
 
     _TAKES = "features"
+    _NEEDS_WIDTH = "its default RBF gamma is 1/n and its support vectors are n wide"
     _NO_MIX = ("its state is a set of support vectors: mixing would join the sets of every "
                "shard, growing with shards x epochs")
 

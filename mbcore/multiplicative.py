@@ -29,6 +29,7 @@ class _Winnow(ManyClasses, OnlineLearner):
     """Shared machinery of the Winnow learners."""
 
     _TAKES = "features"
+    _NEEDS_WIDTH = "its default threshold θ is n"
     _MIX = "multiplicative"     # shards mix in log space (mbcore.distributed)
 
     _variant = _WINNOW

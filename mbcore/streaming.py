@@ -40,13 +40,15 @@ import numpy as np
 
 from . import _params, _readers
 from ._kernels.readers import join_labels, join_scores
-from .datasets.formats import check_max_features, check_width, too_few_columns
+from .datasets.formats import MAX_FEATURES, check_max_features, check_width, too_few_columns
 from ._locking import holding
+from .base import Snapshot
 from .online import run_online
 
 __all__ = ["iter_svmlight", "iter_csv", "iter_vw", "run_stream", "StreamRun", "CSRChunk",
            "read_chunks", "prefetch", "train_file", "predict_file", "evaluate_file",
-           "EvaluationReport", "REPORT_HEADER", "report_line", "FORMATS", "default_workers"]
+           "EvaluationReport", "REPORT_HEADER", "report_line", "FORMATS", "default_workers",
+           "shuffle_chunks", "LabelRuns", "SHUFFLE_BUFFER", "SORTED_MIN_ROWS"]
 
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]
@@ -132,7 +134,8 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
                   dense: bool = False,
                   max_features: Optional[int] = None,
                   on_error: str = "raise", workers: int = 1,
-                  interactive: bool = False) -> Iterator[Tuple[Any, np.ndarray]]:
+                  interactive: bool = False,
+                  grow: bool = False) -> Iterator[Tuple[Any, np.ndarray]]:
     """Read a LIBSVM / svmlight file in chunks of rows.
 
     The format and its rules are those of :func:`mbcore.datasets.load_svmlight` (``label
@@ -150,6 +153,17 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     then the chunks are read.  Give both ``n_features`` and ``zero_based=True`` or ``False`` to
     read in one pass, which is also the only way to read a file that cannot be read twice (a
     pipe).  A chunk with an index outside ``n_features`` raises, naming the line.
+
+    **Width-free** (``grow=True``, what ``train_file`` and ``evaluate_file`` read by
+    default): no first pass, for files and pipes alike.  The width grows as indices arrive:
+    each chunk is as wide as the largest column of the rows read so far (its own and the
+    earlier chunks'), so the widths never decrease, and a learner given the chunks in order
+    grows its state with them (see :func:`train_file`).  Indices are **one-based** unless
+    ``zero_based=True`` (``"auto"`` means one-based: LIBSVM's convention, decided before any
+    row arrives; an index 0 then raises, naming the line, rather than shifting the columns
+    read so far).  The width may grow up to ``max_features`` columns (default
+    ``mbcore.datasets.MAX_FEATURES``, 2**26): an index past it raises, naming the line,
+    before anything is allocated for it.  ``n_features`` must then be None.
 
     **Reader.**  Lines are parsed by the compiled reader (``mbcore._kernels.readers``, with
     the GIL released; 620-700 MB/s on a9a / w8a text in the one-pass mode, 44-61x
@@ -196,6 +210,9 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
         Read the source as its data arrives (a pipe fed a line at a time, a terminal): never
         wait for a full block, and yield the rows of each arrival as a chunk at once (of at
         most ``chunk_size`` rows).  The rows, errors and line numbers are the same.
+    grow : bool, default=False
+        Read width-free (see **Width-free** above): no first pass; chunks as wide as the
+        largest column so far; one-based unless ``zero_based=True``; CSR chunks only.
 
     Yields
     ------
@@ -243,9 +260,18 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     if interactive and workers > 1:
         raise ValueError(f"{owner}: interactive=True reads one arrival at a time; it takes "
                          f"workers=1, got workers={workers!r}")
+    grow = _params.flag(owner, "grow", grow)
+    if grow and n_features is not None:
+        raise ValueError(f"{owner}: grow=True reads a stream of unknown width; it takes "
+                         f"n_features=None, got n_features={n_features!r}")
+    if grow and dense:
+        raise ValueError(f"{owner}: grow=True yields CSR chunks of growing width; it takes "
+                         "dense=False (give n_features for dense chunks)")
     name = _readers.source_name(path, owner)
     regular = not _readers.is_file_object(path) and _check_readable(owner, name)
-    scan = n_features is None or zero_based == "auto"
+    if grow and zero_based == "auto":
+        zero_based = False                     # one-based: decided before any row arrives
+    scan = not grow and (n_features is None or zero_based == "auto")
     if scan and not regular:
         raise ValueError(f"{owner}: {name} is not a regular file, so it cannot be read twice; "
                          "pass n_features and zero_based=True or False to read it in one pass")
@@ -253,12 +279,16 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     source = name if not _readers.is_file_object(path) else path
     return _readers.Reader(name, lambda reader: _svmlight_chunks(
         source, owner, chunk_size, n_features, zero_based, dense, scan, max_features, reader,
-        skip, workers, interactive))
+        skip, workers, interactive, grow))
 
 
 def _svmlight_chunks(source, owner, chunk_size, n_features, zero_based, dense, scan,
-                     max_features, reader, skip, workers, interactive):
+                     max_features, reader, skip, workers, interactive, grow=False):
     name = reader.name
+    if grow:
+        yield from _svmlight_grow(source, owner, chunk_size, zero_based, max_features, reader,
+                                  skip, workers, interactive)
+        return
     if scan:
         low, high = _readers.svmlight_scan_file(source, owner, name)
         if zero_based == "auto":
@@ -286,6 +316,39 @@ def _svmlight_chunks(source, owner, chunk_size, n_features, zero_based, dense, s
             for parts in _readers.svmlight_chunks(blocks, reader, owner, chunk_size, d, shift,
                                                   skip, st=st, flush=interactive):
                 yield finish(*parts)
+    if not reader.rows:
+        raise ValueError(f"{owner}: {name} holds no data rows")
+
+
+def _svmlight_grow(source, owner, chunk_size, zero_based, max_features, reader, skip, workers,
+                   interactive):
+    """The chunks of a stream read width-free: the parser checks every column against the cap
+    (``max_features``), and each chunk is given the width of the largest column so far."""
+    name = reader.name
+    cap = MAX_FEATURES if max_features is None else int(max_features)
+    shift = 0 if zero_based else 1
+    width = 0                                  # the columns seen so far (in the stream's order)
+
+    def finish(labels, indptr, indices, data, high):
+        m = labels.shape[0]
+        idx, ptr = _readers.to_csr_parts(indptr, indices, cap, data.shape[0])
+        return CSRChunk(data, idx, ptr, (m, high + 1)), labels
+
+    with _readers.open_source(source, interactive) as f:
+        if workers > 1:
+            chunks = _readers.svmlight_parallel(f, reader, owner, chunk_size, cap, shift, skip,
+                                                workers, finish, widening=True)
+        else:
+            st = np.zeros(14, dtype=np.int64)
+            blocks = _readers.line_blocks(f, owner, name, lambda: int(st[1]))
+            chunks = (finish(*parts) for parts in _readers.svmlight_chunks(
+                blocks, reader, owner, chunk_size, cap, shift, skip, st=st, flush=interactive,
+                widening=True))
+        for X, y in chunks:
+            if X.shape[1] > width:
+                width = X.shape[1]
+            X.shape = (X.shape[0], width)
+            yield X, y
     if not reader.rows:
         raise ValueError(f"{owner}: {name} holds no data rows")
 
@@ -508,15 +571,49 @@ def _classes_like(owner, classes, y):
     return out
 
 
-def _learn_chunk(owner, learner, X, y, classes, i, first, fresh, fit_params):
+def _fit_width(learner, X):
+    """For a stream of growing width: the chunk X as wide as the fitted learner (a narrower
+    CSR chunk is only given the learner's width), and the learner grown to a wider chunk
+    (``learner._widen``).  Returns (X, snapshot to restore if the chunk then fails, or None).
+    A learner's first chunk without any feature yet (rows with no index: width 0) is read one
+    column wide, the least a learner takes.  The caller holds the write lock."""
+    if not learner._is_fitted():
+        if X.shape[1] == 0 and isinstance(X, CSRChunk):
+            return CSRChunk(X.data, X.indices, X.indptr, (X.shape[0], 1)), None
+        return X, None
+    if X.shape[1] == learner.n_features_in_:
+        return X, None
+    d = learner.n_features_in_
+    if X.shape[1] < d:
+        if isinstance(X, CSRChunk):
+            return CSRChunk(X.data, X.indices, X.indptr, (X.shape[0], d)), None
+        return X, None                     # (the learner's own check names the widths)
+    snap = Snapshot(learner)
+    try:
+        learner._widen(X.shape[1])
+    except BaseException:
+        snap.restore()
+        raise
+    return X, snap
+
+
+def _learn_chunk(owner, learner, X, y, classes, i, first, fresh, fit_params, grow=False):
     """One chunk through run_online; when the learner took its classes from the stream (no
     ``classes=``), an error caused by a label the first chunks did not show says so (the
     classes it names are those of the state the chunk was refused by: the write lock is held
-    across both)."""
+    across both).  ``grow``: the chunks' width grows (:func:`_fit_width`); a chunk that fails
+    leaves the learner as it was before it, its growth undone."""
     with holding(learner, write=True):
+        snap = None
         try:
+            if grow:
+                X, snap = _fit_width(learner, X)
             return run_online(learner, X, y, classes=classes, **fit_params)
-        except ValueError as e:
+        except BaseException as e:
+            if snap is not None:
+                snap.restore()
+            if not isinstance(e, ValueError):
+                raise
             if classes is None and first and "classes" in str(e) and \
                     np.unique(np.asarray(y)).shape[0] == 1:
                 raise ValueError(f"{owner}: the first chunk holds a single label; pass "
@@ -539,7 +636,7 @@ def _learn_chunk(owner, learner, X, y, classes, i, first, fresh, fit_params):
 
 
 def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
-               callback: Optional[Callable[[StreamRun], Any]] = None,
+               callback: Optional[Callable[[StreamRun], Any]] = None, grow: bool = False,
                **fit_params) -> StreamRun:
     """Progressive (test-then-train) evaluation of a learner over a stream of chunks.
 
@@ -563,6 +660,12 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
     callback : callable, optional
         Called as ``callback(stats)`` after each chunk with the :class:`StreamRun` so far
         (for a progress display).
+    grow : bool, default=False
+        The chunks' width may grow (``iter_svmlight(..., grow=True)``): a chunk wider than the
+        learner first grows its state (new features at their initial value: weight 0 for the
+        additive learners; a learner that needs its width up front raises ValueError naming
+        it), a narrower CSR chunk is read at the learner's width.  The learner ends exactly as
+        one run given the final width from the start would leave it.
     **fit_params : passed on to :func:`mbcore.run_online` (e.g. ``awake=`` for ``Specialists``)
 
     Returns
@@ -604,7 +707,7 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
             classes = _classes_like("run_stream", classes, y)
         t = time.perf_counter()
         record = _learn_chunk("run_stream", learner, X, y, classes, i, stats.n == 0, fresh,
-                              fit_params)
+                              fit_params, grow)
         now = time.perf_counter()
         stats.learn_seconds += now - t
         stats._add(record.n, record.mistakes, record.updates)
@@ -724,6 +827,166 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
     return _vw_format.VWReader(name, chunks)
 
 
+# -- order: shuffling, and labels that arrive sorted --------------------------------------------
+
+SHUFFLE_BUFFER = 65_536     # rows a stream's shuffle holds (shuffle_chunks)
+SORTED_MIN_ROWS = 100       # the least rows for which "sorted" is said (LabelRuns)
+
+
+def _take_rows(X, rows):
+    """The rows ``rows`` of X (a CSRChunk, a SciPy sparse array or a NumPy array), in order."""
+    if isinstance(X, CSRChunk):
+        starts, ends = X.indptr[rows].astype(np.int64), X.indptr[rows + 1].astype(np.int64)
+        lengths = ends - starts
+        indptr = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        pos = np.repeat(starts - indptr[:-1], lengths) + np.arange(indptr[-1], dtype=np.int64)
+        return CSRChunk(X.data[pos], X.indices[pos], indptr.astype(X.indptr.dtype),
+                        (rows.shape[0], X.shape[1]))
+    return X[rows]
+
+
+def _join_rows(parts):
+    """One chunk of the rows of ``parts`` (CSRChunks, as wide as the widest, or NumPy arrays)."""
+    if len(parts) == 1:
+        return parts[0]
+    if isinstance(parts[0], CSRChunk):
+        d = max(p.shape[1] for p in parts)
+        ends = np.cumsum([p.nnz for p in parts])
+        indptr = np.concatenate([np.zeros(1, dtype=np.int64)] +
+                                [p.indptr[1:].astype(np.int64) + (e - p.nnz)
+                                 for p, e in zip(parts, ends)])
+        indices = np.concatenate([p.indices.astype(np.int64) for p in parts])
+        idx, ptr = _readers.to_csr_parts(indptr, indices, d, int(indptr[-1]))
+        return CSRChunk(np.concatenate([p.data for p in parts]), idx, ptr,
+                        (sum(p.shape[0] for p in parts), d))
+    if hasattr(parts[0], "tocsr"):          # SciPy sparse
+        import scipy.sparse as sp
+        return sp.vstack(parts, format="csr")
+    return np.concatenate(parts)
+
+
+def shuffle_chunks(chunks: Iterable[Tuple[Any, Any]], seed: int = 0,
+                   buffer_size: int = SHUFFLE_BUFFER,
+                   chunk_size: int = 8_192) -> Iterator[Tuple[Any, np.ndarray]]:
+    """The rows of a stream of ``(X, y)`` chunks in a random order, with bounded memory.
+
+    A shuffle buffer of ``buffer_size`` rows (as Vowpal Wabbit's and tf.data's): rows enter
+    the buffer in the stream's order, and each time it holds ``buffer_size + chunk_size``
+    rows, ``chunk_size`` of them drawn at random leave as the next chunk; at the end of the
+    stream the buffer leaves in a random order.  So a row leaves at most about
+    ``buffer_size`` rows before where it came (a stream longer than the buffer is shuffled
+    locally, not wholly: a file sorted by label in blocks much longer than the buffer stays
+    mostly sorted; load it in memory for a full shuffle), memory is
+    O(buffer_size + chunk_size + one input chunk), and the order depends only on ``seed``,
+    ``buffer_size``, ``chunk_size`` and the rows (not on how the input was cut into chunks).
+    The chunks' widths may grow (CSR chunks of ``iter_svmlight(..., grow=True)``): a chunk
+    leaving is as wide as the widest that entered before it.
+
+    Parameters
+    ----------
+    chunks : iterable of (X, y)
+        X a :class:`CSRChunk`, a NumPy array or a SciPy sparse array.
+    seed : int, default=0
+        The seed of the random order (``numpy.random.default_rng(seed)``).
+    buffer_size : int, default=65_536
+        Rows the buffer holds between two chunks.
+    chunk_size : int, default=8_192
+        Rows per chunk yielded (the last may hold fewer).
+
+    Yields
+    ------
+    (X, y) chunks
+    """
+    owner = "shuffle_chunks"
+    seed = _params.integer(owner, "seed", seed, 0, 2 ** 63 - 1)
+    buffer_size = _params.integer(owner, "buffer_size", buffer_size, 1, 1 << 40)
+    step = _check_chunk_size(owner, chunk_size)
+    return _shuffled(chunks, np.random.default_rng(seed), buffer_size, step)
+
+
+def _shuffled(chunks, rng, buffer_size, step):
+    held = []                    # (X, y) pieces: the buffer, then the rows that arrived since
+    count = 0
+    full = buffer_size + step
+    for X, y in chunks:
+        y = np.asarray(y)
+        m = y.shape[0]
+        at = 0
+        while at < m:
+            take = min(m - at, full - count)
+            piece = (X, y) if at == 0 and take == m else \
+                (_take_rows(X, np.arange(at, at + take)), y[at:at + take])
+            held.append(piece)
+            count += take
+            at += take
+            if count == full:
+                pool_X = _join_rows([p[0] for p in held])
+                pool_y = np.concatenate([p[1] for p in held])
+                order = rng.permutation(full)
+                keep = np.sort(order[step:])
+                held = [(_take_rows(pool_X, keep), pool_y[keep])]
+                count = buffer_size
+                yield _take_rows(pool_X, order[:step]), pool_y[order[:step]]
+    if count:
+        pool_X = _join_rows([p[0] for p in held])
+        pool_y = np.concatenate([p[1] for p in held])
+        order = rng.permutation(count)
+        for a in range(0, count, step):
+            rows = order[a:a + step]
+            yield _take_rows(pool_X, rows), pool_y[rows]
+
+
+class LabelRuns:
+    """Whether the labels of a stream arrive sorted, counted as they go.
+
+    A *run* is a maximal block of consecutive rows with the same label.  The labels **arrive
+    sorted** when there are at least ``SORTED_MIN_ROWS`` (100) rows and at most two runs per
+    distinct label (``runs <= 2 k``): every label comes in at most two blocks, as in a file
+    sorted by label (UCI spambase: 1,813 spam rows, then 2,788 others: two runs).  In a
+    random order of n rows the runs are about n (1 - sum of p_i^2), far more.  Then the
+    progressive mistakes measure little (a learner that sees one label for a long run learns
+    to say it), and ``mbcore run`` / ``certify`` / ``plot`` / ``evaluate`` warn on stderr
+    (``--shuffle`` to mix them).
+
+    ``add(y)`` takes each chunk's labels in order; ``sorted`` is the verdict so far.
+    """
+
+    __slots__ = ("n", "runs", "labels", "_last")
+
+    def __init__(self):
+        self.n = self.runs = 0
+        self.labels = set()
+        self._last = None
+
+    def add(self, y):
+        """Count the labels ``y`` of the next chunk (in the stream's order); returns self."""
+        y = np.asarray(y)
+        if y.shape[0] == 0:
+            return self
+        change = int(np.count_nonzero(y[1:] != y[:-1]))
+        first = y[0].item() if hasattr(y[0], "item") else y[0]
+        self.runs += change + (self._last is None or first != self._last)
+        last = y[-1]
+        self._last = last.item() if hasattr(last, "item") else last
+        if len(self.labels) <= 64:           # (the rule needs k only while runs <= 2k)
+            self.labels.update(np.unique(y).tolist())
+        self.n += y.shape[0]
+        return self
+
+    @property
+    def sorted(self) -> bool:
+        """Whether the labels so far arrive sorted (the rule above)."""
+        return self.n >= SORTED_MIN_ROWS and self.runs <= 2 * len(self.labels)
+
+    def warning(self, name):
+        """The one-line warning for data ``name`` whose labels arrive sorted."""
+        return (f"mbcore: warning: the labels of {name} arrive sorted ({self.runs} runs of "
+                f"{len(self.labels)} labels over {self.n:,} rows): the online mistakes "
+                "describe that order, not the data; pass --shuffle (--seed S) for a random "
+                "order")
+
+
 # ------------------------------------------------------------------------------------------------
 # Files in, a model out, predictions out: the train / predict / evaluate workflow (the Python
 # side of `mbcore train`, `mbcore predict` and `mbcore evaluate`).  While the learner passes over
@@ -839,6 +1102,42 @@ def _source_chunks(source, format, chunk_size, ahead, options):
     return prefetch(chunks) if ahead else chunks
 
 
+# -- the width of svmlight input --------------------------------------------------------------
+
+def _width_options(owner, learner, source, format, options):
+    """The svmlight reader's options for ``train_file`` and ``evaluate_file``.  Indices are
+    one-based unless ``zero_based`` says otherwise (decided before any line is read), and:
+
+    * ``n_features`` given: that width, checked on every line; no first pass;
+    * else a fitted learner (a warm start) that cannot grow: its width; no first pass;
+    * else a learner that grows (``_GROWS``: the additive learners): ``grow=True``, the width
+      grows as the indices arrive, and so does the learner's state; no first pass;
+    * else (a learner that needs its width up front: Winnow's family, KernelPerceptron, the
+      Boolean learners): a regular file is read twice, a first pass finding its width; a
+      stream that cannot be read twice (a pipe, a file object) is refused here, before
+      anything is read, with a message naming the learner and ``n_features``.
+
+    ``grow`` given by the caller is kept as given."""
+    if format != "svmlight" or "grow" in options:
+        return options
+    options = dict(options)
+    options.setdefault("zero_based", False)
+    if options.get("n_features") is not None:
+        return options
+    with holding(learner):
+        fitted = learner._is_fitted()
+        d = learner.n_features_in_ if fitted else None
+    if learner._GROWS:
+        options["grow"] = True
+    elif fitted:
+        options["n_features"] = d
+    elif _readers.is_file_object(source) or not os.path.isfile(source):
+        raise ValueError(f"{owner}: {type(learner).__name__} needs the number of features up "
+                         f"front ({learner._NEEDS_WIDTH}), so it cannot read a stream of "
+                         "unknown width; pass n_features=D (--n-features D on the command line)")
+    return options
+
+
 # -- train ------------------------------------------------------------------------------------
 
 def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=CHUNK,
@@ -883,10 +1182,11 @@ def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=CHUNK
     if passes > 1 and hasattr(source, "read"):
         raise ValueError("train_file: more than one pass needs a file path (a stream cannot be "
                          "read again)")
+    options = _width_options("train_file", learner, source, format, options)
     total = None
     for _ in range(passes):
         stats = run_stream(learner, _source_chunks(source, format, chunk_size, ahead, options),
-                           classes=classes, callback=callback)
+                           classes=classes, callback=callback, grow=options.get("grow", False))
         if total is None:
             total = stats
         else:
@@ -1017,28 +1317,43 @@ def report_line(line):
 
 
 def evaluate_file(learner, source, *, format="svmlight", chunk_size=CHUNK, classes=None,
-                  ahead=True, on_line=None, **options):
+                  ahead=True, on_line=None, shuffle=None, labels_seen=None, **options):
     """Progressive validation of ``learner`` over a source: each example is predicted, then
     learned (the learner is trained as it goes), and the mistakes are reported at doubling
     example counts (1, 2, 4, ...) and at the end, as Vowpal Wabbit reports its progressive loss.
 
     A mistake is a predicted label other than the true one, for two classes or K.  ``classes``
     is as for :func:`run_stream`.  ``on_line(line)`` is called with each report line as it is
-    reached (for printing as the stream goes).  Returns an :class:`EvaluationReport`.
+    reached (for printing as the stream goes).  ``shuffle=(seed, buffer_size)`` presents the
+    rows in the random order of :func:`shuffle_chunks` (a shuffle buffer: bounded memory);
+    ``labels_seen(y)`` is called with each chunk's labels in the order learned (e.g.
+    ``LabelRuns().add``).  svmlight input is read without a first pass, as by
+    :func:`train_file` (the width grows with the stream unless ``n_features`` is given).
+    Returns an :class:`EvaluationReport`.
     """
     report = EvaluationReport()
     stats = StreamRun()
     start = time.perf_counter()
     next_at, last_n, last_m = 1, 0, 0
+    options = _width_options("evaluate_file", learner, source, format, options)
+    grow = options.get("grow", False)
     with holding(learner):                  # (not a fit of another thread half done)
         fresh = getattr(learner, "classes_", None) is None
-    for i, (X, y) in enumerate(_source_chunks(source, format, chunk_size, ahead, options)):
+    chunks = _source_chunks(source, format, chunk_size, ahead, options)
+    if shuffle is not None:
+        seed, buffer_size = shuffle
+        chunks = shuffle_chunks(chunks, seed=seed, buffer_size=buffer_size,
+                                chunk_size=chunk_size)
+    for i, (X, y) in enumerate(chunks):
         if X.shape[0] == 0:
             continue
+        if labels_seen is not None:
+            labels_seen(y)
         if stats.n == 0:
             classes = _classes_like("evaluate_file", classes, y)
         t = time.perf_counter()
-        rec = _learn_chunk("evaluate_file", learner, X, y, classes, i, stats.n == 0, fresh, {})
+        rec = _learn_chunk("evaluate_file", learner, X, y, classes, i, stats.n == 0, fresh, {},
+                           grow)
         stats.learn_seconds += time.perf_counter() - t
         base_n, base_m = stats.n, stats.mistakes
         stats._add(rec.n, rec.mistakes, rec.updates)

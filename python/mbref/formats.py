@@ -16,7 +16,7 @@ line instead and counts it.
 
 import re
 
-__all__ = ["parse_number", "read_svmlight", "read_csv"]
+__all__ = ["parse_number", "read_svmlight", "read_svmlight_growing", "read_csv"]
 
 _NUMBER = re.compile(rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
                      rb"|(?i:inf|infinity|nan))\Z")
@@ -45,8 +45,14 @@ def _utf8_reason(line):
     return None
 
 
-def _svmlight_line(body, shift, n_features):
-    """(label, sorted [(column, value)]) of one data line, raising _Bad."""
+_ZERO_GROWING = ("has index 0, but a stream read without its width is one-based unless told "
+                 "otherwise (the index 0 cannot be known before it arrives); pass "
+                 "zero_based=True (--zero-based)")
+
+
+def _svmlight_line(body, shift, n_features, growing=False):
+    """(label, sorted [(column, value)]) of one data line, raising _Bad.  ``growing``: the
+    stream is read without its width, ``n_features`` being its cap (max_features)."""
     tokens = body.split()
     label = parse_number(tokens[0])
     if label is None:
@@ -70,9 +76,15 @@ def _svmlight_line(body, shift, n_features):
             raise _Bad(f"the value {_short(value.decode('utf-8'))} is not a number")
         idx = int(key)
         if idx < shift:
-            raise _Bad("has index 0 but zero_based=False; pass zero_based=True or 'auto'")
+            raise _Bad(_ZERO_GROWING if growing else
+                       "has index 0 but zero_based=False; pass zero_based=True or 'auto'")
         col = idx - shift
         if n_features is not None and col >= n_features:
+            if growing:
+                raise _Bad(f"uses column {col:,} (counting from 0), more than the "
+                           f"{n_features:,} columns a stream of unknown width may grow to "
+                           f"(max_features={n_features}); pass a larger max_features "
+                           "(--max-features) or the width (n_features, --n-features)")
             raise _Bad(f"uses column {col} (counting from 0) but n_features={n_features}")
         pairs.append((col, v))
     pairs.sort(key=lambda p: p[0])
@@ -129,6 +141,44 @@ def read_svmlight(data, name, owner="iter_svmlight", n_features=None, zero_based
         rows.append(pairs)
         lines.append(no)
     return labels, rows, lines, skipped
+
+
+def read_svmlight_growing(data, name, owner="iter_svmlight", max_features=1 << 26,
+                          zero_based=False, on_error="raise"):
+    """Parse svmlight text as a stream of unknown width (``iter_svmlight(grow=True)``).
+
+    The rows, labels, lines and errors of :func:`read_svmlight` with ``n_features`` the cap
+    ``max_features``, and the two messages of such a stream (an index 0 read one-based; a
+    column past the cap); plus ``widths``: after each row, the largest column of the rows so
+    far + 1 (0 before any column): a chunk ending at that row is that wide.
+
+    Returns
+    -------
+    labels, rows, lines, skipped : as :func:`read_svmlight`
+    widths : list of int, one per row
+    """
+    shift = 0 if zero_based else 1
+    labels, rows, lines, widths, skipped = [], [], [], [], 0
+    width = 0
+    for no, line in enumerate(data.splitlines(), 1):
+        body = line.split(b"#", 1)[0]
+        if not body.split():
+            continue
+        try:
+            label, pairs = _svmlight_line(body, shift, max_features, growing=True)
+        except (_Bad, UnicodeDecodeError) as e:
+            if on_error == "skip":
+                skipped += 1
+                continue
+            reason = _utf8_reason(line) or e.reason
+            raise ValueError(f"{owner}: {name}, line {no}: {reason}") from None
+        if pairs:
+            width = max(width, pairs[-1][0] + 1)
+        labels.append(label)
+        rows.append(pairs)
+        lines.append(no)
+        widths.append(width)
+    return labels, rows, lines, skipped, widths
 
 
 def read_csv(data, name, owner="iter_csv", label_column=-1, delimiter=",", skip_header=False,

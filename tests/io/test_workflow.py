@@ -190,8 +190,8 @@ def test_passes_equal_repeated_partial_fit(data, tmp_path):
     (["train", "--learner", "nosuch", "--data", "x", "--model", "m.npz"], 2, "unknown learner"),
     (["train", "--data", "x", "--model", "m.npz"], 2, "--learner"),
     (["predict", "--model", "/no/such/model.npz", "--data", "x"], 1, "no/such/model.npz"),
-    (["train", "--learner", "perceptron", "--data", "-", "--model", "m.npz"], 2,
-     "--n-features"),
+    (["train", "--learner", "winnow", "--data", "-", "--model", "m.npz"], 2,
+     "Winnow needs --n-features"),
     (["train", "--learner", "perceptron", "--data", "-", "--model", "m.npz", "--passes", "2",
       "--n-features", "3"], 2, "--passes"),
 ])
