@@ -476,6 +476,7 @@ class OnlineLearner(OnlineCounts):
                              f"({self._NEEDS_WIDTH}); its {old} features cannot grow to {d}")
         self._grow_state(d)
         self.n_features_in_ = d
+        self.__dict__.pop("feature_names_in_", None)    # (the new columns have no names)
         self._kstate = None
         self._fast = None
 
