@@ -12,7 +12,9 @@ import numpy as np
 
 from ._kernels import linear as _k
 from ._params import Choice, Custom, Flag, Integer, Real
-from ._validation import Batch, check_X, check_finite, csr_index_error, row_error
+from ._validation import (Batch, check_X, check_class_weight, check_finite, check_sample_weight,
+                          class_weights, csr_index_error, row_error)
+from . import _registry
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
                      labels_and_counts, need, shape)
 from ._threads import N_JOBS, map_rows
@@ -35,6 +37,49 @@ def _raise_status(owner, batch, status, bad):
         # 3, 4: a CSR row's column indices, checked as the pass read it (csr_check's 1, 2)
         raise csr_index_error(owner, batch.d, status - 2, bad) if status in (3, 4) else \
             row_error(owner, batch, bad)
+
+
+_CLASS_WEIGHT = Custom(check_class_weight,
+                       'None, "balanced" or a dict {label: finite weight >= 0}',
+                       refused=["Balanced", 1.0, [1.0, 2.0], {1: -1.0}, {1: float("nan")},
+                                {1: "2"}])
+
+
+def _row_weights(learner, sample_weight, yy, n, fitting):
+    """The weights of the rows of a pass of an additive learner (float64, finite, >= 0):
+    ``sample_weight`` times the weight of each row's class under ``class_weight`` (as
+    scikit-learn multiplies them); None when both are None (the unweighted pass, unchanged)."""
+    cw = learner.class_weight
+    if sample_weight is None and cw is None:
+        return None
+    o = learner._owner
+    sw = None if sample_weight is None else check_sample_weight(o, sample_weight, n)
+    if cw is not None:
+        idx = yy.astype(np.intp) if learner._K() > 1 else (yy > 0).astype(np.intp)
+        rw = class_weights(o, cw, learner.classes_, idx, fitting)[idx]
+        sw = rw if sw is None else rw * sw
+    return sw
+
+
+def _encode_dict(v, enc, problem):
+    """The file format's fields of a dict parameter (class_weight): its keys and values."""
+    return {"keys": enc(list(v.keys()), "keys"), "values": enc(list(v.values()), "values")}
+
+
+def _decode_dict(v, dec, bad):
+    keys, values = dec(v.get("keys")), dec(v.get("values"))
+    if not (isinstance(keys, list) and isinstance(values, list) and len(keys) == len(values)):
+        raise bad("a dict whose keys and values are not two lists of one length")
+    try:
+        out = dict(zip(keys, values))
+    except TypeError:
+        raise bad("a dict with a key that cannot be one") from None
+    if len(out) != len(keys):
+        raise bad("a dict whose keys repeat")
+    return out
+
+
+_registry.register_codec("dict", dict, _encode_dict, _decode_dict)
 
 
 class _Linear(ManyClasses, OnlineLearner):
@@ -60,10 +105,16 @@ class _Linear(ManyClasses, OnlineLearner):
     _sk_multiclass = True
     # parameters added after 0.1.0 (files of 0.1.0 lack them: mbcore.persistence gives them
     # their defaults, under which two classes behave as they did)
-    _NEW_PARAMS = frozenset(("multi_class", "n_jobs"))
+    _NEW_PARAMS = frozenset(("multi_class", "n_jobs", "class_weight"))
 
     _PARAMETERS = {"tie": Choice(*_TIES), "max_epochs": Integer(1), "fit_intercept": Flag(),
-                   "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS, "normalize": Flag()}
+                   "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS, "normalize": Flag(),
+                   "class_weight": _CLASS_WEIGHT}
+
+    _WEIGHTED = True
+
+    def _row_weights(self, sample_weight, yy, n, fitting):
+        return _row_weights(self, sample_weight, yy, n, fitting)
 
     def _validate_params(self):
         super()._validate_params()
@@ -167,16 +218,17 @@ class _Linear(ManyClasses, OnlineLearner):
     def _pass(self, batch, yy, pred, upd):
         st = self._state()
         threads = self._threads(batch)
+        sw = batch.sw
         if batch.X is not None:
             if self._K() > 1:
-                status, bad = _k.mc_pass_dense(st, batch.X, yy, pred, upd, threads)
+                status, bad = _k.mc_pass_dense(st, batch.X, yy, pred, upd, threads, sw)
             else:
                 fn = _k.lin_pass_dense64 if batch.X.dtype.char == "d" else _k.lin_pass_dense32
-                status, bad = fn(st, batch.X, yy, pred, upd, threads)
+                status, bad = fn(st, batch.X, yy, pred, upd, threads, sw)
         else:
             fn = _k.mc_pass_csr if self._K() > 1 else _k.lin_pass_csr
             status, bad = fn(st, batch.data, batch.indices, batch.indptr, yy, pred, upd,
-                             not batch.checked, threads)
+                             not batch.checked, threads, sw)
         _raise_status(self._owner, batch, status, bad)
         batch.checked = True            # (later epochs over this batch skip the index checks)
 
@@ -292,9 +344,11 @@ class _Linear(ManyClasses, OnlineLearner):
             return self._weights()[d * K:].copy() if self.fit_intercept else np.zeros(K)
         return float(self._weights()[self._d]) if self.fit_intercept else 0.0
 
-    def fit(self, X, y, classes=None, coef_init=None, intercept_init=None):
+    def fit(self, X, y, classes=None, coef_init=None, intercept_init=None, sample_weight=None):
         """Reset (optionally to ``coef_init``/``intercept_init``), then cycle through the data
-        until a pass with no update (``converged_``) or ``max_epochs``.
+        until a pass with no update (``converged_``) or ``max_epochs``.  ``sample_weight``
+        scales each row's updates in every epoch (see the class; ``class_weight="balanced"``
+        is computed from this call's y).
 
         On integer-valued data the Perceptron's weights are exact, so a weight vector that
         repeats at an epoch boundary proves the run would cycle for ever (the cycling theorem):
@@ -302,11 +356,12 @@ class _Linear(ManyClasses, OnlineLearner):
         """
         with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
             self._reset()
-            self._fit_from(X, y, classes, coef_init, intercept_init)
+            self._fit_from(X, y, classes, coef_init, intercept_init, sample_weight)
         return self
 
-    def _fit_from(self, X, y, classes, coef_init, intercept_init):
+    def _fit_from(self, X, y, classes, coef_init, intercept_init, sample_weight=None):
         batch, yy = self._prepare(X, y, classes)
+        batch.sw = self._row_weights(sample_weight, yy, batch.n, True)
         if coef_init is not None:
             K, d = self._K(), self._d
             if K > 1:
@@ -491,13 +546,15 @@ class Perceptron(_Linear):
         return [{}, {"tie": "positive", "fit_intercept": True}]
 
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None,
+                 class_weight=None):
         self.tie = tie
         self.normalize = normalize
         self.fit_intercept = fit_intercept
         self.eta = eta
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
         self.n_jobs = n_jobs
 
     _PARAMETERS = {"eta": Real(0)}
@@ -570,10 +627,12 @@ class AveragedPerceptron(Perceptron):
         return [{}, {"mode": "vote"}]
 
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
-                 eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None,
+                 class_weight=None):
         self.mode = mode
         super().__init__(tie=tie, normalize=normalize, fit_intercept=fit_intercept, eta=eta,
-                         max_epochs=max_epochs, multi_class=multi_class, n_jobs=n_jobs)
+                         max_epochs=max_epochs, multi_class=multi_class, n_jobs=n_jobs,
+                         class_weight=class_weight)
 
     _PARAMETERS = {"mode": Choice("average", "vote")}
 
@@ -644,9 +703,9 @@ class AveragedPerceptron(Perceptron):
         V = np.empty((rows.shape[0], w0.shape[0]))
         args = (w0, self._d, self.fit_intercept, self.normalize, float(self.eta))
         if batch.X is not None:
-            _k.replay_dense(*args, batch.X, rows, yy, V)
+            _k.replay_dense(*args, batch.X, rows, yy, V, batch.sw)
         else:
-            _k.replay_csr(*args, batch.data, batch.indices, batch.indptr, rows, yy, V)
+            _k.replay_csr(*args, batch.data, batch.indices, batch.indptr, rows, yy, V, batch.sw)
         c = np.empty(rows.shape[0], dtype=np.int64)
         c[:-1] = np.diff(rows)
         c[-1] = batch.n - rows[-1]
@@ -794,13 +853,14 @@ class MarginPerceptron(_Linear):
         return [{"gamma": 0.2}]
 
     def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None):
         self.gamma = gamma
         self.margin_fraction = margin_fraction
         self.tie = tie
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
         self.n_jobs = n_jobs
 
     _PARAMETERS = {"gamma": Real(0), "margin_fraction": Real(0, 1)}
@@ -940,7 +1000,7 @@ class OnlineHingeSVM(_Linear):
         return [{"lam": 0.1}]
 
     def __init__(self, lam=0.01, eta="pegasos", tie="negative", normalize=False,
-                 fit_intercept=False, max_epochs=5, multi_class="multiclass"):
+                 fit_intercept=False, max_epochs=5, multi_class="multiclass", class_weight=None):
         self.lam = lam
         self.eta = eta
         self.tie = tie
@@ -948,6 +1008,7 @@ class OnlineHingeSVM(_Linear):
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
 
     _PARAMETERS = {"lam": Real(0), "eta": Custom(
         _pegasos_or_real, '"pegasos" or a finite real > 0', refused=("fast", 0, -1.0, math.nan,
@@ -1085,13 +1146,14 @@ class PassiveAggressive(_Linear):
                 {"variant": "PA-II", "C": 0.5, "multi_class": "ovr"}]
 
     def __init__(self, C=1.0, variant="PA-I", tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None):
         self.C = C
         self.variant = variant
         self.tie = tie
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
         self.n_jobs = n_jobs
 
     _PARAMETERS = {"C": Real(0), "variant": Choice(*_PA_VARIANTS)}
@@ -1206,7 +1268,12 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
 
     _sk_sparse = True
     _sk_multiclass = True
-    _NEW_PARAMS = frozenset(("multi_class",))    # (added after 0.1.0: files of 0.1.0 lack it)
+    # (added after 0.1.0: files of 0.1.0 lack them)
+    _NEW_PARAMS = frozenset(("multi_class", "class_weight"))
+    _WEIGHTED = True
+
+    def _row_weights(self, sample_weight, yy, n, fitting):
+        return _row_weights(self, sample_weight, yy, n, fitting)
 
     _TAKES = "features"
     _NO_MIX = ("its state is a set of support vectors: mixing would join the sets of every "
@@ -1221,7 +1288,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         return [{"kernel": "poly", "degree": 2}, {"kernel": "rbf", "budget": 5}]
 
     def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
-                 tie="negative", max_epochs=100, multi_class="multiclass"):
+                 tie="negative", max_epochs=100, multi_class="multiclass", class_weight=None):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -1230,6 +1297,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         self.tie = tie
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
 
     # -- classes: two (the binary rule), or K >= 3 --------------------------------------------
     # "multiclass": the support vectors carry a row of K coefficients (_coef, flat, cap x K);
@@ -1242,7 +1310,8 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                    "gamma": Real(0, none=True), "coef0": Real(),
                    "budget": Integer(1, _MAX_BUDGET, none=True,
                                      what=f"None or an integer in [1, {_MAX_BUDGET}]"), "tie": Choice(*_TIES),
-                   "max_epochs": Integer(1), "multi_class": Choice(*_MULTI)}
+                   "max_epochs": Integer(1), "multi_class": Choice(*_MULTI),
+                   "class_weight": _CLASS_WEIGHT}
 
     def _validate_params(self):
         super()._validate_params()
@@ -1341,11 +1410,12 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
             if batch.X is not None:
                 status, row = _k.kp_pass_dense(*self._kargs(), self._sv, self._svn, self._coef,
                                                self._meta, budget, self._counts, batch.X, start,
-                                               yy, pred, upd)
+                                               yy, pred, upd, None, batch.sw)
             else:
                 status, row = _k.kp_pass_csr(*self._kargs(), self._sv, self._svn, self._coef,
                                              self._meta, budget, self._counts, batch.data,
-                                             batch.indices, batch.indptr, start, yy, pred, upd)
+                                             batch.indices, batch.indptr, start, yy, pred, upd,
+                                             None, batch.sw)
             if status == 2:
                 self._grow()
                 start = row
@@ -1374,12 +1444,13 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                 if batch.X is not None:
                     status, row = _k.kpm_pass_dense(kind, degree, gamma, coef0, self._sv,
                                                     self._svn, A, self._meta, budget,
-                                                    self._counts, batch.X, start, yy, pred, upd)
+                                                    self._counts, batch.X, start, yy, pred, upd,
+                                                    batch.sw)
                 else:
                     status, row = _k.kpm_pass_csr(kind, degree, gamma, coef0, self._sv, self._svn,
                                                   A, self._meta, budget, self._counts,
                                                   batch.data, batch.indices, batch.indptr, start,
-                                                  yy, pred, upd)
+                                                  yy, pred, upd, batch.sw)
                 if status != 2:
                     break
                 self._grow()
@@ -1395,6 +1466,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         U = np.zeros((K, n), dtype=np.uint8)
         p8 = np.empty(n, dtype=np.int8)
         limit = n
+        sw = batch.sw
         for k in range(K):
             yk = np.where(yy == k, 1, -1).astype(np.int8)
             counts = np.zeros(3, dtype=np.int64)
@@ -1408,13 +1480,13 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                     status, row = _k.kp_pass_dense(kind, degree, tie, gamma, coef0, sv, svn,
                                                    coef, meta, budget, counts, batch.X[:limit],
                                                    start, yk[:limit], p8[:limit], U[k, :limit],
-                                                   f[:limit])
+                                                   f[:limit], None if sw is None else sw[:limit])
                 else:
                     sub = batch.rows(0, limit) if limit < n else batch
                     status, row = _k.kp_pass_csr(kind, degree, tie, gamma, coef0, sv, svn, coef,
                                                  meta, budget, counts, sub.data, sub.indices,
                                                  sub.indptr, start, yk[:limit], p8[:limit],
-                                                 U[k, :limit], f[:limit])
+                                                 U[k, :limit], f[:limit], sub.sw)
                 if status != 2:
                     break
                 self._grow()
