@@ -147,6 +147,10 @@ class _Boolean(OnlineLearner):
     """Shared machinery: Boolean rows (or rows packed 8 variables per byte), the protocol's
     hooks."""
 
+    # (sample_weight: refused, OnlineLearner._refuse_weights)
+    _NO_WEIGHTS = ("a mistake removes literals or moves rules outright, and the notes "
+                   "give no weighted form of the rule")
+
     _TAKES = "features"
     _PARAMETERS = {"max_epochs": params.Integer(1), "packed": params.Flag(),
                    "n_features": params.Integer(1, none=True)}
