@@ -58,7 +58,15 @@ def _row_weights(learner, sample_weight, yy, n, fitting):
         idx = yy.astype(np.intp) if learner._K() > 1 else (yy > 0).astype(np.intp)
         rw = class_weights(o, cw, learner.classes_, idx, fitting)[idx]
         sw = rw if sw is None else rw * sw
+    if fitting and n and not sw.any():
+        raise _all_zero(o)
     return sw
+
+
+def _all_zero(owner):
+    """fit with every row of weight 0 (nothing to learn; scikit-learn refuses it too)."""
+    return ValueError(f"{owner}: parameter sample_weight must give fit at least one non-zero "
+                      "weight (times class_weight), got every row's weight zero")
 
 
 def _encode_dict(v, enc, problem):

@@ -302,16 +302,19 @@ cdef inline int lin_judge(const Params* p, const double* w, const double* aux, P
     return -1
 
 
-cdef inline double pa_step_size(const Params* p, double loss, double sq) noexcept nogil:
+cdef inline double pa_step_size(const Params* p, double loss, double sq,
+                                double sw) noexcept nogil:
     """Passive-Aggressive's step tau = min(C, loss / (||z||^2 + lam)) for a row z of squared
     norm sq (PA: C = inf, lam = 0; PA-I: lam = 0; PA-II: C = inf, lam = 1/(2C)); 0 when the
-    denominator is 0 (a zero row: PA and PA-I skip it) or infinite."""
-    cdef double den = sq + p.lam, tau
+    denominator is 0 (a zero row: PA and PA-I skip it) or infinite.  A row of sample weight
+    sw > 0 has the aggressiveness C * sw (its loss weighs sw times in the PA-I/PA-II objective):
+    the cap C * sw and lam / sw = 1/(2 C sw); sw = 1 leaves both as they are, exactly."""
+    cdef double den = sq + p.lam / sw, tau
     if not (den > 0.0 and den < INFINITY):
         return 0.0
     tau = loss / den
-    if tau > p.eta:
-        tau = p.eta
+    if tau > p.eta * sw:
+        tau = p.eta * sw
     return tau
 
 
@@ -362,7 +365,7 @@ cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_
             upd = 1
     elif p.algo == PA:
         if change:
-            c = (pa_step_size(p, 1.0 - yd * s, row_sqnorm(p, v, n)) * yd) * sw
+            c = pa_step_size(p, 1.0 - yd * s, row_sqnorm(p, v, n), sw) * yd
             if c != 0.0:
                 if not apply_update(p, w, d, c, v, ix, n):
                     return -1
@@ -1111,7 +1114,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
         if p.algo == PA:
             # Crammer et al.'s multi-class rule: the binary step on the Kesler vector
             # (e_y - e_r) (x) x', whose squared norm is 2 ||x'||^2
-            cc = pa_step_size(p, 1.0 - (s[y] - s[r]), 2.0 * row_sqnorm(p, v, n)) * c.sw
+            cc = pa_step_size(p, 1.0 - (s[y] - s[r]), 2.0 * row_sqnorm(p, v, n), c.sw)
             if cc != 0.0:
                 if not mc_axpy(W, K, d, y, cc, cc, p.intercept, v, ix, n):
                     return -1
@@ -1159,7 +1162,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
         for k in range(K):
             yk = 1.0 if k == y else -1.0
             if yk * s[k] < 1.0:
-                cc = (pa_step_size(p, 1.0 - yk * s[k], mk) * yk) * c.sw
+                cc = pa_step_size(p, 1.0 - yk * s[k], mk, c.sw) * yk
                 if cc != 0.0:
                     if not mc_axpy(W, K, d, k, cc, cc, p.intercept, v, ix, n):
                         return -1

@@ -780,4 +780,7 @@ def row_weights(learner, sample_weight, yy, n, fitting):
         per = class_weights(o, cw, learner.classes_, idx, fitting)
         rw = [per[k] for k in idx]
         sw = rw if sw is None else [a * b for a, b in zip(rw, sw)]
+    if fitting and n and not any(v != 0.0 for v in sw):
+        raise ValueError(f"{o}: parameter sample_weight must give fit at least one non-zero "
+                         "weight (times class_weight), got every row's weight zero")
     return sw

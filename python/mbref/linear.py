@@ -816,13 +816,15 @@ class PassiveAggressive(_Linear):
             sq = sq + 1.0
         return sq
 
-    def _tau(self, loss, sq):
-        den = sq + (0.5 / float(self.C) if self.variant == "PA-II" else 0.0)
+    def _tau(self, loss, sq, sw=1.0):
+        """The step; a row of sample weight sw > 0 has the aggressiveness C * sw: lam / sw
+        (PA-II's 1/(2C) divided by sw) and the cap C * sw (PA-I)."""
+        den = sq + (0.5 / float(self.C) if self.variant == "PA-II" else 0.0) / sw
         if not 0.0 < den < math.inf:
             return 0.0
         tau = loss / den
-        if self.variant == "PA-I" and tau > float(self.C):
-            tau = float(self.C)
+        if self.variant == "PA-I" and tau > float(self.C) * sw:
+            tau = float(self.C) * sw
         return tau
 
     def _step(self, x, y, i):
@@ -834,7 +836,7 @@ class PassiveAggressive(_Linear):
         p = self._sign(s)
         if not y * s < 1.0 or self._weight(i) == 0.0:
             return p, False
-        c = (self._tau(1.0 - y * s, self._sq(x)) * y) * self._weight(i)
+        c = self._tau(1.0 - y * s, self._sq(x), self._weight(i)) * y
         if c == 0.0:
             return p, False
         if not self._apply(self._w, c, x):
@@ -847,7 +849,7 @@ class PassiveAggressive(_Linear):
         r = _argmax(s, skip=y)
         if not (s[y] - s[r]) < 1.0 or self._weight(i) == 0.0:
             return p, False
-        c = self._tau(1.0 - (s[y] - s[r]), 2.0 * self._sq(x)) * self._weight(i)
+        c = self._tau(1.0 - (s[y] - s[r]), 2.0 * self._sq(x), self._weight(i))
         if c == 0.0:
             return p, False
         ok = self._apply(self._W[y], c, x)
@@ -865,7 +867,7 @@ class PassiveAggressive(_Linear):
             yk = 1 if y == k else -1
             if not yk * s[k] < 1.0 or self._weight(i) == 0.0:
                 continue
-            c = (self._tau(1.0 - yk * s[k], sq) * yk) * self._weight(i)
+            c = self._tau(1.0 - yk * s[k], sq, self._weight(i)) * yk
             if c == 0.0:
                 continue
             if not self._apply(self._W[k], c, x):
