@@ -757,17 +757,21 @@ def check_sample_weight(owner, sample_weight, n):
         sample_weight = [sample_weight] * n
     if isinstance(sample_weight, (str, bytes)):
         raise _weight_error(owner, "an array-like of real numbers", repr(sample_weight))
-    raw = np.asarray(sample_weight)
-    if raw.dtype.kind == "O" and all(isinstance(v, numbers.Real) and not isinstance(v, str)
-                                     for v in raw.ravel()):
-        raw = raw.astype(np.float64)
-    if raw.dtype.kind not in "biuf":
-        raise _weight_error(owner, "an array-like of real numbers",
-                            f"an array of dtype {raw.dtype}")
+    try:
+        raw = np.asarray(sample_weight)
+    except ValueError:                              # (ragged nested sequences)
+        raise _weight_error(owner, "1-D (one weight per row)", "a ragged sequence") from None
     if raw.ndim != 1:
         raise _weight_error(owner, "1-D (one weight per row)", f"an array of shape {raw.shape}")
     if raw.shape[0] != n:
         raise _weight_error(owner, f"of length n_samples = {n}", f"{raw.shape[0]} values")
+    if raw.dtype.kind not in "biuf":
+        # the first value that is not a real number, as given (the twin's message)
+        items = sample_weight if isinstance(sample_weight, np.ndarray) else list(sample_weight)
+        for i, v in enumerate(items):
+            if not (isinstance(v, (numbers.Real, np.bool_)) and not isinstance(v, (str, bytes))):
+                raise _weight_error(owner, "an array-like of real numbers", f"{v!r} at row {i}")
+        raw = raw.astype(np.float64)
     a = np.array(raw, dtype=np.float64, order="C")         # (always a copy)
     ok = np.isfinite(a)
     if not ok.all():

@@ -711,6 +711,8 @@ def check_sample_weight(owner, sample_weight, n):
     items = list(sample_weight) if shape is None or len(shape) > 0 else None
     if shape is None:
         nested = [hasattr(v, "__len__") and not isinstance(v, (str, bytes)) for v in items]
+        if any(nested) and not (all(nested) and len({len(v) for v in items}) == 1):
+            raise _weight_error(owner, "1-D (one weight per row)", "a ragged sequence")
         shape = (len(items), len(items[0])) if items and all(nested) else (len(items),)
     shape = tuple(int(s) for s in shape)
     if len(shape) != 1:
