@@ -477,6 +477,12 @@ class Perceptron(_Linear):
         Passes ``fit`` may make before it gives up on a clean pass.
     {_MULTI_PARAM}
     {_N_JOBS_PARAM}
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying ``sample_weight`` (as in scikit-learn): a dict
+        {label: weight >= 0} (labels left out weigh 1), or "balanced":
+        n_samples / (n_classes * np.bincount(y)) over the y given to ``fit`` (``partial_fit``
+        refuses it, as scikit-learn's does: one batch's class frequencies are not the stream's;
+        compute the weights once and pass them as a dict).
 
     Attributes
     ----------
@@ -493,6 +499,18 @@ class Perceptron(_Linear):
 
     Notes
     -----
+    Sample weights (``fit``, ``partial_fit`` and ``run_online`` take ``sample_weight``, 1-D of
+    n_samples finite values >= 0, times ``class_weight``): a mistake on a row of weight s adds
+    η·s·y·x, the update scikit-learn's Perceptron makes; a row of weight 0 is predicted and its
+    mistake counted in ``mistakes_``, but it never updates (nor counts in ``updates_``).  A
+    weight is not a repetition: s = 2 is one step of 2η, while the row given twice is two
+    steps, the second judged after the first.  ``mistakes_`` stays a count; the notes give no
+    weighted bound, and Novikoff's argument carried through with the weights gives one
+    (:func:`mbcore.bounds.weighted_perceptron_bound`, proved in its docstring): on rows of
+    weight in [s_min, s_max] with s_min > 0, the mistakes on them are at most
+    (R/γ)²(s_max/s_min)², and their weights sum to at most s_max (R/γ)².  Without weights the
+    pass is the unweighted one, unchanged; all-ones weights give the same results bit for bit.
+
     Numerics: dot products use four interleaved partial sums combined as (s0+s1)+(s2+s3), with
     no fused multiply-add, exactly as the pure-Python twin ``mbref.Perceptron`` does, so both give
     the same predictions on any data.  A row with NaN or infinity, or an overflow, raises
@@ -593,8 +611,10 @@ class AveragedPerceptron(Perceptron):
     Parameters
     ----------
     mode : {"average", "vote"}, default="average"
-    tie, normalize, fit_intercept, eta, max_epochs, multi_class, n_jobs
-        As for :class:`Perceptron`.
+    tie, normalize, fit_intercept, eta, max_epochs, multi_class, n_jobs, class_weight
+        As for :class:`Perceptron`; a sample weight s scales each update (and so its share of
+        the average) as it does the Perceptron's; the voted mode's counts stay the number of
+        examples each vector survived.
 
     Attributes
     ----------
@@ -811,6 +831,9 @@ class MarginPerceptron(_Linear):
     max_epochs : int, default=100
     {_MULTI_PARAM}
     {_N_JOBS_PARAM}
+    class_weight : dict, "balanced" or None, default=None
+        As for :class:`Perceptron`.  A row of sample weight s updates by s·y·x/‖x‖ (no weighted
+        form of the 12/γ² bound is claimed: the notes give none).
 
     Attributes
     ----------
@@ -967,6 +990,11 @@ class OnlineHingeSVM(_Linear):
         As for :class:`Perceptron`.
     max_epochs : int, default=5
     {_MULTI_PARAM}
+    class_weight : dict, "balanced" or None, default=None
+        As for :class:`Perceptron`.  A row of sample weight s takes the hinge step η_t·s·y·x
+        (the weighted hinge loss's subgradient, as scikit-learn's SGDClassifier); the shrink
+        (1 − η_t λ) belongs to the regulariser, not to the row, and applies on every row, weight
+        0 included (such a row makes no hinge step and does not count in ``updates_``).
 
     Notes
     -----
@@ -1100,6 +1128,8 @@ class PassiveAggressive(_Linear):
         ``fit`` cycles until a pass with no update (every row then has margin ≥ 1) or this many.
     {_MULTI_PARAM}
     {_N_JOBS_PARAM}
+    class_weight : dict, "balanced" or None, default=None
+        As for :class:`Perceptron`.
 
     Attributes
     ----------
@@ -1114,6 +1144,14 @@ class PassiveAggressive(_Linear):
     to rounding (its dot products sum in another order), with K ≥ 3 classes under
     ``multi_class="ovr"``.  With an intercept scikit-learn leaves the constant out of ‖x‖²;
     here it is part of x, as in the paper.
+
+    Sample weights: a row of weight s > 0 has the aggressiveness C·s, its loss weighing s times
+    in the PA-I and PA-II objectives (½‖w − w_t‖² + C s ξ, or + C s ξ²): τ = min(C s, ℓ/‖x‖²)
+    (PA-I), ℓ/(‖x‖² + 1/(2Cs)) (PA-II); PA, which has no C, takes the whole step whatever s > 0.
+    A row of weight 0 never updates.  So a step never goes past the margin-1 point the
+    algorithm projects onto.  scikit-learn instead multiplies the step by s (s·min(C, ℓ/‖x‖²)),
+    which overshoots for s > 1 and, repeated over epochs with s > 2, diverges; with weights in
+    {0, 1} the two agree.  No weighted bound is claimed (the paper gives none).
 
     Examples
     --------
@@ -1236,6 +1274,10 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     max_epochs : int, default=100
     multi_class : {"multiclass", "ovr"}, default="multiclass"
         The rule for three classes or more (two classes always take the binary rule).
+    class_weight : dict, "balanced" or None, default=None
+        As for :class:`Perceptron`.  A mistake on a row of sample weight s stores it with the
+        coefficient y·s (multi-class: +s for its class, −s for the predicted one); a row of
+        weight 0 is never stored.
 
     Attributes
     ----------
