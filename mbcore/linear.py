@@ -241,7 +241,7 @@ class _Linear(ManyClasses, OnlineLearner):
         batch.checked = True            # (later epochs over this batch skip the index checks)
 
     def _fast_path(self):
-        if self._K() > 1:
+        if self._K() > 1 or self.class_weight is not None:    # (the one-row step is unweighted)
             return None
         pos, neg = self.classes_[1], self.classes_[0]
         # (object-dtype classes_ hold Python values, which have no .item())

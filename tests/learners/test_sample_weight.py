@@ -274,6 +274,26 @@ def test_partial_fit_equals_run_online_and_fit_one_epoch():
     assert state(a) == state(b) == state(c)
 
 
+@pytest.mark.parametrize("name", ["Perceptron", "AveragedPerceptron", "PassiveAggressive"])
+def test_one_row_calls_take_the_class_weights(name):
+    """partial_fit one row at a time (the one-row fast path of the unweighted learners) with
+    class_weight, or sample_weight, equals the whole batch."""
+    X, y = real_stream(19, 60, 4)
+    cw = {-1: 0.5, 1: 3.0}
+    sw = weights(19, 60)
+    whole = getattr(mbcore, name)(class_weight=cw).partial_fit(X, y, sample_weight=sw)
+    rows = getattr(mbcore, name)(class_weight=cw)
+    for i in range(60):
+        rows.partial_fit(X[i:i + 1], y[i:i + 1], classes=[-1, 1] if i == 0 else None,
+                         sample_weight=sw[i:i + 1])
+    assert state(rows) == state(whole)
+    only_cw = getattr(mbcore, name)(class_weight=cw)
+    for i in range(60):
+        only_cw.partial_fit(X[i:i + 1], y[i:i + 1], classes=[-1, 1] if i == 0 else None)
+    assert state(only_cw) == state(getattr(mbcore, name)(class_weight=cw).partial_fit(X, y))
+    assert state(only_cw) != state(getattr(mbcore, name)().partial_fit(X, y))
+
+
 def test_csr_equals_dense_on_integer_data():
     rng = np.random.default_rng(10)
     X = rng.integers(-3, 4, size=(N, D)).astype(float)
