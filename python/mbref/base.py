@@ -576,12 +576,17 @@ class OnlineLearner:
         return None
 
     def _learn(self, X, y, classes, sample_weight=None):
-        """One pass, all or nothing: a call that raises leaves the learner as it was."""
+        """One pass, all or nothing: a failed first call leaves the learner unfitted."""
         self._refuse_weights(sample_weight)
-        with keep_on_failure(self):
+        first = getattr(self, "classes_", None) is None
+        try:
             rows, yy = self._prepare(X, y, classes)
             sw = self._row_weights(sample_weight, yy, len(rows), False)
             return self._run(rows, yy, sw)
+        except BaseException:
+            if first:
+                self._reset()
+            raise
 
     def _weight(self, i):
         """The sample weight of row i of the current pass (1.0 without weights)."""
