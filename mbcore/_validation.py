@@ -784,7 +784,7 @@ def check_sample_weight(owner, sample_weight, n):
     return a
 
 
-_CLASS_WEIGHT_WHAT = 'None, "balanced" or a dict {label: finite weight >= 0}'
+CLASS_WEIGHT_DOMAIN = 'None, "balanced" or a dict {label: finite weight >= 0}'
 
 
 def check_class_weight(owner, name, value):
@@ -796,7 +796,7 @@ def check_class_weight(owner, name, value):
             isinstance(w, numbers.Real) and not isinstance(w, (bool, np.bool_)) and
             math.isfinite(float(w)) and float(w) >= 0.0 for w in value.values()):
         return value
-    raise ValueError(f"{owner}: parameter {name} must be {_CLASS_WEIGHT_WHAT}, got {value!r}")
+    raise ValueError(f"{owner}: parameter {name} must be {CLASS_WEIGHT_DOMAIN}, got {value!r}")
 
 
 def class_weights(owner, class_weight, classes, idx, fitting):

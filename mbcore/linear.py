@@ -12,8 +12,8 @@ import numpy as np
 
 from ._kernels import linear as _k
 from ._params import Choice, Custom, Flag, Integer, Real
-from ._validation import (Batch, check_X, check_class_weight, check_finite, check_sample_weight,
-                          class_weights, csr_index_error, row_error)
+from ._validation import (CLASS_WEIGHT_DOMAIN, Batch, check_X, check_class_weight, check_finite,
+                          check_sample_weight, class_weights, csr_index_error, row_error)
 from . import _registry
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
                      labels_and_counts, need, shape)
@@ -39,8 +39,7 @@ def _raise_status(owner, batch, status, bad):
             row_error(owner, batch, bad)
 
 
-_CLASS_WEIGHT = Custom(check_class_weight,
-                       'None, "balanced" or a dict {label: finite weight >= 0}',
+_CLASS_WEIGHT = Custom(check_class_weight, CLASS_WEIGHT_DOMAIN,
                        refused=["Balanced", 1.0, [1.0, 2.0], {1: -1.0}, {1: float("nan")},
                                 {1: "2"}])
 
