@@ -9,6 +9,7 @@ change is copied.
 """
 
 import functools
+import math
 import numbers
 import sys
 
@@ -57,10 +58,13 @@ def _with_sklearn_base(base):
 class Batch:
     """A validated batch: ``dense`` (2-D float array) or ``csr`` (data, indices, indptr)."""
 
-    __slots__ = ("X", "data", "indices", "indptr", "n", "d", "checked")
+    __slots__ = ("X", "data", "indices", "indptr", "n", "d", "checked", "sw")
 
-    def __init__(self, X=None, data=None, indices=None, indptr=None, n=0, d=0, checked=True):
+    def __init__(self, X=None, data=None, indices=None, indptr=None, n=0, d=0, checked=True,
+                 sw=None):
         self.X = X
+        # the rows' sample weights (float64, finite, >= 0), or None for an unweighted pass
+        self.sw = sw
         self.data = data
         self.indices = indices
         self.indptr = indptr
@@ -77,12 +81,13 @@ class Batch:
 
     def rows(self, start, stop):
         """The sub-batch of rows start..stop-1 (views, no copy of the values)."""
+        sw = None if self.sw is None else self.sw[start:stop]
         if self.X is not None:
-            return Batch(X=self.X[start:stop], n=stop - start, d=self.d)
+            return Batch(X=self.X[start:stop], n=stop - start, d=self.d, sw=sw)
         a, b = int(self.indptr[start]), int(self.indptr[stop])
         return Batch(data=self.data[a:b], indices=self.indices[a:b],
                      indptr=self.indptr[start:stop + 1] - a, n=stop - start, d=self.d,
-                     checked=self.checked)
+                     checked=self.checked, sw=sw)
 
     def row_values(self, i):
         if self.X is not None:
@@ -840,3 +845,88 @@ def _first_outside(ya, classes):
         except TypeError:
             return i
     return None
+
+
+# -- sample and class weights (the additive learners) ----------------------------------------
+
+def _weight_error(owner, what, got):
+    return ValueError(f"{owner}: parameter sample_weight must be {what}, got {got}")
+
+
+def check_sample_weight(owner, sample_weight, n):
+    """``sample_weight`` as the pass reads it: a new float64 array of n finite values >= 0 (a
+    real number stands for n copies of itself, as in scikit-learn).  The caller's object is
+    neither modified nor kept.  ValueError naming the class, the parameter and the value."""
+    if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, (bool, np.bool_)):
+        sample_weight = [sample_weight] * n
+    if isinstance(sample_weight, (str, bytes)):
+        raise _weight_error(owner, "an array-like of real numbers", repr(sample_weight))
+    try:
+        raw = np.asarray(sample_weight)
+    except ValueError:                              # (ragged nested sequences)
+        raise _weight_error(owner, "1-D (one weight per row)", "a ragged sequence") from None
+    if raw.ndim != 1:
+        raise _weight_error(owner, "1-D (one weight per row)", f"an array of shape {raw.shape}")
+    if raw.shape[0] != n:
+        raise _weight_error(owner, f"of length n_samples = {n}", f"{raw.shape[0]} values")
+    if raw.dtype.kind not in "biuf":
+        # the first value that is not a real number, as given (the twin's message)
+        items = sample_weight if isinstance(sample_weight, np.ndarray) else list(sample_weight)
+        for i, v in enumerate(items):
+            if not (isinstance(v, (numbers.Real, np.bool_)) and not isinstance(v, (str, bytes))):
+                raise _weight_error(owner, "an array-like of real numbers", f"{v!r} at row {i}")
+        raw = raw.astype(np.float64)
+    a = np.array(raw, dtype=np.float64, order="C")         # (always a copy)
+    ok = np.isfinite(a)
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise _weight_error(owner, "finite", f"{float(a[i])!r} at row {i}")
+    neg = a < 0.0
+    if neg.any():
+        i = int(np.flatnonzero(neg)[0])
+        raise _weight_error(owner, "non-negative", f"{float(a[i])!r} at row {i}")
+    return a
+
+
+CLASS_WEIGHT_DOMAIN = 'None, "balanced" or a dict {label: finite weight >= 0}'
+
+
+def check_class_weight(owner, name, value):
+    """The domain of the parameter ``class_weight`` (its labels are checked against
+    ``classes_`` when the weights are used)."""
+    if value is None or (isinstance(value, str) and value == "balanced"):
+        return value
+    if type(value) is dict and all(
+            isinstance(w, numbers.Real) and not isinstance(w, (bool, np.bool_)) and
+            math.isfinite(float(w)) and float(w) >= 0.0 for w in value.values()):
+        return value
+    raise ValueError(f"{owner}: parameter {name} must be {CLASS_WEIGHT_DOMAIN}, got {value!r}")
+
+
+def class_weights(owner, class_weight, classes, idx, fitting):
+    """The weight of each class (float64, one per entry of ``classes``) under
+    ``class_weight`` (checked by :func:`check_class_weight`), for rows whose class indices are
+    ``idx``; ``fitting``: called by ``fit`` ("balanced" is refused elsewhere, as scikit-learn's
+    ``partial_fit`` refuses it)."""
+    K = len(classes)
+    labels = [c.item() if isinstance(c, np.generic) else c for c in classes]
+    if isinstance(class_weight, str):
+        if not fitting:
+            raise ValueError(
+                f"{owner}: class_weight 'balanced' is not supported for partial_fit (one "
+                "batch's class frequencies are not the stream's); compute the weights once "
+                "from a large enough sample of the labels, n_samples / (n_classes * "
+                "np.bincount(y)) (scikit-learn's compute_class_weight('balanced', "
+                "classes=classes, y=y)), and pass them as a dict")
+        counts = np.bincount(idx, minlength=K).astype(np.float64)
+        out = np.ones(K)
+        seen = counts > 0
+        # scikit-learn's compute_class_weight: n_samples / (n_classes * bincount(y)), n_classes
+        # counting the classes y holds; a class with no row here has no row to weigh (1.0)
+        out[seen] = idx.shape[0] / (int(seen.sum()) * counts[seen])
+        return out
+    extra = [k for k in class_weight if k not in labels]
+    if extra:
+        raise ValueError(f"{owner}: class_weight has labels that are not among the classes "
+                         f"{labels!r}: {extra!r}")
+    return np.array([float(class_weight.get(c, 1.0)) for c in labels])

@@ -223,6 +223,10 @@ class OnlineLearner(OnlineCounts):
     # weights) defines _grow_state(d); the others say in _NEEDS_WIDTH why they need n up front.
     _GROWS: bool = False
     _NEEDS_WIDTH: Optional[str] = "its state is made for a fixed number of features"
+    # whether fit, partial_fit and run_online take sample_weight (the additive family); a
+    # learner that refuses it says why in _NO_WEIGHTS (its rule has no weighted form)
+    _WEIGHTED = False
+    _NO_WEIGHTS = "its update rule has no weighted form in the notes"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -491,7 +495,7 @@ class OnlineLearner(OnlineCounts):
         """Labels -> the codes the kernels take (+-1 as int8 for two labels)."""
         return encode_y(self._owner, y, n, classes, out)
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Run the online protocol over the rows of X in order (predict, then update).
 
         Parameters
@@ -500,6 +504,11 @@ class OnlineLearner(OnlineCounts):
         y : array-like of shape (n_samples,), two distinct labels in all
         classes : array-like of two labels, optional
             Needed on the first call only when y alone does not tell the pair.
+        sample_weight : array-like of shape (n_samples,), optional
+            The additive learners only (see their class): each row's update is scaled by its
+            weight (finite, >= 0; a row of weight 0 is predicted and its mistake counted, but
+            it never updates).  The other learners accept only None (their rules have no
+            weighted form) and raise TypeError for anything else.
 
         Returns
         -------
@@ -520,11 +529,12 @@ class OnlineLearner(OnlineCounts):
         try:
             if rw.trace is not None and not nested:
                 rw.trace.append(("w", 1, me))
-            if classes is None and type(X) is np.ndarray and X.ndim == 2 and X.shape[0] == 1:
+            if classes is None and sample_weight is None and type(X) is np.ndarray and \
+                    X.ndim == 2 and X.shape[0] == 1:
                 fast = self.__dict__.get("_fast")
                 if fast is not None and self._fast_step(fast, X, y):
                     return self
-            self._learn(X, y, classes, False)
+            self._learn(X, y, classes, False, sample_weight)
             # (no one-row path with feature names: each call checks X's names, or warns)
             self._fast = None if "feature_names_in_" in self.__dict__ else self._fast_path()
             return self
@@ -537,11 +547,13 @@ class OnlineLearner(OnlineCounts):
 
     setattr(partial_fit, "_mbcore_lock", "write")     # (written out above: not wrapped)
 
-    def _learn(self, X, y, classes, record):
+    def _learn(self, X, y, classes, record, sample_weight=None):
         """One online pass; all or nothing: a call that raises (KeyboardInterrupt included)
         leaves the learner exactly as it was."""
+        self._refuse_weights(sample_weight)
         with Snapshot(self):
             batch, yy = self._prepare(X, y, classes)
+            batch.sw = self._row_weights(sample_weight, yy, batch.n, False)
             pred = np.empty(batch.n, dtype=yy.dtype) if record else None   # +-1, or classes
             upd = np.empty(batch.n, dtype=np.uint8) if record else None
             self._pass(batch, yy, pred, upd)
@@ -564,22 +576,38 @@ class OnlineLearner(OnlineCounts):
         """Try the one-row fast path; False means "take the general path"."""
         return False
 
-    def _online(self, X, y, classes=None):
+    def _online(self, X, y, classes=None, sample_weight=None):
         """partial_fit that records the online predictions (+-1) and update flags."""
-        return self._learn(X, y, classes, True)
+        return self._learn(X, y, classes, True, sample_weight)
 
-    def fit(self, X, y, classes=None):
+    def fit(self, X, y, classes=None, sample_weight=None):
         """Reset, then cycle through the data until a pass with no update or ``max_epochs``.
 
         Sets ``converged_`` (a clean pass happened), ``cycled_`` (the state repeated at an
         epoch boundary, so it would cycle for ever), ``n_iter_``, ``epoch_mistakes_`` and
         ``epoch_updates_``.  ``mistakes_`` and ``updates_`` count over all epochs.
+        ``sample_weight``: as for ``partial_fit``.
         """
+        self._refuse_weights(sample_weight)
         with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
             self._reset()
             batch, yy = self._prepare(X, y, classes)
+            batch.sw = self._row_weights(sample_weight, yy, batch.n, True)
             self._epochs(batch, yy)
         return self
+
+    def _refuse_weights(self, sample_weight):
+        """TypeError for sample weights given to a learner whose rule has none (None, which
+        scikit-learn's meta-estimators pass, is accepted everywhere)."""
+        if sample_weight is not None and not self._WEIGHTED:
+            raise TypeError(f"{self._owner}: sample_weight is not supported: "
+                            f"{self._NO_WEIGHTS}; pass sample_weight=None")
+
+    def _row_weights(self, sample_weight, yy, n, fitting):
+        """The rows' weights for the pass (float64, length n), or None for none (the
+        unweighted pass).  ``fitting``: called by ``fit`` (which may compute balanced class
+        weights) rather than ``partial_fit``.  The weighted families override this."""
+        return None
 
     def _epochs(self, batch, yy):
         self.converged_ = False

@@ -131,6 +131,10 @@ class _Boolean(OnlineLearner):
     """Shared machinery: Boolean rows (or rows packed 8 variables per byte), the protocol's
     hooks."""
 
+    # (sample_weight: refused, OnlineLearner._refuse_weights)
+    _NO_WEIGHTS = ("a mistake removes literals or moves rules outright, and the notes "
+                   "give no weighted form of the rule")
+
     _TAKES = "features"
     _NEEDS_WIDTH = "its first hypothesis holds the literals of all n variables"
     _PARAMETERS = {"max_epochs": params.Integer(1), "packed": params.Flag(),

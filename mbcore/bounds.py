@@ -41,7 +41,7 @@ __all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "a
            "specialists_bound", "halving_bound", "soa_bound", "conjunction_bound",
            "disjunction_bound", "decision_list_bound", "equivalence_query_bound",
            "online_to_pac_run_length", "online_to_pac_sample_size", "eq_test_sample_size",
-           "passive_aggressive_bound"]
+           "passive_aggressive_bound", "weighted_perceptron_bound"]
 
 
 # -- data quantities ------------------------------------------------------------------------------
@@ -567,6 +567,65 @@ def perceptron_bound(R, gamma, u_norm=1.0) -> float:
     g = _positive("perceptron_bound", "gamma", gamma)
     n = _positive("perceptron_bound", "u_norm", u_norm)
     return (n * r / g) ** 2
+
+
+def weighted_perceptron_bound(R, gamma, s_min, s_max, u_norm=1.0) -> float:
+    """A mistake bound for the Perceptron with sample weights (``sample_weight``): the number
+    of mistakes on rows of positive weight is at most
+    ``(u_norm R / gamma)^2 (s_max / s_min)^2``.
+
+    The notes give no weighted form of the Perceptron; this is Novikoff's argument carried
+    through with the weights, proved here.  The rule: w = 0; on a mistake on row t of weight
+    s_t > 0, ``w += eta s_t y_t x_t`` (a row of weight 0 never updates: its mistakes are not
+    bounded at all, and are not counted here).  Assumptions: every row of positive weight has
+    ``||x_t|| <= R`` and ``s_min <= s_t <= s_max`` (``0 < s_min``), and some u with
+    ``||u|| = u_norm`` has ``y_t u . x_t >= gamma > 0`` on every such row.
+
+    Proof.  Let the k-th update be on row t(k) and S_k = s_t(1) + ... + s_t(k).  Each update adds
+    ``eta s_t y_t u . x_t >= eta s_t gamma`` to u . w, so u . w_k >= eta gamma S_k; and since a
+    mistake has ``y_t w . x_t <= 0``, ``||w_{k+1}||^2 <= ||w_k||^2 + eta^2 s_t^2 R^2``, so
+    ``||w_k||^2 <= eta^2 R^2 Q_k`` with Q_k the sum of the s_t^2.  Cauchy-Schwarz,
+    ``u . w_k <= u_norm ||w_k||``, gives ``gamma^2 S_k^2 <= u_norm^2 R^2 Q_k``.  With
+    ``S_k >= k s_min`` and ``Q_k <= k s_max^2``: ``k <= (u_norm R / gamma)^2 (s_max/s_min)^2``.
+    (The same lines give the weighted form ``S_k <= s_max (u_norm R / gamma)^2``, as
+    ``Q_k <= s_max S_k``.)  With every weight equal it is :func:`perceptron_bound`.
+
+    Parameters
+    ----------
+    R, gamma, u_norm : float
+        As for :func:`perceptron_bound`, over the rows of positive weight.
+    s_min, s_max : float
+        The smallest and the largest positive weight, ``0 < s_min <= s_max``.
+
+    Returns
+    -------
+    float
+        The bound on the number of mistakes on rows of positive weight (``updates_`` of a
+        Perceptron run).
+
+    Raises
+    ------
+    ValueError
+        If ``gamma <= 0``, ``R < 0``, ``u_norm <= 0``, ``s_min <= 0``, ``s_max < s_min``, or a
+        value is not a finite real.
+
+    Examples
+    --------
+    >>> from mbcore.bounds import weighted_perceptron_bound
+    >>> weighted_perceptron_bound(1.0, 0.5, 1.0, 1.0)      # equal weights: (R/gamma)^2
+    4.0
+    >>> weighted_perceptron_bound(1.0, 0.5, 0.5, 2.0)
+    64.0
+    """
+    r = _nonnegative("weighted_perceptron_bound", "R", R)
+    g = _positive("weighted_perceptron_bound", "gamma", gamma)
+    n = _positive("weighted_perceptron_bound", "u_norm", u_norm)
+    lo = _positive("weighted_perceptron_bound", "s_min", s_min)
+    hi = _positive("weighted_perceptron_bound", "s_max", s_max)
+    if hi < lo:
+        raise ValueError(f"weighted_perceptron_bound: s_max must be >= s_min, got s_max={s_max!r}, "
+                         f"s_min={s_min!r}")
+    return (n * r / g) ** 2 * (hi / lo) ** 2
 
 
 _PA_VARIANTS = ("PA", "PA-I", "PA-II")

@@ -50,6 +50,10 @@ def _check_experts(owner, name, value):
 class _Pool(OnlineLearner):
     """Shared machinery: parameters, advice, state, the protocol."""
 
+    # (sample_weight: refused, OnlineLearner._refuse_weights)
+    _NO_WEIGHTS = ("a round multiplies the wrong experts' weights by the fixed factor "
+                   "beta, and the notes give no weighted form of the rule")
+
     _TAKES = "advice"
     _K_CLASSES = True       # any number of labels
 
@@ -307,8 +311,10 @@ class _Pool(OnlineLearner):
                     raise _expert_error(self._owner, k, t, exc) from exc
         return (preds, upds, yy) if record else None
 
-    def partial_fit(self, P, y, classes=None):
+    def partial_fit(self, P, y, classes=None, sample_weight=None):
         """One round per row: the pool predicts, then every wrong expert is penalised.
+        ``sample_weight``: None only (the rule has no weighted form; anything else raises
+        TypeError).
 
         Parameters
         ----------
@@ -322,14 +328,17 @@ class _Pool(OnlineLearner):
         -------
         self
         """
+        self._refuse_weights(sample_weight)
         self._learn(P, y, classes, False)
         return self
 
-    def _online(self, P, y, classes=None):
+    def _online(self, P, y, classes=None, sample_weight=None):
+        self._refuse_weights(sample_weight)
         return self._learn(P, y, classes, True)
 
-    def fit(self, P, y, classes=None):
+    def fit(self, P, y, classes=None, sample_weight=None):
         """Reset, then one online pass (experts have no epochs)."""
+        self._refuse_weights(sample_weight)
         with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
             self._reset()
             return self.partial_fit(P, y, classes)

@@ -12,7 +12,9 @@ import numpy as np
 
 from ._kernels import linear as _k
 from ._params import Choice, Custom, Flag, Integer, Real
-from ._validation import Batch, check_X, check_finite, csr_index_error, row_error
+from ._validation import (CLASS_WEIGHT_DOMAIN, Batch, check_X, check_class_weight, check_finite,
+                          check_sample_weight, class_weights, csr_index_error, row_error)
+from . import _registry
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
                      labels_and_counts, need, shape)
 from ._threads import N_JOBS, map_rows
@@ -35,6 +37,56 @@ def _raise_status(owner, batch, status, bad):
         # 3, 4: a CSR row's column indices, checked as the pass read it (csr_check's 1, 2)
         raise csr_index_error(owner, batch.d, status - 2, bad) if status in (3, 4) else \
             row_error(owner, batch, bad)
+
+
+_CLASS_WEIGHT = Custom(check_class_weight, CLASS_WEIGHT_DOMAIN,
+                       refused=["Balanced", 1.0, [1.0, 2.0], {1: -1.0}, {1: float("nan")},
+                                {1: "2"}])
+
+
+def _row_weights(learner, sample_weight, yy, n, fitting):
+    """The weights of the rows of a pass of an additive learner (float64, finite, >= 0):
+    ``sample_weight`` times the weight of each row's class under ``class_weight`` (as
+    scikit-learn multiplies them); None when both are None (the unweighted pass, unchanged)."""
+    cw = learner.class_weight
+    if sample_weight is None and cw is None:
+        return None
+    o = learner._owner
+    sw = None if sample_weight is None else check_sample_weight(o, sample_weight, n)
+    if cw is not None:
+        idx = yy.astype(np.intp) if learner._K() > 1 else (yy > 0).astype(np.intp)
+        rw = class_weights(o, cw, learner.classes_, idx, fitting)[idx]
+        sw = rw if sw is None else rw * sw
+    if fitting and n and not sw.any():
+        raise _all_zero(o)
+    return sw
+
+
+def _all_zero(owner):
+    """fit with every row of weight 0 (nothing to learn; scikit-learn refuses it too)."""
+    return ValueError(f"{owner}: parameter sample_weight must give fit at least one non-zero "
+                      "weight (times class_weight), got every row's weight zero")
+
+
+def _encode_dict(v, enc, problem):
+    """The file format's fields of a dict parameter (class_weight): its keys and values."""
+    return {"keys": enc(list(v.keys()), "keys"), "values": enc(list(v.values()), "values")}
+
+
+def _decode_dict(v, dec, bad):
+    keys, values = dec(v.get("keys")), dec(v.get("values"))
+    if not (isinstance(keys, list) and isinstance(values, list) and len(keys) == len(values)):
+        raise bad("a dict whose keys and values are not two lists of one length")
+    try:
+        out = dict(zip(keys, values))
+    except TypeError:
+        raise bad("a dict with a key that cannot be one") from None
+    if len(out) != len(keys):
+        raise bad("a dict whose keys repeat")
+    return out
+
+
+_registry.register_codec("dict", dict, _encode_dict, _decode_dict)
 
 
 class _Linear(ManyClasses, OnlineLearner):
@@ -60,10 +112,16 @@ class _Linear(ManyClasses, OnlineLearner):
     _sk_multiclass = True
     # parameters added after 0.1.0 (files of 0.1.0 lack them: mbcore.persistence gives them
     # their defaults, under which two classes behave as they did)
-    _NEW_PARAMS = frozenset(("multi_class", "n_jobs"))
+    _NEW_PARAMS = frozenset(("multi_class", "n_jobs", "class_weight"))
 
     _PARAMETERS = {"tie": Choice(*_TIES), "max_epochs": Integer(1), "fit_intercept": Flag(),
-                   "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS, "normalize": Flag()}
+                   "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS, "normalize": Flag(),
+                   "class_weight": _CLASS_WEIGHT}
+
+    _WEIGHTED = True
+
+    def _row_weights(self, sample_weight, yy, n, fitting):
+        return _row_weights(self, sample_weight, yy, n, fitting)
 
     def _validate_params(self):
         super()._validate_params()
@@ -191,16 +249,17 @@ class _Linear(ManyClasses, OnlineLearner):
     def _pass(self, batch, yy, pred, upd):
         st = self._state()
         threads = self._threads(batch)
+        sw = batch.sw
         if batch.X is not None:
             if self._K() > 1:
-                status, bad = _k.mc_pass_dense(st, batch.X, yy, pred, upd, threads)
+                status, bad = _k.mc_pass_dense(st, batch.X, yy, pred, upd, threads, sw)
             else:
                 fn = _k.lin_pass_dense64 if batch.X.dtype.char == "d" else _k.lin_pass_dense32
-                status, bad = fn(st, batch.X, yy, pred, upd, threads)
+                status, bad = fn(st, batch.X, yy, pred, upd, threads, sw)
         else:
             fn = _k.mc_pass_csr if self._K() > 1 else _k.lin_pass_csr
             status, bad = fn(st, batch.data, batch.indices, batch.indptr, yy, pred, upd,
-                             not batch.checked, threads)
+                             not batch.checked, threads, sw)
         _raise_status(self._owner, batch, status, bad)
         batch.checked = True            # (later epochs over this batch skip the index checks)
 
@@ -208,7 +267,7 @@ class _Linear(ManyClasses, OnlineLearner):
         """The binding of the small-input paths (two classes): (state, d, positive label,
         negative label, whether predict and decision_function score with the state's own w and
         scale as the general path does, classes_, each class as a 1-element array)."""
-        if self._K() > 1:
+        if self._K() > 1 or self.class_weight is not None:    # (the one-row step is unweighted)
             return None
         cl = self.classes_
         pos, neg = cl[1], cl[0]
@@ -383,9 +442,11 @@ class _Linear(ManyClasses, OnlineLearner):
             return self._weights()[d * K:].copy() if self.fit_intercept else np.zeros(K)
         return float(self._weights()[self._d]) if self.fit_intercept else 0.0
 
-    def fit(self, X, y, classes=None, coef_init=None, intercept_init=None):
+    def fit(self, X, y, classes=None, coef_init=None, intercept_init=None, sample_weight=None):
         """Reset (optionally to ``coef_init``/``intercept_init``), then cycle through the data
-        until a pass with no update (``converged_``) or ``max_epochs``.
+        until a pass with no update (``converged_``) or ``max_epochs``.  ``sample_weight``
+        scales each row's updates in every epoch (see the class; ``class_weight="balanced"``
+        is computed from this call's y).
 
         On integer-valued data the Perceptron's weights are exact, so a weight vector that
         repeats at an epoch boundary proves the run would cycle for ever (the cycling theorem):
@@ -393,11 +454,12 @@ class _Linear(ManyClasses, OnlineLearner):
         """
         with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
             self._reset()
-            self._fit_from(X, y, classes, coef_init, intercept_init)
+            self._fit_from(X, y, classes, coef_init, intercept_init, sample_weight)
         return self
 
-    def _fit_from(self, X, y, classes, coef_init, intercept_init):
+    def _fit_from(self, X, y, classes, coef_init, intercept_init, sample_weight=None):
         batch, yy = self._prepare(X, y, classes)
+        batch.sw = self._row_weights(sample_weight, yy, batch.n, True)
         if coef_init is not None:
             K, d = self._K(), self._d
             if K > 1:
@@ -505,6 +567,12 @@ class Perceptron(_Linear):
         Passes ``fit`` may make before it gives up on a clean pass.
     {_MULTI_PARAM}
     {_N_JOBS_PARAM}
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying ``sample_weight`` (as in scikit-learn): a dict
+        {label: weight >= 0} (labels left out weigh 1), or "balanced":
+        n_samples / (n_classes * np.bincount(y)) over the y given to ``fit`` (``partial_fit``
+        refuses it, as scikit-learn's does: one batch's class frequencies are not the stream's;
+        compute the weights once and pass them as a dict).
 
     Attributes
     ----------
@@ -521,6 +589,18 @@ class Perceptron(_Linear):
 
     Notes
     -----
+    Sample weights (``fit``, ``partial_fit`` and ``run_online`` take ``sample_weight``, 1-D of
+    n_samples finite values >= 0, times ``class_weight``): a mistake on a row of weight s adds
+    η·s·y·x, the update scikit-learn's Perceptron makes; a row of weight 0 is predicted and its
+    mistake counted in ``mistakes_``, but it never updates (nor counts in ``updates_``).  A
+    weight is not a repetition: s = 2 is one step of 2η, while the row given twice is two
+    steps, the second judged after the first.  ``mistakes_`` stays a count; the notes give no
+    weighted bound, and Novikoff's argument carried through with the weights gives one
+    (:func:`mbcore.bounds.weighted_perceptron_bound`, proved in its docstring): on rows of
+    weight in [s_min, s_max] with s_min > 0, the mistakes on them are at most
+    (R/γ)²(s_max/s_min)², and their weights sum to at most s_max (R/γ)².  Without weights the
+    pass is the unweighted one, unchanged; all-ones weights give the same results bit for bit.
+
     Numerics: dot products use four interleaved partial sums combined as (s0+s1)+(s2+s3), with
     no fused multiply-add, exactly as the pure-Python twin ``mbref.Perceptron`` does, so both give
     the same predictions on any data.  A row with NaN or infinity, or an overflow, raises
@@ -582,13 +662,15 @@ class Perceptron(_Linear):
         return [{}, {"tie": "positive", "fit_intercept": True}]
 
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None,
+                 class_weight=None):
         self.tie = tie
         self.normalize = normalize
         self.fit_intercept = fit_intercept
         self.eta = eta
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
         self.n_jobs = n_jobs
 
     _PARAMETERS = {"eta": Real(0)}
@@ -619,8 +701,10 @@ class AveragedPerceptron(Perceptron):
     Parameters
     ----------
     mode : {"average", "vote"}, default="average"
-    tie, normalize, fit_intercept, eta, max_epochs, multi_class, n_jobs
-        As for :class:`Perceptron`.
+    tie, normalize, fit_intercept, eta, max_epochs, multi_class, n_jobs, class_weight
+        As for :class:`Perceptron`; a sample weight s scales each update (and so its share of
+        the average) as it does the Perceptron's; the voted mode's counts stay the number of
+        examples each vector survived.
 
     Attributes
     ----------
@@ -661,10 +745,12 @@ class AveragedPerceptron(Perceptron):
         return [{}, {"mode": "vote"}]
 
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
-                 eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None,
+                 class_weight=None):
         self.mode = mode
         super().__init__(tie=tie, normalize=normalize, fit_intercept=fit_intercept, eta=eta,
-                         max_epochs=max_epochs, multi_class=multi_class, n_jobs=n_jobs)
+                         max_epochs=max_epochs, multi_class=multi_class, n_jobs=n_jobs,
+                         class_weight=class_weight)
 
     _PARAMETERS = {"mode": Choice("average", "vote")}
 
@@ -739,9 +825,9 @@ class AveragedPerceptron(Perceptron):
         V = np.empty((rows.shape[0], w0.shape[0]))
         args = (w0, self._d, self.fit_intercept, self.normalize, float(self.eta))
         if batch.X is not None:
-            _k.replay_dense(*args, batch.X, rows, yy, V)
+            _k.replay_dense(*args, batch.X, rows, yy, V, batch.sw)
         else:
-            _k.replay_csr(*args, batch.data, batch.indices, batch.indptr, rows, yy, V)
+            _k.replay_csr(*args, batch.data, batch.indices, batch.indptr, rows, yy, V, batch.sw)
         c = np.empty(rows.shape[0], dtype=np.int64)
         c[:-1] = np.diff(rows)
         c[-1] = batch.n - rows[-1]
@@ -839,6 +925,9 @@ class MarginPerceptron(_Linear):
     max_epochs : int, default=100
     {_MULTI_PARAM}
     {_N_JOBS_PARAM}
+    class_weight : dict, "balanced" or None, default=None
+        As for :class:`Perceptron`.  A row of sample weight s updates by s·y·x/‖x‖ (no weighted
+        form of the 12/γ² bound is claimed: the notes give none).
 
     Attributes
     ----------
@@ -889,13 +978,14 @@ class MarginPerceptron(_Linear):
         return [{"gamma": 0.2}]
 
     def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None):
         self.gamma = gamma
         self.margin_fraction = margin_fraction
         self.tie = tie
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
         self.n_jobs = n_jobs
 
     _PARAMETERS = {"gamma": Real(0), "margin_fraction": Real(0, 1)}
@@ -994,6 +1084,11 @@ class OnlineHingeSVM(_Linear):
         As for :class:`Perceptron`.
     max_epochs : int, default=5
     {_MULTI_PARAM}
+    class_weight : dict, "balanced" or None, default=None
+        As for :class:`Perceptron`.  A row of sample weight s takes the hinge step η_t·s·y·x
+        (the weighted hinge loss's subgradient, as scikit-learn's SGDClassifier); the shrink
+        (1 − η_t λ) belongs to the regulariser, not to the row, and applies on every row, weight
+        0 included (such a row makes no hinge step and does not count in ``updates_``).
 
     Notes
     -----
@@ -1035,7 +1130,7 @@ class OnlineHingeSVM(_Linear):
         return [{"lam": 0.1}]
 
     def __init__(self, lam=0.01, eta="pegasos", tie="negative", normalize=False,
-                 fit_intercept=False, max_epochs=5, multi_class="multiclass"):
+                 fit_intercept=False, max_epochs=5, multi_class="multiclass", class_weight=None):
         self.lam = lam
         self.eta = eta
         self.tie = tie
@@ -1043,6 +1138,7 @@ class OnlineHingeSVM(_Linear):
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
 
     _PARAMETERS = {"lam": Real(0), "eta": Custom(
         _pegasos_or_real, '"pegasos" or a finite real > 0', refused=("fast", 0, -1.0, math.nan,
@@ -1126,6 +1222,8 @@ class PassiveAggressive(_Linear):
         ``fit`` cycles until a pass with no update (every row then has margin ≥ 1) or this many.
     {_MULTI_PARAM}
     {_N_JOBS_PARAM}
+    class_weight : dict, "balanced" or None, default=None
+        As for :class:`Perceptron`.
 
     Attributes
     ----------
@@ -1140,6 +1238,14 @@ class PassiveAggressive(_Linear):
     to rounding (its dot products sum in another order), with K ≥ 3 classes under
     ``multi_class="ovr"``.  With an intercept scikit-learn leaves the constant out of ‖x‖²;
     here it is part of x, as in the paper.
+
+    Sample weights: a row of weight s > 0 has the aggressiveness C·s, its loss weighing s times
+    in the PA-I and PA-II objectives (½‖w − w_t‖² + C s ξ, or + C s ξ²): τ = min(C s, ℓ/‖x‖²)
+    (PA-I), ℓ/(‖x‖² + 1/(2Cs)) (PA-II); PA, which has no C, takes the whole step whatever s > 0.
+    A row of weight 0 never updates.  So a step never goes past the margin-1 point the
+    algorithm projects onto.  scikit-learn instead multiplies the step by s (s·min(C, ℓ/‖x‖²)),
+    which overshoots for s > 1 and, repeated over epochs with s > 2, diverges; with weights in
+    {0, 1} the two agree.  No weighted bound is claimed (the paper gives none).
 
     Examples
     --------
@@ -1180,13 +1286,14 @@ class PassiveAggressive(_Linear):
                 {"variant": "PA-II", "C": 0.5, "multi_class": "ovr"}]
 
     def __init__(self, C=1.0, variant="PA-I", tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None):
         self.C = C
         self.variant = variant
         self.tie = tie
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
         self.n_jobs = n_jobs
 
     _PARAMETERS = {"C": Real(0), "variant": Choice(*_PA_VARIANTS)}
@@ -1261,6 +1368,10 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     max_epochs : int, default=100
     multi_class : {"multiclass", "ovr"}, default="multiclass"
         The rule for three classes or more (two classes always take the binary rule).
+    class_weight : dict, "balanced" or None, default=None
+        As for :class:`Perceptron`.  A mistake on a row of sample weight s stores it with the
+        coefficient y·s (multi-class: +s for its class, −s for the predicted one); a row of
+        weight 0 is never stored.
 
     Attributes
     ----------
@@ -1301,7 +1412,12 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
 
     _sk_sparse = True
     _sk_multiclass = True
-    _NEW_PARAMS = frozenset(("multi_class",))    # (added after 0.1.0: files of 0.1.0 lack it)
+    # (added after 0.1.0: files of 0.1.0 lack them)
+    _NEW_PARAMS = frozenset(("multi_class", "class_weight"))
+    _WEIGHTED = True
+
+    def _row_weights(self, sample_weight, yy, n, fitting):
+        return _row_weights(self, sample_weight, yy, n, fitting)
 
     _TAKES = "features"
     _NEEDS_WIDTH = "its default RBF gamma is 1/n and its support vectors are n wide"
@@ -1317,7 +1433,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         return [{"kernel": "poly", "degree": 2}, {"kernel": "rbf", "budget": 5}]
 
     def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
-                 tie="negative", max_epochs=100, multi_class="multiclass"):
+                 tie="negative", max_epochs=100, multi_class="multiclass", class_weight=None):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -1326,6 +1442,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         self.tie = tie
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
 
     # -- classes: two (the binary rule), or K >= 3 --------------------------------------------
     # "multiclass": the support vectors carry a row of K coefficients (_coef, flat, cap x K);
@@ -1338,7 +1455,8 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                    "gamma": Real(0, none=True), "coef0": Real(),
                    "budget": Integer(1, _MAX_BUDGET, none=True,
                                      what=f"None or an integer in [1, {_MAX_BUDGET}]"), "tie": Choice(*_TIES),
-                   "max_epochs": Integer(1), "multi_class": Choice(*_MULTI)}
+                   "max_epochs": Integer(1), "multi_class": Choice(*_MULTI),
+                   "class_weight": _CLASS_WEIGHT}
 
     def _validate_params(self):
         super()._validate_params()
@@ -1437,11 +1555,12 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
             if batch.X is not None:
                 status, row = _k.kp_pass_dense(*self._kargs(), self._sv, self._svn, self._coef,
                                                self._meta, budget, self._counts, batch.X, start,
-                                               yy, pred, upd)
+                                               yy, pred, upd, None, batch.sw)
             else:
                 status, row = _k.kp_pass_csr(*self._kargs(), self._sv, self._svn, self._coef,
                                              self._meta, budget, self._counts, batch.data,
-                                             batch.indices, batch.indptr, start, yy, pred, upd)
+                                             batch.indices, batch.indptr, start, yy, pred, upd,
+                                             None, batch.sw)
             if status == 2:
                 self._grow()
                 start = row
@@ -1470,12 +1589,13 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                 if batch.X is not None:
                     status, row = _k.kpm_pass_dense(kind, degree, gamma, coef0, self._sv,
                                                     self._svn, A, self._meta, budget,
-                                                    self._counts, batch.X, start, yy, pred, upd)
+                                                    self._counts, batch.X, start, yy, pred, upd,
+                                                    batch.sw)
                 else:
                     status, row = _k.kpm_pass_csr(kind, degree, gamma, coef0, self._sv, self._svn,
                                                   A, self._meta, budget, self._counts,
                                                   batch.data, batch.indices, batch.indptr, start,
-                                                  yy, pred, upd)
+                                                  yy, pred, upd, batch.sw)
                 if status != 2:
                     break
                 self._grow()
@@ -1491,6 +1611,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         U = np.zeros((K, n), dtype=np.uint8)
         p8 = np.empty(n, dtype=np.int8)
         limit = n
+        sw = batch.sw
         for k in range(K):
             yk = np.where(yy == k, 1, -1).astype(np.int8)
             counts = np.zeros(3, dtype=np.int64)
@@ -1504,13 +1625,13 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                     status, row = _k.kp_pass_dense(kind, degree, tie, gamma, coef0, sv, svn,
                                                    coef, meta, budget, counts, batch.X[:limit],
                                                    start, yk[:limit], p8[:limit], U[k, :limit],
-                                                   f[:limit])
+                                                   f[:limit], None if sw is None else sw[:limit])
                 else:
                     sub = batch.rows(0, limit) if limit < n else batch
                     status, row = _k.kp_pass_csr(kind, degree, tie, gamma, coef0, sv, svn, coef,
                                                  meta, budget, counts, sub.data, sub.indices,
                                                  sub.indptr, start, yk[:limit], p8[:limit],
-                                                 U[k, :limit], f[:limit])
+                                                 U[k, :limit], f[:limit], sub.sw)
                 if status != 2:
                     break
                 self._grow()

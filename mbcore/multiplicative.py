@@ -28,6 +28,10 @@ _X_LIMIT = 2.0 ** 100
 class _Winnow(ManyClasses, OnlineLearner):
     """Shared machinery of the Winnow learners."""
 
+    # (sample_weight: refused, OnlineLearner._refuse_weights)
+    _NO_WEIGHTS = ("a mistake multiplies the active weights by the fixed factors alpha "
+                   "and beta, and the notes give no weighted form of the rule")
+
     _TAKES = "features"
     _NEEDS_WIDTH = "its default threshold θ is n"
     _MIX = "multiplicative"     # shards mix in log space (mbcore.distributed)

@@ -112,6 +112,10 @@ class Specialists(OnlineLearner):
     (True, True)
     """
 
+    # (sample_weight: refused, OnlineLearner._refuse_weights)
+    _NO_WEIGHTS = ("a mistake multiplies the awake specialists' weights by the fixed "
+                   "factors 1/2 and 3/2, and the notes give no weighted form of the rule")
+
     _TAKES = "awake advice"
     _K_CLASSES = True
 
@@ -320,7 +324,7 @@ class Specialists(OnlineLearner):
         return self.classes_[pred]
 
     # -- the protocol -------------------------------------------------------------------------
-    def partial_fit(self, P, y, classes=None, *, awake=None):
+    def partial_fit(self, P, y, classes=None, *, awake=None, sample_weight=None):
         """One round per row: the awake specialists vote, the learner predicts, and on a
         mistake the voters are demoted (wrong) or promoted (right).
 
@@ -337,15 +341,18 @@ class Specialists(OnlineLearner):
         -------
         self
         """
+        self._refuse_weights(sample_weight)
         _mask_as_classes(self._owner, classes)
         self._learn(P, y, classes, False, awake)
         return self
 
-    def _online(self, P, y, classes=None, *, awake=None):
+    def _online(self, P, y, classes=None, *, awake=None, sample_weight=None):
+        self._refuse_weights(sample_weight)
         return self._learn(P, y, classes, True, awake)
 
-    def fit(self, P, y, classes=None, *, awake=None):
+    def fit(self, P, y, classes=None, *, awake=None, sample_weight=None):
         """Reset, then one online pass (the arguments of ``partial_fit``)."""
+        self._refuse_weights(sample_weight)
         with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
             self._reset()
             return self.partial_fit(P, y, classes, awake=awake)
@@ -771,17 +778,20 @@ class PairSpecialists(Specialists):
         return (self._hist, self._hcnt, self._hnext)
 
     # -- the protocol -------------------------------------------------------------------------
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One round per row: the awake pair specialists vote, the learner predicts and
         learns (weights on a mistake; the histories always)."""
+        self._refuse_weights(sample_weight)
         self._learn(X, y, classes, False)
         return self
 
-    def _online(self, X, y, classes=None):
+    def _online(self, X, y, classes=None, sample_weight=None):
+        self._refuse_weights(sample_weight)
         return self._learn(X, y, classes, True)
 
-    def fit(self, X, y, classes=None):
+    def fit(self, X, y, classes=None, sample_weight=None):
         """Reset, then one online pass."""
+        self._refuse_weights(sample_weight)
         with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
             self._reset()
             return self.partial_fit(X, y, classes=classes)

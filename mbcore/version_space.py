@@ -370,6 +370,10 @@ _FALLBACK = ("predicts classes_[1] for every example and learns nothing (use a c
 class _VersionSpace(OnlineLearner):
     """Shared machinery: point rows, the alive bitset, its attributes."""
 
+    # (sample_weight: refused, OnlineLearner._refuse_weights)
+    _NO_WEIGHTS = ("the version space keeps or removes each concept: there is nothing to "
+                   "scale, and the notes give no weighted form of the rule")
+
     _TAKES = "points"
 
     _PARAMETERS = {"concepts": params.Custom(lambda owner, name, value: _concepts(owner, value),

@@ -243,6 +243,18 @@ cdef inline const index_t* index_ptr(const index_t[::1] a, index_t* dummy) noexc
     return &a[0] if a.shape[0] > 0 else dummy
 
 
+cdef const double* weights_ptr(const double[::1] sw, Py_ssize_t n_rows) except? NULL:
+    """The sample weights of n_rows rows, or NULL for None (no weights: the unweighted
+    pass, unchanged).  Their values (finite, >= 0) are the caller's to check."""
+    if sw is None:
+        return NULL
+    if sw.shape[0] != n_rows:
+        raise ValueError(f"sample weights: {sw.shape[0]} values for {n_rows} rows")
+    if n_rows == 0:
+        return NULL
+    return &sw[0]
+
+
 # ---------------------------------------------------------------------------------------------
 # One online step of the linear learners
 # ---------------------------------------------------------------------------------------------
@@ -291,16 +303,19 @@ cdef inline int lin_judge(const Params* p, const double* w, const double* aux, P
     return -1
 
 
-cdef inline double pa_step_size(const Params* p, double loss, double sq) noexcept nogil:
+cdef inline double pa_step_size(const Params* p, double loss, double sq,
+                                double sw) noexcept nogil:
     """Passive-Aggressive's step tau = min(C, loss / (||z||^2 + lam)) for a row z of squared
     norm sq (PA: C = inf, lam = 0; PA-I: lam = 0; PA-II: C = inf, lam = 1/(2C)); 0 when the
-    denominator is 0 (a zero row: PA and PA-I skip it) or infinite."""
-    cdef double den = sq + p.lam, tau
+    denominator is 0 (a zero row: PA and PA-I skip it) or infinite.  A row of sample weight
+    sw > 0 has the aggressiveness C * sw (its loss weighs sw times in the PA-I/PA-II objective):
+    the cap C * sw and lam / sw = 1/(2 C sw); sw = 1 leaves both as they are, exactly."""
+    cdef double den = sq + p.lam / sw, tau
     if not (den > 0.0 and den < INFINITY):
         return 0.0
     tau = loss / den
-    if tau > p.eta:
-        tau = p.eta
+    if tau > p.eta * sw:
+        tau = p.eta * sw
     return tau
 
 
@@ -314,19 +329,26 @@ cdef inline double row_sqnorm(const Params* p, const floating* v, Py_ssize_t n) 
 
 cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_ssize_t d,
                          const floating* v, const index_t* ix, Py_ssize_t n, int y,
-                         long long t, int* pred) noexcept nogil:
-    """Predict, then update.  Returns -1 on a bad row, else 1 if the state changed, else 0."""
+                         long long t, double sw, int* pred) noexcept nogil:
+    """Predict, then update.  Returns -1 on a bad row, else 1 if the state changed, else 0.
+
+    sw: the row's sample weight (1.0 without weights); the rule's coefficient is multiplied
+    by it last (c * 1.0 == c exactly), and a row of weight 0 is predicted but never updates
+    (the Hinge learner's shrink, which is not the row's, still applies)."""
     cdef double inv = 1.0, s = 0.0, m = 0.0, c, a, factor, eta_t, ca, yd = y
     cdef int upd = 0, change
     cdef Py_ssize_t j
     change = lin_judge(p, w, aux, d, v, ix, n, y, pred, &inv, &s, &m)
     if change < 0:
         return -1
+    if sw == 0.0 and p.algo != HINGE:
+        return 0
     if p.algo == PERCEPTRON:
         if change:
             c = p.eta * yd
             if p.normalize:
                 c = c * inv
+            c = c * sw
             if not apply_update(p, w, d, c, v, ix, n):
                 return -1
             if p.average:
@@ -335,7 +357,7 @@ cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_
             upd = 1
     elif p.algo == MARGIN:
         if change:
-            c = yd * inv
+            c = (yd * inv) * sw
             if not apply_update(p, w, d, c, v, ix, n):
                 return -1
             aux[1] = sqnorm_w(w, d, p.intercept)
@@ -344,13 +366,13 @@ cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_
             upd = 1
     elif p.algo == PA:
         if change:
-            c = pa_step_size(p, 1.0 - yd * s, row_sqnorm(p, v, n)) * yd
+            c = pa_step_size(p, 1.0 - yd * s, row_sqnorm(p, v, n), sw) * yd
             if c != 0.0:
                 if not apply_update(p, w, d, c, v, ix, n):
                     return -1
                 upd = 1
     elif p.algo == HINGE:
-        upd = yd * s < 1.0
+        upd = yd * s < 1.0 and sw != 0.0
         if p.pegasos:
             eta_t = 1.0 / (p.lam * <double>t)
             factor = 1.0 - 1.0 / <double>t
@@ -370,6 +392,7 @@ cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_
             c = eta_t * yd
             if p.normalize:
                 c = c * inv
+            c = c * sw
             ca = c / a
             if not axpy_row(w, ca, v, ix, n):
                 return -1
@@ -483,6 +506,7 @@ cdef struct LinJob:
     const signed char* y
     signed char* pred
     unsigned char* upd
+    const double* sw            # the rows' sample weights, or NULL (no weights: all 1)
     long long n_seen            # before the pass (row i is example n_seen + i + 1)
     long long mistakes          # during the pass
     int check                   # check each CSR row's indices as it is read
@@ -506,7 +530,8 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
     cdef double sc, c
     cdef const floating* x
     cdef const index_t* xi
-    cdef bint plain = p.algo == PERCEPTRON and not p.normalize and st.u == NULL
+    cdef bint plain = p.algo == PERCEPTRON and not p.normalize and st.u == NULL and \
+        j.sw == NULL
     for i in range(lo, hi):
         n = row_at(val, ix, indptr, j.row_len, i, &x, &xi)
         if j.check:
@@ -529,7 +554,8 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
                     c = p.eta * <double>y[i]
                     r = 1 if apply_update(p, w, d, c, x, xi, n) else -1
         else:
-            r = lin_step(p, w, st.u, st.aux, d, x, xi, n, y[i], j.n_seen + i + 1, &pr)
+            r = lin_step(p, w, st.u, st.aux, d, x, xi, n, y[i], j.n_seen + i + 1,
+                         1.0 if j.sw == NULL else j.sw[i], &pr)
         if r < 0:
             j.err = BAD_ROW
             bad[0] = i
@@ -585,9 +611,11 @@ cdef void lin_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
 cdef int lin_pass(LinCtx* st, const void* val, int vt, const void* ix, int it,
                   const void* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
                   const signed char* y, signed char* pred, unsigned char* upd, int check,
-                  int threads, Py_ssize_t* bad) noexcept nogil:
+                  int threads, Py_ssize_t* bad, const double* sw=NULL) noexcept nogil:
     """One online pass on up to `threads` threads (mb_spec_pass: the same results for any
-    number; the Hinge learner, which changes its state on every row, runs on one)."""
+    number; the Hinge learner, which changes its state on every row, runs on one).  sw: the
+    rows' sample weights, or NULL for none (the scans judge rows without them: a row they stop
+    at that a weight of 0 keeps from updating is run, and changes nothing)."""
     cdef LinJob j
     cdef Py_ssize_t changed
     cdef mb_touch_fn touch = NULL
@@ -602,6 +630,7 @@ cdef int lin_pass(LinCtx* st, const void* val, int vt, const void* ix, int it,
     j.y = y
     j.pred = pred
     j.upd = upd
+    j.sw = sw
     j.n_seen = st.counts[0]
     j.mistakes = 0
     j.check = check and indptr != NULL
@@ -630,16 +659,19 @@ cdef int lin_pass(LinCtx* st, const void* val, int vt, const void* ix, int it,
 
 
 def lin_pass_dense64(LinearState st, const double[:, ::1] X, const signed char[::1] y,
-                     signed char[::1] pred=None, unsigned char[::1] upd=None, int threads=1):
-    """One online pass over dense float64 rows; returns (status, bad_row)."""
+                     signed char[::1] pred=None, unsigned char[::1] upd=None, int threads=1,
+                     const double[::1] sw=None):
+    """One online pass over dense float64 rows; returns (status, bad_row).  sw: the rows'
+    sample weights (finite, >= 0), or None."""
     cdef Py_ssize_t bad = -1
     cdef int status
     cdef LinCtx c = st.ctx()
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    cdef const double* wp = weights_ptr(sw, X.shape[0])
     with nogil:
         status = lin_pass(&c, &X[0, 0], 1, NULL, 0, NULL, X.shape[0], X.shape[1], &y[0], pp,
-                          up, 0, threads, &bad)
+                          up, 0, threads, &bad, wp)
     return status, bad
 
 
@@ -706,23 +738,25 @@ def lin_flag1(LinearState st, const double[:, ::1] X):
 
 
 def lin_pass_dense32(LinearState st, const float[:, ::1] X, const signed char[::1] y,
-                     signed char[::1] pred=None, unsigned char[::1] upd=None, int threads=1):
+                     signed char[::1] pred=None, unsigned char[::1] upd=None, int threads=1,
+                     const double[::1] sw=None):
     """One online pass over dense float32 rows; returns (status, bad_row)."""
     cdef Py_ssize_t bad = -1
     cdef int status
     cdef LinCtx c = st.ctx()
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    cdef const double* wp = weights_ptr(sw, X.shape[0])
     with nogil:
         status = lin_pass(&c, &X[0, 0], 0, NULL, 0, NULL, X.shape[0], X.shape[1], &y[0], pp,
-                          up, 0, threads, &bad)
+                          up, 0, threads, &bad, wp)
     return status, bad
 
 
 def lin_pass_csr(LinearState st, const floating[::1] data, const index_t[::1] indices,
                  const index_t[::1] indptr, const signed char[::1] y,
                  signed char[::1] pred=None, unsigned char[::1] upd=None, bint check=True,
-                 int threads=1):
+                 int threads=1, const double[::1] sw=None):
     """One online pass over CSR rows (data, indices, indptr); returns (status, bad_row).
 
     indptr must be checked (non-decreasing from 0 to nnz); with ``check`` each row's column
@@ -739,9 +773,10 @@ def lin_pass_csr(LinearState st, const floating[::1] data, const index_t[::1] in
     cdef const index_t* ip = index_ptr(indices, &dummy_i)
     cdef int vt = 1 if sizeof(floating) == 8 else 0
     cdef int it = 1 if sizeof(index_t) == 8 else 0
+    cdef const double* wp = weights_ptr(sw, indptr.shape[0] - 1)
     with nogil:
         status = lin_pass(&c, dp, vt, ip, it, &indptr[0], indptr.shape[0] - 1, 0, &y[0], pp,
-                          up, check, threads, &bad)
+                          up, check, threads, &bad, wp)
     return status, bad
 
 
@@ -870,6 +905,7 @@ cdef struct MCCtx:
     double* s
     double* m
     long long* counts
+    double sw           # the current row's sample weight (1.0 without weights; mc_run sets it)
 
 
 cdef inline Py_ssize_t mc_gather(const floating* v, const index_t* ix, Py_ssize_t t,
@@ -1093,6 +1129,8 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
         return -1
     if not change:
         return 0
+    if c.sw == 0.0 and p.algo != HINGE:     # weight 0: predicted, never an update
+        return 0
     if not c.ovr:
         best = pred[0]
         if p.algo == PERCEPTRON:
@@ -1100,6 +1138,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                 cc = p.eta
                 if p.normalize:
                     cc = cc * inv
+                cc = cc * c.sw
                 if not mc_axpy(W, K, d, y, cc, cc, p.intercept, v, ix, n):
                     return -1
                 if not mc_axpy(W, K, d, best, -cc, -cc, p.intercept, v, ix, n):
@@ -1117,9 +1156,10 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
             nw = sqrt(aux[1])
             mk = (s[y] - s[r]) / nw if nw > 0.0 else 0.0
             if best != y or mk < p.thr:
-                if not mc_axpy(W, K, d, y, inv, inv, p.intercept, v, ix, n):
+                cc = inv * c.sw
+                if not mc_axpy(W, K, d, y, cc, cc, p.intercept, v, ix, n):
                     return -1
-                if not mc_axpy(W, K, d, r, -inv, -inv, p.intercept, v, ix, n):
+                if not mc_axpy(W, K, d, r, -cc, -cc, p.intercept, v, ix, n):
                     return -1
                 aux[2 + y] = mc_sqnorm(W, K, d, y, p.intercept)
                 aux[2 + r] = mc_sqnorm(W, K, d, r, p.intercept)
@@ -1130,7 +1170,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
         if p.algo == PA:
             # Crammer et al.'s multi-class rule: the binary step on the Kesler vector
             # (e_y - e_r) (x) x', whose squared norm is 2 ||x'||^2
-            cc = pa_step_size(p, 1.0 - (s[y] - s[r]), 2.0 * row_sqnorm(p, v, n))
+            cc = pa_step_size(p, 1.0 - (s[y] - s[r]), 2.0 * row_sqnorm(p, v, n), c.sw)
             if cc != 0.0:
                 if not mc_axpy(W, K, d, y, cc, cc, p.intercept, v, ix, n):
                     return -1
@@ -1141,12 +1181,13 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
         if p.algo != HINGE:
             return -1
         # Crammer & Singer's multi-class hinge, the top rival r
-        upd = (s[y] - s[r]) < 1.0
+        upd = (s[y] - s[r]) < 1.0 and c.sw != 0.0
         mc_scale(W, K, d, aux, p, t, &eta_t)
         if upd:
             cc = eta_t
             if p.normalize:
                 cc = cc * inv
+            cc = cc * c.sw
             ca = cc / aux[0]
             if not mc_axpy(W, K, d, y, ca, cc, p.intercept, v, ix, n):
                 return -1
@@ -1158,7 +1199,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
     if p.algo == HINGE:
         for k in range(K):
             yk = 1.0 if k == y else -1.0
-            c.acc[k] = yk * s[k] < 1.0          # (acc is free once the scores are made)
+            c.acc[k] = yk * s[k] < 1.0 and c.sw != 0.0  # (acc is free once the scores are made)
         mc_scale(W, K, d, aux, p, t, &eta_t)
         for k in range(K):
             if c.acc[k] != 0.0:
@@ -1166,6 +1207,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                 cc = eta_t * yk
                 if p.normalize:
                     cc = cc * inv
+                cc = cc * c.sw
                 ca = cc / aux[0]
                 if not mc_axpy(W, K, d, k, ca, cc, p.intercept, v, ix, n):
                     return -1
@@ -1176,7 +1218,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
         for k in range(K):
             yk = 1.0 if k == y else -1.0
             if yk * s[k] < 1.0:
-                cc = pa_step_size(p, 1.0 - yk * s[k], mk) * yk
+                cc = pa_step_size(p, 1.0 - yk * s[k], mk, c.sw) * yk
                 if cc != 0.0:
                     if not mc_axpy(W, K, d, k, cc, cc, p.intercept, v, ix, n):
                         return -1
@@ -1190,6 +1232,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                 cc = p.eta * yk
                 if p.normalize:
                     cc = cc * inv
+                cc = cc * c.sw
                 if not mc_axpy(W, K, d, k, cc, cc, p.intercept, v, ix, n):
                     return -1
                 if c.U != NULL:
@@ -1198,7 +1241,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                         return -1
                 upd = 1
         elif p.algo == MARGIN and (pk != <int>yk or (-p.thr < m[k] and m[k] < p.thr)):
-            cc = yk * inv
+            cc = (yk * inv) * c.sw
             if not mc_axpy(W, K, d, k, cc, cc, p.intercept, v, ix, n):
                 return -1
             aux[2 + k] = mc_sqnorm(W, K, d, k, p.intercept)
@@ -1260,6 +1303,7 @@ cdef class MultiState:
         c.s = &self.s[0]
         c.m = &self.m[0]
         c.counts = &self.counts[0]
+        c.sw = 1.0
         return c
 
 
@@ -1284,6 +1328,7 @@ cdef struct MCJob:
     const int* y
     int* pred
     unsigned char* upd
+    const double* sw
     long long n_seen
     long long mistakes
     int check
@@ -1312,6 +1357,8 @@ cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
                 j.err = code
                 bad[0] = i
                 return -1
+        if j.sw != NULL:
+            c.sw = j.sw[i]
         r = mc_step(c, x, xi, n, j.y[i], j.n_seen + i + 1, &pr)
         if r < 0:
             j.err = BAD_ROW
@@ -1375,7 +1422,7 @@ cdef void mc_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
 cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
                  const void* indptr, Py_ssize_t n_rows, Py_ssize_t row_len, const int* y,
                  int* pred, unsigned char* upd, int check, int threads,
-                 Py_ssize_t* bad) noexcept nogil:
+                 Py_ssize_t* bad, const double* sw=NULL) noexcept nogil:
     """One online pass on up to `threads` threads (as lin_pass; the Hinge learner runs on one);
     on a bad row the state is left half-way (the caller restores it) and the counts are not
     written."""
@@ -1392,6 +1439,8 @@ cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
     j.y = y
     j.pred = pred
     j.upd = upd
+    j.sw = sw
+    c.sw = 1.0
     j.n_seen = c.counts[0]
     j.mistakes = 0
     j.check = check and indptr != NULL
@@ -1421,8 +1470,10 @@ cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
 
 
 def mc_pass_dense(MultiState st, const floating[:, ::1] X, const int[::1] y,
-                  int[::1] pred=None, unsigned char[::1] upd=None, int threads=1):
-    """One online pass over dense rows with class indices y in [0, K); returns (status, bad)."""
+                  int[::1] pred=None, unsigned char[::1] upd=None, int threads=1,
+                  const double[::1] sw=None):
+    """One online pass over dense rows with class indices y in [0, K); returns (status, bad).
+    sw: the rows' sample weights (finite, >= 0), or None."""
     cdef Py_ssize_t bad = -1
     cdef int status
     cdef MCCtx c = st.ctx()
@@ -1433,15 +1484,17 @@ def mc_pass_dense(MultiState st, const floating[:, ::1] X, const int[::1] y,
             (pred is not None and pred.shape[0] != X.shape[0]) or \
             (upd is not None and upd.shape[0] != X.shape[0]):
         raise ValueError("mc_pass_dense: the arrays do not match the state")
+    cdef const double* wp = weights_ptr(sw, X.shape[0])
     with nogil:
         status = mc_pass(&c, &X[0, 0], vt, NULL, 0, NULL, X.shape[0], X.shape[1], &y[0], pp,
-                         up, 0, threads, &bad)
+                         up, 0, threads, &bad, wp)
     return status, bad
 
 
 def mc_pass_csr(MultiState st, const floating[::1] data, const index_t[::1] indices,
                 const index_t[::1] indptr, const int[::1] y, int[::1] pred=None,
-                unsigned char[::1] upd=None, bint check=True, int threads=1):
+                unsigned char[::1] upd=None, bint check=True, int threads=1,
+                const double[::1] sw=None):
     """As mc_pass_dense, for CSR rows (indptr checked; ``check``: each row's column indices
     are checked as the pass reads it, as in lin_pass_csr)."""
     cdef Py_ssize_t bad = -1
@@ -1461,9 +1514,10 @@ def mc_pass_csr(MultiState st, const floating[::1] data, const index_t[::1] indi
     if (not check and longest_row(indptr) > st.d) or y.shape[0] != n or \
             (pred is not None and pred.shape[0] != n) or (upd is not None and upd.shape[0] != n):
         raise ValueError("mc_pass_csr: the arrays do not match the state (or unchecked CSR)")
+    cdef const double* wp = weights_ptr(sw, n)
     with nogil:
         status = mc_pass(&c, dp, vt, ip, it, &indptr[0], n, 0, &y[0], pp, up, check, threads,
-                         &bad)
+                         &bad, wp)
     return status, bad
 
 
@@ -1555,7 +1609,7 @@ def mc_scores_csr(const double[::1] W, Py_ssize_t K, double a, Py_ssize_t d, bin
 cdef void replay_impl(const Params* p, double* w, Py_ssize_t d, const floating* val,
                       const index_t* ix, const index_t* indptr, Py_ssize_t row_len,
                       const long long* rows, Py_ssize_t n_upd, const signed char* y,
-                      double* out, Py_ssize_t D) noexcept nogil:
+                      double* out, Py_ssize_t D, const double* sw=NULL) noexcept nogil:
     cdef Py_ssize_t k, i, n
     cdef const floating* v
     cdef const index_t* xi
@@ -1567,15 +1621,19 @@ cdef void replay_impl(const Params* p, double* w, Py_ssize_t d, const floating* 
         if p.normalize:
             inv = row_inv(p, v, n)
             c = c * inv
+        if sw != NULL:
+            c = c * sw[i]
         apply_update(p, w, d, c, v, xi, n)
         memcpy(out + k * D, w, D * sizeof(double))
 
 
 def replay_dense(double[::1] w, Py_ssize_t d, bint intercept, bint normalize, double eta,
                  const floating[:, ::1] X, const long long[::1] rows, const signed char[::1] y,
-                 double[:, ::1] out):
-    """Re-apply the Perceptron updates made on ``rows`` from ``w`` and record w after each."""
+                 double[:, ::1] out, const double[::1] sw=None):
+    """Re-apply the Perceptron updates made on ``rows`` from ``w`` and record w after each
+    (sw: the rows' sample weights, or None)."""
     cdef Params p
+    cdef const double* wp = weights_ptr(sw, X.shape[0])
     p.intercept = intercept
     p.normalize = normalize
     p.eta = eta
@@ -1583,14 +1641,16 @@ def replay_dense(double[::1] w, Py_ssize_t d, bint intercept, bint normalize, do
         return
     with nogil:
         replay_impl(&p, &w[0], d, &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[1],
-                    &rows[0], rows.shape[0], &y[0], &out[0, 0], out.shape[1])
+                    &rows[0], rows.shape[0], &y[0], &out[0, 0], out.shape[1], wp)
 
 
 def replay_csr(double[::1] w, Py_ssize_t d, bint intercept, bint normalize, double eta,
                const floating[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
-               const long long[::1] rows, const signed char[::1] y, double[:, ::1] out):
+               const long long[::1] rows, const signed char[::1] y, double[:, ::1] out,
+               const double[::1] sw=None):
     """As replay_dense, for CSR rows."""
     cdef Params p
+    cdef const double* wp = weights_ptr(sw, indptr.shape[0] - 1)
     cdef floating dummy_v = 0
     cdef index_t dummy_i = 0
     cdef const floating* dp = values_ptr(data, &dummy_v)
@@ -1602,7 +1662,7 @@ def replay_csr(double[::1] w, Py_ssize_t d, bint intercept, bint normalize, doub
         return
     with nogil:
         replay_impl(&p, &w[0], d, dp, ip, &indptr[0], 0, &rows[0], rows.shape[0], &y[0],
-                    &out[0, 0], out.shape[1])
+                    &out[0, 0], out.shape[1], wp)
 
 
 cdef int vote_impl(const Params* p, const double* V, const long long* counts, Py_ssize_t K,
@@ -1770,7 +1830,8 @@ cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long 
                  Py_ssize_t cap, long long budget, Py_ssize_t d, long long* counts,
                  const floating* val, const index_t* ix, const index_t* indptr,
                  Py_ssize_t n_rows, Py_ssize_t row_len, const signed char* y, signed char* pred,
-                 unsigned char* upd, Py_ssize_t* stop, double* fout=NULL) noexcept nogil:
+                 unsigned char* upd, Py_ssize_t* stop, double* fout=NULL,
+                 const double* sw=NULL) noexcept nogil:
     """meta = [n_sv, head].  Stops with NEED_ROOM at row stop[0] when a new support vector may
     not fit, with BAD_ROW at row stop[0] on a non-finite score or a support vector whose squared
     norm overflows (the caller restores meta, counts and any overwritten slot).  fout, when not
@@ -1800,6 +1861,10 @@ cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long 
                 upd[i] = 0
             continue
         counts[1] += 1
+        if sw != NULL and sw[i] == 0.0:     # weight 0: a mistake, never an update
+            if upd != NULL:
+                upd[i] = 0
+            continue
         counts[2] += 1
         if upd != NULL:
             upd[i] = 1
@@ -1807,7 +1872,7 @@ cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long 
         if slot < 0:
             stop[0] = i
             return BAD_ROW
-        coef[slot] = <double>y[i]
+        coef[slot] = <double>y[i] if sw == NULL else <double>y[i] * sw[i]
     stop[0] = n_rows
     return OK
 
@@ -1826,9 +1891,9 @@ def kp_pass_dense(int kind, int degree, bint tie_pos, double gamma, double coef0
                   double[:, ::1] sv, double[::1] svn, double[::1] coef, long long[::1] meta,
                   long long budget, long long[::1] counts, const floating[:, ::1] X,
                   Py_ssize_t start, const signed char[::1] y, signed char[::1] pred,
-                  unsigned char[::1] upd, double[::1] scores=None):
+                  unsigned char[::1] upd, double[::1] scores=None, const double[::1] sw=None):
     """Kernel Perceptron pass over dense rows X[start:]; returns (status, row).  scores, when
-    given, receives each row's score."""
+    given, receives each row's score; sw: the rows' sample weights (of all of X), or None."""
     cdef KParams kp = make_kparams(kind, degree, tie_pos, gamma, coef0)
     cdef Py_ssize_t stop = 0
     cdef int status
@@ -1840,10 +1905,14 @@ def kp_pass_dense(int kind, int degree, bint tie_pos, double gamma, double coef0
         if scores.shape[0] != X.shape[0]:
             raise ValueError("kp_pass_dense: scores does not match X")
         fp = &scores[start]
+    cdef const double* wp = weights_ptr(sw, X.shape[0])
+    if wp != NULL:
+        wp = wp + start
     with nogil:
         status = kp_pass(&kp, &sv[0, 0], &svn[0], &coef[0], &meta[0], sv.shape[0], budget, d,
                          &counts[0], &X[start, 0], <const int*>NULL, <const int*>NULL,
-                         X.shape[0] - start, d, &y[start], &pred[start], &upd[start], &stop, fp)
+                         X.shape[0] - start, d, &y[start], &pred[start], &upd[start], &stop, fp,
+                         wp)
     return status, start + stop
 
 
@@ -1852,7 +1921,7 @@ def kp_pass_csr(int kind, int degree, bint tie_pos, double gamma, double coef0,
                 long long budget, long long[::1] counts, const floating[::1] data,
                 const index_t[::1] indices, const index_t[::1] indptr, Py_ssize_t start,
                 const signed char[::1] y, signed char[::1] pred, unsigned char[::1] upd,
-                double[::1] scores=None):
+                double[::1] scores=None, const double[::1] sw=None):
     """Kernel Perceptron pass over CSR rows start..; returns (status, row)."""
     cdef KParams kp = make_kparams(kind, degree, tie_pos, gamma, coef0)
     cdef Py_ssize_t stop = 0
@@ -1869,10 +1938,13 @@ def kp_pass_csr(int kind, int degree, bint tie_pos, double gamma, double coef0,
         if scores.shape[0] != indptr.shape[0] - 1:
             raise ValueError("kp_pass_csr: scores does not match X")
         fp = &scores[start]
+    cdef const double* wp = weights_ptr(sw, indptr.shape[0] - 1)
+    if wp != NULL:
+        wp = wp + start
     with nogil:
         status = kp_pass(&kp, &sv[0, 0], &svn[0], &coef[0], &meta[0], sv.shape[0], budget, d,
                          &counts[0], dp, ip, &indptr[start], indptr.shape[0] - 1 - start, 0,
-                         &y[start], &pred[start], &upd[start], &stop, fp)
+                         &y[start], &pred[start], &upd[start], &stop, fp, wp)
     return status, start + stop
 
 
@@ -1898,7 +1970,8 @@ cdef int kpm_pass(const KParams* kp, double* sv, double* svn, double* A, long lo
                   Py_ssize_t cap, long long budget, Py_ssize_t d, Py_ssize_t K,
                   long long* counts, const floating* val, const index_t* ix,
                   const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len, const int* y,
-                  int* pred, unsigned char* upd, double* f, Py_ssize_t* stop) noexcept nogil:
+                  int* pred, unsigned char* upd, double* f, Py_ssize_t* stop,
+                  const double* sw=NULL) noexcept nogil:
     """The multi-class kernel Perceptron (see kp_pass for meta, NEED_ROOM and BAD_ROW): predict
     the argmax of the K scores (f: K doubles of scratch); on a mistake store the row with +1
     for its class and -1 for the predicted one."""
@@ -1924,6 +1997,9 @@ cdef int kpm_pass(const KParams* kp, double* sv, double* svn, double* A, long lo
             upd[i] = 0
             continue
         counts[1] += 1
+        if sw != NULL and sw[i] == 0.0:     # weight 0: a mistake, never an update
+            upd[i] = 0
+            continue
         counts[2] += 1
         upd[i] = 1
         slot = kp_store(sv, svn, meta, budget, d, v, xi, n)
@@ -1932,8 +2008,8 @@ cdef int kpm_pass(const KParams* kp, double* sv, double* svn, double* A, long lo
             return BAD_ROW
         for k in range(K):
             A[slot * K + k] = 0.0
-        A[slot * K + y[i]] = 1.0
-        A[slot * K + best] = -1.0
+        A[slot * K + y[i]] = 1.0 if sw == NULL else sw[i]
+        A[slot * K + best] = -1.0 if sw == NULL else -sw[i]
     stop[0] = n_rows
     return OK
 
@@ -1941,7 +2017,8 @@ cdef int kpm_pass(const KParams* kp, double* sv, double* svn, double* A, long lo
 def kpm_pass_dense(int kind, int degree, double gamma, double coef0, double[:, ::1] sv,
                    double[::1] svn, double[:, ::1] A, long long[::1] meta, long long budget,
                    long long[::1] counts, const floating[:, ::1] X, Py_ssize_t start,
-                   const int[::1] y, int[::1] pred, unsigned char[::1] upd):
+                   const int[::1] y, int[::1] pred, unsigned char[::1] upd,
+                   const double[::1] sw=None):
     """Multi-class kernel Perceptron pass over dense rows X[start:]; returns (status, row)."""
     cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
     cdef Py_ssize_t stop = 0, K = A.shape[1], n = X.shape[0]
@@ -1954,10 +2031,13 @@ def kpm_pass_dense(int kind, int degree, double gamma, double coef0, double[:, :
         raise ValueError("kpm_pass_dense: the arrays do not match")
     if start >= n:
         return OK, start
+    cdef const double* wp = weights_ptr(sw, n)
+    if wp != NULL:
+        wp = wp + start
     with nogil:
         status = kpm_pass(&kp, &sv[0, 0], &svn[0], &A[0, 0], &meta[0], sv.shape[0], budget, d,
                           K, &counts[0], &X[start, 0], <const int*>NULL, <const int*>NULL,
-                          n - start, d, &y[start], &pred[start], &upd[start], &f[0], &stop)
+                          n - start, d, &y[start], &pred[start], &upd[start], &f[0], &stop, wp)
     return status, start + stop
 
 
@@ -1965,7 +2045,7 @@ def kpm_pass_csr(int kind, int degree, double gamma, double coef0, double[:, ::1
                  double[::1] svn, double[:, ::1] A, long long[::1] meta, long long budget,
                  long long[::1] counts, const floating[::1] data, const index_t[::1] indices,
                  const index_t[::1] indptr, Py_ssize_t start, const int[::1] y, int[::1] pred,
-                 unsigned char[::1] upd):
+                 unsigned char[::1] upd, const double[::1] sw=None):
     """As kpm_pass_dense, for CSR rows (indices checked against sv.shape[1])."""
     cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
     cdef Py_ssize_t stop = 0, K = A.shape[1], n = indptr.shape[0] - 1
@@ -1982,10 +2062,13 @@ def kpm_pass_csr(int kind, int degree, double gamma, double coef0, double[:, ::1
         raise ValueError("kpm_pass_csr: the arrays do not match")
     if start >= n:
         return OK, start
+    cdef const double* wp = weights_ptr(sw, n)
+    if wp != NULL:
+        wp = wp + start
     with nogil:
         status = kpm_pass(&kp, &sv[0, 0], &svn[0], &A[0, 0], &meta[0], sv.shape[0], budget, d,
                           K, &counts[0], dp, ip, &indptr[start], n - start, 0, &y[start],
-                          &pred[start], &upd[start], &f[0], &stop)
+                          &pred[start], &upd[start], &f[0], &stop, wp)
     return status, start + stop
 
 

@@ -96,6 +96,14 @@ class AdviceLearner:
     def _owner_name(self):
         return type(self).__name__
 
+    _NO_WEIGHTS = "its update rule has no weighted form in the notes"
+
+    def _refuse_weights(self, sample_weight):
+        """sample_weight: None only (mbcore.base.OnlineLearner._refuse_weights)."""
+        if sample_weight is not None:
+            raise TypeError(f"{type(self).__name__}: sample_weight is not supported: "
+                            f"{self._NO_WEIGHTS}; pass sample_weight=None")
+
     @classmethod
     def _param_names(cls):
         import inspect

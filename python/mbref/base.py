@@ -700,23 +700,43 @@ class OnlineLearner:
         """The labels as the steps read them: +1 / -1 (K-class learners: class indices)."""
         return check_labels(self._owner, y, n, classes)
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Run the online protocol over the rows of X in order; returns self."""
-        self._learn(X, y, classes)
+        self._learn(X, y, classes, sample_weight)
         return self
 
-    def _learn(self, X, y, classes):
+    # sample weights: the additive learners only (mbcore.base.OnlineLearner, same reasons)
+    _WEIGHTED = False
+    _NO_WEIGHTS = "its update rule has no weighted form in the notes"
+
+    def _refuse_weights(self, sample_weight):
+        if sample_weight is not None and not self._WEIGHTED:
+            raise TypeError(f"{self._owner}: sample_weight is not supported: "
+                            f"{self._NO_WEIGHTS}; pass sample_weight=None")
+
+    def _row_weights(self, sample_weight, yy, n, fitting):
+        """The rows' weights (a list of floats), or None for none."""
+        return None
+
+    def _learn(self, X, y, classes, sample_weight=None):
         """One pass, all or nothing: a failed first call leaves the learner unfitted."""
+        self._refuse_weights(sample_weight)
         first = getattr(self, "classes_", None) is None
         try:
             rows, yy = self._prepare(X, y, classes)
-            return self._run(rows, yy)
+            sw = self._row_weights(sample_weight, yy, len(rows), False)
+            return self._run(rows, yy, sw)
         except BaseException:
             if first:
                 self._reset()
             raise
 
-    def _run(self, rows, yy):
+    def _weight(self, i):
+        """The sample weight of row i of the current pass (1.0 without weights)."""
+        sw = self._sw
+        return 1.0 if sw is None else sw[i]
+
+    def _run(self, rows, yy, sw=None):
         """Predict then update on each row; returns the predictions (+-1, or class indices for
         the K-class learners with K >= 3) and the update flags.
 
@@ -724,6 +744,7 @@ class OnlineLearner:
         was before the call and ValueError names the row.
         """
         self._last_labels = yy
+        self._sw = sw
         saved = copy.deepcopy(self._state_dict())
         counts = (self.n_seen_, self.mistakes_, self.updates_)
         preds, upd = [], []
@@ -772,16 +793,18 @@ class OnlineLearner:
     def _sign(self, s):
         return 1 if (s > 0.0 or (s == 0.0 and self.tie == "positive")) else -1
 
-    def fit(self, X, y, classes=None):
+    def fit(self, X, y, classes=None, sample_weight=None):
         """Reset, then cycle through the data until a pass with no update or max_epochs.
         A call that raises leaves the learner as it was before it."""
+        self._refuse_weights(sample_weight)
         with keep_on_failure(self):
             self._reset()
             rows, yy = self._prepare(X, y, classes)
-            self._epochs(rows, yy)
+            sw = self._row_weights(sample_weight, yy, len(rows), True)
+            self._epochs(rows, yy, sw)
         return self
 
-    def _epochs(self, rows, yy):
+    def _epochs(self, rows, yy, sw=None):
         self.converged_ = False
         self.cycled_ = False
         self.epoch_mistakes_ = []
@@ -789,7 +812,7 @@ class OnlineLearner:
         seen = set()
         for _ in range(self.max_epochs):
             m0, u0 = self.mistakes_, self.updates_
-            self._run(rows, yy)
+            self._run(rows, yy, sw)
             self.epoch_mistakes_.append(self.mistakes_ - m0)
             self.epoch_updates_.append(self.updates_ - u0)
             if self.updates_ == u0:
@@ -813,3 +836,101 @@ class OnlineLearner:
     # Subclasses define: _init_state(d), _state_dict(), _load_state_dict(s), _step(x, y, i)
     # (returns the prediction, +-1 or a class index, and whether the state changed) and
     # _score(x).
+
+
+# -- sample and class weights (twin of mbcore._validation's) --------------------------------------
+
+def _weight_error(owner, what, got):
+    return ValueError(f"{owner}: parameter sample_weight must be {what}, got {got}")
+
+
+def _is_weight(v):
+    return isinstance(v, numbers.Real) and not isinstance(v, (str, bytes))
+
+
+def check_sample_weight(owner, sample_weight, n):
+    """``sample_weight`` as a new list of n finite floats >= 0 (a real number: n copies)."""
+    if _is_weight(sample_weight) and not isinstance(sample_weight, bool) and \
+            type(sample_weight).__name__ != "bool_":
+        sample_weight = [sample_weight] * n
+    if isinstance(sample_weight, (str, bytes)):
+        raise _weight_error(owner, "an array-like of real numbers", repr(sample_weight))
+    shape = getattr(sample_weight, "shape", None)
+    items = list(sample_weight) if shape is None or len(shape) > 0 else None
+    if shape is None:
+        nested = [hasattr(v, "__len__") and not isinstance(v, (str, bytes)) for v in items]
+        if any(nested) and not (all(nested) and len({len(v) for v in items}) == 1):
+            raise _weight_error(owner, "1-D (one weight per row)", "a ragged sequence")
+        shape = (len(items), len(items[0])) if items and all(nested) else (len(items),)
+    shape = tuple(int(s) for s in shape)
+    if len(shape) != 1:
+        raise _weight_error(owner, "1-D (one weight per row)", f"an array of shape {shape}")
+    if shape[0] != n:
+        raise _weight_error(owner, f"of length n_samples = {n}", f"{shape[0]} values")
+    for i, v in enumerate(items):
+        if not _is_weight(v) and type(v).__name__ != "bool_":
+            raise _weight_error(owner, "an array-like of real numbers", f"{v!r} at row {i}")
+    a = [float(v) for v in items]
+    for i, v in enumerate(a):
+        if not math.isfinite(v):
+            raise _weight_error(owner, "finite", f"{v!r} at row {i}")
+    for i, v in enumerate(a):
+        if v < 0.0:
+            raise _weight_error(owner, "non-negative", f"{v!r} at row {i}")
+    return a
+
+
+def check_class_weight(owner, name, value):
+    """The domain of the parameter class_weight."""
+    if value is None or (isinstance(value, str) and value == "balanced"):
+        return value
+    if type(value) is dict and all(
+            isinstance(w, numbers.Real) and not isinstance(w, bool) and
+            type(w).__name__ != "bool_" and math.isfinite(float(w)) and float(w) >= 0.0
+            for w in value.values()):
+        return value
+    raise ValueError(f'{owner}: parameter {name} must be None, "balanced" or a dict '
+                     f'{{label: finite weight >= 0}}, got {value!r}')
+
+
+def class_weights(owner, class_weight, classes, idx, fitting):
+    """The weight of each class under class_weight, for rows of class indices idx."""
+    K = len(classes)
+    labels = list(classes)
+    if isinstance(class_weight, str):
+        if not fitting:
+            raise ValueError(
+                f"{owner}: class_weight 'balanced' is not supported for partial_fit (one "
+                "batch's class frequencies are not the stream's); compute the weights once "
+                "from a large enough sample of the labels, n_samples / (n_classes * "
+                "np.bincount(y)) (scikit-learn's compute_class_weight('balanced', "
+                "classes=classes, y=y)), and pass them as a dict")
+        counts = [0] * K
+        for k in idx:
+            counts[k] += 1
+        present = sum(1 for c in counts if c > 0)
+        return [len(idx) / (present * float(c)) if c > 0 else 1.0 for c in counts]
+    extra = [k for k in class_weight if k not in labels]
+    if extra:
+        raise ValueError(f"{owner}: class_weight has labels that are not among the classes "
+                         f"{labels!r}: {extra!r}")
+    return [float(class_weight.get(c, 1.0)) for c in labels]
+
+
+def row_weights(learner, sample_weight, yy, n, fitting):
+    """sample_weight times the class weight of each row (None when both are None)."""
+    cw = learner.class_weight
+    if sample_weight is None and cw is None:
+        return None
+    o = learner._owner
+    sw = None if sample_weight is None else check_sample_weight(o, sample_weight, n)
+    if cw is not None:
+        idx = [int(v) for v in yy] if len(learner.classes_) > 2 else \
+            [1 if v > 0 else 0 for v in yy]
+        per = class_weights(o, cw, learner.classes_, idx, fitting)
+        rw = [per[k] for k in idx]
+        sw = rw if sw is None else [a * b for a, b in zip(rw, sw)]
+    if fitting and n and not any(v != 0.0 for v in sw):
+        raise ValueError(f"{o}: parameter sample_weight must give fit at least one non-zero "
+                         "weight (times class_weight), got every row's weight zero")
+    return sw

@@ -155,6 +155,10 @@ def _byte_of(v):
 class _Boolean(OnlineLearner):
     """Shared machinery: Boolean rows (or packed bytes), predict, decision_function."""
 
+    # (sample_weight: refused, OnlineLearner._refuse_weights)
+    _NO_WEIGHTS = ("a mistake removes literals or moves rules outright, and the notes "
+                   "give no weighted form of the rule")
+
     _boolean_x = True  # value errors worded for 0/1 values, as mbcore.boolean's
 
     def _unpacked(self, X):

@@ -82,6 +82,10 @@ class SplitMix64:
 class _Pool(AdviceLearner):
     """Shared machinery of the Weighted Majority learners (binary or multi-valued labels)."""
 
+    # (sample_weight: refused, OnlineLearner._refuse_weights)
+    _NO_WEIGHTS = ("a round multiplies the wrong experts' weights by the fixed factor "
+                   "beta, and the notes give no weighted form of the rule")
+
     def _validate_params(self):
         o = type(self).__name__
         b = self.beta
@@ -187,24 +191,25 @@ class _Pool(AdviceLearner):
         return pred, wrong
 
     # -- protocol -------------------------------------------------------------------------
-    def partial_fit(self, P, y, classes=None):
+    def partial_fit(self, P, y, classes=None, sample_weight=None):
         """One round per row: the pool predicts, then every wrong expert is penalised.
 
         P holds the experts' predictions (rounds x experts); with ``experts`` set, P is the
         instance matrix X given to the expert learners instead.
         """
-        self._learn(P, y, classes)
+        self._learn(P, y, classes, sample_weight)
         return self
 
-    def fit(self, P, y, classes=None):
+    def fit(self, P, y, classes=None, sample_weight=None):
         """Forget everything, then one online pass (experts have no epochs)."""
         with keep_on_failure(self):
             for k in [k for k in vars(self) if k not in self._param_names()]:
                 delattr(self, k)
-            return self.partial_fit(P, y, classes)
+            return self.partial_fit(P, y, classes, sample_weight)
 
-    def _learn(self, P, y, classes):
+    def _learn(self, P, y, classes, sample_weight=None):
         import copy
+        self._refuse_weights(sample_weight)
         self._validate_params()
         first = not self._is_fitted()
         if not first and classes is not None:

@@ -23,7 +23,8 @@ import math
 import numbers
 
 from . import _arith
-from .base import ManyClasses, OnlineLearner, check_n_jobs, check_rows, keep_on_failure
+from .base import (ManyClasses, OnlineLearner, check_class_weight, check_n_jobs, check_rows,
+                   keep_on_failure, row_weights)
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "PassiveAggressive"]
@@ -87,6 +88,14 @@ class _Linear(ManyClasses, OnlineLearner):
     _scale_a = False
     _MULTI_STATE = ("_W", "_a")      # the state with K >= 3 classes
 
+    # Sample weights (mbcore.linear): the coefficient c the rule adds (times x) is multiplied
+    # by the row's weight s last, c = c * s; a row of weight 0 that would update does not
+    # (the Hinge learner's shrink, which is not the row's, still applies).
+    _WEIGHTED = True
+
+    def _row_weights(self, sample_weight, yy, n, fitting):
+        return row_weights(self, sample_weight, yy, n, fitting)
+
     def _validate_params(self):
         if hasattr(self, "n_jobs"):
             check_n_jobs(self._owner, self.n_jobs)
@@ -96,6 +105,7 @@ class _Linear(ManyClasses, OnlineLearner):
             raise ValueError(f"{self._owner}: parameter fit_intercept must be a bool, got "
                              f"{self.fit_intercept!r}")
         _check_choice(self._owner, "multi_class", self.multi_class, ("multiclass", "ovr"))
+        check_class_weight(self._owner, "class_weight", self.class_weight)
         w = self._W[0] if self._multi() else getattr(self, "_w", None)
         if w is not None and len(w) != self._d + (1 if self.fit_intercept else 0):
             raise ValueError(f"{self._owner}: parameter fit_intercept was changed to "
@@ -241,7 +251,7 @@ class _Linear(ManyClasses, OnlineLearner):
             return super().predict(X)
         return [self.classes_[_argmax(s)] for s in self._multi_rows(X, self._rule_scores)]
 
-    def fit(self, X, y, classes=None, coef_init=None, intercept_init=None):
+    def fit(self, X, y, classes=None, coef_init=None, intercept_init=None, sample_weight=None):
         """Reset (optionally to given weights ``coef_init``/``intercept_init``), then cycle
         through the data until a pass with no update or ``max_epochs``."""
         with keep_on_failure(self):
@@ -265,7 +275,7 @@ class _Linear(ManyClasses, OnlineLearner):
                 rows, yy = self._prepare(X, y, classes)
             finally:
                 self._w_init = None
-            self._epochs(rows, yy)
+            self._epochs(rows, yy, self._row_weights(sample_weight, yy, len(rows), True))
         return self
 
 
@@ -273,13 +283,15 @@ class Perceptron(_Linear):
     """Rosenblatt's Perceptron (twin of mbcore.Perceptron); see that class for the documentation."""
 
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None,
+                 class_weight=None):
         self.tie = tie
         self.normalize = normalize
         self.fit_intercept = fit_intercept
         self.eta = eta
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
         self.n_jobs = n_jobs        # (checked, no effect: the twin's pass is sequential)
 
     def _validate_params(self):
@@ -297,11 +309,12 @@ class Perceptron(_Linear):
         if not math.isfinite(s):
             raise self._row_error(i)
         p = self._sign(s)
-        if p == y:
+        if p == y or self._weight(i) == 0.0:
             return p, False
         c = self.eta * y
         if self.normalize:
             c = c * inv
+        c = c * self._weight(i)
         if not self._apply(self._w, c, x):
             raise self._row_error(i)
         self._on_update(c, x, i)
@@ -315,11 +328,12 @@ class Perceptron(_Linear):
         inv = self._inv(x) if self.normalize else 1.0
         s = self._class_scores(self._W, x, inv, i)
         p = _argmax(s)
-        if p == y:
+        if p == y or self._weight(i) == 0.0:
             return p, False
         c = float(self.eta)
         if self.normalize:
             c = c * inv
+        c = c * self._weight(i)
         ok = self._apply(self._W[y], c, x)
         ok = self._apply(self._W[p], -c, x) and ok
         if not ok:
@@ -337,11 +351,12 @@ class Perceptron(_Linear):
         updated = False
         for k in range(self._K):
             yk = 1 if y == k else -1
-            if self._sign(s[k]) == yk:
+            if self._sign(s[k]) == yk or self._weight(i) == 0.0:
                 continue
             c = self.eta * yk
             if self.normalize:
                 c = c * inv
+            c = c * self._weight(i)
             if not self._apply(self._W[k], c, x):
                 raise self._row_error(i)
             self._on_update_k(k, c, x, i)
@@ -358,10 +373,12 @@ class AveragedPerceptron(Perceptron):
     _MULTI_STATE = ("_W", "_a", "_U")
 
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
-                 eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None,
+                 class_weight=None):
         self.mode = mode
         super().__init__(tie=tie, normalize=normalize, fit_intercept=fit_intercept, eta=eta,
-                         max_epochs=max_epochs, multi_class=multi_class, n_jobs=n_jobs)
+                         max_epochs=max_epochs, multi_class=multi_class, n_jobs=n_jobs,
+                         class_weight=class_weight)
 
     def _validate_params(self):
         super()._validate_params()
@@ -476,13 +493,14 @@ class MarginPerceptron(_Linear):
     _MULTI_STATE = ("_W", "_a", "_sqs")
 
     def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None):
         self.gamma = gamma
         self.margin_fraction = margin_fraction
         self.tie = tie
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
         self.n_jobs = n_jobs        # (checked, no effect: the twin's pass is sequential)
 
     def _validate_params(self):
@@ -534,9 +552,9 @@ class MarginPerceptron(_Linear):
         m = self._margin(s)
         p = self._sign(m)
         thr = self.margin_fraction * self.gamma
-        if p == y and not (-thr < m < thr):
+        if (p == y and not (-thr < m < thr)) or self._weight(i) == 0.0:
             return p, False
-        c = y * inv
+        c = (y * inv) * self._weight(i)
         if not self._apply(self._w, c, x):
             raise self._row_error(i)
         self._sq = self._sqnorm(self._w)
@@ -566,9 +584,9 @@ class MarginPerceptron(_Linear):
         nw = math.sqrt(self._sq_total())
         m = (s[y] - s[r]) / nw if nw > 0.0 else 0.0
         thr = self.margin_fraction * self.gamma
-        if p == y and not m < thr:
+        if (p == y and not m < thr) or self._weight(i) == 0.0:
             return p, False
-        c = inv
+        c = inv * self._weight(i)
         ok = self._apply(self._W[y], c, x)
         ok = self._apply(self._W[r], -c, x) and ok
         if not ok:
@@ -589,9 +607,9 @@ class MarginPerceptron(_Linear):
         updated = False
         for k in range(self._K):
             yk = 1 if y == k else -1
-            if self._sign(m[k]) == yk and not (-thr < m[k] < thr):
+            if (self._sign(m[k]) == yk and not (-thr < m[k] < thr)) or self._weight(i) == 0.0:
                 continue
-            c = yk * inv
+            c = (yk * inv) * self._weight(i)
             if not self._apply(self._W[k], c, x):
                 raise self._row_error(i)
             self._sqs[k] = self._sqnorm(self._W[k])
@@ -620,7 +638,7 @@ class OnlineHingeSVM(_Linear):
     _scale_a = True
 
     def __init__(self, lam=0.01, eta="pegasos", tie="negative", normalize=False,
-                 fit_intercept=False, max_epochs=5, multi_class="multiclass"):
+                 fit_intercept=False, max_epochs=5, multi_class="multiclass", class_weight=None):
         self.lam = lam
         self.eta = eta
         self.tie = tie
@@ -628,6 +646,7 @@ class OnlineHingeSVM(_Linear):
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
 
     def _validate_params(self):
         super()._validate_params()
@@ -656,7 +675,7 @@ class OnlineHingeSVM(_Linear):
         if not math.isfinite(s):
             raise self._row_error(i)
         p = self._sign(s)
-        viol = y * s < 1.0
+        viol = y * s < 1.0 and self._weight(i) != 0.0
         t = float(self.n_seen_)
         if self.eta == "pegasos":
             eta_t = 1.0 / (self.lam * t)
@@ -679,6 +698,7 @@ class OnlineHingeSVM(_Linear):
             c = eta_t * y
             if self.normalize:
                 c = c * inv
+            c = c * self._weight(i)
             ca = c / a
             ok = _arith.axpy(self._w, ca, x)
             if self.fit_intercept:
@@ -730,12 +750,13 @@ class OnlineHingeSVM(_Linear):
         s = self._class_scores(self._W, x, inv, i)
         p = _argmax(s)
         r = _argmax(s, skip=y)
-        viol = (s[y] - s[r]) < 1.0
+        viol = (s[y] - s[r]) < 1.0 and self._weight(i) != 0.0
         eta_t = self._shrink_all()
         if viol:
             c = eta_t
             if self.normalize:
                 c = c * inv
+            c = c * self._weight(i)
             self._move(y, c, x, i)
             self._move(r, -c, x, i)
         return p, viol
@@ -746,13 +767,15 @@ class OnlineHingeSVM(_Linear):
         inv = self._inv(x) if self.normalize else 1.0
         s = self._class_scores(self._W, x, inv, i)
         p = _argmax(s)
-        viol = [(1 if y == k else -1) * s[k] < 1.0 for k in range(self._K)]
+        viol = [(1 if y == k else -1) * s[k] < 1.0 and self._weight(i) != 0.0
+                for k in range(self._K)]
         eta_t = self._shrink_all()
         for k in range(self._K):
             if viol[k]:
                 c = eta_t * (1 if y == k else -1)
                 if self.normalize:
                     c = c * inv
+                c = c * self._weight(i)
                 self._move(k, c, x, i)
         return p, any(viol)
 
@@ -770,13 +793,14 @@ class PassiveAggressive(_Linear):
     """
 
     def __init__(self, C=1.0, variant="PA-I", tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None):
         self.C = C
         self.variant = variant
         self.tie = tie
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
         self.n_jobs = n_jobs        # (checked, no effect: the twin's pass is sequential)
 
     normalize = False
@@ -792,13 +816,15 @@ class PassiveAggressive(_Linear):
             sq = sq + 1.0
         return sq
 
-    def _tau(self, loss, sq):
-        den = sq + (0.5 / float(self.C) if self.variant == "PA-II" else 0.0)
+    def _tau(self, loss, sq, sw=1.0):
+        """The step; a row of sample weight sw > 0 has the aggressiveness C * sw: lam / sw
+        (PA-II's 1/(2C) divided by sw) and the cap C * sw (PA-I)."""
+        den = sq + (0.5 / float(self.C) if self.variant == "PA-II" else 0.0) / sw
         if not 0.0 < den < math.inf:
             return 0.0
         tau = loss / den
-        if self.variant == "PA-I" and tau > float(self.C):
-            tau = float(self.C)
+        if self.variant == "PA-I" and tau > float(self.C) * sw:
+            tau = float(self.C) * sw
         return tau
 
     def _step(self, x, y, i):
@@ -808,9 +834,9 @@ class PassiveAggressive(_Linear):
         if not math.isfinite(s):
             raise self._row_error(i)
         p = self._sign(s)
-        if not y * s < 1.0:
+        if not y * s < 1.0 or self._weight(i) == 0.0:
             return p, False
-        c = self._tau(1.0 - y * s, self._sq(x)) * y
+        c = self._tau(1.0 - y * s, self._sq(x), self._weight(i)) * y
         if c == 0.0:
             return p, False
         if not self._apply(self._w, c, x):
@@ -821,9 +847,9 @@ class PassiveAggressive(_Linear):
         s = self._class_scores(self._W, x, 1.0, i)
         p = _argmax(s)
         r = _argmax(s, skip=y)
-        if not (s[y] - s[r]) < 1.0:
+        if not (s[y] - s[r]) < 1.0 or self._weight(i) == 0.0:
             return p, False
-        c = self._tau(1.0 - (s[y] - s[r]), 2.0 * self._sq(x))
+        c = self._tau(1.0 - (s[y] - s[r]), 2.0 * self._sq(x), self._weight(i))
         if c == 0.0:
             return p, False
         ok = self._apply(self._W[y], c, x)
@@ -839,9 +865,9 @@ class PassiveAggressive(_Linear):
         updated = False
         for k in range(self._K):
             yk = 1 if y == k else -1
-            if not yk * s[k] < 1.0:
+            if not yk * s[k] < 1.0 or self._weight(i) == 0.0:
                 continue
-            c = self._tau(1.0 - yk * s[k], sq) * yk
+            c = self._tau(1.0 - yk * s[k], sq, self._weight(i)) * yk
             if c == 0.0:
                 continue
             if not self._apply(self._W[k], c, x):
@@ -873,7 +899,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     """
 
     def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
-                 tie="negative", max_epochs=100, multi_class="multiclass"):
+                 tie="negative", max_epochs=100, multi_class="multiclass", class_weight=None):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -882,6 +908,14 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         self.tie = tie
         self.max_epochs = max_epochs
         self.multi_class = multi_class
+        self.class_weight = class_weight
+
+    # sample weights: a mistake on a row of weight s stores it with the coefficient y * s
+    # (s = 0: the mistake is counted, nothing is stored)
+    _WEIGHTED = True
+
+    def _row_weights(self, sample_weight, yy, n, fitting):
+        return row_weights(self, sample_weight, yy, n, fitting)
 
     def _validate_params(self):
         o = self._owner
@@ -909,6 +943,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                                  "with it")
             self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / self._d
         _check_choice(o, "multi_class", self.multi_class, ("multiclass", "ovr"))
+        check_class_weight(o, "class_weight", self.class_weight)
         if self._multi() and self.multi_class != self._mc_fitted:
             # the state of K >= 3 classes is laid out for the strategy it was fitted with
             raise ValueError(f"{o}: parameter multi_class was changed to {self.multi_class!r} "
@@ -999,10 +1034,11 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         if not math.isfinite(s):
             raise self._row_error(i)
         p = self._sign(s)
-        if p == y:
+        if p == y or self._weight(i) == 0.0:
             return p, False
         z, zz = self._dense(x, i)
-        self._head = self._store(self._sv, self._svn, self._coef, self._head, z, zz, float(y))
+        self._head = self._store(self._sv, self._svn, self._coef, self._head, z, zz,
+                                 float(y) * self._weight(i))
         return p, True
 
     # -- three classes or more ------------------------------------------------------------
@@ -1025,12 +1061,12 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         if not all(math.isfinite(v) for v in f):
             raise self._row_error(i)
         p = _argmax(f)
-        if p == y:
+        if p == y or self._weight(i) == 0.0:
             return p, False
         z, zz = self._dense(x, i)
         a = [0.0] * self._K
-        a[y] = 1.0
-        a[p] = -1.0
+        a[y] = 1.0 * self._weight(i)
+        a[p] = -1.0 * self._weight(i)
         self._head = self._store(self._sv, self._svn, self._coef, self._head, z, zz, a)
         return p, True
 
@@ -1045,13 +1081,14 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         z = zz = None
         for k in range(self._K):
             yk = 1 if y == k else -1
-            if self._sign(f[k]) == yk:
+            if self._sign(f[k]) == yk or self._weight(i) == 0.0:
                 continue
             if z is None:
                 z, zz = self._dense(x, i)
             # each learner stores its own copy of the row
             self._head[k] = self._store(self._sv[k], self._svn[k], self._coef[k],
-                                        self._head[k], list(z), zz, float(yk))
+                                        self._head[k], list(z), zz,
+                                        float(yk) * self._weight(i))
             updated = True
         return p, updated
 

@@ -119,6 +119,10 @@ class _Winnow(ManyClasses, OnlineLearner):
     ``n_jobs`` (mbcore's threads of the online pass) is accepted, checked and stored, with no
     effect: the twin is sequential (mbcore's results are the same for any number of threads)."""
 
+    # (sample_weight: refused, OnlineLearner._refuse_weights)
+    _NO_WEIGHTS = ("a mistake multiplies the active weights by the fixed factors alpha "
+                   "and beta, and the notes give no weighted form of the rule")
+
     _variant = "winnow2"
     _theta_required = False
 

@@ -54,7 +54,7 @@ def run_online(learner, X, y, classes=None, **fit_params):
         ys = [label_key(v) for v in y]
         return OnlineRun(predictions, [a != b for a, b in zip(predictions, ys)],
                          [u for _, u in rounds])
-    preds, upd = learner._learn(X, y, classes)
+    preds, upd = learner._learn(X, y, classes, **fit_params)
     yy = learner._last_labels
     if len(learner.classes_) > 2:          # class indices
         return OnlineRun([learner.classes_[p] for p in preds],

@@ -55,6 +55,10 @@ class Specialists(AdviceLearner):
 
     _advice_unit = "specialist"
 
+    # (sample_weight: refused, OnlineLearner._refuse_weights)
+    _NO_WEIGHTS = ("a mistake multiplies the awake specialists' weights by the fixed "
+                   "factors 1/2 and 3/2, and the notes give no weighted form of the rule")
+
     def __init__(self, demote=0.5, promote=1.5, threshold=0.0, prune_below=None):
         self.demote = demote
         self.promote = promote
@@ -232,16 +236,18 @@ class Specialists(AdviceLearner):
             out.append(row)
         return out
 
-    def partial_fit(self, P, y, classes=None, *, awake=None):
+    def partial_fit(self, P, y, classes=None, *, awake=None, sample_weight=None):
         """One round per row: the awake specialists vote, the learner predicts, and on a
         mistake the voters are demoted (wrong) or promoted (right).  ``awake`` (the mask of
         who votes, all awake by default) is keyword-only: ``classes`` is third, as for every
         learner."""
+        self._refuse_weights(sample_weight)
         _mask_as_classes(type(self).__name__, classes)
         self._learn(P, y, classes, awake)
         return self
 
-    def _learn(self, P, y, classes, awake=None):
+    def _learn(self, P, y, classes, awake=None, sample_weight=None):
+        self._refuse_weights(sample_weight)
         self._validate_params()
         first = not self._is_fitted()
         if not first and classes is not None:
@@ -319,8 +325,9 @@ class Specialists(AdviceLearner):
         out = self._predictions(P, awake)
         return [self.classes_[p] for p, _ in out], [c for _, c in out]
 
-    def fit(self, P, y, classes=None, *, awake=None):
+    def fit(self, P, y, classes=None, *, awake=None, sample_weight=None):
         """Forget everything, then one online pass."""
+        self._refuse_weights(sample_weight)
         with keep_on_failure(self):
             for k in [k for k in vars(self) if k not in self._param_names()]:
                 delattr(self, k)
@@ -463,10 +470,10 @@ class PairSpecialists(Specialists):
                 ids.append(i)
         return ids
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One round per row: the awake pair specialists vote, the learner predicts and learns
         (weights on a mistake; histories always)."""
-        self._learn(X, y, classes)
+        self._learn(X, y, classes, sample_weight=sample_weight)
         return self
 
     def _learn_rounds(self, X, y, classes, first, awake=None):
@@ -507,8 +514,9 @@ class PairSpecialists(Specialists):
         out = self._predictions(X)
         return [self.classes_[p] for p, _ in out], [c for _, c in out]
 
-    def fit(self, X, y, classes=None):
+    def fit(self, X, y, classes=None, sample_weight=None):
         """Forget everything, then one online pass."""
+        self._refuse_weights(sample_weight)
         with keep_on_failure(self):
             for k in [k for k in vars(self) if k not in self._param_names()]:
                 delattr(self, k)

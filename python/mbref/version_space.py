@@ -609,6 +609,10 @@ def _check_max_epochs(owner, m):
 class _VersionSpace(OnlineLearner):
     """Shared machinery: point rows, the alive bitset and its attributes."""
 
+    # (sample_weight: refused, OnlineLearner._refuse_weights)
+    _NO_WEIGHTS = ("the version space keeps or removes each concept: there is nothing to "
+                   "scale, and the notes give no weighted form of the rule")
+
     def _validate_params(self):
         C = _check_class(self._owner, self.concepts)
         fitted_with = vars(self).get("_cc")

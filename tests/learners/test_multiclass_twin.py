@@ -379,6 +379,7 @@ def test_classes_need_two_labels():
 @pytest.mark.parametrize("cls", MULTI)
 def test_multi_class_parameter(cls):
     names = list(inspect.signature(cls).parameters)
+    assert names.pop() == "class_weight"    # (the class weights, added after multi_class)
     if names[-1] == "n_jobs":               # (the threads of the pass, added after multi_class)
         names.pop()
     assert names[-1] == "multi_class" and names[-2] == "max_epochs"
@@ -692,6 +693,7 @@ def test_kernel_two_classes_unchanged(module, mc):
 def test_kernel_multi_class_parameter(module):
     k = kernel_perceptron(module)
     names = list(inspect.signature(module.KernelPerceptron).parameters)
+    assert names.pop() == "class_weight"    # (the class weights, added after multi_class)
     assert names[-1] == "multi_class" and names[-2] == "max_epochs"
     assert k.multi_class == "multiclass" and k.get_params()["multi_class"] == "multiclass"
     for bad in ("foo", None, "OVR"):

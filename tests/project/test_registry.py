@@ -89,8 +89,10 @@ def test_the_command_line_lists_come_from_the_classes():
 
 def test_persistence_loads_exactly_the_registered_classes():
     assert mbcore.persistence._classes() == dict(mbcore.all_learners())
-    assert set(registry.codecs()) == {"ConceptClass"}
+    # (the dict: the linear learners' class_weight parameter)
+    assert set(registry.codecs()) == {"ConceptClass", "dict"}
     assert registry.codecs()["ConceptClass"][0] is mbcore.ConceptClass
+    assert registry.codecs()["dict"][0] is dict
 
 
 def test_no_module_serving_every_learner_imports_a_family():
