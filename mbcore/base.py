@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _registry
 from ._locking import Guarded, get_ident
+from ._one import OneExample
 from ._state import StateError
 from ._threads import pass_threads
 from ._validation import NotFittedError, check_X, encode_y, encode_y_k, infer_classes
@@ -158,8 +159,9 @@ class OnlineCounts(Guarded):
         return int(self._counts[1])
 
 
-class OnlineLearner(OnlineCounts):
-    """Base class: parameters, label mapping, ``partial_fit``/``fit``/``predict``.
+class OnlineLearner(OneExample, OnlineCounts):
+    """Base class: parameters, label mapping, ``partial_fit``/``fit``/``predict``, and one
+    example at a time on dict features (``learn_one``/``predict_one``: ``mbcore._one``).
 
     Notes
     -----
@@ -396,7 +398,8 @@ class OnlineLearner(OnlineCounts):
     # kernel sees it.  Every concrete learner overrides the three together.
     _STATE: dict = {}
     _DERIVED: frozenset = frozenset()
-    _TRANSIENT: frozenset = frozenset(("_kstate", "_fast", "_y1"))   # kernel bindings
+    # kernel bindings, and the index of the feature names (rebuilt from _feature_names)
+    _TRANSIENT: frozenset = frozenset(("_kstate", "_fast", "_y1", "_one"))
 
     def _check_state(self, st):
         """Raise mbcore._state.StateError if the loaded state ``st`` (attribute -> value, also

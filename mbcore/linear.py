@@ -16,6 +16,7 @@ from ._validation import Batch, check_X, check_finite, csr_index_error, row_erro
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
                      labels_and_counts, need, shape)
 from ._threads import N_JOBS, map_rows
+from ._one import widen
 from . import bounds as _bounds
 from .base import ManyClasses, OnlineLearner, Snapshot
 
@@ -52,6 +53,8 @@ class _Linear(ManyClasses, OnlineLearner):
 
     _TAKES = "features"
     _MIX = "additive"       # shards mix by averaging their weights (mbcore.distributed)
+    # learn_one on dicts: a new name is a new column, its weights zero (mbcore._one)
+    _DICT_FEATURES = "grow"
 
     _algo = _PERCEPTRON
     normalize = False
@@ -85,6 +88,44 @@ class _Linear(ManyClasses, OnlineLearner):
 
     def _averaging(self):
         return False
+
+    def _grow_features(self, d):
+        """Widen the state to d features (learn_one: new names), their weights zero, in place
+        where the arrays have room (capacity doubling); returns the function that undoes it."""
+        K, d0 = self._K(), self._d
+        tail = K if self.fit_intercept else 0
+        dd = self.__dict__
+        saved = []
+        for name in ("_w", "_u"):
+            a = dd[name]
+            if a.shape[0]:
+                saved.append((name, a, a[d0 * K:].copy()))
+                dd[name] = widen(a, d0 * K, d * K, tail)
+
+        def undo():
+            for name, a, t in saved:
+                a[d0 * K:] = t
+                dd[name] = a
+            self._d = self.n_features_in_ = d0
+            self._kstate = self._fast = None
+
+        self._d = self.n_features_in_ = d
+        self._kstate = self._fast = None
+        return undo
+
+    def _predict_one_row(self, view):
+        # predict_one: the flag kernel of predict on the one row, without the batch checks
+        fast = self.__dict__.get("_fast")
+        wa = self._flag_weights() if fast is not None else None
+        if wa is None:
+            return super()._predict_one_row(view)
+        _, d, pos, neg = fast
+        out = np.empty(1, dtype=np.uint8)
+        status, _ = _k.lin_flags_dense(wa[0], wa[1], d, self.fit_intercept, self._normalizes(),
+                                       self.tie == "positive", view, out)
+        if status:
+            raise row_error(self._owner, Batch(X=view, n=1, d=d), 0)
+        return pos if out[0] else neg
 
     # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
     _STATE = dict(COMMON, _d=INT, _w=arr(F8, 1), _u=arr(F8, 1), _aux=arr(F8, 1))
@@ -659,6 +700,23 @@ class AveragedPerceptron(Perceptron):
                 self._votes[-2].shape[0] <= 2 * self._votes[-1].shape[0]:
             self._votes[-2:] = [np.concatenate(self._votes[-2:])]
             self._vote_c[-2:] = [np.concatenate(self._vote_c[-2:])]
+
+    def _dict_mode(self):
+        # the voted Perceptron keeps every prediction vector at the width it had: its names
+        # are given up front (features=)
+        return "fixed" if self.mode == "vote" else "grow"
+
+    def _grow_features(self, d):
+        d0 = self._d
+        undo_w = super()._grow_features(d)
+        # (mode="average": the one vote vector is the initial w, widened like w)
+        old = self._votes[0]
+        self._votes[0] = widen(old.ravel(), d0, d, old.shape[1] - d0).reshape(1, -1)
+
+        def undo():
+            self._votes[0] = old
+            undo_w()
+        return undo
 
     def _average(self):
         T = float(self._counts[0])

@@ -11,6 +11,8 @@ import inspect
 import math
 import numbers
 
+from ._one import OneExample
+
 __all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "check_rows", "check_labels",
            "infer_classes", "check_labels_k"]
 
@@ -452,8 +454,9 @@ class keep_on_failure:
             d.update(self.saved)
         return False
 
-class OnlineLearner:
-    """Base of the twins: parameters, label handling, the online protocol and epochs."""
+class OnlineLearner(OneExample):
+    """Base of the twins: parameters, label handling, the online protocol and epochs, and one
+    example at a time on dict features (``learn_one``/``predict_one``: ``mbref._one``)."""
 
     def __init__(self):
         pass

@@ -609,6 +609,9 @@ def _check_max_epochs(owner, m):
 class _VersionSpace(OnlineLearner):
     """Shared machinery: point rows, the alive bitset and its attributes."""
 
+    _TAKES = "points"           # rows are points of a concept class, not feature dicts
+    _DICT_FEATURES = None
+
     def _validate_params(self):
         C = _check_class(self._owner, self.concepts)
         fitted_with = vars(self).get("_cc")
