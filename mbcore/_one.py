@@ -29,14 +29,23 @@ import numpy as np
 
 from ._kernels.names import NameIndex
 from ._locking import get_ident
+from ._validation import Batch, row_error
 
-__all__ = ["OneExample", "widen"]
+__all__ = ["OneExample", "widen", "MISS"]
+
+# what a family's fused path returns when the general path must take the example
+MISS = object()
 
 _GROW, _IGNORE, _FIXED = 0, 1, 2
 _REASONS = {
     "grow": None,
     "fixed": "its rule depends on the number of features",
 }
+
+
+def _modes(idx, mode):
+    """The cache of the index: (index, fill's mode for learn_one, fill's mode for predict)."""
+    return (idx, _GROW, _IGNORE) if mode == "grow" else (idx, _FIXED, _FIXED)
 
 
 def widen(a, head, new_head, tail):
@@ -128,7 +137,7 @@ class OneExample:
                 raise ValueError(f"{o}: features={list(features)!r} differs from the names "
                                  f"the learner has ({names!r})")
             idx = NameIndex(names)
-        one = self._one = (idx, _GROW if mode == "grow" else _FIXED)
+        one = self._one = _modes(idx, mode)
         return one
 
     def _checked_features(self, features):
@@ -183,6 +192,16 @@ class OneExample:
             A value is NaN or infinite, y is not a class, or a name is not one of
             ``features``.  A call that raises leaves the learner as it was.
         """
+        if classes is None and features is None:
+            # the family's compiled path: the lock (taken only where nothing holds it), the
+            # row, the label and the kernel in one call
+            b = self.__dict__.get("_one_fast")
+            if b is not None:
+                status = b.learn(x, y)
+                if status == 0:
+                    return self
+                if status > 0:
+                    raise row_error(self._owner, Batch(X=b.one[0].view, n=1, d=b.one[0].n), 0)
         rw = self._rw
         me = get_ident()
         nested = rw.owner == me
@@ -194,27 +213,32 @@ class OneExample:
                 rw.drain()
             rw.owner = me
         try:
+            if rw.trace is not None and not nested:
+                rw.trace.append(("w", 1, me))
             d = self.__dict__
             one = d.get("_one")
             if one is None or classes is not None or features is not None:
                 self._learn_one_slow(x, y, classes, features)
-                return self
-            idx, mode = one
-            n0 = self.n_features_in_
-            n = idx.fill(x, mode)
-            if n < 0:
-                raise _fill_error(self._owner, idx, n, x)
-            if n != n0:
-                self._learn_one_grow(idx, n0, n, y)
-                return self
-            fast = d.get("_fast")
-            view = idx.view
-            if fast is None or not self._fast_step(fast, view, [y]):
-                self._learn(view, [y], None, False)
-                self._fast = self._fast_path()
+            else:
+                idx, mode, _ = one
+                n0 = self.n_features_in_
+                n = idx.fill(x, mode)
+                if n < 0:
+                    raise _fill_error(self._owner, idx, n, x)
+                if n != n0:
+                    self._learn_one_grow(idx, n0, n, y)
+                else:
+                    fast = d.get("_fast")
+                    view = idx.view
+                    if fast is None or not self._one_step(fast, view, y):
+                        self._learn(view, [y], None, False)
+                        self._fast = self._fast_path()
+            self._bind_one()
             return self
         finally:
             if not nested:
+                if rw.trace is not None:
+                    rw.trace.append(("w", -1, me))
                 rw.owner = None
                 rw.w.release()
 
@@ -226,7 +250,7 @@ class OneExample:
         try:
             fast = self._fast = self._fast_path()
             view = idx.view
-            if fast is None or not self._fast_step(fast, view, [y]):
+            if fast is None or not self._one_step(fast, view, y):
                 self._learn(view, [y], None, False)
                 self._fast = self._fast_path()
         except BaseException:
@@ -234,6 +258,26 @@ class OneExample:
             undo()
             raise
         self._feature_names.extend(idx.names_from(n0))
+
+    def _bind_one(self):
+        """Make the family's compiled one-example object for the current state and index
+        (``_one_fast``, a cache: it checks itself that it is current)."""
+        d = self.__dict__
+        fast, one = d.get("_fast"), d.get("_one")
+        b = d.get("_one_fast")
+        if fast is None or one is None or (b is not None and b.fast is fast and b.one is one):
+            return
+        d["_one_fast"] = self._one_binder(fast, one)
+
+    def _one_binder(self, fast, one):
+        """A family's compiled one-example object (a ``mbcore._kernels.names.OneFast``) for
+        the state ``fast`` and the index ``one``; None: the general path only."""
+        return None
+
+    def _one_step(self, fast, view, y):
+        """learn_one's step on the row (the fast path of ``partial_fit``; a family may have a
+        leaner one); False: take the general path."""
+        return self._fast_step(fast, view, [y])
 
     def _grow_features(self, d):
         """Widen the state to d features, new weights at their initial value; returns a function
@@ -261,10 +305,10 @@ class OneExample:
                                  "learn_one needs at least one to start")
             self._learn(idx.view, [y], classes, False)
             self._feature_names = idx.names
-            self._one = (idx, _GROW if mode == "grow" else _FIXED)
+            self._one = _modes(idx, mode)
             self._fast = self._fast_path()
             return
-        idx, m = self._one_index(features)
+        idx, m, _ = self._one_index(features)
         n0 = self.n_features_in_
         n = idx.fill(x, m)
         if n < 0:
@@ -290,22 +334,30 @@ class OneExample:
                 raise TypeError(f"{self._owner}: x must be a dict {{feature name: value}}, "
                                 f"got {type(x).__name__}")
             return None
-        idx, mode = self._one_index(None)
-        n = idx.fill(x, _IGNORE if mode == _GROW else _FIXED)
+        idx, _, mode = self._one_index(None)
+        n = idx.fill(x, mode)
         if n < 0:
             raise _fill_error(self._owner, idx, n, x)
         return idx.view
 
     def predict_one(self, x):
         """The predicted label of one example (a dict, as for ``learn_one``); no state change.
-        Before any example: None (river's convention)."""
+        Before any example: None (river's convention).
+
+        Names the learner has not seen are skipped (their weights would be zero); for the
+        learners given their names up front (``features``), an unknown name is an error."""
+        b = self.__dict__.get("_one_fast")
+        if b is not None:
+            label = b.predict(x, MISS)
+            if label is not MISS:
+                return label
         rw = self._rw
         me = get_ident()
         nested = rw.owner == me
         if not nested:
             if rw.readers and me in rw.readers:
                 rw.refuse()
-            rw.w.acquire()      # exclusive: the row buffer is shared
+            rw.w.acquire()      # exclusive: the row buffer of the index is shared
             if rw.readers:
                 rw.drain()
             rw.owner = me
@@ -313,6 +365,9 @@ class OneExample:
             view = self._one_row(x)
             if view is None:
                 return None
+            if self.__dict__.get("_fast") is None:
+                self._fast = self._fast_path()      # (a cache: after loading, unpickling)
+            self._bind_one()
             return self._predict_one_row(view)
         finally:
             if not nested:

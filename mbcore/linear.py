@@ -113,19 +113,46 @@ class _Linear(ManyClasses, OnlineLearner):
         self._kstate = self._fast = None
         return undo
 
-    def _predict_one_row(self, view):
-        # predict_one: the flag kernel of predict on the one row, without the batch checks
-        fast = self.__dict__.get("_fast")
-        wa = self._flag_weights() if fast is not None else None
-        if wa is None:
-            return super()._predict_one_row(view)
-        _, d, pos, neg = fast
-        out = np.empty(1, dtype=np.uint8)
-        status, _ = _k.lin_flags_dense(wa[0], wa[1], d, self.fit_intercept, self._normalizes(),
-                                       self.tie == "positive", view, out)
-        if status:
+    def _one_binder(self, fast, one):
+        # learn_one / predict_one: the row, the label and the one-row kernel in one compiled
+        # call each (predict: where the flag comes from the state's own w and scale)
+        return _k.OneLinear(self, fast, one, type(self)._flag_weights is _Linear._flag_weights)
+
+    def _one_step(self, fast, view, y):
+        # learn_one's step: the one-row kernel of partial_fit's fast path; the row is the
+        # name index's own float64 buffer, so only the label is left to check
+        st, d, pos, neg = fast
+        if view.shape[1] != d:
+            return False
+        if y == pos:
+            code = 1
+        elif y == neg:
+            code = -1
+        else:
+            return False
+        if _k.lin_step1(st, view, code):
             raise row_error(self._owner, Batch(X=view, n=1, d=d), 0)
-        return pos if out[0] else neg
+        return True
+
+    def _predict_one_row(self, view):
+        # predict_one: predict's flag on the one row, without the batch checks
+        fast = self.__dict__.get("_fast")
+        if fast is None or view.shape[1] != fast[1]:
+            return super()._predict_one_row(view)
+        st, d, pos, neg = fast
+        if type(self)._flag_weights is _Linear._flag_weights:     # (the state's w and scale)
+            f = _k.lin_flag1(st, view)
+        else:
+            wa = self._flag_weights()
+            if wa is None:
+                return super()._predict_one_row(view)
+            out = np.empty(1, dtype=np.uint8)
+            f = -1 if _k.lin_flags_dense(wa[0], wa[1], d, self.fit_intercept,
+                                         self._normalizes(), self.tie == "positive", view,
+                                         out)[0] else int(out[0])
+        if f < 0:
+            raise row_error(self._owner, Batch(X=view, n=1, d=d), 0)
+        return pos if f else neg
 
     # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
     _STATE = dict(COMMON, _d=INT, _w=arr(F8, 1), _u=arr(F8, 1), _aux=arr(F8, 1))

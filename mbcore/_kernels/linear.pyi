@@ -1,9 +1,11 @@
 """Type stubs for mbcore._kernels.linear (compiled; not a public API)."""
 
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
+
+from .names import OneFast
 
 _F = NDArray[np.floating]
 _I = NDArray[np.integer]
@@ -25,6 +27,11 @@ def lin_pass_dense32(st: LinearState, X: NDArray[np.float32], y: NDArray[np.int8
                      pred: Optional[NDArray[np.int8]] = ...,
                      upd: Optional[NDArray[np.uint8]] = ..., threads: int = ...) -> _Status: ...
 def lin_step1(st: LinearState, X: NDArray[np.float64], y: int) -> int: ...
+def lin_flag1(st: LinearState, X: NDArray[np.float64]) -> int: ...
+
+class OneLinear(OneFast):
+    def __init__(self, learner: Any, fast: Tuple[Any, ...], one: Tuple[Any, ...],
+                 flags: bool) -> None: ...
 def lin_pass_csr(st: LinearState, data: _F, indices: _I, indptr: _I, y: NDArray[np.int8],
                  pred: Optional[NDArray[np.int8]] = ...,
                  upd: Optional[NDArray[np.uint8]] = ..., check: bool = ...,

@@ -20,7 +20,11 @@ import numbers
 
 import numpy as np
 
+from cpython.dict cimport PyDict_GetItem, PyDict_Next
 from cpython.float cimport PyFloat_AS_DOUBLE
+from cpython.long cimport PyLong_AsDouble
+from cpython.object cimport PyObject
+from cpython.pythread cimport PyThread_get_thread_ident
 from libc.math cimport isfinite
 from libc.string cimport memcpy
 
@@ -47,15 +51,7 @@ cdef class NameIndex:
         Names known from the start (columns 0, 1, ...), distinct.
     """
 
-    cdef dict _index
-    cdef list _names
-    cdef object _buf            # float64 buffer, length >= n (capacity)
-    cdef double[::1] _row
-    cdef Py_ssize_t[::1] _touched
-    cdef Py_ssize_t _n_touched
-    cdef public object view     # the buffer's first n entries as a (1, n) array
-    cdef public object bad_key  # the key and value a failed fill stopped at
-    cdef public object bad_value
+    # (the attributes are declared in names.pxd, for the kernels that cimport the class)
 
     def __init__(self, names=()):
         self._index = {}
@@ -117,7 +113,11 @@ cdef class NameIndex:
         cdef Py_ssize_t i, m = self._n_touched
         cdef double* r = &self._row[0]
         cdef Py_ssize_t* t = &self._touched[0]
-        with nogil:
+        if m > 4096:        # (releasing the GIL costs more than a short loop)
+            with nogil:
+                for i in range(m):
+                    r[t[i]] = 0.0
+        else:
             for i in range(m):
                 r[t[i]] = 0.0
         self._n_touched = 0
@@ -133,36 +133,53 @@ cdef class NameIndex:
         """Write the example x (a dict name -> real number) into the buffer; returns the
         number of names after it (>= 0), or a negative status (-1 a value that is not a real
         number, -2 one that is not finite, -3 a name outside a fixed index, -4 x not a dict),
-        with ``bad_key`` and ``bad_value`` naming the entry; nothing changed then."""
-        cdef Py_ssize_t n0 = len(self._names), j, cap
+        with ``bad_key`` and ``bad_value`` naming the entry; nothing changed then.  ``mode``:
+        0 interns a new name (a new column), 1 skips it, 2 refuses it."""
+        return self.fill_c(x, mode)
+
+    cdef double* row_ptr(self) noexcept:
+        return &self._row[0]
+
+    cdef Py_ssize_t fill_c(self, object x, int mode) except? -100:
+        cdef Py_ssize_t n0 = len(self._names), j, cap, pos = 0
         cdef double f
-        cdef object t, jo
+        cdef object k, v, t
+        cdef PyObject* pk
+        cdef PyObject* pv
+        cdef PyObject* pj
         cdef dict index = self._index
         cdef dict d
         self._clear()
-        if not isinstance(x, dict):
+        if type(x) is not dict and not isinstance(x, dict):
             self.bad_key = self.bad_value = None
             return NOT_DICT
         d = <dict>x
         if len(d) > self._touched.shape[0]:
             self._touched = np.empty(2 * len(d), dtype=np.intp)
-        for k, v in d.items():
+        while PyDict_Next(d, &pos, &pk, &pv):
+            v = <object>pv
             t = type(v)
             if t is float:
                 f = PyFloat_AS_DOUBLE(v)
-            elif t is int or t is bool or isinstance(v, (numbers.Real, np.bool_)):
+            elif t is int:
+                try:
+                    f = PyLong_AsDouble(v)
+                except OverflowError:
+                    return self._fail(n0, <object>pk, v, NOT_FINITE)
+            elif t is bool or isinstance(v, (numbers.Real, np.bool_)):
                 try:
                     f = float(v)
                 except OverflowError:
-                    return self._fail(n0, k, v, NOT_FINITE)
+                    return self._fail(n0, <object>pk, v, NOT_FINITE)
             else:
-                return self._fail(n0, k, v, NOT_REAL)
+                return self._fail(n0, <object>pk, v, NOT_REAL)
             if not isfinite(f):
-                return self._fail(n0, k, v, NOT_FINITE)
-            jo = index.get(k)
-            if jo is None:
+                return self._fail(n0, <object>pk, v, NOT_FINITE)
+            pj = PyDict_GetItem(index, <object>pk)
+            if pj == NULL:
                 if mode == IGNORE:
                     continue
+                k = <object>pk
                 if mode == FIXED:
                     return self._fail(n0, k, v, UNKNOWN)
                 j = len(self._names)
@@ -172,10 +189,74 @@ cdef class NameIndex:
                 if j >= cap:
                     self._alloc(2 * cap)
             else:
-                j = jo
+                j = <Py_ssize_t>(<object>pj)
             self._row[j] = f
             self._touched[self._n_touched] = j
             self._n_touched += 1
         if len(self._names) != n0:
             self._set_view()
         return len(self._names)
+
+
+cdef class OneFast:
+    """The base of a family's compiled one-example object (``learn_one`` / ``predict_one`` in
+    one call: the row, the label, the kernel), bound to one state and one name index of a
+    learner: ``fast`` and ``one``, the learner's ``_fast`` and ``_one`` when it was made.
+
+    ``learn`` and ``predict`` take the learner's write lock (``mbcore._locking.RWLock``) without
+    waiting, where nothing holds it (no writer, no reader, no trace) and the binding is
+    current; otherwise they return at once for the general path, which takes the lock as
+    every call does.  Subclasses implement ``learn_c`` and ``predict_c``."""
+
+    def __init__(self, learner, fast, one):
+        self.fast = fast
+        self.one = one
+        self.d = learner.__dict__
+        self.rw = learner._rw
+        self.w = self.rw.w
+
+    cdef Py_ssize_t learn_c(self, object x, object y) except? -100:
+        return -8
+
+    cdef object predict_c(self, object x, object miss):
+        return miss
+
+    cdef bint _enter(self) except -1:
+        cdef PyObject* p
+        rw = self.rw
+        p = PyDict_GetItem(self.d, "_fast")
+        if p == NULL or <object>p is not self.fast:
+            return 0
+        p = PyDict_GetItem(self.d, "_one")
+        if p == NULL or <object>p is not self.one:
+            return 0
+        if rw.owner is not None or rw.readers or rw.trace is not None:
+            return 0
+        if not self.w.acquire(False):
+            return 0
+        if rw.readers:
+            self.w.release()
+            return 0
+        rw.owner = PyThread_get_thread_ident()
+        return 1
+
+    def learn(self, x, y):
+        """Learn the example: 0 (done), > 0 (a bad row: nothing changed), < 0 (the general
+        path takes it; -9: the lock is held, or the binding is stale)."""
+        if not self._enter():
+            return -9
+        try:
+            return self.learn_c(x, y)
+        finally:
+            self.rw.owner = None
+            self.w.release()
+
+    def predict(self, x, miss):
+        """The label predicted for the example, or ``miss`` for the general path."""
+        if not self._enter():
+            return miss
+        try:
+            return self.predict_c(x, miss)
+        finally:
+            self.rw.owner = None
+            self.w.release()
