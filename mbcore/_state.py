@@ -26,7 +26,7 @@ import numpy as np
 __all__ = ["StateError", "arr", "arr_list", "py", "int_list", "labels", "values_list",
            "budget", "need", "shape", "finite", "nonneg", "two_labels", "labels_and_counts",
            "failure",
-           "COMMON", "FIT_STATE", "INT", "FLOAT", "BOOL", "F8", "I8", "I4", "U1", "U8"]
+           "COMMON", "FIT_STATE", "ONE_STATE", "INT", "FLOAT", "BOOL", "F8", "I8", "I4", "U1", "U8"]
 
 
 class StateError(ValueError):
@@ -116,6 +116,22 @@ BOOL = py(bool)
 F8, I8, I4, U1, U8 = "<f8", "<i8", "<i4", "|u1", "<u8"
 
 COMMON = {"classes_": labels, "n_features_in_": py(int, low=1), "_counts": arr(I8, 1)}
+
+def feature_names(v):
+    """_feature_names: the names of the columns (learn_one on dicts), distinct."""
+    if not isinstance(v, list) or not v:
+        return "is not a non-empty list of names"
+    try:
+        if len(set(v)) != len(v):
+            return "holds a name twice"
+    except TypeError:
+        return "holds a name that is not hashable"
+    return None
+
+
+# What learn_one on dict examples adds to any learner (mbcore._one): the names of the columns,
+# as many as n_features_in_ (checked by the loader).
+ONE_STATE = {"_feature_names": feature_names}
 
 # What fit() adds to any learner (all of them or none).
 FIT_STATE = {"converged_": py(bool), "cycled_": py(bool), "n_iter_": py(int, low=0),
