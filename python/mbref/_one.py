@@ -51,6 +51,13 @@ class OneExample:
 
     _DICT_FEATURES = "fixed"
 
+    @property
+    def _owner(self):
+        return type(self).__name__
+
+    def _is_fitted(self):
+        return getattr(self, "classes_", None) is not None
+
     def _dict_mode(self):
         return self._DICT_FEATURES
 
