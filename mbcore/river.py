@@ -90,7 +90,7 @@ class _Classifier(_river_base.Classifier):
             classes = self.classes if self.classes is not None else [False, True]
             new = self._LEARNER(**{k: getattr(self, k) for k in self._PARAMS})
             new.learn_one(x, y, classes=classes)
-            self._learner = new
+            self._started(new)
             return
         if not isinstance(x, dict):
             raise TypeError(f"{type(self).__name__}: x must be a dict {{feature name: value}}, "
@@ -104,8 +104,14 @@ class _Classifier(_river_base.Classifier):
         for xi, yi in self._pending + [(x, y)]:
             new.learn_one(xi, yi, classes=classes if first else None)
             first = False
-        self._learner = new
+        self._started(new)
         self._pending = []
+
+    def _started(self, learner):
+        self._learner = learner
+        # predict_one goes straight to the learner's from now on (one Python call less per
+        # example: the learner's predict_one is this class's, once it has started)
+        self.predict_one = learner.predict_one
 
     def predict_one(self, x, **kwargs):
         lrn = self._learner
