@@ -191,6 +191,21 @@ class OneExample:
         ValueError
             A value is NaN or infinite, y is not a class, or a name is not one of
             ``features``.  A call that raises leaves the learner as it was.
+
+        Examples
+        --------
+        The bundled mushrooms, each row's non-zero entries as a dict:
+
+        >>> import numpy as np
+        >>> from mbcore import Perceptron
+        >>> from mbcore.datasets import load_mushrooms
+        >>> X, y = load_mushrooms()
+        >>> clf = Perceptron()
+        >>> for i in range(X.shape[0]):
+        ...     x = {f"x{j}": X[i, j] for j in np.flatnonzero(X[i])}
+        ...     _ = clf.learn_one(x, int(y[i]), classes=[-1, 1] if i == 0 else None)
+        >>> clf.mistakes_, clf.n_features_in_, clf.predict_one({"x5": 1.0, "x14": 1.0})
+        (54, 112, 1)
         """
         if classes is None and features is None:
             # the family's compiled path: the lock (taken only where nothing holds it), the

@@ -9,6 +9,7 @@ twin (mbref) must agree too.  Every learner is classified through what its class
 """
 
 import copy
+import doctest
 import io
 import pickle
 
@@ -390,3 +391,9 @@ def test_fit_forgets_the_names():
         p.feature_names_in_
     with pytest.raises(ValueError, match="fitted on arrays"):
         p.predict_one({"a": 1.0})
+
+
+def test_docstring_examples():
+    import mbcore._one
+    result = doctest.testmod(mbcore._one, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
