@@ -41,7 +41,11 @@ Accuracy: 84.39%
 
 import inspect
 
-from river import base as _river_base
+try:
+    from river import base as _river_base
+except ImportError as exc:        # river is optional
+    raise ImportError("mbcore.river needs river (https://riverml.xyz): pip install "
+                      f"'mbcore[river]' ({exc})") from exc
 
 from .base import all_learners
 
