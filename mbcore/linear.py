@@ -121,7 +121,7 @@ class _Linear(ManyClasses, OnlineLearner):
     def _one_step(self, fast, view, y):
         # learn_one's step: the one-row kernel of partial_fit's fast path; the row is the
         # name index's own float64 buffer, so only the label is left to check
-        st, d, pos, neg = fast
+        st, d, pos, neg = fast[:4]
         if view.shape[1] != d:
             return False
         if y == pos:
@@ -139,7 +139,7 @@ class _Linear(ManyClasses, OnlineLearner):
         fast = self.__dict__.get("_fast")
         if fast is None or view.shape[1] != fast[1]:
             return super()._predict_one_row(view)
-        st, d, pos, neg = fast
+        st, d, pos, neg = fast[:4]
         if type(self)._flag_weights is _Linear._flag_weights:     # (the state's w and scale)
             f = _k.lin_flag1(st, view)
         else:

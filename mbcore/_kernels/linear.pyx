@@ -755,7 +755,8 @@ cdef class OneLinear(OneFast):
 
     def __init__(self, learner, tuple fast not None, tuple one not None, bint flags):
         OneFast.__init__(self, learner, fast, one)
-        self.st, _, self.pos, self.neg = fast
+        # (indexed, not unpacked: the binding may carry more than these four)
+        self.st, self.pos, self.neg = fast[0], fast[2], fast[3]
         self.idx = one[0]
         self.learn_mode = one[1]
         self.predict_mode = one[2]
