@@ -26,7 +26,7 @@ import numpy as np
 __all__ = ["StateError", "arr", "arr_list", "py", "int_list", "labels", "values_list",
            "budget", "need", "shape", "finite", "nonneg", "two_labels", "labels_and_counts",
            "failure",
-           "COMMON", "FIT_STATE", "NAMED_STATE", "INT", "FLOAT", "BOOL", "F8", "I8", "I4", "U1", "U8"]
+           "COMMON", "FIT_STATE", "ONE_STATE", "INT", "FLOAT", "BOOL", "F8", "I8", "I4", "U1", "U8"]
 
 
 class StateError(ValueError):
@@ -117,17 +117,21 @@ F8, I8, I4, U1, U8 = "<f8", "<i8", "<i4", "|u1", "<u8"
 
 COMMON = {"classes_": labels, "n_features_in_": py(int, low=1), "_counts": arr(I8, 1)}
 
-def names(v):
-    """feature_names_in_: a 1-D object array of strings (the columns of a DataFrame)."""
-    if not isinstance(v, np.ndarray) or v.ndim != 1 or v.dtype.kind != "O" or \
-            any(not isinstance(x, str) for x in v.tolist()):
-        return "is not a 1-D object array of strings"
+def feature_names(v):
+    """_feature_names: the names of the columns (learn_one on dicts), distinct."""
+    if not isinstance(v, list) or not v:
+        return "is not a non-empty list of names"
+    try:
+        if len(set(v)) != len(v):
+            return "holds a name twice"
+    except TypeError:
+        return "holds a name that is not hashable"
     return None
 
 
-# What any learner fitted on named columns has (scikit-learn's feature_names_in_, one name per
-# feature: the loader checks the count against n_features_in_).
-NAMED_STATE = {"feature_names_in_": names}
+# What learn_one on dict examples adds to any learner (mbcore._one): the names of the columns,
+# as many as n_features_in_ (checked by the loader).
+ONE_STATE = {"_feature_names": feature_names}
 
 # What fit() adds to any learner (all of them or none).
 FIT_STATE = {"converged_": py(bool), "cycled_": py(bool), "n_iter_": py(int, low=0),

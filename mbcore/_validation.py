@@ -18,7 +18,8 @@ import numpy as np
 from ._kernels import linear as _klin
 
 __all__ = ["Batch", "check_X", "check_2d", "check_dims", "read_2d", "input_type_error",
-           "ndim_error", "empty_error", "feature_names", "check_feature_names", "check_finite", "encode_y", "encode_y_k", "infer_classes",
+           "ndim_error", "empty_error", "feature_names", "check_feature_names", "check_finite",
+           "encode_y", "encode_y_k", "infer_classes",
            "encode_codes", "NotFittedError", "is_sparse", "to_csr", "check_compressed",
            "index_array", "sparse_to_dense", "label_array", "is_index_lists"]
 
@@ -437,7 +438,7 @@ def _listed(names):
 
 
 def check_feature_names(owner, fitted, X):
-    """A later call's X against the fitted names (None: fitted without names).  Different or
+    """A later call's X against the fitted names (a list; None: fitted without names).  Different or
     reordered names: ValueError naming them; names on one side only: a UserWarning (the
     columns are then taken by position), as scikit-learn does."""
     names = feature_names(owner, X)
@@ -455,7 +456,7 @@ def check_feature_names(owner, fitted, X):
         return
     if len(names) == len(fitted) and all(a == b for a, b in zip(names, fitted)):
         return
-    seen, now = set(fitted.tolist()), set(names.tolist())
+    seen, now = set(fitted), set(names.tolist())
     unexpected = sorted(now - seen)
     missing = sorted(seen - now)
     msg = f"{owner}: The feature names should match those that were passed during fit.\n"

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _registry
 from ._locking import Guarded, get_ident
+from ._one import OneExample
 from ._state import StateError
 from ._threads import pass_threads
 from ._validation import (NotFittedError, check_X, check_feature_names, encode_y, encode_y_k,
@@ -159,8 +160,9 @@ class OnlineCounts(Guarded):
         return int(self._counts[1])
 
 
-class OnlineLearner(OnlineCounts):
-    """Base class: parameters, label mapping, ``partial_fit``/``fit``/``predict``.
+class OnlineLearner(OneExample, OnlineCounts):
+    """Base class: parameters, label mapping, ``partial_fit``/``fit``/``predict``, and one
+    example at a time on dict features (``learn_one``/``predict_one``: ``mbcore._one``).
 
     Notes
     -----
@@ -407,7 +409,9 @@ class OnlineLearner(OnlineCounts):
     # kernel sees it.  Every concrete learner overrides the three together.
     _STATE: dict = {}
     _DERIVED: frozenset = frozenset()
-    _TRANSIENT: frozenset = frozenset(("_kstate", "_fast", "_y1"))   # kernel bindings
+    # kernel bindings, and the index of the feature names (rebuilt from _feature_names)
+    _TRANSIENT: frozenset = frozenset(("_kstate", "_fast", "_y1", "_one",
+                                                      "_one_fast"))
 
     def _check_state(self, st):
         """Raise mbcore._state.StateError if the loaded state ``st`` (attribute -> value, also
@@ -449,9 +453,9 @@ class OnlineLearner(OnlineCounts):
             self._kstate = None
             self.n_features_in_ = batch.d
             if names is not None:
-                self.feature_names_in_ = names
+                self._feature_names = names.tolist()
             return batch, yy
-        check_feature_names(self._owner, self.__dict__.get("feature_names_in_"), X)
+        check_feature_names(self._owner, self.__dict__.get("_feature_names"), X)
         batch = self._check_X_learn(X, self.n_features_in_)
         if classes is not None:
             cl = self._infer_classes((), classes)
@@ -480,7 +484,8 @@ class OnlineLearner(OnlineCounts):
                              f"({self._NEEDS_WIDTH}); its {old} features cannot grow to {d}")
         self._grow_state(d)
         self.n_features_in_ = d
-        self.__dict__.pop("feature_names_in_", None)    # (the new columns have no names)
+        self.__dict__.pop("_feature_names", None)    # (the new columns have no names)
+        self.__dict__.pop("_one", None)
         self._kstate = None
         self._fast = None
 
@@ -536,7 +541,7 @@ class OnlineLearner(OnlineCounts):
                     return self
             self._learn(X, y, classes, False, sample_weight)
             # (no one-row path with feature names: each call checks X's names, or warns)
-            self._fast = None if "feature_names_in_" in self.__dict__ else self._fast_path()
+            self._fast = None if "_feature_names" in self.__dict__ else self._fast_path()
             return self
         finally:
             if not nested:
@@ -648,7 +653,7 @@ class OnlineLearner(OnlineCounts):
         ndarray of shape (n_samples,), float64
         """
         self._check_fitted("decision_function")
-        check_feature_names(self._owner, self.__dict__.get("feature_names_in_"), X)
+        check_feature_names(self._owner, self.__dict__.get("_feature_names"), X)
         return self._scores(self._check_X(X, self.n_features_in_))
 
     def predict(self, X):
@@ -659,7 +664,7 @@ class OnlineLearner(OnlineCounts):
         ndarray of shape (n_samples,), with the dtype of ``classes_``
         """
         self._check_fitted("predict")
-        check_feature_names(self._owner, self.__dict__.get("feature_names_in_"), X)
+        check_feature_names(self._owner, self.__dict__.get("_feature_names"), X)
         return self._labels(self._predict_flags(self._check_X(X, self.n_features_in_)))
 
     def _predict_flags(self, batch):

@@ -495,6 +495,12 @@ class RandomizedWeightedMajority(_Pool):
         """Small parameter sets for the contract suite that runs every learner."""
         return [{"random_state": 3}]
 
+    def _proba_one_row(self, view):
+        # predict_proba_one: the probability of each class of the draw (decision_function's
+        # share q1 / (q0 + q1), or the K shares)
+        s = self.decision_function(view)
+        return s[0] if self._multi else [1.0 - float(s[0]), float(s[0])]
+
     def __init__(self, beta=0.5, random_state=0, experts=None):
         self.beta = beta
         self.random_state = random_state

@@ -18,6 +18,7 @@ from . import _registry
 from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
                      labels_and_counts, need, shape)
 from ._threads import N_JOBS, map_rows
+from ._one import widen
 from . import bounds as _bounds
 from .base import ManyClasses, OnlineLearner, Snapshot
 
@@ -104,6 +105,8 @@ class _Linear(ManyClasses, OnlineLearner):
 
     _TAKES = "features"
     _MIX = "additive"       # shards mix by averaging their weights (mbcore.distributed)
+    # learn_one on dicts: a new name is a new column, its weights zero (mbcore._one)
+    _DICT_FEATURES = "grow"
 
     _algo = _PERCEPTRON
     normalize = False
@@ -167,6 +170,71 @@ class _Linear(ManyClasses, OnlineLearner):
         if self._u.shape[0]:
             self._u = self._widened(self._u, d)
         self._d = d
+
+    def _grow_features(self, d):
+        """Widen the state to d features (learn_one: new names), their weights zero, in place
+        where the arrays have room (capacity doubling); returns the function that undoes it."""
+        K, d0 = self._K(), self._d
+        tail = K if self.fit_intercept else 0
+        dd = self.__dict__
+        saved = []
+        for name in ("_w", "_u"):
+            a = dd[name]
+            if a.shape[0]:
+                saved.append((name, a, a[d0 * K:].copy()))
+                dd[name] = widen(a, d0 * K, d * K, tail)
+
+        def undo():
+            for name, a, t in saved:
+                a[d0 * K:] = t
+                dd[name] = a
+            self._d = self.n_features_in_ = d0
+            self._kstate = self._fast = None
+
+        self._d = self.n_features_in_ = d
+        self._kstate = self._fast = None
+        return undo
+
+    def _one_binder(self, fast, one):
+        # learn_one / predict_one: the row, the label and the one-row kernel in one compiled
+        # call each (predict: where the flag comes from the state's own w and scale)
+        return _k.OneLinear(self, fast, one, type(self)._flag_weights is _Linear._flag_weights)
+
+    def _one_step(self, fast, view, y):
+        # learn_one's step: the one-row kernel of partial_fit's fast path; the row is the
+        # name index's own float64 buffer, so only the label is left to check
+        st, d, pos, neg = fast[:4]
+        if view.shape[1] != d:
+            return False
+        if y == pos:
+            code = 1
+        elif y == neg:
+            code = -1
+        else:
+            return False
+        if _k.lin_step1(st, view, code):
+            raise row_error(self._owner, Batch(X=view, n=1, d=d), 0)
+        return True
+
+    def _predict_one_row(self, view):
+        # predict_one: predict's flag on the one row, without the batch checks
+        fast = self.__dict__.get("_fast")
+        if fast is None or view.shape[1] != fast[1]:
+            return super()._predict_one_row(view)
+        st, d, pos, neg = fast[:4]
+        if type(self)._flag_weights is _Linear._flag_weights:     # (the state's w and scale)
+            f = _k.lin_flag1(st, view)
+        else:
+            wa = self._flag_weights()
+            if wa is None:
+                return super()._predict_one_row(view)
+            out = np.empty(1, dtype=np.uint8)
+            f = -1 if _k.lin_flags_dense(wa[0], wa[1], d, self.fit_intercept,
+                                         self._normalizes(), self.tie == "positive", view,
+                                         out)[0] else int(out[0])
+        if f < 0:
+            raise row_error(self._owner, Batch(X=view, n=1, d=d), 0)
+        return pos if f else neg
 
     # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
     _STATE = dict(COMMON, _d=INT, _w=arr(F8, 1), _u=arr(F8, 1), _aux=arr(F8, 1))
@@ -296,7 +364,7 @@ class _Linear(ManyClasses, OnlineLearner):
         d = self.__dict__
         fast = d.get("_fast")
         if fast is None:
-            if d.get("classes_") is None or "feature_names_in_" in d:
+            if d.get("classes_") is None or "_feature_names" in d:
                 return None
             fast = self._fast_path()
             if fast is None:
@@ -840,6 +908,23 @@ class AveragedPerceptron(Perceptron):
                 self._votes[-2].shape[0] <= 2 * self._votes[-1].shape[0]:
             self._votes[-2:] = [np.concatenate(self._votes[-2:])]
             self._vote_c[-2:] = [np.concatenate(self._vote_c[-2:])]
+
+    def _dict_mode(self):
+        # the voted Perceptron keeps every prediction vector at the width it had: its names
+        # are given up front (features=)
+        return "fixed" if self.mode == "vote" else "grow"
+
+    def _grow_features(self, d):
+        d0 = self._d
+        undo_w = super()._grow_features(d)
+        # (mode="average": the one vote vector is the initial w, widened like w)
+        old = self._votes[0]
+        self._votes[0] = widen(old.ravel(), d0, d, old.shape[1] - d0).reshape(1, -1)
+
+        def undo():
+            self._votes[0] = old
+            undo_w()
+        return undo
 
     def _average(self):
         T = float(self._counts[0])

@@ -125,7 +125,7 @@ import secrets
 import numpy as np
 
 from . import _registry
-from ._state import FIT_STATE, NAMED_STATE, StateError
+from ._state import FIT_STATE, ONE_STATE, StateError
 
 __all__ = ["save", "load", "FormatError", "FORMAT_NAME", "FORMAT_VERSION", "MAX_LOAD_BYTES",
            "MAX_META_BYTES"]
@@ -223,7 +223,7 @@ class _Writer:
             for k, v in obj.__dict__.items():
                 if k in skip:
                     continue
-                if k not in cls._STATE and k not in FIT_STATE and k not in NAMED_STATE:
+                if k not in cls._STATE and k not in FIT_STATE and k not in ONE_STATE:
                     raise ValueError(f"{name}.save: attribute {k!r} is not part of {name}'s "
                                      "state, and the safe format stores nothing else (delete "
                                      "it, or use pickle)")
@@ -453,7 +453,7 @@ class _Reader:
         spec = cls._STATE
         values = {}
         for k, raw in state.items():
-            check = spec.get(k) or FIT_STATE.get(k) or NAMED_STATE.get(k)
+            check = spec.get(k) or FIT_STATE.get(k) or ONE_STATE.get(k)
             if check is None:
                 raise _Bad(f"{name}: unknown state attribute {k!r}")
             val = self.value(raw, depth + 1)
@@ -466,15 +466,16 @@ class _Reader:
         missing = sorted(set(spec) - set(values) - getattr(cls, "_NEW_STATE", frozenset()))
         if missing:
             raise _Bad(f"{name}: the state lacks {missing}")
+        names = values.get("_feature_names")
+        if names is not None and len(names) != values.get("n_features_in_"):
+            raise _Bad(f"{name}: {len(names)} feature names for "
+                       f"{values.get('n_features_in_')!r} features")
         fits = [k for k in FIT_STATE if k in values]
         if fits and len(fits) != len(FIT_STATE):
             raise _Bad(f"{name}: the state has some of fit's attributes ({fits}) but not all")
         if fits and any(len(values[k]) != values["n_iter_"]
                         for k in ("epoch_mistakes_", "epoch_updates_")):
             raise _Bad(f"{name}: the epoch counts do not have n_iter_ entries")
-        if "feature_names_in_" in values and \
-                len(values["feature_names_in_"]) != values.get("n_features_in_"):
-            raise _Bad(f"{name}: feature_names_in_ does not name the n_features_in_ features")
         obj.__dict__.update(values)
         obj._kstate = None
         obj._fast = None

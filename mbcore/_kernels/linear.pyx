@@ -809,6 +809,75 @@ cdef int lin_scores_impl(const Params* p, const double* w, double a, Py_ssize_t 
     return OK
 
 
+# -- one example at a time, on dict features (mbcore._one: learn_one / predict_one) ------------
+# The example goes through the name index's fill (its row buffer, mbcore._kernels.names) and the
+# one-row kernel in one call.  One row: the GIL is kept, as in lin_step1.
+
+from .names cimport NameIndex, OneFast
+
+
+cdef class OneLinear(OneFast):
+    """learn_one and predict_one of a binary linear learner, each one compiled call (the lock
+    and the binding: ``names.OneFast``): the name index's fill (``NameIndex.fill``), the
+    label's code, and the one-row kernel of ``partial_fit`` (``lin_step1``) or of ``predict``
+    (the flag from the state's own weights and scale, where that is the prediction: ``flags``).
+    ``fast`` is the learner's ``_fast`` (state, d, positive label, negative label), ``one`` its
+    ``_one`` (index, fill's mode for learning, for predicting)."""
+
+    cdef LinearState st
+    cdef NameIndex idx
+    cdef object pos, neg
+    cdef int learn_mode, predict_mode
+    cdef bint flags
+
+    def __init__(self, learner, tuple fast not None, tuple one not None, bint flags):
+        OneFast.__init__(self, learner, fast, one)
+        # (indexed, not unpacked: the binding may carry more than these four)
+        self.st, self.pos, self.neg = fast[0], fast[2], fast[3]
+        self.idx = one[0]
+        self.learn_mode = one[1]
+        self.predict_mode = one[2]
+        self.flags = flags
+
+    cdef Py_ssize_t learn_c(self, object x, object y) except? -100:
+        # 0 done; > 0 a bad row (the state unchanged); < 0 for the general path: fill's status
+        # (-1 .. -4, nothing changed), -5 new names (interned), -7 a label of neither class
+        cdef signed char code
+        cdef Py_ssize_t n
+        cdef LinCtx c
+        cdef Py_ssize_t bad = -1
+        if y == self.pos:
+            code = 1
+        elif y == self.neg:
+            code = -1
+        else:
+            return -7
+        n = self.idx.fill_c(x, self.learn_mode)
+        if n < 0:
+            return n
+        if n != self.st.d:
+            return -5
+        c = self.st.ctx()
+        return lin_pass(&c, self.idx.row_ptr(), 1, NULL, 0, NULL, 1, n, &code, NULL, NULL, 0,
+                        1, &bad)
+
+    cdef object predict_c(self, object x, object miss):
+        cdef Py_ssize_t n
+        cdef LinCtx c
+        cdef Py_ssize_t bad = -1
+        cdef unsigned char f = 0
+        if not self.flags:
+            return miss
+        n = self.idx.fill_c(x, self.predict_mode)
+        if n < 0 or n != self.st.d:
+            return miss
+        c = self.st.ctx()
+        if lin_scores_impl(&c.p, c.w, c.aux[0], c.d, self.idx.row_ptr(), <const int*>NULL,
+                           <const int*>NULL, 1, n, NULL, &bad, &f):
+            return miss
+        return self.pos if f else self.neg
+
+
 def lin_flags_dense(const double[::1] w, double a, Py_ssize_t d, bint intercept,
                     bint normalize, bint tie_pos, const floating[:, ::1] X,
                     unsigned char[::1] out):

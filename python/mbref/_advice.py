@@ -6,6 +6,7 @@ indices, a NaN prediction refused, the last argmax and the left-to-right sum of 
 
 import math
 
+from ._one import OneExample
 from .base import NotFittedError, dense_rows, infer_classes, label_key, matrix_rows
 
 __all__ = ["advice_classes", "check_y", "label_codes", "lookup", "first_nan",
@@ -86,7 +87,7 @@ def fold(q):
     return t
 
 
-class AdviceLearner:
+class AdviceLearner(OneExample):
     """What the learners that weigh advice share (Weighted Majority and the specialists):
     scikit-learn's parameters, the fitted checks, the counters, each advisor's mistakes
     and log2 weight, and the advice matrix read as rows of labels."""

@@ -11,8 +11,11 @@ import inspect
 import math
 import numbers
 
+from ._one import OneExample
+
 __all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "check_rows", "check_labels",
-           "matrix_rows", "dense_rows", "feature_names", "check_feature_names", "check_dims", "ndim_error", "empty_error", "input_type_error",
+           "matrix_rows", "dense_rows", "feature_names", "check_feature_names", "check_dims",
+           "ndim_error", "empty_error", "input_type_error",
            "infer_classes", "check_labels_k"]
 
 
@@ -576,14 +579,15 @@ def _names_checked(f):
     OnlineLearner.predict and decision_function do)."""
     def read(self, X, *args, **kwargs):
         if self._is_fitted():
-            check_feature_names(self._owner, self.__dict__.get("feature_names_in_"), X)
+            check_feature_names(self._owner, self.__dict__.get("_feature_names"), X)
         return f(self, X, *args, **kwargs)
     read.__name__, read.__doc__, read._names_checked = f.__name__, f.__doc__, True
     return read
 
 
-class OnlineLearner:
-    """Base of the twins: parameters, label handling, the online protocol and epochs."""
+class OnlineLearner(OneExample):
+    """Base of the twins: parameters, label handling, the online protocol and epochs, and one
+    example at a time on dict features (``learn_one``/``predict_one``: ``mbref._one``)."""
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -666,7 +670,7 @@ class OnlineLearner:
         if first:
             names = feature_names(self._owner, X)
         else:
-            check_feature_names(self._owner, self.__dict__.get("feature_names_in_"), X)
+            check_feature_names(self._owner, self.__dict__.get("_feature_names"), X)
         rows, d = check_rows(self._owner, X, self._expected_features(first),
                              boolean=self._boolean_x)
         if check_values:
@@ -680,7 +684,7 @@ class OnlineLearner:
             self._init_state(d)
             self.n_features_in_ = d
             if names is not None:
-                self.feature_names_in_ = names
+                self._feature_names = names
             self._counts = [0, 0, 0]
         else:
             if classes is not None:

@@ -350,6 +350,10 @@ class WeightedMajority(_Pool):
 class RandomizedWeightedMajority(_Pool):
     """Randomized Weighted Majority (twin of mbcore.RandomizedWeightedMajority)."""
 
+    def _proba_one_row(self, row):
+        s = self.decision_function([row])[0]
+        return s if isinstance(s, list) else [1.0 - s, s]
+
     def __init__(self, beta=0.5, random_state=0, experts=None):
         self.beta = beta
         self.random_state = random_state

@@ -87,6 +87,22 @@ class _Linear(ManyClasses, OnlineLearner):
 
     _scale_a = False
     _MULTI_STATE = ("_W", "_a")      # the state with K >= 3 classes
+    _DICT_FEATURES = "grow"          # learn_one: a new name is a new column (mbref._one)
+
+    def _widened(self, w, d):
+        """w = [w_0 .. w_{d0-1}, (intercept)] with zeros for the features d0 .. d-1."""
+        d0 = self._d
+        return w[:d0] + [0.0] * (d - d0) + w[d0:]
+
+    def _grow_features(self, d):
+        """learn_one: widen the state to d features, the new weights zero (new lists: the
+        caller puts the old objects back if the step fails)."""
+        if self._multi():
+            self._W = [self._widened(w, d) for w in self._W]
+        else:
+            self._w = self._widened(self._w, d)
+        self._d = d
+        self.n_features_in_ = d
 
     # Sample weights (mbcore.linear): the coefficient c the rule adds (times x) is multiplied
     # by the row's weight s last, c = c * s; a row of weight 0 that would update does not
@@ -409,6 +425,17 @@ class AveragedPerceptron(Perceptron):
         if self._multi():
             return super()._state_dict()
         return {"w": self._w, "a": self._a, "u": self._u, "votes": self._votes}
+
+    def _dict_mode(self):
+        return "fixed" if self.mode == "vote" else "grow"
+
+    def _grow_features(self, d):
+        if self._multi():
+            self._U = [self._widened(u, d) for u in self._U]
+        else:
+            self._u = self._widened(self._u, d)
+            self._votes = [[self._widened(v, d), c] for v, c in self._votes]
+        super()._grow_features(d)
 
     def _load_state_dict(self, s):
         if self._multi():

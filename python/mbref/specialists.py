@@ -59,6 +59,9 @@ class Specialists(AdviceLearner):
     _NO_WEIGHTS = ("a mistake multiplies the awake specialists' weights by the fixed "
                    "factors 1/2 and 3/2, and the notes give no weighted form of the rule")
 
+    _TAKES = "awake advice"     # rows come with an awake mask, not as feature dicts
+    _DICT_FEATURES = None
+
     def __init__(self, demote=0.5, promote=1.5, threshold=0.0, prune_below=None):
         self.demote = demote
         self.promote = promote
@@ -358,6 +361,8 @@ class PairSpecialists(Specialists):
     min(h_ab + min(u_a * u_b, m), S_a * S_b); the batch is refused (nothing created) when the
     sum is more than ``max_specialists``.
     """
+
+    _TAKES = "categorical"
 
     def __init__(self, history=5, demote=0.5, promote=1.5, threshold=0.0, prune_below=None,
                  max_specialists=10_000_000):

@@ -613,6 +613,9 @@ class _VersionSpace(OnlineLearner):
     _NO_WEIGHTS = ("the version space keeps or removes each concept: there is nothing to "
                    "scale, and the notes give no weighted form of the rule")
 
+    _TAKES = "points"           # rows are points of a concept class, not feature dicts
+    _DICT_FEATURES = None
+
     def _validate_params(self):
         C = _check_class(self._owner, self.concepts)
         fitted_with = vars(self).get("_cc")

@@ -1,0 +1,262 @@
+"""Feature names -> columns, for the one-example path (``learn_one`` / ``predict_one`` on dicts).
+
+A :class:`NameIndex` keeps the names seen so far in the order they arrived (name j is column j)
+and a row buffer of float64 with room for all of them (its capacity doubles as names come, so
+a new name costs amortised O(1)).  :meth:`NameIndex.fill` reads one example, a dict
+``{name: value}``, in one call: it looks each key up in the hash map (interning a new name when
+asked to), checks that the value is a finite real number, and writes it into the buffer, whose
+other entries are zero.  The learner then hands ``view`` (the first n entries of the buffer as
+a 1 x n C-contiguous array) to its kernel.
+
+Iterating over a dict needs the GIL; the loops over the buffer (clearing what the previous
+example wrote) run without it.  A call that fails leaves the index as it was (the names it
+interned are removed again) and the buffer all zeros.
+
+Keys may be any hashable value (river's convention); keys that compare equal (``1``, ``1.0``,
+``True``) are one name, as in a dict.
+"""
+
+import numbers
+
+import numpy as np
+
+from cpython.dict cimport PyDict_GetItem, PyDict_Next
+from cpython.float cimport PyFloat_AS_DOUBLE
+from cpython.long cimport PyLong_AsDouble
+from cpython.object cimport PyObject
+from cpython.pythread cimport PyThread_get_thread_ident
+from libc.math cimport isfinite
+from libc.string cimport memcpy
+
+# status codes of fill (negative: nothing was changed)
+cdef enum:
+    NOT_REAL = -1       # a value that is not a real number
+    NOT_FINITE = -2     # NaN, infinity, or an int too large for a float
+    UNKNOWN = -3        # a name outside a fixed index (mode FIXED)
+    NOT_DICT = -4       # x is not a dict
+
+# modes of fill
+cdef enum:
+    GROW = 0            # a new name is interned: a new column
+    IGNORE = 1          # a new name is skipped (its weight is zero): predictions
+    FIXED = 2           # a new name is an error (learners whose rule needs n up front)
+
+
+cdef class NameIndex:
+    """The names of the columns, in the order they arrived, and a row buffer for one example.
+
+    Parameters
+    ----------
+    names : iterable of hashable, optional
+        Names known from the start (columns 0, 1, ...), distinct.
+    """
+
+    # (the attributes are declared in names.pxd, for the kernels that cimport the class)
+
+    def __init__(self, names=()):
+        self._index = {}
+        self._names = []
+        for k in names:
+            if k in self._index:
+                raise ValueError(f"the feature name {k!r} is given twice")
+            self._index[k] = len(self._names)
+            self._names.append(k)
+        self._alloc(max(8, 2 * len(self._names)))
+        self._touched = np.empty(16, dtype=np.intp)
+        self._n_touched = 0
+        self.bad_key = self.bad_value = None
+
+    cdef _alloc(self, Py_ssize_t cap):
+        cdef object buf = np.zeros(cap, dtype=np.float64)
+        cdef double[::1] new = buf
+        cdef Py_ssize_t old
+        if self._buf is not None:
+            old = self._row.shape[0]
+            if old:
+                memcpy(&new[0], &self._row[0], old * sizeof(double))
+        self._buf = buf
+        self._row = buf
+        self._set_view()
+
+    cdef _set_view(self):
+        cdef Py_ssize_t n = len(self._names)
+        self.view = self._buf[:n].reshape(1, n)
+
+    @property
+    def n(self):
+        """The number of names."""
+        return len(self._names)
+
+    @property
+    def names(self):
+        """The names, column by column (a new list)."""
+        return list(self._names)
+
+    def names_from(self, Py_ssize_t start):
+        """The names of the columns from ``start`` on (a new list)."""
+        return self._names[start:]
+
+    def __reduce__(self):
+        return (NameIndex, (tuple(self._names),))
+
+    def truncate(self, Py_ssize_t n):
+        """Forget the names from column n on (undoing a call that failed after them)."""
+        cdef Py_ssize_t i
+        if n < 0 or n > len(self._names):
+            raise ValueError(f"cannot keep {n} of {len(self._names)} names")
+        for i in range(n, len(self._names)):
+            del self._index[self._names[i]]
+        del self._names[n:]
+        self._set_view()
+
+    cdef void _clear(self) noexcept:
+        cdef Py_ssize_t i, m = self._n_touched
+        cdef double* r = &self._row[0]
+        cdef Py_ssize_t* t = &self._touched[0]
+        if m > 4096:        # (releasing the GIL costs more than a short loop)
+            with nogil:
+                for i in range(m):
+                    r[t[i]] = 0.0
+        else:
+            for i in range(m):
+                r[t[i]] = 0.0
+        self._n_touched = 0
+
+    cdef int _fail(self, Py_ssize_t n0, object k, object v, int code) except? -9:
+        self.truncate(n0)
+        self._clear()
+        self.bad_key = k
+        self.bad_value = v
+        return code
+
+    def fill(self, x, int mode=GROW):
+        """Write the example x (a dict name -> real number) into the buffer; returns the
+        number of names after it (>= 0), or a negative status (-1 a value that is not a real
+        number, -2 one that is not finite, -3 a name outside a fixed index, -4 x not a dict),
+        with ``bad_key`` and ``bad_value`` naming the entry; nothing changed then.  ``mode``:
+        0 interns a new name (a new column), 1 skips it, 2 refuses it."""
+        return self.fill_c(x, mode)
+
+    cdef double* row_ptr(self) noexcept:
+        return &self._row[0]
+
+    cdef Py_ssize_t fill_c(self, object x, int mode) except? -100:
+        cdef Py_ssize_t n0 = len(self._names), j, cap, pos = 0
+        cdef double f
+        cdef object k, v, t
+        cdef PyObject* pk
+        cdef PyObject* pv
+        cdef PyObject* pj
+        cdef dict index = self._index
+        cdef dict d
+        self._clear()
+        if type(x) is not dict and not isinstance(x, dict):
+            self.bad_key = self.bad_value = None
+            return NOT_DICT
+        d = <dict>x
+        if len(d) > self._touched.shape[0]:
+            self._touched = np.empty(2 * len(d), dtype=np.intp)
+        while PyDict_Next(d, &pos, &pk, &pv):
+            v = <object>pv
+            t = type(v)
+            if t is float:
+                f = PyFloat_AS_DOUBLE(v)
+            elif t is int:
+                try:
+                    f = PyLong_AsDouble(v)
+                except OverflowError:
+                    return self._fail(n0, <object>pk, v, NOT_FINITE)
+            elif t is bool or isinstance(v, (numbers.Real, np.bool_)):
+                try:
+                    f = float(v)
+                except OverflowError:
+                    return self._fail(n0, <object>pk, v, NOT_FINITE)
+            else:
+                return self._fail(n0, <object>pk, v, NOT_REAL)
+            if not isfinite(f):
+                return self._fail(n0, <object>pk, v, NOT_FINITE)
+            pj = PyDict_GetItem(index, <object>pk)
+            if pj == NULL:
+                if mode == IGNORE:
+                    continue
+                k = <object>pk
+                if mode == FIXED:
+                    return self._fail(n0, k, v, UNKNOWN)
+                j = len(self._names)
+                index[k] = j
+                self._names.append(k)
+                cap = self._row.shape[0]
+                if j >= cap:
+                    self._alloc(2 * cap)
+            else:
+                j = <Py_ssize_t>(<object>pj)
+            self._row[j] = f
+            self._touched[self._n_touched] = j
+            self._n_touched += 1
+        if len(self._names) != n0:
+            self._set_view()
+        return len(self._names)
+
+
+cdef class OneFast:
+    """The base of a family's compiled one-example object (``learn_one`` / ``predict_one`` in
+    one call: the row, the label, the kernel), bound to one state and one name index of a
+    learner: ``fast`` and ``one``, the learner's ``_fast`` and ``_one`` when it was made.
+
+    ``learn`` and ``predict`` take the learner's write lock (``mbcore._locking.RWLock``) without
+    waiting, where nothing holds it (no writer, no reader, no trace) and the binding is
+    current; otherwise they return at once for the general path, which takes the lock as
+    every call does.  Subclasses implement ``learn_c`` and ``predict_c``."""
+
+    def __init__(self, learner, fast, one):
+        self.fast = fast
+        self.one = one
+        self.d = learner.__dict__
+        self.rw = learner._rw
+        self.w = self.rw.w
+
+    cdef Py_ssize_t learn_c(self, object x, object y) except? -100:
+        return -8
+
+    cdef object predict_c(self, object x, object miss):
+        return miss
+
+    cdef bint _enter(self) except -1:
+        cdef PyObject* p
+        rw = self.rw
+        p = PyDict_GetItem(self.d, "_fast")
+        if p == NULL or <object>p is not self.fast:
+            return 0
+        p = PyDict_GetItem(self.d, "_one")
+        if p == NULL or <object>p is not self.one:
+            return 0
+        if rw.owner is not None or rw.readers or rw.trace is not None:
+            return 0
+        if not self.w.acquire(False):
+            return 0
+        if rw.readers:
+            self.w.release()
+            return 0
+        rw.owner = PyThread_get_thread_ident()
+        return 1
+
+    def learn(self, x, y):
+        """Learn the example: 0 (done), > 0 (a bad row: nothing changed), < 0 (the general
+        path takes it; -9: the lock is held, or the binding is stale)."""
+        if not self._enter():
+            return -9
+        try:
+            return self.learn_c(x, y)
+        finally:
+            self.rw.owner = None
+            self.w.release()
+
+    def predict(self, x, miss):
+        """The label predicted for the example, or ``miss`` for the general path."""
+        if not self._enter():
+            return miss
+        try:
+            return self.predict_c(x, miss)
+        finally:
+            self.rw.owner = None
+            self.w.release()

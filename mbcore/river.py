@@ -1,0 +1,182 @@
+"""mbcore's learners as river classifiers (``river.base.Classifier``).
+
+river (https://riverml.xyz) learns from one example at a time, a dict ``{feature: value}``:
+``learn_one(x, y)`` and ``predict_one(x)``.  Every mbcore learner whose rule does not depend
+on the number of features (the additive family: ``_DICT_FEATURES = "grow"``) has a river
+classifier of the same name here, with the same parameters (but ``max_epochs``, ``n_jobs`` and
+``multi_class``, which are about batches and K >= 3 classes), plus ``classes``.  It runs the
+learner's own one-example path (``learn_one`` on dicts: the same results, bit for bit, as
+``partial_fit`` on the rows as a matrix whose columns are the names in order of arrival), so
+a river pipeline gets the compiled kernels.
+
+river is an optional dependency (``pip install 'mbcore[river]'``): importing this module
+imports river; importing mbcore never does.
+
+Labels, as river's classifiers take them, as they arrive; the learners here are binary:
+
+* with ``classes`` given, or bool labels (river's usual for binary tasks: the classes are
+  ``False`` and ``True``), the learner starts at the first example;
+* otherwise the first examples, while only one label has been seen, are kept (copied) and
+  predicted as that label; when a second label arrives the learner starts with the two,
+  sorted (the second is the positive class), and learns the kept examples first, so the state
+  is the one ``classes=`` would have given.  A third label raises ValueError.
+
+Before any example ``predict_one`` returns None, as river's classifiers do.  These learners
+predict labels, not probabilities: ``predict_proba_one`` raises NotImplementedError (river's
+convention; its ``check_estimator`` allows it).
+
+Examples
+--------
+Progressive validation (predict, then learn) on river's bundled phishing stream (1,250
+examples; the first prediction, None, is not scored by river):
+
+>>> from river import datasets, evaluate, metrics
+>>> from mbcore.river import Perceptron
+>>> model = Perceptron(fit_intercept=True)
+>>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+Accuracy: 84.39%
+>>> model.learner.mistakes_, list(model.learner.feature_names_in_)[:2]
+(196, ['empty_server_form_handler', 'popup_window'])
+"""
+
+import inspect
+
+try:
+    from river import base as _river_base
+except ImportError as exc:        # river is optional
+    raise ImportError("mbcore.river needs river (https://riverml.xyz): pip install "
+                      f"'mbcore[river]' ({exc})") from exc
+
+from .base import all_learners
+
+__all__ = []        # filled below: one class per learner that grows with new names
+
+# parameters of the mbcore learners that are about batches or K >= 3 classes
+_SKIP = ("max_epochs", "n_jobs", "multi_class")
+
+
+class _Classifier(_river_base.Classifier):
+    """The river classifier of an mbcore learner (see the module's docstring)."""
+
+    _LEARNER: type = type(None)     # the mbcore class (set per class)
+    _PARAMS: tuple = ()             # its parameters kept here
+
+    @property
+    def _multiclass(self):
+        return False
+
+    @classmethod
+    def _unit_test_params(cls):
+        """The parameter sets of the mbcore class's contract tests that apply here (those under
+        which the learner grows with new names: not the voted Perceptron)."""
+        for p in cls._LEARNER._unit_test_params():
+            p = {k: v for k, v in p.items() if k in cls._PARAMS}
+            if cls._LEARNER(**p)._dict_mode() == "grow":
+                yield p
+
+    def _init(self, params):
+        for k, v in params.items():
+            setattr(self, k, v)
+        self._learner = None
+        self._pending = []          # (x, y) while only one label has been seen
+
+    @property
+    def learner(self):
+        """The mbcore learner (None until it has started: see the module's docstring)."""
+        return self._learner
+
+    def learn_one(self, x, y):
+        lrn = self._learner
+        if lrn is not None:
+            lrn.learn_one(x, y)
+            return
+        if self.classes is not None or isinstance(y, bool) or type(y).__name__ == "bool_":
+            classes = self.classes if self.classes is not None else [False, True]
+            new = self._LEARNER(**{k: getattr(self, k) for k in self._PARAMS})
+            new.learn_one(x, y, classes=classes)
+            self._started(new)
+            return
+        if not isinstance(x, dict):
+            raise TypeError(f"{type(self).__name__}: x must be a dict {{feature name: value}}, "
+                            f"got {type(x).__name__}")
+        if not self._pending or y == self._pending[0][1]:
+            self._pending.append((dict(x), y))
+            return
+        classes = sorted([self._pending[0][1], y])
+        new = self._LEARNER(**{k: getattr(self, k) for k in self._PARAMS})
+        first = True
+        for xi, yi in self._pending + [(x, y)]:
+            new.learn_one(xi, yi, classes=classes if first else None)
+            first = False
+        self._started(new)
+        self._pending = []
+
+    def _started(self, learner):
+        self._learner = learner
+        # predict_one goes straight to the learner's from now on (one Python call less per
+        # example: the learner's predict_one is this class's, once it has started)
+        self.predict_one = learner.predict_one
+
+    def predict_one(self, x, **kwargs):
+        lrn = self._learner
+        if lrn is not None:
+            return lrn.predict_one(x)
+        if not isinstance(x, dict):
+            raise TypeError(f"{type(self).__name__}: x must be a dict {{feature name: value}}, "
+                            f"got {type(x).__name__}")
+        return self._pending[0][1] if self._pending else None
+
+
+_DOC = """{name} (:class:`mbcore.{name}`) as a river classifier.
+
+    Parameters
+    ----------
+    {params}
+        As for :class:`mbcore.{name}`.
+    classes : list of two labels, optional
+        The two classes, when they are not bool labels and should not be learned as they
+        arrive (see :mod:`mbcore.river`).
+
+    Attributes
+    ----------
+    learner : mbcore.{name} or None
+        The mbcore learner, once it has started (``coef_``, ``mistakes_``,
+        ``feature_names_in_``, ...).
+
+    Examples
+    --------
+    >>> from river import datasets
+    >>> from mbcore.river import {name}
+    >>> model = {name}()
+    >>> for x, y in datasets.Phishing().take(200):
+    ...     model.learn_one(x, y)
+    >>> model.learner.n_seen_, model.learner.n_features_in_
+    (200, 9)
+    """
+
+
+def _river_class(cls):
+    sig = inspect.signature(cls.__init__)
+    params = [p for k, p in sig.parameters.items() if k != "self" and k not in _SKIP]
+    names = tuple(p.name for p in params)
+    full = sig.replace(parameters=[sig.parameters["self"], *params,
+                                   inspect.Parameter("classes", inspect.Parameter.KEYWORD_ONLY,
+                                                     default=None)])
+
+    def __init__(self, *args, **kwargs):
+        bound = full.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        self._init({k: v for k, v in bound.arguments.items() if k != "self"})
+
+    __init__.__signature__ = full
+    __init__.__qualname__ = f"{cls.__name__}.__init__"
+    ns = {"__init__": __init__, "_LEARNER": cls, "_PARAMS": names, "__module__": __name__,
+          "__qualname__": cls.__name__,
+          "__doc__": _DOC.format(name=cls.__name__, params=", ".join(names))}
+    return type(cls.__name__, (_Classifier,), ns)
+
+
+for _name, _cls in all_learners():
+    if _cls._DICT_FEATURES == "grow":
+        globals()[_name] = _river_class(_cls)
+        __all__.append(_name)

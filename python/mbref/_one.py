@@ -1,0 +1,201 @@
+"""One example at a time, on dict features (twin of ``mbcore._one``): ``learn_one``,
+``predict_one``, ``predict_proba_one``.
+
+Written literally: the names seen so far are a list (name j is column j, in the order the names
+first arrived); an example ``{name: value}`` becomes the row of that many values, zero where a
+name is missing, and goes to ``partial_fit`` (or ``predict``) as a one-row X.  A name seen for
+the first time (``_DICT_FEATURES = "grow"``) widens the state first (``_grow_features``: the new
+weights at zero), so the stream gives what ``partial_fit`` gives on the matrix whose columns are
+the names in order of arrival.  Learners whose rule depends on the number of features
+(``"fixed"``) take their names up front (``features=``).  The values are checked in the order
+of the dict's items: a real number (bool, int, float, or a NumPy scalar of those kinds), then
+finite, then (``"fixed"``) a known name.
+"""
+
+import math
+import numbers
+
+__all__ = ["OneExample"]
+
+
+def _fail(owner, kind, k, v, n=0):
+    if kind == "real":
+        return TypeError(f"{owner}: x[{k!r}] = {v!r} is not a real number (a value of type "
+                         f"{type(v).__name__}); the values of x must be bool, int or float")
+    if kind == "finite":
+        return ValueError(f"{owner}: x[{k!r}] = {v!r} is not finite (NaN, infinity, or an "
+                          "int too large for a float)")
+    return ValueError(f"{owner}: feature {k!r} is not one of the {n} names the learner "
+                      "was given (features=); its rule depends on the number of features, so "
+                      "they are fixed at the first call")
+
+
+def _value(owner, k, v):
+    if type(v) is float:
+        f = v
+    elif type(v) in (int, bool) or isinstance(v, numbers.Real) or \
+            (hasattr(v, "dtype") and getattr(v.dtype, "kind", "") == "b"):
+        try:
+            f = float(v)
+        except OverflowError:
+            raise _fail(owner, "finite", k, v) from None
+    else:
+        raise _fail(owner, "real", k, v)
+    if not math.isfinite(f):
+        raise _fail(owner, "finite", k, v)
+    return f
+
+
+class OneExample:
+    """Mixed into the twins' base classes (see the module's docstring)."""
+
+    _DICT_FEATURES = "fixed"
+
+    @property
+    def _owner(self):
+        return type(self).__name__
+
+    def _is_fitted(self):
+        return getattr(self, "classes_", None) is not None
+
+    def _dict_mode(self):
+        return self._DICT_FEATURES
+
+    @property
+    def feature_names_in_(self):
+        names = vars(self).get("_feature_names")
+        if names is None:
+            raise AttributeError(f"{type(self).__name__} has no feature_names_in_: it was "
+                                 "not given dict examples (learn_one)")
+        return list(names)
+
+    def _checked_features(self, features):
+        o = self._owner
+        if isinstance(features, (str, bytes, dict)) or not hasattr(features, "__iter__"):
+            raise TypeError(f"{o}: parameter features must be a list of feature names, got "
+                            f"{type(features).__name__}")
+        names = list(features)
+        if not names:
+            raise ValueError(f"{o}: parameter features must name at least one feature, got []")
+        seen = set()
+        for k in names:
+            try:
+                if k in seen:
+                    raise ValueError(f"{o}: parameter features: the feature name {k!r} is "
+                                     "given twice")
+            except TypeError:
+                raise TypeError(f"{o}: parameter features must hold hashable names") from None
+            seen.add(k)
+        return names
+
+    def _row(self, x, names, mode):
+        """(row, new names): mode "grow" adds new names, "ignore" skips them, "fixed" refuses
+        them."""
+        o = self._owner
+        if not isinstance(x, dict):
+            raise TypeError(f"{o}: x must be a dict {{feature name: value}}, got "
+                            f"{type(x).__name__}")
+        index = {k: j for j, k in enumerate(names)}
+        new = []
+        vals = {}
+        for k, v in x.items():
+            f = _value(o, k, v)
+            j = index.get(k)
+            if j is None:
+                if mode == "ignore":
+                    continue
+                if mode == "fixed":
+                    raise _fail(o, "unknown", k, v, len(names))
+                j = len(names) + len(new)
+                index[k] = j
+                new.append(k)
+            vals[j] = f
+        row = [0.0] * (len(names) + len(new))
+        for j, f in vals.items():
+            row[j] = f
+        return row, new
+
+    def _names_for(self, features):
+        o = self._owner
+        names = vars(self).get("_feature_names")
+        if names is None:
+            if features is None:
+                raise ValueError(f"{o}: the learner was fitted on arrays, whose columns have no "
+                                 "names; pass features=[one name per column] to learn_one to "
+                                 "name them")
+            names = self._checked_features(features)
+            if len(names) != self.n_features_in_:
+                raise ValueError(f"{o}: features has {len(names)} names, the learner has "
+                                 f"{self.n_features_in_} features")
+        elif features is not None and list(features) != names:
+            raise ValueError(f"{o}: features={list(features)!r} differs from the names "
+                             f"the learner has ({names!r})")
+        return names
+
+    def learn_one(self, x, y, *, classes=None, features=None):
+        """Learn from one example (see mbcore's ``learn_one``); returns self."""
+        o = self._owner
+        mode = self._dict_mode()
+        if mode is None:
+            raise TypeError(f"{o}: learn_one takes dict features, and {o}'s examples are not "
+                            f"feature vectors (its rows are {self._TAKES})")
+        saved = dict(vars(self))
+        try:
+            if not self._is_fitted():
+                if mode == "fixed" and features is None:
+                    raise ValueError(f"{o}: its rule depends on the number of features, so "
+                                     "learn_one needs every feature name up front: pass "
+                                     "features=[names] at the first call")
+                names = self._checked_features(features) if features is not None else []
+                row, new = self._row(x, names, mode)
+                if not row:
+                    raise ValueError(f"{o}: the first example has no features (x = {x!r}); "
+                                     "learn_one needs at least one to start")
+                self.partial_fit([row], [y], classes)
+            else:
+                names = self._names_for(features)
+                row, new = self._row(x, names, mode)
+                if new:
+                    self._grow_features(len(row))
+                self.partial_fit([row], [y], classes)
+            self._feature_names = names + new
+        except BaseException:
+            d = vars(self)
+            d.clear()
+            d.update(saved)
+            raise
+        return self
+
+    def _grow_features(self, d):
+        raise NotImplementedError(f"{self._owner} cannot add features")
+
+    def _one_row(self, x):
+        if not self._is_fitted():
+            if not isinstance(x, dict):
+                raise TypeError(f"{self._owner}: x must be a dict {{feature name: value}}, "
+                                f"got {type(x).__name__}")
+            return None
+        names = self._names_for(None)
+        mode = self._dict_mode()
+        row, _ = self._row(x, names, "ignore" if mode == "grow" else "fixed")
+        return row
+
+    def predict_one(self, x):
+        """The predicted label of one example; None before any example."""
+        row = self._one_row(x)
+        if row is None:
+            return None
+        return self.predict([row])[0]
+
+    def predict_proba_one(self, x):
+        """``{class: probability}`` (the randomized Weighted Majority); others raise
+        NotImplementedError."""
+        if type(self)._proba_one_row is OneExample._proba_one_row:
+            raise NotImplementedError(f"{self._owner} predicts labels, not probabilities")
+        row = self._one_row(x)
+        if row is None:
+            return {}
+        return dict(zip(self.classes_, (float(q) for q in self._proba_one_row(row))))
+
+    def _proba_one_row(self, row):
+        raise NotImplementedError

@@ -1,0 +1,89 @@
+"""mbcore.river: the learners as river classifiers (river's own check_estimator, labels as
+they arrive, the doctests), and that importing mbcore never imports river.
+
+river is optional (the test extra installs it where its wheels exist): without it the tests
+that need it skip, and the import test still runs.
+"""
+
+import doctest
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import mbcore
+
+
+def test_importing_mbcore_does_not_import_river():
+    code = ("import sys, mbcore, mbcore.base, mbcore.linear; "
+            "assert 'river' not in sys.modules, 'river imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+river = pytest.importorskip("river")
+from river import checks, datasets  # noqa: E402
+
+import mbcore.river as mriver  # noqa: E402
+
+GROW = [name for name, cls in mbcore.all_learners() if cls._DICT_FEATURES == "grow"]
+CASES = [pytest.param(name, p, id=f"{name}-{i}") for name in GROW
+         for i, p in enumerate(getattr(mriver, name)._unit_test_params())]
+
+
+def test_one_classifier_per_learner_that_grows():
+    assert mriver.__all__ == GROW
+    for name in GROW:
+        cls = getattr(mriver, name)
+        assert issubclass(cls, river.base.Classifier) and cls.__name__ == name
+        assert cls.__module__ == "mbcore.river"
+
+
+@pytest.mark.parametrize("name, params", CASES)
+def test_river_check_estimator(name, params):
+    checks.check_estimator(getattr(mriver, name)(**params))
+
+
+@pytest.mark.parametrize("name", GROW)
+def test_progressive_validation_is_the_learner_online(name):
+    """predict then learn on river's phishing stream: the river classifier's predictions are
+    the mbcore learner's, on the rows as a matrix (names in order of arrival)."""
+    model = getattr(mriver, name)()
+    preds, xs, ys = [], [], []
+    for x, y in datasets.Phishing():
+        preds.append(model.predict_one(x))
+        model.learn_one(x, y)
+        xs.append(x)
+        ys.append(y)
+    names = list(dict.fromkeys(k for x in xs for k in x))
+    assert list(model.learner.feature_names_in_) == names
+    X = np.array([[float(x.get(k, 0.0)) for k in names] for x in xs])
+    ref = getattr(mbcore, name)().partial_fit(X, ys)
+    assert model.learner.mistakes_ == ref.mistakes_
+    assert model.learner.coef_.tobytes() == ref.coef_.tobytes()
+    assert preds[0] is None
+
+
+def test_labels_as_they_arrive():
+    xs = [x for x, _ in datasets.Phishing().take(300)]
+    ys = ["legit" if y else "phish" for _, y in datasets.Phishing().take(300)]
+    k = next(i for i, y in enumerate(ys) if y != ys[0])       # the first second label
+    model = mriver.Perceptron()
+    for i, (x, y) in enumerate(zip(xs, ys)):
+        if 0 < i <= k:
+            assert model.predict_one(x) == ys[0]      # one label seen: predicted
+        model.learn_one(x, y)
+    given = mriver.Perceptron(classes=["legit", "phish"])
+    for x, y in zip(xs, ys):
+        given.learn_one(x, y)
+    assert model.learner.classes_.tolist() == ["legit", "phish"]
+    assert model.learner.coef_.tobytes() == given.learner.coef_.tobytes()
+    assert model.learner.mistakes_ == given.learner.mistakes_
+    with pytest.raises(ValueError):
+        model.learn_one(xs[0], "spam")                # a binary learner: a third label
+
+
+def test_doctests():
+    for mod in (mriver,):
+        result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+        assert result.attempted > 0 and result.failed == 0
