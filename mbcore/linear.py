@@ -203,17 +203,23 @@ class _Linear(ManyClasses, OnlineLearner):
     def _one_step(self, fast, view, y):
         # learn_one's step: the one-row kernel of partial_fit's fast path; the row is the
         # name index's own float64 buffer, so only the label is left to check
-        st, d, pos, neg = fast[:4]
-        if view.shape[1] != d:
+        if view.shape[1] != fast[1]:
             return False
-        if y == pos:
+        return self._step1(fast, view, y)
+
+    def _step1(self, fast, X, v):
+        """The one-row step of partial_fit's and learn_one's fast paths: the label's code,
+        then lin_step1 on the one dense float64 row X; False for a label of neither class
+        (the general path then says so)."""
+        st, d, pos, neg = fast[:4]
+        if v == pos:
             code = 1
-        elif y == neg:
+        elif v == neg:
             code = -1
         else:
             return False
-        if _k.lin_step1(st, view, code):
-            raise row_error(self._owner, Batch(X=view, n=1, d=d), 0)
+        if _k.lin_step1(st, X, code):
+            raise row_error(self._owner, Batch(X=X, n=1, d=d), 0)
         return True
 
     def _predict_one_row(self, view):
@@ -407,8 +413,7 @@ class _Linear(ManyClasses, OnlineLearner):
     decision_function.__doc__ = OnlineLearner.decision_function.__doc__
 
     def _fast_step(self, fast, X, y):
-        st, d, pos, neg = fast[:4]
-        if X.shape[1] != d or X.dtype.char != "d" or not X.dtype.isnative or \
+        if X.shape[1] != fast[1] or X.dtype.char != "d" or not X.dtype.isnative or \
                 not X.flags.c_contiguous:
             return False
         if type(y) is np.ndarray:
@@ -419,15 +424,7 @@ class _Linear(ManyClasses, OnlineLearner):
             v = y[0]
         else:
             return False
-        if v == pos:
-            code = 1
-        elif v == neg:
-            code = -1
-        else:
-            return False
-        if _k.lin_step1(st, X, code):
-            raise row_error(self._owner, Batch(X=X, n=1, d=d), 0)
-        return True
+        return self._step1(fast, X, v)
 
     def _raw_scores(self, batch, w, a=1.0):
         self._state()  # re-validates parameters changed since the last call
