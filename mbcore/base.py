@@ -410,8 +410,7 @@ class OnlineLearner(OneExample, OnlineCounts):
     _STATE: dict = {}
     _DERIVED: frozenset = frozenset()
     # kernel bindings, and the index of the feature names (rebuilt from _feature_names)
-    _TRANSIENT: frozenset = frozenset(("_kstate", "_fast", "_y1", "_one",
-                                                      "_one_fast"))
+    _TRANSIENT: frozenset = frozenset(("_kstate", "_fast", "_y1", "_one", "_one_fast"))
 
     def _check_state(self, st):
         """Raise mbcore._state.StateError if the loaded state ``st`` (attribute -> value, also
