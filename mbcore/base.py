@@ -454,7 +454,7 @@ class OnlineLearner(OneExample, OnlineCounts):
             if names is not None:
                 self._feature_names = names.tolist()
             return batch, yy
-        check_feature_names(self._owner, self.__dict__.get("_feature_names"), X)
+        self._check_names(X)
         batch = self._check_X_learn(X, self.n_features_in_)
         if classes is not None:
             cl = self._infer_classes((), classes)
@@ -466,6 +466,16 @@ class OnlineLearner(OneExample, OnlineCounts):
         if y1 is None and batch.n == 1:
             y1 = self._y1 = np.empty(1, dtype=np.int8)
         return batch, self._encode_y(y, batch.n, self.classes_, y1 if batch.n == 1 else None)
+
+    def _check_names(self, X):
+        """scikit-learn's checks of X's column names on a call after the first
+        (mbcore._validation.check_feature_names); not on the learner's own one-example row
+        (learn_one / predict_one pass the name index's buffer, whose columns are the names)."""
+        d = self.__dict__
+        one = d.get("_one")
+        if one is not None and X is one[0].view:
+            return
+        check_feature_names(self._owner, d.get("_feature_names"), X)
 
     def _widen(self, d):
         """Grow the fitted state to ``d`` features (>= ``n_features_in_``), each new feature's
@@ -652,7 +662,7 @@ class OnlineLearner(OneExample, OnlineCounts):
         ndarray of shape (n_samples,), float64
         """
         self._check_fitted("decision_function")
-        check_feature_names(self._owner, self.__dict__.get("_feature_names"), X)
+        self._check_names(X)
         return self._scores(self._check_X(X, self.n_features_in_))
 
     def predict(self, X):
@@ -663,7 +673,7 @@ class OnlineLearner(OneExample, OnlineCounts):
         ndarray of shape (n_samples,), with the dtype of ``classes_``
         """
         self._check_fitted("predict")
-        check_feature_names(self._owner, self.__dict__.get("_feature_names"), X)
+        self._check_names(X)
         return self._labels(self._predict_flags(self._check_X(X, self.n_features_in_)))
 
     def _predict_flags(self, batch):

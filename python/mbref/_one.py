@@ -46,6 +46,11 @@ def _value(owner, k, v):
     return f
 
 
+class OwnRows(list):
+    """The rows learn_one and predict_one pass to the general path (the learner's own, built
+    from the names): the checks of X's column names let them through."""
+
+
 class OneExample:
     """Mixed into the twins' base classes (see the module's docstring)."""
 
@@ -151,13 +156,13 @@ class OneExample:
                 if not row:
                     raise ValueError(f"{o}: the first example has no features (x = {x!r}); "
                                      "learn_one needs at least one to start")
-                self.partial_fit([row], [y], classes)
+                self.partial_fit(OwnRows([row]), [y], classes)
             else:
                 names = self._names_for(features)
                 row, new = self._row(x, names, mode)
                 if new:
                     self._grow_features(len(row))
-                self.partial_fit([row], [y], classes)
+                self.partial_fit(OwnRows([row]), [y], classes)
             self._feature_names = names + new
         except BaseException:
             d = vars(self)
@@ -185,7 +190,7 @@ class OneExample:
         row = self._one_row(x)
         if row is None:
             return None
-        return self.predict([row])[0]
+        return self.predict(OwnRows([row]))[0]
 
     def predict_proba_one(self, x):
         """``{class: probability}`` (the randomized Weighted Majority); others raise

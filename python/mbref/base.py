@@ -11,7 +11,7 @@ import inspect
 import math
 import numbers
 
-from ._one import OneExample
+from ._one import OneExample, OwnRows
 
 __all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "check_rows", "check_labels",
            "matrix_rows", "dense_rows", "feature_names", "check_feature_names", "check_dims",
@@ -549,6 +549,8 @@ def _listed(names):
 def check_feature_names(owner, fitted, X):
     """A later call's X against the fitted names (mbcore._validation.check_feature_names)."""
     import warnings
+    if isinstance(X, OwnRows):          # (learn_one's and predict_one's own row)
+        return
     names = feature_names(owner, X)
     if names is None and fitted is None:
         return

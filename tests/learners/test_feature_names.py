@@ -156,3 +156,23 @@ def test_a_failed_first_call_records_no_names():
     with pytest.raises(ValueError):
         clf.fit(df, ["a"] * 30 + ["b"] * 20 + ["c"] * 10 + [np.nan] * 0, classes=["a", "b"])
     assert not hasattr(clf, "feature_names_in_")
+
+
+def test_learn_one_on_dicts_never_warns_about_its_own_rows():
+    """learn_one / predict_one pass the name index's own row to the general path (new names,
+    a label of the first call): the learner has names then, and its own row must not be taken
+    for an X without names."""
+    df, y = frame()
+    rows = [dict(zip(COLS, r)) for r in df.to_numpy().tolist()]
+    for mod in (mbcore, mbref):
+        clf = mod.Perceptron()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for i, (x, label) in enumerate(zip(rows, y)):
+                if i % 3 == 0:
+                    x = {k: v for k, v in x.items() if v}     # names arrive late
+                clf.predict_one(x)
+                clf.learn_one(x, int(label), classes=[-1, 1] if i == 0 else None)
+        assert sorted(clf.feature_names_in_) == sorted(COLS)
+        _, warned = outcome(lambda: clf.predict(df.to_numpy()))
+        assert warned and "does not have valid feature names" in warned[0]
