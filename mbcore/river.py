@@ -47,6 +47,7 @@ except ImportError as exc:        # river is optional
     raise ImportError("mbcore.river needs river (https://riverml.xyz): pip install "
                       f"'mbcore[river]' ({exc})") from exc
 
+from ._kernels.names import LearnOne, PredictOne
 from .base import all_learners
 
 __all__ = []        # filled below: one class per learner that grows with new names
@@ -113,9 +114,11 @@ class _Classifier(_river_base.Classifier):
 
     def _started(self, learner):
         self._learner = learner
-        # predict_one goes straight to the learner's from now on (one Python call less per
-        # example: the learner's predict_one is this class's, once it has started)
-        self.predict_one = learner.predict_one
+        # learn_one and predict_one go straight to the learner's compiled step from now on
+        # (no Python call in between: the learner's methods are this class's once it has
+        # started; learn_one returns None, as river's do)
+        self.predict_one = PredictOne(learner)
+        self.learn_one = LearnOne(learner)
 
     def predict_one(self, x, **kwargs):
         lrn = self._learner

@@ -813,7 +813,7 @@ cdef int lin_scores_impl(const Params* p, const double* w, double a, Py_ssize_t 
 # The example goes through the name index's fill (its row buffer, mbcore._kernels.names) and the
 # one-row kernel in one call.  One row: the GIL is kept, as in lin_step1.
 
-from .names cimport NameIndex, OneFast
+from .names cimport NameIndex, OneFast, STRICT, BAIL
 
 
 cdef class OneLinear(OneFast):
@@ -839,20 +839,28 @@ cdef class OneLinear(OneFast):
         self.predict_mode = one[2]
         self.flags = flags
 
-    cdef Py_ssize_t learn_c(self, object x, object y) except? -100:
+    cdef Py_ssize_t learn_c(self, object x, object y, int strict) except? -100:
         # 0 done; > 0 a bad row (the state unchanged); < 0 for the general path: fill's status
-        # (-1 .. -4, nothing changed), -5 new names (interned), -7 a label of neither class
+        # (-1 .. -4, nothing changed; BAIL in the strict step), -5 new names (interned), -7 a
+        # label of neither class
         cdef signed char code
         cdef Py_ssize_t n
         cdef LinCtx c
         cdef Py_ssize_t bad = -1
+        cdef object t
+        if strict:
+            # (comparisons that run no Python code: see names.OneFast)
+            t = type(y)
+            if (t is not bool and t is not int and t is not str and t is not float) or \
+                    type(self.pos) is not t or type(self.neg) is not t:
+                return BAIL
         if y == self.pos:
             code = 1
         elif y == self.neg:
             code = -1
         else:
             return -7
-        n = self.idx.fill_c(x, self.learn_mode)
+        n = self.idx.fill_c(x, self.learn_mode | (STRICT if strict else 0))
         if n < 0:
             return n
         if n != self.st.d:
@@ -861,14 +869,14 @@ cdef class OneLinear(OneFast):
         return lin_pass(&c, self.idx.row_ptr(), 1, NULL, 0, NULL, 1, n, &code, NULL, NULL, 0,
                         1, &bad)
 
-    cdef object predict_c(self, object x, object miss):
+    cdef object predict_c(self, object x, object miss, int strict):
         cdef Py_ssize_t n
         cdef LinCtx c
         cdef Py_ssize_t bad = -1
         cdef unsigned char f = 0
         if not self.flags:
             return miss
-        n = self.idx.fill_c(x, self.predict_mode)
+        n = self.idx.fill_c(x, self.predict_mode | (STRICT if strict else 0))
         if n < 0 or n != self.st.d:
             return miss
         c = self.st.ctx()

@@ -1,6 +1,22 @@
 # The name index, for the kernels that read its row buffer directly (mbcore._kernels.linear's
 # one-example functions); see names.pyx.
 
+# status codes of fill (negative: nothing was changed)
+cdef enum:
+    NOT_REAL = -1       # a value that is not a real number
+    NOT_FINITE = -2     # NaN, infinity, or an int too large for a float
+    UNKNOWN = -3        # a name outside a fixed index (mode FIXED)
+    NOT_DICT = -4       # x is not a dict
+    BAIL = -6           # strict mode: an example the lock-free step does not take (unchanged)
+
+# modes of fill
+cdef enum:
+    GROW = 0            # a new name is interned: a new column
+    IGNORE = 1          # a new name is skipped (its weight is zero): predictions
+    FIXED = 2           # a new name is an error (learners whose rule needs n up front)
+    STRICT = 8          # (a bit added to the mode) only what runs no Python code, else BAIL
+
+
 cdef class NameIndex:
     cdef dict _index
     cdef list _names
@@ -8,6 +24,7 @@ cdef class NameIndex:
     cdef double[::1] _row
     cdef Py_ssize_t[::1] _touched
     cdef Py_ssize_t _n_touched
+    cdef bint _all_str          # every name is a str (the lock-free step's condition)
     cdef public object view     # the buffer's first n entries as a (1, n) array
     cdef public object bad_key  # the key and value a failed fill stopped at
     cdef public object bad_value
@@ -25,7 +42,12 @@ cdef class OneFast:
     cdef readonly object one
     cdef dict d                 # the learner's __dict__ (the same object for its life)
     cdef object rw, w           # its RWLock and the lock's writer mutex
+    cdef set readers            # the lock's set of readers (the same object for its life)
 
-    cdef Py_ssize_t learn_c(self, object x, object y) except? -100
-    cdef object predict_c(self, object x, object miss)
+    cdef Py_ssize_t learn_c(self, object x, object y, int strict) except? -100
+    cdef object predict_c(self, object x, object miss, int strict)
+    cdef bint _current(self) except -1
+    cdef bint _free(self) except -1
     cdef bint _enter(self) except -1
+    cdef Py_ssize_t learn_s(self, object x, object y) except? -100
+    cdef object predict_s(self, object x, object miss)

@@ -20,26 +20,27 @@ import numbers
 
 import numpy as np
 
-from cpython.dict cimport PyDict_GetItem, PyDict_Next
+from cpython.dict cimport PyDict_GetItem, PyDict_GetItemWithError, PyDict_Next
 from cpython.float cimport PyFloat_AS_DOUBLE
-from cpython.long cimport PyLong_AsDouble
+from cpython.long cimport PyLong_AsDouble, PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyObject
 from cpython.pythread cimport PyThread_get_thread_ident
 from libc.math cimport isfinite
 from libc.string cimport memcpy
 
-# status codes of fill (negative: nothing was changed)
-cdef enum:
-    NOT_REAL = -1       # a value that is not a real number
-    NOT_FINITE = -2     # NaN, infinity, or an int too large for a float
-    UNKNOWN = -3        # a name outside a fixed index (mode FIXED)
-    NOT_DICT = -4       # x is not a dict
+# (fill's status codes and modes are in names.pxd)
 
-# modes of fill
-cdef enum:
-    GROW = 0            # a new name is interned: a new column
-    IGNORE = 1          # a new name is skipped (its weight is zero): predictions
-    FIXED = 2           # a new name is an error (learners whose rule needs n up front)
+# Whether the GIL serialises threads (not on a free-threaded build, where the compiled
+# one-example step always takes the learner's lock).
+cdef extern from *:
+    """
+    #ifdef Py_GIL_DISABLED
+    #define MB_HAS_GIL 0
+    #else
+    #define MB_HAS_GIL 1
+    #endif
+    """
+    int MB_HAS_GIL
 
 
 cdef class NameIndex:
@@ -56,7 +57,10 @@ cdef class NameIndex:
     def __init__(self, names=()):
         self._index = {}
         self._names = []
+        self._all_str = True
         for k in names:
+            if type(k) is not str:
+                self._all_str = False
             if k in self._index:
                 raise ValueError(f"the feature name {k!r} is given twice")
             self._index[k] = len(self._names)
@@ -107,6 +111,7 @@ cdef class NameIndex:
         for i in range(n, len(self._names)):
             del self._index[self._names[i]]
         del self._names[n:]
+        self._all_str = all(type(k) is str for k in self._names)
         self._set_view()
 
     cdef void _clear(self) noexcept:
@@ -149,6 +154,56 @@ cdef class NameIndex:
         cdef PyObject* pj
         cdef dict index = self._index
         cdef dict d
+        cdef bint strict = (mode & STRICT) != 0
+        cdef long long ll
+        cdef int ovf = 0
+        mode &= ~STRICT
+        if strict:
+            # The lock-free step (OneFast): nothing below may run Python code or allocate a
+            # container (a garbage collection could run a finaliser, and another thread with
+            # it): str keys in an index of str names (their hashes and comparisons are C),
+            # float, int and bool values, no new name, room in the touched list.  Anything
+            # else returns BAIL before a change, for the locked path.
+            if type(x) is not dict or not self._all_str or \
+                    len(<dict>x) > self._touched.shape[0]:
+                return BAIL
+            self._clear()
+            d = <dict>x
+            while PyDict_Next(d, &pos, &pk, &pv):
+                if type(<object>pk) is not str:
+                    self._clear()
+                    return BAIL
+                v = <object>pv
+                t = type(v)
+                if t is float:
+                    f = PyFloat_AS_DOUBLE(v)
+                elif t is bool:
+                    f = 1.0 if v is True else 0.0
+                elif t is int:
+                    ll = PyLong_AsLongLongAndOverflow(v, &ovf)
+                    if ovf:
+                        self._clear()
+                        return BAIL
+                    f = <double>ll      # (rounded to nearest, as PyLong_AsDouble rounds)
+                else:
+                    self._clear()
+                    return BAIL
+                if not isfinite(f):
+                    self._clear()
+                    return BAIL
+                # (str keys in a str index: the lookup cannot fail, and the variant that
+                # does not save and restore the error indicator is cheaper)
+                pj = PyDict_GetItemWithError(index, <object>pk)
+                if pj == NULL:
+                    if mode == IGNORE:
+                        continue
+                    self._clear()
+                    return BAIL
+                j = <Py_ssize_t>(<object>pj)
+                self._row[j] = f
+                self._touched[self._n_touched] = j
+                self._n_touched += 1
+            return n0
         self._clear()
         if type(x) is not dict and not isinstance(x, dict):
             self.bad_key = self.bad_value = None
@@ -185,6 +240,8 @@ cdef class NameIndex:
                 j = len(self._names)
                 index[k] = j
                 self._names.append(k)
+                if type(k) is not str:
+                    self._all_str = False
                 cap = self._row.shape[0]
                 if j >= cap:
                     self._alloc(2 * cap)
@@ -198,15 +255,30 @@ cdef class NameIndex:
         return len(self._names)
 
 
+# predict_c's answer in the lock-free step for "take the locked step"
+cdef object _BAIL = object()
+
+
 cdef class OneFast:
     """The base of a family's compiled one-example object (``learn_one`` / ``predict_one`` in
     one call: the row, the label, the kernel), bound to one state and one name index of a
     learner: ``fast`` and ``one``, the learner's ``_fast`` and ``_one`` when it was made.
 
-    ``learn`` and ``predict`` take the learner's write lock (``mbcore._locking.RWLock``) without
-    waiting, where nothing holds it (no writer, no reader, no trace) and the binding is
-    current; otherwise they return at once for the general path, which takes the lock as
-    every call does.  Subclasses implement ``learn_c`` and ``predict_c``."""
+    Two ways in, both only when the binding is current (the learner's ``_fast`` and ``_one``
+    are still these objects); otherwise ``learn`` and ``predict`` return at once for the
+    general path, which takes the lock as every call does:
+
+    * **lock-free**, where the GIL serialises threads and no thread is inside the learner's
+      lock (no writer, no reader, no trace): the step then runs no Python code and allocates
+      no container from its first read of the learner to its last write (``fill_c``'s strict
+      mode: str names, float/int/bool values, no new name; the label a bool, int, float or
+      str), so no other thread can run in between: it is one indivisible call, as if it had
+      taken the lock.  An example that needs more returns, unchanged, to the locked step;
+    * **locked**: the learner's write lock (``mbcore._locking.RWLock``) taken without
+      waiting, where nothing holds it.
+
+    Subclasses implement ``learn_c`` and ``predict_c`` (``strict``: the lock-free step, where
+    fill runs in strict mode and a label outside those types returns BAIL)."""
 
     def __init__(self, learner, fast, one):
         self.fast = fast
@@ -214,49 +286,131 @@ cdef class OneFast:
         self.d = learner.__dict__
         self.rw = learner._rw
         self.w = self.rw.w
+        self.readers = self.rw.readers
 
-    cdef Py_ssize_t learn_c(self, object x, object y) except? -100:
+    cdef Py_ssize_t learn_c(self, object x, object y, int strict) except? -100:
         return -8
 
-    cdef object predict_c(self, object x, object miss):
+    cdef object predict_c(self, object x, object miss, int strict):
         return miss
 
-    cdef bint _enter(self) except -1:
+    cdef bint _current(self) except -1:
         cdef PyObject* p
-        rw = self.rw
         p = PyDict_GetItem(self.d, "_fast")
         if p == NULL or <object>p is not self.fast:
             return 0
         p = PyDict_GetItem(self.d, "_one")
         if p == NULL or <object>p is not self.one:
             return 0
-        if rw.owner is not None or rw.readers or rw.trace is not None:
+        return 1
+
+    cdef bint _free(self) except -1:
+        # no thread inside the lock: no writer (it sets owner before its first change and
+        # clears it after its last), no reader, no trace (the tests' record of the lock)
+        rw = self.rw
+        return MB_HAS_GIL and not self.readers and rw.owner is None and rw.trace is None
+
+    cdef bint _enter(self) except -1:
+        rw = self.rw
+        if rw.owner is not None or self.readers or rw.trace is not None:
             return 0
         if not self.w.acquire(False):
             return 0
-        if rw.readers:
+        if self.readers:
             self.w.release()
             return 0
         rw.owner = PyThread_get_thread_ident()
         return 1
 
-    def learn(self, x, y):
-        """Learn the example: 0 (done), > 0 (a bad row: nothing changed), < 0 (the general
-        path takes it; -9: the lock is held, or the binding is stale)."""
+    cdef Py_ssize_t learn_s(self, object x, object y) except? -100:
+        cdef Py_ssize_t status
+        if not self._current():
+            return -9
+        if self._free():
+            status = self.learn_c(x, y, STRICT)
+            if status != BAIL:
+                return status
         if not self._enter():
             return -9
         try:
-            return self.learn_c(x, y)
+            return self.learn_c(x, y, 0)
         finally:
             self.rw.owner = None
             self.w.release()
 
-    def predict(self, x, miss):
-        """The label predicted for the example, or ``miss`` for the general path."""
+    cdef object predict_s(self, object x, object miss):
+        cdef object out
+        if not self._current():
+            return miss
+        if self._free():
+            out = self.predict_c(x, _BAIL, STRICT)
+            if out is not _BAIL:
+                return out
         if not self._enter():
             return miss
         try:
-            return self.predict_c(x, miss)
+            return self.predict_c(x, miss, 0)
         finally:
             self.rw.owner = None
             self.w.release()
+
+    def learn(self, x, y):
+        """Learn the example: 0 (done), > 0 (a bad row: nothing changed), < 0 (the general
+        path takes it; -9: the lock is held, or the binding is stale)."""
+        return self.learn_s(x, y)
+
+    def predict(self, x, miss):
+        """The label predicted for the example, or ``miss`` for the general path."""
+        return self.predict_s(x, miss)
+
+
+cdef class LearnOne:
+    """``learner.learn_one(x, y)`` as one compiled call that returns None (river's
+    ``learn_one``): the learner's compiled step (``_one_fast``) where it takes the example,
+    else the learner's own ``learn_one`` (which raises what it raises)."""
+
+    cdef dict d
+    cdef object general
+    cdef readonly object learner
+
+    def __init__(self, learner):
+        self.learner = learner
+        self.d = learner.__dict__
+        self.general = learner.learn_one
+
+    def __reduce__(self):
+        # (copies and pickles bind to the copied learner)
+        return (LearnOne, (self.learner,))
+
+    def __call__(self, x, y):
+        cdef PyObject* p = PyDict_GetItem(self.d, "_one_fast")
+        if p != NULL and <object>p is not None and (<OneFast>p).learn_s(x, y) == 0:
+            return None
+        self.general(x, y)
+        return None
+
+
+cdef class PredictOne:
+    """``learner.predict_one(x)`` as one compiled call (river's ``predict_one``)."""
+
+    cdef dict d
+    cdef object general
+    cdef readonly object learner
+
+    def __init__(self, learner):
+        self.learner = learner
+        self.d = learner.__dict__
+        self.general = learner.predict_one
+
+    def __reduce__(self):
+        # (copies and pickles bind to the copied learner)
+        return (PredictOne, (self.learner,))
+
+    def __call__(self, x):
+        cdef PyObject* p = PyDict_GetItem(self.d, "_one_fast")
+        cdef object out
+        if p != NULL and <object>p is not None:
+            out = (<OneFast>p).predict_s(x, _BAIL)
+            if out is not _BAIL:
+                return out
+        return self.general(x)
