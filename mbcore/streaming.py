@@ -27,6 +27,7 @@ StreamRun(n=5, chunks=3, mistakes=3, updates=3, error_rate=0.6)
 ([2, 2, 1], [1, 2, 3])
 """
 
+import copy
 import threading
 import sys
 import queue
@@ -1227,6 +1228,24 @@ def _format(learner, X, raw, table):
     return join_labels(codes, table[1])
 
 
+def _predicting_width(learner, X):
+    """(model, X) to predict a chunk of a stream of growing width with a learner that grows
+    (``_GROWS``): a narrower CSR chunk is given the learner's width; a chunk wider than the
+    learner (a feature it never saw, as in a test file with an index past the training file's
+    last) is predicted by a copy of the learner grown to its width (``_widen``: every new
+    feature in the state a run given that width from the start would have left it, weight 0),
+    so the predictions are those of that run; the learner itself does not change."""
+    with holding(learner):
+        d = learner.n_features_in_
+        if X.shape[1] <= d:
+            if X.shape[1] < d and isinstance(X, CSRChunk):
+                X = CSRChunk(X.data, X.indices, X.indptr, (X.shape[0], d))
+            return learner, X
+        wide = copy.deepcopy(learner)
+    wide._widen(X.shape[1])
+    return wide, X
+
+
 def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
                  chunk_size=CHUNK, line_buffered=False, ahead=True, **options):
     """Write the learner's prediction for every example of a source, one line each.
@@ -1242,14 +1261,25 @@ def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
     together); otherwise the source is read in chunks.  The rows' labels, if any, are
     read and ignored.  Returns the number of examples.
 
+    svmlight is read in one pass.  For a learner that grows (the additive family) the width is
+    free: a feature past the learner's width (one it never saw) is predicted as a run given
+    that width from the start would predict it (its weight 0), never refused, as Vowpal Wabbit
+    treats a new feature; pass ``n_features`` to check the width instead.  The other learners
+    (whose rule depends on n) read the source at their own width, and an index past it is an
+    error naming its line.
+
     Each chunk (each arrival, line-buffered) is predicted by one whole state of the learner,
     under its read lock; while another thread trains the learner, later chunks may see later
     states.  Hold ``learner.reading()`` around the call for one state over the whole source.
     """
     with holding(learner):          # (one state: not a fit of another thread half done)
         learner._check_fitted("predict_file")
-        if format == "svmlight":    # the model's width; one pass (a pipe cannot be read twice)
-            options.setdefault("n_features", learner.n_features_in_)
+        if format == "svmlight":    # one pass (a pipe cannot be read twice)
+            if learner._GROWS and "n_features" not in options and options.get("grow", True):
+                # width-free: a feature the model never saw has weight 0 (_predicting_width)
+                options["grow"] = True
+            else:
+                options.setdefault("n_features", learner.n_features_in_)
             options.setdefault("zero_based", False)
         cl = learner.classes_
     table = [cl, _label_text(cl)]
@@ -1265,12 +1295,12 @@ def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
         if line_buffered:                   # one arrival at a time: no parsing threads
             options.pop("workers", None)
             for X, _ in read_chunks(source, format, chunk_size, interactive=True, **options):
-                sink.write(_format(learner, X, raw, table))
+                sink.write(_format(*_predicting_width(learner, X), raw, table))
                 sink.flush()
                 n += X.shape[0]
         else:
             for X, _ in _source_chunks(source, format, chunk_size, ahead, options):
-                sink.write(_format(learner, X, raw, table))
+                sink.write(_format(*_predicting_width(learner, X), raw, table))
                 n += X.shape[0]
             sink.flush()
     finally:

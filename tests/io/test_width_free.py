@@ -14,6 +14,7 @@ pass, for files and pipes alike, and learners whose state grows as the features 
   labels arrive sorted (``LabelRuns``), on spambase-like data.
 """
 
+import io
 import json
 import os
 import shutil
@@ -27,8 +28,8 @@ from hypothesis import given, settings, strategies as st
 
 import mbcore
 from mbcore.datasets import load_svmlight
-from mbcore.streaming import (LabelRuns, CSRChunk, evaluate_file, iter_svmlight, run_stream,
-                              shuffle_chunks, train_file)
+from mbcore.streaming import (LabelRuns, CSRChunk, evaluate_file, iter_svmlight, predict_file,
+                              run_stream, shuffle_chunks, train_file)
 from mbref.formats import read_svmlight, read_svmlight_growing
 
 pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
@@ -323,6 +324,74 @@ def test_cat_file_into_train_without_the_width(tmp_path):
             stdin=open(path, "rb").read())
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["mistakes"] == want.mistakes_
+
+
+# -- predicting a file wider than the model ----------------------------------------------------
+
+@pytest.mark.parametrize("cls, params", [
+    (mbcore.Perceptron, {}), (mbcore.Perceptron, {"normalize": True, "fit_intercept": True}),
+    (mbcore.PassiveAggressive, {}), (mbcore.AveragedPerceptron, {})])
+def test_predict_a_file_wider_than_the_model(tmp_path, cls, params):
+    # a test file with indices past the training file's last (a9a's test set has one more
+    # feature than its training set): predicted as the model trained with that width from the
+    # start predicts it (new weights 0; the norm of x counts the new values), not refused
+    rng = np.random.default_rng(5)
+    Xtr = sp.random(300, 20, density=0.3, random_state=1, format="csr")
+    ytr = np.where(rng.random(300) < 0.5, -1, 1)
+    Xte = sp.random(200, 26, density=0.3, random_state=2, format="csr")
+    train, test = str(tmp_path / "train.svm"), str(tmp_path / "test.svm")
+    for path, X, y in ((train, Xtr, ytr), (test, Xte, np.ones(200, dtype=int))):
+        with open(path, "w") as f:
+            for i in range(X.shape[0]):
+                row = X.getrow(i)
+                f.write(f"{y[i]} " + " ".join(f"{j + 1}:{float(v)!r}" for j, v in
+                                               zip(row.indices, row.data)) + "\n")
+    model = cls(**params)
+    train_file(model, train)
+    d = model.n_features_in_
+    state = _state(model)
+    for raw in (False, True):
+        out = io.BytesIO()
+        assert predict_file(model, test, out, raw=raw, chunk_size=64) == 200
+        want = cls(**params).partial_fit(
+            sp.hstack([Xtr[:, :d], sp.csr_matrix((300, 26 - d))]).tocsr(), ytr)
+        expect = want.decision_function(Xte) if raw else want.predict(Xte)
+        got = out.getvalue().decode().split()
+        if raw:
+            assert [float(v) for v in got] == expect.tolist()
+        else:
+            assert [int(v) for v in got] == expect.tolist()
+    assert model.n_features_in_ == d and _state(model) == state      # the model unchanged
+    with pytest.raises(ValueError, match="n_features"):             # the width checked
+        predict_file(model, test, io.BytesIO(), n_features=d)
+
+
+def test_predict_a_wider_file_from_the_command(tmp_path):
+    train, test = str(tmp_path / "train.svm"), str(tmp_path / "test.svm")
+    with open(train, "w") as f:
+        f.write("1 1:1 2:1\n-1 2:1 3:1\n1 1:2\n")
+    with open(test, "w") as f:
+        f.write("1 1:1 5:1\n-1 3:1 9:2\n")
+    model = str(tmp_path / "m.npz")
+    r = cli("train", "--learner", "perceptron", "--data", train, "--model", model)
+    assert r.returncode == 0, r.stderr
+    r = cli("predict", "--model", model, "--data", test)
+    assert r.returncode == 0, r.stderr
+    m = mbcore.load(model)
+    assert r.stdout.decode().split() == [str(int(v)) for v in m.predict(np.array([[1, 0, 0],
+                                                                             [0, 0, 1]]))]
+
+
+def test_learners_of_a_fixed_width_still_refuse_a_wider_file(tmp_path):
+    train, test = str(tmp_path / "train.svm"), str(tmp_path / "test.svm")
+    with open(train, "w") as f:
+        f.write("1 1:1 2:1\n-1 2:1 3:1\n")
+    with open(test, "w") as f:
+        f.write("1 1:1 5:1\n")
+    w = mbcore.Winnow()
+    train_file(w, train)
+    with pytest.raises(ValueError, match="line 1"):
+        predict_file(w, test, io.BytesIO())
 
 
 # -- shuffle --------------------------------------------------------------------------------------
