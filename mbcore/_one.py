@@ -219,19 +219,14 @@ class OneExample:
                     return self
                 if status > 0:
                     raise row_error(self._owner, Batch(X=b.one[0].view, n=1, d=b.one[0].n), 0)
+        # the general path (the first call, new names, a held lock, other value types): the
+        # write lock as every writing call takes it
         rw = self._rw
         me = get_ident()
         nested = rw.owner == me
         if not nested:
-            if rw.readers and me in rw.readers:
-                rw.refuse()
-            rw.w.acquire()
-            if rw.readers:
-                rw.drain()
-            rw.owner = me
+            rw.acquire_write(me)
         try:
-            if rw.trace is not None and not nested:
-                rw.trace.append(("w", 1, me))
             d = self.__dict__
             one = d.get("_one")
             if one is None or classes is not None or features is not None:
@@ -254,12 +249,9 @@ class OneExample:
             return self
         finally:
             if not nested:
-                if rw.trace is not None:
-                    rw.trace.append(("w", -1, me))
-                rw.owner = None
-                rw.w.release()
+                rw.release_write()
 
-    setattr(learn_one, "_mbcore_lock", "write")     # (written out above: not wrapped)
+    setattr(learn_one, "_mbcore_lock", "write")     # (taken above: not wrapped)
 
     def _learn_one_grow(self, idx, n0, n, y):
         """A step that brought new names: widen the state, then step; undo both on failure."""
@@ -298,8 +290,11 @@ class OneExample:
 
     def _grow_features(self, d):
         """Widen the state to d features, new weights at their initial value; returns a function
-        that puts the old width back (families with ``_DICT_FEATURES = "grow"`` override)."""
-        raise NotImplementedError(f"{self._owner} cannot add features")
+        that puts the old width back.  Only asked of a learner whose ``_dict_mode()`` is
+        "grow" (the families that declare it override this); any other says why it cannot."""
+        raise ValueError(f"{self._owner}: cannot add features to grow from "
+                         f"{self.n_features_in_} to {d} (its names are fixed: "
+                         f"_DICT_FEATURES = {self._dict_mode()!r})")
 
     def _learn_one_slow(self, x, y, classes, features):
         """The first call, or a call with ``classes`` or ``features``: the general path."""
@@ -372,12 +367,7 @@ class OneExample:
         me = get_ident()
         nested = rw.owner == me
         if not nested:
-            if rw.readers and me in rw.readers:
-                rw.refuse()
-            rw.w.acquire()      # exclusive: the row buffer of the index is shared
-            if rw.readers:
-                rw.drain()
-            rw.owner = me
+            rw.acquire_write(me)    # exclusive: the row buffer of the index is shared
         try:
             view = self._one_row(x)
             if view is None:
@@ -388,8 +378,7 @@ class OneExample:
             return self._predict_one_row(view)
         finally:
             if not nested:
-                rw.owner = None
-                rw.w.release()
+                rw.release_write()
 
     setattr(predict_one, "_mbcore_lock", "write")
 

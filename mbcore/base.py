@@ -499,7 +499,10 @@ class OnlineLearner(OneExample, OnlineCounts):
         self._fast = None
 
     def _grow_state(self, d):
-        raise NotImplementedError   # (only a family with _GROWS = True is asked)
+        """Widen the state arrays to d features (the families with ``_GROWS`` True override
+        this; ``_widen`` asks no other)."""
+        raise ValueError(f"{self._owner} needs the number of features up front "
+                         f"({self._NEEDS_WIDTH}); its state cannot grow to {d} features")
 
     def _infer_classes(self, y, classes):
         """The classes of the first call (two labels; families with more override this)."""

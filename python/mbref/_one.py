@@ -172,7 +172,10 @@ class OneExample:
         return self
 
     def _grow_features(self, d):
-        raise NotImplementedError(f"{self._owner} cannot add features")
+        # (only asked of a learner whose _dict_mode() is "grow"; as mbcore._one says)
+        raise ValueError(f"{self._owner}: cannot add features to grow from "
+                         f"{self.n_features_in_} to {d} (its names are fixed: "
+                         f"_DICT_FEATURES = {self._dict_mode()!r})")
 
     def _one_row(self, x):
         if not self._is_fitted():
