@@ -364,10 +364,10 @@ cdef class OneFast:
         return self.predict_s(x, miss)
 
 
-cdef class LearnOne:
-    """``learner.learn_one(x, y)`` as one compiled call that returns None (river's
-    ``learn_one``): the learner's compiled step (``_one_fast``) where it takes the example,
-    else the learner's own ``learn_one`` (which raises what it raises)."""
+cdef class _OneCall:
+    """A learner's one-example method as one compiled call (river's ``learn_one`` and
+    ``predict_one``: subclasses); ``general`` is the learner's own method, for the examples
+    its compiled step (``_one_fast``) does not take."""
 
     cdef dict d
     cdef object general
@@ -376,11 +376,19 @@ cdef class LearnOne:
     def __init__(self, learner):
         self.learner = learner
         self.d = learner.__dict__
-        self.general = learner.learn_one
+        self.general = getattr(learner, self._METHOD)
 
     def __reduce__(self):
         # (copies and pickles bind to the copied learner)
-        return (LearnOne, (self.learner,))
+        return (type(self), (self.learner,))
+
+
+cdef class LearnOne(_OneCall):
+    """``learner.learn_one(x, y)`` as one compiled call that returns None (river's
+    ``learn_one``): the learner's compiled step where it takes the example, else the
+    learner's own ``learn_one`` (which raises what it raises)."""
+
+    _METHOD = "learn_one"
 
     def __call__(self, x, y):
         cdef PyObject* p = PyDict_GetItem(self.d, "_one_fast")
@@ -390,21 +398,10 @@ cdef class LearnOne:
         return None
 
 
-cdef class PredictOne:
+cdef class PredictOne(_OneCall):
     """``learner.predict_one(x)`` as one compiled call (river's ``predict_one``)."""
 
-    cdef dict d
-    cdef object general
-    cdef readonly object learner
-
-    def __init__(self, learner):
-        self.learner = learner
-        self.d = learner.__dict__
-        self.general = learner.predict_one
-
-    def __reduce__(self):
-        # (copies and pickles bind to the copied learner)
-        return (PredictOne, (self.learner,))
+    _METHOD = "predict_one"
 
     def __call__(self, x):
         cdef PyObject* p = PyDict_GetItem(self.d, "_one_fast")

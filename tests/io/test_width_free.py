@@ -366,12 +366,18 @@ def test_predict_a_file_wider_than_the_model(tmp_path, cls, params):
         predict_file(model, test, io.BytesIO(), n_features=d)
 
 
+def _files(tmp_path, train, test):
+    """A training and a test file with these contents; their paths."""
+    paths = str(tmp_path / "train.svm"), str(tmp_path / "test.svm")
+    for path, text in zip(paths, (train, test)):
+        with open(path, "w") as f:
+            f.write(text)
+    return paths
+
+
 def test_predict_a_wider_file_from_the_command(tmp_path):
-    train, test = str(tmp_path / "train.svm"), str(tmp_path / "test.svm")
-    with open(train, "w") as f:
-        f.write("1 1:1 2:1\n-1 2:1 3:1\n1 1:2\n")
-    with open(test, "w") as f:
-        f.write("1 1:1 5:1\n-1 3:1 9:2\n")
+    train, test = _files(tmp_path, "1 1:1 2:1\n-1 2:1 3:1\n1 1:2\n",
+                         "1 1:1 5:1\n-1 3:1 9:2\n")
     model = str(tmp_path / "m.npz")
     r = cli("train", "--learner", "perceptron", "--data", train, "--model", model)
     assert r.returncode == 0, r.stderr
@@ -383,11 +389,7 @@ def test_predict_a_wider_file_from_the_command(tmp_path):
 
 
 def test_learners_of_a_fixed_width_still_refuse_a_wider_file(tmp_path):
-    train, test = str(tmp_path / "train.svm"), str(tmp_path / "test.svm")
-    with open(train, "w") as f:
-        f.write("1 1:1 2:1\n-1 2:1 3:1\n")
-    with open(test, "w") as f:
-        f.write("1 1:1 5:1\n")
+    train, test = _files(tmp_path, "1 1:1 2:1\n-1 2:1 3:1\n", "1 1:1 5:1\n")
     w = mbcore.Winnow()
     train_file(w, train)
     with pytest.raises(ValueError, match="line 1"):

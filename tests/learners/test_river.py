@@ -89,3 +89,22 @@ def test_doctests():
     for mod in (mriver,):
         result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
         assert result.attempted > 0 and result.failed == 0
+
+
+def test_copies_and_pickles_learn_on_their_own_learner():
+    # the started classifier's learn_one / predict_one are compiled calls bound to its
+    # learner: a copy or an unpickled classifier must update its own, never the original's
+    import copy
+    import pickle
+    stream = list(datasets.Phishing().take(60))
+    model = mriver.Perceptron()
+    for x, y in stream[:50]:
+        model.learn_one(x, y)
+    for other in (copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
+        for x, y in stream[50:]:
+            other.predict_one(x)
+            other.learn_one(x, y)
+        assert other.learner.n_seen_ == 60 and model.learner.n_seen_ == 50
+        assert other.learn_one.learner is other.learner
+        assert other.predict_one.learner is other.learner
+    assert model.learn_one(*stream[0]) is None          # river's learn_one returns None
