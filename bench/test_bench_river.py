@@ -91,3 +91,76 @@ def test_phishing(benchmark, phishing, name):
 @pytest.mark.parametrize("name", list(MODELS))
 def test_a9a_dicts(benchmark, a9a, name):
     _run(benchmark, a9a, MODELS[name], name, "a9a")
+
+
+def _interleaved(data, rounds):
+    """Alternating rounds (river, the mbcore river classifier, the mbcore learner; a fresh
+    model each), so that the ratios are measured side by side under the same load: per model
+    the min over rounds (µs per example), and per mbcore model the median of per-round
+    ratios."""
+    import statistics
+    import time
+    times = {k: [] for k in MODELS}
+    for _ in range(rounds):
+        for k, make in MODELS.items():
+            m = make()
+            t0 = time.perf_counter()
+            progressive(m, data)
+            times[k].append((time.perf_counter() - t0) / len(data) * 1e6)
+    river_t = times["river.linear_model.Perceptron"]
+    out = {"us_min": {k: min(v) for k, v in times.items()}}
+    for k in ("mbcore.river.Perceptron", "mbcore.Perceptron"):
+        out[k] = {"ratio_of_mins": min(river_t) / min(times[k]),
+                  "median_ratio": statistics.median(a / b for a, b in zip(river_t, times[k]))}
+    return out
+
+
+@pytest.mark.parametrize("stream, rounds", [("phishing", 40), ("a9a", 10)])
+def test_interleaved_ratios(benchmark, phishing, a9a, stream, rounds):
+    data = phishing if stream == "phishing" else a9a
+    res = {}
+    benchmark.pedantic(lambda: res.update(_interleaved(data, rounds)), rounds=1, iterations=1)
+    benchmark.extra_info.update(res)
+    print(f"\n{stream}: {res}")
+    assert res["us_min"]["mbcore.river.Perceptron"] > 0
+
+
+def test_a9a_protocol_floor(benchmark, a9a):
+    """What reading each dict costs with no learning: iterating it in Python, one fill of a
+    trained learner's name index, two fills (river's protocol reads each dict twice)."""
+    import time
+    m = mbcore.Perceptron(fit_intercept=True)
+    m.learn_one(a9a[0][0], a9a[0][1], classes=[False, True])
+    for x, y in a9a:
+        m.learn_one(x, y)
+    idx = m._one[0]
+
+    def iterate():
+        for x, _ in a9a:
+            for _k, _v in x.items():
+                pass
+
+    def fill1():
+        for x, _ in a9a:
+            idx.fill(x, 1)
+
+    def fill2():
+        for x, _ in a9a:
+            idx.fill(x, 1)
+            idx.fill(x, 1)
+
+    res = {}
+
+    def go():
+        for name, f in (("iterate", iterate), ("fill", fill1), ("fill_twice", fill2)):
+            best = float("inf")
+            for _ in range(10):
+                t0 = time.perf_counter()
+                f()
+                best = min(best, time.perf_counter() - t0)
+            res[name] = best / len(a9a) * 1e6
+
+    benchmark.pedantic(go, rounds=1, iterations=1)
+    benchmark.extra_info["us_per_example"] = res
+    print(f"\na9a floor (µs per example): {res}")
+    assert res["fill_twice"] > 0
