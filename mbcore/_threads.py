@@ -13,14 +13,16 @@ tests and benchmarks set them here.
 """
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
 from ._params import Custom
 
 __all__ = ["ENV_THREADS", "MAX_THREADS", "SPEC_MIN_VALUES", "PARALLEL_MIN_VALUES",
-           "available_cores", "check_n_jobs", "resolve_n_jobs", "pass_threads", "map_rows", "N_JOBS"]
+           "available_cores", "sharing_cores", "check_n_jobs", "resolve_n_jobs", "pass_threads", "map_rows", "N_JOBS"]
 
 ENV_THREADS = "MBCORE_NUM_THREADS"
 MAX_THREADS = 64                   # (MB_SPEC_MAXT in _spec.h)
@@ -81,13 +83,37 @@ def resolve_n_jobs(owner, n_jobs):
     return max(1, min(n, MAX_THREADS))
 
 
+_SHARED = threading.local()         # .cap: the threads a pass may take in this thread
+
+
+@contextmanager
+def sharing_cores(busy):
+    """Within the block, the online passes this thread runs leave ``busy`` cores to other
+    threads of the process (the reader's background parsing, in ``train_file`` and
+    ``evaluate_file``): a pass whose ``n_jobs`` is not set (None, and no MBCORE_NUM_THREADS)
+    takes at most the available cores less ``busy``, at least one.  A team larger than the
+    free cores only makes the pass's threads and the parsing threads take turns.  The
+    results are the same for any number of threads."""
+    old = getattr(_SHARED, "cap", None)
+    _SHARED.cap = max(1, available_cores() - int(busy))
+    try:
+        yield
+    finally:
+        _SHARED.cap = old
+
+
 def pass_threads(owner, n_jobs, rows, values):
     """The threads of an online pass over ``rows`` rows holding ``values`` stored values: 1
     for one row or fewer than SPEC_MIN_VALUES values, else what ``n_jobs`` asks for
-    (:func:`resolve_n_jobs`).  The results are the same for any number."""
+    (:func:`resolve_n_jobs`), within :func:`sharing_cores`'s cap where ``n_jobs`` is not set.
+    The results are the same for any number."""
     if rows < 2 or values < SPEC_MIN_VALUES:
         return 1
-    return resolve_n_jobs(owner, n_jobs)
+    n = resolve_n_jobs(owner, n_jobs)
+    cap = getattr(_SHARED, "cap", None)
+    if cap is not None and n > cap and n_jobs is None and _env_threads(owner) is None:
+        n = cap
+    return n
 
 
 def map_rows(batch, fn, out):

@@ -43,6 +43,7 @@ from . import _params, _readers
 from ._kernels.readers import join_labels, join_scores
 from .datasets.formats import MAX_FEATURES, check_max_features, check_width, too_few_columns
 from ._locking import holding
+from ._threads import sharing_cores
 from .base import Snapshot
 from .online import run_online
 
@@ -1091,6 +1092,18 @@ def default_workers():
     return max(1, min(4, (os.cpu_count() or 1) - 1))
 
 
+def _background(format, ahead, options):
+    """The threads that read ahead of the learner in :func:`_source_chunks` (0 when not
+    ahead): the svmlight reader's workers (``default_workers()`` unless given), or the one
+    thread of :func:`prefetch`."""
+    if not ahead:
+        return 0
+    if format == "svmlight":
+        w = options.get("workers")
+        return default_workers() if w is None else int(w)
+    return 1
+
+
 def _source_chunks(source, format, chunk_size, ahead, options):
     """The chunks of a source, read ahead when ``ahead``: svmlight by its parallel reader (its
     threads already parse ahead of the caller), the other formats through :func:`prefetch`."""
@@ -1186,8 +1199,11 @@ def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=CHUNK
     options = _width_options("train_file", learner, source, format, options)
     total = None
     for _ in range(passes):
-        stats = run_stream(learner, _source_chunks(source, format, chunk_size, ahead, options),
-                           classes=classes, callback=callback, grow=options.get("grow", False))
+        with sharing_cores(_background(format, ahead, options)):
+            stats = run_stream(learner, _source_chunks(source, format, chunk_size, ahead,
+                                                       options),
+                               classes=classes, callback=callback,
+                               grow=options.get("grow", False))
         if total is None:
             total = stats
         else:
@@ -1370,6 +1386,7 @@ def evaluate_file(learner, source, *, format="svmlight", chunk_size=CHUNK, class
     with holding(learner):                  # (not a fit of another thread half done)
         fresh = getattr(learner, "classes_", None) is None
     chunks = _source_chunks(source, format, chunk_size, ahead, options)
+    busy = _background(format, ahead, options)
     if shuffle is not None:
         seed, buffer_size = shuffle
         chunks = shuffle_chunks(chunks, seed=seed, buffer_size=buffer_size,
@@ -1382,8 +1399,9 @@ def evaluate_file(learner, source, *, format="svmlight", chunk_size=CHUNK, class
         if stats.n == 0:
             classes = _classes_like("evaluate_file", classes, y)
         t = time.perf_counter()
-        rec = _learn_chunk("evaluate_file", learner, X, y, classes, i, stats.n == 0, fresh, {},
-                           grow)
+        with sharing_cores(busy):
+            rec = _learn_chunk("evaluate_file", learner, X, y, classes, i, stats.n == 0, fresh,
+                               {}, grow)
         stats.learn_seconds += time.perf_counter() - t
         base_n, base_m = stats.n, stats.mistakes
         stats._add(rec.n, rec.mistakes, rec.updates)

@@ -502,3 +502,46 @@ def test_memory_rule_fails_for_a_whole_file_load(sized_files, tmp_path):
     p1 = _traced_peak(lambda: load_svmlight(tenth))
     p10 = _traced_peak(lambda: load_svmlight(sized_files[1, False]))
     assert not _within(p1, p10) and p10 > 5 * p1, (p1, p10)
+
+
+def test_passes_leave_the_cores_of_the_background_reader(tmp_path, monkeypatch):
+    # train_file and evaluate_file parse ahead in background threads: a pass whose n_jobs is
+    # not set takes the cores less those threads (a larger team only makes both take turns);
+    # an explicit n_jobs is kept; the results are the same whatever the team
+    import mbcore._threads as th
+    import mbcore.base as base
+    from mbcore.streaming import evaluate_file, train_file
+    rng = np.random.default_rng(0)
+    path = str(tmp_path / "d.svm")
+    X = rng.normal(size=(3000, 30))
+    y = np.where(X @ rng.normal(size=30) > 0, 1, -1)
+    with open(path, "w") as f:
+        for row, label in zip(X, y):
+            f.write(f"{label} " + " ".join(f"{j + 1}:{v!r}" for j, v in
+                                           enumerate(row.tolist())) + "\n")
+    monkeypatch.setattr(th, "SPEC_MIN_VALUES", 0)
+    monkeypatch.setattr(th, "available_cores", lambda: 4)
+    monkeypatch.delenv(th.ENV_THREADS, raising=False)
+    seen = []
+    real = base.pass_threads
+
+    def spy(*a):
+        seen.append(real(*a))
+        return seen[-1]
+
+    monkeypatch.setattr(base, "pass_threads", spy)
+    monkeypatch.setattr(th, "resolve_n_jobs", lambda owner, n: 4 if n is None else n)
+    models = []
+    for n_jobs, workers, want in ((None, 3, 1), (None, 1, 3), (2, 3, 2)):
+        seen.clear()
+        m = mbcore.Perceptron(n_jobs=n_jobs)
+        train_file(m, path, workers=workers, chunk_size=500)
+        assert seen and set(seen) == {want}, (n_jobs, workers, seen)
+        models.append(m.coef_.tobytes())
+        seen.clear()
+        evaluate_file(mbcore.Perceptron(n_jobs=n_jobs), path, workers=workers, chunk_size=500)
+        assert seen and set(seen) == {want}
+    seen.clear()
+    train_file(mbcore.Perceptron(), path, workers=3, chunk_size=500, ahead=False)
+    assert set(seen) == {4}                      # nothing reads ahead: every core
+    assert len(set(models)) == 1
