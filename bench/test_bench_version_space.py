@@ -72,3 +72,45 @@ def test_halving_twin(benchmark, record, halving_data):
         return (mbref.Halving(Cref),), {}
     benchmark.pedantic(lambda h: h.partial_fit(pts.tolist(), y.tolist(), classes=[0, 1]),
                        setup=setup, rounds=3, warmup_rounds=1)
+
+
+# -- SOA at teaching scale (issue 27) ---------------------------------------------------------
+# Monotone conjunctions of n variables (2**n concepts, 2**n points), a stream of rows drawn
+# uniformly, labelled by a random concept; one SOA(C).partial_fit pass on a fresh learner (a
+# fresh memo), and littlestone_dimension(C).  The twin (the plain memoised recursion) at the
+# sizes it finishes.  Target: n = 8, 300 rows, <= 1 s.
+
+def _soa_stream(mod, n, rows, seed=7):
+    C = mod.ConceptClass.monotone_conjunctions(n)
+    rng = np.random.default_rng(seed)
+    labels = C.labels(int(rng.integers(0, 2 ** n)))
+    idx = rng.integers(0, 2 ** n, size=rows).tolist()
+    return C, idx, [labels[j] for j in idx]
+
+
+@pytest.mark.parametrize("n, rows", [(5, 50), (6, 50), (7, 300), (8, 300)])
+def test_soa_teaching_scale(benchmark, n, rows):
+    C, idx, y = _soa_stream(mbcore, n, rows)
+    out = {}
+
+    def go():
+        soa = mbcore.SOA(C).partial_fit(np.array(idx), np.array(y), classes=[0, 1])
+        out["mistakes"] = soa.mistakes_
+
+    benchmark.pedantic(go, rounds=3, iterations=1)
+    benchmark.extra_info.update(out)
+    assert out["mistakes"] <= n
+
+
+@pytest.mark.parametrize("n", [5, 6, 8])
+def test_littlestone_dimension_teaching_scale(benchmark, n):
+    C = mbcore.ConceptClass.monotone_conjunctions(n)
+    got = benchmark.pedantic(lambda: mbcore.littlestone_dimension(C), rounds=3, iterations=1)
+    assert got == n
+
+
+@pytest.mark.parametrize("n, rows", [(4, 50), (5, 50)])
+def test_soa_teaching_scale_twin(benchmark, n, rows):
+    C, idx, y = _soa_stream(mbref, n, rows)
+    benchmark.pedantic(lambda: mbref.SOA(C).partial_fit(idx, y, classes=[0, 1]), rounds=1,
+                       iterations=1)

@@ -4,7 +4,6 @@ the Littlestone and VC dimensions, and the half-interval adversary, each with it
 same name in ``mbref.version_space``.
 """
 
-import math
 import numbers
 from typing import List, Tuple
 
@@ -642,8 +641,11 @@ class SOA(_VersionSpace):
     space has the larger Littlestone dimension, ties → 1; then keep V_y.
 
     Mistake bound: Ldim(C) on any stream labelled by a concept of C, the best possible for any
-    deterministic learner.  Exponential: Littlestone dimensions are memoised on the bitset, and
-    the class may hold at most 4,096 concepts and 4,096 points.
+    deterministic learner.  Cost: the prediction decides "Ldim(V_1) >= Ldim(V_0)" through
+    statements "Ldim(V) >= k" (a set of fewer than 2**k concepts answers no at once; a split
+    answers yes when both parts reach k - 1), with bounds on Ldim memoised per bitset for the
+    learner's life; exponential in the worst case, so the class may hold at most 4,096
+    concepts and 4,096 points.
 
     Parameters
     ----------
@@ -701,7 +703,7 @@ class SOA(_VersionSpace):
             a = self._alive
             v1 = a & cols[j]
             v0 = a & ~cols[j]
-            pr = 1 if self._ldim(v1) >= self._ldim(v0) else 0
+            pr = 1 if self._ldim.ge(v1, self._ldim(v0)) else 0   # Ldim(V1) >= Ldim(V0)
             if pred is not None:
                 pred[t] = 1 if pr else -1
             if not update:
@@ -745,35 +747,61 @@ def _dim_limit(owner, C):
 
 
 class _Ldim:
-    """Littlestone dimension of subsets of a class (bitsets), memoised."""
+    """Littlestone dimensions of subsets of a class (bitsets of concepts), by decisions.
+
+    ``ge(V, k)`` decides "Ldim(V) >= k" without computing Ldim(V): |V| < 2**k answers no at
+    once (Ldim(V) <= log2 |V|); otherwise yes exactly when some point splits V into two
+    parts that both reach k - 1, and only points whose both parts hold at least 2**(k-1)
+    concepts can (the split counts of every point come from one kernel pass,
+    ``split_counts``; the most balanced points are tried first, each part's smaller side
+    first).  Every answer tightens the bounds lo <= Ldim(V) <= hi kept per bitset (the memo,
+    kept across rows: a learner's version spaces come back).  ``V`` exact: raise lo while
+    ``ge(V, lo + 1)`` holds.  SOA needs only ``ge(V1, Ldim(V0))``: "Ldim(V1) >= Ldim(V0)"."""
 
     def __init__(self, C):
         self.cols = C._cols
-        self.memo = {}
+        self.memo = {}               # bitset bytes -> [lo, hi, |V|]
+
+    def _entry(self, v, key):
+        b = self.memo.get(key)
+        if b is None:
+            size = _k.popcount_words(v)
+            b = [-1, -1, 0] if size == 0 else [0, size.bit_length() - 1, size]
+            self.memo[key] = b
+        return b
+
+    def ge(self, v, k):
+        """Whether Ldim(v) >= k."""
+        v = np.ascontiguousarray(v, dtype=np.uint64)
+        b = self._entry(v, v.tobytes())
+        if b[0] >= k:
+            return True
+        if b[1] < k:
+            return False
+        # here 1 <= k <= log2 |v|: a point must split v into parts of Ldim >= k - 1 each
+        cols = self.cols
+        n1 = np.empty(cols.shape[0], dtype=np.int64)
+        size = _k.split_counts(cols, v, n1)
+        need = 1 << (k - 1)
+        small = np.minimum(n1, size - n1)
+        cand = np.flatnonzero(small >= need)
+        for j in cand[np.argsort(-small[cand], kind="stable")].tolist():
+            v1 = cols[j] & v
+            v0 = v & ~cols[j]
+            first, second = (v1, v0) if n1[j] <= size - n1[j] else (v0, v1)
+            if self.ge(first, k - 1) and self.ge(second, k - 1):
+                b[0] = k
+                return True
+        b[1] = k - 1
+        return False
 
     def __call__(self, v):
+        """Ldim(v), exactly."""
         v = np.ascontiguousarray(v, dtype=np.uint64)
-        key = v.tobytes()
-        got = self.memo.get(key)
-        if got is not None:
-            return got
-        size = _k.popcount_words(v)
-        if size <= 1:
-            res = size - 1
-        else:
-            cap = int(math.floor(math.log2(size)))      # Ldim <= log2 |V|
-            res = 0
-            inside = self.cols & v                        # points x words
-            n1 = np.array([_k.popcount_words(np.ascontiguousarray(r)) for r in inside])
-            for j in np.flatnonzero((n1 > 0) & (n1 < size)).tolist():
-                v1 = inside[j]
-                d = 1 + min(self(v1), self(v & ~v1))
-                if d > res:
-                    res = d
-                    if res >= cap:
-                        break
-        self.memo[key] = res
-        return res
+        b = self._entry(v, v.tobytes())
+        while b[0] < b[1] and self.ge(v, b[0] + 1):
+            pass
+        return b[0]
 
 
 def littlestone_dimension(concepts) -> int:

@@ -29,6 +29,27 @@ def popcount_words(const unsigned long long[::1] a):
     return s
 
 
+def split_counts(const unsigned long long[:, ::1] cols, const unsigned long long[::1] v,
+                 long long[::1] out):
+    """out[j] = the number of set bits of cols[j] & v, for every row j of cols (points): how
+    many concepts of the set v label point j with 1, for all points in one pass.  Returns the
+    number of set bits of v.  The caller checks the shapes (cols.shape[1] == v.shape[0],
+    out.shape[0] == cols.shape[0])."""
+    cdef Py_ssize_t j, w, W = v.shape[0]
+    cdef long long s, size = 0
+    if cols.shape[1] != W or out.shape[0] != cols.shape[0]:
+        raise ValueError("split_counts: the shapes of cols, v and out disagree")
+    with nogil:
+        for w in range(W):
+            size += mb_popcount64(v[w])
+        for j in range(cols.shape[0]):
+            s = 0
+            for w in range(W):
+                s += mb_popcount64(cols[j, w] & v[w])
+            out[j] = s
+    return size
+
+
 def nonzero_words(const unsigned long long[::1] a, int[::1] out):
     """The indices of the non-zero words into out; returns how many."""
     cdef Py_ssize_t w, k = 0

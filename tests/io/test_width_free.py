@@ -16,7 +16,6 @@ pass, for files and pipes alike, and learners whose state grows as the features 
 
 import io
 import json
-import os
 import shutil
 import subprocess
 import sys

@@ -1317,3 +1317,53 @@ def test_parity_hypothesis(case):
     compare_runs(entry, Ca, Cb, X, y, bounds, Xp=list(range(len(M[0]))))
     assert int(vmod("mbcore").littlestone_dimension(Ca)) == ref_vs.littlestone_dimension(Cb)
     assert int(vmod("mbcore").vc_dimension(Ca)) == ref_vs.vc_dimension(Cb)
+
+
+# -- SOA at teaching scale: decisions "Ldim(V) >= k" (mbcore.version_space._Ldim) ---------------
+
+@settings(max_examples=150, deadline=None)
+@given(small_classes(max_m=12, max_n=7), st.lists(st.integers(-1, 5), min_size=1, max_size=6))
+def test_ldim_decisions_against_the_definition(M, ks):
+    # every decision ge(V, k) agrees with the definition, whatever the order of the queries
+    # (the memo's bounds carry over from one to the next), and so does the exact value
+    from mbcore.version_space import _Ldim
+    C = vmod("mbcore").ConceptClass.from_matrix([list(r) for r in M])
+    want = naive_ldim(M)
+    ld = _Ldim(C)
+    full = np.zeros(C._cols.shape[1], dtype=np.uint64)
+    for c in range(len(M)):
+        full[c // 64] |= np.uint64(1) << np.uint64(c % 64)
+    for k in ks:
+        assert ld.ge(full, k) == (want >= k), (k, want)
+    assert ld(full) == want == vmod("mbcore").littlestone_dimension(C)
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_classes(max_m=12, max_n=7), st.lists(st.integers(0, 6), min_size=1, max_size=25),
+       st.integers(0, 11))
+def test_soa_predictions_equal_the_twin_on_random_classes(M, points, target):
+    rows = [list(r) for r in M]
+    target %= len(rows)
+    idx = [p % len(rows[0]) for p in points]
+    y = [rows[target][j] for j in idx]
+    got = mbcore.run_online(vmod("mbcore").SOA(vmod("mbcore").ConceptClass.from_matrix(rows)),
+                            np.array(idx), np.array(y), classes=[0, 1])
+    want = mbref.run_online(ref_vs.SOA(ref_vs.ConceptClass.from_matrix(rows)), idx, y,
+                            classes=[0, 1])
+    assert as_list(got.predictions) == as_list(want.predictions)
+
+
+def test_soa_at_teaching_scale():
+    # monotone conjunctions of 8 variables: 256 concepts, 256 points (the exact recursion of
+    # every split did not finish a first batch of 5 rows at n = 6); Ldim = n (the table of
+    # known values above), so SOA makes at most 8 mistakes on any stream labelled by one of them
+    m = vmod("mbcore")
+    C = m.ConceptClass.monotone_conjunctions(8)
+    assert m.littlestone_dimension(C) == 8
+    rng = np.random.default_rng(7)
+    target = int(rng.integers(0, 256))
+    labels = np.array(C.labels(target))
+    idx = rng.integers(0, 256, size=300)
+    soa = m.SOA(C).partial_fit(idx, labels[idx], classes=[0, 1])
+    assert soa.mistakes_ <= 8
+    assert soa.alive_count_ >= 1 and target in soa.alive_concepts_
