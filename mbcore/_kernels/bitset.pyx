@@ -7,25 +7,117 @@ after every update), so the cost per example falls as the version space shrinks.
 ``mbref.version_space``.
 """
 
+# Popcounts, chosen at run time: on x86 the loops are compiled twice, for any x86-64 CPU (where
+# GCC's __builtin_popcountll calls the libgcc routine __popcountdi2, no popcnt instruction) and
+# with target("popcnt"), and the module's first import takes the second where the CPU has the
+# instruction (__builtin_cpu_supports), so one wheel serves old and new CPUs.  Elsewhere (other
+# architectures, MSVC's __popcnt64) one version.  Both give the same counts.
 cdef extern from *:
     """
     #if defined(_MSC_VER)
     #include <intrin.h>
-    static inline int mb_popcount64(unsigned long long x) { return (int)__popcnt64(x); }
+    #define MB_POP(x) ((long long)__popcnt64(x))
     #else
-    static inline int mb_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
+    #define MB_POP(x) ((long long)__builtin_popcountll(x))
     #endif
+    #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && !defined(MB_NO_POPCNT_DISPATCH)
+    #define MB_POPCNT_DISPATCH 1
+    #endif
+
+    /* the loops: set bits of a (the words Z[0..m-1]); of a & b (the words Z[...]); of a & b
+       (all W words) */
+    #define MB_COUNT_FNS(SUF, ATTR)                                                        \
+    ATTR static long long mb_count_##SUF(const unsigned long long *a, Py_ssize_t W) {     \
+        long long s = 0; Py_ssize_t w;                                                     \
+        for (w = 0; w < W; w++) s += MB_POP(a[w]);                                         \
+        return s;                                                                          \
+    }                                                                                      \
+    ATTR static long long mb_and_count_z_##SUF(const unsigned long long *a,               \
+                                               const unsigned long long *b, const int *Z,  \
+                                               Py_ssize_t m) {                             \
+        long long s = 0; Py_ssize_t k;                                                     \
+        for (k = 0; k < m; k++) s += MB_POP(a[Z[k]] & b[Z[k]]);                            \
+        return s;                                                                          \
+    }                                                                                      \
+    ATTR static long long mb_and_count_##SUF(const unsigned long long *a,                 \
+                                             const unsigned long long *b, Py_ssize_t W) {  \
+        long long s = 0; Py_ssize_t w;                                                     \
+        for (w = 0; w < W; w++) s += MB_POP(a[w] & b[w]);                                  \
+        return s;                                                                          \
+    }
+    MB_COUNT_FNS(generic, )
+    #ifdef MB_POPCNT_DISPATCH
+    MB_COUNT_FNS(popcnt, __attribute__((target("popcnt"))))
+    #endif
+
+    static long long (*mb_count)(const unsigned long long *, Py_ssize_t) = mb_count_generic;
+    static long long (*mb_and_count_z)(const unsigned long long *, const unsigned long long *,
+                                       const int *, Py_ssize_t) = mb_and_count_z_generic;
+    static long long (*mb_and_count)(const unsigned long long *, const unsigned long long *,
+                                     Py_ssize_t) = mb_and_count_generic;
+
+    /* 1: the popcnt versions, 0: the generic ones, -1: the best this CPU has.  Returns 1 if
+       the popcnt versions are in use. */
+    static int mb_popcount_choose(int want) {
+    #ifdef MB_POPCNT_DISPATCH
+        int has;
+        __builtin_cpu_init();
+        has = __builtin_cpu_supports("popcnt") ? 1 : 0;
+        if (want < 0) want = has;
+        if (want && has) {
+            mb_count = mb_count_popcnt; mb_and_count_z = mb_and_count_z_popcnt;
+            mb_and_count = mb_and_count_popcnt;
+            return 1;
+        }
+    #endif
+        mb_count = mb_count_generic; mb_and_count_z = mb_and_count_z_generic;
+        mb_and_count = mb_and_count_generic;
+        return 0;
+    }
+    static int mb_popcount_dispatches(void) {
+    #ifdef MB_POPCNT_DISPATCH
+        return 1;
+    #else
+        return 0;
+    #endif
+    }
     """
-    int mb_popcount64(unsigned long long x) nogil
+    long long mb_count(const unsigned long long* a, Py_ssize_t W) nogil
+    long long mb_and_count_z(const unsigned long long* a, const unsigned long long* b,
+                             const int* Z, Py_ssize_t m) nogil
+    long long mb_and_count(const unsigned long long* a, const unsigned long long* b,
+                           Py_ssize_t W) nogil
+    int mb_popcount_choose(int want)
+    int mb_popcount_dispatches()
+
+
+_POPCNT = mb_popcount_choose(-1)
+
+
+def popcount_impl(kind=None):
+    """Which popcount loops the kernels use: "popcnt" (the CPU's instruction) or "generic"
+    (portable code).  ``kind`` ("popcnt", "generic" or "best") switches them, for tests and
+    benchmarks; the counts are the same.  Returns the one in use."""
+    global _POPCNT
+    if kind is not None:
+        if kind not in ("popcnt", "generic", "best"):
+            raise ValueError(f"popcount_impl: kind must be 'popcnt', 'generic' or 'best', "
+                             f"got {kind!r}")
+        _POPCNT = mb_popcount_choose({"popcnt": 1, "generic": 0, "best": -1}[kind])
+    return "popcnt" if _POPCNT else "generic"
+
+
+def popcount_dispatches():
+    """Whether this build chooses its popcount loops at run time (x86 with GCC or Clang)."""
+    return bool(mb_popcount_dispatches())
 
 
 def popcount_words(const unsigned long long[::1] a):
     """The number of set bits."""
-    cdef Py_ssize_t w
     cdef long long s = 0
-    with nogil:
-        for w in range(a.shape[0]):
-            s += mb_popcount64(a[w])
+    if a.shape[0]:
+        with nogil:
+            s = mb_count(&a[0], a.shape[0])
     return s
 
 
@@ -35,18 +127,17 @@ def split_counts(const unsigned long long[:, ::1] cols, const unsigned long long
     many concepts of the set v label point j with 1, for all points in one pass.  Returns the
     number of set bits of v.  The caller checks the shapes (cols.shape[1] == v.shape[0],
     out.shape[0] == cols.shape[0])."""
-    cdef Py_ssize_t j, w, W = v.shape[0]
-    cdef long long s, size = 0
+    cdef Py_ssize_t j, W = v.shape[0]
+    cdef long long size = 0
     if cols.shape[1] != W or out.shape[0] != cols.shape[0]:
         raise ValueError("split_counts: the shapes of cols, v and out disagree")
+    if W == 0:
+        out[:] = 0
+        return 0
     with nogil:
-        for w in range(W):
-            size += mb_popcount64(v[w])
+        size = mb_count(&v[0], W)
         for j in range(cols.shape[0]):
-            s = 0
-            for w in range(W):
-                s += mb_popcount64(cols[j, w] & v[w])
-            out[j] = s
+            out[j] = mb_and_count(&cols[j, 0], &v[0], W)
     return size
 
 
@@ -98,11 +189,9 @@ cdef inline int hv_judge(const HvJob* j, const unsigned long long* col, Py_ssize
     alone, so that both judge a row by the same arithmetic."""
     cdef const int* Z = j.Z
     cdef const unsigned long long* alive = j.alive
-    cdef long long q1 = 0, q0, newtotal
-    cdef Py_ssize_t k
+    cdef long long q1, q0, newtotal
     cdef int yt
-    for k in range(m):
-        q1 += mb_popcount64(alive[Z[k]] & col[Z[k]])
+    q1 = mb_and_count_z(alive, col, Z, m)
     q0 = total - q1
     q1out[0] = q1
     pr[0] = 1 if q1 >= q0 else 0

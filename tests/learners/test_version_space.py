@@ -1367,3 +1367,35 @@ def test_soa_at_teaching_scale():
     soa = m.SOA(C).partial_fit(idx, labels[idx], classes=[0, 1])
     assert soa.mistakes_ <= 8
     assert soa.alive_count_ >= 1 and target in soa.alive_concepts_
+
+
+def test_popcount_loops_agree():
+    # the kernels' popcount loops are chosen at run time (the CPU's popcnt instruction, or
+    # portable code): the counts, and so every prediction, are the same with either
+    from mbcore._kernels import bitset
+    rng = np.random.default_rng(11)
+    cols = rng.integers(0, 2 ** 63, size=(40, 9), dtype=np.uint64) << np.uint64(1) | \
+        rng.integers(0, 2, size=(40, 9), dtype=np.uint64)
+    v = cols[3] ^ cols[7]
+    C = vmod("mbcore").ConceptClass(np.ascontiguousarray(cols), 9 * 64, None, "random")
+    pts = rng.integers(0, 40, size=300)
+    y = (cols[pts, 2] >> np.uint64(5)) & np.uint64(1)
+    want_words = sum(bin(int(w)).count("1") for w in v)
+    want_split = [sum(bin(int(a) & int(b)).count("1") for a, b in zip(row, v)) for row in cols]
+    out = {}
+    try:
+        for kind in ("generic", "popcnt"):
+            got = bitset.popcount_impl(kind)
+            assert got == kind or not bitset.popcount_dispatches() or got == "generic"
+            n1 = np.empty(40, dtype=np.int64)
+            assert bitset.popcount_words(v) == want_words
+            assert bitset.split_counts(cols, v, n1) == want_words
+            assert n1.tolist() == want_split
+            h = vmod("mbcore").Halving(C)
+            r = mbcore.run_online(h, pts, y.astype(np.int64), classes=[0, 1])
+            out[kind] = (r.predictions.tolist(), h.predict(pts).tolist(), h.alive_count_)
+    finally:
+        bitset.popcount_impl("best")
+    assert out["generic"] == out["popcnt"]
+    with pytest.raises(ValueError, match="kind"):
+        bitset.popcount_impl("fast")
