@@ -693,15 +693,17 @@ class _Cover:
         P[:, :(self.n + 7) // 8] = np.packbits(Z, axis=1, bitorder="little")
         return P.view("<u8").astype(np.uint64, copy=False)
 
-    def add_rows(self, Z):
-        """Many sets answered 0, as bool rows: for each vertex, OR of the rows holding it."""
-        if Z.shape[0] == 0:
+    def add_rows(self, Zs):
+        """Many sets answered 0, as blocks of bool rows: for each vertex, the OR of the rows
+        that hold it (one pass over the vertices)."""
+        Zs = [Z for Z in Zs if Z.shape[0]]
+        if not Zs:
             return
-        P = self.pack(Z)
-        ZT = np.ascontiguousarray(Z.T)
-        for u in np.flatnonzero(ZT.any(axis=1)):
-            rows = np.flatnonzero(ZT[u])
-            self.cov[u] |= np.bitwise_or.reduce(P[rows], axis=0)
+        P = np.concatenate([self.pack(Z) for Z in Zs])
+        ZT = np.concatenate([Z.T for Z in Zs], axis=1)
+        cov = self.cov
+        for u in np.nonzero(ZT.any(axis=1))[0].tolist():
+            cov[u] |= np.bitwise_or.reduce(P[ZT[u].nonzero()[0]], axis=0)
 
     def add_set(self, S):
         row = np.zeros(self.nw, dtype=np.uint64)
@@ -751,19 +753,13 @@ def _five_round(ask, n, seed, rec):
     ones = []                                   # bool rows of the sets answered 1
     per_round = []
 
-    def run_rows(Z, rnd, base=None):
-        """Ask the sets given as bool rows over ``base`` (default: all vertices)."""
+    def run_rows(Z, rnd):
+        """Ask the sets given as bool rows over the vertices."""
         ans = np.zeros(Z.shape[0], dtype=bool)
+        where = f"five_round: round {rnd}"
         for i in range(Z.shape[0]):
-            S = np.flatnonzero(Z[i]) if base is None else base[Z[i]]
-            ans[i] = ask(S.astype(_I64, copy=False), f"five_round: round {rnd}")
+            ans[i] = ask(Z[i].nonzero()[0], where)
         return ans
-
-    def full_rows(Z, base):
-        F = np.zeros((Z.shape[0], n), dtype=bool)
-        for i in range(Z.shape[0]):
-            F[i, base[Z[i]]] = True
-        return F
 
     # round 1: Q(V), then _R1 sets at each p_i = 2^(-i/2), i = 1 .. 2L + 1
     levels = [2.0 ** (-i / 2.0) for i in range(1, 2 * L + 2)]
@@ -772,7 +768,7 @@ def _five_round(ask, n, seed, rec):
     ans = run_rows(Z, 1)
     per_round.append(len(ans))
     ones.append(Z[ans])
-    cover.add_rows(Z[~ans])
+    zeros = [Z[~ans]]
     if not ans[0]:
         per_round.extend([0, 0, 0, 0])
         rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(), final_pairs=0)
@@ -789,9 +785,11 @@ def _five_round(ask, n, seed, rec):
         Z = rng.subsets(k, n, p)
         a = run_rows(Z, 2)
         ones.append(Z[a])
-        cover.add_rows(Z[~a])
+        zeros.append(Z[~a])
         done += k
     per_round.append(t2)
+    cover.add_rows(zeros)
+    del zeros
     free = cover.free()
     h = max(math.ceil(2.0 / p), 4 * L)
     heavy = np.flatnonzero(free > h)
