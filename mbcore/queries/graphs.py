@@ -78,6 +78,17 @@ class InconsistentOracleError(ValueError):
         The set whose answer contradicts the earlier ones (sorted).
     answer
         That answer.
+
+    Examples
+    --------
+    An oracle that answers 1 for all 8 vertices but 0 for every smaller set: no graph does
+    (an edge inside V lies inside one of the unions of halves that the search asks).
+
+    >>> try:
+    ...     learn_graph(8, lambda S: len(S) == 8)
+    ... except InconsistentOracleError as exc:
+    ...     print(exc.query)
+    (0, 1, 2, 3, 4, 5, 6, 7)
     """
 
     def __init__(self, message, query=None, answer=None):
@@ -94,6 +105,15 @@ class QueryBudgetExceeded(RuntimeError):
     budget : int
     where : str
         The step that wanted one more query.
+
+    Examples
+    --------
+    >>> Q = EdgeDetectingOracle([(0, 1), (5, 9)], n=10)
+    >>> try:
+    ...     learn_graph(10, Q, max_queries=3)
+    ... except QueryBudgetExceeded as exc:
+    ...     print(exc.budget, Q.calls)
+    3 3
     """
 
     def __init__(self, message, budget=None, where=None):
@@ -293,6 +313,15 @@ class GraphResult:
         ``heavy`` (the vertices of round 3 and 4) and ``final_pairs`` (round 5's pairs).
     m : int (property)
         The number of learned edges.
+
+    Examples
+    --------
+    The edge (1, 3) on 4 vertices: Q(V) = 1, Q({0, 1}) = Q({2, 3}) = 0, then the four unions
+    {0, 2}, {0, 3}, {1, 2}, {1, 3} of a vertex of each half: 7 queries.
+
+    >>> res = learn_graph(4, EdgeDetectingOracle([(1, 3)], 4))
+    >>> res.edges, res.queries, res.bound, res.held
+    ({(1, 3)}, 7, 25, True)
     """
 
     def __init__(self, edges, queries, rounds, bound, method, n, record):
@@ -332,6 +361,11 @@ class GroupTestResult:
     adaptive : bool
     record : list of (group, answer)
         Every test in order: the group as a tuple of items, the answer as a bool.
+
+    Examples
+    --------
+    >>> find_defective(4, lambda S: 2 in S)
+    GroupTestResult(defectives=[2], tests=2, bound=2, held=True)
     """
 
     def __init__(self, defectives, tests, bound, adaptive, record):

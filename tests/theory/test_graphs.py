@@ -218,6 +218,25 @@ def test_bipartite_lecture_tree_count():
             assert res.edges == {e} and res.queries == 1 + 4 * k
 
 
+def test_adaptive_queries_of_a_small_case_written_out():
+    """The rule of lectures 28-29 by hand on the edge (1, 3) of 4 vertices: Q(V) = 1; the
+    halves {0, 1} and {2, 3} answer 0 (no recursion below 2 vertices); each half is one colour
+    class, whose union is V (answered already), so the bipartite search asks the four unions
+    of a vertex of each side, in the order (A1,B1), (A1,B2), (A2,B1), (A2,B2)."""
+    O = Logged({(1, 3)})
+    res = Q.learn_graph(4, O)
+    assert O.log == [(0, 1, 2, 3), (0, 1), (2, 3), (0, 2), (0, 3), (1, 2), (1, 3)]
+    assert res.edges == {(1, 3)} and res.queries == 7
+    # the triangle 0-1-2 with the isolated 3: V = 1; {0, 1} = 1 (found at once: two
+    # singletons); {2, 3} = 0; classes {0}, {1} | {2, 3}: unions {0, 2, 3} = 1 -> search
+    # ({0}, {2, 3}): {0, 2} = 1, {0, 3} = 0; then {1, 2, 3} = 1 -> {1, 2} = 1, {1, 3} = 0
+    O = Logged({(0, 1), (1, 2), (0, 2)})
+    res = Q.learn_graph(4, O)
+    assert O.log == [(0, 1, 2, 3), (0, 1), (2, 3), (0, 2, 3), (0, 2), (0, 3), (1, 2, 3),
+                     (1, 2), (1, 3)]
+    assert res.edges == {(0, 1), (1, 2), (0, 2)}
+
+
 def test_colouring_is_proper_and_small():
     for seed in range(20):
         n = 40
