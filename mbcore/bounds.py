@@ -1348,9 +1348,9 @@ def edge_detecting_bound(n, m, graph="general", counting=False) -> int:
     into ceil and floor halves) and one query more: the first query, Q(V), which tells whether
     there is any edge (m = 0 needs it too).  Proofs, for :func:`mbcore.queries.learn_graph`:
     bipartite: each level of the search tree holds at most m pairs answered 1, each asks at
-    most 2 ([|A| > 1] + [|B| > 1]) unions, over ceil(log2 |A|) + ceil(log2 |B|) levels at
-    most.  General: at each level of the recursion at most m sets answered 1; each asks <= 2
-    queries of its halves; its c1 c2 pairs of colour classes (c_i <= sqrt(2 m_i) + 1) cost
+    most ``2 ([len(A) > 1] + [len(B) > 1])`` unions, over ``ceil(log2 len(A)) +
+    ceil(log2 len(B))`` levels at most.  General: at each level of the recursion at most m
+    sets answered 1; each asks <= 2 queries of its halves; its c1 c2 pairs of colour classes (c_i <= sqrt(2 m_i) + 1) cost
     <= (2 + sqrt 2) times its edges; the bipartite searches cost <= 4 (ceil(log2 n) - 1) per
     edge: in all <= (8 + sqrt 2) m ceil(log2 n) + 1.  Counting: 2 m ceil(log2 n) for the
     halves and 4 m (ceil(log2 n) - 1) for the searches.

@@ -194,7 +194,7 @@ class EdgeDetectingOracle:
 
     ``Q(S)`` is True when some edge has both ends in S (lecture 28); with ``counting=True`` it
     is the number of such edges.  Each call checks S and answers with a boolean mask over the
-    vertices and one vectorised look at the edge list: O(|S| + m).
+    vertices and one vectorised look at the edge list: ``O(len(S) + m)``.
 
     Parameters
     ----------
@@ -938,11 +938,11 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
                 parts=None) -> GraphResult:
     """Learn a hidden graph on the vertices 0..n-1 exactly with edge-detecting queries.
 
-    ``method="adaptive"`` (Angluin lectures 28-29; Angluin & Chen 2008, section 3): to learn
+    ``method="adaptive"`` (Angluin lectures 28-29; Angluin & Chen 2008): to learn
     the edges inside a vertex set V (sorted), ask Q(V) and stop if it is 0; otherwise split V
-    into its first ceil(|V|/2) vertices V1 and the rest V2, learn the edges inside each half
-    recursively, and colour each half's learned graph: greedy first-fit in vertex order, then
-    merge any two classes with no edge between them (the lecture's collapsing of non-adjacent
+    into its first ``ceil(len(V)/2)`` vertices V1 and the rest V2, learn the edges inside each
+    half recursively, and colour each half's learned graph: greedy first-fit in vertex order,
+    then merge any two classes with no edge between them (the lecture's collapsing of non-adjacent
     vertices) until the classes form a clique, so a half with m_i edges has at most
     2 sqrt(m_i) + 1 classes.  A colour class holds no edge, so for every pair (L, R) of a class
     of V1 and a class of V2, ask Q(L u R) (known already when both halves have one class) and,
@@ -968,9 +968,10 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
     P[Q(S_p) = 0] = exp(-m p^2)); round 2: ceil(3 ln(n) / p^2) sets S_p with
     p = 1/sqrt(2 m_est); the vertices with more than max(2/p, 4L) uncertified partners are
     *heavy*.  Round 3: for each heavy u, 4 sets {u} u T at each density 2^-j over u's
-    uncertified light partners, to find the density q_u ~ 1/deg(u); round 4: ceil(3 ln(|B|+1)
-    / q_u) sets {u} u T at density q_u; round 5: one query Q({u, v}) for every pair still
-    uncertified.  The answer is always exact; the number of queries is random:
+    uncertified light partners, to find the density q_u ~ 1/deg(u); round 4:
+    ``ceil(3 ln(len(B)+1) / q_u)`` sets {u} u T at density q_u (B: u's light candidates);
+    round 5: one query Q({u, v}) for every pair still uncertified.  The answer is always
+    exact; the number of queries is random:
     O(m log n + sqrt(m) log^2 n) in expectation (Angluin & Chen's bound).  The rounds' details
     (the estimate of m, the constants, the heavy vertices' densities) are this library's
     reading of the paper, not quoted from it.  Every set answered 1 must hold a learned edge
