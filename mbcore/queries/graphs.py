@@ -804,6 +804,11 @@ def _five_round(ask, n, seed, rec):
     ones.append(Z[ans])
     zeros = [Z[~ans]]
     if not ans[0]:
+        if ans.any():
+            S = np.flatnonzero(Z[int(np.flatnonzero(ans)[0])])
+            raise InconsistentOracleError(
+                f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
+                "vertices", S, True)
         per_round.extend([0, 0, 0, 0])
         rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(), final_pairs=0)
         return set()

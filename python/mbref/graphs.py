@@ -531,6 +531,11 @@ def _five_round(ask, n, seed, rec):
     sets = [V] + [rng.subset(V, p) for p in levels for _ in range(_R1)]
     ans = run(sets, 1)
     if not ans[0]:
+        if ones:
+            S = ones[0]
+            raise InconsistentOracleError(
+                f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
+                "vertices", S, True)
         per_round.extend([0, 0, 0, 0])
         rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(), final_pairs=0)
         return set()
