@@ -775,7 +775,7 @@ def _estimate_m(levels, answers, n):
     return arg
 
 
-def _five_round(ask, n, seed, rec):
+def _five_round(ask, n, seed, rec, m_known=None):
     if n < 2:
         rec.update(round_queries=[0, 0, 0, 0, 0], p=None, m_estimate=0, heavy=(),
                    final_pairs=0)
@@ -796,7 +796,8 @@ def _five_round(ask, n, seed, rec):
         return ans
 
     # round 1: Q(V), then _R1 sets at each p_i = 2^(-i/2), i = 1 .. 2L + 1
-    levels = [2.0 ** (-i / 2.0) for i in range(1, 2 * L + 2)]
+    levels = [] if m_known is not None else [2.0 ** (-i / 2.0)
+                                             for i in range(1, 2 * L + 2)]
     Z = np.concatenate([np.ones((1, n), dtype=bool)]
                        + [rng.subsets(_R1, n, p) for p in levels])
     ans = run_rows(Z, 1)
@@ -809,11 +810,22 @@ def _five_round(ask, n, seed, rec):
             raise InconsistentOracleError(
                 f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
                 "vertices", S, True)
+        if m_known:
+            raise InconsistentOracleError(
+                f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all "
+                "the vertices", V, False)
         per_round.extend([0, 0, 0, 0])
         rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(), final_pairs=0)
         return set()
-    m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1].tolist()
-                                 for i in range(len(levels))], n)
+    if m_known == 0:
+        raise InconsistentOracleError(
+            f"{ask.owner}: m=0 was given, but the oracle answered 1 for all the vertices",
+            V, True)
+    if m_known is not None:
+        m_est = float(m_known)
+    else:
+        m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1].tolist()
+                                     for i in range(len(levels))], n)
     p = min(1.0, 1.0 / math.sqrt(2.0 * m_est))
     # round 2: t2 sets S_p, asked in chunks of rows
     t2 = math.ceil(_C2 * math.log(max(n, 2)) / (p * p))
@@ -903,6 +915,10 @@ def _five_round(ask, n, seed, rec):
             raise InconsistentOracleError(
                 f"{ask.owner}: the oracle answered 1 for {_show(S)}, but the answers of the "
                 "later rounds leave no edge inside it", S, True)
+    if m_known is not None and len(edges) != m_known:
+        raise InconsistentOracleError(
+            f"{ask.owner}: m={m_known} was given, but the answers fit exactly "
+            f"{len(edges)} edges", None, None)
     rec.update(round_queries=per_round, p=p, m_estimate=m_est,
                heavy=tuple(int(u) for u in heavy), final_pairs=len(pairs))
     return edges
@@ -940,7 +956,7 @@ def _formula(graph, method):
 
 
 def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=None,
-                parts=None) -> GraphResult:
+                parts=None, m=None) -> GraphResult:
     """Learn a hidden graph on the vertices 0..n-1 exactly with edge-detecting queries.
 
     ``method="adaptive"`` (Angluin lectures 28-29; Angluin & Chen 2008): to learn
@@ -970,7 +986,7 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
     p = 1/sqrt(2m), so that P[Q(S_p) = 1] <= m p^2 = 1/2.  A set answered 0 certifies every
     pair inside it as a non-edge.  Round 1: Q(V), and 6 sets S_p for each p = 2^(-i/2),
     i = 1..2L+1 (L = ceil(log2 n)), whose answers estimate m (maximum likelihood under
-    P[Q(S_p) = 0] = exp(-m p^2)); round 2: ceil(3 ln(n) / p^2) sets S_p with
+    P[Q(S_p) = 0] = exp(-m p^2); with ``m`` given, Q(V) alone); round 2: ceil(3 ln(n) / p^2) sets S_p with
     p = 1/sqrt(2 m_est); the vertices with more than max(2/p, 4L) uncertified partners are
     *heavy*.  Round 3: for each heavy u, 4 sets {u} u T at each density 2^-j over u's
     uncertified light partners, to find the density q_u ~ 1/deg(u); round 4:
@@ -997,6 +1013,10 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
     parts : pair (A, B) of vertex sets, optional
         ``adaptive`` only: a known bipartition (every edge joins A and B); runs the bipartite
         search alone.
+    m : int, optional
+        ``five_round`` only: the number of edges, when known.  Round 1 then asks Q(V) alone
+        and round 2 uses the lectures' p = 1/sqrt(2m); answers that fit another number of
+        edges raise :class:`InconsistentOracleError`.
 
     Returns
     -------
@@ -1006,7 +1026,10 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
     Raises
     ------
     InconsistentOracleError
-        Answers that no graph gives (named query).
+        Answers that no graph gives (named query).  A run that returns has learned a graph
+        that answers every query asked as the oracle did (the searches only split sets
+        answered 1 and check the answers named above; ``five_round`` checks at the end that
+        every set answered 1 holds a learned edge).
     QueryBudgetExceeded
         ``max_queries`` reached.
 
@@ -1036,6 +1059,15 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
     if parts is not None and method != "adaptive":
         raise ValueError(f"{o}: parameter parts (a known bipartition) needs method='adaptive', "
                          f"got method={method!r}")
+    if m is not None:
+        if method != "five_round":
+            raise ValueError(f"{o}: parameter m (the number of edges, when known) needs "
+                             f"method='five_round', got method={method!r}")
+        top = n * (n - 1) // 2
+        if not is_int(m) or not 0 <= m <= top:
+            raise ValueError(f"{o}: parameter m must be None or an integer in [0, {top}] "
+                             f"(n(n-1)/2), got {m!r}")
+        m = int(m)
     s = _seed(o, seed) if method == "five_round" else None
     ask = _Asker(o, edge_detecting, budget, n, counting=(method == "counting"))
     edges = set()
@@ -1056,7 +1088,7 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
     else:
         graph = None
         rounds = 5
-        edges = _five_round(ask, n, s, rec)
+        edges = _five_round(ask, n, s, rec, m)
     bound = None
     if graph is not None:
         bound = edge_detecting_bound(n, len(edges), graph, counting=(method == "counting"))

@@ -502,7 +502,7 @@ def _bits(S):
     return b
 
 
-def _five_round(ask, n, seed, rec):
+def _five_round(ask, n, seed, rec, m_known=None):
     if n < 2:
         rec.update(round_queries=[0, 0, 0, 0, 0], p=None, m_estimate=0, heavy=(),
                    final_pairs=0)
@@ -527,7 +527,8 @@ def _five_round(ask, n, seed, rec):
         return ans
 
     # round 1: Q(V) and R1 sets at each p_i = 2^(-i/2), i = 1 .. 2L + 1: the estimate of m
-    levels = [2.0 ** (-i / 2.0) for i in range(1, 2 * L + 2)]
+    levels = [] if m_known is not None else [2.0 ** (-i / 2.0)
+                                             for i in range(1, 2 * L + 2)]
     sets = [V] + [rng.subset(V, p) for p in levels for _ in range(_R1)]
     ans = run(sets, 1)
     if not ans[0]:
@@ -536,11 +537,22 @@ def _five_round(ask, n, seed, rec):
             raise InconsistentOracleError(
                 f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
                 "vertices", S, True)
+        if m_known:
+            raise InconsistentOracleError(
+                f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all "
+                "the vertices", V, False)
         per_round.extend([0, 0, 0, 0])
         rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(), final_pairs=0)
         return set()
-    m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1] for i in
-                                 range(len(levels))], n)
+    if m_known == 0:
+        raise InconsistentOracleError(
+            f"{ask.owner}: m=0 was given, but the oracle answered 1 for all the vertices",
+            V, True)
+    if m_known is not None:
+        m_est = float(m_known)
+    else:
+        m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1] for i in
+                                     range(len(levels))], n)
     p = min(1.0, 1.0 / math.sqrt(2.0 * m_est))
     # round 2: t2 = ceil(C2 ln(n) / p^2) sets S_p: their 0-answers certify non-edges
     t2 = math.ceil(_C2 * math.log(max(n, 2)) / (p * p))
@@ -591,6 +603,10 @@ def _five_round(ask, n, seed, rec):
             raise InconsistentOracleError(
                 f"{ask.owner}: the oracle answered 1 for {_show(S)}, but the answers of the "
                 "later rounds leave no edge inside it", S, True)
+    if m_known is not None and len(edges) != m_known:
+        raise InconsistentOracleError(
+            f"{ask.owner}: m={m_known} was given, but the answers fit exactly "
+            f"{len(edges)} edges", None, None)
     rec.update(round_queries=per_round, p=p, m_estimate=m_est, heavy=heavy,
                final_pairs=len(pairs))
     return edges
@@ -648,7 +664,8 @@ def _parts(owner, parts, n):
     return A, B
 
 
-def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=None, parts=None):
+def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=None, parts=None,
+                m=None):
     """Learn a hidden graph on the vertices 0..n-1 exactly with edge-detecting queries
     (the rules and bounds are stated in mbcore.queries.learn_graph)."""
     o = "learn_graph"
@@ -661,6 +678,15 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
     if parts is not None and method != "adaptive":
         raise ValueError(f"{o}: parameter parts (a known bipartition) needs method='adaptive', "
                          f"got method={method!r}")
+    if m is not None:
+        if method != "five_round":
+            raise ValueError(f"{o}: parameter m (the number of edges, when known) needs "
+                             f"method='five_round', got method={method!r}")
+        top = n * (n - 1) // 2
+        if not _is_int(m) or not 0 <= m <= top:
+            raise ValueError(f"{o}: parameter m must be None or an integer in [0, {top}] "
+                             f"(n(n-1)/2), got {m!r}")
+        m = int(m)
     ask = _Asker(o, edge_detecting, budget, counting=(method == "counting"))
     edges = set()
     rec = {}
@@ -680,7 +706,7 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
     else:
         graph = None
         rounds = 5
-        edges = _five_round(ask, n, _seed(o, seed), rec)
+        edges = _five_round(ask, n, _seed(o, seed), rec, m)
     bound = None
     if graph is not None:
         bound = edge_detecting_bound(n, len(edges), graph, counting=(method == "counting"))

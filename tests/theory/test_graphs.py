@@ -287,6 +287,31 @@ def test_five_round_round_one_as_documented():
     assert res.edges == set() and res.record["round_queries"][1:] == [0, 0, 0, 0]
 
 
+@pytest.mark.parametrize("mod", [Q, R], ids=["mbcore", "mbref"])
+def test_five_round_with_m_given(mod):
+    n, E = 120, random_graph(120, 30, 8)
+    a, b = Logged(E), Logged(E)
+    res = mod.learn_graph(n, a, method="five_round", seed=4, m=30)
+    assert res.edges == E and res.rounds == 5
+    assert res.record["round_queries"][0] == 1                    # Q(V) alone
+    # round 2 uses the lectures' p = 1/sqrt(2m): ceil(3 ln(n) / p^2) = ceil(6 m ln n) sets
+    assert res.record["round_queries"][1] == math.ceil(3 * math.log(n) * (2 * 30))
+    other = R if mod is Q else Q
+    other.learn_graph(n, b, method="five_round", seed=4, m=30)
+    assert a.log == b.log
+    for wrong in (0, 29, 31):
+        with pytest.raises(mod.InconsistentOracleError, match=f"m={wrong} was given"):
+            mod.learn_graph(n, Logged(E), method="five_round", seed=4, m=wrong)
+    with pytest.raises(mod.InconsistentOracleError, match="m=2 was given"):
+        mod.learn_graph(n, Logged(set()), method="five_round", seed=4, m=2)
+    assert mod.learn_graph(n, Logged(set()), method="five_round", m=0).edges == set()
+    with pytest.raises(ValueError, match="needs method='five_round'"):
+        mod.learn_graph(n, Logged(E), m=30)
+    for bad in (-1, 2.5, n * n, True):
+        with pytest.raises(ValueError, match="parameter m"):
+            mod.learn_graph(n, Logged(E), method="five_round", m=bad)
+
+
 def test_five_round_is_non_adaptive_within_rounds():
     """Round 5 asks exactly the pairs that no set answered 0 contains (recomputed here from
     the logged queries and their answers), and those include every edge."""
