@@ -43,8 +43,8 @@ bit 0"; the coin is in the third group only, so its number is 110 = 6.
 """
 
 import math
-import numbers
 import os
+from typing import Any, Dict, List, Set, Tuple
 
 import numpy as np
 
@@ -1070,8 +1070,8 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
         m = int(m)
     s = _seed(o, seed) if method == "five_round" else None
     ask = _Asker(o, edge_detecting, budget, n, counting=(method == "counting"))
-    edges = set()
-    rec = {}
+    edges: Set[Tuple[int, int]] = set()
+    rec: Dict[str, Any] = {}
     rounds = None
     V = np.arange(n, dtype=_I64)
     if parts is not None:
@@ -1206,7 +1206,7 @@ def find_defectives(n, test, d=None, max_tests=None) -> GroupTestResult:
         if d > n:
             raise ValueError(f"{o}: parameter d must be <= n = {n}, got {d}")
     budget = _budget(o, "max_tests", max_tests)
-    record = []
+    record: List[Tuple[Tuple[int, ...], bool]] = []
 
     def ask(S, where):
         if budget is not None and len(record) >= budget:
@@ -1217,7 +1217,7 @@ def find_defectives(n, test, d=None, max_tests=None) -> GroupTestResult:
         return a
 
     rest = list(range(n))
-    found = []
+    found: List[int] = []
     while rest and (d is None or len(found) < d):
         S = tuple(rest)
         if d is None and not ask(S, "the remaining items"):
