@@ -68,8 +68,9 @@ def _add_graph_parser(qsub):
         description="Draw a random graph with m edges on n vertices (seeded), learn it with "
                     "edge-detecting queries (Angluin lectures 28-31; Angluin & Chen 2008) and "
                     "print the queries against the bound: 12 m ceil(log2 n) + 1 (adaptive), "
-                    "6 m ceil(log2 n) + 1 (edge counting), none for five_round (expected "
-                    "O(m log n + sqrt(m) log^2 n), in 5 rounds).")
+                    "6 m ceil(log2 n) + 1 (edge counting), none for five_round (5 rounds; "
+                    "Angluin & Chen's algorithm needs O(m log n + sqrt(m) log^2 n) in "
+                    "expectation).")
     p.add_argument("--n", type=positive_int, default=1000, metavar="N",
                    help="vertices (default: 1000)")
     p.add_argument("--m", type=_nonnegative_int, default=100, metavar="M",

@@ -11,7 +11,8 @@ it holds a defective (the heavy coin of lecture 28).
   + 1 for a known bipartition), ``"counting"`` (the same recursion with edge-counting queries,
   which subtract the edges already known, as lecture 28 remarks; 6 m ceil(log2 n) + 1) and
   ``"five_round"`` (a Las Vegas algorithm in 5 rounds of non-adaptive queries after Angluin &
-  Chen's, lectures 29-31; O(m log n + sqrt(m) log^2 n) queries in expectation).
+  Chen's, lectures 29-31; they prove O(m log n + sqrt(m) log^2 n) queries in expectation for
+  theirs; this reading of it is measured, not proved).
 * :func:`find_edge`: one edge by binary search (lecture 28), at most 4 ceil(log2 n) + 1 queries.
 * :func:`find_defective` (one defective, adaptive binary search or the non-adaptive bit design,
   ceil(log2 n) tests) and :func:`find_defectives` (d defectives by binary splitting).
@@ -950,7 +951,7 @@ def _parts(owner, parts, n):
 
 def _formula(graph, method):
     if graph is None:
-        return "none (expected O(m log n + sqrt(m) log^2 n))"
+        return "none (Angluin & Chen: O(m log n + sqrt(m) log^2 n) expected)"
     c = 4 if graph == "bipartite" else (6 if method == "counting" else 12)
     return f"{c} m ceil(log2 n) + 1"
 
@@ -992,11 +993,12 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
     uncertified light partners, to find the density q_u ~ 1/deg(u); round 4:
     ``ceil(3 ln(len(B)+1) / q_u)`` sets {u} u T at density q_u (B: u's light candidates);
     round 5: one query Q({u, v}) for every pair still uncertified.  The answer is always
-    exact; the number of queries is random:
-    O(m log n + sqrt(m) log^2 n) in expectation (Angluin & Chen's bound).  The rounds' details
-    (the estimate of m, the constants, the heavy vertices' densities) are this library's
-    reading of the paper, not quoted from it.  Every set answered 1 must hold a learned edge
-    (checked at the end).
+    exact; the number of queries is random.  Angluin & Chen prove O(m log n + sqrt(m) log^2 n)
+    queries in expectation for their algorithm; the rounds' details here (the estimate of m,
+    the constants, the heavy vertices' densities) are this library's reading of the paper,
+    not quoted from it, and come with no proof of that bound: the tests check the average
+    over seeds against 8 (m log2 n + sqrt(m) log2^2 n) on random graphs and a star.  Every
+    set answered 1 must hold a learned edge (checked at the end).
 
     Parameters
     ----------

@@ -716,7 +716,7 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
 
 def _formula(graph, method):
     if graph is None:
-        return "none (expected O(m log n + sqrt(m) log^2 n))"
+        return "none (Angluin & Chen: O(m log n + sqrt(m) log^2 n) expected)"
     c = 4 if graph == "bipartite" else (6 if method == "counting" else 12)
     return f"{c} m ceil(log2 n) + 1"
 
