@@ -7,9 +7,10 @@ vertex set S (Angluin, lectures 28-31).  The adaptive algorithm of the lectures 
 classes, the bipartite search) learns any graph with n vertices and m edges in at most
 :math:`12\,m\lceil\log_2 n\rceil + 1` queries; Angluin and Chen's randomised algorithm asks its
 queries in 5 non-adaptive rounds and needs :math:`O(m\log n + \sqrt{m}\log^2 n)` in
-expectation (mbcore's ``five_round`` is a reading of it, measured here, not proved).  This script learns seeded random graphs with both, checks every run is exact,
-and plots the queries against n (m fixed) and against m (n fixed) on log-log axes, beside the
-adaptive bound and the reference :math:`m\log_2 n`.
+expectation (mbcore's ``five_round`` is a reading of it, measured here, not proved).  This
+script learns seeded random graphs with both, checks every run is exact, and plots the
+queries against n (m fixed) and against m (n fixed) on log-log axes, beside the adaptive
+bound and the reference :math:`m\log_2 n`.
 """
 
 # %%
