@@ -989,8 +989,9 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
     i = 1..2L+1 (L = ceil(log2 n)), whose answers estimate m (maximum likelihood under
     P[Q(S_p) = 0] = exp(-m p^2); with ``m`` given, Q(V) alone); round 2:
     ceil(3 ln(n) / p^2) sets S_p with p = 1/sqrt(2 m_est); the vertices with more than
-    max(2/p, 4L) uncertified partners are *heavy*.  Round 3: for each heavy u, 4 sets {u} u T at each density 2^-j over u's
-    uncertified light partners, to find the density q_u ~ 1/deg(u); round 4:
+    max(2/p, 4L) uncertified partners are *heavy*.  Round 3: for each heavy u, 4 sets
+    {u} u T at each density 2^-j over u's uncertified light partners, to find the density
+    q_u ~ 1/deg(u); round 4:
     ``ceil(3 ln(len(B)+1) / q_u)`` sets {u} u T at density q_u (B: u's light candidates);
     round 5: one query Q({u, v}) for every pair still uncertified.  The answer is always
     exact; the number of queries is random.  Angluin & Chen prove O(m log n + sqrt(m) log^2 n)
