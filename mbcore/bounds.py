@@ -41,7 +41,8 @@ __all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "a
            "specialists_bound", "halving_bound", "soa_bound", "conjunction_bound",
            "disjunction_bound", "decision_list_bound", "equivalence_query_bound",
            "online_to_pac_run_length", "online_to_pac_sample_size", "eq_test_sample_size",
-           "passive_aggressive_bound", "weighted_perceptron_bound"]
+           "passive_aggressive_bound", "weighted_perceptron_bound", "edge_detecting_bound",
+           "group_testing_bound"]
 
 
 # -- data quantities ------------------------------------------------------------------------------
@@ -1329,6 +1330,75 @@ def eq_test_sample_size(i, epsilon, delta, budget="geometric") -> int:
         raise ValueError(f"eq_test_sample_size: parameter budget must be 'geometric' or 'basel', "
                          f"got {budget!r}")
     return max(1, math.ceil(log_inv / e))
+
+
+# -- edge-detecting queries and group testing (Angluin lectures 28-29) -----------------------------
+
+def _log2_ceil(n):
+    return (n - 1).bit_length() if n > 1 else 0
+
+
+def edge_detecting_bound(n, m, graph="general", counting=False) -> int:
+    """Edge-detecting queries that learn a hidden graph with m edges on n vertices (Angluin
+    lectures 28-29; Angluin & Chen 2008): ``4 m ceil(log2 n) + 1`` for a bipartite graph with
+    known sides, ``12 m ceil(log2 n) + 1`` for any graph, ``6 m ceil(log2 n) + 1`` for any
+    graph with edge-counting queries (``counting=True``).
+
+    The lecture's 4 m log n and 12 m log n, with log2 n rounded up (sets of odd size are halved
+    into ceil and floor halves) and one query more: the first query, Q(V), which tells whether
+    there is any edge (m = 0 needs it too).  Proofs, for :func:`mbcore.queries.learn_graph`:
+    bipartite: each level of the search tree holds at most m pairs answered 1, each asks at
+    most ``2 ([len(A) > 1] + [len(B) > 1])`` unions, over ``ceil(log2 len(A)) +
+    ceil(log2 len(B))`` levels at most.  General: at each level of the recursion at most m
+    sets answered 1; each asks <= 2 queries of its halves; its c1 c2 pairs of colour classes (c_i <= sqrt(2 m_i) + 1) cost
+    <= (2 + sqrt 2) times its edges; the bipartite searches cost <= 4 (ceil(log2 n) - 1) per
+    edge: in all <= (8 + sqrt 2) m ceil(log2 n) + 1.  Counting: 2 m ceil(log2 n) for the
+    halves and 4 m (ceil(log2 n) - 1) for the searches.
+
+    Assumptions: the oracle answers as a graph with m edges on n vertices does.
+
+    Examples
+    --------
+    >>> edge_detecting_bound(1024, 100), edge_detecting_bound(1024, 100, "bipartite")
+    (12001, 4001)
+    """
+    o = "edge_detecting_bound"
+    n = _count(o, "n", n, 1)
+    m = _count(o, "m", m)
+    if graph not in ("bipartite", "general"):
+        raise ValueError(f"{o}: parameter graph must be 'bipartite' or 'general', got {graph!r}")
+    if not isinstance(counting, (bool, np.bool_)):
+        raise ValueError(f"{o}: parameter counting must be a bool, got {counting!r}")
+    top = n * (n - 1) // 2
+    if m > top:
+        raise ValueError(f"{o}: parameter m must be <= n(n-1)/2 = {top} (a graph on {n} "
+                         f"vertices), got {m}")
+    c = 4 if graph == "bipartite" else (6 if counting else 12)
+    return c * m * _log2_ceil(n) + 1
+
+
+def group_testing_bound(n, d=1, known=True) -> int:
+    """Tests that find d defectives among n items (Angluin lecture 28): binary splitting needs
+    ``d ceil(log2 n)`` when d is known (``ceil(log2 n)`` for the one heavy coin, which is
+    optimal: fewer tests cannot tell the n possibilities apart), and ``d (ceil(log2 n) + 1) + 1``
+    when it is not (one more test per defective to see that some remain, and a last one to see
+    that none do).
+
+    Examples
+    --------
+    >>> group_testing_bound(8), group_testing_bound(1000, 3), group_testing_bound(1000, 3, False)
+    (3, 30, 34)
+    """
+    o = "group_testing_bound"
+    n = _count(o, "n", n, 1)
+    d = _count(o, "d", d)
+    if d > n:
+        raise ValueError(f"{o}: parameter d must be <= n = {n}, got {d}")
+    if not isinstance(known, (bool, np.bool_)):
+        raise ValueError(f"{o}: parameter known must be a bool, got {known!r}")
+    if known:
+        return d * _log2_ceil(n)
+    return d * (_log2_ceil(n) + 1) + 1
 
 
 # -- helpers --------------------------------------------------------------------------------------

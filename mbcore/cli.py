@@ -25,6 +25,10 @@ Subcommands
 ``mbcore evaluate``
     Progressive validation (predict each example, then learn it) with a report line at 1, 2,
     4, 8, ... examples, as Vowpal Wabbit prints its progress.
+``mbcore queries graph`` / ``mbcore queries coin``
+    Learning with queries on a seeded random target: a hidden graph with edge-detecting
+    queries, or defectives by group testing; the queries against their bounds
+    (``mbcore._cli_queries``, the place for further ``queries`` subcommands).
 
 This module holds the entry point (``main``), the parser and the teaching commands (run,
 certify, plot, bench, datasets); the file workflow (train, predict, evaluate) is in
@@ -48,6 +52,7 @@ from . import _registry
 from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError,
                           add_order_options, emit, learner_name, learner_params, number, param,
                           positive_int, sniff_format, stream_classes, warn_sorted)
+from ._cli_queries import QueriesBugFound, add_queries_parsers
 from ._cli_workflow import add_workflow_parsers
 
 __all__ = ["main", "LEARNERS"]
@@ -83,11 +88,11 @@ def main(argv=None):
         args = _build_parser().parse_args(argv)
         if args.command is None:
             raise UsageError("a command is required: run, certify, plot, bench, datasets, "
-                             "train, predict or evaluate (see mbcore --help)")
+                             "train, predict, evaluate or queries (see mbcore --help)")
         return args.handler(args)
     except UsageError as exc:
         return _fail(exc, 2)
-    except _BugFound as exc:
+    except (_BugFound, QueriesBugFound) as exc:
         return _fail(exc, 3)
     except SystemExit as exc:  # --help and --version
         return exc.code if isinstance(exc.code, int) else 0
@@ -118,6 +123,7 @@ def _build_parser():
     _add_bench_parser(sub)
     _add_datasets_parser(sub)
     add_workflow_parsers(sub)
+    add_queries_parsers(sub)
     return parser
 
 

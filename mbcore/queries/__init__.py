@@ -1,17 +1,20 @@
 """Queries and conversions: the oracles EX, MQ and EQ, the
-conservative form of any learner, mistake bounds <-> equivalence queries, online -> PAC, and
-Angluin's monotone-DNF learner.
+conservative form of any learner, mistake bounds <-> equivalence queries, online -> PAC,
+Angluin's monotone-DNF learner, and learning a hidden graph with edge-detecting queries (with
+group testing).
 
 Sources: Kanade's lecture notes, section 1.2 (Definition 2, Proposition 3: every learner has a
 conservative form with the same mistake bound) and section 2 (Theorem 4: online -> PAC;
 Proposition 6: a mistake bound B gives at most B + 1 equivalence queries; Proposition 7: Q
 equivalence queries give the mistake bound Q); Angluin's lecture 24 (monotone DNF with
 equivalence and membership queries, the worked example x1x2 + x3) and lecture 25 (equivalence
-queries simulated by sampling).
+queries simulated by sampling); lectures 28-31 and Angluin & Chen (2008) for the hidden graphs
+and group testing.
 
 The oracles are in ``mbcore.queries.oracles``, the conversions in
-``mbcore.queries.conversions`` and the exact learner of monotone DNF in
-``mbcore.queries.exact``; every public name is importable from here.
+``mbcore.queries.conversions``, the exact learner of monotone DNF in
+``mbcore.queries.exact``, and the hidden graphs and group testing in ``mbcore.queries.graphs``;
+every public name is importable from here.
 
 Conventions
 -----------
@@ -45,9 +48,15 @@ from .conversions import (Conservative, EQOnlineLearner, EQPACResult, EQResult, 
                           eq_to_pac, from_equivalence_learner, online_to_pac,
                           to_equivalence_learner)
 from .exact import DNFResult, MonotoneDNF, learn_monotone_dnf, monotone_dnf_learner
+from .graphs import (EdgeDetectingOracle, GraphResult, GroupTestResult,
+                     InconsistentOracleError, QueryBudgetExceeded, find_defective,
+                     find_defectives, find_edge, learn_graph)
 from .oracles import EquivalenceOracle, ExampleOracle, MembershipOracle
 
 __all__ = ["MonotoneDNF", "ExampleOracle", "MembershipOracle", "EquivalenceOracle",
            "Conservative", "EQOnlineLearner", "EQResult", "DNFResult", "PACResult",
            "EQPACResult", "to_equivalence_learner", "from_equivalence_learner",
-           "monotone_dnf_learner", "learn_monotone_dnf", "online_to_pac", "eq_to_pac"]
+           "monotone_dnf_learner", "learn_monotone_dnf", "online_to_pac", "eq_to_pac",
+           "EdgeDetectingOracle", "GraphResult", "GroupTestResult", "InconsistentOracleError",
+           "QueryBudgetExceeded", "learn_graph", "find_edge", "find_defective",
+           "find_defectives"]

@@ -19,7 +19,8 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 # defines, so each one is run on its own.
 OPTIONAL = ("mbcore.base", "mbcore.online", "mbcore.bounds", "mbcore.datasets", "mbcore.datasets.bundled",
             "mbcore.datasets.formats", "mbcore.queries", "mbcore.queries.oracles",
-            "mbcore.queries.conversions", "mbcore.queries.exact", "mbcore.certificates",
+            "mbcore.queries.conversions", "mbcore.queries.exact", "mbcore.queries.graphs",
+            "mbcore.certificates",
             "mbcore.streaming", "mbcore.persistence", "mbcore.distributed")
 
 

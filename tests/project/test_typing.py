@@ -169,7 +169,8 @@ def test_bounds_return_types():
              "multiclass_winnow_margin": (X > 0, [0, 1, 2], np.eye(3, 2)),
              "multiclass_winnow_bound": (16, 3, 0.5),
              "passive_aggressive_bound": (2.0, 3.0, "PA-II", 0.5),
-             "weighted_perceptron_bound": (2.0, 0.5, 1.0, 2.0)}
+             "weighted_perceptron_bound": (2.0, 0.5, 1.0, 2.0),
+             "edge_detecting_bound": (100, 10), "group_testing_bound": (100, 3)}
     assert set(calls) == {n for n in bounds.__all__ if n != "BestMargin"}
     for name, args in calls.items():
         fn = getattr(bounds, name)

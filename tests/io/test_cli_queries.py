@@ -1,0 +1,98 @@
+"""The ``mbcore queries`` command group (graph, coin), run as a user would: a subprocess on
+``python -m mbcore.cli`` (the interpreter and the import path of this test session), and the
+entry point ``mbcore.cli.main`` in-process for the error paths."""
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+import mbcore.cli as cli
+from mbcore.queries import EdgeDetectingOracle, learn_graph
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "mbcore.cli"] + list(args),
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_graph_json_reports_queries_within_the_bounds():
+    r = run_cli("queries", "graph", "--n", "500", "--m", "40", "--seed", "3", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = {rec["method"]: rec for rec in json.loads(r.stdout)}
+    assert set(rows) == {"adaptive", "counting", "five_round"}
+    L = math.ceil(math.log2(500))
+    assert rows["adaptive"]["bound"] == 12 * 40 * L + 1
+    assert rows["counting"]["bound"] == 6 * 40 * L + 1
+    for rec in rows.values():
+        assert rec["n"] == 500 and rec["m"] == 40 and rec["exact"] is True
+    assert rows["adaptive"]["queries"] <= rows["adaptive"]["bound"]
+    assert rows["five_round"]["rounds"] == 5 and rows["five_round"]["bound"] is None
+    assert sum(rows["five_round"]["round_queries"]) == rows["five_round"]["queries"]
+
+
+def test_graph_json_matches_the_library():
+    """The command's five-round run is learn_graph's with the same seed on the same graph."""
+    from mbcore._cli_queries import _random_graph
+    r = run_cli("queries", "graph", "--n", "200", "--m", "15", "--seed", "7", "--method",
+                "five_round", "--json")
+    assert r.returncode == 0, r.stderr
+    (rec,) = json.loads(r.stdout)
+    E = _random_graph(200, 15, 7)
+    assert len(E) == 15
+    res = learn_graph(200, EdgeDetectingOracle(E, 200), method="five_round", seed=7)
+    assert rec["queries"] == res.queries and rec["round_queries"] == res.record["round_queries"]
+
+
+def test_graph_table():
+    r = run_cli("queries", "graph", "--n", "64", "--m", "10", "--method", "adaptive")
+    assert r.returncode == 0, r.stderr
+    assert "adaptive" in r.stdout and "12 m ceil(log2 n) + 1" in r.stdout
+    assert "five_round" not in r.stdout.split("bounds:")[0]
+
+
+def test_coin_json_one_and_several_defectives():
+    r = run_cli("queries", "coin", "--n", "1000", "--seed", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    by = {rec["method"]: rec for rec in rows}
+    for name in ("binary search", "bit design"):
+        assert by[name]["bound"] == 10 and by[name]["tests"] <= 10 and by[name]["exact"]
+    assert by["bit design"]["tests"] == 10
+    r = run_cli("queries", "coin", "--n", "100", "--defectives", "5", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert {rec["method"] for rec in rows} == {"binary splitting (d known)",
+                                               "binary splitting (d unknown)"}
+    for rec in rows:
+        assert len(rec["found"]) == 5 and rec["exact"] and rec["tests"] <= rec["bound"]
+    assert rows[0]["bound"] == 5 * 7
+
+
+def test_coin_table():
+    r = run_cli("queries", "coin", "--n", "8")
+    assert r.returncode == 0, r.stderr
+    assert "bit design" in r.stdout and "binary search" in r.stdout
+
+
+@pytest.mark.parametrize("args,status", [
+    (["queries"], 2),
+    (["queries", "dfa"], 2),                       # not there (yet)
+    (["queries", "graph", "--n", "0"], 2),
+    (["queries", "graph", "--method", "greedy"], 2),
+    (["queries", "graph", "--n", "4", "--m", "7"], 1),
+    (["queries", "coin", "--n", "3", "--defectives", "4"], 1),
+    (["queries", "coin", "--defectives", "-1"], 2),
+])
+def test_errors_are_one_line(args, status, capsys):
+    assert cli.main(args) == status
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("mbcore: error:"), err
+
+
+def test_help_lists_the_subcommands(capsys):
+    assert cli.main(["queries", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "graph" in out and "coin" in out
