@@ -23,7 +23,7 @@ import os
 import sys
 import warnings
 
-__all__ = ["LearnerWarning"]
+__all__ = ["LearnerWarning", "InconsistentOracleError"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -50,3 +50,15 @@ def warn_failure(owner, index, reason, detail, then):
         level += 1
     warnings.warn(f"{owner}: {reason}: example {index} {detail}; from now on the learner {then}",
                   LearnerWarning, stacklevel=level)
+
+
+class InconsistentOracleError(ValueError):
+    """An oracle of a query learner contradicted itself, so the learner cannot go on.
+
+    Raised by :func:`mbcore.queries.lstar` when a membership answer changed for the same word
+    (seen when a word is asked again, ``recheck=True``), when an equivalence oracle's
+    counterexample is classified by the hypothesis as the membership oracle classifies it,
+    when a counterexample adds no state (only inconsistent answers can do that), or when an
+    answer is not a bool (or 0/1).  The message names the word.  A ValueError, so code that
+    catches bad input keeps working.
+    """

@@ -10,7 +10,7 @@ import os
 import sys
 import warnings
 
-__all__ = ["LearnerWarning"]
+__all__ = ["LearnerWarning", "InconsistentOracleError"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -30,3 +30,10 @@ def warn_failure(owner, index, reason, detail, then):
         level += 1
     warnings.warn(f"{owner}: {reason}: example {index} {detail}; from now on the learner {then}",
                   LearnerWarning, stacklevel=level)
+
+
+class InconsistentOracleError(ValueError):
+    """An oracle of a query learner contradicted itself (twin of mbcore's): a membership
+    answer that changed for the same word, a counterexample that the hypothesis already
+    classifies as the membership oracle does, an answer that is not a bool.  The message names
+    the word."""
