@@ -10,8 +10,10 @@ equivalence and membership queries, the worked example x1x2 + x3) and lecture 25
 queries simulated by sampling).
 
 The oracles are in ``mbcore.queries.oracles``, the conversions in
-``mbcore.queries.conversions`` and the exact learner of monotone DNF in
-``mbcore.queries.exact``; every public name is importable from here.
+``mbcore.queries.conversions``, the exact learner of monotone DNF in
+``mbcore.queries.exact``, deterministic finite automata in ``mbcore.queries.automata`` and
+Angluin's L* with its oracles in ``mbcore.queries.lstar`` (lectures 26-27; Angluin 1987);
+every public name is importable from here.
 
 Conventions
 -----------
@@ -46,8 +48,15 @@ from .conversions import (Conservative, EQOnlineLearner, EQPACResult, EQResult, 
                           to_equivalence_learner)
 from .exact import DNFResult, MonotoneDNF, learn_monotone_dnf, monotone_dnf_learner
 from .oracles import EquivalenceOracle, ExampleOracle, MembershipOracle
+from .automata import DFA
+from .lstar import (BoundCheck, DFAEquivalenceOracle, DFAMembershipOracle, LStarResult,
+                    SamplingEquivalenceOracle, WMethodEquivalenceOracle, lstar, run_dfa_demo)
+from ..exceptions import InconsistentOracleError
 
 __all__ = ["MonotoneDNF", "ExampleOracle", "MembershipOracle", "EquivalenceOracle",
            "Conservative", "EQOnlineLearner", "EQResult", "DNFResult", "PACResult",
            "EQPACResult", "to_equivalence_learner", "from_equivalence_learner",
-           "monotone_dnf_learner", "learn_monotone_dnf", "online_to_pac", "eq_to_pac"]
+           "monotone_dnf_learner", "learn_monotone_dnf", "online_to_pac", "eq_to_pac",
+           "DFA", "lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle",
+           "DFAEquivalenceOracle", "SamplingEquivalenceOracle", "WMethodEquivalenceOracle",
+           "InconsistentOracleError", "run_dfa_demo"]
