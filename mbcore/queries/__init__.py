@@ -12,7 +12,7 @@ queries simulated by sampling).
 The oracles are in ``mbcore.queries.oracles``, the conversions in
 ``mbcore.queries.conversions``, the exact learner of monotone DNF in
 ``mbcore.queries.exact``, deterministic finite automata in ``mbcore.queries.automata`` and
-Angluin's L* with its oracles in ``mbcore.queries.lstar`` (lectures 26-27; Angluin 1987);
+Angluin's L* with its oracles in ``mbcore.queries.regular`` (lectures 26-27; Angluin 1987);
 every public name is importable from here.
 
 Conventions
@@ -49,7 +49,7 @@ from .conversions import (Conservative, EQOnlineLearner, EQPACResult, EQResult, 
 from .exact import DNFResult, MonotoneDNF, learn_monotone_dnf, monotone_dnf_learner
 from .oracles import EquivalenceOracle, ExampleOracle, MembershipOracle
 from .automata import DFA
-from .lstar import (BoundCheck, DFAEquivalenceOracle, DFAMembershipOracle, LStarResult,
+from .regular import (BoundCheck, DFAEquivalenceOracle, DFAMembershipOracle, LStarResult,
                     SamplingEquivalenceOracle, WMethodEquivalenceOracle, lstar, run_dfa_demo)
 from ..exceptions import InconsistentOracleError
 

@@ -3,7 +3,7 @@ batch runs in a compiled kernel, Hopcroft minimization to a canonical form, shor
 counterexamples to equivalence, seeded random automata, safe ``.npz`` persistence and drawing.
 
 The learner of DFAs from membership and equivalence queries (L*) and its oracles are in
-:mod:`mbcore.queries.lstar`; every public name of both modules is importable from
+:mod:`mbcore.queries.regular`; every public name of both modules is importable from
 :mod:`mbcore.queries`.  The pure-Python twin is ``mbref.queries`` (the specification: the same
 names and results, lists instead of arrays).
 
@@ -265,19 +265,30 @@ class DFA:
             positions = order[at].astype(np.int32)
         else:
             pos = self._pos
-            flat = []
-            for j, w in enumerate(words):
-                if isinstance(w, (bytes, bytearray)):
-                    raise TypeError(f"{o}: word {j} must be a sequence of letters, got "
-                                    f"{type(w).__name__}")
-                for t, c in enumerate(w):
-                    i = pos.get(c) if _hashable(c) else None
-                    if i is None:
-                        raise ValueError(f"{o}: the letter {c!r} (position {t} of word {j}) "
-                                         f"is not in the alphabet {self.alphabet!r}")
-                    flat.append(i)
+            try:
+                if any(isinstance(w, (bytes, bytearray)) for w in words):
+                    raise TypeError
+                flat = [pos[c] for w in words for c in w]
+            except (KeyError, TypeError):
+                flat = self._encode_slowly(o, words)
             positions = np.array(flat, dtype=np.int32)
         return offsets, positions
+
+    def _encode_slowly(self, o, words):
+        """The letter positions of a batch, letter by letter, naming the first bad one."""
+        pos = self._pos
+        flat = []
+        for j, w in enumerate(words):
+            if isinstance(w, (bytes, bytearray)):
+                raise TypeError(f"{o}: word {j} must be a sequence of letters, got "
+                                f"{type(w).__name__}")
+            for t, c in enumerate(w):
+                i = pos.get(c) if _hashable(c) else None
+                if i is None:
+                    raise ValueError(f"{o}: the letter {c!r} (position {t} of word {j}) "
+                                     f"is not in the alphabet {self.alphabet!r}")
+                flat.append(i)
+        return flat
 
     def accepts_many(self, words=None, *, offsets=None, positions=None):
         """Whether each word of a batch is accepted, as a bool array (compiled, GIL released).

@@ -1,5 +1,5 @@
 """Deterministic finite automata and Angluin's L* (twin of ``mbcore.queries.automata`` and
-``mbcore.queries.lstar``; standard library only).
+``mbcore.queries.regular``; standard library only).
 
 This module is the specification: the same names, parameters and results as mbcore, written
 literally from the rules (Angluin 1987, "Learning regular sets from queries and
@@ -614,7 +614,7 @@ def _answer(owner, word, a):
 
 def lstar(alphabet, membership, equivalence, counterexamples="rivest-schapire",
           max_states=None, max_rounds=None, recheck=False):
-    """Angluin's L* (see mbcore.queries.lstar for the full description)."""
+    """Angluin's L* (see mbcore.queries.regular for the full description)."""
     o = "lstar"
     letters = _check_alphabet(o, alphabet)
     if not callable(membership):
@@ -840,7 +840,7 @@ class _LStar:
         for c in z:
             qs.append(delta[qs[-1]][letters[c]])
         a_lo = self.cache[z]
-        lo, hi = 0, len(z)
+        lo, hi = 0, len(z) - 1      # alpha(|z|-1) = alpha(|z|): u_{|z|-1} z_|z| has u_|z|'s row
         while hi - lo > 1:
             mid = (lo + hi) // 2
             if self.one(reps[qs[mid]] + z[mid:]) == a_lo:

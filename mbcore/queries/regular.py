@@ -1,7 +1,7 @@
-"""Angluin's L*: learning a regular language exactly from membership and equivalence queries
-(Angluin 1987; lectures 26-27), with three ways of using a counterexample, the oracles it
-needs (membership from a DFA; equivalence exact, by sampling, or by the W-method), and its
-query bounds checked on every run.
+"""Angluin's L*: learning a regular language exactly from membership and equivalence
+queries (Angluin 1987; lectures 26-27), with three ways of using a counterexample, the
+oracles it needs (membership from a DFA; equivalence exact, by sampling, or by the W-method),
+and its query bounds checked on every run.
 
 The rule
 --------
@@ -63,7 +63,7 @@ number of 0's and an even number of 1's, a 4-state minimal DFA.
 >>> res.hypothesis.n_states, res.exact, target.equivalent(res.hypothesis)
 (4, True, None)
 >>> res.equivalence_queries, res.counterexamples
-(2, [('0', '0')])
+(2, [('1', '0')])
 >>> res.bounds_held
 True
 """
@@ -71,6 +71,7 @@ True
 import itertools
 import math
 import numbers
+import random as _random
 
 import numpy as np
 
@@ -103,7 +104,17 @@ def _hashable(c):
 
 
 class BoundCheck:
-    """One bound checked on a run: ``observed <= bound`` is ``held``."""
+    """One bound checked on a run of :func:`lstar`: ``held`` is ``observed <= bound``.
+
+    Attributes
+    ----------
+    name : str
+        ``"equivalence_queries"`` or ``"membership_queries"``.
+    observed, bound : int
+    held : bool
+        False would be a bug in mbcore (the run met the theorem's assumptions: it ended with
+        an exact hypothesis, and n is that hypothesis's number of states).
+    """
 
     def __init__(self, name, observed, bound):
         self.name = name
@@ -123,7 +134,22 @@ def _letters_of(target):
 
 
 class DFAMembershipOracle:
-    """MQ(w) = target.accepts(w); ``calls`` counts the words asked."""
+    """The membership oracle of a known DFA: ``MQ(w) = target.accepts(w)``.
+
+    ``calls`` counts the words asked (one per word, also in a batch).  ``many(words)`` answers a
+    batch at once (one compiled run); :func:`lstar` uses it to ask each fill of its table as
+    one batch.
+
+    Parameters
+    ----------
+    target : DFA
+
+    Examples
+    --------
+    >>> mq = DFAMembershipOracle(DFA("ab", [[1, 0], [0, 1]], [True, False]))
+    >>> mq("aa"), mq.many(["a", "b"]), mq.calls
+    (True, [False, True], 3)
+    """
 
     def __init__(self, target):
         if not isinstance(target, DFA):
@@ -142,10 +168,29 @@ class DFAMembershipOracle:
         self.calls += len(words)
         return self.target.accepts_many(words).tolist()
 
+    def _many_encoded(self, offsets, positions):
+        # the batch as lstar encodes it (letter positions; see DFA.encode); counts every word
+        self.calls += len(offsets) - 1
+        return self.target.accepts_many(offsets=offsets, positions=positions).tolist()
+
 
 class DFAEquivalenceOracle:
-    """EQ(h) = None when h accepts the target's language, else the shortest counterexample
-    (least in alphabet order among the shortest); ``calls`` counts the queries."""
+    """The exact equivalence oracle of a known DFA: ``EQ(h)`` is None when h accepts the
+    target's language, else a shortest word on which they differ, the least among the shortest
+    in the order of alphabet positions (:meth:`DFA.equivalent`, a breadth-first search over
+    the product automaton).  ``calls`` counts the queries.
+
+    Parameters
+    ----------
+    target : DFA
+
+    Examples
+    --------
+    >>> even_a = DFA("ab", [[1, 0], [0, 1]], [True, False])
+    >>> eq = DFAEquivalenceOracle(even_a)
+    >>> eq(DFA("ab", [[0, 0]], [True])), eq(even_a), eq.calls
+    (('a',), None, 2)
+    """
 
     def __init__(self, target):
         if not isinstance(target, DFA):
@@ -160,10 +205,45 @@ class DFAEquivalenceOracle:
 
 
 class SamplingEquivalenceOracle:
-    """EQ simulated by sampling (Angluin lecture 25): the i-th query tests the hypothesis on
-    ceil((1/epsilon) ln(2^i/delta)) random words; the first one it misclassifies is the
-    counterexample, else None.  A word: its length uniform on 0..max_length, then each letter
-    uniform; all from ``random.Random(seed)``."""
+    """An equivalence oracle simulated by sampling (EQ -> PAC, Angluin lecture 25).
+
+    The i-th query (i = 1, 2, ...) draws ``m_i = ceil((1/epsilon) ln(2^i / delta))`` random
+    words (:func:`mbcore.bounds.eq_test_sample_size`: confidence delta_i = delta / 2^i, which
+    sum to delta) and returns the first one the hypothesis classifies differently from the
+    target, or None when it agrees on all of them.  A hypothesis with error > epsilon under
+    the word distribution survives its test with probability at most (1 - epsilon)^m_i <=
+    delta_i, so when L* stops, its hypothesis has error at most epsilon with probability at
+    least 1 - delta (over the draws).
+
+    The word distribution: the length is uniform on {0, ..., max_length}, then each letter is
+    uniform over the alphabet, independently; every draw comes from Python's
+    ``random.Random(seed)`` in that order (so the twin draws the same words).
+
+    Parameters
+    ----------
+    target : DFA or callable word -> bool
+        Labels the sample (the example oracle EX(c, D) of the PAC model; not counted as
+        membership queries).
+    alphabet : sequence of letters
+    epsilon, delta : float in (0, 1), default 0.05
+    seed : int or None, default 0
+    max_length : int >= 0, default 20
+
+    Attributes
+    ----------
+    calls : int
+        Equivalence queries answered.
+    examples : int
+        Words drawn in all.
+
+    Examples
+    --------
+    >>> target = DFA("ab", [[1, 0], [0, 1]], [True, False])
+    >>> eq = SamplingEquivalenceOracle(target, "ab", epsilon=0.1, delta=0.1, seed=1)
+    >>> res = lstar("ab", DFAMembershipOracle(target), eq)
+    >>> res.exact, target.equivalent(res.hypothesis), eq.calls, eq.examples
+    (True, None, 1, 30)
+    """
 
     def __init__(self, target, alphabet, epsilon=0.05, delta=0.05, seed=0, max_length=20):
         o = "SamplingEquivalenceOracle"
@@ -214,14 +294,38 @@ class SamplingEquivalenceOracle:
 
 
 class WMethodEquivalenceOracle:
-    """EQ by the W-method conformance test (Chow 1978; Vasilevskii 1973): with the hypothesis
-    minimized to n states and a bound ``max_states`` >= the target's number of states, test
-    every word p.x.w with p in the transition cover P (the BFS access words of the states,
-    then each followed by every letter), x in Sigma^j for j = 0..max_states - n (in order of
-    j, then of alphabet positions) and w in the characterization set W (shortest
-    distinguishing words of pairs of states, collected while splitting the states into
-    classes, plus the empty word).  The first word on which hypothesis and target differ is
-    the counterexample; exact when the target has at most ``max_states`` states."""
+    """An equivalence oracle by the W-method conformance test (Chow 1978; Vasilevskii 1973).
+
+    With the hypothesis minimized to n states and a bound ``max_states`` on the number of
+    states of the target's minimal DFA, test every word p.x.w with p in the transition cover P
+    (the access words of the states in breadth-first order, then each of them followed by
+    every letter), x in Sigma^j for j = 0..max_states - n (by j, then in the order of
+    alphabet positions) and w in the characterization set W (the empty word, then a shortest
+    distinguishing word for the first two states of the first class not yet split, until
+    every class is a single state).  The first word on which hypothesis and target differ is
+    the counterexample.  The test is exact whenever the target has at most ``max_states``
+    states: a target that passes it is equivalent to the hypothesis.
+
+    Parameters
+    ----------
+    target : DFA or callable word -> bool
+    max_states : int >= 1
+
+    Attributes
+    ----------
+    calls : int
+        Equivalence queries answered.
+    tests : int
+        Words tested in all.
+
+    Examples
+    --------
+    >>> target = DFA("ab", [[1, 2], [0, 3], [3, 0], [2, 1]], [True, False, False, False])
+    >>> eq = WMethodEquivalenceOracle(target, max_states=4)
+    >>> res = lstar("ab", DFAMembershipOracle(target), eq)
+    >>> res.hypothesis.n_states, target.equivalent(res.hypothesis)
+    (4, None)
+    """
 
     def __init__(self, target, max_states):
         o = "WMethodEquivalenceOracle"
@@ -307,7 +411,42 @@ def _run_from(h, q, word):
 # -- L* -------------------------------------------------------------------------------------------
 
 class LStarResult:
-    """What :func:`lstar` returns (twin of mbcore's LStarResult)."""
+    """What :func:`lstar` returns: the hypothesis and the record of the run.
+
+    Attributes
+    ----------
+    hypothesis : DFA or None
+        The last hypothesis (states numbered in the order of S's distinct rows; start 0).
+        When ``exact``, it is the minimal DFA of the target's language.  None when a bound
+        stopped the run before the first hypothesis.
+    exact : bool
+        The equivalence oracle answered yes to the hypothesis.
+    stopped : None or str
+        None after a yes; else the bound that stopped the run: ``"max_states"`` (the table
+        had more distinct rows than allowed) or ``"max_rounds"`` (as many equivalence queries
+        as allowed had been answered with counterexamples).
+    membership_queries : int
+        Calls to the membership oracle (each word once, plus the re-asked counterexamples
+        with ``recheck=True``).
+    distinct_membership_queries : int
+        Distinct words asked (the cache's size).
+    rechecks : int
+    equivalence_queries : int
+    counterexamples : list of tuple
+        The equivalence oracle's counterexamples, as tuples of letters.
+    counterexample_lengths : list of int
+    table_sizes : list of (int, int, int)
+        (|S|, |S.Sigma minus S|, |E|) when each hypothesis was built.
+    prefixes, suffixes : list of tuple
+        S and E at the end, in insertion order.
+    processing : str
+    bounds : dict of str -> BoundCheck
+        ``"equivalence_queries"`` and ``"membership_queries"`` against
+        :func:`mbcore.bounds.lstar_equivalence_bound` and
+        :func:`mbcore.bounds.lstar_membership_bound` (n = the hypothesis's states, m = the
+        longest counterexample); empty when the run was not exact.
+    bounds_held : bool
+    """
 
     def __init__(self, **kw):
         self.__dict__.update(kw)
@@ -329,7 +468,50 @@ def _answer(owner, word, a):
 
 def lstar(alphabet, membership, equivalence, counterexamples="rivest-schapire",
           max_states=None, max_rounds=None, recheck=False):
-    """Angluin's L* (see mbcore.queries.lstar for the full description)."""
+    """Learn a regular language exactly with membership and equivalence queries (Angluin's
+    L*; the rule, the ties and the bounds are in :mod:`mbcore.queries.regular`).
+
+    Parameters
+    ----------
+    alphabet : sequence of distinct hashable letters (or a str of characters)
+    membership : callable word -> bool
+        ``membership(word)`` with word a tuple of letters; answers must be bools (or 0/1).
+        When it has a ``many(words)`` method, each fill of the table is asked as one batch
+        (the same words, in the same order, counted the same).
+    equivalence : callable DFA -> word or None
+        None accepts the hypothesis; otherwise a counterexample (a sequence of letters).
+    counterexamples : {"rivest-schapire", "angluin", "suffixes"}, default "rivest-schapire"
+    max_states : int or None, default None
+        Stop (``stopped="max_states"``) when the table has more distinct rows than this;
+        None means :data:`DEFAULT_MAX_STATES`.
+    max_rounds : int or None, default None
+        Stop (``stopped="max_rounds"``) instead of asking equivalence query number
+        ``max_rounds + 1``.
+    recheck : bool, default False
+        Ask the membership oracle again for every counterexample and compare with the first
+        answer (one more call each), so that an oracle whose answers change is caught.
+
+    Returns
+    -------
+    LStarResult
+
+    Raises
+    ------
+    InconsistentOracleError
+        The oracles contradicted themselves: an answer that is not a bool, a changed answer
+        (``recheck``), a counterexample that the hypothesis already classifies as the
+        membership oracle does, a counterexample with a letter outside the alphabet, or one
+        that adds no state (which consistent answers cannot do).  The message names the word.
+
+    Examples
+    --------
+    >>> target = DFA("ab", [[1, 0], [0, 1]], [True, False])      # an even number of a's
+    >>> res = lstar("ab", DFAMembershipOracle(target), DFAEquivalenceOracle(target))
+    >>> res.hypothesis.n_states, res.equivalence_queries, res.membership_queries
+    (2, 1, 5)
+    >>> res.table_sizes, res.bounds["membership_queries"]
+    ([(2, 3, 1)], BoundCheck('membership_queries', observed=5, bound=13, held=True))
+    """
     o = "lstar"
     letters = _check_alphabet(o, alphabet)
     if not callable(membership):
@@ -347,7 +529,7 @@ def lstar(alphabet, membership, equivalence, counterexamples="rivest-schapire",
                              f"{v!r}")
     return _LStar(letters, membership, equivalence, counterexamples,
                   DEFAULT_MAX_STATES if max_states is None else max_states,
-                  max_rounds, recheck, DFA).run()
+                  max_rounds, recheck).run()
 
 
 class _Stop(Exception):
@@ -356,20 +538,23 @@ class _Stop(Exception):
 
 
 class _LStar:
-    """The observation table and the loop; shared, line for line, with mbcore."""
+    """The observation table and the loop.  The rules and ties are those of the twin
+    (``mbref.queries._LStar``); here words are tuples of letter positions inside, rows are
+    int bitmasks over E, and a DFA membership oracle is asked a whole batch of encoded words
+    at once (its ``_many_encoded``: one compiled run)."""
 
     def __init__(self, letters, membership, equivalence, processing, max_states, max_rounds,
-                 recheck, dfa_class):
+                 recheck):
         self.letters = letters
         self.k = len(letters)
         self.mq = membership
         self.many = getattr(membership, "many", None)
+        self.encoded = getattr(membership, "_many_encoded", None)
         self.eq = equivalence
         self.processing = processing
         self.max_states = max_states
         self.max_rounds = max_rounds
         self.recheck = recheck
-        self.DFA = dfa_class
         self.cache = {}
         self.calls = 0
         self.rechecks = 0
@@ -378,32 +563,40 @@ class _LStar:
         self.E = [()]
         self.rows = {}          # word -> int bitmask over E (bit j = MQ(word + E[j]))
         self.srows = {}         # row value -> first s in S with it
+        self.reps = []
+
+    def word(self, w):
+        L = self.letters
+        return tuple(L[i] for i in w)
 
     # -- membership ------------------------------------------------------------------------------
 
     def ask(self, words):
-        """Answer every word (cache first); the new ones are asked in the order given, as one
-        batch when the oracle has ``many``."""
+        """The answers (bools, in order) for every word; the new ones are asked in the order
+        given, once each, as one batch when the oracle can take one."""
         cache = self.cache
-        new = []
-        seen = set()
-        for w in words:
-            if w not in cache and w not in seen:
-                seen.add(w)
-                new.append(w)
+        new = [w for w in dict.fromkeys(words) if w not in cache]
         if new:
-            if self.many is not None:
-                answers = list(self.many(new))
-                if len(answers) != len(new):
-                    raise InconsistentOracleError(
-                        f"lstar: the membership oracle's many() answered {len(answers)} words "
-                        f"for {len(new)}")
+            if self.encoded is not None:
+                lengths = np.fromiter(map(len, new), dtype=np.int64, count=len(new))
+                offsets = np.zeros(len(new) + 1, dtype=np.int64)
+                np.cumsum(lengths, out=offsets[1:])
+                positions = np.fromiter(itertools.chain.from_iterable(new), dtype=np.int32,
+                                        count=int(offsets[-1]))
+                cache.update(zip(new, self.encoded(offsets, positions)))
             else:
-                mq = self.mq
-                answers = [mq(w) for w in new]
+                if self.many is not None:
+                    answers = list(self.many([self.word(w) for w in new]))
+                    if len(answers) != len(new):
+                        raise InconsistentOracleError(
+                            f"lstar: the membership oracle's many() answered {len(answers)} "
+                            f"words for {len(new)}")
+                else:
+                    mq, word = self.mq, self.word
+                    answers = [mq(word(w)) for w in new]
+                for w, a in zip(new, answers):
+                    cache[w] = _answer("lstar", self.word(w), a)
             self.calls += len(new)
-            for w, a in zip(new, answers):
-                cache[w] = _answer("lstar", w, a)
 
     def one(self, w):
         if w not in self.cache:
@@ -417,29 +610,34 @@ class _LStar:
         if not new:
             return
         E = self.E
-        self.ask([u + e for u in new for e in E])
-        cache = self.cache
-        for u in new:
+        cells = [u + e for u in new for e in E]
+        self.ask(cells)
+        answers = list(map(self.cache.__getitem__, cells))
+        nE = len(E)
+        rows = self.rows
+        for i, u in enumerate(new):
             r = 0
-            for j, e in enumerate(E):
-                if cache[u + e]:
+            for j, a in enumerate(answers[i * nE:(i + 1) * nE]):
+                if a:
                     r |= 1 << j
-            self.rows[u] = r
+            rows[u] = r
 
     def add_columns(self, suffixes):
-        rows = list(self.rows)
-        self.ask([u + e for e in suffixes for u in rows])
-        cache = self.cache
-        for e in suffixes:
-            j = len(self.E)
+        rows = self.rows
+        keys = list(rows)
+        columns = [[u + e for u in keys] for e in suffixes]
+        for cells in columns:
+            self.ask(cells)
+        get = self.cache.__getitem__
+        for e, cells in zip(suffixes, columns):
+            bit = 1 << len(self.E)
             self.E.append(e)
-            bit = 1 << j
-            for u in rows:
-                if cache[u + e]:
-                    self.rows[u] |= bit
+            for u, a in zip(keys, map(get, cells)):
+                if a:
+                    rows[u] |= bit
         self.srows = {}
         for s in self.S:
-            self.srows.setdefault(self.rows[s], s)
+            self.srows.setdefault(rows[s], s)
 
     def add_to_S(self, words):
         new = [s for s in words if s not in self.Sset]
@@ -448,22 +646,19 @@ class _LStar:
             self.S.append(s)
             self.Sset.add(s)
             self.srows.setdefault(self.rows[s], s)
-        letters = self.letters
-        self.add_rows([s + (a,) for s in new for a in letters])
+        self.add_rows([s + (a,) for s in new for a in range(self.k)])
         if len(self.srows) > self.max_states:
             raise _Stop("max_states")
 
     def close(self):
-        """Move every row of S.Sigma whose value is not a row of S into S (in table order),
-        until the table is closed."""
-        letters = self.letters
+        k = self.k
         pending = list(self.S)
         while pending:
             rows, srows = self.rows, self.srows
             new = []
             vals = set()
             for s in pending:
-                for a in letters:
+                for a in range(k):
                     t = s + (a,)
                     r = rows[t]
                     if r not in srows and r not in vals:
@@ -475,8 +670,6 @@ class _LStar:
             pending = new
 
     def inconsistency(self):
-        """The first suffix a.e that makes the table consistent, or None: pairs of S with equal
-        rows in S order (each against the first with its row), letters in order, E in order."""
         groups = {}
         for s in self.S:
             groups.setdefault(self.rows[s], []).append(s)
@@ -484,7 +677,7 @@ class _LStar:
         for g in groups.values():
             s1 = g[0]
             for s2 in g[1:]:
-                for a in self.letters:
+                for a in range(self.k):
                     r1, r2 = rows[s1 + (a,)], rows[s2 + (a,)]
                     if r1 != r2:
                         x = r1 ^ r2
@@ -501,11 +694,12 @@ class _LStar:
             if e is None:
                 return
             if e in self.E:
-                raise InconsistentOracleError(f"lstar: the suffix {e!r} is already in E")
+                raise InconsistentOracleError(f"lstar: the suffix {self.word(e)!r} is already "
+                                              "in E")
             self.add_columns([e])
 
     def hypothesis(self):
-        srows, rows = self.srows, self.rows
+        rows = self.rows
         state = {}
         reps = []
         for s in self.S:
@@ -513,10 +707,11 @@ class _LStar:
             if r not in state:
                 state[r] = len(reps)
                 reps.append(s)
-        delta = [[state[rows[s + (a,)]] for a in self.letters] for s in reps]
+        k = self.k
+        delta = [[state[rows[s + (a,)]] for a in range(k)] for s in reps]
         acc = [bool(rows[s] & 1) for s in reps]
         self.reps = reps
-        return self.DFA(self.letters, delta, acc, 0), reps, delta, acc
+        return DFA(self.letters, delta, acc, 0), reps, delta, acc
 
     # -- counterexamples -----------------------------------------------------------------------
 
@@ -528,34 +723,36 @@ class _LStar:
         except TypeError:
             raise InconsistentOracleError(f"lstar: the equivalence oracle returned {z!r}, "
                                           "not a word (a sequence of letters) or None") from None
-        pos = set(self.letters)
+        pos = {c: i for i, c in enumerate(self.letters)}
+        out = []
         for j, c in enumerate(z):
-            if not _hashable(c) or c not in pos:
+            i = pos.get(c) if _hashable(c) else None
+            if i is None:
                 raise InconsistentOracleError(
                     f"lstar: the counterexample {z!r} holds the letter {c!r} (position {j}), "
                     f"not in the alphabet {self.letters!r}")
-        return z
+            out.append(i)
+        return z, tuple(out)
 
     def label(self, z):
         a = self.one(z)
         if self.recheck:
-            b = _answer("lstar", z, self.mq(z))
+            b = _answer("lstar", self.word(z), self.mq(self.word(z)))
             self.calls += 1
             self.rechecks += 1
             if b != a:
                 raise InconsistentOracleError(
-                    f"lstar: the membership oracle answered {b} for the word {z!r}, which it "
-                    f"answered {a} before")
+                    f"lstar: the membership oracle answered {b} for the word "
+                    f"{self.word(z)!r}, which it answered {a} before")
         return a
 
-    def process_rs(self, z, delta, acc):
+    def process_rs(self, z, delta):
         reps = self.reps
-        letters = {c: i for i, c in enumerate(self.letters)}
         qs = [0]
         for c in z:
-            qs.append(delta[qs[-1]][letters[c]])
+            qs.append(delta[qs[-1]][c])
         a_lo = self.cache[z]
-        lo, hi = 0, len(z)
+        lo, hi = 0, len(z) - 1      # alpha(|z|-1) = alpha(|z|): u_{|z|-1} z_|z| has u_|z|'s row
         while hi - lo > 1:
             mid = (lo + hi) // 2
             if self.one(reps[qs[mid]] + z[mid:]) == a_lo:
@@ -565,8 +762,8 @@ class _LStar:
         e = z[hi:]
         if e in self.E:
             raise InconsistentOracleError(
-                f"lstar: the counterexample {z!r} gives the suffix {e!r}, already in E: the "
-                "membership answers are inconsistent")
+                f"lstar: the counterexample {self.word(z)!r} gives the suffix "
+                f"{self.word(e)!r}, already in E: the membership answers are inconsistent")
         return [e]
 
     def run(self):
@@ -580,41 +777,42 @@ class _LStar:
         try:
             self.add_rows([()])
             self.srows = {self.rows[()]: ()}
-            self.add_rows([(a,) for a in self.letters])
+            self.add_rows([(a,) for a in range(self.k)])
             self.stabilize()
             z = None
             while True:
                 h, reps, delta, acc = self.hypothesis()
                 record_sizes.append((len(self.S), len(self.rows) - len(self.S), len(self.E)))
-                if z is None or _run(delta, acc, self.letters, z) == self.cache[z]:
+                if z is None or _run(delta, acc, z) == self.cache[z]:
                     if self.max_rounds is not None and eqs >= self.max_rounds:
                         raise _Stop("max_rounds")
                     eqs += 1
-                    z = self.eq(h)
-                    if z is None:
+                    zw = self.eq(h)
+                    if zw is None:
                         exact = True
                         break
-                    z = self.check_word(z)
-                    ces.append(z)
+                    zw, z = self.check_word(zw)
+                    ces.append(zw)
                     ce_lengths.append(len(z))
-                    if self.label(z) == _run(delta, acc, self.letters, z):
+                    if self.label(z) == _run(delta, acc, z):
                         raise InconsistentOracleError(
-                            f"lstar: the equivalence oracle's counterexample {z!r} is "
+                            f"lstar: the equivalence oracle's counterexample {zw!r} is "
                             f"classified by the hypothesis as the membership oracle does "
                             f"({self.cache[z]})")
                 n_before = len(self.srows)
                 if self.processing == "rivest-schapire":
-                    self.add_columns(self.process_rs(z, delta, acc))
+                    self.add_columns(self.process_rs(z, delta))
                 elif self.processing == "suffixes":
+                    have = set(self.E)
                     self.add_columns([z[i:] for i in range(len(z) - 1, -1, -1)
-                                      if z[i:] not in set(self.E)])
+                                      if z[i:] not in have])
                 else:
                     self.add_to_S([z[:i] for i in range(1, len(z) + 1)])
                 self.stabilize()
                 if len({self.rows[s] for s in self.S}) <= n_before:
                     raise InconsistentOracleError(
-                        f"lstar: the counterexample {z!r} added no state: the membership "
-                        "answers are inconsistent")
+                        f"lstar: the counterexample {self.word(z)!r} added no state: the "
+                        "membership answers are inconsistent")
         except _Stop as stop:
             stopped = stop.which
         n = None if h is None else h.n_states
@@ -626,30 +824,50 @@ class _LStar:
             bounds["membership_queries"] = BoundCheck(
                 "membership_queries", len(self.cache),
                 lstar_membership_bound(n, self.k, m, self.processing))
+        w = self.word
         return LStarResult(hypothesis=h, exact=exact, stopped=stopped,
                            membership_queries=self.calls,
                            distinct_membership_queries=len(self.cache),
                            rechecks=self.rechecks,
                            equivalence_queries=eqs, counterexamples=ces,
                            counterexample_lengths=ce_lengths, table_sizes=record_sizes,
-                           suffixes=list(self.E), prefixes=list(self.S),
+                           suffixes=[w(e) for e in self.E], prefixes=[w(s) for s in self.S],
                            processing=self.processing, bounds=bounds,
                            bounds_held=all(b.held for b in bounds.values()))
 
 
-def _run(delta, acc, letters, z):
-    pos = {c: i for i, c in enumerate(letters)}
+def _run(delta, acc, z):
     q = 0
     for c in z:
-        q = delta[q][pos[c]]
+        q = delta[q][c]
     return acc[q]
 
 
-
-
 def run_dfa_demo(n_states, alphabet_size, seed, processing="rivest-schapire"):
-    """Learn a random minimal DFA with L* and an exact equivalence oracle; a dict of the
-    queries asked next to their bounds."""
+    """Learn a seeded random minimal DFA with L* and an exact equivalence oracle, and say
+    what it cost next to the bounds (for the command line: every value is printable).
+
+    Parameters
+    ----------
+    n_states : int >= 1
+    alphabet_size : int in [1, 26]
+        The letters are the first ``alphabet_size`` of "abc...z".
+    seed : int
+    processing : {"rivest-schapire", "angluin", "suffixes"}
+
+    Returns
+    -------
+    dict
+        n_states, alphabet_size, seed, processing, exact, learned_states, equivalent (the
+        hypothesis accepts the target's language), membership_queries, membership_bound,
+        equivalence_queries, equivalence_bound, counterexample_lengths, bounds_held.
+
+    Examples
+    --------
+    >>> d = run_dfa_demo(30, 2, seed=0)
+    >>> d["learned_states"], d["equivalent"], d["bounds_held"]
+    (30, True, True)
+    """
     if not _is_int(alphabet_size) or not 1 <= alphabet_size <= 26:
         raise ValueError(f"run_dfa_demo: parameter alphabet_size must be an integer in "
                          f"[1, 26], got {alphabet_size!r}")
