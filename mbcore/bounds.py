@@ -1353,15 +1353,15 @@ def lstar_membership_bound(n, k, m, processing="angluin") -> int:
     * ``"angluin"`` (every prefix of a counterexample joins S; Angluin 1987, Theorem 6):
       ``(k + 1) (n + m (n - 1)) n``.  S grows by at most n - 1 moves that close the table
       (each adds a distinct row) and at most m words per counterexample (n - 1 of them), so
-      |S| <= n + m(n - 1), |S.Sigma| <= k |S|; E grows only to make the table consistent,
-      each time adding a distinct row, so |E| <= n; every word asked is a cell of the table.
+      ``|S| <= n + m(n - 1)``, ``|S.Sigma| <= k |S|``; E grows only to make the table consistent,
+      each time adding a distinct row, so ``|E| <= n``; every word asked is a cell of the table.
     * ``"rivest-schapire"`` (one suffix per counterexample, Rivest & Schapire 1993):
-      ``(k + 1) n^2 + (n - 1) (1 + ceil(log2 m))``.  The rows of S stay distinct, so |S| <= n;
-      each use of a counterexample adds one suffix and at least one state, so |E| <= n and
+      ``(k + 1) n^2 + (n - 1) (1 + ceil(log2 m))``.  The rows of S stay distinct, so ``|S| <= n``;
+      each use of a counterexample adds one suffix and at least one state, so ``|E| <= n`` and
       there are at most n - 1 uses, each asking the counterexample and at most
       ceil(log2 m) words of its binary search outside the table.
     * ``"suffixes"`` (every suffix of a counterexample joins E, Maler & Pnueli 1995):
-      ``(k + 1) n (1 + (n - 1) m)``: |S| <= n, |E| <= 1 + (n - 1) m.
+      ``(k + 1) n (1 + (n - 1) m)``: ``|S| <= n``, ``|E| <= 1 + (n - 1) m``.
 
     Parameters
     ----------

@@ -18,8 +18,8 @@ counterexample z of the equivalence oracle:
 * ``"angluin"`` (Angluin 1987): add every prefix of z to S.
 * ``"rivest-schapire"`` (Rivest & Schapire 1993): with u_i the access word of the state the
   hypothesis reaches after z[:i], the answers alpha(i) = MQ(u_i z[i:]) go from alpha(0) =
-  MQ(z) to alpha(|z|) = the hypothesis's answer on z, which differ; a binary search finds i
-  with alpha(i) != alpha(i+1) in at most ceil(log2 |z|) queries and adds the one suffix
+  MQ(z) to alpha(len(z)) = the hypothesis's answer on z, which differ; a binary search finds i
+  with alpha(i) != alpha(i+1) in at most ceil(log2 len(z)) queries and adds the one suffix
   z[i+1:] to E.  S's rows then stay distinct (no consistency check is needed) and the next
   hypothesis has more states.  When the new hypothesis still misclassifies z, z is used again
   without a new equivalence query.
@@ -37,10 +37,11 @@ table needs them, new rows before new columns, each batch at once when the oracl
 Bounds (checked on every exact run, :attr:`LStarResult.bounds`): for a target whose minimal
 DFA has n states, over k letters, with longest counterexample m: at most n equivalence
 queries (n - 1 wrong conjectures: each counterexample adds a state); membership queries (the
-distinct words asked) at most (k+1)(n + m(n-1)) n with Angluin's processing (|S| <= n +
-m(n-1), |S.Sigma| <= k|S|, |E| <= n; Angluin 1987, Theorem 6), (k+1) n^2 + (n-1)(1 +
-ceil(log2 m)) with Rivest-Schapire's (|S| <= n, |E| <= n, plus the counterexample and the
-binary search), and (k+1) n (1 + (n-1) m) with all suffixes (|S| <= n, |E| <= 1 + (n-1) m).
+distinct words asked) at most (k+1)(n + m(n-1)) n with Angluin's processing (at most
+n + m(n-1) words in S, k times as many in S.Sigma, n in E; Angluin 1987, Theorem 6),
+(k+1) n^2 + (n-1)(1 + ceil(log2 m)) with Rivest-Schapire's (at most n words in S and n in E,
+plus the counterexample and the binary search), and (k+1) n (1 + (n-1) m) with all suffixes
+(at most n words in S and 1 + (n-1) m in E).
 See :func:`mbcore.bounds.lstar_membership_bound`.
 
 Sources: Angluin (1987), "Learning regular sets from queries and counterexamples",
@@ -436,7 +437,7 @@ class LStarResult:
         The equivalence oracle's counterexamples, as tuples of letters.
     counterexample_lengths : list of int
     table_sizes : list of (int, int, int)
-        (|S|, |S.Sigma minus S|, |E|) when each hypothesis was built.
+        ``(len(S), len(S.Sigma minus S), len(E))`` when each hypothesis was built.
     prefixes, suffixes : list of tuple
         S and E at the end, in insertion order.
     processing : str
