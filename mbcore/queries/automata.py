@@ -185,6 +185,21 @@ class DFA:
         self._pos = {c: i for i, c in enumerate(letters)}
         self._lists = None
 
+    @classmethod
+    def _trusted(cls, alphabet, delta, accepting, start=0):
+        """A DFA from tables mbcore built itself (lists, already valid: L*'s hypotheses),
+        without the constructor's checks."""
+        self = cls.__new__(cls)
+        self.alphabet = alphabet
+        self.delta = np.array(delta, dtype=np.int32).reshape(len(delta), len(alphabet))
+        self.delta.flags.writeable = False
+        self.accepting = np.array(accepting, dtype=bool)
+        self.accepting.flags.writeable = False
+        self.start = start
+        self._pos = {c: i for i, c in enumerate(alphabet)}
+        self._lists = (delta, accepting)
+        return self
+
     @property
     def n_states(self):
         """The number of states n."""

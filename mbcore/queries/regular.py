@@ -174,6 +174,19 @@ class DFAMembershipOracle:
         self.calls += len(offsets) - 1
         return self.target.accepts_many(offsets=offsets, positions=positions).tolist()
 
+    def _few_encoded(self, words):
+        # a few words of letter positions, run in Python (no batch overhead); counts them
+        self.calls += len(words)
+        t = self.target
+        d, acc = t._as_lists()
+        out = []
+        for w in words:
+            q = t.start
+            for i in w:
+                q = d[q][i]
+            out.append(acc[q])
+        return out
+
 
 class DFAEquivalenceOracle:
     """The exact equivalence oracle of a known DFA: ``EQ(h)`` is None when h accepts the
@@ -540,7 +553,7 @@ class _Stop(Exception):
 
 class _LStar:
     """The observation table and the loop.  The rules and ties are those of the twin
-    (``mbref.queries._LStar``); here words are tuples of letter positions inside, rows are
+    (``mbref.queries._LStar``); here words are bytes of letter positions inside, rows are
     int bitmasks over E, and a DFA membership oracle is asked a whole batch of encoded words
     at once (its ``_many_encoded``: one compiled run)."""
 
@@ -559,9 +572,14 @@ class _LStar:
         self.cache = {}
         self.calls = 0
         self.rechecks = 0
-        self.S = [()]
-        self.Sset = {()}
-        self.E = [()]
+        # words are bytes of letter positions (tuples beyond 256 letters): cheap to join,
+        # hash and hand to the kernel
+        self.bytes = self.k <= 256
+        self.empty = b"" if self.bytes else ()
+        self.ext = [bytes((a,)) if self.bytes else (a,) for a in range(self.k)]
+        self.S = [self.empty]
+        self.Sset = {self.empty}
+        self.E = [self.empty]
         self.rows = {}          # word -> int bitmask over E (bit j = MQ(word + E[j]))
         self.srows = {}         # row value -> first s in S with it
         self.reps = []
@@ -578,12 +596,17 @@ class _LStar:
         cache = self.cache
         new = [w for w in dict.fromkeys(words) if w not in cache]
         if new:
-            if self.encoded is not None:
+            if self.encoded is not None and len(new) < 32:      # a few: no batch overhead
+                cache.update(zip(new, self.mq._few_encoded(new)))
+            elif self.encoded is not None:                       # a compiled batch
                 lengths = np.fromiter(map(len, new), dtype=np.int64, count=len(new))
                 offsets = np.zeros(len(new) + 1, dtype=np.int64)
                 np.cumsum(lengths, out=offsets[1:])
-                positions = np.fromiter(itertools.chain.from_iterable(new), dtype=np.int32,
-                                        count=int(offsets[-1]))
+                if self.bytes:
+                    positions = np.frombuffer(b"".join(new), dtype=np.uint8).astype(np.int32)
+                else:
+                    positions = np.fromiter(itertools.chain.from_iterable(new),
+                                            dtype=np.int32, count=int(offsets[-1]))
                 cache.update(zip(new, self.encoded(offsets, positions)))
             else:
                 if self.many is not None:
@@ -647,12 +670,13 @@ class _LStar:
             self.S.append(s)
             self.Sset.add(s)
             self.srows.setdefault(self.rows[s], s)
-        self.add_rows([s + (a,) for s in new for a in range(self.k)])
+        ext = self.ext
+        self.add_rows([s + x for s in new for x in ext])
         if len(self.srows) > self.max_states:
             raise _Stop("max_states")
 
     def close(self):
-        k = self.k
+        k, ext = self.k, self.ext
         pending = list(self.S)
         while pending:
             rows, srows = self.rows, self.srows
@@ -660,7 +684,7 @@ class _LStar:
             vals = set()
             for s in pending:
                 for a in range(k):
-                    t = s + (a,)
+                    t = s + ext[a]
                     r = rows[t]
                     if r not in srows and r not in vals:
                         vals.add(r)
@@ -679,11 +703,11 @@ class _LStar:
             s1 = g[0]
             for s2 in g[1:]:
                 for a in range(self.k):
-                    r1, r2 = rows[s1 + (a,)], rows[s2 + (a,)]
+                    r1, r2 = rows[s1 + self.ext[a]], rows[s2 + self.ext[a]]
                     if r1 != r2:
                         x = r1 ^ r2
                         j = (x & -x).bit_length() - 1
-                        return (a,) + E[j]
+                        return self.ext[a] + E[j]
         return None
 
     def stabilize(self):
@@ -709,10 +733,11 @@ class _LStar:
                 state[r] = len(reps)
                 reps.append(s)
         k = self.k
-        delta = [[state[rows[s + (a,)]] for a in range(k)] for s in reps]
+        ext = self.ext
+        delta = [[state[rows[s + x]] for x in ext] for s in reps]
         acc = [bool(rows[s] & 1) for s in reps]
         self.reps = reps
-        return DFA(self.letters, delta, acc, 0), reps, delta, acc
+        return DFA._trusted(self.letters, delta, acc, 0), reps, delta, acc
 
     # -- counterexamples -----------------------------------------------------------------------
 
@@ -733,7 +758,7 @@ class _LStar:
                     f"lstar: the counterexample {z!r} holds the letter {c!r} (position {j}), "
                     f"not in the alphabet {self.letters!r}")
             out.append(i)
-        return z, tuple(out)
+        return z, (bytes(out) if self.bytes else tuple(out))
 
     def label(self, z):
         a = self.one(z)
@@ -776,9 +801,10 @@ class _LStar:
         eqs = 0
         exact = False
         try:
-            self.add_rows([()])
-            self.srows = {self.rows[()]: ()}
-            self.add_rows([(a,) for a in range(self.k)])
+            empty = self.empty
+            self.add_rows([empty])
+            self.srows = {self.rows[empty]: empty}
+            self.add_rows(list(self.ext))
             self.stabilize()
             z = None
             while True:

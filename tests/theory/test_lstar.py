@@ -439,3 +439,15 @@ def test_run_dfa_demo(processing):
     assert d["membership_queries"] <= d["membership_bound"]
     assert d["equivalence_queries"] <= d["equivalence_bound"] == 25
     assert d == R.run_dfa_demo(25, 3, seed=2, processing=processing)
+
+
+def test_more_than_256_letters():
+    """Beyond 256 letters the words are kept as tuples inside; same results as the twin."""
+    letters = tuple(range(300))
+    target = DFA.random(4, letters, seed=1, minimal=True)
+    res = lstar(letters, DFAMembershipOracle(target), DFAEquivalenceOracle(target))
+    assert res.exact and target.equivalent(res.hypothesis) is None
+    rt = R.DFA.random(4, letters, seed=1, minimal=True)
+    rres = R.lstar(letters, R.DFAMembershipOracle(rt), R.DFAEquivalenceOracle(rt))
+    assert rres.membership_queries == res.membership_queries
+    assert tables(rres.hypothesis) == tables(res.hypothesis)
