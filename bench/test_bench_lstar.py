@@ -18,9 +18,11 @@ same counterexamples whenever their hypotheses agree:
 
 Each timed call is one whole run, equivalence queries included.  ``extra_info`` keeps the
 membership queries: mbcore's and the twin's ``membership_queries`` (distinct words asked), and
-AALpy's ``queries_learning`` (the queries that reached the SUL: AALpy's cache answers every
-prefix of a word already asked, since one AALpy query returns the output after every prefix,
-and it does not count the empty word), plus the equivalence queries.
+AALpy's ``queries_learning`` (the queries that reached the SUL: one AALpy query returns the
+output after every prefix of its word, its cache then answers every prefix of a word already
+asked, and the empty word is not counted) and ``words_answered`` (the words whose answers its
+cache holds at the end, the empty word included: what the same information costs in queries of
+one word each, mbcore's unit), plus the equivalence queries.
 
 Run::
 
@@ -107,8 +109,18 @@ def _aalpy_run(target):
             h = DFA(letters, d, acc, idx[id(hypothesis.initial_state)])
             return target.equivalent(h)
 
-    return run_Lstar(letters, sul, Exact(letters, sul), automaton_type="dfa",
-                     cex_processing="rs", return_data=True, print_level=0)
+    eq = Exact(letters, sul)
+    h, info = run_Lstar(letters, sul, eq, automaton_type="dfa", cex_processing="rs",
+                        return_data=True, print_level=0)
+    # the words whose answers AALpy's cache holds (every prefix of every trace asked, and the
+    # empty word): the number of word queries the same information costs a word -> bool oracle
+    stack, nodes = [eq.sul.cache.root_node], 0
+    while stack:
+        node = stack.pop()
+        nodes += 1
+        stack.extend(node.children.values())
+    info["words_answered"] = nodes
+    return h, info
 
 
 @pytest.mark.skipif(not HAVE_AALPY, reason="aalpy is not installed (pip install aalpy)")
@@ -121,4 +133,5 @@ def test_lstar_aalpy(benchmark, record, targets, n, k):
                                  warmup_rounds=0)
     assert len(h.states) == n
     benchmark.extra_info["membership_queries"] = info["queries_learning"]
+    benchmark.extra_info["words_answered"] = info["words_answered"]
     benchmark.extra_info["equivalence_queries"] = info["queries_eq_oracle"]
