@@ -722,6 +722,8 @@ class _LStar:
                 raise InconsistentOracleError(f"lstar: the suffix {self.word(e)!r} is already "
                                               "in E")
             self.add_columns([e])
+            if len(self.srows) > self.max_states:
+                raise _Stop("max_states")
 
     def hypothesis(self):
         rows = self.rows

@@ -788,6 +788,8 @@ class _LStar:
             if e in self.E:
                 raise InconsistentOracleError(f"lstar: the suffix {e!r} is already in E")
             self.add_columns([e])
+            if len(self.srows) > self.max_states:
+                raise _Stop("max_states")
 
     def hypothesis(self):
         srows, rows = self.srows, self.rows

@@ -451,3 +451,32 @@ def test_more_than_256_letters():
     rres = R.lstar(letters, R.DFAMembershipOracle(rt), R.DFAEquivalenceOracle(rt))
     assert rres.membership_queries == res.membership_queries
     assert tables(rres.hypothesis) == tables(res.hypothesis)
+
+
+def test_oracles_take_a_callable_target():
+    target = DFA.random(6, "ab", seed=8, minimal=True)
+    f = target.accepts
+    for eq in (SamplingEquivalenceOracle(f, "ab", epsilon=0.05, delta=0.05, seed=2),
+               WMethodEquivalenceOracle(f, max_states=6)):
+        res = lstar("ab", DFAMembershipOracle(target), eq)
+        assert res.exact and target.equivalent(res.hypothesis) is None
+
+
+def test_max_states_checked_after_a_consistency_fix():
+    """Angluin's processing on a^n b^n: the table grows by consistency fixes too; the run
+    stops at the bound it names, with no hypothesis above it."""
+    def anbn(w):
+        s = "".join(w)
+        h = len(s) // 2
+        return s == "a" * h + "b" * h
+
+    def eq(h):
+        for w in words_upto("ab", 12):
+            if h.accepts(w) != anbn(w):
+                return w
+        return None
+
+    for run in (lstar, R.lstar):
+        res = run("ab", anbn, eq, counterexamples="angluin", max_states=5)
+        assert res.stopped == "max_states"
+        assert res.hypothesis is None or res.hypothesis.n_states <= 5
