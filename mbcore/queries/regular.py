@@ -70,7 +70,6 @@ True
 """
 
 import itertools
-import math
 import numbers
 import random as _random
 
@@ -129,10 +128,6 @@ class BoundCheck:
 
 
 # -- oracles --------------------------------------------------------------------------------------
-
-def _letters_of(target):
-    return tuple(target.alphabet)
-
 
 class DFAMembershipOracle:
     """The membership oracle of a known DFA: ``MQ(w) = target.accepts(w)``.
@@ -734,7 +729,6 @@ class _LStar:
             if r not in state:
                 state[r] = len(reps)
                 reps.append(s)
-        k = self.k
         ext = self.ext
         delta = [[state[rows[s + x]] for x in ext] for s in reps]
         acc = [bool(rows[s] & 1) for s in reps]

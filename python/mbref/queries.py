@@ -400,10 +400,6 @@ class BoundCheck:
 
 # -- oracles --------------------------------------------------------------------------------------
 
-def _letters_of(target):
-    return tuple(target.alphabet)
-
-
 class DFAMembershipOracle:
     """MQ(w) = target.accepts(w); ``calls`` counts the words asked."""
 
@@ -792,7 +788,7 @@ class _LStar:
                 raise _Stop("max_states")
 
     def hypothesis(self):
-        srows, rows = self.srows, self.rows
+        rows = self.rows
         state = {}
         reps = []
         for s in self.S:

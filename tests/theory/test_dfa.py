@@ -198,7 +198,7 @@ def test_accepts_many_bad_input():
     assert d.accepts_many([]).tolist() == []
 
 
-# -- 3. minimize ------------------------------------------------------------------------------------
+# -- 3. minimize -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cls,_", PAIRS)
 def test_minimize_parity_is_already_minimal(cls, _):
@@ -252,7 +252,7 @@ def test_minimize_keeps_the_language_and_counts_nerode_classes(seed):
     assert order == list(range(m.n_states))
 
 
-# -- 4. equivalent -----------------------------------------------------------------------------------
+# -- 4. equivalent ---------------------------------------------------------------------------------
 
 def first_difference(a, b, alphabet, L):
     for w in words_upto(alphabet, L):
@@ -293,7 +293,7 @@ def test_equivalent_hand_made():
         x.equivalent("ab")
 
 
-# -- 5. random ----------------------------------------------------------------------------------------
+# -- 5. random -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("n,k", [(1, 1), (2, 2), (10, 2), (40, 3), (120, 4)])
 def test_random_seeded_reachable_and_minimal(n, k):
@@ -330,7 +330,7 @@ def test_random_bad_input_and_max_tries():
         DFA.random(4, "a", seed=seed, minimal=True, max_tries=1)
 
 
-# -- 6. persistence -------------------------------------------------------------------------------------
+# -- 6. persistence --------------------------------------------------------------------------------
 
 def test_save_load_round_trip(tmp_path):
     d = DFA.random(30, "abc", seed=1, minimal=True)
@@ -471,7 +471,7 @@ def test_fuzz_npz_contents():
     assert loaded > 50 and refused > 50
 
 
-# -- 7. drawing -------------------------------------------------------------------------------------
+# -- 7. drawing ------------------------------------------------------------------------------------
 
 def test_to_dot_lists_every_transition():
     d = DFA("ab", [[1, 0], [1, 1]], [False, True])
