@@ -3,9 +3,10 @@
 Sections
 --------
 1. The golden case: Angluin's example language (1987, section 5: the words over {0, 1} with an
-   even number of 0's and an even number of 1's), run by hand from the rules of ALGORITHMS.md
-   section 6 with an exact, shortest-least equivalence oracle, for each processing: the words
-   asked in order, the counterexamples, the tables, the query counts.  (The lecture notes,
+   even number of 0's and an even number of 1's), run by hand from the rules of L* (with the
+   tie conventions of mbcore.queries.regular) and an exact, shortest-least equivalence oracle,
+   for each processing: the words asked in order, the counterexamples, the tables, the query
+   counts.  (The lecture notes,
    lectures 26-27, describe L* without a worked example; the trace below is written out from
    the rules, and every membership answer is the parity rule applied to the word.)
 2. Random minimal DFAs (seeded) learned exactly with every processing: the hypothesis accepts
