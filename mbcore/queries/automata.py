@@ -458,15 +458,24 @@ class DFA:
 
         Entries: ``delta`` (int32, (n, k)), ``accepting`` (bool, (n,)) and ``__meta__`` (a
         uint8 array holding a UTF-8 JSON document: ``{"format": "mbcore.dfa",
-        "format_version": 1, "alphabet": [...], "start": q}``).  The letters must be str or
-        int (what JSON keeps exactly); anything else raises TypeError naming the letter.
+        "format_version": 1, "alphabet": [...], "start": q, "arrays": {name: {"dtype",
+        "shape", "sha256"}}, "digest": "sha256:..."}``, the digests computed as for the
+        learners' files, :mod:`mbcore.persistence`: a changed byte is detected).  The letters
+        must be str or int (what JSON keeps exactly); anything else raises TypeError naming
+        the letter.
         """
         for c in self.alphabet:
             if not isinstance(c, _JSON_LETTER) or isinstance(c, bool):
                 raise TypeError(f"DFA.save: the letter {c!r} of type {type(c).__name__} cannot "
                                 "be saved (letters must be str or int)")
+        from .. import persistence as P
+
+        arrays = {"delta": self.delta, "accepting": self.accepting}
         meta = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
-                "alphabet": list(self.alphabet), "start": self.start}
+                "alphabet": list(self.alphabet), "start": self.start,
+                "arrays": {k: {"dtype": a.dtype.str, "shape": list(a.shape),
+                               "sha256": P._array_digest(a)} for k, a in arrays.items()}}
+        meta["digest"] = P._meta_digest(meta)
         blob = np.frombuffer(json.dumps(meta, ensure_ascii=True).encode("ascii"), dtype=np.uint8)
         writer = np.savez_compressed if compress else np.savez
         if isinstance(file, (str, os.PathLike)):
@@ -481,8 +490,10 @@ class DFA:
 
         Every check is made before the automaton is built: a valid archive without pickled
         data, exactly the entries ``__meta__``, ``delta`` and ``accepting``, the format name
-        and version, the alphabet (distinct str/int letters), the dtypes and shapes, delta
-        entries in range, start in range.  Anything else raises
+        and version, the digests (of the JSON document and of each array, with its dtype and
+        shape as declared), the alphabet (distinct str/int letters), the dtypes and shapes,
+        delta entries in range, start in range.  The digests catch accidents, not forgery:
+        the checks after them are what make a crafted file safe.  Anything else raises
         :class:`mbcore.persistence.FormatError` (a ValueError) naming the file; ``max_bytes``
         (default 4 GiB) bounds what the entries may hold before anything is read.
 
@@ -746,10 +757,12 @@ def _read(cls, npz, limit):
         meta = json.loads(blob.tobytes().decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise Bad(f"__meta__ is not UTF-8 JSON ({exc})") from None
-    if not isinstance(meta, dict) or set(meta) != {"format", "format_version", "alphabet",
-                                                   "start"}:
-        raise Bad("__meta__ must be an object with exactly the keys format, format_version, "
-                  "alphabet and start")
+    keys = {"format", "format_version", "alphabet", "start", "arrays", "digest"}
+    if not isinstance(meta, dict) or set(meta) != keys:
+        raise Bad("__meta__ must be an object with exactly the keys " + ", ".join(sorted(keys)))
+    if meta["digest"] != P._meta_digest(meta):
+        raise Bad("the digest of the __meta__ document does not match (the file was changed "
+                  "or damaged)")
     if meta["format"] != FORMAT_NAME:
         raise Bad(f"the format is {meta['format']!r}, not {FORMAT_NAME!r}")
     v = meta["format_version"]
@@ -766,8 +779,21 @@ def _read(cls, npz, limit):
     if len(set(alphabet)) != len(alphabet):
         raise Bad(f"alphabet holds a letter twice: {str(alphabet)[:80]}")
     k = len(alphabet)
-    delta = P._entry(npz, "delta", limit)
-    acc = P._entry(npz, "accepting", limit)
+    declared = meta["arrays"]
+    if not isinstance(declared, dict) or set(declared) != {"delta", "accepting"}:
+        raise Bad("arrays must describe exactly delta and accepting")
+    got = {}
+    for key in ("delta", "accepting"):
+        info = declared[key]
+        a = P._entry(npz, key, limit)
+        if not isinstance(info, dict) or info.get("dtype") != a.dtype.str or \
+                info.get("shape") != list(a.shape):
+            raise Bad(f"the array {key!r} is not the dtype and shape declared")
+        if P._array_digest(a) != info.get("sha256"):
+            raise Bad(f"the digest of array {key!r} does not match (the file was changed or "
+                      "damaged)")
+        got[key] = a
+    delta, acc = got["delta"], got["accepting"]
     if delta.dtype.kind not in "iu" or delta.ndim != 2 or delta.shape[1] != k or \
             delta.shape[0] < 1:
         raise Bad(f"delta must be an integer array of shape (n >= 1, {k}), got {delta.dtype} "

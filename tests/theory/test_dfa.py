@@ -348,8 +348,40 @@ def test_save_load_round_trip(tmp_path):
         DFA((None, "x"), [[0, 0]], [True]).save(io.BytesIO())
 
 
-def craft(entries):
+def sign(entries):
+    """Recompute the digests of a crafted file, as anyone who edits one can: so that the checks
+    after the digests are the ones tested (written here from the format's description:
+    sha256 over dtype.str | JSON shape | bytes; the document's over sorted compact JSON)."""
+    import hashlib
+
+    meta = json.loads(entries["__meta__"].tobytes())
+    if not isinstance(meta, dict):
+        return entries
+    arrays = {}
+    for key in ("delta", "accepting"):
+        a = entries.get(key)
+        if a is None or a.dtype.hasobject:
+            continue
+        h = hashlib.sha256()
+        h.update(a.dtype.str.encode() + b"|" + json.dumps(list(a.shape)).encode() + b"|")
+        h.update(np.ascontiguousarray(a).tobytes())
+        arrays[key] = {"dtype": a.dtype.str, "shape": list(a.shape), "sha256": h.hexdigest()}
+    meta.setdefault("arrays", arrays)
+    meta.pop("digest", None)
+    text = json.dumps(meta, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    meta["digest"] = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    out = dict(entries)
+    out["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    return out
+
+
+def craft(entries, signed=True):
     buf = io.BytesIO()
+    if signed and "__meta__" in entries and entries["__meta__"].dtype == np.uint8:
+        try:
+            entries = sign(entries)
+        except ValueError:       # not JSON: left as it is
+            pass
     np.savez(buf, **entries)
     buf.seek(0)
     return buf
@@ -406,6 +438,22 @@ def test_crafted_files_raise_format_error(name):
         pytest.skip("numpy cannot write this entry")
     with pytest.raises(FormatError, match="is not a valid mbcore DFA file"):
         DFA.load(buf)
+
+
+def test_digests_detect_a_changed_byte(tmp_path):
+    buf = io.BytesIO()
+    DFA("ab", [[1, 0], [0, 1]], [True, False]).save(buf)
+    e = dict(np.load(io.BytesIO(buf.getvalue())))
+    assert DFA.load(craft(e, signed=False)).n_states == 2
+    changed = dict(e, delta=np.array([[0, 0], [0, 1]], dtype=np.int32))
+    with pytest.raises(FormatError, match="the digest of array 'delta' does not match"):
+        DFA.load(craft(changed, signed=False))
+    meta = json.loads(e["__meta__"].tobytes())
+    meta["start"] = 1
+    changed = dict(e, __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+    with pytest.raises(FormatError, match="the digest of the __meta__ document"):
+        DFA.load(craft(changed, signed=False))
+    assert DFA.load(craft(changed)).start == 1          # re-signed: a valid file
 
 
 def test_not_an_archive():
