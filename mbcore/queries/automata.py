@@ -3,7 +3,7 @@ batch runs in a compiled kernel, Hopcroft minimization to a canonical form, shor
 counterexamples to equivalence, seeded random automata, safe ``.npz`` persistence and drawing.
 
 The learner of DFAs from membership and equivalence queries (L*) and its oracles are in
-:mod:`mbcore.queries.regular`; every public name of both modules is importable from
+``mbcore.queries.regular``; every public name of both modules is importable from
 :mod:`mbcore.queries`.  The pure-Python twin is ``mbref.queries`` (the specification: the same
 names and results, lists instead of arrays).
 

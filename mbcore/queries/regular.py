@@ -478,7 +478,8 @@ def _answer(owner, word, a):
 def lstar(alphabet, membership, equivalence, counterexamples="rivest-schapire",
           max_states=None, max_rounds=None, recheck=False):
     """Learn a regular language exactly with membership and equivalence queries (Angluin's
-    L*; the rule, the ties and the bounds are in :mod:`mbcore.queries.regular`).
+    L*; the rule, the ties and the bounds are in the docstring of the module
+    ``mbcore.queries.regular`` and in :ref:`algorithms-queries`).
 
     Parameters
     ----------
@@ -492,7 +493,7 @@ def lstar(alphabet, membership, equivalence, counterexamples="rivest-schapire",
     counterexamples : {"rivest-schapire", "angluin", "suffixes"}, default "rivest-schapire"
     max_states : int or None, default None
         Stop (``stopped="max_states"``) when the table has more distinct rows than this;
-        None means :data:`DEFAULT_MAX_STATES`.
+        None means ``DEFAULT_MAX_STATES`` (100,000).
     max_rounds : int or None, default None
         Stop (``stopped="max_rounds"``) instead of asking equivalence query number
         ``max_rounds + 1``.
