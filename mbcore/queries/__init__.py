@@ -49,14 +49,15 @@ from .conversions import (Conservative, EQOnlineLearner, EQPACResult, EQResult, 
 from .exact import DNFResult, MonotoneDNF, learn_monotone_dnf, monotone_dnf_learner
 from .oracles import EquivalenceOracle, ExampleOracle, MembershipOracle
 from .automata import DFA
-from .regular import (BoundCheck, DFAEquivalenceOracle, DFAMembershipOracle, LStarResult,
-                    SamplingEquivalenceOracle, WMethodEquivalenceOracle, lstar, run_dfa_demo)
+from .regular import (BoundCheck, DFAEquivalenceOracle, DFAMembershipOracle, DFATraceOracle,
+                      LStarResult, SamplingEquivalenceOracle, WMethodEquivalenceOracle, lstar,
+                      run_dfa_demo)
 from ..exceptions import InconsistentOracleError
 
 __all__ = ["MonotoneDNF", "ExampleOracle", "MembershipOracle", "EquivalenceOracle",
            "Conservative", "EQOnlineLearner", "EQResult", "DNFResult", "PACResult",
            "EQPACResult", "to_equivalence_learner", "from_equivalence_learner",
            "monotone_dnf_learner", "learn_monotone_dnf", "online_to_pac", "eq_to_pac",
-           "DFA", "lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle",
+           "DFA", "lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle", "DFATraceOracle",
            "DFAEquivalenceOracle", "SamplingEquivalenceOracle", "WMethodEquivalenceOracle",
            "InconsistentOracleError", "run_dfa_demo"]

@@ -79,7 +79,8 @@ from ..bounds import eq_test_sample_size, lstar_equivalence_bound, lstar_members
 from ..exceptions import InconsistentOracleError
 from .automata import DFA, check_alphabet as _check_alphabet
 
-__all__ = ["lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle", "DFAEquivalenceOracle",
+__all__ = ["lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle", "DFATraceOracle",
+           "DFAEquivalenceOracle",
            "SamplingEquivalenceOracle", "WMethodEquivalenceOracle", "run_dfa_demo",
            "PROCESSINGS", "DEFAULT_MAX_STATES"]
 
@@ -179,6 +180,46 @@ class DFAMembershipOracle:
             q = t.start
             for i in w:
                 q = d[q][i]
+            out.append(acc[q])
+        return out
+
+
+class DFATraceOracle(DFAMembershipOracle):
+    """A membership oracle of a DFA that also answers *trace queries*: ``prefixes(word)`` is the
+    list of the answers for every prefix of the word, shortest first (``len(word) + 1``
+    bools), for one call.
+
+    A system that is run letter by letter gives these answers at the cost of one run (AALpy's
+    queries are of this kind).  :func:`lstar` uses ``prefixes`` when the oracle has it: it asks
+    the words of each fill longest first and never asks a word already answered as a prefix,
+    so ``membership_queries`` counts runs; the table, the hypotheses and the counterexamples
+    are the same as with one word per query (the answers are the same).
+
+    Parameters
+    ----------
+    target : DFA
+
+    Examples
+    --------
+    >>> mq = DFATraceOracle(DFA("ab", [[1, 0], [0, 1]], [True, False]))
+    >>> mq.prefixes("aba"), mq.calls
+    ([True, False, False, True], 1)
+    """
+
+    def prefixes(self, word):
+        """The answers for every prefix of word, shortest first (one call)."""
+        t = self.target
+        return self._prefixes_encoded(t._encode("DFATraceOracle.prefixes", word))
+
+    def _prefixes_encoded(self, word):
+        # word as letter positions (lstar's inner form); counts one call
+        self.calls += 1
+        t = self.target
+        d, acc = t._as_lists()
+        q = t.start
+        out = [acc[q]]
+        for i in word:
+            q = d[q][i]
             out.append(acc[q])
         return out
 
@@ -436,9 +477,12 @@ class LStarResult:
         as allowed had been answered with counterexamples).
     membership_queries : int
         Calls to the membership oracle (each word once, plus the re-asked counterexamples
-        with ``recheck=True``).
+        with ``recheck=True``; with trace queries, one per trace).
     distinct_membership_queries : int
-        Distinct words asked (the cache's size).
+        Distinct words answered (the cache's size; with trace queries it includes every
+        prefix of every trace).
+    trace_queries : bool
+        The oracle answered trace queries (``prefixes``).
     rechecks : int
     equivalence_queries : int
     counterexamples : list of tuple
@@ -487,7 +531,10 @@ def lstar(alphabet, membership, equivalence, counterexamples="rivest-schapire",
     membership : callable word -> bool
         ``membership(word)`` with word a tuple of letters; answers must be bools (or 0/1).
         When it has a ``many(words)`` method, each fill of the table is asked as one batch
-        (the same words, in the same order, counted the same).
+        (the same words, in the same order, counted the same).  When it has a
+        ``prefixes(word)`` method (trace queries, e.g. :class:`DFATraceOracle`), that is used
+        instead: one call answers every prefix of a word, the words of each fill are asked
+        longest first, and a word already answered as a prefix is not asked.
     equivalence : callable DFA -> word or None
         None accepts the hypothesis; otherwise a counterexample (a sequence of letters).
     counterexamples : {"rivest-schapire", "angluin", "suffixes"}, default "rivest-schapire"
@@ -560,6 +607,8 @@ class _LStar:
         self.mq = membership
         self.many = getattr(membership, "many", None)
         self.encoded = getattr(membership, "_many_encoded", None)
+        self.traces = getattr(membership, "prefixes", None)
+        self.traces_encoded = getattr(membership, "_prefixes_encoded", None)
         self.eq = equivalence
         self.processing = processing
         self.max_states = max_states
@@ -591,7 +640,9 @@ class _LStar:
         given, once each, as one batch when the oracle can take one."""
         cache = self.cache
         new = [w for w in dict.fromkeys(words) if w not in cache]
-        if new:
+        if new and self.traces is not None:
+            self.ask_traces(new)
+        elif new:
             if self.encoded is not None and len(new) < 32:      # a few: no batch overhead
                 cache.update(zip(new, self.mq._few_encoded(new)))
             elif self.encoded is not None:                       # a compiled batch
@@ -617,6 +668,31 @@ class _LStar:
                 for w, a in zip(new, answers):
                     cache[w] = _answer("lstar", self.word(w), a)
             self.calls += len(new)
+
+    def ask_traces(self, new):
+        """Trace queries: the longest words first (stable among equal lengths); a word already
+        answered as a prefix of an earlier trace is not asked; every prefix's answer is kept,
+        and one that contradicts the cache is an inconsistency."""
+        cache = self.cache
+        fast = self.traces_encoded
+        for w in sorted(new, key=len, reverse=True):
+            if w in cache:
+                continue
+            answers = fast(w) if fast is not None else list(self.traces(self.word(w)))
+            self.calls += 1
+            if len(answers) != len(w) + 1:
+                raise InconsistentOracleError(
+                    f"lstar: the membership oracle's prefixes() answered {len(answers)} values "
+                    f"for the word {self.word(w)!r}, expected {len(w) + 1} (one per prefix)")
+            for i in range(len(w) + 1):
+                p = w[:i]
+                a = answers[i] if fast is not None else \
+                    _answer("lstar", self.word(p), answers[i])
+                b = cache.setdefault(p, a)
+                if b != a:
+                    raise InconsistentOracleError(
+                        f"lstar: the membership oracle answered {a} for the word "
+                        f"{self.word(p)!r}, which it answered {b} before")
 
     def one(self, w):
         if w not in self.cache:
@@ -646,8 +722,7 @@ class _LStar:
         rows = self.rows
         keys = list(rows)
         columns = [[u + e for u in keys] for e in suffixes]
-        for cells in columns:
-            self.ask(cells)
+        self.ask([c for cells in columns for c in cells])      # one batch, as the twin
         get = self.cache.__getitem__
         for e, cells in zip(suffixes, columns):
             bit = 1 << len(self.E)
@@ -846,13 +921,14 @@ class _LStar:
             bounds["equivalence_queries"] = BoundCheck(
                 "equivalence_queries", eqs, lstar_equivalence_bound(n))
             bounds["membership_queries"] = BoundCheck(
-                "membership_queries", len(self.cache),
+                "membership_queries", self.calls - self.rechecks,
                 lstar_membership_bound(n, self.k, m, self.processing))
         w = self.word
         return LStarResult(hypothesis=h, exact=exact, stopped=stopped,
                            membership_queries=self.calls,
                            distinct_membership_queries=len(self.cache),
                            rechecks=self.rechecks,
+                           trace_queries=self.traces is not None,
                            equivalence_queries=eqs, counterexamples=ces,
                            counterexample_lengths=ce_lengths, table_sizes=record_sizes,
                            suffixes=[w(e) for e in self.E], prefixes=[w(s) for s in self.S],

@@ -20,7 +20,7 @@ from collections import deque
 
 from .exceptions import InconsistentOracleError
 
-__all__ = ["DFA", "lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle",
+__all__ = ["DFA", "lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle", "DFATraceOracle",
            "DFAEquivalenceOracle", "SamplingEquivalenceOracle", "WMethodEquivalenceOracle",
            "lstar_equivalence_bound", "lstar_membership_bound", "eq_test_sample_size",
            "run_dfa_demo", "PROCESSINGS", "DEFAULT_MAX_STATES"]
@@ -420,6 +420,22 @@ class DFAMembershipOracle:
         return self.target.accepts_many(words)
 
 
+class DFATraceOracle(DFAMembershipOracle):
+    """A membership oracle of a DFA that also answers trace queries: ``prefixes(w)`` is the
+    list of answers for every prefix of w, shortest first (one call; ``calls`` counts it
+    once)."""
+
+    def prefixes(self, word):
+        self.calls += 1
+        t = self.target
+        q = t.start
+        out = [t.accepting[q]]
+        for i in t._encode("DFATraceOracle.prefixes", word):
+            q = t.delta[q][i]
+            out.append(t.accepting[q])
+        return out
+
+
 class DFAEquivalenceOracle:
     """EQ(h) = None when h accepts the target's language, else the shortest counterexample
     (least in alphabet order among the shortest); ``calls`` counts the queries."""
@@ -645,6 +661,7 @@ class _LStar:
         self.k = len(letters)
         self.mq = membership
         self.many = getattr(membership, "many", None)
+        self.traces = getattr(membership, "prefixes", None)
         self.eq = equivalence
         self.processing = processing
         self.max_states = max_states
@@ -672,7 +689,9 @@ class _LStar:
             if w not in cache and w not in seen:
                 seen.add(w)
                 new.append(w)
-        if new:
+        if new and self.traces is not None:
+            self.ask_traces(new)
+        elif new:
             if self.many is not None:
                 answers = list(self.many(new))
                 if len(answers) != len(new):
@@ -685,6 +704,29 @@ class _LStar:
             self.calls += len(new)
             for w, a in zip(new, answers):
                 cache[w] = _answer("lstar", w, a)
+
+    def ask_traces(self, new):
+        """Trace queries: the longest words first (stable among equal lengths); a word already
+        answered as a prefix of an earlier trace is not asked; every prefix's answer is kept,
+        and one that contradicts the cache is an inconsistency."""
+        cache = self.cache
+        for w in sorted(new, key=len, reverse=True):
+            if w in cache:
+                continue
+            answers = list(self.traces(w))
+            self.calls += 1
+            if len(answers) != len(w) + 1:
+                raise InconsistentOracleError(
+                    f"lstar: the membership oracle's prefixes() answered {len(answers)} values "
+                    f"for the word {w!r}, expected {len(w) + 1} (one per prefix)")
+            for i in range(len(w) + 1):
+                p = w[:i]
+                a = _answer("lstar", p, answers[i])
+                b = cache.setdefault(p, a)
+                if b != a:
+                    raise InconsistentOracleError(
+                        f"lstar: the membership oracle answered {a} for the word {p!r}, which it "
+                        f"answered {b} before")
 
     def one(self, w):
         if w not in self.cache:
@@ -907,12 +949,13 @@ class _LStar:
             bounds["equivalence_queries"] = BoundCheck(
                 "equivalence_queries", eqs, lstar_equivalence_bound(n))
             bounds["membership_queries"] = BoundCheck(
-                "membership_queries", len(self.cache),
+                "membership_queries", self.calls - self.rechecks,
                 lstar_membership_bound(n, self.k, m, self.processing))
         return LStarResult(hypothesis=h, exact=exact, stopped=stopped,
                            membership_queries=self.calls,
                            distinct_membership_queries=len(self.cache),
                            rechecks=self.rechecks,
+                           trace_queries=self.traces is not None,
                            equivalence_queries=eqs, counterexamples=ces,
                            counterexample_lengths=ce_lengths, table_sizes=record_sizes,
                            suffixes=list(self.E), prefixes=list(self.S),

@@ -33,7 +33,7 @@ import pytest
 import mbref.queries as R
 from mbcore.bounds import lstar_equivalence_bound, lstar_membership_bound
 from mbcore.exceptions import InconsistentOracleError
-from mbcore.queries import (DFA, DFAEquivalenceOracle, DFAMembershipOracle,
+from mbcore.queries import (DFA, DFAEquivalenceOracle, DFAMembershipOracle, DFATraceOracle,
                             SamplingEquivalenceOracle, WMethodEquivalenceOracle, lstar,
                             run_dfa_demo)
 
@@ -481,3 +481,80 @@ def test_max_states_checked_after_a_consistency_fix():
         res = run("ab", anbn, eq, counterexamples="angluin", max_states=5)
         assert res.stopped == "max_states"
         assert res.hypothesis is None or res.hypothesis.n_states <= 5
+
+
+# -- trace queries (an oracle with prefixes(word)) -------------------------------------------------
+
+class TraceRecorder:
+    """A trace oracle written here: the answers after every prefix, recording each trace."""
+
+    def __init__(self, target):
+        self.target = target
+        self.traces = []
+
+    def __call__(self, word):
+        return self.target.accepts(word)
+
+    def prefixes(self, word):
+        self.traces.append(tuple(word))
+        return [self.target.accepts(tuple(word)[:i]) for i in range(len(word) + 1)]
+
+
+@pytest.mark.parametrize("processing", PROCESSINGS)
+@pytest.mark.parametrize("n,k,seed", [(5, 2, 0), (20, 2, 1), (30, 3, 2), (60, 4, 3)])
+def test_trace_queries_same_run_fewer_queries(n, k, seed, processing):
+    letters = "abcd"[:k]
+    target = DFA.random(n, letters, seed=seed, minimal=True)
+    words = Recorder(lambda w: target.accepts(w))
+    by_word = lstar(letters, words, DFAEquivalenceOracle(target), counterexamples=processing)
+    rec = TraceRecorder(target)
+    res = lstar(letters, rec, DFAEquivalenceOracle(target), counterexamples=processing)
+    # the same table and hypotheses: the answers are the same
+    for name in ("counterexamples", "table_sizes", "prefixes", "suffixes", "equivalence_queries"):
+        assert getattr(res, name) == getattr(by_word, name), name
+    assert tables(res.hypothesis) == tables(by_word.hypothesis)
+    assert res.trace_queries and not by_word.trace_queries
+    # one call per trace; no trace is a prefix of an earlier one; every word the word-by-word
+    # run asked is a prefix of some trace; never more calls than word by word
+    assert res.membership_queries == len(rec.traces) <= by_word.membership_queries
+    seen = set()
+    for t in rec.traces:
+        assert t not in seen
+        seen.update(t[:i] for i in range(len(t) + 1))
+    assert {tuple(w) for w in words.asked} <= seen
+    assert res.bounds_held
+    # the library's trace oracle and the twin ask the same number
+    fast = lstar(letters, DFATraceOracle(target), DFAEquivalenceOracle(target),
+                 counterexamples=processing)
+    rt = R.DFA.random(n, letters, seed=seed, minimal=True)
+    twin = R.lstar(letters, R.DFATraceOracle(rt), R.DFAEquivalenceOracle(rt),
+                   counterexamples=processing)
+    assert fast.membership_queries == twin.membership_queries == res.membership_queries
+    assert fast.distinct_membership_queries == twin.distinct_membership_queries
+
+
+@pytest.mark.parametrize("run", [lstar, R.lstar])
+def test_bad_trace_oracles(run):
+    class Short:
+        def __call__(self, w):
+            return True
+
+        def prefixes(self, w):
+            return [True]
+
+    with pytest.raises(ValueError, match="prefixes\\(\\) answered 1 values for the word "
+                                         "\\('a',\\), expected 2"):
+        run("ab", Short(), lambda h: None)
+
+    class Flips:
+        """Answers the empty word True as a word, False as a prefix of a longer trace."""
+
+        def __call__(self, w):
+            return True
+
+        def prefixes(self, w):
+            return [len(w) == 0] + [True] * len(w)
+
+    with pytest.raises(ValueError, match="answered False for the word \\(\\), which it "
+                                         "answered True before"):
+        run("ab", Flips(), lambda h: None)
