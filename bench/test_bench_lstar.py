@@ -8,6 +8,8 @@ same counterexamples whenever their hypotheses agree:
 
 * mbcore: ``lstar(..., counterexamples="rivest-schapire")`` with ``DFAMembershipOracle`` (each
   fill of the table is one compiled batch) and ``DFAEquivalenceOracle``;
+* mbcore with trace queries: the same with ``DFATraceOracle`` (one call answers every prefix of
+  a word: the kind of query AALpy counts);
 * twin: ``mbref.queries.lstar``, the same in pure Python;
 * AALpy (skipped when ``aalpy`` is not installed): ``run_Lstar(alphabet, sul, eq_oracle,
   automaton_type="dfa", cex_processing="rs")`` with its defaults otherwise (closing strategy
@@ -34,7 +36,8 @@ import importlib.util
 import pytest
 
 import mbref.queries as R
-from mbcore.queries import DFA, DFAEquivalenceOracle, DFAMembershipOracle, lstar
+from mbcore.queries import (DFA, DFAEquivalenceOracle, DFAMembershipOracle, DFATraceOracle,
+                            lstar)
 
 SEED = 26
 SIZES = [(10, 2), (10, 4), (50, 2), (50, 4), (100, 2), (100, 4), (500, 2), (500, 4)]
@@ -63,6 +66,23 @@ def test_lstar_mbcore(benchmark, record, targets, n, k):
 
     def run():
         return lstar(target.alphabet, DFAMembershipOracle(target), DFAEquivalenceOracle(target))
+
+    res = benchmark.pedantic(run, rounds=_rounds(n), warmup_rounds=1)
+    assert res.exact and res.hypothesis.n_states == n and res.bounds_held
+    benchmark.extra_info["membership_queries"] = res.membership_queries
+    benchmark.extra_info["equivalence_queries"] = res.equivalence_queries
+
+
+@pytest.mark.parametrize("n,k", SIZES)
+@pytest.mark.benchmark(group="lstar")
+def test_lstar_mbcore_traces(benchmark, record, targets, n, k):
+    """The same run with trace queries (DFATraceOracle: one call answers every prefix of a
+    word, the kind of query AALpy counts)."""
+    target = targets[n, k][0]
+    record(f"lstar.mbcore_traces.{n}x{k}", 1)
+
+    def run():
+        return lstar(target.alphabet, DFATraceOracle(target), DFAEquivalenceOracle(target))
 
     res = benchmark.pedantic(run, rounds=_rounds(n), warmup_rounds=1)
     assert res.exact and res.hypothesis.n_states == n and res.bounds_held

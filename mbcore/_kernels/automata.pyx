@@ -36,3 +36,21 @@ def run_states(const int32_t[:, ::1] delta, int32_t start, const int64_t[::1] of
             for i in range(offsets[w], offsets[w + 1]):
                 q = delta[q, letters[i]]
             out[w] = q
+
+
+def run_traces(const int32_t[:, ::1] delta, const uint8_t[::1] accepting, int32_t start,
+               const int64_t[::1] offsets, const int32_t[::1] letters, uint8_t[::1] out):
+    """The answers after every prefix of every word (trace queries): word w's
+    len(w) + 1 answers go to out[offsets[w] + w : offsets[w + 1] + w + 1], shortest prefix
+    first; len(out) == len(letters) + number of words.  Same layout checks as run_batch."""
+    cdef Py_ssize_t w, i, at, nw = offsets.shape[0] - 1
+    cdef int32_t q
+    with nogil:
+        for w in range(nw):
+            q = start
+            at = offsets[w] + w
+            out[at] = accepting[q]
+            for i in range(offsets[w], offsets[w + 1]):
+                q = delta[q, letters[i]]
+                at += 1
+                out[at] = accepting[q]

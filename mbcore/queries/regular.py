@@ -77,6 +77,7 @@ import numpy as np
 
 from ..bounds import eq_test_sample_size, lstar_equivalence_bound, lstar_membership_bound
 from ..exceptions import InconsistentOracleError
+from .._kernels.automata import run_traces as _run_traces
 from .automata import DFA, check_alphabet as _check_alphabet
 
 __all__ = ["lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle", "DFATraceOracle",
@@ -210,6 +211,26 @@ class DFATraceOracle(DFAMembershipOracle):
         """The answers for every prefix of word, shortest first (one call)."""
         t = self.target
         return self._prefixes_encoded(t._encode("DFATraceOracle.prefixes", word))
+
+    def _prefixes_many_encoded(self, words, as_bytes):
+        # a batch of words of letter positions: every word's answers after each prefix, from
+        # one compiled run; counts one call per word
+        self.calls += len(words)
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        offsets = np.zeros(len(words) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        if as_bytes:
+            positions = np.frombuffer(b"".join(words), dtype=np.uint8).astype(np.int32)
+        else:
+            positions = np.fromiter(itertools.chain.from_iterable(words), dtype=np.int32,
+                                    count=int(offsets[-1]))
+        t = self.target
+        off, pos = t._check_batch("DFATraceOracle", offsets, positions)
+        out = np.empty(pos.shape[0] + len(words), dtype=np.uint8)
+        _run_traces(t.delta, t.accepting.view(np.uint8), t.start, off, pos, out)
+        flat = out.view(bool).tolist()
+        starts = (offsets + np.arange(len(words) + 1)).tolist()
+        return [flat[starts[j]:starts[j + 1]] for j in range(len(words))]
 
     def _prefixes_encoded(self, word):
         # word as letter positions (lstar's inner form); counts one call
@@ -670,29 +691,49 @@ class _LStar:
             self.calls += len(new)
 
     def ask_traces(self, new):
-        """Trace queries: the longest words first (stable among equal lengths); a word already
-        answered as a prefix of an earlier trace is not asked; every prefix's answer is kept,
-        and one that contradicts the cache is an inconsistency."""
+        """Trace queries (the rule of the twin): the longest words first, stable; a word that
+        is a prefix of a longer one of the batch (or known) is not asked; each trace's answers
+        are kept from the longest prefix down to the first one already known, which must
+        agree.  The known words are closed under prefixes, so the words to ask are known before
+        asking: a DFA trace oracle answers them in one compiled batch."""
         cache = self.cache
+        order = sorted(new, key=len, reverse=True)
+        lex = sorted(new)
+        inner = {x for x, y in zip(lex, lex[1:]) if y[:len(x)] == x}
+        traces = [w for w in order if w not in inner]
         fast = self.traces_encoded
-        for w in sorted(new, key=len, reverse=True):
-            if w in cache:
-                continue
-            answers = fast(w) if fast is not None else list(self.traces(self.word(w)))
-            self.calls += 1
-            if len(answers) != len(w) + 1:
-                raise InconsistentOracleError(
-                    f"lstar: the membership oracle's prefixes() answered {len(answers)} values "
-                    f"for the word {self.word(w)!r}, expected {len(w) + 1} (one per prefix)")
-            for i in range(len(w) + 1):
-                p = w[:i]
-                a = answers[i] if fast is not None else \
-                    _answer("lstar", self.word(p), answers[i])
-                b = cache.setdefault(p, a)
-                if b != a:
+        if fast is not None and len(traces) >= 32:
+            answers_of = self.mq._prefixes_many_encoded(traces, self.bytes)
+        elif fast is not None:
+            answers_of = [fast(w) for w in traces]
+        else:
+            answers_of = None
+        word = self.word
+        for j, w in enumerate(traces):
+            if answers_of is not None:
+                answers = answers_of[j]
+            else:
+                answers = list(self.traces(word(w)))
+                self.calls += 1
+                if len(answers) != len(w) + 1:
                     raise InconsistentOracleError(
-                        f"lstar: the membership oracle answered {a} for the word "
-                        f"{self.word(p)!r}, which it answered {b} before")
+                        f"lstar: the membership oracle's prefixes() answered {len(answers)} "
+                        f"values for the word {word(w)!r}, expected {len(w) + 1} (one per "
+                        "prefix)")
+                answers = [_answer("lstar", word(w[:i]), a) for i, a in enumerate(answers)]
+            for i in range(len(w), -1, -1):
+                p = w[:i]
+                b = cache.get(p)
+                if b is None:
+                    cache[p] = answers[i]
+                    continue
+                if b != answers[i]:
+                    raise InconsistentOracleError(
+                        f"lstar: the membership oracle answered {answers[i]} for the word "
+                        f"{word(p)!r}, which it answered {b} before")
+                break
+        if answers_of is not None:
+            self.calls += len(traces)
 
     def one(self, w):
         if w not in self.cache:

@@ -707,8 +707,9 @@ class _LStar:
 
     def ask_traces(self, new):
         """Trace queries: the longest words first (stable among equal lengths); a word already
-        answered as a prefix of an earlier trace is not asked; every prefix's answer is kept,
-        and one that contradicts the cache is an inconsistency."""
+        answered as a prefix of an earlier trace is not asked.  Each trace's answers are kept
+        from the longest prefix down to the first prefix already known (the known words are
+        closed under prefixes), whose answer must agree: else an inconsistency."""
         cache = self.cache
         for w in sorted(new, key=len, reverse=True):
             if w in cache:
@@ -719,14 +720,17 @@ class _LStar:
                 raise InconsistentOracleError(
                     f"lstar: the membership oracle's prefixes() answered {len(answers)} values "
                     f"for the word {w!r}, expected {len(w) + 1} (one per prefix)")
-            for i in range(len(w) + 1):
+            for i in range(len(w), -1, -1):
                 p = w[:i]
                 a = _answer("lstar", p, answers[i])
-                b = cache.setdefault(p, a)
-                if b != a:
+                if p not in cache:
+                    cache[p] = a
+                    continue
+                if cache[p] != a:
                     raise InconsistentOracleError(
                         f"lstar: the membership oracle answered {a} for the word {p!r}, which it "
-                        f"answered {b} before")
+                        f"answered {cache[p]} before")
+                break
 
     def one(self, w):
         if w not in self.cache:
