@@ -32,7 +32,9 @@ order; an inconsistency is looked for group by group of equal rows of S (in S or
 member against the first, letters in order, and the suffix added is the letter followed by the
 first suffix of E on which the two successors differ.  New words are asked in the order the
 table needs them, new rows before new columns, each batch at once when the oracle has a
-``many`` method, and never twice (a cache keyed by word).
+``many`` method, and never twice (a cache keyed by word).  An oracle with a ``prefixes``
+method answers trace queries (every prefix of a word in one call): each batch is then asked
+longest word first, and a word already answered as a prefix is not asked.
 
 Bounds (checked on every exact run, :attr:`LStarResult.bounds`): for a target whose minimal
 DFA has n states, over k letters, with longest counterexample m: at most n equivalence
