@@ -722,16 +722,17 @@ class _LStar:
                         f"lstar: the membership oracle's prefixes() answered {len(answers)} "
                         f"values for the word {word(w)!r}, expected {len(w) + 1} (one per "
                         "prefix)")
-                answers = [_answer("lstar", word(w[:i]), a) for i, a in enumerate(answers)]
             for i in range(len(w), -1, -1):
                 p = w[:i]
+                a = answers[i] if answers_of is not None else \
+                    _answer("lstar", word(p), answers[i])
                 b = cache.get(p)
                 if b is None:
-                    cache[p] = answers[i]
+                    cache[p] = a
                     continue
-                if b != answers[i]:
+                if b != a:
                     raise InconsistentOracleError(
-                        f"lstar: the membership oracle answered {answers[i]} for the word "
+                        f"lstar: the membership oracle answered {a} for the word "
                         f"{word(p)!r}, which it answered {b} before")
                 break
         if answers_of is not None:
