@@ -1138,8 +1138,17 @@ def test_bad_input_names_function_and_parameter(call, exc, pattern):
         call()
 
 
+# finite automata and L* (issue 26): exported from mbcore.queries only (tests/theory/test_dfa.py,
+# tests/theory/test_lstar.py)
+AUTOMATA = ("DFA", "lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle", "DFATraceOracle",
+            "DFAEquivalenceOracle", "SamplingEquivalenceOracle", "WMethodEquivalenceOracle",
+            "InconsistentOracleError", "run_dfa_demo")
+
+
 def test_public_names_exported():
     for name in PUBLIC:
         assert getattr(mbcore, name) is getattr(Q, name), name
         assert name in mbcore.__all__ and name in Q.__all__, name
-    assert sorted(Q.__all__) == sorted(PUBLIC)
+    assert sorted(Q.__all__) == sorted(PUBLIC + AUTOMATA)
+    for name in AUTOMATA:
+        assert hasattr(Q, name) and name not in mbcore.__all__, name
