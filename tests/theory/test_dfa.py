@@ -269,8 +269,9 @@ def test_equivalent_gives_the_shortest_least_counterexample(seed):
     n1, n2 = rng.randint(1, 5), rng.randint(1, 5)
     a = DFA(letters, *random_tables(rng, n1, k))
     b = DFA(letters, *random_tables(rng, n2, k))
-    # a shortest difference has length < n1 * n2 (the product's states)
-    expect = first_difference(a, b, letters, n1 * n2)
+    # Moore: two distinguishable states of an automaton of N states (here the disjoint union,
+    # N = n1 + n2) are told apart by a word of length <= N - 2
+    expect = first_difference(a, b, letters, n1 + n2 - 2)
     assert a.equivalent(b) == expect
     ra = R.DFA(letters, *tables(a)[:2])
     rb = R.DFA(letters, *tables(b)[:2])
@@ -537,3 +538,49 @@ def test_plot_runs():
     mpl.use("Agg")
     ax = DFA("ab", [[1, 0], [1, 1]], [False, True]).plot()
     assert ax is not None
+
+
+# -- 8. hypothesis: random automata and batches ---------------------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@st.composite
+def automata(draw, max_n=8, max_k=3):
+    n = draw(st.integers(1, max_n))
+    k = draw(st.integers(1, max_k))
+    delta = draw(st.lists(st.lists(st.integers(0, n - 1), min_size=k, max_size=k),
+                          min_size=n, max_size=n))
+    acc = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    start = draw(st.integers(0, n - 1))
+    return "abc"[:k], delta, acc, start
+
+
+@settings(max_examples=150, deadline=None)
+@given(automata(), st.data())
+def test_hypothesis_batches_minimize_and_twin(spec, data):
+    letters, delta, acc, start = spec
+    d = DFA(letters, delta, acc, start)
+    words = data.draw(st.lists(st.text(alphabet=letters, max_size=12), max_size=40))
+    expect = [run(delta, acc, start, letters, w) for w in words]
+    assert d.accepts_many(words).tolist() == expect
+    assert [d.accepts(w) for w in words] == expect
+    m = d.minimize()
+    assert all(m.accepts(w) == e for w, e in zip(words, expect))
+    assert m.equivalent(d) is None and d.equivalent(m) is None
+    assert tables(m) == tables(m.minimize())
+    assert tables(R.DFA(letters, delta, acc, start).minimize()) == tables(m)
+    buf = io.BytesIO()
+    m.save(buf)
+    buf.seek(0)
+    assert tables(DFA.load(buf)) == tables(m)
+
+
+@settings(max_examples=60, deadline=None)
+@given(automata(max_n=6, max_k=2), automata(max_n=6, max_k=2))
+def test_hypothesis_equivalent_is_shortest_least(a, b):
+    if a[0] != b[0]:
+        return
+    x, y = DFA(*a[:3], start=a[3]), DFA(*b[:3], start=b[3])
+    expect = first_difference(x, y, a[0], x.n_states + y.n_states - 2)     # Moore's bound
+    assert x.equivalent(y) == expect
