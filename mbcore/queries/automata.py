@@ -153,12 +153,11 @@ class DFA:
             raise ValueError(f"{o}: parameter delta must have at least one state (row), got 0")
         if n > np.iinfo(np.int32).max:
             raise ValueError(f"{o}: parameter delta has {n} states, more than int32 holds")
-        if D.dtype.kind == "b" or D.dtype.kind not in "iu":
-            if D.dtype.kind == "f" and np.isfinite(D).all() and (D == np.floor(D)).all():
-                pass
-            else:
-                raise TypeError(f"{o}: parameter delta must hold integer states, got dtype "
-                                f"{D.dtype}")
+        whole_floats = D.dtype.kind == "f" and bool(np.isfinite(D).all()) and \
+            bool((D == np.floor(D)).all())
+        if D.dtype.kind not in "iu" and not whole_floats:
+            raise TypeError(f"{o}: parameter delta must hold integer states, got dtype "
+                            f"{D.dtype}")
         bad = (D < 0) | (D >= n)
         if bad.any():
             q, i = (int(v) for v in np.argwhere(bad)[0])
