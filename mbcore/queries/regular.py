@@ -711,21 +711,32 @@ class _LStar:
         else:
             answers_of = None
         word = self.word
-        for j, w in enumerate(traces):
-            if answers_of is not None:
-                answers = answers_of[j]
-            else:
-                answers = list(self.traces(word(w)))
-                self.calls += 1
-                if len(answers) != len(w) + 1:
-                    raise InconsistentOracleError(
-                        f"lstar: the membership oracle's prefixes() answered {len(answers)} "
-                        f"values for the word {word(w)!r}, expected {len(w) + 1} (one per "
-                        "prefix)")
+        if answers_of is not None:                  # a DFA trace oracle: bools, right lengths
+            get = cache.get
+            for w, answers in zip(traces, answers_of):
+                for i in range(len(w), -1, -1):
+                    p = w[:i]
+                    b = get(p)
+                    if b is None:
+                        cache[p] = answers[i]
+                    elif b != answers[i]:
+                        raise InconsistentOracleError(
+                            f"lstar: the membership oracle answered {answers[i]} for the word "
+                            f"{word(p)!r}, which it answered {b} before")
+                    else:
+                        break
+            self.calls += len(traces)
+            return
+        for w in traces:
+            answers = list(self.traces(word(w)))
+            self.calls += 1
+            if len(answers) != len(w) + 1:
+                raise InconsistentOracleError(
+                    f"lstar: the membership oracle's prefixes() answered {len(answers)} "
+                    f"values for the word {word(w)!r}, expected {len(w) + 1} (one per prefix)")
             for i in range(len(w), -1, -1):
                 p = w[:i]
-                a = answers[i] if answers_of is not None else \
-                    _answer("lstar", word(p), answers[i])
+                a = _answer("lstar", word(p), answers[i])
                 b = cache.get(p)
                 if b is None:
                     cache[p] = a
@@ -735,8 +746,6 @@ class _LStar:
                         f"lstar: the membership oracle answered {a} for the word "
                         f"{word(p)!r}, which it answered {b} before")
                 break
-        if answers_of is not None:
-            self.calls += len(traces)
 
     def one(self, w):
         if w not in self.cache:
