@@ -42,7 +42,7 @@ __all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "a
            "disjunction_bound", "decision_list_bound", "equivalence_query_bound",
            "online_to_pac_run_length", "online_to_pac_sample_size", "eq_test_sample_size",
            "passive_aggressive_bound", "weighted_perceptron_bound", "edge_detecting_bound",
-           "group_testing_bound"]
+           "group_testing_bound", "lstar_equivalence_bound", "lstar_membership_bound"]
 
 
 # -- data quantities ------------------------------------------------------------------------------
@@ -1399,6 +1399,64 @@ def group_testing_bound(n, d=1, known=True) -> int:
     if known:
         return d * _log2_ceil(n)
     return d * (_log2_ceil(n) + 1) + 1
+
+
+def lstar_equivalence_bound(n) -> int:
+    """L* asks at most n equivalence queries for a target whose minimal DFA has n states
+    (Angluin 1987, Theorem 6): every counterexample makes the next hypothesis have at least
+    one more state, a hypothesis never has more states than the target's minimal DFA, and the
+    first has at least one; so at most n - 1 conjectures are wrong, and the n-th is right.
+
+    Examples
+    --------
+    >>> lstar_equivalence_bound(4)
+    4
+    """
+    return _count("lstar_equivalence_bound", "n", n, 1)
+
+
+def lstar_membership_bound(n, k, m, processing="angluin") -> int:
+    """The most membership queries (distinct words) L* asks for a target whose minimal DFA has
+    n states, over k letters, when the longest counterexample has length m.
+
+    * ``"angluin"`` (every prefix of a counterexample joins S; Angluin 1987, Theorem 6):
+      ``(k + 1) (n + m (n - 1)) n``.  S grows by at most n - 1 moves that close the table
+      (each adds a distinct row) and at most m words per counterexample (n - 1 of them), so
+      ``|S| <= n + m(n - 1)``, ``|S.Sigma| <= k |S|``; E grows only to make the table consistent,
+      each time adding a distinct row, so ``|E| <= n``; every word asked is a cell of the table.
+    * ``"rivest-schapire"`` (one suffix per counterexample, Rivest & Schapire 1993):
+      ``(k + 1) n^2 + (n - 1) (1 + ceil(log2 m))``.  The rows of S stay distinct, so ``|S| <= n``;
+      each use of a counterexample adds one suffix and at least one state, so ``|E| <= n`` and
+      there are at most n - 1 uses, each asking the counterexample and at most
+      ceil(log2 m) words of its binary search outside the table.
+    * ``"suffixes"`` (every suffix of a counterexample joins E, Maler & Pnueli 1995):
+      ``(k + 1) n (1 + (n - 1) m)``: ``|S| <= n``, ``|E| <= 1 + (n - 1) m``.
+
+    Parameters
+    ----------
+    n : int >= 1
+    k : int >= 1
+    m : int >= 0
+    processing : {"angluin", "rivest-schapire", "suffixes"}
+
+    Examples
+    --------
+    >>> lstar_membership_bound(4, 2, 2), lstar_membership_bound(4, 2, 2, "rivest-schapire")
+    (120, 54)
+    """
+    o = "lstar_membership_bound"
+    n = _count(o, "n", n, 1)
+    k = _count(o, "k", k, 1)
+    m = _count(o, "m", m, 0)
+    if processing == "angluin":
+        return (k + 1) * (n + m * (n - 1)) * n
+    if processing == "rivest-schapire":
+        steps = math.ceil(math.log2(m)) if m > 1 else 0
+        return (k + 1) * n * n + (n - 1) * (1 + steps)
+    if processing == "suffixes":
+        return (k + 1) * n * (1 + (n - 1) * m)
+    raise ValueError(f"{o}: parameter processing must be one of ('rivest-schapire', "
+                     f"'angluin', 'suffixes'), got {processing!r}")
 
 
 # -- helpers --------------------------------------------------------------------------------------

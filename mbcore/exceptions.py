@@ -23,7 +23,7 @@ import os
 import sys
 import warnings
 
-__all__ = ["LearnerWarning"]
+__all__ = ["LearnerWarning", "InconsistentOracleError"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -50,3 +50,44 @@ def warn_failure(owner, index, reason, detail, then):
         level += 1
     warnings.warn(f"{owner}: {reason}: example {index} {detail}; from now on the learner {then}",
                   LearnerWarning, stacklevel=level)
+
+
+class InconsistentOracleError(ValueError):
+    """An oracle of a query learner contradicted itself (its answers fit no target), so the
+    learner cannot go on.
+
+    Raised by :func:`mbcore.queries.lstar` when a membership answer changed for the same word
+    (seen when a word is asked again, ``recheck=True``), when an equivalence oracle's
+    counterexample is classified by the hypothesis as the membership oracle classifies it,
+    when a counterexample adds no state (only inconsistent answers can do that), or when an
+    answer is not a bool (or 0/1); the message names the word.  Raised by the hidden-graph and
+    group-testing learners (:func:`mbcore.queries.learn_graph`, ``find_edge``,
+    ``find_defective``, ``find_defectives``) when the answers fit no graph (no set of
+    defectives); the message names the query.  A ValueError, so code that catches bad input
+    keeps working.
+
+    Attributes
+    ----------
+    query
+        The query whose answer contradicts the others, where the learner names one: a set of
+        vertices or items as a sorted tuple of int (graphs, group testing); None otherwise.
+    answer
+        That answer (or None).
+
+    Examples
+    --------
+    An edge-detecting oracle that answers 1 for all 8 vertices but 0 for every smaller set: no
+    graph does (an edge inside V lies inside one of the unions of halves the search asks).
+
+    >>> from mbcore.queries import learn_graph
+    >>> try:
+    ...     learn_graph(8, lambda S: len(S) == 8)
+    ... except InconsistentOracleError as exc:
+    ...     print(exc.query)
+    (0, 1, 2, 3, 4, 5, 6, 7)
+    """
+
+    def __init__(self, message, query=None, answer=None):
+        super().__init__(message)
+        self.query = query
+        self.answer = answer

@@ -13,7 +13,9 @@ and group testing.
 
 The oracles are in ``mbcore.queries.oracles``, the conversions in
 ``mbcore.queries.conversions``, the exact learner of monotone DNF in
-``mbcore.queries.exact``, and the hidden graphs and group testing in ``mbcore.queries.graphs``;
+``mbcore.queries.exact``, deterministic finite automata in ``mbcore.queries.automata`` and
+Angluin's L* with its oracles in ``mbcore.queries.regular`` (lectures 26-27; Angluin 1987), and
+the hidden graphs and group testing in ``mbcore.queries.graphs`` (lectures 28-31);
 every public name is importable from here.
 
 Conventions
@@ -48,10 +50,14 @@ from .conversions import (Conservative, EQOnlineLearner, EQPACResult, EQResult, 
                           eq_to_pac, from_equivalence_learner, online_to_pac,
                           to_equivalence_learner)
 from .exact import DNFResult, MonotoneDNF, learn_monotone_dnf, monotone_dnf_learner
-from .graphs import (EdgeDetectingOracle, GraphResult, GroupTestResult,
-                     InconsistentOracleError, QueryBudgetExceeded, find_defective,
-                     find_defectives, find_edge, learn_graph)
+from .graphs import (EdgeDetectingOracle, GraphResult, GroupTestResult, QueryBudgetExceeded,
+                     find_defective, find_defectives, find_edge, learn_graph)
 from .oracles import EquivalenceOracle, ExampleOracle, MembershipOracle
+from .automata import DFA
+from .regular import (BoundCheck, DFAEquivalenceOracle, DFAMembershipOracle, DFATraceOracle,
+                      LStarResult, SamplingEquivalenceOracle, WMethodEquivalenceOracle, lstar,
+                      run_dfa_demo)
+from ..exceptions import InconsistentOracleError
 
 __all__ = ["MonotoneDNF", "ExampleOracle", "MembershipOracle", "EquivalenceOracle",
            "Conservative", "EQOnlineLearner", "EQResult", "DNFResult", "PACResult",
@@ -59,4 +65,7 @@ __all__ = ["MonotoneDNF", "ExampleOracle", "MembershipOracle", "EquivalenceOracl
            "monotone_dnf_learner", "learn_monotone_dnf", "online_to_pac", "eq_to_pac",
            "EdgeDetectingOracle", "GraphResult", "GroupTestResult", "InconsistentOracleError",
            "QueryBudgetExceeded", "learn_graph", "find_edge", "find_defective",
-           "find_defectives"]
+           "find_defectives",
+           "DFA", "lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle", "DFATraceOracle",
+           "DFAEquivalenceOracle", "SamplingEquivalenceOracle", "WMethodEquivalenceOracle",
+           "run_dfa_demo"]

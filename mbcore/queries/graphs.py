@@ -50,6 +50,7 @@ from typing import Any, Dict, List, Set, Tuple
 import numpy as np
 
 from ..bounds import edge_detecting_bound, group_testing_bound
+from ..exceptions import InconsistentOracleError
 from ._common import check_callable, check_int, is_int
 
 __all__ = ["EdgeDetectingOracle", "GraphResult", "GroupTestResult", "InconsistentOracleError",
@@ -70,32 +71,10 @@ _C4 = 3.0        # round 4: ceil(C4 ln(|B| + 1) / q) sets per heavy vertex
 
 # -- errors ------------------------------------------------------------------------------------
 
-class InconsistentOracleError(ValueError):
-    """The oracle's answers fit no graph (no set of defectives).
-
-    Attributes
-    ----------
-    query : tuple of int
-        The set whose answer contradicts the earlier ones (sorted).
-    answer
-        That answer.
-
-    Examples
-    --------
-    An oracle that answers 1 for all 8 vertices but 0 for every smaller set: no graph does
-    (an edge inside V lies inside one of the unions of halves that the search asks).
-
-    >>> try:
-    ...     learn_graph(8, lambda S: len(S) == 8)
-    ... except InconsistentOracleError as exc:
-    ...     print(exc.query)
-    (0, 1, 2, 3, 4, 5, 6, 7)
-    """
-
-    def __init__(self, message, query=None, answer=None):
-        super().__init__(message)
-        self.query = None if query is None else tuple(int(v) for v in query)
-        self.answer = answer
+def _inconsistent(message, query=None, answer=None):
+    """The InconsistentOracleError (mbcore.exceptions) naming a query (a sorted tuple)."""
+    return InconsistentOracleError(message, None if query is None else
+                                   tuple(int(v) for v in query), answer)
 
 
 class QueryBudgetExceeded(RuntimeError):
@@ -163,13 +142,13 @@ def _answer(owner, a, S, counting=False):
         a = a.item()
     if counting:
         if not is_int(a) or a < 0:
-            raise InconsistentOracleError(
+            raise _inconsistent(
                 f"{owner}: the edge-counting oracle answered {a!r} for the query {_show(S)}, "
                 "expected an integer >= 0", S, a)
         return int(a)
     if isinstance(a, bool) or (is_int(a) and a in (0, 1)):
         return bool(a)
-    raise InconsistentOracleError(f"{owner}: the oracle answered {a!r} for the query "
+    raise _inconsistent(f"{owner}: the oracle answered {a!r} for the query "
                                   f"{_show(S)}, expected True/False (or 1/0)", S, a)
 
 
@@ -430,13 +409,13 @@ class _Asker:
         view.flags.writeable = False
         a = _answer(self.owner, self.oracle(view), S, self.counting)
         if len(S) < 2 and a:
-            raise InconsistentOracleError(
+            raise _inconsistent(
                 f"{self.owner}: the oracle answered {a!r} for the query {_show(S)} ({where}), "
                 "but an edge needs two vertices", S, a)
         if self.found and (not a or self.counting):
             k = self.inside(S)
             if (self.counting and a < k) or (not self.counting and k):
-                raise InconsistentOracleError(
+                raise _inconsistent(
                     f"{self.owner}: the oracle answered {a!r} for the query {_show(S)} "
                     f"({where}), but that set holds {k} edge(s) found from earlier answers",
                     S, a)
@@ -479,7 +458,7 @@ def _bipartite(ask, A, B, where, edges):
                 _bipartite(ask, a, b, where, edges)
     if not hit:
         S = _union(A, B)
-        raise InconsistentOracleError(
+        raise _inconsistent(
             f"{ask.owner}: the oracle answered 1 for {_show(S)} ({where}) but 0 for each union "
             "of halves of its two sides, which hold no edge (or, with parts given, the sides "
             "are not independent)", S, True)
@@ -559,7 +538,7 @@ def _counting(ask, V, known, edges):
     edges.update(E2)
     cross = a - len(E1) - len(E2)
     if cross < 0:
-        raise InconsistentOracleError(
+        raise _inconsistent(
             f"{ask.owner}: the oracle counted {a} edges in {_show(V)} but its halves hold "
             f"{len(E1) + len(E2)}", V, a)
     if cross:
@@ -573,7 +552,7 @@ def _count_bip(ask, A, B, cross, inner, edges):
     if len(A) == 1 and len(B) == 1:
         S = _union(A, B)
         if cross != 1:
-            raise InconsistentOracleError(
+            raise _inconsistent(
                 f"{ask.owner}: the oracle's counts put {cross} edges on the pair {_show(S)}",
                 S, cross)
         u, v = int(S[0]), int(S[1])
@@ -588,7 +567,7 @@ def _count_bip(ask, A, B, cross, inner, edges):
             S = _union(a, b)
             c = ask(S, "counting: bipartite search") - ka - kb
             if c < 0:
-                raise InconsistentOracleError(
+                raise _inconsistent(
                     f"{ask.owner}: the oracle counted fewer edges in {_show(S)} than are "
                     "known inside its two sides", S, c + ka + kb)
             total += c
@@ -596,7 +575,7 @@ def _count_bip(ask, A, B, cross, inner, edges):
                 _count_bip(ask, a, b, c, inner, edges)
     if total != cross:
         S = _union(A, B)
-        raise InconsistentOracleError(
+        raise _inconsistent(
             f"{ask.owner}: the oracle's counts of the four unions of halves of {_show(S)} add "
             f"up to {total} crossing edges, not {cross}", S, cross)
 
@@ -661,12 +640,12 @@ def find_edge(n, edge_detecting, max_queries=None):
                 break
             else:
                 S = _union(A, B)
-                raise InconsistentOracleError(
+                raise _inconsistent(
                     f"{o}: the oracle answered 1 for {_show(S)} but 0 for each union of "
                     "halves of its two edge-free sides", S, True)
         u, v = int(A[0]), int(B[0])
         return (min(u, v), max(u, v)), ask.queries
-    raise InconsistentOracleError(f"{o}: the oracle answered 1 for a single vertex", V, True)
+    raise _inconsistent(f"{o}: the oracle answered 1 for a single vertex", V, True)
 
 
 # -- the five-round randomised algorithm (Angluin & Chen 2008; lectures 29-31) -----------------
@@ -808,18 +787,18 @@ def _five_round(ask, n, seed, rec, m_known=None):
     if not ans[0]:
         if ans.any():
             S = np.flatnonzero(Z[int(np.flatnonzero(ans)[0])])
-            raise InconsistentOracleError(
+            raise _inconsistent(
                 f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
                 "vertices", S, True)
         if m_known:
-            raise InconsistentOracleError(
+            raise _inconsistent(
                 f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all "
                 "the vertices", V, False)
         per_round.extend([0, 0, 0, 0])
         rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(), final_pairs=0)
         return set()
     if m_known == 0:
-        raise InconsistentOracleError(
+        raise _inconsistent(
             f"{ask.owner}: m=0 was given, but the oracle answered 1 for all the vertices",
             V, True)
     if m_known is not None:
@@ -913,11 +892,11 @@ def _five_round(ask, n, seed, rec, m_known=None):
         hit = (Z[:, eu] & Z[:, ev]).any(axis=1) if edges else np.zeros(Z.shape[0], bool)
         if not hit.all():
             S = np.flatnonzero(Z[int(np.flatnonzero(~hit)[0])])
-            raise InconsistentOracleError(
+            raise _inconsistent(
                 f"{ask.owner}: the oracle answered 1 for {_show(S)}, but the answers of the "
                 "later rounds leave no edge inside it", S, True)
     if m_known is not None and len(edges) != m_known:
-        raise InconsistentOracleError(
+        raise _inconsistent(
             f"{ask.owner}: m={m_known} was given, but the answers fit exactly "
             f"{len(edges)} edges", None, None)
     rec.update(round_queries=per_round, p=p, m_estimate=m_est,
@@ -1163,7 +1142,7 @@ def find_defective(n, test, adaptive=True) -> GroupTestResult:
             if not a:
                 x |= 1 << (k - 1 - b)
         if x >= n:
-            raise InconsistentOracleError(
+            raise _inconsistent(
                 f"{o}: the answers {[int(a) for _, a in record]} spell the item {x}, but there "
                 f"are only {n} items (0..{n - 1}): no single defective fits them",
                 record[-1][0], record[-1][1])

@@ -10,7 +10,7 @@ import os
 import sys
 import warnings
 
-__all__ = ["LearnerWarning"]
+__all__ = ["LearnerWarning", "InconsistentOracleError"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -30,3 +30,17 @@ def warn_failure(owner, index, reason, detail, then):
         level += 1
     warnings.warn(f"{owner}: {reason}: example {index} {detail}; from now on the learner {then}",
                   LearnerWarning, stacklevel=level)
+
+
+class InconsistentOracleError(ValueError):
+    """An oracle of a query learner contradicted itself (twin of mbcore's): for L*, a
+    membership answer that changed for the same word, a counterexample that the hypothesis
+    already classifies as the membership oracle does, an answer that is not a bool (the
+    message names the word); for the hidden-graph and group-testing learners, answers that fit
+    no graph (no set of defectives): ``query`` is the set whose answer contradicts the earlier
+    ones (a sorted tuple), ``answer`` that answer."""
+
+    def __init__(self, message, query=None, answer=None):
+        super().__init__(message)
+        self.query = query
+        self.answer = answer

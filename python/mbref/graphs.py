@@ -11,6 +11,8 @@ lectures 28-31; Angluin & Chen 2008); read it as the specification.
 import math
 import numbers
 
+from .exceptions import InconsistentOracleError
+
 __all__ = ["EdgeDetectingOracle", "GraphResult", "GroupTestResult", "InconsistentOracleError",
            "QueryBudgetExceeded", "learn_graph", "find_edge", "find_defective",
            "find_defectives", "edge_detecting_bound", "group_testing_bound"]
@@ -21,16 +23,6 @@ _METHODS = ("adaptive", "five_round", "counting")
 
 
 # -- errors ------------------------------------------------------------------------------------
-
-class InconsistentOracleError(ValueError):
-    """The oracle's answers fit no graph (no set of defectives): ``query`` is the set whose
-    answer contradicts the earlier ones (a sorted tuple), ``answer`` that answer."""
-
-    def __init__(self, message, query=None, answer=None):
-        super().__init__(message)
-        self.query = query
-        self.answer = answer
-
 
 class QueryBudgetExceeded(RuntimeError):
     """A learner reached its query budget (``max_queries``) before it finished; ``budget``

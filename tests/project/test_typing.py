@@ -28,7 +28,8 @@ try:
 except ImportError:  # pragma: no cover - mypy is in the test extra
     mypy_api = None
 
-KERNELS = ["linear", "multiplicative", "experts", "boolean", "bitset", "readers", "vw", "names"]
+KERNELS = ["linear", "multiplicative", "experts", "boolean", "bitset", "readers", "vw", "names",
+           "automata"]
 KERNEL_DIR = Path(importlib.import_module("mbcore._kernels").__file__).parent
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -170,7 +171,8 @@ def test_bounds_return_types():
              "multiclass_winnow_bound": (16, 3, 0.5),
              "passive_aggressive_bound": (2.0, 3.0, "PA-II", 0.5),
              "weighted_perceptron_bound": (2.0, 0.5, 1.0, 2.0),
-             "edge_detecting_bound": (100, 10), "group_testing_bound": (100, 3)}
+             "edge_detecting_bound": (100, 10), "group_testing_bound": (100, 3),
+             "lstar_equivalence_bound": (4,), "lstar_membership_bound": (4, 2, 3)}
     assert set(calls) == {n for n in bounds.__all__ if n != "BestMargin"}
     for name, args in calls.items():
         fn = getattr(bounds, name)

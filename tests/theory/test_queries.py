@@ -1139,9 +1139,13 @@ def test_bad_input_names_function_and_parameter(call, exc, pattern):
 
 
 # mbcore.queries.graphs (hidden graphs, group testing): in mbcore.queries only
-GRAPH_NAMES = ("EdgeDetectingOracle", "GraphResult", "GroupTestResult",
-               "InconsistentOracleError", "QueryBudgetExceeded", "learn_graph", "find_edge",
-               "find_defective", "find_defectives")
+GRAPH_NAMES = ("EdgeDetectingOracle", "GraphResult", "GroupTestResult", "QueryBudgetExceeded",
+               "learn_graph", "find_edge", "find_defective", "find_defectives")
+# finite automata and L* (issue 26): exported from mbcore.queries only (tests/theory/test_dfa.py,
+# tests/theory/test_lstar.py); InconsistentOracleError (mbcore.exceptions) serves both
+AUTOMATA = ("DFA", "lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle", "DFATraceOracle",
+            "DFAEquivalenceOracle", "SamplingEquivalenceOracle", "WMethodEquivalenceOracle",
+            "InconsistentOracleError", "run_dfa_demo")
 
 
 def test_public_names_exported():
@@ -1151,4 +1155,7 @@ def test_public_names_exported():
     from mbcore.queries import graphs
     for name in GRAPH_NAMES:
         assert getattr(Q, name) is getattr(graphs, name), name
-    assert sorted(Q.__all__) == sorted(PUBLIC + GRAPH_NAMES)
+    assert sorted(Q.__all__) == sorted(PUBLIC + GRAPH_NAMES + AUTOMATA)
+    for name in AUTOMATA + GRAPH_NAMES:
+        assert hasattr(Q, name) and name not in mbcore.__all__, name
+    assert Q.InconsistentOracleError is mbcore.exceptions.InconsistentOracleError
