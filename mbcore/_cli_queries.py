@@ -6,10 +6,12 @@
 ``mbcore queries coin``
     Find seeded random defectives (the heavy coin when there is one) by group testing
     (:func:`mbcore.queries.find_defective`, :func:`mbcore.queries.find_defectives`).
+``mbcore queries dfa``
+    Learn a seeded random minimal DFA with Angluin's L* and an exact equivalence oracle
+    (:func:`mbcore.queries.run_dfa_demo`) and print its queries against their bounds.
 
-A new subcommand of the group (``mbcore queries dfa``, L* for automata, is planned) is one
-``_add_..._parser(qsub)`` function registered in :func:`add_queries_parsers` and its handler;
-nothing else here needs to change.
+A new subcommand of the group is one ``_add_..._parser(qsub)`` function registered in
+:func:`add_queries_parsers` and its handler; nothing else here needs to change.
 
 Exit status: 0; 1 for a bad parameter; 3 when a run exceeds a bound whose assumptions hold or
 learns a wrong target (a bug in mbcore).
@@ -33,20 +35,20 @@ class QueriesBugFound(Exception):
 def add_queries_parsers(sub):
     """Add ``mbcore queries`` and its subcommands to the top-level subparsers ``sub``."""
     p = sub.add_parser("queries", help="learning with queries on seeded random targets "
-                                       "(graph, coin)",
+                                       "(dfa, graph, coin)",
                        description="Learning with queries: run a learner on a seeded random "
                                    "target and print the queries it asked against its bound.")
     qsub = p.add_subparsers(dest="queries_command", metavar="SUBCOMMAND",
                             parser_class=type(p))
+    _add_dfa_parser(qsub)
     _add_graph_parser(qsub)
     _add_coin_parser(qsub)
-    # `mbcore queries dfa` (L*, issue 26) is added here: _add_dfa_parser(qsub)
     p.set_defaults(handler=_cmd_queries_missing)
 
 
 def _cmd_queries_missing(args):
-    raise UsageError("a subcommand is required: mbcore queries graph or mbcore queries coin "
-                     "(see mbcore queries --help)")
+    raise UsageError("a subcommand is required: mbcore queries dfa, mbcore queries graph or "
+                     "mbcore queries coin (see mbcore queries --help)")
 
 
 def _nonnegative_int(text):
@@ -58,6 +60,63 @@ def _nonnegative_int(text):
         import argparse
         raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
     return value
+
+
+# -- mbcore queries dfa --------------------------------------------------------------------------
+
+_PROCESSING = ("rivest-schapire", "angluin", "suffixes")
+
+
+def _add_dfa_parser(qsub):
+    p = qsub.add_parser(
+        "dfa", help="learn a seeded random minimal DFA with L*",
+        description="Draw a random minimal DFA with the given number of states over the first "
+                    "letters of the alphabet (seeded), learn it with Angluin's L* (lectures "
+                    "26-27; Angluin 1987) from membership queries and an exact equivalence "
+                    "oracle (shortest counterexamples), and print the queries against the "
+                    "bounds: at most n equivalence queries, and membership queries within the "
+                    "observation table's bound for the longest counterexample m.")
+    p.add_argument("--states", type=positive_int, default=50, metavar="N",
+                   help="states of the target's minimal DFA (default: 50)")
+    p.add_argument("--letters", type=positive_int, default=2, metavar="K",
+                   help="letters of the alphabet, 1 to 26: a, b, ... (default: 2)")
+    p.add_argument("--seed", type=_nonnegative_int, default=0, metavar="S",
+                   help="seeds the target (default: 0)")
+    p.add_argument("--processing", choices=_PROCESSING + ("all",), default="all",
+                   help="how a counterexample is used (default: all three)")
+    p.add_argument("--json", action="store_true", help="print a JSON list of results")
+    p.set_defaults(handler=_cmd_dfa)
+
+
+def _cmd_dfa(args):
+    from .queries import run_dfa_demo
+    if args.letters > 26:
+        raise ValueError(f"--letters must be at most 26, got {args.letters}")
+    rows = []
+    for proc in (_PROCESSING if args.processing == "all" else (args.processing,)):
+        t = time.perf_counter()
+        row = run_dfa_demo(args.states, args.letters, args.seed, proc)
+        row["seconds"] = time.perf_counter() - t
+        rows.append(row)
+    if args.json:
+        emit(json.dumps(rows, indent=2))
+    else:
+        emit(f"random minimal DFA: {args.states} states, {args.letters} letters, "
+             f"seed {args.seed}")
+        emit(f"{'processing':<16} {'MQ':>8} {'MQ bound':>10} {'EQ':>4} {'EQ bound':>8} "
+             f"{'longest cex':>11} {'held':>5} {'exact':>5} {'seconds':>8}")
+        for r in rows:
+            m = max(r["counterexample_lengths"], default=0)
+            emit(f"{r['processing']:<16} {r['membership_queries']:>8} "
+                 f"{r['membership_bound']:>10} {r['equivalence_queries']:>4} "
+                 f"{r['equivalence_bound']:>8} {m:>11} "
+                 f"{'yes' if r['bounds_held'] else 'NO':>5} "
+                 f"{'yes' if r['exact'] else 'NO':>5} {r['seconds']:>8.3f}")
+    bad = [r["processing"] for r in rows if not r["bounds_held"] or not r["exact"]]
+    if bad:
+        raise QueriesBugFound(f"queries dfa: {', '.join(bad)} exceeded a bound or learned a "
+                              "wrong automaton (a bug in mbcore)")
+    return 0
 
 
 # -- mbcore queries graph ------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The ``mbcore queries`` command group (graph, coin), run as a user would: a subprocess on
+"""The ``mbcore queries`` command group (dfa, graph, coin), run as a user would: a subprocess on
 ``python -m mbcore.cli`` (the interpreter and the import path of this test session), and the
 entry point ``mbcore.cli.main`` in-process for the error paths."""
 
@@ -79,7 +79,9 @@ def test_coin_table():
 
 @pytest.mark.parametrize("args,status", [
     (["queries"], 2),
-    (["queries", "dfa"], 2),                       # not there (yet)
+    (["queries", "dfa", "--states", "0"], 2),
+    (["queries", "dfa", "--processing", "kv"], 2),
+    (["queries", "dfa", "--letters", "27"], 1),
     (["queries", "graph", "--n", "0"], 2),
     (["queries", "graph", "--method", "greedy"], 2),
     (["queries", "graph", "--n", "4", "--m", "7"], 1),
@@ -95,4 +97,37 @@ def test_errors_are_one_line(args, status, capsys):
 def test_help_lists_the_subcommands(capsys):
     assert cli.main(["queries", "--help"]) == 0
     out = capsys.readouterr().out
-    assert "graph" in out and "coin" in out
+    assert "dfa" in out and "graph" in out and "coin" in out
+
+
+def test_dfa_json_every_processing_within_the_bounds():
+    # a random minimal DFA of 30 states over 3 letters, learned exactly by every processing;
+    # the equivalence bound is n (Angluin 1987: at most n - 1 wrong conjectures)
+    r = run_cli("queries", "dfa", "--states", "30", "--letters", "3", "--seed", "4", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = {rec["processing"]: rec for rec in json.loads(r.stdout)}
+    assert set(rows) == {"rivest-schapire", "angluin", "suffixes"}
+    for rec in rows.values():
+        assert rec["exact"] and rec["equivalent"] and rec["learned_states"] == 30
+        assert rec["equivalence_bound"] == 30
+        assert rec["equivalence_queries"] <= 30
+        assert rec["membership_queries"] <= rec["membership_bound"]
+        assert rec["bounds_held"] is True
+
+
+def test_dfa_json_matches_the_library():
+    from mbcore.queries import run_dfa_demo
+    r = run_cli("queries", "dfa", "--states", "12", "--seed", "9", "--processing", "angluin",
+                "--json")
+    assert r.returncode == 0, r.stderr
+    (rec,) = json.loads(r.stdout)
+    want = run_dfa_demo(12, 2, 9, "angluin")
+    assert {k: rec[k] for k in want} == want
+
+
+def test_dfa_table():
+    r = run_cli("queries", "dfa", "--states", "8", "--processing", "rivest-schapire")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "random minimal DFA: 8 states, 2 letters, seed 0"
+    assert lines[2].split()[0] == "rivest-schapire" and "yes" in lines[2].split()
