@@ -569,10 +569,19 @@ class DFA:
                                 arrowprops=dict(arrowstyle="->", connectionstyle="arc3,rad=-2"))
                     ax.text(x0, y0 + 2.6 * r, text, ha="center")
                 else:
+                    # an arc bending to the right of its direction (so q -> t and t -> q are
+                    # two arcs), its label just outside the arc's middle (matplotlib's arc3:
+                    # the middle of the curve is the chord's middle plus rad/2 (dy, -dx))
+                    rad = 0.2
                     ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
                                 arrowprops=dict(arrowstyle="->", shrinkA=14, shrinkB=14,
-                                                connectionstyle="arc3,rad=0.15"))
-                    ax.text((x0 + x1) / 2 + 0.05, (y0 + y1) / 2 + 0.05, text)
+                                                connectionstyle=f"arc3,rad={rad}"))
+                    dx, dy = x1 - x0, y1 - y0
+                    norm = math.hypot(dx, dy) or 1.0
+                    off = 0.5 * rad + 0.08 / norm
+                    ax.text((x0 + x1) / 2 + off * dy, (y0 + y1) / 2 - off * dx, text,
+                            ha="center", va="center", fontsize=9,
+                            bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"))
         ax.set_xlim(-1.5, 1.5)
         ax.set_ylim(-1.5, 1.5)
         ax.set_aspect("equal")
