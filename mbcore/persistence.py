@@ -676,3 +676,18 @@ def _read(npz, expected, max_bytes, max_meta):
     if unused:
         raise _Bad(f"arrays {unused[:5]!r} are not used by the learner")
     return obj
+
+
+# ------------------------------------------------------------------------------------------------
+# For the other archives mbcore writes (mbcore.queries.DFA): the same digests, limits and
+# checked reads, under names that are this module's interface to them (not a public API).
+# ------------------------------------------------------------------------------------------------
+
+array_digest = _array_digest            # sha256 of an array's dtype, shape and bytes
+meta_digest = _meta_digest              # sha256 of a JSON document without its "digest" key
+check_limit = _limit                    # (value, default, what) -> a byte limit, checked
+open_archive = _open                    # (file, limit) -> (file object, name, close it?)
+read_entry = _entry                     # (npz, key, max_bytes) -> the array, bounded
+ArchiveCheckFailed = _Bad               # raised by read_entry; the caller names the file
+ZIP_SLACK = _ZIP_SLACK                  # bytes of zip and .npy headers beyond the arrays
+

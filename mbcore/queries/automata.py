@@ -473,8 +473,8 @@ class DFA:
         meta = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
                 "alphabet": list(self.alphabet), "start": self.start,
                 "arrays": {k: {"dtype": a.dtype.str, "shape": list(a.shape),
-                               "sha256": P._array_digest(a)} for k, a in arrays.items()}}
-        meta["digest"] = P._meta_digest(meta)
+                               "sha256": P.array_digest(a)} for k, a in arrays.items()}}
+        meta["digest"] = P.meta_digest(meta)
         blob = np.frombuffer(json.dumps(meta, ensure_ascii=True).encode("ascii"), dtype=np.uint8)
         writer = np.savez_compressed if compress else np.savez
         if isinstance(file, (str, os.PathLike)):
@@ -507,8 +507,8 @@ class DFA:
         """
         from .. import persistence as P
 
-        limit = P._limit(max_bytes, P.MAX_LOAD_BYTES, "max_bytes")
-        f, name, close = P._open(file, limit + P._ZIP_SLACK)
+        limit = P.check_limit(max_bytes, P.MAX_LOAD_BYTES, "max_bytes")
+        f, name, close = P.open_archive(file, limit + P.ZIP_SLACK)
         try:
             return _load(cls, f, name, limit)
         finally:
@@ -745,7 +745,7 @@ def _load(cls, f, name, limit):
     with npz:
         try:
             return _read(cls, npz, limit)
-        except P._Bad as exc:
+        except P.ArchiveCheckFailed as exc:
             raise bad(str(exc)) from None
         except Exception as exc:      # noqa: BLE001 - truncation, zip and npy header errors
             raise bad(f"{type(exc).__name__}: {exc}") from None
@@ -754,11 +754,11 @@ def _load(cls, f, name, limit):
 def _read(cls, npz, limit):
     from .. import persistence as P
 
-    Bad = P._Bad
+    Bad = P.ArchiveCheckFailed
     files = sorted(npz.files)
     if files != ["__meta__", "accepting", "delta"]:
         raise Bad(f"the entries must be exactly __meta__, accepting and delta, got {files!r}")
-    blob = P._entry(npz, "__meta__", min(limit, 1 << 24))
+    blob = P.read_entry(npz, "__meta__", min(limit, 1 << 24))
     if blob.dtype != np.uint8 or blob.ndim != 1:
         raise Bad(f"__meta__ must be a 1-D uint8 array, got {blob.dtype} of shape {blob.shape}")
     try:
@@ -768,7 +768,7 @@ def _read(cls, npz, limit):
     keys = {"format", "format_version", "alphabet", "start", "arrays", "digest"}
     if not isinstance(meta, dict) or set(meta) != keys:
         raise Bad("__meta__ must be an object with exactly the keys " + ", ".join(sorted(keys)))
-    if meta["digest"] != P._meta_digest(meta):
+    if meta["digest"] != P.meta_digest(meta):
         raise Bad("the digest of the __meta__ document does not match (the file was changed "
                   "or damaged)")
     if meta["format"] != FORMAT_NAME:
@@ -793,11 +793,11 @@ def _read(cls, npz, limit):
     got = {}
     for key in ("delta", "accepting"):
         info = declared[key]
-        a = P._entry(npz, key, limit)
+        a = P.read_entry(npz, key, limit)
         if not isinstance(info, dict) or info.get("dtype") != a.dtype.str or \
                 info.get("shape") != list(a.shape):
             raise Bad(f"the array {key!r} is not the dtype and shape declared")
-        if P._array_digest(a) != info.get("sha256"):
+        if P.array_digest(a) != info.get("sha256"):
             raise Bad(f"the digest of array {key!r} does not match (the file was changed or "
                       "damaged)")
         got[key] = a
