@@ -22,7 +22,6 @@ counterexample processing and plots the queries beside the bounds.
 # states, is right: 2 equivalence queries and 19 membership queries.
 
 import matplotlib.pyplot as plt
-import numpy as np
 
 from mbcore.bounds import lstar_equivalence_bound, lstar_membership_bound
 from mbcore.queries import DFA, DFAEquivalenceOracle, DFAMembershipOracle, lstar

@@ -8,13 +8,22 @@ import numpy as np
 
 from .._params import integer as check_int
 
-__all__ = ["is_int", "check_int", "check_callable", "evaluate", "scalar"]
+__all__ = ["is_int", "check_int", "hashable", "check_callable", "evaluate", "scalar"]
 
 
 # -- checks ----------------------------------------------------------------------------------------
 
 def is_int(v):
     return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+
+
+def hashable(c):
+    """Whether c can be a dict key."""
+    try:
+        hash(c)
+    except TypeError:
+        return False
+    return True
 
 
 def check_callable(owner, name, value, what="a callable"):

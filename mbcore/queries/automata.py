@@ -37,30 +37,18 @@ The two-state automaton of the words over {a, b} with an even number of a's:
 
 import json
 import math
-import numbers
 import os
 
 import numpy as np
 
 from .._kernels import automata as _k
+from ._common import hashable as _hashable, is_int as _is_int
 
 __all__ = ["DFA"]
 
 FORMAT_NAME = "mbcore.dfa"
 FORMAT_VERSION = 1
 _JSON_LETTER = (str, int)
-
-
-def _is_int(v):
-    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
-
-
-def _hashable(c):
-    try:
-        hash(c)
-    except TypeError:
-        return False
-    return True
 
 
 def check_alphabet(owner, alphabet):

@@ -72,7 +72,6 @@ True
 """
 
 import itertools
-import numbers
 import random as _random
 
 import numpy as np
@@ -81,6 +80,7 @@ from ..bounds import eq_test_sample_size, lstar_equivalence_bound, lstar_members
 from ..exceptions import InconsistentOracleError
 from .._kernels.automata import run_traces as _run_traces
 from .automata import DFA, check_alphabet as _check_alphabet
+from ._common import hashable as _hashable, is_int as _is_int
 
 __all__ = ["lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle", "DFATraceOracle",
            "DFAEquivalenceOracle",
@@ -93,18 +93,6 @@ PROCESSINGS = ("rivest-schapire", "angluin", "suffixes")
 DEFAULT_MAX_STATES = 100_000
 """The bound on the hypothesis's states when ``max_states=None`` (a safety net: a target that
 is not regular, or an adversarial oracle, would otherwise keep the table growing)."""
-
-
-def _is_int(v):
-    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
-
-
-def _hashable(c):
-    try:
-        hash(c)
-    except TypeError:
-        return False
-    return True
 
 
 class BoundCheck:
