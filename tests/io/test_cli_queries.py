@@ -1,11 +1,12 @@
 """The ``mbcore queries`` command group (dfa, graph, coin), run as a user would: a subprocess on
-``python -m mbcore.cli`` (the interpreter and the import path of this test session), and the
+``python -m mbcore.cli`` (the interpreter of this test session, from an empty folder), and the
 entry point ``mbcore.cli.main`` in-process for the error paths."""
 
 import json
 import math
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -14,8 +15,11 @@ from mbcore.queries import EdgeDetectingOracle, learn_graph
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "mbcore.cli"] + list(args),
-                          capture_output=True, text=True, timeout=300)
+    # from an empty folder: `python -m` puts the current folder first on sys.path, and from
+    # the source tree that would be the uncompiled package, not the installed one
+    with tempfile.TemporaryDirectory() as where:
+        return subprocess.run([sys.executable, "-m", "mbcore.cli"] + list(args),
+                              capture_output=True, text=True, timeout=300, cwd=where)
 
 
 def test_graph_json_reports_queries_within_the_bounds():

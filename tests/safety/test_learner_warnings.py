@@ -564,7 +564,8 @@ def test_exported_and_a_user_warning():
         assert issubclass(m.LearnerWarning, UserWarning)
     assert mbcore.LearnerWarning is mbcore.exceptions.LearnerWarning
     assert mbref.LearnerWarning is mbref.exceptions.LearnerWarning
-    assert mbcore.exceptions.__all__ == ["LearnerWarning"]
+    assert mbcore.exceptions.__all__ == ["LearnerWarning", "InconsistentOracleError"]
+    assert mbref.exceptions.__all__ == mbcore.exceptions.__all__
 
 
 @mod_param
