@@ -22,7 +22,8 @@ import numpy as np
 from ._params import Custom
 
 __all__ = ["ENV_THREADS", "MAX_THREADS", "SPEC_MIN_VALUES", "PARALLEL_MIN_VALUES",
-           "available_cores", "sharing_cores", "check_n_jobs", "resolve_n_jobs", "pass_threads", "map_rows", "N_JOBS"]
+           "available_cores", "sharing_cores", "check_n_jobs", "resolve_n_jobs", "pass_threads",
+           "map_rows", "N_JOBS"]
 
 ENV_THREADS = "MBCORE_NUM_THREADS"
 MAX_THREADS = 64                   # (MB_SPEC_MAXT in _spec.h)

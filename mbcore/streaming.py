@@ -573,6 +573,14 @@ def _classes_like(owner, classes, y):
     return out
 
 
+def _at_width(X, d):
+    """A CSR chunk narrower than d columns given the width d (its rows unchanged); any other
+    chunk as it is."""
+    if X.shape[1] < d and isinstance(X, CSRChunk):
+        return CSRChunk(X.data, X.indices, X.indptr, (X.shape[0], d))
+    return X
+
+
 def _fit_width(learner, X):
     """For a stream of growing width: the chunk X as wide as the fitted learner (a narrower
     CSR chunk is only given the learner's width), and the learner grown to a wider chunk
@@ -587,9 +595,7 @@ def _fit_width(learner, X):
         return X, None
     d = learner.n_features_in_
     if X.shape[1] < d:
-        if isinstance(X, CSRChunk):
-            return CSRChunk(X.data, X.indices, X.indptr, (X.shape[0], d)), None
-        return X, None                     # (the learner's own check names the widths)
+        return _at_width(X, d), None       # (a dense one: the learner's check names the widths)
     snap = Snapshot(learner)
     try:
         learner._widen(X.shape[1])
@@ -1254,9 +1260,7 @@ def _predicting_width(learner, X):
     with holding(learner):
         d = learner.n_features_in_
         if X.shape[1] <= d:
-            if X.shape[1] < d and isinstance(X, CSRChunk):
-                X = CSRChunk(X.data, X.indices, X.indptr, (X.shape[0], d))
-            return learner, X
+            return learner, _at_width(X, d)
         wide = copy.deepcopy(learner)
     wide._widen(X.shape[1])
     return wide, X
