@@ -124,6 +124,12 @@ def csr():
 
 
 @pytest.fixture(scope="session")
+def makers():
+    """The data generators themselves, for benchmarks that need other sizes or margins."""
+    return types.SimpleNamespace(make_dense=make_dense, make_csr=make_csr)
+
+
+@pytest.fixture(scope="session")
 def kp():
     return make_kp()
 

@@ -56,6 +56,36 @@ static inline Py_ssize_t mb_volatile_load(const Py_ssize_t* p)
 #endif
 }
 
+/* A value one thread publishes for another: the store after the writes it stands for, the load
+ * before the reads that rely on them (the read-ahead's checked rows). */
+static inline void mb_store_release(Py_ssize_t* p, Py_ssize_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+#else
+    *(volatile Py_ssize_t*)p = v;
+#endif
+}
+
+static inline Py_ssize_t mb_load_acquire(const Py_ssize_t* p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+#else
+    return *(const volatile Py_ssize_t*)p;
+#endif
+}
+
+/* A counter several passes may add to at once (statistics for the tests). */
+static inline void mb_atomic_add(Py_ssize_t* p, Py_ssize_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#else
+    *(volatile Py_ssize_t*)p += v;
+#endif
+}
+
 typedef Py_ssize_t (*mb_scan_fn)(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
                                 const Py_ssize_t* stop);
 typedef Py_ssize_t (*mb_run_fn)(void* ctx, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad);

@@ -12,6 +12,9 @@ cdef extern from "_spec.h" nogil:
                             mb_run_fn run, mb_touch_fn touch, Py_ssize_t* bad)
     void mb_touch_bytes(const void* p, Py_ssize_t nbytes)
     Py_ssize_t volatile_load "mb_volatile_load" (const Py_ssize_t* p)
+    void store_release "mb_store_release" (Py_ssize_t* p, Py_ssize_t v)
+    Py_ssize_t load_acquire "mb_load_acquire" (const Py_ssize_t* p)
+    void atomic_add "mb_atomic_add" (Py_ssize_t* p, Py_ssize_t v)
     ctypedef struct mb_spec_cfg:
         Py_ssize_t seq_gap
         Py_ssize_t min_rows

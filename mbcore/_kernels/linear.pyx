@@ -47,7 +47,50 @@ cdef enum:
 
 
 from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows,
-                    volatile_load)
+                    volatile_load, store_release, load_acquire,
+                    atomic_add)
+
+
+cdef extern from "_gather.h" nogil:
+    double mb_gdot_d_i(const double* w, const double* v, const int* ix, Py_ssize_t n)
+    double mb_gdot_d_l(const double* w, const double* v, const long long* ix, Py_ssize_t n)
+    double mb_gdot_f_i(const double* w, const float* v, const int* ix, Py_ssize_t n)
+    double mb_gdot_f_l(const double* w, const float* v, const long long* ix, Py_ssize_t n)
+    int mb_gather_choose(int want)
+    int mb_gather_dispatches()
+    int mb_gather_on
+
+_GATHER = mb_gather_choose(-1)
+
+
+def gather_impl(kind=None):
+    """Which loop sums a sparse row's products: "scalar" (the default) or "avx2" (four weights
+    per gather instruction); both give the same sums bit for bit.  ``kind`` ("avx2", "scalar"
+    or "best", the default) switches them, for tests and benchmarks (not thread-safe: set it
+    before the passes); "avx2" on a CPU without AVX2 gives "scalar".  "best" is the scalar
+    loop: on the AMD Zen 3 where it was measured the gathers were slower."""
+    global _GATHER
+    if kind is not None:
+        if kind not in ("avx2", "scalar", "best"):
+            raise ValueError(f"gather_impl: kind must be 'avx2', 'scalar' or 'best', "
+                             f"got {kind!r}")
+        _GATHER = mb_gather_choose({"avx2": 1, "scalar": 0, "best": -1}[kind])
+    return "avx2" if _GATHER else "scalar"
+
+
+cdef Py_ssize_t readahead_checked = 0
+
+
+def readahead_checked_rows():
+    """How many CSR rows of the binary passes have had their column indices checked by the
+    read-ahead thread rather than by the pass itself, since the module was loaded (for tests:
+    it shows that the read-ahead's checks ran)."""
+    return readahead_checked
+
+
+def gather_dispatches():
+    """True where the AVX2 gather can be chosen at run time (GCC or Clang on x86)."""
+    return bool(mb_gather_dispatches())
 
 
 def spec_tuning(seq_gap=None, min_rows=None, max_rows=None, stretch=None):
@@ -91,6 +134,19 @@ cdef inline double dot_row(const double* w, const floating* v, const index_t* ix
         if n4 + 2 < n:
             s2 += w[n4 + 2] * v[n4 + 2]
     else:
+        if mb_gather_on > 0:
+            # _gather.h: the same sums, four weights per AVX2 gather (where chosen: on some
+            # CPUs the gather is slower than four loads, see gather_impl)
+            if floating is double:
+                if index_t is int:
+                    return mb_gdot_d_i(w, v, ix, n)
+                else:
+                    return mb_gdot_d_l(w, v, ix, n)
+            else:
+                if index_t is int:
+                    return mb_gdot_f_i(w, v, ix, n)
+                else:
+                    return mb_gdot_f_l(w, v, ix, n)
         for k in range(0, n4, 4):
             s0 += w[ix[k]] * v[k]
             s1 += w[ix[k + 1]] * v[k + 1]
@@ -165,20 +221,48 @@ cdef double row_inv_scaled(const floating* v, Py_ssize_t n, int intercept) noexc
 
 cdef inline int axpy_row(double* w, double c, const floating* v, const index_t* ix,
                          Py_ssize_t n) noexcept nogil:
-    """w[j] += c * x[j] over the row's support; returns 0 if a weight became non-finite."""
-    cdef Py_ssize_t k
-    cdef double chk = 0.0, t
+    """w[j] += c * x[j] over the row's support; returns 0 if a weight became non-finite.
+    (t - t is 0 for a finite t and NaN otherwise; the four check sums keep their adds from
+    waiting on one another.)"""
+    cdef Py_ssize_t k, n4 = n - (n % 4)
+    cdef double c0 = 0.0, c1 = 0.0, c2 = 0.0, c3 = 0.0, t0, t1, t2, t3
     if ix == NULL:
-        for k in range(n):
-            t = w[k] + c * v[k]
-            w[k] = t
-            chk += t - t
+        for k in range(0, n4, 4):
+            t0 = w[k] + c * v[k]
+            t1 = w[k + 1] + c * v[k + 1]
+            t2 = w[k + 2] + c * v[k + 2]
+            t3 = w[k + 3] + c * v[k + 3]
+            w[k] = t0
+            w[k + 1] = t1
+            w[k + 2] = t2
+            w[k + 3] = t3
+            c0 += t0 - t0
+            c1 += t1 - t1
+            c2 += t2 - t2
+            c3 += t3 - t3
+        for k in range(n4, n):
+            t0 = w[k] + c * v[k]
+            w[k] = t0
+            c0 += t0 - t0
     else:
-        for k in range(n):
-            t = w[ix[k]] + c * v[k]
-            w[ix[k]] = t
-            chk += t - t
-    return chk == 0.0
+        for k in range(0, n4, 4):
+            t0 = w[ix[k]] + c * v[k]
+            w[ix[k]] = t0
+            t1 = w[ix[k + 1]] + c * v[k + 1]
+            w[ix[k + 1]] = t1
+            t2 = w[ix[k + 2]] + c * v[k + 2]
+            w[ix[k + 2]] = t2
+            t3 = w[ix[k + 3]] + c * v[k + 3]
+            w[ix[k + 3]] = t3
+            c0 += t0 - t0
+            c1 += t1 - t1
+            c2 += t2 - t2
+            c3 += t3 - t3
+        for k in range(n4, n):
+            t0 = w[ix[k]] + c * v[k]
+            w[ix[k]] = t0
+            c0 += t0 - t0
+    return (c0 + c1) + (c2 + c3) == 0.0
 
 
 cdef inline double sqnorm_w(const double* w, Py_ssize_t d, int intercept) noexcept nogil:
@@ -494,6 +578,16 @@ cdef inline int csr_row_ok(const index_t* xi, Py_ssize_t n, Py_ssize_t d) noexce
     return BAD_ORDER if bad else OK
 
 
+cdef Py_ssize_t csr_rows_ok(const index_t* ix, const index_t* indptr, Py_ssize_t lo,
+                            Py_ssize_t hi, Py_ssize_t d) noexcept nogil:
+    """The first of rows lo..hi-1 whose column indices csr_row_ok refuses, or hi."""
+    cdef Py_ssize_t i
+    for i in range(lo, hi):
+        if csr_row_ok(ix + indptr[i], indptr[i + 1] - indptr[i], d) != OK:
+            return i
+    return hi
+
+
 cdef struct LinJob:
     # One pass of a binary linear learner, for mb_spec_pass: the rows (values, indices and
     # indptr as void pointers, their types in vt and it), the labels and outputs, and the
@@ -510,6 +604,11 @@ cdef struct LinJob:
     long long n_seen            # before the pass (row i is example n_seen + i + 1)
     long long mistakes          # during the pass
     int check                   # check each CSR row's indices as it is read
+    # rows ck_lo..ck_hi-1: their indices checked by the read-ahead (lin_touch_cb) on another
+    # thread, so the pass need not check them again (published with store_release)
+    Py_ssize_t ck_lo
+    Py_ssize_t ck_hi
+    Py_ssize_t ck_rows          # rows the read-ahead checked (written by the worker only)
     int vt                      # values: 0 float32, 1 float64
     int it                      # indices: 0 int32, 1 int64
     int err                     # the status of the failing row
@@ -532,9 +631,11 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
     cdef const index_t* xi
     cdef bint plain = p.algo == PERCEPTRON and not p.normalize and st.u == NULL and \
         j.sw == NULL
+    # (the rows the read-ahead has checked: the end first, whose release orders the start)
+    cdef Py_ssize_t ck_hi = load_acquire(&j.ck_hi), ck_lo = load_acquire(&j.ck_lo)
     for i in range(lo, hi):
         n = row_at(val, ix, indptr, j.row_len, i, &x, &xi)
-        if j.check:
+        if j.check and not (ck_lo <= i < ck_hi):
             code = csr_row_ok(xi, n, d)
             if code != OK:
                 j.err = code
@@ -604,7 +705,21 @@ include "_dispatch_linear.pxi"
 
 
 cdef void lin_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """The read-ahead of rows lo..hi-1 (on a worker, while the pass runs the rows before):
+    into the caches, and, when the pass checks CSR indices, checked here, off the pass's path.
+    The touched ranges only move forward (each starts at or after the end of the one before),
+    so the pass, reading ck_hi then ck_lo, sees a range that was checked or an empty one."""
     cdef LinJob* j = <LinJob*>ctx
+    cdef Py_ssize_t e
+    if j.check:
+        store_release(&j.ck_hi, -1)
+        store_release(&j.ck_lo, lo)
+        if j.it == 1:
+            e = csr_rows_ok(<const long long*>j.ix, <const long long*>j.indptr, lo, hi, j.st.d)
+        else:
+            e = csr_rows_ok(<const int*>j.ix, <const int*>j.indptr, lo, hi, j.st.d)
+        store_release(&j.ck_hi, e)
+        j.ck_rows += e - lo
     touch_rows(j.val, value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, j.row_len, lo, hi)
 
 
@@ -634,6 +749,9 @@ cdef int lin_pass(LinCtx* st, const void* val, int vt, const void* ix, int it,
     j.n_seen = st.counts[0]
     j.mistakes = 0
     j.check = check and indptr != NULL
+    j.ck_lo = 0
+    j.ck_hi = 0
+    j.ck_rows = 0
     j.err = OK
     memcpy(st.snap_w, st.w, st.D * sizeof(double))
     if st.u != NULL:
@@ -645,6 +763,8 @@ cdef int lin_pass(LinCtx* st, const void* val, int vt, const void* ix, int it,
     if indptr != NULL:
         touch = lin_touch_cb
     changed = mb_spec_pass(threads, n_rows, &j, lin_scan_cb, lin_run_cb, touch, bad)
+    if j.ck_rows:                       # (the team has stopped: its writes are visible)
+        atomic_add(&readahead_checked, j.ck_rows)
     if changed < 0:
         memcpy(st.w, st.snap_w, st.D * sizeof(double))
         if st.u != NULL:
