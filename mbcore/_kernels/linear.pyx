@@ -614,6 +614,68 @@ cdef struct LinJob:
     int err                     # the status of the failing row
 
 
+cdef Py_ssize_t lin_run_plain(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
+                              const floating* val, const index_t* ix) noexcept nogil:
+    """lin_run for the plain Perceptron (no normalization, averaging or weights): the same
+    arithmetic, with every setting read once into a local (the stores of the outputs, char
+    arrays, would otherwise make the compiler read them again after every row)."""
+    cdef LinCtx* st = j.st
+    cdef double* w = st.w
+    cdef Py_ssize_t d = st.d, i, n, a
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const signed char* y = j.y
+    cdef signed char* pred = j.pred
+    cdef unsigned char* upd = j.upd
+    cdef Py_ssize_t row_len = j.row_len
+    cdef bint check = j.check, intercept = st.p.intercept, tie_pos = st.p.tie_pos
+    cdef double eta = st.p.eta, sc
+    cdef long long mistakes = 0, changed = 0
+    cdef int r, code, pr, yi
+    cdef const floating* x
+    cdef const index_t* xi
+    cdef Py_ssize_t ck_hi = load_acquire(&j.ck_hi), ck_lo = load_acquire(&j.ck_lo)
+    for i in range(lo, hi):
+        if indptr == NULL:
+            x = val + i * row_len
+            xi = NULL
+            n = row_len
+        else:
+            a = indptr[i]
+            n = indptr[i + 1] - a
+            x = val + a
+            xi = ix + a
+            if check and not (ck_lo <= i < ck_hi):
+                code = csr_row_ok(xi, n, d)
+                if code != OK:
+                    j.err = code
+                    bad[0] = i
+                    return -1
+        sc = dot_row(w, x, xi, n)
+        if intercept:
+            sc = sc + w[d]
+        if not isfinite(sc):
+            j.err = BAD_ROW
+            bad[0] = i
+            return -1
+        pr = 1 if (sc > 0.0 or (sc == 0.0 and tie_pos)) else -1
+        yi = y[i]
+        r = 0
+        if pr != yi:
+            mistakes += 1
+            if not apply_update(&st.p, w, d, eta * <double>yi, x, xi, n):
+                j.err = BAD_ROW
+                bad[0] = i
+                return -1
+            r = 1
+            changed += 1
+        if pred != NULL:
+            pred[i] = pr
+        if upd != NULL:
+            upd[i] = r
+    j.mistakes += mistakes
+    return changed
+
+
 cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
                         const floating* val, const index_t* ix) noexcept nogil:
     """The sequential pass over rows lo..hi-1: the number of rows that changed the state, or
@@ -629,10 +691,12 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
     cdef double sc, c
     cdef const floating* x
     cdef const index_t* xi
-    cdef bint plain = p.algo == PERCEPTRON and not p.normalize and st.u == NULL and \
-        j.sw == NULL
     # (the rows the read-ahead has checked: the end first, whose release orders the start)
-    cdef Py_ssize_t ck_hi = load_acquire(&j.ck_hi), ck_lo = load_acquire(&j.ck_lo)
+    cdef Py_ssize_t ck_hi, ck_lo
+    if p.algo == PERCEPTRON and not p.normalize and st.u == NULL and j.sw == NULL:
+        return lin_run_plain(j, lo, hi, bad, val, ix)
+    ck_hi = load_acquire(&j.ck_hi)
+    ck_lo = load_acquire(&j.ck_lo)
     for i in range(lo, hi):
         n = row_at(val, ix, indptr, j.row_len, i, &x, &xi)
         if j.check and not (ck_lo <= i < ck_hi):
@@ -641,22 +705,8 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
                 j.err = code
                 bad[0] = i
                 return -1
-        if plain:
-            # The plain Perceptron: lin_step's arithmetic, without its generality.
-            sc = dot_row(w, x, xi, n)
-            if p.intercept:
-                sc = sc + w[d]
-            r = 0
-            if not isfinite(sc):
-                r = -1
-            else:
-                pr = 1 if (sc > 0.0 or (sc == 0.0 and p.tie_pos)) else -1
-                if pr != y[i]:
-                    c = p.eta * <double>y[i]
-                    r = 1 if apply_update(p, w, d, c, x, xi, n) else -1
-        else:
-            r = lin_step(p, w, st.u, st.aux, d, x, xi, n, y[i], j.n_seen + i + 1,
-                         1.0 if j.sw == NULL else j.sw[i], &pr)
+        r = lin_step(p, w, st.u, st.aux, d, x, xi, n, y[i], j.n_seen + i + 1,
+                     1.0 if j.sw == NULL else j.sw[i], &pr)
         if r < 0:
             j.err = BAD_ROW
             bad[0] = i
