@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
-    !defined(MB_NO_GATHER_DISPATCH)
+    !defined(MB_NO_GATHER_DISPATCH) && !defined(MBCORE_NO_SIMD)
 #define MB_GATHER_DISPATCH 1
 #include <immintrin.h>
 #endif

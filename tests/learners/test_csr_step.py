@@ -19,6 +19,7 @@ import mbcore
 import mbref
 from mbcore._kernels import linear as klin
 
+pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
 
 LEARNERS = [
     ("Perceptron", {}),
