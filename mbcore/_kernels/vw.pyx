@@ -85,12 +85,14 @@ cdef extern from *:
     static void vw_init_cls(void) {
         int c;
         for (c = '0'; c <= '9'; c++) vw_cls[c] = 1;
-        vw_cls[' '] = vw_cls['\\t'] = vw_cls['|'] = vw_cls['\\n'] = vw_cls['\\r'] = 2 | 4;
+        vw_cls[' '] = vw_cls['\\t'] = 2 | 4;
+        vw_cls['|'] = vw_cls['\\n'] = vw_cls['\\r'] = 2 | 4 | 8;
         vw_cls[':'] = 2;
     }
     #define VW_DIGIT(c) (vw_cls[(unsigned char)(c)] & 1)
     #define VW_NAME_END(c) (vw_cls[(unsigned char)(c)] & 2)
     #define VW_VALUE_END(c) (vw_cls[(unsigned char)(c)] & 4)
+    #define VW_LABEL_END(c) (vw_cls[(unsigned char)(c)] & 8)
 
     /* The value at s when it is written [+-]digits[.digits] with at most 19 significant digits,
        a value of at most 2**53 and no exponent, and is followed by the end of a value (' ',
@@ -151,6 +153,10 @@ cdef extern from *:
        position, so the order of repeats is kept). */
     #define VW_INSERTION 24
 
+    /* A namespace name of the buffer and its hash. */
+    #define VW_NSCACHE 4
+    typedef struct { const unsigned char *s; Py_ssize_t n; uint32_t h; } VWName;
+
     enum { VW_POS, VW_LINE, VW_ROW, VW_NNZ, VW_CODE, VW_ELINE, VW_TOK0, VW_TOK1, VW_AUX0,
            VW_AUX1, VW_SKIPPED, VW_FIRSTSKIP, VW_NEED };
     enum { EV_NOBAR = 1, EV_NOLABEL, EV_SHARED, EV_LDF, EV_WORDS, EV_LABEL, EV_WEIGHT, EV_BASE,
@@ -162,6 +168,10 @@ cdef extern from *:
     }
     static inline int vw_blank(unsigned char c) {
         return c == ' ' || c == '\\t' || c == '\\v' || c == '\\f';
+    }
+    /* The start of the next line, after the line break at buf[q] (\\n, \\r\\n or \\r). */
+    static inline Py_ssize_t vw_next(const unsigned char *buf, Py_ssize_t n, Py_ssize_t q) {
+        return q + 1 + (buf[q] == '\\r' && q + 1 < n && buf[q + 1] == '\\n');
     }
 
     /* 0: buffer consumed, 1: rows full, 2: pairs full, 3: error (st[VW_CODE] ...), 4: the
@@ -176,28 +186,36 @@ cdef extern from *:
         Py_ssize_t pos = (Py_ssize_t)st[VW_POS], line = (Py_ssize_t)st[VW_LINE];
         Py_ssize_t row = (Py_ssize_t)st[VW_ROW], nnz = (Py_ssize_t)st[VW_NNZ];
         uint32_t anon_hash = seed == 0 ? 0u : vw_murmur((const unsigned char *)"", 0, seed);
+        VWName nscache[VW_NSCACHE];
         int status = 0;
-        int cr = pos < n && memchr(buf + pos, '\\r', (size_t)(n - pos)) != NULL;
+        memset(nscache, 0, sizeof(nscache));
         while (pos < n) {
             Py_ssize_t ce, next, p, q, ls, le, ts = 0, te = 0, a0 = 0, a1 = 0, start = nnz;
             Py_ssize_t ws[3] = {0, 0, 0}, we[3] = {0, 0, 0}, last_s = 0;
-            const unsigned char *bar, *tab;
+            const unsigned char *tab;
             int code = 0, nw = 0, bare_tag = 0, sorted = 1;
             int64_t prev = -1;
+            Py_ssize_t k;
             double lab = 0.0, wt = 1.0, base;
             if (row >= max_rows) { status = 1; break; }
-            next = mbt_eol(buf, n, pos, &ce, cr);     /* buf[ce] is a line break */
             line++;
             p = pos;
-            if (ce - p >= 3 && buf[p] == 0xef && buf[p + 1] == 0xbb && buf[p + 2] == 0xbf) p += 3;
+            /* (the buffer ends with a line break: each test below stops at it) */
+            if (buf[p] == 0xef && buf[p + 1] == 0xbb && buf[p + 2] == 0xbf) p += 3;
+            /* a blank line is skipped; the label part goes up to the first '|' (its first tab
+               noted on the way); the line's end is found when the features are read (or, for
+               a bad line, by mbt_eol) */
             q = p;
-            while (q < ce && vw_blank(buf[q])) q++;
-            if (q == ce) { pos = next; continue; }
-            bar = (const unsigned char *)memchr(buf + q, '|', (size_t)(ce - q));
-            if (!bar) { code = EV_NOBAR; goto done; }
-            /* the label part */
-            ls = p; le = (Py_ssize_t)(bar - buf);
-            tab = (const unsigned char *)memchr(buf + ls, '\\t', (size_t)(le - ls));
+            while (vw_blank(buf[q])) q++;
+            if (buf[q] == '\\n' || buf[q] == '\\r') { pos = vw_next(buf, n, q); continue; }
+            tab = NULL;
+            q = p;
+            while (!VW_LABEL_END(buf[q])) {
+                if (buf[q] == '\\t' && !tab) tab = buf + q;
+                q++;
+            }
+            if (buf[q] != '|') { code = EV_NOBAR; goto done; }      /* a line break */
+            ls = p; le = q;
             if (tab) ls = (Py_ssize_t)(tab - buf) + 1;
             q = ls;
             while (q < le) {
@@ -219,7 +237,10 @@ cdef extern from *:
             if (te - ts == 6 && memcmp(buf + ts, "shared", 6) == 0) { code = EV_SHARED; goto done; }
             if (memchr(buf + ts, ':', (size_t)(te - ts))) { code = EV_LDF; goto done; }
             if (nw > 3) { code = EV_WORDS; a0 = nw; goto done; }
-            if (!vw_number(buf + ts, buf + te, &lab)) { code = EV_LABEL; goto done; }
+            if (vw_number_fast(buf + ts, &lab) != buf + te &&      /* ("1" or "-1": one pass) */
+                    !vw_number(buf + ts, buf + te, &lab)) {
+                code = EV_LABEL; goto done;
+            }
             if (nw >= 2) {
                 ts = ws[1]; te = we[1];
                 if (!vw_number(buf + ts, buf + te, &wt) || wt < 0) { code = EV_WEIGHT; goto done; }
@@ -235,24 +256,33 @@ cdef extern from *:
                common value is read by vw_number_fast; the row is sorted and its repeats summed
                only when its columns do not come strictly increasing */
             p = le;
-            while (p < ce && buf[p] == '|') {
+            for (k = 0; buf[p] == '|'; k++) {
                 uint32_t h;
                 uint64_t anon = 0;
                 double w = 1.0;
                 int wzero;
                 p++;
-                if (p == ce || vw_sep(buf[p])) {
+                if (VW_VALUE_END(buf[p])) {              /* ' ', '\\t', '|', the end */
                     h = anon_hash;
                 } else if (buf[p] == ':') {
                     code = EV_NSNAME; goto done;
                 } else {
+                    /* the k-th namespace of a line is often the k-th of the line before: its
+                       hash is kept (per call, for the first VW_NSCACHE) */
+                    VWName *cached = k < VW_NSCACHE ? &nscache[k] : NULL;
                     q = p;
-                    while (q < ce && !vw_name_end(buf[q])) q++;
-                    h = vw_hashstring(buf + p, (size_t)(q - p), seed);
+                    while (!VW_NAME_END(buf[q])) q++;
+                    if (cached && cached->s && cached->n == q - p &&
+                            memcmp(cached->s, buf + p, (size_t)(q - p)) == 0) {
+                        h = cached->h;
+                    } else {
+                        h = vw_hashstring(buf + p, (size_t)(q - p), seed);
+                        if (cached) { cached->s = buf + p; cached->n = q - p; cached->h = h; }
+                    }
                     p = q;
-                    if (p < ce && buf[p] == ':') {
+                    if (buf[p] == ':') {
                         q = p + 1;
-                        while (q < ce && !vw_sep(buf[q])) q++;
+                        while (!VW_VALUE_END(buf[q])) q++;
                         if (!vw_number(buf + p + 1, buf + q, &w)) {
                             ts = p + 1; te = q; code = EV_NSWEIGHT; goto done;
                         }
@@ -260,7 +290,7 @@ cdef extern from *:
                     }
                 }
                 wzero = w == 0;
-                while (buf[p] == ' ' || buf[p] == '\\t') {       /* (buf[ce]: a line break) */
+                while (buf[p] == ' ' || buf[p] == '\\t') {
                     Py_ssize_t ns, ne;
                     uint32_t col, num = 0, d;
                     double x, v;
@@ -312,6 +342,7 @@ cdef extern from *:
                     nnz++;
                 }
             }
+            next = vw_next(buf, n, p);                 /* buf[p]: the line break */
             if (!sorted) {
                 /* sort by column (stable: repeats stay in the order written), sum repeats */
                 Py_ssize_t i, j, o = start, m = nnz - start;
@@ -354,6 +385,7 @@ cdef extern from *:
         done:
             if (code) {
                 nnz = start;
+                next = mbt_eol(buf, n, pos, &ce, 1);
                 if (skip) {
                     if (!st[VW_SKIPPED]) st[VW_FIRSTSKIP] = line;
                     st[VW_SKIPPED]++;

@@ -389,6 +389,19 @@ def test_kernel_scratch_and_capacity_regrowth():
     assert status == 4 and st[12] == 100 and st[0] == 0 and st[1] == 0 and st[2] == 0
 
 
+def test_kernel_namespaces_of_the_line_before():
+    # the k-th namespace's hash is kept from the line before when the name is the same: names
+    # of the same length that differ, swapped orders, more namespaces than are kept, weights
+    lines = ["1 |ab x |cd y", "1 |cd x |ab y", "1 |ab:2 x |ab y |ab z |ab w |cd v |ab u",
+             "1 |ba x |dc y", "1 |ab x | y |cd", "1 |abc x |ab y", "1 |a x |ab y", "1 |ab x",
+             "1 |\x0bab x |ab\x0b y", "1 |12 3 |13 3", "1 |12 3 |12 3"]
+    text = ("\n".join(lines) + "\n").encode()
+    for seed in (0, 99):
+        labels, weights, rows, status, _, _ = _kernel(text, seed=seed)
+        assert status == 0
+        assert _as_bits(rows) == _as_bits(_twin_rows(text, seed=seed)[2])
+
+
 def test_kernel_digit_names_and_values():
     # all-digit names hash to their value plus the namespace hash, modulo 2**32 (long ones
     # wrap); a value in the one-pass form and the other forms agree with the twin
