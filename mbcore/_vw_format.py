@@ -19,8 +19,8 @@ __all__ = ["VWReader", "check_bits", "check_hash_seed", "vw_chunks", "VW_STATE"]
 
 # the state array of vw_parse (see vw.pyx)
 _POS, _LINE, _ROW, _NNZ, _CODE, _ELINE, _TOK0, _TOK1, _AUX0, _AUX1, _SKIPPED, \
-    _FIRSTSKIP = range(12)
-VW_STATE = 12
+    _FIRSTSKIP, _NEED = range(13)
+VW_STATE = 13
 
 _OVERFLOW = ("a value overflows: a feature's value times its namespace weight, or the sum of a "
              "repeated feature, is not a finite float64")
@@ -98,16 +98,19 @@ def check_hash_seed(owner, seed):
 
 def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=False):
     """Yield (labels, weights, indptr, indices, data) per chunk of ``chunk_size`` rows (int64
-    indptr and indices); ``interactive``: the source is read as it arrives
-    (``_readers.Arrivals``) and a chunk also ends with each arrival."""
+    indptr, int32 indices: every column is below 2**31); ``interactive``: the source is read
+    as it arrives (``_readers.Arrivals``) and a chunk also ends with each arrival."""
     name = reader.name
     st = np.zeros(VW_STATE, dtype=np.int64)
     cap = min(chunk_size, 1 << 10)
+    # the parser's scratch for sorting a long row that does not come sorted (grown as needed;
+    # never part of a chunk)
+    keys, vals = np.empty(0, dtype=np.int64), np.empty(0)
 
     def fresh(cap, cap_nnz):
         indptr = np.empty(cap + 1, dtype=np.int64)
         indptr[0] = 0
-        return (np.empty(cap), np.empty(cap), indptr, np.empty(cap_nnz, dtype=np.int64),
+        return (np.empty(cap), np.empty(cap), indptr, np.empty(cap_nnz, dtype=np.int32),
                 np.empty(cap_nnz))
 
     def cut():
@@ -124,8 +127,8 @@ def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=F
         for block in _readers.line_blocks(f, owner, name, lambda: int(st[_LINE])):
             st[_POS] = 0
             while True:
-                status = vw_parse(block, st, labels, weights, indptr, indices, data, cap, bits,
-                                  seed, skip)
+                status = vw_parse(block, st, labels, weights, indptr, indices, data, keys, vals,
+                                  cap, bits, seed, skip)
                 if status == 0:
                     break
                 if status == 1:
@@ -137,10 +140,16 @@ def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=F
                         indptr = _readers.grow(indptr, cap + 1, m + 1)
                         continue
                     yield cut()
-                elif status == 2:
-                    nnz, more = int(st[_NNZ]), 2 * indices.shape[0] + 16
+                elif status == 2:                      # grow the pairs: 2x, or as the rows say
+                    m, nnz = int(st[_ROW]), int(st[_NNZ])
+                    more = 2 * indices.shape[0] + 16
+                    if m:
+                        more = max(more, min(nnz * chunk_size // m + nnz // 8, 4 * more))
                     indices, data = _readers.grow(indices, more, nnz), \
                         _readers.grow(data, more, nnz)
+                elif status == 4:                      # grow the scratch
+                    need = max(int(st[_NEED]), 2 * keys.shape[0])
+                    keys, vals = np.empty(need, dtype=np.int64), np.empty(need)
                 else:
                     code = int(st[_CODE])
                     raise ValueError(f"{owner}: {name}, line {int(st[_ELINE])}: "

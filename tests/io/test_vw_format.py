@@ -1,7 +1,9 @@
 """Vowpal Wabbit's text format: MurmurHash3 against published test vectors, the hashed columns
 against Vowpal Wabbit's own (when the ``vowpalwabbit`` package is installed), the compiled parser
 (``mbcore._kernels.vw`` through ``iter_vw``) against its twin ``mbref.vw`` on hypothesis files
-and on malformed lines (the same rows bit for bit, or the same message and line), and a learner
+and on malformed lines (the same rows bit for bit, or the same message and line), the kernel's
+own paths (rows that come sorted and are stored as read, short and long rows that are sorted
+and merged, the scratch and the arrays regrown, crafted buffers in small arrays), and a learner
 fed from VW text against the same columns read from svmlight.
 """
 
@@ -292,6 +294,236 @@ def test_values_rules():
         labels, weights, rows, _ = _read_twin(line)
         assert labels == [-1.0] and weights == [1.0], line
         assert _read_compiled(line)[:3] == (labels, weights, rows)
+
+
+# -- the kernel's paths: rows that come sorted, rows that do not, the scratch --------------------
+
+def _kernel(text, bits=18, seed=0, skip=False, cap=None, scratch=0, max_rows=None):
+    """Everything vw_parse gives for ``text`` (whole lines) in one buffer, growing the arrays
+    and the scratch as vw_chunks does: (labels, weights, rows, status, st, scratch grown)."""
+    buf = np.frombuffer(text, dtype=np.uint8)
+    rows_cap = max_rows or text.count(b"\n") + text.count(b"\r") + 1
+    st = np.zeros(13, dtype=np.int64)
+    labels, weights = np.empty(rows_cap), np.empty(rows_cap)
+    indptr = np.zeros(rows_cap + 1, dtype=np.int64)
+    cap = len(text) if cap is None else cap
+    indices, data = np.empty(cap, dtype=np.int32), np.empty(cap)
+    keys, vals = np.empty(scratch, dtype=np.int64), np.empty(scratch)
+    grown = 0
+    while True:
+        status = kvw.vw_parse(buf, st, labels, weights, indptr, indices, data, keys, vals,
+                              rows_cap, bits, seed, skip)
+        if status == 2:
+            nnz = int(st[3])
+            indices = np.concatenate([indices[:nnz], np.empty(2 * len(indices) + 1, np.int32)])
+            data = np.concatenate([data[:nnz], np.empty(2 * len(data) + 1)])
+        elif status == 4:
+            assert st[12] > len(keys)
+            keys, vals = np.empty(int(st[12]), dtype=np.int64), np.empty(int(st[12]))
+            grown += 1
+        else:
+            break
+    m = int(st[2])
+    rows = [list(zip(indices[indptr[i]:indptr[i + 1]].tolist(),
+                     data[indptr[i]:indptr[i + 1]].tolist())) for i in range(m)]
+    return labels[:m].tolist(), weights[:m].tolist(), rows, status, st, grown
+
+
+def _twin_rows(text, bits=18, seed=0):
+    labels, weights, rows, _, _ = rvw.read_vw(text, "t", bits=bits, hash_seed=seed)
+    return labels, weights, rows
+
+
+def _as_bits(rows):
+    return [_bits_of(r) for r in rows]
+
+
+def test_kernel_sorted_rows_skip_the_sort():
+    # integer names in order: the columns come strictly increasing (the namespace hash plus
+    # the name), and the row is stored as read
+    text = b"1 |f 1 2 3 50 120\n-1 |f 7:0.5 9:-2 11:3.\n1 |f 2 |g 5\n"
+    labels, weights, rows, status, _, _ = _kernel(text)
+    assert status == 0
+    assert (labels, weights, rows) == _twin_rows(text)
+    h = rvw.namespace_hash(b"f")
+    assert [c for c, _ in rows[0]] == [(h + i) & 0x3FFFF for i in (1, 2, 3, 50, 120)]
+
+
+@pytest.mark.parametrize("names", [
+    "3 1 2",                         # short, out of order
+    "5 5 5:2 4",                     # repeats: summed in the order written
+    "x y x:0.1 y:0.2 x:0.3 z",       # string names
+    " ".join(str(i) for i in range(40, 0, -1)),                         # long, decreasing
+    " ".join(f"n{i % 7}:{i / 10}" for i in range(60)),                  # long, repeats
+    " ".join(f"{(i * 7919) % 31}:{i}.25" for i in range(100)),          # long, mixed
+])
+@pytest.mark.parametrize("bits", [18, 3])
+def test_kernel_unsorted_rows_equal_twin(names, bits):
+    # bits=3 folds every name onto 8 columns: repeats everywhere, and columns that wrap
+    text = f"1 |a {names}\n-1 2 |b:0.5 {names} |a 1\n".encode()
+    labels, weights, rows, status, _, grown = _kernel(text, bits=bits)
+    assert status == 0
+    twin = _twin_rows(text, bits=bits)
+    assert (labels, weights) == twin[:2]
+    assert _as_bits(rows) == _as_bits(twin[2])
+    for row in rows:
+        assert all(a < b for (a, _), (b, _) in zip(row, row[1:]))
+    assert (grown > 0) == (len(names.split()) >= 24)         # long rows use the scratch
+
+
+def test_kernel_scratch_and_capacity_regrowth():
+    # a long unsorted row asks for scratch (status 4, st[VW_NEED]) and leaves its line unread;
+    # pairs full (status 2) likewise; the result does not depend on either
+    long_row = "1 |a " + " ".join(str(i) for i in range(100, 0, -1))
+    text = ("\n".join([long_row, "1 |a 1 2", long_row]) + "\n").encode()
+    want = _twin_rows(text)
+    for cap, scratch in [(None, 0), (None, 10), (None, 100), (0, 0), (1, 0), (7, 30)]:
+        labels, weights, rows, status, st, _ = _kernel(text, cap=cap, scratch=scratch)
+        assert status == 0 and int(st[1]) == 3
+        assert (labels, weights, rows) == want
+    buf = np.frombuffer(text, dtype=np.uint8)
+    st = np.zeros(13, dtype=np.int64)
+    status = kvw.vw_parse(buf, st, np.empty(3), np.empty(3), np.zeros(4, np.int64),
+                          np.empty(1000, np.int32), np.empty(1000), np.empty(0, np.int64),
+                          np.empty(0), 3, 18, 0, False)
+    assert status == 4 and st[12] == 100 and st[0] == 0 and st[1] == 0 and st[2] == 0
+
+
+def test_kernel_namespaces_of_the_line_before():
+    # the k-th namespace's hash is kept from the line before when the name is the same: names
+    # of the same length that differ, swapped orders, more namespaces than are kept, weights
+    lines = ["1 |ab x |cd y", "1 |cd x |ab y", "1 |ab:2 x |ab y |ab z |ab w |cd v |ab u",
+             "1 |ba x |dc y", "1 |ab x | y |cd", "1 |abc x |ab y", "1 |a x |ab y", "1 |ab x",
+             "1 |\x0bab x |ab\x0b y", "1 |12 3 |13 3", "1 |12 3 |12 3"]
+    text = ("\n".join(lines) + "\n").encode()
+    for seed in (0, 99):
+        labels, weights, rows, status, _, _ = _kernel(text, seed=seed)
+        assert status == 0
+        assert _as_bits(rows) == _as_bits(_twin_rows(text, seed=seed)[2])
+
+
+def test_kernel_digit_names_and_values():
+    # all-digit names hash to their value plus the namespace hash, modulo 2**32 (long ones
+    # wrap); a value in the one-pass form and the other forms agree with the twin
+    names = ["0", "007", "4294967295", "4294967296", "99999999999999999999999", "12a", "a12",
+             "1.5", "-3", "+3", "1e3", "\x0b12", "12\x0c"]
+    values = ["", ":1", ":-0", ":0", ":+4", ":3.", ":.5", ":0.1", ":1e3", ":7e-320",
+              ":12345678901234567890", ":9007199254740993", ":0.00000000000000000000001",
+              ":1234567890123456789", ":-2.5"]
+    lines = [f"1 |n {n}{v}" for n in names for v in values]
+    lines += [f"1 |n {n}{v}|m {n}\t{n}{v}" for n in names[:4] for v in values[:6]]
+    text = ("\n".join(lines) + "\n").encode()
+    for seed in (0, 12345, 2**32 - 1):
+        labels, weights, rows, status, _, _ = _kernel(text, seed=seed)
+        assert status == 0
+        twin = _twin_rows(text, seed=seed)
+        assert labels == twin[0] and _as_bits(rows) == _as_bits(twin[2])
+
+
+@pytest.mark.parametrize("text, code", [
+    (b"1 |a x:1e308 x:1e308\n", 12),        # a sum overflows (the row is merged)
+    (b"1 |a:1e300 x:1e300\n", 12),          # the namespace weight times the value
+    (b"1 |a x:1:2\n", 11),                  # ':' ends a name, not a value
+    (b"1 |a x:\n", 11),
+])
+def test_kernel_errors(text, code):
+    _, _, _, status, st, _ = _kernel(text)
+    assert (status, int(st[4]), int(st[5])) == (3, code, 1)
+    with pytest.raises(ValueError):
+        rvw.read_vw(text, "t")
+
+
+def test_kernel_zero_sum_kept_and_zero_weight_namespace():
+    # a repeat summing to 0 is kept (as the twin keeps it); a namespace of weight 0 (or -0)
+    # drops its features, with or without a value
+    text = b"1 |a x:1 x:-1 y |b:0 p q:3 |c:-0 r\n"
+    labels, weights, rows, status, _, _ = _kernel(text)
+    assert status == 0 and _as_bits(rows) == _as_bits(_twin_rows(text)[2])
+    assert dict(rows[0]) == {rvw.feature_index(b"a", b"x"): 0.0,
+                             rvw.feature_index(b"a", b"y"): 1.0}
+
+
+def test_kernel_arguments():
+    buf = np.frombuffer(b"1 |a x", dtype=np.uint8)        # no final line break
+    st = np.zeros(13, dtype=np.int64)
+    args = (np.empty(2), np.empty(2), np.zeros(3, np.int64), np.empty(8, np.int32),
+            np.empty(8), np.empty(0, np.int64), np.empty(0), 2, 18, 0, False)
+    with pytest.raises(ValueError, match="vw_parse: the buffer must end with a line break"):
+        kvw.vw_parse(buf, st, *args)
+    with pytest.raises(ValueError, match="vw_parse: inconsistent arguments"):
+        kvw.vw_parse(np.frombuffer(b"1 |a x\n", dtype=np.uint8), np.zeros(12, np.int64),
+                     *args)
+    with pytest.raises(ValueError, match=r"vw_parse: bits must be in \[1, 31\]"):
+        kvw.vw_parse(np.frombuffer(b"1 |a x\n", dtype=np.uint8), st, *args[:8], 32, 0, False)
+
+
+@st.composite
+def long_rows(draw):
+    """Lines of many features: integer names in order (the sorted path), shuffled, repeated,
+    folded by few bits, with values of every form; mixed namespaces."""
+    lines = []
+    for _ in range(draw(st.integers(1, 6))):
+        n = draw(st.integers(0, 70))
+        first, step = draw(st.integers(0, 5)), draw(st.integers(1, 9))
+        names = [str(first + step * i) for i in range(n)]
+        order = draw(st.sampled_from(["sorted", "reversed", "shuffled", "repeats"]))
+        if order == "reversed":
+            names.reverse()
+        elif order == "shuffled":
+            names = draw(st.permutations(names))
+        elif order == "repeats" and names:
+            names = [draw(st.sampled_from(names + ["x", "y", ""])) for _ in range(n)]
+        feats = []
+        for name in names:
+            v = draw(st.sampled_from(["", "", ":2", ":-1", ":0", ":0.5", ":1e300", ":3.",
+                                      ":1e-5", ":x"]))
+            feats.append(name + v if name else ":" + (v[1:] or "1"))
+        ns = draw(st.sampled_from(["f", "", "g:2", "123"]))
+        lines.append(draw(st.sampled_from(["1", "-1 2", "3 0.5 0"])) + f" |{ns} " +
+                     draw(st.sampled_from([" ", "\t"])).join(feats))
+    return ("\n".join(lines) + "\n").encode()
+
+
+@given(long_rows(), st.sampled_from([(18, 0), (3, 0), (31, 7)]), st.sampled_from([1, 4]),
+       st.sampled_from(["raise", "skip"]))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_parity_on_long_rows(text, bits_seed, chunk_size, on_error):
+    bits, seed = bits_seed
+    _same(_outcome(_read_compiled, text, chunk_size, bits, seed, on_error),
+          _outcome(_read_twin, text, bits, seed, on_error))
+
+
+@given(st.binary(min_size=1, max_size=200), st.integers(0, 40), st.integers(0, 30),
+       st.integers(1, 5))
+@settings(max_examples=400, deadline=None)
+def test_kernel_crafted_buffers(body, cap, scratch, max_rows):
+    # any bytes (ended by a line break), small arrays: the kernel stays inside them and
+    # reports a status; whatever it parsed agrees with the twin's rows of those lines
+    text = body if body[-1:] in (b"\n", b"\r") else body + b"\n"
+    buf = np.frombuffer(text, dtype=np.uint8)
+    st_ = np.zeros(13, dtype=np.int64)
+    labels, weights = np.full(max_rows + 1, -7.0), np.full(max_rows + 1, -7.0)
+    indptr = np.zeros(max_rows + 2, dtype=np.int64)
+    guard = 5                                              # a tail the kernel must not touch
+    indices = np.full(cap + guard, -7, dtype=np.int32)
+    data = np.full(cap + guard, -7.0)
+    keys, vals = np.full(scratch + guard, -7, np.int64), np.full(scratch + guard, -7.0)
+    status = kvw.vw_parse(buf, st_, labels, weights, indptr, indices[:cap], data[:cap],
+                          keys[:scratch], vals[:scratch], max_rows, 18, 0, True)
+    assert status in (0, 1, 2, 4)
+    assert np.all(indices[cap:] == -7) and np.all(data[cap:] == -7.0)
+    assert np.all(keys[scratch:] == -7) and np.all(vals[scratch:] == -7.0)
+    assert labels[max_rows] == -7.0 and weights[max_rows] == -7.0
+    m, nnz = int(st_[2]), int(st_[3])
+    assert 0 <= m <= max_rows and 0 <= nnz <= cap and indptr[m] == nnz
+    assert 0 <= st_[0] <= len(text)
+    # the lines consumed, read by the twin (skipping bad ones, as the kernel did)
+    tl, tw, trows, _, skipped = rvw.read_vw(text[:int(st_[0])], "t", on_error="skip")
+    assert skipped == int(st_[10])
+    rows = [list(zip(indices[indptr[i]:indptr[i + 1]].tolist(),
+                     data[indptr[i]:indptr[i + 1]].tolist())) for i in range(m)]
+    assert labels[:m].tolist() == tl and weights[:m].tolist() == tw
+    assert _as_bits(rows) == _as_bits(trows)
 
 
 # Malformed lines: (text, the reason expected after "iter_vw: <stream>, line N: ", N)
