@@ -411,8 +411,9 @@ class Winnow(_Winnow):
         outside {0, 1} raises ValueError naming the row and the value, and the call leaves the
         learner as it was.  The one sweep before the pass is over dense unsigned integers wider
         than a byte (uint16/32/64), which the pass reads cast to uint8 (where 256 would be 0).
-        The later epochs of ``fit`` read no value again to check it, and over CSR whose stored
-        values a first epoch found all to be 1, read the column indices alone.
+        The later epochs of ``fit`` read no value again to check it, and in exact mode, over
+        CSR whose stored values the first epoch found all to be 1, read the column indices
+        alone.
     n_features : int or None, default=None
         Needed for X given as lists of active indices.
     max_epochs : int, default=100

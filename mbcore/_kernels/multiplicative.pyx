@@ -406,12 +406,11 @@ cdef inline double exact_sum_ones(const double* w, const index_t* ix,
 cdef int winnow_row(const WParams* p, double* l, double* w, double* ln, double* wn,
                     const value_t* v, const index_t* ix, Py_ssize_t n, int y, long long* e,
                     long long* bits, long long* bits2, int update, double* score,
-                    Undo* undo, int ones) noexcept nogil:
+                    Undo* undo) noexcept nogil:
     """Predict one row (1 or -1); with update, apply the mistake-driven update; with score,
     write decision_function's value (signed_margin).  Returns 0 when out of memory for the
     undo log, SCORE_NONFINITE when the real mode's score is not finite (nothing changed).
-    e needs 2 n + 53 entries, bits and bits2 2 n + 117 each.  `ones`: every value of the
-    (CSR) row is 1 (v points at ones), so the exact sum gathers the weights alone."""
+    e needs 2 n + 53 entries, bits and bits2 2 n + 117 each."""
     cdef double S = 0.0, x
     cdef Py_ssize_t k, j, m = 0
     cdef int pr
@@ -422,7 +421,7 @@ cdef int winnow_row(const WParams* p, double* l, double* w, double* ln, double* 
     else:
         if p.exact and score == NULL:
             # Only the decision is needed: it is exact, so the summation order is free.
-            S = exact_sum_ones(w, ix, n) if ones and ix != NULL else exact_sum(w, v, ix, n)
+            S = exact_sum(w, v, ix, n)
             m = n
         else:
             S = ordered_sum(p, w, wn, v, ix, n, &m)
@@ -552,7 +551,6 @@ cdef struct WJob:
     int it                      # indices: 0 int32, 1 int64
     int err                     # the ROW_* code of the failing row
     int ones                    # CSR values known to be all 1: only the indices are read
-    const void* ones_buf        # then max_row values 1 of the values' dtype, read instead
     int* not_ones               # per slot (NOT_ONES_STRIDE apart): a checked row held a 0
 
 
@@ -576,12 +574,10 @@ cdef Py_ssize_t w_run(WJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
             bad[0] = i
             j.mistakes += mistakes
             return -1
-        if j.ones:
-            v = <const value_t*>j.ones_buf     # (all 1: the values are not read)
         yi = j.y[i] if j.y != NULL else 0
         pr = winnow_row(p, j.l, j.w, j.ln, j.wn, v, xi, n, yi, j.e[0], j.bits[0],
                         j.bits[0] + j.half, j.update,
-                        j.scores + i if j.scores != NULL else NULL, j.undo, j.ones)
+                        j.scores + i if j.scores != NULL else NULL, j.undo)
         if pr == 0 or pr == SCORE_NONFINITE:
             j.err = NO_MEMORY if pr == 0 else ROW_NONFINITE
             bad[0] = i
@@ -614,11 +610,9 @@ cdef Py_ssize_t w_scan(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi, const Py
         if next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v, &xi,
                     &n, not_ones) != ROW_OK:
             return i
-        if j.ones:
-            v = <const value_t*>j.ones_buf
         yi = j.y[i]
         pr = winnow_row(p, j.l, j.w, j.ln, j.wn, v, xi, n, yi, e, bits, bits + j.half, 0,
-                        NULL, NULL, j.ones)
+                        NULL, NULL)
         if pr != yi:
             return i
         if j.pred != NULL:
@@ -630,6 +624,91 @@ cdef Py_ssize_t w_scan(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi, const Py
 # w_run, w_scan, mc_run or mc_scan for the job's dtypes (vt, it); with value_bytes and
 # index_bytes, generated from _dispatch.pxi.tp by setup.py.
 include "_dispatch_multiplicative.pxi"
+
+
+cdef inline int filtered_ones(double theta, const double* w, const index_t* ix,
+                              Py_ssize_t n) noexcept nogil:
+    """decide's float filter on a row whose values are all 1 (exact mode): 1 or -1 where the
+    float64 sum of the gathered weights with its error bound settles the row, 0 where only the
+    exact sum can (decide then settles it, as the ordinary pass does)."""
+    cdef double S = exact_sum_ones(w, ix, n), err
+    if S == INFINITY:
+        return 1
+    err = (n + 3) * EPS * S + n * DENORM
+    if S - err >= theta:
+        return 1
+    if S + err < theta:
+        return -1
+    return 0
+
+
+cdef Py_ssize_t w_run_ones(WJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
+                           const index_t* ix) noexcept nogil:
+    """w_run over CSR rows whose values are all 1 (j.ones: a learning pass in exact mode, not
+    Balanced Winnow, with nothing left to check): each row decided from its gathered weights
+    by decide's float filter, the values not read; a row that changes the state, that the
+    filter leaves open, or that is bad goes to w_run itself, which reads it as every pass does
+    (the same results)."""
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef double theta = j.p.theta
+    cdef Py_ssize_t i, a, n, c, total = 0
+    cdef int pr
+    for i in range(lo, hi):
+        a = indptr[i]
+        n = indptr[i + 1] - a
+        if n >= 0:
+            pr = filtered_ones(theta, j.w, ix + a, n)
+            if pr == j.y[i]:
+                if j.pred != NULL:
+                    j.pred[i] = pr
+                continue
+        c = w_run_cb(j, i, i + 1, bad)
+        if c < 0:
+            return -1
+        total += c
+    return total
+
+
+cdef Py_ssize_t w_scan_ones(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
+                            const Py_ssize_t* stop, const index_t* ix) noexcept nogil:
+    """w_scan over CSR rows whose values are all 1 (j.ones), as w_run_ones decides them (a row
+    the filter leaves open is returned, for the run to settle)."""
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef double theta = j.p.theta
+    cdef Py_ssize_t i, a, n
+    cdef int pr
+    for i in range(lo, hi):
+        if (i & 15) == 0 and volatile_load(stop) < lo:
+            return hi
+        a = indptr[i]
+        n = indptr[i + 1] - a
+        if n < 0:
+            return i
+        pr = filtered_ones(theta, j.w, ix + a, n)
+        if pr != j.y[i]:
+            return i
+        if j.pred != NULL:
+            j.pred[i] = pr
+    return hi
+
+
+cdef Py_ssize_t w_run_ones_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi,
+                             Py_ssize_t* bad) noexcept nogil:
+    """mb_spec_pass's run callback of a pass with j.ones (CSR rows whose values are all 1:
+    only the indices' dtype matters)."""
+    cdef WJob* j = <WJob*>ctx
+    if j.it == 1:
+        return w_run_ones(j, lo, hi, bad, <const long long*>j.ix)
+    return w_run_ones(j, lo, hi, bad, <const int*>j.ix)
+
+
+cdef Py_ssize_t w_scan_ones_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
+                              const Py_ssize_t* stop) noexcept nogil:
+    """mb_spec_pass's scan callback of a pass with j.ones."""
+    cdef WJob* j = <WJob*>ctx
+    if j.it == 1:
+        return w_scan_ones(j, slot, lo, hi, stop, <const long long*>j.ix)
+    return w_scan_ones(j, slot, lo, hi, stop, <const int*>j.ix)
 
 
 cdef void w_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
@@ -659,10 +738,10 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
     A learning pass (update, no scores) runs on up to `threads` threads (mb_spec_pass: the same
     results for any number).
 
-    CSR rows of Boolean values: `ones` (honoured only when the values are not checked in this
-    pass) says a complete pass found every stored value to be 1, and the pass then reads the
-    column indices alone (a value is taken as 1 without being read); *all_ones is set to
-    whether this pass checked every value and found them all to be 1."""
+    CSR rows of Boolean values: `ones` says a complete pass found every stored value to be 1;
+    a learning pass in exact mode (not Balanced Winnow) with nothing left to check then reads
+    the column indices alone (w_run_ones, w_scan_ones; elsewhere `ones` is ignored).
+    *all_ones is set to whether this pass checked every value and found them all to be 1."""
     cdef WJob j
     cdef Undo undo
     cdef mb_touch_fn touch = NULL
@@ -671,24 +750,12 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
     cdef long long* b0[1]
     cdef int code = ROW_OK
     cdef int* not_ones = NULL
-    cdef void* ones_buf = NULL
-    cdef Py_ssize_t vb = value_bytes(vt), k
     all_ones[0] = 0
-    if indptr == NULL or not boolean or check & CHECK_VALUES:
+    # the values-free pass: a learning pass over CSR rows with nothing left to check, in exact
+    # mode (not Balanced Winnow, whose decision reads two weight vectors)
+    if indptr == NULL or not boolean or check != 0 or not update or y == NULL or \
+            scores != NULL or not p.exact or p.variant == BALANCED:
         ones = 0
-    if ones:
-        # max_row values 1 of the values' dtype, read in place of the rows' values
-        ones_buf = malloc((max_row if max_row > 0 else 1) * vb)
-        if ones_buf == NULL:
-            ones = 0
-        else:
-            for k in range(max_row):
-                if vt == 0:
-                    (<unsigned char*>ones_buf)[k] = 1
-                elif vt == 1:
-                    (<float*>ones_buf)[k] = 1.0
-                else:
-                    (<double*>ones_buf)[k] = 1.0
     undo.j = NULL
     undo.old = NULL
     undo.size = 0
@@ -742,7 +809,6 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
         j.it = it
         j.err = ROW_OK
         j.ones = ones
-        j.ones_buf = ones_buf
         # whether a checked row held a 0, per slot: only where a pass of Boolean CSR rows
         # checks the values (without room for the flags, *all_ones stays 0)
         if indptr != NULL and boolean and j.check & CHECK_VALUES:
@@ -751,7 +817,11 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
         # (CSR rows, whose sums gather, gain from being read ahead; dense rows stream already)
         if indptr != NULL:
             touch = w_touch_cb
-        changed = mb_spec_pass(threads, n_rows, &j, w_scan_cb, w_run_cb, touch, bad_row)
+        if ones:
+            changed = mb_spec_pass(threads, n_rows, &j, w_scan_ones_cb, w_run_ones_cb, touch,
+                                   bad_row)
+        else:
+            changed = mb_spec_pass(threads, n_rows, &j, w_scan_cb, w_run_cb, touch, bad_row)
         if changed < 0:
             code = j.err
             if update:
@@ -774,7 +844,6 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
         free(j.bits)
     free(undo.j)
     free(undo.old)
-    free(ones_buf)
     free(not_ones)
     return code
 
