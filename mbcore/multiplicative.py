@@ -189,12 +189,15 @@ class _Winnow(ManyClasses, OnlineLearner):
                 self._w, self._ln, self._wn)
 
     def _run_kernel(self, batch, yy, pred, counts, update, scores=None, upd=None, threads=1,
-                    check_values=True):
+                    check_values=True, ones=False):
         """One pass of the compiled kernel over batch (update: the online protocol on up to
         `threads` threads, the same results for any number); a bad row raises its error.  The
         kernel checks each row as it reads it: its values (unless check_values is False: a
         complete pass over this batch checked them) and, for CSR, its column indices unless
-        ``batch.checked``."""
+        ``batch.checked``.  Binary CSR with Boolean features: ``ones`` (without check_values)
+        says a complete pass found every stored value to be 1, and the kernel then reads only
+        the column indices.  Returns whether this pass checked every value and found them all
+        to be 1 (binary CSR, Boolean features; else False)."""
         boolean = self.features == "boolean"
         K = self._K()
         if K > 1:
@@ -213,29 +216,35 @@ class _Winnow(ManyClasses, OnlineLearner):
                                              check_values=check_values)
             if code:
                 raise self._row_error(batch, code, row)
-            return
+            return False
         if batch.X is not None:
             code, row = _k.winnow_dense(*self._kargs(), batch.X, boolean, _X_LIMIT, yy, pred,
                                         counts, update, scores, threads=threads,
                                         check_values=check_values)
+            all_ones = False
         else:
             max_row = int(np.diff(batch.indptr).max()) if batch.n else 0
-            code, row = _k.winnow_csr(*self._kargs(), batch.data, batch.indices, batch.indptr,
-                                      max_row, batch.d, boolean, _X_LIMIT, yy, pred, counts,
-                                      update, scores, threads=threads,
-                                      check=not batch.checked, check_values=check_values)
+            code, row, all_ones = _k.winnow_csr(
+                *self._kargs(), batch.data, batch.indices, batch.indptr, max_row, batch.d,
+                boolean, _X_LIMIT, yy, pred, counts, update, scores, threads=threads,
+                check=not batch.checked, check_values=check_values, ones=ones)
         if code:
             raise self._row_error(batch, code, row)
+        return all_ones
 
     def _epochs(self, batch, yy):
         # fit's epochs (and mbcore.distributed's shards) over one batch: once a pass has gone
-        # through all of it, every row was checked, and the later passes skip the checks.
+        # through all of it, every row was checked, and the later passes skip the checks; if
+        # that pass found every stored CSR value to be 1 (_valid_ones), the later passes read
+        # the column indices alone.
         d = self.__dict__
         d["_valid_batch"] = None
+        d["_valid_ones"] = False
         try:
             super()._epochs(batch, yy)
         finally:
             d.pop("_valid_batch", None)
+            d.pop("_valid_ones", None)
 
     def _pass(self, batch, yy, pred, upd):
         self._validate_params()
@@ -243,22 +252,24 @@ class _Winnow(ManyClasses, OnlineLearner):
         d = self.__dict__
         in_epochs = "_valid_batch" in d
         check_values = not (in_epochs and d["_valid_batch"] is batch)
+        ones = not check_values and d.get("_valid_ones", False)
         if self._K() > 1:
             if pred is None:
                 pred = np.empty(batch.n, dtype=np.int32)
-            self._run_kernel(batch, yy, pred, self._counts, True, upd=upd, threads=threads,
-                             check_values=check_values)
+            all_ones = self._run_kernel(batch, yy, pred, self._counts, True, upd=upd,
+                                        threads=threads, check_values=check_values)
         else:
             if pred is None and upd is not None:
                 pred = np.empty(batch.n, dtype=np.int8)
-            self._run_kernel(batch, yy, pred, self._counts, True, threads=threads,
-                             check_values=check_values)
+            all_ones = self._run_kernel(batch, yy, pred, self._counts, True, threads=threads,
+                                        check_values=check_values, ones=ones)
             if upd is not None:
                 np.not_equal(pred, yy, out=upd.view(np.bool_))
         # the pass went through every row: their indices (and values) are good
         batch.checked = True
         if in_epochs:
             d["_valid_batch"] = batch
+            d["_valid_ones"] = ones or all_ones
 
     def _predict_flags(self, batch):
         """Whether each row is predicted positive; with K >= 3 classes, the class indices."""
@@ -395,7 +406,14 @@ class Winnow(_Winnow):
     w0 : float > 0, default=1.0
     features : {"boolean", "real"}, default="boolean"
         Boolean features must be 0/1 (dense arrays of bool, uint8, int or float; CSR with
-        stored 0/1; lists of active indices when ``n_features`` is set).
+        stored 0/1; lists of active indices when ``n_features`` is set).  The compiled pass
+        checks each row's values as it reads them, with no sweep over X before it: a value
+        outside {0, 1} raises ValueError naming the row and the value, and the call leaves the
+        learner as it was.  The one sweep before the pass is over dense unsigned integers wider
+        than a byte (uint16/32/64), which the pass reads cast to uint8 (where 256 would be 0).
+        The later epochs of ``fit`` read no value again to check it, and in exact mode, over
+        CSR whose stored values the first epoch found all to be 1, read the column indices
+        alone.
     n_features : int or None, default=None
         Needed for X given as lists of active indices.
     max_epochs : int, default=100

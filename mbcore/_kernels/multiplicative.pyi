@@ -30,7 +30,8 @@ def winnow_csr(variant: int, exact: bool, la: float, lb: float, theta: float,
                n_cols: int, boolean: bool, limit: float, y: Optional[NDArray[np.int8]],
                pred: Optional[NDArray[np.int8]], counts: NDArray[np.int64], update: bool,
                scores: Optional[NDArray[np.float64]] = ..., threads: int = ...,
-               check: bool = ..., check_values: bool = ...) -> _Status: ...
+               check: bool = ..., check_values: bool = ...,
+               ones: bool = ...) -> Tuple[int, int, bool]: ...
 def mc_winnow_dense(variant: int, exact: bool, la: float, lb: float, theta: float, K: int,
                     ovr: bool, l: NDArray[np.float64], w: NDArray[np.float64],
                     ln: NDArray[np.float64], wn: NDArray[np.float64], X: _V, boolean: bool,

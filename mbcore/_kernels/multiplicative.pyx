@@ -14,7 +14,7 @@ its results are the same, bit for bit, for any number of threads.
 """
 
 from libc.math cimport fabs, frexp, ldexp, INFINITY
-from libc.stdlib cimport malloc, free, realloc
+from libc.stdlib cimport calloc, malloc, free, realloc
 from libc.string cimport memset
 cimport cython
 
@@ -183,6 +183,9 @@ cdef enum:
     ROW_NONFINITE = 6   # real mode: a score that is not finite (cannot be decided in float64)
 
 cdef enum:
+    NOT_ONES_STRIDE = 16    # ints between two slots' flags (a cache line: no false sharing)
+
+cdef enum:
     SCORE_NONFINITE = 3     # winnow_row's return for a score that is not finite (real mode)
 
 cdef double EPS = 2.220446049250313e-16         # 2**-52
@@ -224,9 +227,10 @@ cdef extern from *:
 
 
 cdef inline int check_row(const value_t* v, const index_t* ix, Py_ssize_t n, Py_ssize_t d,
-                          int boolean, double limit, int values) noexcept nogil:
+                          int boolean, double limit, int values, int* not_ones) noexcept nogil:
     """Validate one row just before it is used (its values are then in L1 for the pass): its
-    column indices unless ix is NULL, its values if `values`."""
+    column indices unless ix is NULL, its values if `values`.  A Boolean row whose values are
+    good but not all 1 (a stored 0) sets not_ones[0] to 1 (unless not_ones is NULL)."""
     cdef Py_ssize_t k, n4
     cdef int bad = 0
     cdef unsigned int d1 = 0
@@ -270,6 +274,8 @@ cdef inline int check_row(const value_t* v, const index_t* ix, Py_ssize_t n, Py_
             for k in range(n4, n):
                 a0 += fabs(v[k] * (v[k] - 1.0))
             bad = (a0 + a1) + (a2 + a3) != 0.0
+        if not bad and not_ones != NULL:
+            not_ones[0] = 1
     else:
         for k in range(n):
             bad |= not (-limit <= v[k] <= limit)
@@ -279,9 +285,10 @@ cdef inline int check_row(const value_t* v, const index_t* ix, Py_ssize_t n, Py_
 cdef inline int next_row(const value_t* val, const index_t* ix, const index_t* indptr,
                          Py_ssize_t row_len, Py_ssize_t i, Py_ssize_t d, int boolean,
                          double limit, int check, const value_t** v, const index_t** xi,
-                         Py_ssize_t* n) noexcept nogil:
+                         Py_ssize_t* n, int* not_ones) noexcept nogil:
     """Point v, xi (NULL for a dense row) and n at row i, checked (a ROW_* code) as `check`
-    says (CHECK_INDICES, CHECK_VALUES: what is not checked here was checked before)."""
+    says (CHECK_INDICES, CHECK_VALUES: what is not checked here was checked before); not_ones
+    as check_row's."""
     cdef Py_ssize_t lo
     if indptr == NULL:
         v[0] = val + i * row_len
@@ -295,7 +302,7 @@ cdef inline int next_row(const value_t* val, const index_t* ix, const index_t* i
         xi[0] = ix + lo
         n[0] = indptr[i + 1] - lo
     return check_row(v[0], xi[0] if check & CHECK_INDICES else NULL, n[0], d, boolean, limit,
-                     check & CHECK_VALUES)
+                     check & CHECK_VALUES, not_ones)
 
 
 cdef struct Undo:
@@ -373,6 +380,27 @@ cdef inline double exact_sum(const double* w, const value_t* v, const index_t* i
         for k in range(n4, n):
             s0 += w[k] if v[k] != 0 else 0.0
     return (s0 + s1) + (s2 + s3)
+
+
+cdef inline double exact_sum_ones(const double* w, const index_t* ix,
+                                  Py_ssize_t n) noexcept nogil:
+    """exact_sum of a CSR row whose values are all 1: the same partial sums in the same order
+    (so the same S, bit for bit), without reading the values."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef double s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0
+    cdef Py_ssize_t k, n8 = n - (n % 8)
+    for k in range(0, n8, 8):
+        s0 += w[ix[k]]
+        s1 += w[ix[k + 1]]
+        s2 += w[ix[k + 2]]
+        s3 += w[ix[k + 3]]
+        s4 += w[ix[k + 4]]
+        s5 += w[ix[k + 5]]
+        s6 += w[ix[k + 6]]
+        s7 += w[ix[k + 7]]
+    for k in range(n8, n):
+        s0 += w[ix[k]]
+    return ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
 
 
 cdef int winnow_row(const WParams* p, double* l, double* w, double* ln, double* wn,
@@ -522,6 +550,8 @@ cdef struct WJob:
     int vt                      # values: 0 uint8, 1 float32, 2 float64
     int it                      # indices: 0 int32, 1 int64
     int err                     # the ROW_* code of the failing row
+    int ones                    # CSR values known to be all 1: only the indices are read
+    int* not_ones               # per slot (NOT_ONES_STRIDE apart): a checked row held a 0
 
 
 cdef Py_ssize_t w_run(WJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
@@ -538,7 +568,7 @@ cdef Py_ssize_t w_run(WJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
     cdef long long mistakes = 0
     for i in range(lo, hi):
         code = next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v,
-                        &xi, &n)
+                        &xi, &n, j.not_ones)
         if code != ROW_OK:
             j.err = code
             bad[0] = i
@@ -569,6 +599,7 @@ cdef Py_ssize_t w_scan(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi, const Py
     cdef const WParams* p = j.p
     cdef long long* e = j.e[slot]
     cdef long long* bits = j.bits[slot]
+    cdef int* not_ones = j.not_ones + NOT_ONES_STRIDE * slot if j.not_ones != NULL else NULL
     cdef Py_ssize_t i, n
     cdef const value_t* v
     cdef const index_t* xi
@@ -577,7 +608,7 @@ cdef Py_ssize_t w_scan(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi, const Py
         if (i & 15) == 0 and volatile_load(stop) < lo:
             return hi                   # an earlier slice found a row: this one cannot matter
         if next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v, &xi,
-                    &n) != ROW_OK:
+                    &n, not_ones) != ROW_OK:
             return i
         yi = j.y[i]
         pr = winnow_row(p, j.l, j.w, j.ln, j.wn, v, xi, n, yi, e, bits, bits + j.half, 0,
@@ -595,10 +626,96 @@ cdef Py_ssize_t w_scan(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi, const Py
 include "_dispatch_multiplicative.pxi"
 
 
+cdef inline int filtered_ones(double theta, const double* w, const index_t* ix,
+                              Py_ssize_t n) noexcept nogil:
+    """decide's float filter on a row whose values are all 1 (exact mode): 1 or -1 where the
+    float64 sum of the gathered weights with its error bound settles the row, 0 where only the
+    exact sum can (decide then settles it, as the ordinary pass does)."""
+    cdef double S = exact_sum_ones(w, ix, n), err
+    if S == INFINITY:
+        return 1
+    err = (n + 3) * EPS * S + n * DENORM
+    if S - err >= theta:
+        return 1
+    if S + err < theta:
+        return -1
+    return 0
+
+
+cdef Py_ssize_t w_run_ones(WJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
+                           const index_t* ix) noexcept nogil:
+    """w_run over CSR rows whose values are all 1 (j.ones: a learning pass in exact mode, not
+    Balanced Winnow, with nothing left to check): each row decided from its gathered weights
+    by decide's float filter, the values not read; a row that changes the state, that the
+    filter leaves open, or that is bad goes to w_run itself, which reads it as every pass does
+    (the same results)."""
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef double theta = j.p.theta
+    cdef Py_ssize_t i, a, n, c, total = 0
+    cdef int pr
+    for i in range(lo, hi):
+        a = indptr[i]
+        n = indptr[i + 1] - a
+        if n >= 0:
+            pr = filtered_ones(theta, j.w, ix + a, n)
+            if pr == j.y[i]:
+                if j.pred != NULL:
+                    j.pred[i] = pr
+                continue
+        c = w_run_cb(j, i, i + 1, bad)
+        if c < 0:
+            return -1
+        total += c
+    return total
+
+
+cdef Py_ssize_t w_scan_ones(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
+                            const Py_ssize_t* stop, const index_t* ix) noexcept nogil:
+    """w_scan over CSR rows whose values are all 1 (j.ones), as w_run_ones decides them (a row
+    the filter leaves open is returned, for the run to settle)."""
+    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef double theta = j.p.theta
+    cdef Py_ssize_t i, a, n
+    cdef int pr
+    for i in range(lo, hi):
+        if (i & 15) == 0 and volatile_load(stop) < lo:
+            return hi
+        a = indptr[i]
+        n = indptr[i + 1] - a
+        if n < 0:
+            return i
+        pr = filtered_ones(theta, j.w, ix + a, n)
+        if pr != j.y[i]:
+            return i
+        if j.pred != NULL:
+            j.pred[i] = pr
+    return hi
+
+
+cdef Py_ssize_t w_run_ones_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi,
+                             Py_ssize_t* bad) noexcept nogil:
+    """mb_spec_pass's run callback of a pass with j.ones (CSR rows whose values are all 1:
+    only the indices' dtype matters)."""
+    cdef WJob* j = <WJob*>ctx
+    if j.it == 1:
+        return w_run_ones(j, lo, hi, bad, <const long long*>j.ix)
+    return w_run_ones(j, lo, hi, bad, <const int*>j.ix)
+
+
+cdef Py_ssize_t w_scan_ones_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
+                              const Py_ssize_t* stop) noexcept nogil:
+    """mb_spec_pass's scan callback of a pass with j.ones."""
+    cdef WJob* j = <WJob*>ctx
+    if j.it == 1:
+        return w_scan_ones(j, slot, lo, hi, stop, <const long long*>j.ix)
+    return w_scan_ones(j, slot, lo, hi, stop, <const int*>j.ix)
+
+
 cdef void w_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """Read CSR rows lo..hi-1 into the caches (mb_spec_pass: ahead of the sequential pass)."""
     cdef WJob* j = <WJob*>ctx
-    touch_rows(j.val, value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, 0, lo, hi)
+    touch_rows(j.val, 0 if j.ones else value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, 0,
+               lo, hi)
 
 
 cdef int spec_slots(int threads) noexcept nogil:
@@ -614,11 +731,17 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
                      Py_ssize_t n_rows, Py_ssize_t row_len, Py_ssize_t max_row, Py_ssize_t d,
                      int boolean, double limit, int check, const signed char* y,
                      signed char* pred, long long* counts, int update, double* scores,
-                     int threads, Py_ssize_t* bad_row) noexcept nogil:
+                     int threads, Py_ssize_t* bad_row, int ones,
+                     int* all_ones) noexcept nogil:
     """The whole pass; validates each row just before it is used.  On a bad row every weight
     changed in this call is restored (all or nothing) and the row and a ROW_* code returned.
     A learning pass (update, no scores) runs on up to `threads` threads (mb_spec_pass: the same
-    results for any number)."""
+    results for any number).
+
+    CSR rows of Boolean values: `ones` says a complete pass found every stored value to be 1;
+    a learning pass in exact mode (not Balanced Winnow) with nothing left to check then reads
+    the column indices alone (w_run_ones, w_scan_ones; elsewhere `ones` is ignored).
+    *all_ones is set to whether this pass checked every value and found them all to be 1."""
     cdef WJob j
     cdef Undo undo
     cdef mb_touch_fn touch = NULL
@@ -626,6 +749,13 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
     cdef long long* e0[1]
     cdef long long* b0[1]
     cdef int code = ROW_OK
+    cdef int* not_ones = NULL
+    all_ones[0] = 0
+    # the values-free pass: a learning pass over CSR rows with nothing left to check, in exact
+    # mode (not Balanced Winnow, whose decision reads two weight vectors)
+    if indptr == NULL or not boolean or check != 0 or not update or y == NULL or \
+            scores != NULL or not p.exact or p.variant == BALANCED:
+        ones = 0
     undo.j = NULL
     undo.old = NULL
     undo.size = 0
@@ -644,6 +774,7 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
             j.e = e0
             j.bits = b0
             T = 1
+            threads = 1                 # (the scans' slots need their scratch)
     # winnow_row's scratch: e of 2 max_row + 53 exponents, two regions of bits
     j.half = 2 * max_row + 117
     for s in range(T):
@@ -677,18 +808,34 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
         j.vt = vt
         j.it = it
         j.err = ROW_OK
+        j.ones = ones
+        # whether a checked row held a 0, per slot: only where a pass of Boolean CSR rows
+        # checks the values (without room for the flags, *all_ones stays 0)
+        if indptr != NULL and boolean and j.check & CHECK_VALUES:
+            not_ones = <int*>calloc(T * NOT_ONES_STRIDE, sizeof(int))
+        j.not_ones = not_ones
         # (CSR rows, whose sums gather, gain from being read ahead; dense rows stream already)
         if indptr != NULL:
             touch = w_touch_cb
-        changed = mb_spec_pass(threads, n_rows, &j, w_scan_cb, w_run_cb, touch, bad_row)
+        if ones:
+            changed = mb_spec_pass(threads, n_rows, &j, w_scan_ones_cb, w_run_ones_cb, touch,
+                                   bad_row)
+        else:
+            changed = mb_spec_pass(threads, n_rows, &j, w_scan_cb, w_run_cb, touch, bad_row)
         if changed < 0:
             code = j.err
             if update:
                 undo_apply(&undo, l, w, ln, wn)
-        elif update:
-            counts[0] += n_rows
-            counts[1] += j.mistakes
-            counts[2] += j.mistakes
+        else:
+            if update:
+                counts[0] += n_rows
+                counts[1] += j.mistakes
+                counts[2] += j.mistakes
+            if j.not_ones != NULL:
+                all_ones[0] = 1
+                for s in range(T):
+                    if not_ones[s * NOT_ONES_STRIDE]:
+                        all_ones[0] = 0
     for s in range(T):
         free(j.e[s])
         free(j.bits[s])
@@ -697,6 +844,7 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
         free(j.bits)
     free(undo.j)
     free(undo.old)
+    free(not_ones)
     return code
 
 
@@ -725,13 +873,13 @@ def winnow_dense(int variant, bint exact, double la, double lb, double theta,
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef double* sp = &scores[0] if scores is not None else NULL
     cdef int vt = 0 if sizeof(value_t) == 1 else (1 if sizeof(value_t) == 4 else 2)
-    cdef int status
+    cdef int status, all_ones
     cdef Py_ssize_t bad = -1
     with nogil:
         status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, &X[0, 0], vt, NULL, 0, NULL,
                              X.shape[0], X.shape[1], X.shape[1], X.shape[1], boolean, limit,
                              CHECK_VALUES if check_values else 0, yp, pp, &counts[0], update, sp,
-                             threads, &bad)
+                             threads, &bad, 0, &all_ones)
     if status == NO_MEMORY:
         raise MemoryError("Winnow: no memory for the pass's buffers")
     return status, bad
@@ -743,11 +891,14 @@ def winnow_csr(int variant, bint exact, double la, double lb, double theta,
                Py_ssize_t max_row, Py_ssize_t n_cols, bint boolean, double limit,
                const signed char[::1] y, signed char[::1] pred, long long[::1] counts,
                bint update, double[::1] scores=None, int threads=1, bint check=True,
-               bint check_values=True):
+               bint check_values=True, bint ones=False):
     """One pass over CSR rows; max_row is the largest number of stored values in a row.
     With ``check`` each row's column indices are checked as the pass reads it (codes 1 and 2),
     with ``check_values`` its values (code 3); what is not checked must have been checked
-    before (indptr always is)."""
+    before (indptr always is).  Boolean values: ``ones`` (without ``check_values``) says an
+    earlier complete pass found every stored value to be 1: the values are then not read.
+    Returns (code, row, all_ones): the ROW_* code (0: the pass went through) and the bad row,
+    and whether the pass checked every value and found them all to be 1 (Boolean)."""
     cdef WParams p = make_params(variant, exact, la, lb, theta)
     cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
     cdef double* wnp = &wn[0] if wn.shape[0] > 0 else NULL
@@ -760,17 +911,17 @@ def winnow_csr(int variant, bint exact, double la, double lb, double theta,
     cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
     cdef int vt = 0 if sizeof(value_t) == 1 else (1 if sizeof(value_t) == 4 else 2)
     cdef int it = 1 if sizeof(index_t) == 8 else 0
-    cdef int status
+    cdef int status, all_ones = 0
     cdef Py_ssize_t bad = -1
     with nogil:
         status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, dp, vt, ip, it, &indptr[0],
                              indptr.shape[0] - 1, 0, max_row, n_cols, boolean, limit,
                              (CHECK_INDICES if check else 0) |
                              (CHECK_VALUES if check_values else 0),
-                             yp, pp, &counts[0], update, sp, threads, &bad)
+                             yp, pp, &counts[0], update, sp, threads, &bad, ones, &all_ones)
     if status == NO_MEMORY:
         raise MemoryError("Winnow: no memory for the pass's buffers")
-    return status, bad
+    return status, bad, bool(all_ones)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1078,7 +1229,7 @@ cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
     cdef long long mistakes = 0, changes = 0, touched = 0
     for i in range(lo, hi):
         code = next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v,
-                        &xi, &n)
+                        &xi, &n, NULL)
         if code != ROW_OK:
             j.err = code
             bad[0] = i
@@ -1118,7 +1269,7 @@ cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
         if (i & 15) == 0 and volatile_load(stop) < lo:
             return hi                   # an earlier slice found a row: this one cannot matter
         if next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v, &xi,
-                    &n) != ROW_OK:
+                    &n, NULL) != ROW_OK:
             return i
         yi = j.y[i]
         if mc_winnow_row(j.p, j.ovr, j.l, j.w, j.ln, j.wn, b, v, xi, n, yi, JUDGE, &pr,
