@@ -1009,13 +1009,29 @@ cdef struct MCJob:
     Py_ssize_t stride
     # Row splitting (mc_part, mb_split_row), or sp NULL: the row being scored (cur_row), the
     # parts' geometry (nb groups of partial sums times nk ranges of classes: part p has group
-    # p % nb, range p // nb) and their scratch (pscr, pstride doubles per part, 64-byte lines).
+    # p % nb, range p // nb) and their scratch (pscr, pstride doubles per part, 64-byte lines:
+    # 8 doubles of header, [0] the part's count of terms, [1] its update check, then acc, xs,
+    # js, bs as in mc_raw).
     mb_split* sp
     Py_ssize_t cur_row
     int nb
     int nk
     double* pscr
     Py_ssize_t pstride
+    # The Perceptron's update of a split dense row, deferred (defer: allowed): its feature terms
+    # are added by the parts, each to its own features (a dense row's position is its feature,
+    # so a part reads and writes the same weights, row after row), at the start of the next
+    # split row, or of a flush (no row: flush_only).  pend: one is waiting, from row prow, with
+    # the coefficients pc (W) and ptc (U), classes py (+) and pb (-); pend_bad: its check failed.
+    int defer
+    int pend
+    int flush_only
+    int pend_bad
+    Py_ssize_t prow
+    Py_ssize_t py
+    Py_ssize_t pb
+    double pc
+    double ptc
 
 
 cdef inline Py_ssize_t mc_gather(const floating* v, const index_t* ix, Py_ssize_t t,
@@ -1091,18 +1107,28 @@ cdef Py_ssize_t mc_part(MCJob* j, int part, const floating* val,
     cdef Py_ssize_t K = c.K, n, t = 0, base, u, q, k, m = 0
     cdef int bg = part % j.nb, width = 4 // j.nb, w, b
     cdef Py_ssize_t k0 = mc_kb(K, j.nk, part // j.nb), k1 = mc_kb(K, j.nk, part // j.nb + 1)
-    cdef double* acc = j.pscr + part * j.pstride
+    cdef double* hdr = j.pscr + part * j.pstride
+    cdef double* acc = hdr + 8
     cdef double* xs = acc + 4 * K
     cdef int* js = <int*>(xs + c.d)
     cdef int* bs = js + c.d
     cdef double* a
     cdef const double* wr
-    cdef const double* W = c.W
+    cdef double* W = c.W
     cdef double xv
     cdef const floating* v
     cdef const index_t* xi
     cdef const unsigned int* b4
     cdef const unsigned long long* b8
+    if j.pend:
+        # the deferred update of the previous row, on this part's terms of that row (still in
+        # its scratch), each weight as mc_axpy computes it; the check as mc_axpy's
+        hdr[1] = mc_part_update(W, K, k0, k1, j.py, j.pb, j.pc, js, xs, <Py_ssize_t>hdr[0])
+        if c.U != NULL:
+            hdr[1] += mc_part_update(c.U, K, k0, k1, j.py, j.pb, j.ptc, js, xs,
+                                     <Py_ssize_t>hdr[0])
+    if j.flush_only:
+        return 0
     n = row_at(val, ix, <const index_t*>j.indptr, j.row_len, j.cur_row, &v, &xi)
     for b in range(bg * width, bg * width + width):
         memset(acc + b * K + k0, 0, (k1 - k0) * sizeof(double))
@@ -1135,12 +1161,62 @@ cdef Py_ssize_t mc_part(MCJob* j, int part, const floating* val,
         xv = xs[q]
         for k in range(k0, k1):
             a[k] += wr[k] * xv
+    hdr[0] = <double>m
     return m
 
 
-cdef inline void mc_raw_split(MCJob* j, double* out) noexcept nogil:
+cdef inline double mc_part_update(double* W, Py_ssize_t K, Py_ssize_t k0, Py_ssize_t k1,
+                                  Py_ssize_t y, Py_ssize_t b, double c, const int* js,
+                                  const double* xs, Py_ssize_t m) noexcept nogil:
+    """w_y += c x and w_b += (-c) x on the m terms (js, xs), for the classes of k0..k1-1
+    among y and b: mc_axpy's arithmetic on each weight; the sum of r - r (0 if all finite)."""
+    cdef Py_ssize_t q, jj
+    cdef double chk = 0.0, r, xv, cn = -c
+    if k0 <= y < k1:
+        for q in range(m):
+            jj = js[q] * K + y
+            xv = xs[q]
+            r = W[jj] + c * xv
+            W[jj] = r
+            chk += r - r
+    if k0 <= b < k1:
+        for q in range(m):
+            jj = js[q] * K + b
+            xv = xs[q]
+            r = W[jj] + cn * xv
+            W[jj] = r
+            chk += r - r
+    return chk
+
+
+cdef inline int mc_split_flush(MCJob* j) noexcept nogil:
+    """Apply the deferred update (if any) on the team; 0 if a weight became non-finite."""
+    if not j.pend:
+        return 1
+    j.flush_only = 1
+    mb_split_row(j.sp)
+    j.flush_only = 0
+    return mc_split_checked(j)
+
+
+cdef inline int mc_split_checked(MCJob* j) noexcept nogil:
+    """After mb_split_row: the deferred update is done; 0 (and pend_bad) if its check failed."""
+    cdef int p, ok = 1
+    if not j.pend:
+        return 1
+    j.pend = 0
+    for p in range(j.nb * j.nk):
+        if (j.pscr + p * j.pstride)[1] != 0.0:
+            ok = 0
+    if not ok:
+        j.pend_bad = 1
+    return ok
+
+
+cdef inline int mc_raw_split(MCJob* j, double* out) noexcept nogil:
     """out[k] = w_k . x for row j.cur_row, as mc_raw, its partial sums computed in parts on
-    the team (mb_split_row), then added up in mc_raw's order."""
+    the team (mb_split_row), then added up in mc_raw's order; 0 if the deferred update of the
+    previous row (applied first, by the parts) made a weight non-finite."""
     cdef Py_ssize_t K = j.c.K, k, k0, k1
     cdef int g, nb = j.nb, width = 4 // j.nb
     cdef const double* a0
@@ -1148,16 +1224,19 @@ cdef inline void mc_raw_split(MCJob* j, double* out) noexcept nogil:
     cdef const double* a2
     cdef const double* a3
     mb_split_row(j.sp)
+    if not mc_split_checked(j):
+        return 0
     for g in range(j.nk):
         k0 = mc_kb(K, j.nk, g)
         k1 = mc_kb(K, j.nk, g + 1)
         # partial sum b of range g is in the scratch of part (b // width) + nb * g
-        a0 = j.pscr + (0 // width + nb * g) * j.pstride
-        a1 = j.pscr + (1 // width + nb * g) * j.pstride + K
-        a2 = j.pscr + (2 // width + nb * g) * j.pstride + 2 * K
-        a3 = j.pscr + (3 // width + nb * g) * j.pstride + 3 * K
+        a0 = j.pscr + (0 // width + nb * g) * j.pstride + 8
+        a1 = j.pscr + (1 // width + nb * g) * j.pstride + 8 + K
+        a2 = j.pscr + (2 // width + nb * g) * j.pstride + 8 + 2 * K
+        a3 = j.pscr + (3 // width + nb * g) * j.pstride + 8 + 3 * K
         for k in range(k0, k1):
             out[k] = (a0[k] + a1[k]) + (a2[k] + a3[k])
+    return 1
 
 
 cdef inline int mc_axpy(double* W, Py_ssize_t K, Py_ssize_t d, Py_ssize_t k, double c,
@@ -1263,7 +1342,8 @@ cdef inline int mc_judge(const MCCtx* c, double* s, double* m, double* acc, int*
         inv = row_inv(p, v, n)
     inv_out[0] = inv
     if sj != NULL and mb_split_serving(sj.sp):
-        mc_raw_split(sj, s)
+        if not mc_raw_split(sj, s):
+            return -1                   # (the previous row's deferred update: sj.pend_bad)
     else:
         mc_raw(W, K, v, ix, n, acc, act, s)
     for k in range(K):
@@ -1313,6 +1393,38 @@ cdef inline int mc_judge(const MCCtx* c, double* s, double* m, double* acc, int*
     return change
 
 
+cdef int mc_defer(MCCtx* c, MCJob* sj, Py_ssize_t y, Py_ssize_t best, double cc,
+                  long long t) noexcept nogil:
+    """The Perceptron's update of a split dense row: the intercepts now (mc_axpy's arithmetic;
+    the parts never read them), the feature terms deferred to the parts (mc_part); 1, or -1
+    if an intercept became non-finite."""
+    cdef Py_ssize_t K = c.K, d = c.d
+    cdef double chk = 0.0, r, tc = 0.0
+    if c.p.intercept:
+        r = c.W[d * K + y] + cc
+        c.W[d * K + y] = r
+        chk += r - r
+        r = c.W[d * K + best] + (-cc)
+        c.W[d * K + best] = r
+        chk += r - r
+    if c.U != NULL:
+        tc = (<double>t) * cc
+        if c.p.intercept:
+            r = c.U[d * K + y] + tc
+            c.U[d * K + y] = r
+            chk += r - r
+            r = c.U[d * K + best] + (-tc)
+            c.U[d * K + best] = r
+            chk += r - r
+    sj.pend = 1
+    sj.prow = sj.cur_row
+    sj.py = y
+    sj.pb = best
+    sj.pc = cc
+    sj.ptc = tc
+    return 1 if chk == 0.0 else -1
+
+
 cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, int y,
                  long long t, int* pred, MCJob* sj=NULL) noexcept nogil:
     """Predict, then update, for K classes.  Returns -1 on a bad row, else 1 if the state
@@ -1340,6 +1452,8 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                 if p.normalize:
                     cc = cc * inv
                 cc = cc * c.sw
+                if sj != NULL and sj.defer and mb_split_serving(sj.sp):
+                    return mc_defer(c, sj, y, best, cc, t)
                 if not mc_axpy(W, K, d, y, cc, cc, p.intercept, v, ix, n):
                     return -1
                 if not mc_axpy(W, K, d, best, -cc, -cc, p.intercept, v, ix, n):
@@ -1542,7 +1656,7 @@ cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
         r = mc_step(c, x, xi, n, j.y[i], j.n_seen + i + 1, &pr, j)
         if r < 0:
             j.err = BAD_ROW
-            bad[0] = i
+            bad[0] = j.prow if j.pend_bad else i     # (a deferred update failed: its row)
             return -1
         mistakes += pr != j.y[i]
         changed += r
@@ -1551,6 +1665,10 @@ cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
         if j.upd != NULL:
             j.upd[i] = <unsigned char>r
     j.mistakes += mistakes
+    if not mc_split_flush(j):           # (the stretch's last update, before the team leaves)
+        j.err = BAD_ROW
+        bad[0] = j.prow
+        return -1
     return changed
 
 
@@ -1696,6 +1814,11 @@ cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
     j.sp = NULL
     j.pscr = NULL
     j.cur_row = 0
+    j.defer = 0
+    j.pend = 0
+    j.flush_only = 0
+    j.pend_bad = 0
+    j.prow = 0
     # per slot: acc (4K), s (K), m (K) doubles, then act (4d + 4 ints, as MultiState's)
     j.stride = 6 * c.K + (4 * c.d + 4 + 1) // 2 + 1
     if c.p.algo == HINGE or n_rows < 2:
@@ -1717,8 +1840,11 @@ cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
         if j.nk < 1:
             j.nk = 1
         parts = j.nb * j.nk
-        # per part: acc (4K), xs (d) doubles, js and bs (d ints each), in whole cache lines
-        j.pstride = (4 * c.K + 2 * c.d + 7) // 8 * 8
+        # per part: a header (8), acc (4K), xs (d) doubles, js and bs (d ints each), in whole
+        # cache lines
+        j.pstride = (8 + 4 * c.K + 2 * c.d + 7) // 8 * 8
+        # (the Perceptron's update of a dense row waits for the parts: see MCJob)
+        j.defer = indptr == NULL and c.p.algo == PERCEPTRON and not c.ovr
         pmem = malloc((parts * j.pstride + 8) * sizeof(double))
         if pmem != NULL:
             j.pscr = <double*>((<size_t>pmem + 63) & ~(<size_t>63))

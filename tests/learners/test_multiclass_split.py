@@ -234,3 +234,38 @@ def test_split_tuning_and_stats_api():
         klin.mc_split_tuning(old)
     klin.mc_split_stats(reset=True)
     assert klin.mc_split_stats() == (0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("fmt", ("dense64", "csr64"))
+def test_update_overflow_mid_pass_rolls_back(fmt, tuning):
+    """Row 150 makes the Perceptron's update overflow (a feature seen nowhere else, 1e300,
+    eta 1e10: its score term is 0 x 1e300, its update infinite).  Dense rows defer that update to
+    the parts of the next split row (mc_defer): the error still names row 150, for every n_jobs
+    as for the twin, and the learner is as before the call."""
+    K = 10
+    X, y = noisy_stream(5, 300, 20, K, "dense64")
+    X[:, 0] = 0.0
+    X[150, 0] = 1e300
+    classes = np.arange(K) * 10
+    y = y.copy()
+    ref = mbref.Perceptron(eta=1e10).partial_fit(X[:40], y[:40], classes=classes)
+    # (row 150 must be a mistake: its label is set to a class the twin does not predict)
+    pred = mbref.Perceptron(eta=1e10).partial_fit(X[:40], y[:40], classes=classes)
+    pred.partial_fit(X[:150], y[:150])
+    y[150] = classes[(list(classes).index(pred.predict(X[150:151])[0]) + 1) % K]
+    with pytest.raises(ValueError, match=r"\brow 150\b"):
+        ref.partial_fit(X, y)
+    Xf = sp.csr_matrix(X) if fmt.startswith("csr") else X
+    msgs = set()
+    for jobs in JOBS:
+        clf = mbcore.Perceptron(eta=1e10, n_jobs=jobs).partial_fit(Xf[:40], y[:40],
+                                                                   classes=classes)
+        before = (internal(clf), public(clf))
+        klin.mc_split_stats(reset=True)
+        with pytest.raises(ValueError, match=r"\brow 150\b") as exc:
+            clf.partial_fit(Xf, y)
+        msgs.add(str(exc.value))
+        if jobs > 1:
+            assert split_rows() > 0, f"n_jobs={jobs}: no row was split"
+        assert (internal(clf), public(clf)) == before, f"n_jobs={jobs}"
+    assert len(msgs) == 1, msgs
