@@ -106,6 +106,8 @@ typedef struct {
     void* ctx;
     int parts;                          /* parts per row (2 .. MB_SPEC_MAXT) */
     int serving;                        /* whether the team serves the current stretch */
+    int bail;                           /* a worker kept the caller waiting: split no more rows
+                                         * of this stretch (mb_split_serving says 0) */
     long long rows;                     /* rows split */
     long long steals;                   /* parts that the caller computed for a late worker */
     long long stretches;                /* stretches served (and those refused: late) */
@@ -354,6 +356,7 @@ static void mb_team_serve(mb_team* t, mb_split* sp)
 {
     __atomic_store_n(&sp->stop, 0, __ATOMIC_RELAXED);
     sp->serving = 1;
+    sp->bail = 0;
     t->split = sp;
     t->split_seen = sp->seq;
     t->kind = 2;
@@ -371,11 +374,15 @@ static void mb_split_end(mb_split* sp)
 
 #endif  /* MB_SPEC_THREADS */
 
-/* Whether the caller's rows can be split now (the team serves this stretch). */
+/* Whether the caller's rows can be split now (the team serves this stretch, and no worker
+ * has kept the caller waiting in it: a worker descheduled half-way through its part). */
 static inline int mb_split_serving(const mb_split* sp)
 {
-    return sp != NULL && sp->serving;
+    return sp != NULL && sp->serving && !sp->bail;
 }
+
+/* A wait for a claimed part longer than this (seconds) ends the splitting of the stretch. */
+#define MB_SPLIT_LATE 5e-5
 
 /* Compute every part of the current row (the learner wrote what the parts read before the
  * call): part 0 here, the others by the workers that claim them in time, else here too.
@@ -385,6 +392,7 @@ static inline void mb_split_row(mb_split* sp)
 #if MB_SPEC_THREADS
     long long s = sp->seq + 1, c;
     int p, spins;
+    double t0 = 0.0;
     __atomic_store_n(&sp->seq, s, __ATOMIC_RELEASE);    /* (publishes the row) */
     sp->part(sp->ctx, 0);
     for (p = 1; p < sp->parts; p++) {
@@ -397,10 +405,15 @@ static inline void mb_split_row(mb_split* sp)
         }
         spins = 0;
         while (__atomic_load_n(&sp->slot[p].done, __ATOMIC_ACQUIRE) < s) {
-            if (++spins < MB_SPIN)
+            if (++spins < MB_SPIN) {
                 mb_pause();
-            else
+            } else {
+                if (spins == MB_SPIN)
+                    t0 = mb_now();
+                else if (!sp->bail && mb_now() - t0 > MB_SPLIT_LATE)
+                    sp->bail = 1;
                 sched_yield();
+            }
         }
     }
     sp->rows++;
@@ -578,8 +591,9 @@ static Py_ssize_t mb_spec_pass_split(int threads, Py_ssize_t n, void* ctx, mb_sc
                 /* (the workers leave the service at once, unless their cores are busy: then
                  * the next stretch runs unsplit, or is read ahead, as the team allows) */
                 mb_team_wait_until(t, t1 + 2e-5);
-                if (4 * (sp->steals - steals0) > (sp->rows - rows0) * (sp->parts - 1) &&
-                        sp->rows - rows0 >= 8) {
+                if (sp->bail || (4 * (sp->steals - steals0) >
+                                 (sp->rows - rows0) * (sp->parts - 1) &&
+                                 sp->rows - rows0 >= 8)) {
                     sp->late++;
                     split_until = hi + split_backoff;
                     if (split_backoff < MB_SPEC_MAX_BACKOFF)

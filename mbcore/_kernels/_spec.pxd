@@ -18,6 +18,7 @@ cdef extern from "_spec.h" nogil:
         long long steals
         long long stretches
         long long late
+        int serving
     mb_split* mb_split_new(mb_part_fn part, void* ctx, int parts)
     void mb_split_free(mb_split* sp)
     bint mb_split_serving(const mb_split* sp)

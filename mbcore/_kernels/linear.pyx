@@ -1345,6 +1345,8 @@ cdef inline int mc_judge(const MCCtx* c, double* s, double* m, double* acc, int*
         if not mc_raw_split(sj, s):
             return -1                   # (the previous row's deferred update: sj.pend_bad)
     else:
+        if sj != NULL and not mc_split_flush(sj):  # (splitting stopped with an update waiting)
+            return -1
         mc_raw(W, K, v, ix, n, acc, act, s)
     for k in range(K):
         sk = aux[0] * s[k]
