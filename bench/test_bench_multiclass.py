@@ -225,3 +225,78 @@ def test_csr_perceptron(benchmark, record, csr_k, K, multi_class):
     benchmark.pedantic(_pf, setup=_fresh(_learner(mbcore.Perceptron, multi_class), csr_k.X,
                                          csr_k.y[K], np.arange(K)),
                        rounds=rounds, iterations=1, warmup_rounds=warmup)
+
+
+# =============================================================================================
+# K classes on every core (issue 27): a later pass with dense mistakes, n_jobs=2 against 1
+# =============================================================================================
+
+# K -> the fraction of rows given a random class: the second pass then makes about 25% mistakes
+SPLIT_NOISE = {10: 0.12, 100: 0.095}
+SPLIT_ROUNDS = 9
+
+
+def make_split_labels(d, K, seed=SEED + 27):
+    """Labels for the tiled digits with K classes: K = 10, the digit; K = 100, the digit times
+    10 plus the tile copy's position in the bundled 1,000 modulo 10 (each copy of a digit keeps
+    its class); then SPLIT_NOISE[K] of the rows get a uniformly random class."""
+    n = d.X.shape[0]
+    y = d.y.copy() if K == 10 else d.y * 10 + (np.arange(n) % 1000) % 10
+    rng = np.random.default_rng(seed)
+    rows = rng.choice(n, int(SPLIT_NOISE[K] * n), replace=False)
+    y[rows] = rng.integers(0, K, size=rows.size)
+    return y
+
+
+@pytest.mark.benchmark(group="mc-split")
+@pytest.mark.parametrize("K", (10, 100))
+def test_mnist_split_later_pass_ab(benchmark, mnist60k, K):
+    """The second pass of Perceptron(multi_class="multiclass") on the tiled digits, 60,000 x 784
+    float32, with noisy labels (about 25% mistakes): n_jobs=1, n_jobs=2 with the row split off
+    (``mc_split_tuning(huge)``: speculation alone, as before issue 27), n_jobs=2 (the default
+    threshold: rows split when K x non-zeros reaches it) and n_jobs=2 with every row split
+    (``mc_split_tuning(0)``), alternating in one run, SPLIT_ROUNDS rounds each, on deep copies
+    of the same learner after one pass.  All give the same state, bit for bit.  Prints min and median per arm and
+    the ratios (min/min, median/median) against n_jobs=1."""
+    import copy
+    import time
+    from mbcore._kernels import linear as klin
+    d = mnist60k
+    y = make_split_labels(d, K)
+    base = mbcore.Perceptron(n_jobs=1).partial_fit(d.X, y, classes=np.arange(K))
+    m0 = int(base.mistakes_)
+    arms = {"t1": (1, None), "t2_nosplit": (2, 1 << 60), "t2": (2, None), "t2_forced": (2, 0)}
+    times = {a: [] for a in arms}
+    states = {}
+    default_work = klin.mc_split_tuning(None)
+
+    def go():
+        try:
+            for _ in range(SPLIT_ROUNDS):
+                for arm, (jobs, work) in arms.items():
+                    klin.mc_split_tuning(default_work if work is None else work)
+                    c = copy.deepcopy(base)
+                    c.set_params(n_jobs=jobs)
+                    klin.mc_split_stats(reset=True)
+                    t0 = time.perf_counter()
+                    c.partial_fit(d.X, y)
+                    times[arm].append(time.perf_counter() - t0)
+                    states[arm] = (c.coef_.tobytes(), int(c.mistakes_), klin.mc_split_stats())
+        finally:
+            klin.mc_split_tuning(default_work)
+
+    benchmark.pedantic(go, rounds=1, iterations=1)
+    rate = (states["t1"][1] - m0) / d.X.shape[0]
+    print(f"\nK={K}: second pass, {rate:.1%} mistakes; split stats (rows, stolen, stretches, "
+          f"late) of the last n_jobs=2 pass: {states['t2'][2]}, forced: {states['t2_forced'][2]}")
+    t1 = times["t1"]
+    for arm in arms:
+        t = times[arm]
+        benchmark.extra_info[arm] = {"min_ms": min(t) * 1e3, "median_ms": np.median(t) * 1e3,
+                                     "ratio_min": min(t1) / min(t),
+                                     "ratio_median": np.median(t1) / np.median(t)}
+        print(f"  {arm:11s} min {min(t) * 1e3:7.1f} ms  median {np.median(t) * 1e3:7.1f} ms  "
+              f"n_jobs=1 / this: {min(t1) / min(t):.2f}x (min), "
+              f"{np.median(t1) / np.median(t):.2f}x (median)")
+    benchmark.extra_info["mistake_rate"] = rate
+    assert all(states[a][:2] == states["t1"][:2] for a in arms)

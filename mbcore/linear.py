@@ -582,7 +582,10 @@ _N_JOBS_PARAM = """n_jobs : int or None, default=None
         variable ``MBCORE_NUM_THREADS`` if it is set, else every core; -1 every core.  The
         results are the same for any number: rows ahead are judged in parallel from the current
         weights, by the sequential arithmetic, and the pass updates at the first mistake of a
-        block and judges again from the row after it (exact speculative passes)."""
+        block and judges again from the row after it (exact speculative passes).  With K >= 3
+        classes and large rows, a stretch of dense mistakes also splits each row's K scores
+        (and the Perceptron's update) between the threads, each score by the same arithmetic
+        (see the threads guide)."""
 
 _MULTI_RULES = """More than two classes (K >= 3; ``classes_`` sorted, class k = ``classes_[k]``;
     every argmax takes the smallest index among ties, so the first prediction is class 0):

@@ -27,12 +27,25 @@
  * (their cores busy with other work), the pass runs sequentially for a while.  No global state: passes in
  * several Python threads at once each have their own team.  Without POSIX threads (MSVC) the
  * pass runs on one thread.
+ *
+ * Row splitting (mb_spec_pass_split, for learners whose rows are large: K classes).  While the
+ * changes are dense, the sequential stretches can still use the other threads, inside each
+ * row: the learner cuts the row's work into `parts` independent parts (each computed by the same
+ * arithmetic, whoever computes it: partial sums of their own), and its run calls mb_split_row
+ * for each row whose work is to be split.  The driver lends the team to the stretch (job kind
+ * 2: the workers spin on the row counter `seq` and claim their part of each new row); the
+ * caller computes part 0, then each other part its worker has not claimed yet (a worker that
+ * is late, its core busy, loses its part: "stolen"), and waits for the claimed ones.  A part
+ * is claimed once per row (an atomic exchange), so every part is computed exactly once, by the
+ * same arithmetic, and the results do not depend on who computed it.  When parts keep being
+ * stolen, the stretches run without splitting for a while (the back-off of late blocks).
  */
 #ifndef MBCORE_SPEC_H
 #define MBCORE_SPEC_H
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 /* (included after Python.h by the generated C: Py_ssize_t is the kernels' index type) */
 
 #if !defined(_WIN32) && (defined(__GNUC__) || defined(__clang__))
@@ -104,6 +117,33 @@ static void mb_touch_bytes(const void* p, Py_ssize_t nbytes)
     (void)acc;
 }
 
+typedef Py_ssize_t (*mb_part_fn)(void* ctx, int part);
+
+/* The channel of row splitting (see the header comment); one per pass, made by mb_split_new. */
+typedef struct {
+    long long claim;                    /* the last row whose part was claimed (atomic) */
+    long long done;                     /* the last row whose part is done (atomic) */
+    char pad[64 - 2 * sizeof(long long)];
+} mb_split_slot;
+
+typedef struct {
+    mb_split_slot slot[MB_SPEC_MAXT];   /* per part (cache-line aligned, one line each) */
+    long long seq;                      /* the row being split (atomic; only the caller writes) */
+    int stop;                           /* end of the workers' service (read after seq) */
+    char pad[64 - sizeof(long long) - sizeof(int)];
+    /* the caller's (and the driver's) */
+    mb_part_fn part;                    /* part(ctx, p): compute part p of the current row */
+    void* ctx;
+    int parts;                          /* parts per row (2 .. MB_SPEC_MAXT) */
+    int serving;                        /* whether the team serves the current stretch */
+    int bail;                           /* a worker kept the caller waiting: split no more rows
+                                         * of this stretch (mb_split_serving says 0) */
+    long long rows;                     /* rows split */
+    long long steals;                   /* parts that the caller computed for a late worker */
+    long long stretches;                /* stretches served (and those refused: late) */
+    long long late;
+} mb_split;
+
 #if MB_SPEC_THREADS
 
 typedef struct mb_team mb_team;
@@ -116,7 +156,9 @@ struct mb_team {
     int n;                              /* threads at work, the caller's included */
     mb_scan_fn scan;
     mb_touch_fn touch;                  /* or NULL */
-    int kind;                           /* this job: 0 judge rows, 1 touch rows */
+    int kind;                           /* this job: 0 judge rows, 1 touch rows, 2 split rows */
+    mb_split* split;                    /* (kind 2) the channel, and its row count at the start */
+    long long split_seen;
     void* ctx;
     Py_ssize_t bounds[MB_SPEC_MAXT + 1]; /* slice k is rows bounds[k]..bounds[k+1]-1 */
     Py_ssize_t res[MB_SPEC_MAXT];
@@ -157,6 +199,34 @@ static inline void mb_stop_at(Py_ssize_t* stop, Py_ssize_t r)
     }
 }
 
+/* A worker's service of a split stretch (job kind 2): claim and compute part `slot` of each new
+ * row until the caller stops the service. */
+static void mb_split_serve(mb_split* sp, int slot, long long seen)
+{
+    long long s, c;
+    int spins;
+    for (;;) {
+        spins = 0;
+        while ((s = __atomic_load_n(&sp->seq, __ATOMIC_ACQUIRE)) == seen) {
+            if (++spins < MB_SPIN)
+                mb_pause();
+            else
+                sched_yield();          /* (the caller's core may be this one) */
+        }
+        if (__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE))
+            return;
+        seen = s;
+        if (slot >= sp->parts)
+            continue;
+        c = __atomic_load_n(&sp->slot[slot].claim, __ATOMIC_ACQUIRE);
+        if (c < s && __atomic_compare_exchange_n(&sp->slot[slot].claim, &c, s, 0,
+                                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            sp->part(sp->ctx, slot);
+            __atomic_store_n(&sp->slot[slot].done, s, __ATOMIC_RELEASE);
+        }
+    }
+}
+
 static void* mb_worker(void* arg)
 {
     mb_slot* s = (mb_slot*)arg;
@@ -190,6 +260,11 @@ static void* mb_worker(void* arg)
         if (t->kind == 1) {
             if (lo < hi)
                 t->touch(t->ctx, lo, hi);
+            __atomic_fetch_add(&t->done, 1, __ATOMIC_RELEASE);
+            continue;
+        }
+        if (t->kind == 2) {
+            mb_split_serve(t->split, k, t->split_seen);
             __atomic_fetch_add(&t->done, 1, __ATOMIC_RELEASE);
             continue;
         }
@@ -306,6 +381,110 @@ static void mb_team_touch(mb_team* t, Py_ssize_t lo, Py_ssize_t hi)
     mb_team_publish(t);
 }
 
+/* Lend the workers to the split rows of the stretch to come (job kind 2). */
+static void mb_team_serve(mb_team* t, mb_split* sp)
+{
+    __atomic_store_n(&sp->stop, 0, __ATOMIC_RELAXED);
+    sp->serving = 1;
+    sp->bail = 0;
+    t->split = sp;
+    t->split_seen = sp->seq;
+    t->kind = 2;
+    __atomic_store_n(&t->done, 0, __ATOMIC_RELAXED);
+    mb_team_publish(t);
+}
+
+/* End the service (the workers go back to waiting for jobs; mb_team_idle tells when). */
+static void mb_split_end(mb_split* sp)
+{
+    sp->serving = 0;
+    __atomic_store_n(&sp->stop, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&sp->seq, sp->seq + 1, __ATOMIC_RELEASE);
+}
+
+#endif  /* MB_SPEC_THREADS */
+
+/* Whether the caller's rows can be split now (the team serves this stretch, and no worker
+ * has kept the caller waiting in it: a worker descheduled half-way through its part). */
+static inline int mb_split_serving(const mb_split* sp)
+{
+    return sp != NULL && sp->serving && !sp->bail;
+}
+
+/* A wait for a claimed part longer than this (seconds) ends the splitting of the stretch. */
+#define MB_SPLIT_LATE 5e-5
+
+/* Compute every part of the current row (the learner wrote what the parts read before the
+ * call): part 0 here, the others by the workers that claim them in time, else here too.
+ * Returns when all are done (their results visible to the caller). */
+static inline void mb_split_row(mb_split* sp)
+{
+#if MB_SPEC_THREADS
+    long long s = sp->seq + 1, c;
+    int p, spins;
+    double t0 = 0.0;
+    __atomic_store_n(&sp->seq, s, __ATOMIC_RELEASE);    /* (publishes the row) */
+    sp->part(sp->ctx, 0);
+    for (p = 1; p < sp->parts; p++) {
+        c = __atomic_load_n(&sp->slot[p].claim, __ATOMIC_ACQUIRE);
+        if (c < s && __atomic_compare_exchange_n(&sp->slot[p].claim, &c, s, 0,
+                                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            sp->part(sp->ctx, p);       /* (its worker is late: computed here) */
+            sp->steals++;
+            continue;
+        }
+        spins = 0;
+        while (__atomic_load_n(&sp->slot[p].done, __ATOMIC_ACQUIRE) < s) {
+            if (++spins < MB_SPIN) {
+                mb_pause();
+            } else {
+                if (spins == MB_SPIN)
+                    t0 = mb_now();
+                else if (!sp->bail && mb_now() - t0 > MB_SPLIT_LATE)
+                    sp->bail = 1;
+                sched_yield();
+            }
+        }
+    }
+    sp->rows++;
+#else
+    int p;
+    for (p = 0; p < sp->parts; p++)
+        sp->part(sp->ctx, p);
+    sp->rows++;
+#endif
+}
+
+/* A channel for `parts` parts (clamped to [2, MB_SPEC_MAXT]), or NULL (no memory, or no
+ * threads: then the learner does not split). */
+static inline mb_split* mb_split_new(mb_part_fn part, void* ctx, int parts)
+{
+#if MB_SPEC_THREADS
+    void* mem = NULL;
+    mb_split* sp;
+    if (posix_memalign(&mem, 64, sizeof(mb_split)) != 0 || mem == NULL)
+        return NULL;
+    sp = (mb_split*)mem;
+    memset(sp, 0, sizeof(mb_split));
+    sp->part = part;
+    sp->ctx = ctx;
+    sp->parts = parts < 2 ? 2 : parts > MB_SPEC_MAXT ? MB_SPEC_MAXT : parts;
+    return sp;
+#else
+    (void)part;
+    (void)ctx;
+    (void)parts;
+    return NULL;
+#endif
+}
+
+static inline void mb_split_free(mb_split* sp)
+{
+    free(sp);
+}
+
+#if MB_SPEC_THREADS
+
 /* Judge rows lo..hi-1 on all the team's threads; the first changing (or bad) row, or hi.
  * *late is set when the caller waited for the workers longer than its own slice took (they
  * were not running: another program, or more threads than free cores). */
@@ -372,9 +551,12 @@ static void mb_spec_set_tuning(Py_ssize_t seq_gap, Py_ssize_t min_rows, Py_ssize
 #define MB_SPEC_MAX_BACKOFF (1 << 20)
 
 /* The pass over rows 0..n-1 on up to `threads` threads (0 or 1: the sequential pass).
- * Returns the number of rows that changed the state, or -1 with *bad = the failing row. */
-static Py_ssize_t mb_spec_pass(int threads, Py_ssize_t n, void* ctx, mb_scan_fn scan,
-                               mb_run_fn run, mb_touch_fn touch, Py_ssize_t* bad)
+ * Returns the number of rows that changed the state, or -1 with *bad = the failing row.
+ * sp (or NULL): the learner's row splitting; the sequential stretches then lend it the team
+ * (run splits rows while mb_split_serving(sp)), unless its workers were late lately. */
+static Py_ssize_t mb_spec_pass_split(int threads, Py_ssize_t n, void* ctx, mb_scan_fn scan,
+                                     mb_run_fn run, mb_touch_fn touch, mb_split* sp,
+                                     Py_ssize_t* bad)
 {
 #if MB_SPEC_THREADS
     mb_team* t;
@@ -382,8 +564,10 @@ static Py_ssize_t mb_spec_pass(int threads, Py_ssize_t n, void* ctx, mb_scan_fn 
     Py_ssize_t seq_until = 0, backoff = MB_SPEC_MIN_BACKOFF;
     Py_ssize_t touch_until = 0, touch_backoff = MB_SPEC_MIN_BACKOFF;
     Py_ssize_t min_block;
+    Py_ssize_t split_until = 0, split_backoff = MB_SPEC_MIN_BACKOFF;
+    long long rows0, steals0;
     double t0, t1, rows_per_s = 0.0;
-    int T, late = 0, touched;
+    int T, late = 0, touched, serving;
     const mb_spec_cfg cfg = mb_spec_tuning;
     if (threads <= 1 || n < 2)
         return run(ctx, 0, n, bad);
@@ -416,12 +600,38 @@ static Py_ssize_t mb_spec_pass(int threads, Py_ssize_t n, void* ctx, mb_scan_fn 
             hi = pos + cfg.stretch;
             if (hi > n)
                 hi = n;
-            touched = touch != NULL && hi < n && pos >= touch_until && mb_team_idle(t);
+            serving = sp != NULL && pos >= split_until && mb_team_idle(t);
+            touched = !serving && touch != NULL && hi < n && pos >= touch_until &&
+                mb_team_idle(t);
             if (touched)
                 mb_team_touch(t, hi, hi + cfg.stretch < n ? hi + cfg.stretch : n);
+            rows0 = serving ? sp->rows : 0;
+            steals0 = serving ? sp->steals : 0;
+            if (serving)
+                mb_team_serve(t, sp);
             t0 = mb_now();
             c = run(ctx, pos, hi, bad);
             t1 = mb_now();
+            if (serving) {
+                /* the workers served the stretch; when they lost a quarter of their parts
+                 * (their cores busy), the next stretches run unsplit for a while (longer
+                 * each time), as after late blocks */
+                mb_split_end(sp);
+                sp->stretches++;
+                /* (the workers leave the service at once, unless their cores are busy: then
+                 * the next stretch runs unsplit, or is read ahead, as the team allows) */
+                mb_team_wait_until(t, t1 + 2e-5);
+                if (sp->bail || (4 * (sp->steals - steals0) >
+                                 (sp->rows - rows0) * (sp->parts - 1) &&
+                                 sp->rows - rows0 >= 8)) {
+                    sp->late++;
+                    split_until = hi + split_backoff;
+                    if (split_backoff < MB_SPEC_MAX_BACKOFF)
+                        split_backoff *= 2;
+                } else if (split_backoff > MB_SPEC_MIN_BACKOFF) {
+                    split_backoff /= 2;
+                }
+            }
             if (t1 > t0 && c >= 0)          /* (the speed of this stretch, smoothed) */
                 rows_per_s = rows_per_s > 0.0 ?
                     0.75 * rows_per_s + 0.25 * (double)(hi - pos) / (t1 - t0) :
@@ -489,8 +699,15 @@ static Py_ssize_t mb_spec_pass(int threads, Py_ssize_t n, void* ctx, mb_scan_fn 
     (void)threads;
     (void)scan;
     (void)touch;
+    (void)sp;
     return run(ctx, 0, n, bad);
 #endif
+}
+
+static Py_ssize_t mb_spec_pass(int threads, Py_ssize_t n, void* ctx, mb_scan_fn scan,
+                               mb_run_fn run, mb_touch_fn touch, Py_ssize_t* bad)
+{
+    return mb_spec_pass_split(threads, n, ctx, scan, run, touch, NULL, bad);
 }
 
 #endif  /* MBCORE_SPEC_H */

@@ -10,6 +10,22 @@ cdef extern from "_spec.h" nogil:
     ctypedef void (*mb_touch_fn)(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
     Py_ssize_t mb_spec_pass(int threads, Py_ssize_t n, void* ctx, mb_scan_fn scan,
                             mb_run_fn run, mb_touch_fn touch, Py_ssize_t* bad)
+    # row splitting (K classes: a row's scores in parts on the team; see _spec.h)
+    ctypedef Py_ssize_t (*mb_part_fn)(void* ctx, int part) noexcept nogil
+    ctypedef struct mb_split:
+        int parts
+        long long rows
+        long long steals
+        long long stretches
+        long long late
+        int serving
+    mb_split* mb_split_new(mb_part_fn part, void* ctx, int parts)
+    void mb_split_free(mb_split* sp)
+    bint mb_split_serving(const mb_split* sp)
+    void mb_split_row(mb_split* sp)
+    Py_ssize_t mb_spec_pass_split(int threads, Py_ssize_t n, void* ctx, mb_scan_fn scan,
+                                  mb_run_fn run, mb_touch_fn touch, mb_split* sp,
+                                  Py_ssize_t* bad)
     void mb_touch_bytes(const void* p, Py_ssize_t nbytes)
     Py_ssize_t volatile_load "mb_volatile_load" (const Py_ssize_t* p)
     void store_release "mb_store_release" (Py_ssize_t* p, Py_ssize_t v)

@@ -49,6 +49,8 @@ cdef enum:
 from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows,
                     volatile_load, store_release, load_acquire,
                     atomic_add)
+from ._spec cimport (mb_split, mb_split_new, mb_split_free, mb_split_serving, mb_split_row,
+                     mb_spec_pass_split)
 
 
 cdef extern from "_gather.h" nogil:
@@ -1155,6 +1157,53 @@ cdef struct MCCtx:
     double sw           # the current row's sample weight (1.0 without weights; mc_run sets it)
 
 
+cdef struct MCJob:
+    # One pass with K classes, for mb_spec_pass (as LinJob); scr: the scratch of the scan
+    # slots 1.. (slot 0, the calling thread, uses the state's own), `stride` doubles each.
+    MCCtx* c
+    const void* val
+    const void* ix
+    const void* indptr
+    Py_ssize_t row_len
+    const int* y
+    int* pred
+    unsigned char* upd
+    const double* sw
+    long long n_seen
+    long long mistakes
+    int check
+    int vt
+    int it
+    int err
+    double* scr
+    Py_ssize_t stride
+    # Row splitting (mc_part, mb_split_row), or sp NULL: the row being scored (cur_row), the
+    # parts' geometry (nb groups of partial sums times nk ranges of classes: part p has group
+    # p % nb, range p // nb) and their scratch (pscr, pstride doubles per part, 64-byte lines:
+    # 8 doubles of header, [0] the part's count of terms, [1] its update check, then acc, xs,
+    # js, bs as in mc_raw).
+    mb_split* sp
+    Py_ssize_t cur_row
+    int nb
+    int nk
+    double* pscr
+    Py_ssize_t pstride
+    # The Perceptron's update of a split dense row, deferred (defer: allowed): its feature terms
+    # are added by the parts, each to its own features (a dense row's position is its feature,
+    # so a part reads and writes the same weights, row after row), at the start of the next
+    # split row, or of a flush (no row: flush_only).  pend: one is waiting, from row prow, with
+    # the coefficients pc (W) and ptc (U), classes py (+) and pb (-); pend_bad: its check failed.
+    int defer
+    int pend
+    int flush_only
+    int pend_bad
+    Py_ssize_t prow
+    Py_ssize_t py
+    Py_ssize_t pb
+    double pc
+    double ptc
+
+
 cdef inline Py_ssize_t mc_gather(const floating* v, const index_t* ix, Py_ssize_t t,
                                  Py_ssize_t stop, int* js, int* bs, double* xs,
                                  Py_ssize_t m) noexcept nogil:
@@ -1208,6 +1257,156 @@ cdef inline void mc_raw(const double* W, Py_ssize_t K, const floating* v, const 
             a[k] += wr[k] * xv
     for k in range(K):
         out[k] = (acc[k] + acc[K + k]) + (acc[2 * K + k] + acc[3 * K + k])
+
+
+cdef inline Py_ssize_t mc_kb(Py_ssize_t K, int nk, int g) noexcept nogil:
+    """The first class of range g of nk (multiples of 8 classes: a range's accumulators and
+    rows of W start on their own cache lines, as far as W's do); K for g == nk."""
+    if g >= nk:
+        return K
+    return ((K * g) // nk) & ~(<Py_ssize_t>7)
+
+
+cdef Py_ssize_t mc_part(MCJob* j, int part, const floating* val,
+                        const index_t* ix) noexcept nogil:
+    """Part `part` of the scores of row j.cur_row (mb_split_row): the partial sums of mc_raw
+    for the positions of its group (t & 3 in the group's quarter, half or all of 0..3) and the
+    classes of its range, each by mc_raw's arithmetic (the same terms, in the same order, from
+    +0), in the part's own scratch; mc_raw_split adds them up as mc_raw does."""
+    cdef MCCtx* c = j.c
+    cdef Py_ssize_t K = c.K, n, t = 0, base, u, q, k, m = 0
+    cdef int bg = part % j.nb, width = 4 // j.nb, w, b
+    cdef Py_ssize_t k0 = mc_kb(K, j.nk, part // j.nb), k1 = mc_kb(K, j.nk, part // j.nb + 1)
+    cdef double* hdr = j.pscr + part * j.pstride
+    cdef double* acc = hdr + 8
+    cdef double* xs = acc + 4 * K
+    cdef int* js = <int*>(xs + c.d)
+    cdef int* bs = js + c.d
+    cdef double* a
+    cdef const double* wr
+    cdef double* W = c.W
+    cdef double xv
+    cdef const floating* v
+    cdef const index_t* xi
+    cdef const unsigned int* b4
+    cdef const unsigned long long* b8
+    if j.pend:
+        # the deferred update of the previous row, on this part's terms of that row (still in
+        # its scratch), each weight as mc_axpy computes it; the check as mc_axpy's
+        hdr[1] = mc_part_update(W, K, k0, k1, j.py, j.pb, j.pc, js, xs, <Py_ssize_t>hdr[0])
+        if c.U != NULL:
+            hdr[1] += mc_part_update(c.U, K, k0, k1, j.py, j.pb, j.ptc, js, xs,
+                                     <Py_ssize_t>hdr[0])
+    if j.flush_only:
+        return 0
+    n = row_at(val, ix, <const index_t*>j.indptr, j.row_len, j.cur_row, &v, &xi)
+    for b in range(bg * width, bg * width + width):
+        memset(acc + b * K + k0, 0, (k1 - k0) * sizeof(double))
+    # the group's positions, in order: base + bg * width + w (t, hence base, is a multiple
+    # of 4 at every step); dense rows skip their blocks of eight +0.0 as mc_raw does
+    while t < n:
+        if xi == NULL and t + 8 <= n:
+            if floating is float:
+                b4 = <const unsigned int*>(v + t)
+                if (b4[0] | b4[1] | b4[2] | b4[3] | b4[4] | b4[5] | b4[6] | b4[7]) == 0:
+                    t += 8
+                    continue
+            else:
+                b8 = <const unsigned long long*>(v + t)
+                if (b8[0] | b8[1] | b8[2] | b8[3] | b8[4] | b8[5] | b8[6] | b8[7]) == 0:
+                    t += 8
+                    continue
+        for base in range(t, t + 8 if t + 8 <= n else n, 4):
+            for w in range(width):
+                u = base + bg * width + w
+                if u < n:
+                    js[m] = <int>(u if xi == NULL else xi[u])
+                    bs[m] = <int>(u & 3)
+                    xs[m] = v[u]
+                    m += v[u] != 0      # (NaN is kept: it makes the score NaN, a bad row)
+        t += 8
+    for q in range(m):
+        a = acc + bs[q] * K
+        wr = W + js[q] * K
+        xv = xs[q]
+        for k in range(k0, k1):
+            a[k] += wr[k] * xv
+    hdr[0] = <double>m
+    return m
+
+
+cdef inline double mc_part_update(double* W, Py_ssize_t K, Py_ssize_t k0, Py_ssize_t k1,
+                                  Py_ssize_t y, Py_ssize_t b, double c, const int* js,
+                                  const double* xs, Py_ssize_t m) noexcept nogil:
+    """w_y += c x and w_b += (-c) x on the m terms (js, xs), for the classes of k0..k1-1
+    among y and b: mc_axpy's arithmetic on each weight; the sum of r - r (0 if all finite)."""
+    cdef Py_ssize_t q, jj
+    cdef double chk = 0.0, r, xv, cn = -c
+    if k0 <= y < k1:
+        for q in range(m):
+            jj = js[q] * K + y
+            xv = xs[q]
+            r = W[jj] + c * xv
+            W[jj] = r
+            chk += r - r
+    if k0 <= b < k1:
+        for q in range(m):
+            jj = js[q] * K + b
+            xv = xs[q]
+            r = W[jj] + cn * xv
+            W[jj] = r
+            chk += r - r
+    return chk
+
+
+cdef inline int mc_split_flush(MCJob* j) noexcept nogil:
+    """Apply the deferred update (if any) on the team; 0 if a weight became non-finite."""
+    if not j.pend:
+        return 1
+    j.flush_only = 1
+    mb_split_row(j.sp)
+    j.flush_only = 0
+    return mc_split_checked(j)
+
+
+cdef inline int mc_split_checked(MCJob* j) noexcept nogil:
+    """After mb_split_row: the deferred update is done; 0 (and pend_bad) if its check failed."""
+    cdef int p, ok = 1
+    if not j.pend:
+        return 1
+    j.pend = 0
+    for p in range(j.nb * j.nk):
+        if (j.pscr + p * j.pstride)[1] != 0.0:
+            ok = 0
+    if not ok:
+        j.pend_bad = 1
+    return ok
+
+
+cdef inline int mc_raw_split(MCJob* j, double* out) noexcept nogil:
+    """out[k] = w_k . x for row j.cur_row, as mc_raw, its partial sums computed in parts on
+    the team (mb_split_row), then added up in mc_raw's order; 0 if the deferred update of the
+    previous row (applied first, by the parts) made a weight non-finite."""
+    cdef Py_ssize_t K = j.c.K, k, k0, k1
+    cdef int g, nb = j.nb, width = 4 // j.nb
+    cdef const double* a0
+    cdef const double* a1
+    cdef const double* a2
+    cdef const double* a3
+    mb_split_row(j.sp)
+    if not mc_split_checked(j):
+        return 0
+    for g in range(j.nk):
+        k0 = mc_kb(K, j.nk, g)
+        k1 = mc_kb(K, j.nk, g + 1)
+        # partial sum b of range g is in the scratch of part (b // width) + nb * g
+        a0 = j.pscr + (0 // width + nb * g) * j.pstride + 8
+        a1 = j.pscr + (1 // width + nb * g) * j.pstride + 8 + K
+        a2 = j.pscr + (2 // width + nb * g) * j.pstride + 8 + 2 * K
+        a3 = j.pscr + (3 // width + nb * g) * j.pstride + 8 + 3 * K
+        for k in range(k0, k1):
+            out[k] = (a0[k] + a1[k]) + (a2[k] + a3[k])
+    return 1
 
 
 cdef inline int mc_axpy(double* W, Py_ssize_t K, Py_ssize_t d, Py_ssize_t k, double c,
@@ -1296,12 +1495,13 @@ cdef inline void mc_scale(double* W, Py_ssize_t K, Py_ssize_t d, double* aux, co
 
 cdef inline int mc_judge(const MCCtx* c, double* s, double* m, double* acc, int* act,
                          const floating* v, const index_t* ix, Py_ssize_t n, int y, int* pred,
-                         double* inv_out) noexcept nogil:
+                         double* inv_out, MCJob* sj=NULL) noexcept nogil:
     """The prediction for a row with K classes, with no state change (s, m, acc and act:
     scratch): -1 for a bad row (a non-finite score), else 1 if the row would change the state
     (always for the Hinge learner), else 0.  s gets the K scores and, one-vs-rest, m the
     binary decision values.  mc_step acts on it; the speculative scans (mc_scan) call it
-    alone."""
+    alone.  sj: the sequential pass's job, whose row (sj.cur_row) is scored in parts on the
+    team while it serves (mc_raw_split), or NULL."""
     cdef const Params* p = &c.p
     cdef Py_ssize_t K = c.K, d = c.d, k, best, r
     cdef const double* W = c.W
@@ -1311,7 +1511,13 @@ cdef inline int mc_judge(const MCCtx* c, double* s, double* m, double* acc, int*
     if p.normalize:
         inv = row_inv(p, v, n)
     inv_out[0] = inv
-    mc_raw(W, K, v, ix, n, acc, act, s)
+    if sj != NULL and mb_split_serving(sj.sp):
+        if not mc_raw_split(sj, s):
+            return -1                   # (the previous row's deferred update: sj.pend_bad)
+    else:
+        if sj != NULL and not mc_split_flush(sj):  # (splitting stopped with an update waiting)
+            return -1
+        mc_raw(W, K, v, ix, n, acc, act, s)
     for k in range(K):
         sk = aux[0] * s[k]
         if p.intercept:
@@ -1359,10 +1565,42 @@ cdef inline int mc_judge(const MCCtx* c, double* s, double* m, double* acc, int*
     return change
 
 
+cdef int mc_defer(MCCtx* c, MCJob* sj, Py_ssize_t y, Py_ssize_t best, double cc,
+                  long long t) noexcept nogil:
+    """The Perceptron's update of a split dense row: the intercepts now (mc_axpy's arithmetic;
+    the parts never read them), the feature terms deferred to the parts (mc_part); 1, or -1
+    if an intercept became non-finite."""
+    cdef Py_ssize_t K = c.K, d = c.d
+    cdef double chk = 0.0, r, tc = 0.0
+    if c.p.intercept:
+        r = c.W[d * K + y] + cc
+        c.W[d * K + y] = r
+        chk += r - r
+        r = c.W[d * K + best] + (-cc)
+        c.W[d * K + best] = r
+        chk += r - r
+    if c.U != NULL:
+        tc = (<double>t) * cc
+        if c.p.intercept:
+            r = c.U[d * K + y] + tc
+            c.U[d * K + y] = r
+            chk += r - r
+            r = c.U[d * K + best] + (-tc)
+            c.U[d * K + best] = r
+            chk += r - r
+    sj.pend = 1
+    sj.prow = sj.cur_row
+    sj.py = y
+    sj.pb = best
+    sj.pc = cc
+    sj.ptc = tc
+    return 1 if chk == 0.0 else -1
+
+
 cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, int y,
-                 long long t, int* pred) noexcept nogil:
+                 long long t, int* pred, MCJob* sj=NULL) noexcept nogil:
     """Predict, then update, for K classes.  Returns -1 on a bad row, else 1 if the state
-    changed, else 0."""
+    changed, else 0.  sj: as for mc_judge (the scores in parts)."""
     cdef const Params* p = &c.p
     cdef Py_ssize_t K = c.K, d = c.d, k, best, r
     cdef double* W = c.W
@@ -1371,7 +1609,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
     cdef double* aux = c.aux
     cdef double inv = 1.0, cc, tc, mk, nw, eta_t = 0.0, ca, yk
     cdef int upd = 0, pk, change
-    change = mc_judge(c, s, m, c.acc, c.act, v, ix, n, y, pred, &inv)
+    change = mc_judge(c, s, m, c.acc, c.act, v, ix, n, y, pred, &inv, sj)
     if change < 0:
         return -1
     if not change:
@@ -1386,6 +1624,8 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                 if p.normalize:
                     cc = cc * inv
                 cc = cc * c.sw
+                if sj != NULL and sj.defer and mb_split_serving(sj.sp):
+                    return mc_defer(c, sj, y, best, cc, t)
                 if not mc_axpy(W, K, d, y, cc, cc, p.intercept, v, ix, n):
                     return -1
                 if not mc_axpy(W, K, d, best, -cc, -cc, p.intercept, v, ix, n):
@@ -1564,28 +1804,6 @@ cdef Py_ssize_t longest_row(const index_t[::1] indptr) noexcept:
     return most
 
 
-cdef struct MCJob:
-    # One pass with K classes, for mb_spec_pass (as LinJob); scr: the scratch of the scan
-    # slots 1.. (slot 0, the calling thread, uses the state's own), `stride` doubles each.
-    MCCtx* c
-    const void* val
-    const void* ix
-    const void* indptr
-    Py_ssize_t row_len
-    const int* y
-    int* pred
-    unsigned char* upd
-    const double* sw
-    long long n_seen
-    long long mistakes
-    int check
-    int vt
-    int it
-    int err
-    double* scr
-    Py_ssize_t stride
-
-
 cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
                        const floating* val, const index_t* ix) noexcept nogil:
     """The sequential pass over rows lo..hi-1 (as lin_run)."""
@@ -1606,10 +1824,11 @@ cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
                 return -1
         if j.sw != NULL:
             c.sw = j.sw[i]
-        r = mc_step(c, x, xi, n, j.y[i], j.n_seen + i + 1, &pr)
+        j.cur_row = i
+        r = mc_step(c, x, xi, n, j.y[i], j.n_seen + i + 1, &pr, j)
         if r < 0:
             j.err = BAD_ROW
-            bad[0] = i
+            bad[0] = j.prow if j.pend_bad else i     # (a deferred update failed: its row)
             return -1
         mistakes += pr != j.y[i]
         changed += r
@@ -1618,6 +1837,10 @@ cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
         if j.upd != NULL:
             j.upd[i] = <unsigned char>r
     j.mistakes += mistakes
+    if not mc_split_flush(j):           # (the stretch's last update, before the team leaves)
+        j.err = BAD_ROW
+        bad[0] = j.prow
+        return -1
     return changed
 
 
@@ -1666,16 +1889,83 @@ cdef void mc_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     touch_rows(j.val, value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, j.row_len, lo, hi)
 
 
+# Row splitting (mc_part): a row's scores are split on the team when its K x (non-zero terms)
+# multiply-adds are at least mc_split_work (the hand-off of a row to the other threads and back
+# costs about as much as 1,000-2,000 of them on the machine of bench/README.md, issue 27);
+# mc_split_tuning changes it (tests: 0 splits every row).  mc_stats: rows split, parts computed
+# by the caller for a late worker, stretches served, stretches after which the split paused (its
+# workers were late), over the passes since the last reset (diagnostics, read by the tests).
+cdef Py_ssize_t mc_split_work = 3000
+cdef long long mc_stats[4]
+mc_stats[:] = [0, 0, 0, 0]
+
+
+def mc_split_tuning(min_work=None):
+    """The least K x (non-zero terms per row) at which the multi-class passes on several
+    threads split each row's scores between them (the old value); min_work, if not None,
+    replaces it (0: split whenever there are threads).  For tests and benchmarks; not
+    thread-safe: set it before the passes."""
+    global mc_split_work
+    old = mc_split_work
+    if min_work is not None:
+        mc_split_work = max(0, int(min_work))
+    return old
+
+
+def mc_split_stats(bint reset=False):
+    """(rows split, parts stolen, stretches served, stretches late) since the last reset, over
+    the multi-class passes; reset: zero them after reading."""
+    out = (mc_stats[0], mc_stats[1], mc_stats[2], mc_stats[3])
+    if reset:
+        mc_stats[:] = [0, 0, 0, 0]
+    return out
+
+
+cdef double mc_terms_est(const void* val, int vt, const void* indptr, int it,
+                         Py_ssize_t n_rows, Py_ssize_t row_len) noexcept nogil:
+    """The mean number of non-zero terms per row: CSR, its stored values; dense, the non-zeros
+    of up to 16 rows spread over the batch."""
+    cdef Py_ssize_t i, r, t, nz = 0, rows = 0, step
+    cdef const double* vd
+    cdef const float* vf
+    if n_rows <= 0:
+        return 0.0
+    if indptr != NULL:
+        if it == 1:
+            return <double>((<const long long*>indptr)[n_rows] -
+                            (<const long long*>indptr)[0]) / n_rows
+        return <double>((<const int*>indptr)[n_rows] - (<const int*>indptr)[0]) / n_rows
+    step = n_rows // 16 if n_rows >= 16 else 1
+    i = 0
+    while i < n_rows:
+        r = i * row_len
+        i += step
+        if vt == 1:
+            vd = <const double*>val + r
+            for t in range(row_len):
+                nz += vd[t] != 0
+        else:
+            vf = <const float*>val + r
+            for t in range(row_len):
+                nz += vf[t] != 0
+        rows += 1
+    return <double>nz / rows
+
+
 cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
                  const void* indptr, Py_ssize_t n_rows, Py_ssize_t row_len, const int* y,
                  int* pred, unsigned char* upd, int check, int threads,
-                 Py_ssize_t* bad, const double* sw=NULL) noexcept nogil:
+                 Py_ssize_t* bad, const double* sw=NULL, long long* stats=NULL) noexcept nogil:
     """One online pass on up to `threads` threads (as lin_pass; the Hinge learner runs on one);
     on a bad row the state is left half-way (the caller restores it) and the counts are not
-    written."""
+    written.  With threads, the sequential stretches (dense mistakes) split each row's scores
+    between them when the row is large enough (mc_split_work); stats (or NULL) gets
+    mc_split_stats's four counts of this pass."""
     cdef MCJob j
     cdef Py_ssize_t changed
     cdef mb_touch_fn touch = NULL
+    cdef void* pmem = NULL
+    cdef int parts
     j.c = c
     j.val = val
     j.vt = vt
@@ -1693,6 +1983,14 @@ cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
     j.check = check and indptr != NULL
     j.err = OK
     j.scr = NULL
+    j.sp = NULL
+    j.pscr = NULL
+    j.cur_row = 0
+    j.defer = 0
+    j.pend = 0
+    j.flush_only = 0
+    j.pend_bad = 0
+    j.prow = 0
     # per slot: acc (4K), s (K), m (K) doubles, then act (4d + 4 ints, as MultiState's)
     j.stride = 6 * c.K + (4 * c.d + 4 + 1) // 2 + 1
     if c.p.algo == HINGE or n_rows < 2:
@@ -1703,10 +2001,38 @@ cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
         j.scr = <double*>malloc((threads - 1) * j.stride * sizeof(double))
         if j.scr == NULL:
             threads = 1
+    if threads > 1 and c.K * mc_terms_est(val, vt, indptr, it, n_rows, row_len) >= \
+            mc_split_work:
+        # the parts: the four partial sums in nb groups (2 threads: halves, 4 or more:
+        # quarters), times nk ranges of at least 16 classes for the threads beyond 4
+        j.nb = 4 if threads >= 4 else 2
+        j.nk = threads // j.nb
+        if j.nk > c.K // 16:
+            j.nk = <int>(c.K // 16)
+        if j.nk < 1:
+            j.nk = 1
+        parts = j.nb * j.nk
+        # per part: a header (8), acc (4K), xs (d) doubles, js and bs (d ints each), in whole
+        # cache lines
+        j.pstride = (8 + 4 * c.K + 2 * c.d + 7) // 8 * 8
+        # (the Perceptron's update of a dense row waits for the parts: see MCJob)
+        j.defer = indptr == NULL and c.p.algo == PERCEPTRON and not c.ovr
+        pmem = malloc((parts * j.pstride + 8) * sizeof(double))
+        if pmem != NULL:
+            j.pscr = <double*>((<size_t>pmem + 63) & ~(<size_t>63))
+            j.sp = mb_split_new(mc_part_cb, &j, parts)
     # (CSR rows gain from being read ahead of the sequential stretches: see lin_pass)
     # K-class rows cost K times more arithmetic per value: read ahead, dense rows too
     touch = mc_touch_cb
-    changed = mb_spec_pass(threads, n_rows, &j, mc_scan_cb, mc_run_cb, touch, bad)
+    changed = mb_spec_pass_split(threads, n_rows, &j, mc_scan_cb, mc_run_cb, touch, j.sp, bad)
+    if stats != NULL and j.sp != NULL:
+        stats[0] = j.sp.rows
+        stats[1] = j.sp.steals
+        stats[2] = j.sp.stretches
+        stats[3] = j.sp.late
+    if j.sp != NULL:
+        mb_split_free(j.sp)
+    free(pmem)
     free(j.scr)
     if changed < 0:
         return j.err
@@ -1714,6 +2040,13 @@ cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
     c.counts[1] += j.mistakes
     c.counts[2] += changed
     return OK
+
+
+cdef void add_mc_stats(const long long* stats) noexcept:
+    """Add a pass's counts to mc_stats (with the GIL: passes in several Python threads)."""
+    cdef int k
+    for k in range(4):
+        mc_stats[k] += stats[k]
 
 
 def mc_pass_dense(MultiState st, const floating[:, ::1] X, const int[::1] y,
@@ -1732,9 +2065,12 @@ def mc_pass_dense(MultiState st, const floating[:, ::1] X, const int[::1] y,
             (upd is not None and upd.shape[0] != X.shape[0]):
         raise ValueError("mc_pass_dense: the arrays do not match the state")
     cdef const double* wp = weights_ptr(sw, X.shape[0])
+    cdef long long stats[4]
+    stats[:] = [0, 0, 0, 0]
     with nogil:
         status = mc_pass(&c, &X[0, 0], vt, NULL, 0, NULL, X.shape[0], X.shape[1], &y[0], pp,
-                         up, 0, threads, &bad, wp)
+                         up, 0, threads, &bad, wp, stats)
+    add_mc_stats(stats)
     return status, bad
 
 
@@ -1762,9 +2098,12 @@ def mc_pass_csr(MultiState st, const floating[::1] data, const index_t[::1] indi
             (pred is not None and pred.shape[0] != n) or (upd is not None and upd.shape[0] != n):
         raise ValueError("mc_pass_csr: the arrays do not match the state (or unchecked CSR)")
     cdef const double* wp = weights_ptr(sw, n)
+    cdef long long stats[4]
+    stats[:] = [0, 0, 0, 0]
     with nogil:
         status = mc_pass(&c, dp, vt, ip, it, &indptr[0], n, 0, &y[0], pp, up, check, threads,
-                         &bad, wp)
+                         &bad, wp, stats)
+    add_mc_stats(stats)
     return status, bad
 
 
