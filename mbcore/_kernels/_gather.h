@@ -119,4 +119,19 @@ static int mb_gather_dispatches(void) { return 0; }
 #define mb_gdot_f_l mb_gdot_f_l_scalar
 #endif
 
+/* Ask for the bytes [p, p + nbytes) to be brought into the caches (a hint: never faults, reads
+ * nothing the program can see).  For dense rows a few rows ahead of the one being read. */
+static inline void mb_prefetch_bytes(const void* p, ptrdiff_t nbytes)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    const char* b = (const char*)p;
+    ptrdiff_t k;
+    for (k = 0; k < nbytes; k += 64)
+        __builtin_prefetch(b + k, 0, 0);
+#else
+    (void)p;
+    (void)nbytes;
+#endif
+}
+
 #endif  /* MBCORE_GATHER_H */

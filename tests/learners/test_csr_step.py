@@ -230,3 +230,39 @@ def test_input_arrays_are_not_written(short_stretches):
     np.testing.assert_array_equal(X.indices, indices)
     np.testing.assert_array_equal(X.indptr, indptr)
     assert re.match(r"\d", str(klin.readahead_checked_rows()))
+
+
+# ------------------------------------------------------------------------------------------------
+# Dense rows: the prefetch distance changes nothing but the speed
+# ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("nbytes", [0, 1, 64, 12288, 1 << 20])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dense_prefetch_distance_changes_no_result(nbytes, dtype):
+    """Passes (one and two threads, the plain and the general loops) and scores with any
+    prefetch distance (none, less than a row, many rows, more than the batch) give the results
+    of the twin."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(700, 13)).astype(dtype)
+    y = np.where(X @ rng.normal(size=13) + 0.5 * rng.normal(size=700) > 0, 1, -1)
+    old = klin.dense_prefetch(nbytes)
+    try:
+        for name, params in (("Perceptron", {}), ("MarginPerceptron", {"gamma": 0.1})):
+            ref = getattr(mbref, name)(**params).partial_fit(X, y)
+            for n_jobs in (1, 2):
+                clf = getattr(mbcore, name)(n_jobs=n_jobs, **params).partial_fit(X, y)
+                np.testing.assert_array_equal(clf.coef_, np.asarray(ref.coef_))
+                assert int(clf.mistakes_) == int(ref.mistakes_)
+                np.testing.assert_array_equal(clf.decision_function(X),
+                                              np.asarray(ref.decision_function(X)))
+    finally:
+        assert klin.dense_prefetch(old) == nbytes
+
+
+def test_dense_prefetch_refuses_a_bad_distance():
+    before = klin.dense_prefetch()
+    for bad in (-1, 1 << 25, 2.5, "far"):
+        with pytest.raises(ValueError, match=r"dense_prefetch: nbytes must be an int in "
+                                             r"\[0, 2\*\*24\], got "):
+            klin.dense_prefetch(bad)
+    assert klin.dense_prefetch() == before
