@@ -36,6 +36,9 @@ sklearn_lm = pytest.importorskip("sklearn.linear_model")
 
 DENSE_ROUNDS = 25
 CSR_ROUNDS = 15
+# Seconds idle after a multithreaded X @ w: OpenBLAS's threads spin on the other core for
+# 0.1-0.2 s after it, and a call started in that window shares its core with them.
+SETTLE = 0.25
 
 
 def _timed(f):
@@ -44,17 +47,22 @@ def _timed(f):
     return time.perf_counter() - t0
 
 
-def _interleave(workloads, rounds):
+def _interleave(workloads, rounds, settle_after=()):
     """{name: [seconds per round]}: each round runs every workload once (setup untimed), the
-    order rotated by one each round."""
+    order rotated by one each round; after a workload named in ``settle_after`` (a
+    multithreaded BLAS call) the next waits SETTLE seconds, untimed."""
     names = list(workloads)
     times = {n: [] for n in names}
+    last = None
     for r in range(rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         for n in order:
             setup, run = workloads[n]
             arg = setup()
+            if last in settle_after:
+                time.sleep(SETTLE)
             times[n].append(_timed(lambda: run(arg)))
+            last = n
     return times
 
 
@@ -103,7 +111,8 @@ def test_dense_paths_against_the_floor(benchmark, dense_pair):
     res = {}
 
     def go():
-        res["times"] = _interleave(workloads, DENSE_ROUNDS)
+        res["times"] = _interleave(workloads, DENSE_ROUNDS,
+                                   settle_after=("X @ w (default threads)",))
 
     benchmark.pedantic(go, rounds=1, iterations=1)
     floor = "X @ w (default threads)"
