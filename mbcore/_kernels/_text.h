@@ -89,4 +89,50 @@ static inline Py_ssize_t mbt_eol(const unsigned char *buf, Py_ssize_t n, Py_ssiz
     return q ? le + 1 : n;
 }
 
+/* The number at s when it is written [+-]digits[.digits] with at most 19 significant digits, a
+   value of at most 2**53 and no exponent, and is followed by the end of its token (a byte whose
+   class in the reader's table cls has a bit of end; digits have class bit 1): returns its end,
+   with *out exactly as mbt_decimal gives it for that token (its fast path's steps; such a value
+   is finite).  Any other form: NULL, and the caller finds the token's end and reads it the long
+   way.  One pass over the bytes for the common case.  The token must lie within a line that
+   ends with a line break in the buffer (the break, an end in every table, stops every loop). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline const unsigned char *mbt_number_fast(const unsigned char *s, double *out,
+                                                   const unsigned char *cls, unsigned char end)
+{
+    const unsigned char *p = s;
+    int neg = 0, digits = 0, nd = 0;
+    uint64_t m = 0;
+    long exp10 = 0;
+    double v;
+    if (*p == '+' || *p == '-') { neg = (*p == '-'); p++; }
+    if ((cls[p[0]] & 1) && (cls[p[1]] & end)) {                /* one digit: 1, 0, ... */
+        v = (double)(*p - '0');
+        *out = neg ? -v : v;
+        return p + 1;
+    }
+    while ((cls[*p] & 1)) {
+        if (nd >= 19) return NULL;
+        m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++;
+        digits++; p++;
+    }
+    if (*p == '.') {
+        p++;
+        while ((cls[*p] & 1)) {
+            if (nd >= 19) return NULL;
+            m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++; exp10--;
+            digits++; p++;
+        }
+    }
+    if (!digits || !(cls[*p] & end)) return NULL;
+    if (m > ((uint64_t)1 << 53) || exp10 < -22) return NULL;
+    v = (double)m;
+    if (exp10 < 0)                              /* (exp10 is never above 0 here) */
+        v = v / mbt_p10[-exp10];
+    *out = neg ? -v : v;
+    return p;
+}
+
 #endif

@@ -74,38 +74,7 @@ cdef extern from *:
        caller finds the token's end and asks mb_number.  One pass over the bytes for the common
        case.  The token must lie within a line that ends with a line break in the buffer (the
        break stops every loop: no bound is needed). */
-    static inline const unsigned char *mb_number_fast(const unsigned char *s, double *out) {
-        const unsigned char *p = s;
-        int neg = 0, digits = 0, nd = 0;
-        uint64_t m = 0;
-        long exp10 = 0;
-        double v;
-        if (*p == '+' || *p == '-') { neg = (*p == '-'); p++; }
-        if (MB_DIGIT(p[0]) && MB_END(p[1])) {                /* one digit: 1, 0, ... */
-            v = (double)(*p - '0');
-            *out = neg ? -v : v;
-            return p + 1;
-        }
-        while (MB_DIGIT(*p)) {
-            if (nd >= 19) return NULL;
-            m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++;
-            digits++; p++;
-        }
-        if (*p == '.') {
-            p++;
-            while (MB_DIGIT(*p)) {
-                if (nd >= 19) return NULL;
-                m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++; exp10--;
-                digits++; p++;
-            }
-        }
-        if (!digits || !MB_END(*p)) return NULL;
-        if (m > ((uint64_t)1 << 53) || exp10 < -22) return NULL;
-        v = (double)m;
-        v = exp10 < 0 ? v / mbt_p10[-exp10] : v * mbt_p10[exp10];
-        *out = neg ? -v : v;
-        return p;
-    }
+    #define mb_number_fast(s, out) mbt_number_fast((s), (out), mb_cls, 6)
 
     /* Shell sort of the keys k with their values v (a row's pairs; rows are short). */
     #define MB_SHELLSORT(NAME, IT)                                                      \\

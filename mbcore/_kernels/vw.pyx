@@ -101,38 +101,7 @@ cdef extern from *:
        other form: NULL, and the caller finds the token's end and asks vw_number.  The token
        must lie within a line that ends with a line break in the buffer (the break stops every
        loop: no bound is needed). */
-    static inline const unsigned char *vw_number_fast(const unsigned char *s, double *out) {
-        const unsigned char *p = s;
-        int neg = 0, digits = 0, nd = 0;
-        uint64_t m = 0;
-        long exp10 = 0;
-        double v;
-        if (*p == '+' || *p == '-') { neg = (*p == '-'); p++; }
-        if (VW_DIGIT(p[0]) && VW_VALUE_END(p[1])) {          /* one digit: 1, 0, ... */
-            v = (double)(*p - '0');
-            *out = neg ? -v : v;
-            return p + 1;
-        }
-        while (VW_DIGIT(*p)) {
-            if (nd >= 19) return NULL;
-            m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++;
-            digits++; p++;
-        }
-        if (*p == '.') {
-            p++;
-            while (VW_DIGIT(*p)) {
-                if (nd >= 19) return NULL;
-                m = m * 10 + (uint64_t)(*p - '0'); if (m) nd++; exp10--;
-                digits++; p++;
-            }
-        }
-        if (!digits || !VW_VALUE_END(*p)) return NULL;
-        if (m > ((uint64_t)1 << 53) || exp10 < -22) return NULL;
-        v = (double)m;
-        v = exp10 < 0 ? v / mbt_p10[-exp10] : v;
-        *out = neg ? -v : v;
-        return p;
-    }
+    #define vw_number_fast(s, out) mbt_number_fast((s), (out), vw_cls, 4)
 
     /* Shell sort of distinct keys (column << 32 | position in the row). */
     static void vw_sort_keys(int64_t *k, Py_ssize_t n) {
