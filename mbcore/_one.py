@@ -402,5 +402,6 @@ class OneExample:
             return dict(zip(cl, (float(q) for q in p)))
 
     def _proba_one_row(self, view):
-        """The probability of each class (in ``classes_`` order) for the row."""
-        raise NotImplementedError
+        """The probability of each class (in ``classes_`` order) for the row.  Only the learners
+        that predict probabilities (see ``predict_proba_one`` above) define it."""
+        raise NotImplementedError(f"{type(self).__name__} defines no probabilities of classes")

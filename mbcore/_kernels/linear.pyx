@@ -723,7 +723,6 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
     cdef const signed char* y = j.y
     cdef long long mistakes = 0, changed = 0
     cdef int r, code, pr = 0
-    cdef double sc, c
     cdef const floating* x
     cdef const index_t* xi
     # (the rows the read-ahead has checked: the end first, whose release orders the start)
@@ -1246,6 +1245,19 @@ cdef struct MCJob:
     double ptc
 
 
+cdef inline bint zero8(const floating* v) noexcept nogil:
+    """Whether the eight values at v are all +0.0 (their bits all zero: -0.0 and NaN are not),
+    read as integers: a dense row's block that adds nothing to any sum."""
+    cdef const unsigned int* b4
+    cdef const unsigned long long* b8
+    if floating is float:
+        b4 = <const unsigned int*>v
+        return (b4[0] | b4[1] | b4[2] | b4[3] | b4[4] | b4[5] | b4[6] | b4[7]) == 0
+    else:
+        b8 = <const unsigned long long*>v
+        return (b8[0] | b8[1] | b8[2] | b8[3] | b8[4] | b8[5] | b8[6] | b8[7]) == 0
+
+
 cdef inline Py_ssize_t mc_gather(const floating* v, const index_t* ix, Py_ssize_t t,
                                  Py_ssize_t stop, int* js, int* bs, double* xs,
                                  Py_ssize_t m) noexcept nogil:
@@ -1273,21 +1285,12 @@ cdef inline void mc_raw(const double* W, Py_ssize_t K, const floating* v, const 
     cdef double* a
     cdef const double* wr
     cdef double xv
-    cdef const unsigned int* b4
-    cdef const unsigned long long* b8
     memset(acc, 0, 4 * K * sizeof(double))
     if ix == NULL:
         while t + 8 <= n:
-            if floating is float:
-                b4 = <const unsigned int*>(v + t)
-                if (b4[0] | b4[1] | b4[2] | b4[3] | b4[4] | b4[5] | b4[6] | b4[7]) == 0:
-                    t += 8
-                    continue
-            else:
-                b8 = <const unsigned long long*>(v + t)
-                if (b8[0] | b8[1] | b8[2] | b8[3] | b8[4] | b8[5] | b8[6] | b8[7]) == 0:
-                    t += 8
-                    continue
+            if zero8(v + t):
+                t += 8
+                continue
             m = mc_gather(v, ix, t, t + 8, js, bs, xs, m)
             t += 8
     m = mc_gather(v, ix, t, n, js, bs, xs, m)
@@ -1330,8 +1333,6 @@ cdef Py_ssize_t mc_part(MCJob* j, int part, const floating* val,
     cdef double xv
     cdef const floating* v
     cdef const index_t* xi
-    cdef const unsigned int* b4
-    cdef const unsigned long long* b8
     if j.pend:
         # the deferred update of the previous row, on this part's terms of that row (still in
         # its scratch), each weight as mc_axpy computes it; the check as mc_axpy's
@@ -1348,16 +1349,9 @@ cdef Py_ssize_t mc_part(MCJob* j, int part, const floating* val,
     # of 4 at every step); dense rows skip their blocks of eight +0.0 as mc_raw does
     while t < n:
         if xi == NULL and t + 8 <= n:
-            if floating is float:
-                b4 = <const unsigned int*>(v + t)
-                if (b4[0] | b4[1] | b4[2] | b4[3] | b4[4] | b4[5] | b4[6] | b4[7]) == 0:
-                    t += 8
-                    continue
-            else:
-                b8 = <const unsigned long long*>(v + t)
-                if (b8[0] | b8[1] | b8[2] | b8[3] | b8[4] | b8[5] | b8[6] | b8[7]) == 0:
-                    t += 8
-                    continue
+            if zero8(v + t):
+                t += 8
+                continue
         for base in range(t, t + 8 if t + 8 <= n else n, 4):
             for w in range(width):
                 u = base + bg * width + w

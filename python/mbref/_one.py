@@ -206,4 +206,5 @@ class OneExample:
         return dict(zip(self.classes_, (float(q) for q in self._proba_one_row(row))))
 
     def _proba_one_row(self, row):
-        raise NotImplementedError
+        """The probability of each class for the row (the learners that predict them)."""
+        raise NotImplementedError(f"{type(self).__name__} defines no probabilities of classes")

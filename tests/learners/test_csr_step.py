@@ -31,10 +31,6 @@ LEARNERS = [
 ]
 
 
-def _available(cls_name):
-    return hasattr(mbcore, cls_name) and hasattr(mbref, cls_name)
-
-
 def _random_csr(rng, n, d, value_dtype, index_dtype, max_len=11):
     """Rows of 0..max_len stored values (every tail length occurs), sorted distinct columns."""
     indptr = [0]
@@ -92,8 +88,6 @@ def test_gather_can_be_chosen_where_it_dispatches(gather):
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 def test_gather_and_scalar_loops_agree_bit_for_bit(gather, name, params, value_dtype,
                                                    index_dtype):
-    if not _available(name):
-        pytest.skip(f"{name} is not in this build")
     rng = np.random.default_rng(7)
     X = _random_csr(rng, 400, 37, value_dtype, index_dtype)
     u = rng.normal(size=37)
