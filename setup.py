@@ -10,6 +10,7 @@ turns the checks back on (and ``-O0 -g``) for a debug build that the test suite 
 directives, ``-O1``) for CI's sanitizer run: the interpreter is not instrumented, so run it with
 the sanitizer's runtime preloaded (``LD_PRELOAD=$(gcc -print-file-name=libasan.so)``,
 ``ASAN_OPTIONS=detect_leaks=0``); any read or write outside an array then aborts the process.
+A release build strips its modules (Linux, macOS).
 No ``-march=native`` and no ``-ffast-math``: wheels must run anywhere and NaN checks must work;
 ``-ffp-contract=off`` forbids fused multiply-adds so the kernels round exactly like the
 pure-Python twin (mbref).
@@ -88,6 +89,14 @@ if sys.platform != "win32":
     # the speculative passes (mbcore/_kernels/_spec.h) run a team of POSIX threads
     compile_args = compile_args + ["-pthread"]
     link_args = link_args + ["-pthread"]
+if not (DEBUG or ASAN):
+    # A release build's modules are stripped: Python's own CFLAGS carry -g, which makes the
+    # modules five times larger (about 10 MB in all) for debug information no user of a wheel
+    # reads.  The exported symbols (PyInit_*) stay: they live in the dynamic symbol table.
+    if sys.platform.startswith("linux"):
+        link_args = link_args + ["-s"]
+    elif sys.platform == "darwin":
+        link_args = link_args + ["-Wl,-S,-x"]
 
 extensions = [
     Extension(

@@ -48,4 +48,16 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "to_equivalence_learner", "from_equivalence_learner", "monotone_dnf_learner",
            "learn_monotone_dnf", "online_to_pac", "eq_to_pac", "load",
            "iter_svmlight", "iter_csv", "iter_vw", "run_stream"]
-__version__ = "0.1.0"
+
+
+def _installed_version():
+    """The version of the installed distribution, as pyproject.toml sets it (the one place it is
+    written; ``mbref`` is part of the same distribution, ``mbcore``)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("mbcore")
+    except PackageNotFoundError:    # imported from a source tree that was never installed
+        return "0+unknown"
+
+
+__version__ = _installed_version()

@@ -29,4 +29,16 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary",
            "OnlineLearner", "NotFittedError", "LearnerWarning", "run_online", "OnlineRun"]
-__version__ = "0.1.0"
+
+
+def _installed_version():
+    """The version of the installed distribution, as pyproject.toml sets it (the one place it is
+    written; ``mbref`` is part of the same distribution, ``mbcore``)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("mbcore")
+    except PackageNotFoundError:    # imported from a source tree that was never installed
+        return "0+unknown"
+
+
+__version__ = _installed_version()
