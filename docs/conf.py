@@ -8,6 +8,15 @@ Build it with (``pip install '.[docs]'`` first)::
 then open ``docs/_build/html/index.html``.  ``-W`` turns every warning into an error and ``-n``
 (nitpicky) checks every cross-reference; the html build also runs the gallery's scripts.
 tests/project/test_docs.py runs both builds.
+
+The pages document the installed mbcore (its compiled kernels and their docstrings), never the
+source tree.  ``python -m sphinx`` run from the repository's root puts the root first on
+``sys.path``, where ``import mbcore`` would find the uncompiled sources; so this file first
+drops every ``sys.path`` entry that points at the repository's root (``''`` or the root's path),
+then imports mbcore and its kernels, and stops the build with a message naming the interpreter
+when they do not import there.  An editable install (``pip install -e``) is found through its
+own import hook, not through ``sys.path``, and keeps working.
+
 Nothing is fetched from the network: there is no intersphinx mapping, so references to NumPy,
 SciPy, scikit-learn or Python objects render as plain names (see ``nitpick_ignore`` below).
 """
@@ -16,11 +25,43 @@ import doctest
 import importlib
 import inspect
 import os
+import sys
 import warnings
+from pathlib import Path
 
-import matplotlib
+# -- The installed mbcore, never the source tree -------------------------------------------
 
-import mbcore
+_ROOT = Path(__file__).resolve().parent.parent        # the repository's root (docs/..)
+
+
+def _is_root(entry):
+    try:
+        return Path(entry or os.curdir).resolve() == _ROOT
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
+def _stop(message):
+    """Stop the build: the message first on stderr (Sphinx shows a configuration error under
+    a report of its versions and a traceback), then as the error itself."""
+    from sphinx.errors import ConfigError
+
+    print(f"\n{message}\n", file=sys.stderr)
+    raise ConfigError(message)
+
+
+sys.path[:] = [entry for entry in sys.path if not _is_root(entry)]
+
+try:
+    import mbcore
+    import mbcore._kernels.linear  # noqa: F401  (the compiled kernels)
+except ImportError as exc:
+    _stop(f"mbcore is not installed in this Python ({sys.executable}): {exc}.\n"
+          f"The documentation is built from the installed package (its compiled kernels), never "
+          f"from the source tree: run `pip install '.[docs]'` with this interpreter first (from "
+          f"the repository's root), then build again.")
+
+import matplotlib  # noqa: E402
 
 # -- Project -------------------------------------------------------------------------------
 

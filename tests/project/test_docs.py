@@ -157,9 +157,8 @@ def _missing_tools():
 def _sphinx(builder, src, out, doctrees, env):
     cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-q", "-b", builder,
            "-d", str(doctrees), str(src), str(out)]
-    # Run from the copy's folder: ``python -m`` puts the working directory first on sys.path,
-    # and from the repository's root ``import mbcore`` would find the source tree (without its
-    # compiled kernels when the package is installed elsewhere) instead of the installed package.
+    # Run from the copy's folder, as a user would run it from the repository's root (docs/conf.py
+    # drops that folder from sys.path: see the tests of its import below).
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=src.parent,
                           timeout=BUILD_TIMEOUT)
 
@@ -193,3 +192,87 @@ def test_docs_build(tmp_path):
 
     elapsed = time.monotonic() - start
     assert elapsed < BUILD_TIMEOUT, f"the documentation build took {elapsed:.0f} s"
+
+
+# -- docs/conf.py imports the installed mbcore ---------------------------------------------
+#
+# Cheap checks, without a build: conf.py is run (runpy) in a child Python laid out as
+# ``python -m sphinx`` would be, from a folder that stands for the repository's root.
+
+CONF_NEEDS = ("sphinx", "matplotlib")
+
+
+def _fake_checkout(root):
+    """A repository's root as a checkout without a build: docs/conf.py, and an mbcore/ whose
+    import fails as the uncompiled sources would (no compiled kernels)."""
+    (root / "docs").mkdir(parents=True)
+    shutil.copy2(DOCS / "conf.py", root / "docs" / "conf.py")
+    (root / "mbcore" / "_kernels").mkdir(parents=True)
+    (root / "mbcore" / "__init__.py").write_text(
+        "raise ImportError('the uncompiled source tree was imported (fake mbcore)')\n")
+    (root / "mbcore" / "_kernels" / "__init__.py").write_text("")
+    return root
+
+
+_PROBE = """\
+import runpy, sys
+print("first:", sys.path[0])
+runpy.run_path("docs/conf.py")
+import mbcore
+print("mbcore:", mbcore.__file__)
+"""
+
+
+@pytest.mark.parametrize("how", ["python -m", "python -c"])
+def test_conf_imports_the_installed_package_not_the_source_tree(tmp_path, how):
+    """``python -m sphinx`` from the root puts the root first on sys.path (``python -c``: '');
+    conf.py must not import the uncompiled mbcore/ found there, but the installed one (here:
+    the one this test imports)."""
+    missing = [name for name in CONF_NEEDS if importlib.util.find_spec(name) is None]
+    if missing:
+        pytest.skip(f"docs/conf.py needs {', '.join(missing)}: pip install '.[docs]'")
+    root = _fake_checkout(tmp_path / "checkout")
+    (root / "_probe.py").write_text(_PROBE)
+    cmd = ([sys.executable, "-m", "_probe"] if how == "python -m"
+           else [sys.executable, "-c", _PROBE])
+    run = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, MPLBACKEND="Agg"))
+    assert run.returncode == 0, run.stdout + run.stderr[-5000:]
+    lines = dict(line.split(":", 1) for line in run.stdout.splitlines() if ":" in line)
+    # the layout is the one of the trap: the root ('' for -c) was first on sys.path ...
+    first = lines["first"].strip()
+    assert first == "" or Path(first).resolve() == root.resolve(), first
+    # ... and the mbcore imported is the installed one, not the checkout's
+    imported = Path(lines["mbcore"].strip()).resolve()
+    assert root.resolve() not in imported.parents, f"conf.py imported {imported}"
+    assert imported == Path(mbcore.__file__).resolve()
+
+
+@pytest.mark.parametrize("fake", ["no kernels", "no package"])
+def test_conf_says_when_mbcore_is_not_installed(tmp_path, fake):
+    """Where mbcore (or its compiled kernels) does not import, the build stops at once with a
+    message naming the interpreter and the command that installs the package; ``python -m
+    sphinx`` shows it as a configuration error."""
+    missing = [name for name in CONF_NEEDS if importlib.util.find_spec(name) is None]
+    if missing:
+        pytest.skip(f"docs/conf.py needs {', '.join(missing)}: pip install '.[docs]'")
+    root = _fake_checkout(tmp_path / "checkout")
+    # an mbcore first on the path (outside the root, so conf.py keeps it), standing for a
+    # Python where the package is not installed: without its kernels, or not importable
+    shadow = tmp_path / "shadow" / "mbcore"
+    (shadow / "_kernels").mkdir(parents=True)
+    (shadow / "__init__.py").write_text(
+        "" if fake == "no kernels" else "raise ImportError(\"No module named 'mbcore'\")\n")
+    (shadow / "_kernels" / "__init__.py").write_text("")
+    path = os.pathsep.join([str(shadow.parent)] + [p for p in
+                                                   [os.environ.get("PYTHONPATH")] if p])
+    run = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "docs",
+                          str(tmp_path / "out")], cwd=root, capture_output=True, text=True,
+                         timeout=300, env=dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg"))
+    output = run.stdout + run.stderr
+    assert run.returncode != 0, output[-5000:]
+    assert "mbcore is not installed in this Python" in output, output[-5000:]
+    assert sys.executable in output, output[-5000:]
+    assert "pip install '.[docs]'" in output, output[-5000:]
+    assert "fake mbcore" not in output, "the checkout's own mbcore/ was imported"
+    assert not (tmp_path / "out" / "index.html").exists()
