@@ -17,12 +17,23 @@ then imports mbcore and its kernels, and stops the build with a message naming t
 when they do not import there.  An editable install (``pip install -e``) is found through its
 own import hook, not through ``sys.path``, and keeps working.
 
-Nothing is fetched from the network: there is no intersphinx mapping, so references to NumPy,
-SciPy, scikit-learn or Python objects render as plain names (see ``nitpick_ignore`` below).
+Nothing is fetched from the network, neither by the build nor by the pages it writes:
+
+* there is no intersphinx mapping, so references to NumPy, SciPy, scikit-learn or Python
+  objects render as plain names (see ``nitpick_ignore`` below);
+* MathJax, which typesets the formulas, is served by the site itself (``_static/mathjax/``):
+  the copy of MathJax 3.2.2 shipped by the ``sphinx-mathjax-offline`` package (a ``docs``
+  extra), instead of Sphinx's default, a CDN;
+* sphinx-gallery's tables of execution times, which load jQuery and DataTables from CDNs, are
+  not written.
+
+tests/project/test_docs.py checks that no page of the built site loads a remote script,
+stylesheet, font or image.
 """
 
 import doctest
 import importlib
+import importlib.util
 import inspect
 import os
 import sys
@@ -157,6 +168,9 @@ sphinx_gallery_conf = {
     "only_warn_on_example_error": False,
     "show_memory": False,
     "plot_gallery": "True",
+    # Its sg_execution_times pages load jQuery and DataTables from CDNs (see the top of this
+    # file): not written.
+    "write_computation_times": False,
 }
 
 # -- HTML ----------------------------------------------------------------------------------
@@ -172,6 +186,20 @@ html_theme_options = {
 }
 html_static_path = []
 html_show_sourcelink = False
+
+# MathJax from the site itself, not from Sphinx's default CDN: the copy of MathJax 3.2.2 that the
+# sphinx-mathjax-offline package ships (its static/mathjax/ folder) is copied by the html
+# builders into _static/mathjax/, and the pages with formulas load its tex-chtml.js from there.
+# The package's own Sphinx extension is not used: it does the same, but declares no parallel
+# safety (``-j`` with ``-W`` would fail) and copies its 24 MB into every builder's output.
+_mathjax = importlib.util.find_spec("sphinx-mathjax-offline")
+_mathjax = _mathjax and Path(_mathjax.origin).parent / "static"
+if not (_mathjax and (_mathjax / "mathjax" / "tex-chtml.js").is_file()):
+    _stop(f"sphinx-mathjax-offline (the copy of MathJax that the site serves) is not installed "
+          f"in this Python ({sys.executable}): run `pip install '.[docs]'` with this interpreter "
+          f"first.")
+html_static_path.append(str(_mathjax))
+mathjax_path = "mathjax/tex-chtml.js"
 
 
 # -- Re-exported names ---------------------------------------------------------------------
