@@ -8,19 +8,71 @@ Build it with (``pip install '.[docs]'`` first)::
 then open ``docs/_build/html/index.html``.  ``-W`` turns every warning into an error and ``-n``
 (nitpicky) checks every cross-reference; the html build also runs the gallery's scripts.
 tests/project/test_docs.py runs both builds.
-Nothing is fetched from the network: there is no intersphinx mapping, so references to NumPy,
-SciPy, scikit-learn or Python objects render as plain names (see ``nitpick_ignore`` below).
+
+The pages document the installed mbcore (its compiled kernels and their docstrings), never the
+source tree.  ``python -m sphinx`` run from the repository's root puts the root first on
+``sys.path``, where ``import mbcore`` would find the uncompiled sources; so this file first
+drops every ``sys.path`` entry that points at the repository's root (``''`` or the root's path),
+then imports mbcore and its kernels, and stops the build with a message naming the interpreter
+when they do not import there.  An editable install (``pip install -e``) is found through its
+own import hook, not through ``sys.path``, and keeps working.
+
+Nothing is fetched from the network, neither by the build nor by the pages it writes:
+
+* there is no intersphinx mapping, so references to NumPy, SciPy, scikit-learn or Python
+  objects render as plain names (see ``nitpick_ignore`` below);
+* MathJax, which typesets the formulas, is served by the site itself (``_static/mathjax/``):
+  the copy of MathJax 3.2.2 shipped by the ``sphinx-mathjax-offline`` package (a ``docs``
+  extra), instead of Sphinx's default, a CDN;
+* sphinx-gallery's tables of execution times, which load jQuery and DataTables from CDNs, are
+  not written.
+
+tests/project/test_docs.py checks that no page of the built site loads a remote script,
+stylesheet, font or image.
 """
 
 import doctest
 import importlib
+import importlib.util
 import inspect
 import os
+import sys
 import warnings
+from pathlib import Path
 
-import matplotlib
+# -- The installed mbcore, never the source tree -------------------------------------------
 
-import mbcore
+_ROOT = Path(__file__).resolve().parent.parent        # the repository's root (docs/..)
+
+
+def _is_root(entry):
+    try:
+        return Path(entry or os.curdir).resolve() == _ROOT
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
+def _stop(message):
+    """Stop the build: the message first on stderr (Sphinx shows a configuration error under
+    a report of its versions and a traceback), then as the error itself."""
+    from sphinx.errors import ConfigError
+
+    print(f"\n{message}\n", file=sys.stderr)
+    raise ConfigError(message)
+
+
+sys.path[:] = [entry for entry in sys.path if not _is_root(entry)]
+
+try:
+    import mbcore
+    import mbcore._kernels.linear  # noqa: F401  (the compiled kernels)
+except ImportError as exc:
+    _stop(f"mbcore is not installed in this Python ({sys.executable}): {exc}.\n"
+          f"The documentation is built from the installed package (its compiled kernels), never "
+          f"from the source tree: run `pip install '.[docs]'` with this interpreter first (from "
+          f"the repository's root), then build again.")
+
+import matplotlib  # noqa: E402
 
 # -- Project -------------------------------------------------------------------------------
 
@@ -116,6 +168,9 @@ sphinx_gallery_conf = {
     "only_warn_on_example_error": False,
     "show_memory": False,
     "plot_gallery": "True",
+    # Its sg_execution_times pages load jQuery and DataTables from CDNs (see the top of this
+    # file): not written.
+    "write_computation_times": False,
 }
 
 # -- HTML ----------------------------------------------------------------------------------
@@ -131,6 +186,20 @@ html_theme_options = {
 }
 html_static_path = []
 html_show_sourcelink = False
+
+# MathJax from the site itself, not from Sphinx's default CDN: the copy of MathJax 3.2.2 that the
+# sphinx-mathjax-offline package ships (its static/mathjax/ folder) is copied by the html
+# builders into _static/mathjax/, and the pages with formulas load its tex-chtml.js from there.
+# The package's own Sphinx extension is not used: it does the same, but declares no parallel
+# safety (``-j`` with ``-W`` would fail) and copies its 24 MB into every builder's output.
+_mathjax = importlib.util.find_spec("sphinx-mathjax-offline")
+_mathjax = _mathjax and Path(_mathjax.origin).parent / "static"
+if not (_mathjax and (_mathjax / "mathjax" / "tex-chtml.js").is_file()):
+    _stop(f"sphinx-mathjax-offline (the copy of MathJax that the site serves) is not installed "
+          f"in this Python ({sys.executable}): run `pip install '.[docs]'` with this interpreter "
+          f"first.")
+html_static_path.append(str(_mathjax))
+mathjax_path = "mathjax/tex-chtml.js"
 
 
 # -- Re-exported names ---------------------------------------------------------------------
