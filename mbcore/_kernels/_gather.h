@@ -19,6 +19,7 @@
     !defined(MB_NO_GATHER_DISPATCH) && !defined(MBCORE_NO_SIMD)
 #define MB_GATHER_DISPATCH 1
 #include <immintrin.h>
+#include "_cpu.h"
 #endif
 
 #define MB_GDOT_SCALAR(NAME, VT, IT)                                                        \
@@ -88,9 +89,7 @@ static int mb_gather_choose(int want)
     /* want 1: gathers (if the CPU has AVX2), 0 or -1 (the default): the scalar loop.  The
      * scalar loop is the default because it was the faster one where measured: on AMD Zen 3 a
      * pass with the gathers took 1.3-1.5x as long (bench/README.md, issue 27). */
-    int has;
-    __builtin_cpu_init();
-    has = __builtin_cpu_supports("avx2") ? 1 : 0;
+    int has = mb_cpu_has_avx2();
     mb_gather_on = (want == 1) && has;
     return mb_gather_on;
 }

@@ -68,6 +68,7 @@ static double mb_wm_class_sum_scalar(const double* c, const unsigned char* p, pt
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(MBCORE_NO_SIMD)
 #define MB_X86 1
 #include <immintrin.h>
+#include "_cpu.h"
 
 /* -- AVX2 ---------------------------------------------------------------------------------- */
 
@@ -249,10 +250,8 @@ static int mb_cpu_avx2 = -1;
 
 static inline int mb_has_avx2(void)
 {
-    if (mb_cpu_avx2 < 0) {
-        __builtin_cpu_init();
-        mb_cpu_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
+    if (mb_cpu_avx2 < 0)
+        mb_cpu_avx2 = mb_cpu_has_avx2();
     return mb_cpu_avx2;
 }
 #endif
@@ -312,7 +311,7 @@ static inline void mb_wm_force_level(int level)
 {
 #ifdef MB_X86
     mb_has_avx2();
-    mb_cpu_avx2 = level >= 2 ? (__builtin_cpu_supports("avx2") ? 1 : 0) : 0;
+    mb_cpu_avx2 = level >= 2 ? mb_cpu_has_avx2() : 0;
 #else
     (void)level;
 #endif

@@ -10,7 +10,7 @@ after every update), so the cost per example falls as the version space shrinks.
 # Popcounts, chosen at run time: on x86 the loops are compiled twice, for any x86-64 CPU (where
 # GCC's __builtin_popcountll calls the libgcc routine __popcountdi2, no popcnt instruction) and
 # with target("popcnt"), and the module's first import takes the second where the CPU has the
-# instruction (__builtin_cpu_supports), so one wheel serves old and new CPUs.  Elsewhere (other
+# instruction (CPUID: _cpu.h), so one wheel serves old and new CPUs.  Elsewhere (other
 # architectures, MSVC's __popcnt64) one version.  Both give the same counts.
 cdef extern from *:
     """
@@ -23,6 +23,7 @@ cdef extern from *:
     #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && !defined(MB_NO_POPCNT_DISPATCH)
     #define MB_POPCNT_DISPATCH 1
     #endif
+    #include "_cpu.h"
 
     /* the loops: set bits of a (the words Z[0..m-1]); of a & b (the words Z[...]); of a & b
        (all W words) */
@@ -60,9 +61,7 @@ cdef extern from *:
        the popcnt versions are in use. */
     static int mb_popcount_choose(int want) {
     #ifdef MB_POPCNT_DISPATCH
-        int has;
-        __builtin_cpu_init();
-        has = __builtin_cpu_supports("popcnt") ? 1 : 0;
+        int has = mb_cpu_has_popcnt();
         if (want < 0) want = has;
         if (want && has) {
             mb_count = mb_count_popcnt; mb_and_count_z = mb_and_count_z_popcnt;
