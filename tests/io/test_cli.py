@@ -19,10 +19,12 @@ def run_cli(*args):
     return subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.smoke
 def test_console_script_is_installed():
     assert EXE is not None, "pip install should put the `mbcore` command on PATH"
 
 
+@pytest.mark.smoke
 def test_run_json_matches_the_library():
     r = run_cli("run", "--learner", "Perceptron", "--learner", "MarginPerceptron", "--json",
                 "--twin-rows", "200")
@@ -39,6 +41,7 @@ def test_run_json_matches_the_library():
     assert rows["Perceptron"]["mistakes"] <= rows["Perceptron"]["bound"]
 
 
+@pytest.mark.smoke
 def test_run_default_table_names_every_learner():
     r = run_cli("run", "--twin-rows", "100")
     assert r.returncode == 0, r.stderr

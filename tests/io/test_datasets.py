@@ -15,6 +15,9 @@ from mbcore import datasets
 from mbcore.datasets import (DATASETS, describe, load_a9a, load_breast_cancer, load_mnist,
                              load_monks, load_mushrooms, load_spect, load_tictactoe)
 
+# (the subset every built wheel is tested with: pytest -m smoke)
+pytestmark = pytest.mark.smoke
+
 KEYS = ("summary", "description", "citation", "source", "changes", "labels", "license", "file",
         "loader", "n_samples", "n_features")
 NEW = ("spect", "breast-cancer", "mnist", "a9a")

@@ -19,7 +19,7 @@ from mbcore.streaming import iter_csv, iter_svmlight
 from mbref.formats import parse_number, read_csv, read_svmlight
 
 # CI runs this file on the debug build and the AddressSanitizer build too (tests/README.md)
-pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
+pytestmark = [pytest.mark.smoke, pytest.mark.checked, pytest.mark.sanitized]
 
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "mbcore", "datasets",
                     "data")

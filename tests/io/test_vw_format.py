@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - vowpalwabbit is in the test extra
     pyvw = None
 
 # CI runs this file on the debug build and the AddressSanitizer build too (tests/README.md)
-pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
+pytestmark = [pytest.mark.smoke, pytest.mark.checked, pytest.mark.sanitized]
 
 needs_vw = pytest.mark.skipif(pyvw is None, reason="vowpalwabbit is not installed")
 

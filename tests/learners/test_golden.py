@@ -16,6 +16,9 @@ import mbcore
 import mbref
 from conftest import as_list, integer_stream, real_stream
 
+# (the subset every built wheel is tested with: pytest -m smoke)
+pytestmark = pytest.mark.smoke
+
 MODULES = [mbcore, mbref]
 mod_param = pytest.mark.parametrize("mod", MODULES, ids=["mbcore", "mbref"])
 

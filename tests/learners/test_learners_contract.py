@@ -24,7 +24,7 @@ from _learner_data import N, data
 LEARNERS = mbcore.all_learners()
 
 # noisy streams make the elimination learners inconsistent: their warning is not the subject
-pytestmark = pytest.mark.filterwarnings("ignore::mbcore.LearnerWarning")
+pytestmark = [pytest.mark.smoke, pytest.mark.filterwarnings("ignore::mbcore.LearnerWarning")]
 
 
 CASES = [pytest.param(cls, params, id=f"{name}-{i}") for name, cls in LEARNERS

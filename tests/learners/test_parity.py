@@ -21,7 +21,7 @@ from conftest import (FORMATS, REGISTRY, REGISTRY_IDS, as_list, chunk_bounds, cs
                       whole_record)
 
 # CI runs this file on the debug build too (tests/README.md)
-pytestmark = pytest.mark.checked
+pytestmark = [pytest.mark.smoke, pytest.mark.checked]
 
 SEEDS = (0, 1, 2)
 CHUNKINGS = ("whole", 1, 7, "random")

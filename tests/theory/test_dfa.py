@@ -33,6 +33,9 @@ import mbref.queries as R
 from mbcore.persistence import FormatError
 from mbcore.queries import DFA
 
+# (the subset every built wheel is tested with: pytest -m smoke)
+pytestmark = pytest.mark.smoke
+
 PAIRS = [(DFA, "mbcore"), (R.DFA, "mbref")]
 
 

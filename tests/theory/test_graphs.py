@@ -32,6 +32,9 @@ from mbcore.bounds import edge_detecting_bound
 from mbcore.queries import graphs as QG
 from mbref import graphs as R
 
+# (the subset every built wheel is tested with: pytest -m smoke)
+pytestmark = pytest.mark.smoke
+
 
 # -- helpers (independent of the code under test) ------------------------------------------------
 

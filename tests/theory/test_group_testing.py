@@ -24,6 +24,9 @@ from mbcore import queries as Q
 from mbcore.bounds import group_testing_bound
 from mbref import graphs as R
 
+# (the subset every built wheel is tested with: pytest -m smoke)
+pytestmark = pytest.mark.smoke
+
 
 def log2c(n):
     return math.ceil(math.log2(n)) if n > 1 else 0

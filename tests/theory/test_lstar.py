@@ -37,6 +37,9 @@ from mbcore.queries import (DFA, DFAEquivalenceOracle, DFAMembershipOracle, DFAT
                             SamplingEquivalenceOracle, WMethodEquivalenceOracle, lstar,
                             run_dfa_demo)
 
+# (the subset every built wheel is tested with: pytest -m smoke)
+pytestmark = pytest.mark.smoke
+
 PROCESSINGS = ["rivest-schapire", "angluin", "suffixes"]
 
 
