@@ -1371,27 +1371,30 @@ cdef Py_ssize_t mc_part(MCJob* j, int part, const floating* val,
     return m
 
 
+cdef inline double mc_terms_axpy(double* W, Py_ssize_t K, Py_ssize_t cls, double c,
+                                 const int* js, const double* xs, Py_ssize_t m) noexcept nogil:
+    """w_cls += c x on the m terms (js, xs): mc_axpy's arithmetic on each weight; the sum of
+    r - r (0 if all finite)."""
+    cdef Py_ssize_t q, jj
+    cdef double chk = 0.0, r
+    for q in range(m):
+        jj = js[q] * K + cls
+        r = W[jj] + c * xs[q]
+        W[jj] = r
+        chk += r - r
+    return chk
+
+
 cdef inline double mc_part_update(double* W, Py_ssize_t K, Py_ssize_t k0, Py_ssize_t k1,
                                   Py_ssize_t y, Py_ssize_t b, double c, const int* js,
                                   const double* xs, Py_ssize_t m) noexcept nogil:
     """w_y += c x and w_b += (-c) x on the m terms (js, xs), for the classes of k0..k1-1
-    among y and b: mc_axpy's arithmetic on each weight; the sum of r - r (0 if all finite)."""
-    cdef Py_ssize_t q, jj
-    cdef double chk = 0.0, r, xv, cn = -c
+    among y and b; the sum of r - r (0 if all finite)."""
+    cdef double chk = 0.0
     if k0 <= y < k1:
-        for q in range(m):
-            jj = js[q] * K + y
-            xv = xs[q]
-            r = W[jj] + c * xv
-            W[jj] = r
-            chk += r - r
+        chk += mc_terms_axpy(W, K, y, c, js, xs, m)
     if k0 <= b < k1:
-        for q in range(m):
-            jj = js[q] * K + b
-            xv = xs[q]
-            r = W[jj] + cn * xv
-            W[jj] = r
-            chk += r - r
+        chk += mc_terms_axpy(W, K, b, -c, js, xs, m)
     return chk
 
 
