@@ -22,15 +22,17 @@ __all__ = ["add_workflow_parsers"]
 _WORKFLOW_LEARNERS = LEARNERS
 
 
-def _add_source_options(p):
+def _add_source_options(p, predict=False):
     p.add_argument("--data", required=True, metavar="FILE|-",
                    help="the examples: a file (plain or gzip) or - for standard input")
     p.add_argument("--format", dest="fmt", choices=("auto", "svmlight", "csv", "vw"),
-                   default="auto",
-                   help="input format (default: auto: sniffed from a file's first lines; "
-                        "svmlight for standard input)")
-    p.add_argument("--bits", type=positive_int, default=18, metavar="B",
-                   help="vw only: hash feature names into 2**B columns (default 18, as vw -b)")
+                   default=None,
+                   help="input format (default: the format a saved model was trained from; "
+                        "else auto: sniffed from a file's first lines, svmlight for standard "
+                        "input)")
+    p.add_argument("--bits", type=positive_int, default=None, metavar="B",
+                   help="vw only: hash feature names into 2**B columns (default: a saved "
+                        "model's; else 18, as vw -b)")
     p.add_argument("--n-features", type=positive_int, default=None, metavar="D",
                    help="svmlight: the number of columns, checked on every line (default: none "
                         "needed: the width grows as the indices arrive, from a file or standard "
@@ -38,21 +40,36 @@ def _add_source_options(p):
                         "learners that need the width up front, Winnow's family (theta = n), "
                         "KernelPerceptron and the Boolean learners, find it by a first pass "
                         "over a file and need --n-features on standard input)")
-    p.add_argument("--zero-based", action="store_true",
-                   help="svmlight: index 0 is the first column (default: one-based, LIBSVM's "
-                        "convention, decided before any line is read; an index 0 is then an "
-                        "error naming its line)")
+    p.add_argument("--zero-based", action="store_true", default=None,
+                   help="svmlight: index 0 is the first column (default: a saved model's "
+                        "reading; else what the file's first comment lines declare, as "
+                        "scikit-learn writes '# Column indices are zero-based'; else "
+                        "one-based, LIBSVM's convention, and an index 0 is an error naming "
+                        "its line)")
     p.add_argument("--max-features", type=positive_int, default=None, metavar="M",
                    help="svmlight without --n-features: the widest the stream may grow "
                         "(default 67,108,864 = 2**26); a larger index is an error naming its "
                         "line, before anything is allocated for it")
     p.add_argument("--label-column", type=int, default=None, metavar="K",
-                   help="CSV only: index of the label column (default: -1)")
+                   help="CSV only: index of the label column, counting from 0, negative from "
+                        "the end (default: a saved model's; else -1, the last)")
     p.add_argument("--delimiter", default=None, metavar="CHAR",
-                   help="CSV only: field separator (default: ',')")
-    p.add_argument("--skip-header", action="store_true", help="CSV only: skip the first line")
+                   help="CSV only: field separator (default: a saved model's; else ',')")
+    p.add_argument("--skip-header", action="store_true", default=None,
+                   help="CSV only: the first line is a header (default: a saved model's "
+                        "reading; else sniffed: a first line whose fields are not numbers)")
+    if predict:
+        p.add_argument("--no-label", action="store_true",
+                       help="the rows carry no label: CSV lines hold only the features (every "
+                            "column); svmlight lines that start with a feature (idx:value) "
+                            "are read without a label whether or not this is given")
+    p.add_argument("--override-reading", action="store_true",
+                   help="read the data as these options say even where they contradict how a "
+                        "saved model's training data was read (which is refused otherwise: "
+                        "its features would land in other columns)")
     p.add_argument("--chunk-size", type=positive_int, default=8_192, metavar="N",
-                   help="examples parsed and learned at a time (default 8,192)")
+                   help=("examples parsed and predicted at a time (default 8,192)" if predict
+                         else "examples parsed and learned at a time (default 8,192)"))
     p.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="svmlight: threads that parse the input in parallel, ahead of the "
                         "learner (default: the cores but one, at most 4, at least 1; or "
@@ -76,24 +93,34 @@ def add_workflow_parsers(sub):
                        description="Train one learner online (predict, then learn, every "
                                    "example in order) and save it with learner.save (a .npz "
                                    "that 'mbcore predict' and mbcore.load read).")
-    p.add_argument("--learner", required=True, type=learner_name, metavar="NAME",
+    p.add_argument("--learner", type=learner_name, default=None, metavar="NAME",
                    help="the learner (case-insensitive): " + ", ".join(_WORKFLOW_LEARNERS) +
                         "; on data of K >= 3 classes: " + ", ".join(K_CLASS_LEARNERS) +
-                        " (the others take two classes)")
+                        " (the others take two classes).  Required unless --warm-start "
+                        "gives the learner")
     p.add_argument("--model", required=True, metavar="OUT.npz", help="where to save the model")
     p.add_argument("--passes", type=positive_int, default=1, metavar="K",
                    help="passes over the data (more than one needs a file)")
     p.add_argument("--warm-start", default=None, metavar="IN.npz",
-                   help="continue the run of a saved model (exactly as one longer run)")
+                   help="continue the run of a saved model (exactly as one longer run): the "
+                        "learner, its parameters and how its data was read come from the file "
+                        "(--learner, if given, must name the same learner); data of another "
+                        "width or format than the model's is refused")
     _add_learner_options(p)
     _add_source_options(p)
+    add_order_options(p, stream=True)
     p.set_defaults(handler=_cmd_train)
 
     p = sub.add_parser("predict", help="stream the predictions of a saved model",
                        description="Predict every example of a file or a pipe with a saved "
                                    "model, one line each (the label as written in the training "
                                    "data, or with --raw the score, K scores for K >= 3 "
-                                   "classes); the model does not change.")
+                                   "classes); the model does not change.  The data is read as "
+                                   "the model's training data was (format, --zero-based, "
+                                   "--bits, the CSV options: recorded in the model).  Labels "
+                                   "in the data are read and ignored, and rows may have none "
+                                   "(svmlight lines that start with a feature; CSV with "
+                                   "--no-label).")
     p.add_argument("--model", required=True, metavar="M.npz", help="a model saved by train")
     p.add_argument("--out", default="-", metavar="FILE|-",
                    help="where to write the predictions (default: - for standard output)")
@@ -107,7 +134,7 @@ def add_workflow_parsers(sub):
                         "terminal)")
     p.add_argument("--no-line-buffered", dest="line_buffered", action="store_false",
                    help="read the input in chunks")
-    _add_source_options(p)
+    _add_source_options(p, predict=True)
     p.set_defaults(handler=_cmd_predict)
 
     p = sub.add_parser("evaluate", help="progressive validation of a learner on a file or pipe",
@@ -117,7 +144,8 @@ def add_workflow_parsers(sub):
     p.add_argument("--learner", type=learner_name, default=None, metavar="NAME",
                    help="the learner (or --warm-start to continue a saved model)")
     p.add_argument("--warm-start", default=None, metavar="IN.npz",
-                   help="continue the run of a saved model")
+                   help="continue the run of a saved model (its learner, parameters and "
+                        "reading, as for train)")
     p.add_argument("--model", default=None, metavar="OUT.npz",
                    help="also save the learner at the end")
     _add_learner_options(p)
@@ -126,18 +154,58 @@ def add_workflow_parsers(sub):
     p.set_defaults(handler=_cmd_evaluate)
 
 
-def _source(args, model=None):
-    """(source for the readers, display name, format, reader options)."""
+# The command-line options of each reader option that decides the features.
+_FLAGS = {"zero_based": "zero_based", "bits": "bits", "label_column": "label_column",
+          "delimiter": "delimiter", "skip_header": "skip_header"}
+_FORMAT_OF = {"zero_based": "svmlight", "bits": "vw", "label_column": "csv", "delimiter": "csv",
+              "skip_header": "csv"}
+_OPTION = {"zero_based": "--zero-based", "bits": "--bits", "label_column": "--label-column",
+           "delimiter": "--delimiter", "skip_header": "--skip-header"}
+
+
+def _recorded(model):
+    """How a saved model's training data was read (``reading_``), or None."""
+    if model is None or not model._is_fitted():
+        return None
+    return getattr(model, "reading_", None)
+
+
+def _source(args, model=None, model_file=None):
+    """(source for the readers, display name, format, reader options).  The format and the
+    options that decide the features come from the command line where given, else from how
+    the model's training data was read (mbcore.streaming.reading_options, which also refuses
+    an option that contradicts it)."""
     stdin = args.data == "-"
+    rec = _recorded(model)
     if stdin:
         source, name = sys.stdin.buffer, "<stdin>"
-        fmt = "svmlight" if args.fmt == "auto" else args.fmt
     else:
         if not os.path.exists(args.data):
             raise OSError(f"--data {args.data!r}: no such file")
+        if os.path.isdir(args.data):
+            raise OSError(f"--data {args.data!r} is a folder, not a file")
         source, name = args.data, args.data
-        fmt = sniff_format(args.data) if args.fmt == "auto" else args.fmt
-    options = {}
+    if args.fmt not in (None, "auto"):
+        fmt = args.fmt
+    elif rec is not None and args.fmt is None:
+        fmt = rec["format"]
+    else:
+        fmt = "svmlight" if stdin else sniff_format(args.data)
+    given = {key: getattr(args, flag) for key, flag in _FLAGS.items()
+             if getattr(args, flag) is not None}
+    for key in given:
+        if _FORMAT_OF[key] != fmt:
+            which = {"svmlight": "svmlight", "vw": "Vowpal Wabbit's text (vw)",
+                     "csv": "CSV"}[_FORMAT_OF[key]]
+            raise UsageError(f"{_OPTION[key]} applies to {which} input; {name} is read as "
+                             f"{fmt}")
+    if getattr(args, "no_label", False):
+        if fmt == "csv":
+            given["label_column"] = None
+        elif fmt == "vw":
+            raise UsageError("--no-label applies to CSV (and svmlight) input; in Vowpal "
+                             f"Wabbit's text a line without a label starts with '|'")
+    options = dict(given)
     if fmt == "svmlight":
         # No first pass: --n-features, or the width of a saved model that cannot grow, else
         # the width grows as the indices arrive (mbcore.streaming.train_file / evaluate_file).
@@ -155,24 +223,30 @@ def _source(args, model=None):
                                  "--n-features the width is known")
         elif args.max_features is not None:
             options["max_features"] = args.max_features
-        options["zero_based"] = bool(args.zero_based)
         if args.workers is not None:
             options["workers"] = args.workers
-    elif fmt == "csv":
-        options["label_column"] = -1 if args.label_column is None else args.label_column
-        options["delimiter"] = "," if args.delimiter is None else args.delimiter
-        options["skip_header"] = bool(args.skip_header)
-    else:
-        options["bits"] = args.bits
-    if fmt != "csv" and (args.label_column is not None or args.delimiter is not None or
-                         args.skip_header):
-        raise UsageError(f"--label-column, --delimiter and --skip-header apply to CSV input; "
-                         f"{name} is read as {fmt}")
     if fmt != "svmlight" and args.max_features is not None:
         raise UsageError(f"--max-features applies to svmlight input; {name} is read as {fmt}")
     if fmt != "svmlight" and args.workers is not None:
         raise UsageError(f"--workers applies to svmlight input; {name} is read as {fmt}")
+    if fmt != "svmlight" and args.n_features is not None:
+        raise UsageError(f"--n-features applies to svmlight input; {name} is read as {fmt}")
+    if model is not None and model._is_fitted() and rec is None and model_file is not None:
+        _unknown_reading(model_file, name, fmt, given)
     return source, name, fmt, options
+
+
+def _unknown_reading(model_file, name, fmt, given):
+    """A model that does not record how its data was read (saved by mbcore 0.2.0): say once
+    how the data will be read, when an option that decides it was not given."""
+    from .streaming import READING
+    missing = [_OPTION.get(k, k) for k in READING[fmt] if k not in given and k in _OPTION]
+    if not missing:
+        return
+    print(f"mbcore: warning: {model_file} does not record how its training data was read (a "
+          f"file of mbcore 0.2.0): {name} is read as {fmt} with the defaults of "
+          f"{', '.join(missing)}; if the training data was read otherwise, give the same "
+          "options", file=sys.stderr)
 
 
 def _workflow_learner(args):
@@ -183,48 +257,152 @@ def _workflow_learner(args):
         learner = mbcore.load(args.warm_start)
         if args.learner is not None and type(learner).__name__ != args.learner:
             raise UsageError(f"--learner {args.learner} but --warm-start {args.warm_start!r} "
-                             f"holds a {type(learner).__name__}")
+                             f"holds a {type(learner).__name__}: leave --learner out (the "
+                             "file gives the learner) or start a new model")
         return learner
     if args.learner is None:
-        raise UsageError("--learner NAME is required (or --warm-start IN.npz)")
+        raise UsageError("--learner NAME is required (or --warm-start IN.npz to continue a "
+                         "saved model)")
     params = learner_params(mbcore, [args.learner], args.params)[args.learner]
     return getattr(mbcore, args.learner)(**params)
 
 
-def _summary(stats, name, learner, fmt, extra):
+def _check_output(path, option="--model"):
+    """Refuse, before any work, a path the model cannot be written to (naming it as given)."""
+    if path is None:
+        return
+    if os.path.isdir(path):
+        raise OSError(f"{option} {path!r} is a folder; give a file name, e.g. "
+                      f"{os.path.join(path, 'model.npz')!r}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise OSError(f"{option} {path!r}: the folder {os.path.dirname(path) or '.'!r} does "
+                      "not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (
+            os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise OSError(f"{option} {path!r}: cannot be written (permission denied)")
+
+
+def _check_warm_width(learner, args, source, name, fmt, options):
+    """A warm start on data of another width than the model's is refused, naming both: a
+    file's width is read before any learning (svmlight: its largest index, by a scan; CSV:
+    the columns of its first row); standard input is left to the learner's own checks."""
+    if args.warm_start is None or args.data == "-" or args.override_reading or \
+            not learner._is_fitted():
+        return
+    d = learner.n_features_in_
+    if fmt == "svmlight":
+        if "n_features" in options and args.n_features is not None:
+            if args.n_features != d:
+                raise ValueError(f"--n-features {args.n_features} but the model "
+                                 f"{args.warm_start} has {d:,} features")
+            return
+        from ._readers import svmlight_scan_file
+        low, high = svmlight_scan_file(source, "mbcore", name)
+        if high < 0:
+            return
+        width = high + (1 if options.get("zero_based") else 0)
+        if options.get("zero_based") is None:
+            from .streaming import reading_options
+            _, resolved, _ = reading_options("mbcore", learner, source, fmt, options)
+            width = high + (1 if resolved.get("zero_based") else 0)
+        if width != d:
+            raise ValueError(f"{name} has {width:,} features (its largest index is {high}) but "
+                             f"the model {args.warm_start} has {d:,}: other data than the "
+                             f"model's? If {name} has the model's {d:,} columns and only "
+                             f"leaves the last ones unused, give --n-features {d}; "
+                             "--override-reading continues on it as it is")
+    elif fmt == "csv":
+        from .streaming import read_chunks, reading_options
+        _, resolved, _ = reading_options("mbcore", learner, source, fmt, options)
+        resolved = {k: v for k, v in resolved.items() if k != "lines"}
+        for item in read_chunks(source, "csv", 1, **resolved):
+            width = item[0].shape[1]
+            if width != d:
+                raise ValueError(f"{name} has {width:,} feature columns but the model "
+                                 f"{args.warm_start} has {d:,}: other data than the model's "
+                                 "(or another --label-column)?")
+            break
+
+
+def _plain_failure(exc, written):
+    """An error of the learner, said for the command line: 'the learner was left as before
+    the call' means nothing to a user of the command; what matters is the file."""
+    text = str(exc)
+    after = "; no model was written" if written else ""
+    for phrase in ("; the learner was left as before the call",
+                   ", and the learner was left as before the call",
+                   "the learner was left as before the call"):
+        if phrase in text:
+            return type(exc)(text.replace(phrase, after)) if isinstance(exc, ValueError) \
+                else exc
+    return exc
+
+
+def _label_hint(exc, fmt, options):
+    """A CSV whose label column holds real values: the labels are likely in another column."""
+    text = str(exc)
+    if fmt != "csv" or "looks continuous" not in text:
+        return exc
+    col = options.get("label_column", -1)
+    where = "the last column" if col in (None, -1) else f"column {col} (counting from 0)"
+    head = text.split(" a regression target?")[0].rstrip(":; ")
+    return ValueError(f"{head}: the label column, {where}, holds real values, not class "
+                      "labels; if the labels are in another column, give --label-column K "
+                      "(0 for the first column, as pandas' to_csv writes a column inserted "
+                      "first)")
+
+
+def _summary(stats, name, learner, fmt, extra, passes=1):
     out = {"data": name, "format": fmt, "learner": type(learner).__name__,
-           "n_samples": stats.n, "mistakes": stats.mistakes, "updates": stats.updates,
+           "n_samples": stats.n // passes, "n_steps": stats.n, "mistakes": stats.mistakes,
+           "updates": stats.updates,
            "error_rate": stats.error_rate if stats.n else None, "seconds": stats.seconds,
            "examples_per_second": stats.n / stats.seconds if stats.seconds > 0 else None}
     out.update(extra)
     return out
 
 
+def _plural(n, word, plural=None):
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
 def _cmd_train(args):
-    from .streaming import train_file
+    from .streaming import LabelRuns, train_file
+    _check_output(args.model)
     learner = _workflow_learner(args)
-    source, name, fmt, options = _source(args, learner)
+    source, name, fmt, options = _source(args, learner, args.warm_start)
     if args.passes > 1 and args.data == "-":
         raise UsageError("--passes: standard input can be read once; give a file")
+    _check_warm_width(learner, args, source, name, fmt, options)
     show = sys.stderr.isatty() if args.progress is None else args.progress
     progress = Progress(type(learner).__name__, show)
+    runs = LabelRuns()
+    order = {"shuffle": (args.seed, args.shuffle_buffer)} if args.shuffle else \
+        {"labels_seen": runs.add}
     try:
         stats = train_file(learner, source, format=fmt, passes=args.passes,
                            chunk_size=args.chunk_size, classes=stream_classes(args),
-                           callback=progress, **options)
+                           callback=progress, override_reading=args.override_reading,
+                           **order, **options)
+    except ValueError as exc:
+        raise _label_hint(_plain_failure(exc, True), fmt, options) from exc
     finally:
         progress.close()
+    warn_sorted(runs, name)
     if stats.n == 0:
-        raise ValueError(f"{name} holds no examples: nothing to train on")
+        raise ValueError(f"{name} holds no examples: nothing to train on; no model was written")
     learner.save(args.model)
     summary = _summary(stats, name, learner, fmt, {"passes": args.passes, "model": args.model,
-                                                   "warm_start": args.warm_start})
+                                                   "warm_start": args.warm_start},
+                       args.passes)
     if args.json:
         emit(json.dumps(summary, indent=2, default=str))
     else:
-        emit(f"{summary['learner']}: {stats.n:,} examples ({args.passes} "
-             f"pass{'es' if args.passes > 1 else ''}), {stats.mistakes:,} mistakes "
-             f"({100.0 * stats.error_rate:.2f}% progressive), {stats.updates:,} updates, "
+        rows = stats.n // args.passes
+        emit(f"{summary['learner']}: {_plural(rows, 'example')} ({_plural(args.passes, 'pass', 'passes')}), "
+             f"{_plural(stats.mistakes, 'mistake')} "
+             f"({100.0 * stats.error_rate:.2f}% progressive), {_plural(stats.updates, 'update')}, "
              f"{number(summary['examples_per_second'] or 0.0)} examples/s; saved to "
              f"{args.model}")
     return 0
@@ -235,17 +413,19 @@ def _cmd_predict(args):
     from .streaming import predict_file
     if args.progress:
         raise UsageError("--progress: predict writes its output as it goes; no progress line")
+    if args.out != "-":
+        _check_output(args.out, "--out")
     model = mbcore.load(args.model)
     if not model._is_fitted():
         raise ValueError(f"{args.model} holds an unfitted {type(model).__name__}: train it first")
-    source, name, fmt, options = _source(args, model)
+    source, name, fmt, options = _source(args, model, args.model)
     line = args.line_buffered
     if line is None:
         line = args.data == "-" and sys.stdin.isatty()
     out = None if args.out == "-" else args.out
     start = time.perf_counter()
     n = predict_file(model, source, out, format=fmt, raw=args.raw, chunk_size=args.chunk_size,
-                     line_buffered=line, **options)
+                     line_buffered=line, override_reading=args.override_reading, **options)
     seconds = time.perf_counter() - start
     if args.json:
         print(json.dumps({"data": name, "model": args.model, "n_samples": n,
@@ -257,8 +437,10 @@ def _cmd_predict(args):
 
 def _cmd_evaluate(args):
     from .streaming import REPORT_HEADER, LabelRuns, evaluate_file, report_line
+    _check_output(args.model)
     learner = _workflow_learner(args)
-    source, name, fmt, options = _source(args, learner)
+    source, name, fmt, options = _source(args, learner, args.warm_start)
+    _check_warm_width(learner, args, source, name, fmt, options)
 
     def show(line):
         if args.json:
@@ -274,8 +456,12 @@ def _cmd_evaluate(args):
         options["shuffle"] = (args.seed, args.shuffle_buffer)
     else:
         options["labels_seen"] = runs.add
-    report = evaluate_file(learner, source, format=fmt, chunk_size=args.chunk_size,
-                           classes=stream_classes(args), on_line=show, **options)
+    try:
+        report = evaluate_file(learner, source, format=fmt, chunk_size=args.chunk_size,
+                               classes=stream_classes(args), on_line=show,
+                               override_reading=args.override_reading, **options)
+    except ValueError as exc:
+        raise _label_hint(_plain_failure(exc, args.model is not None), fmt, options) from exc
     warn_sorted(runs, name)
     stats = report.stats
     if stats.n == 0:
@@ -288,7 +474,8 @@ def _cmd_evaluate(args):
     if args.json:
         emit(json.dumps(summary, indent=2, default=str))
     else:
-        emit(f"{summary['learner']}: {stats.n:,} examples, {stats.mistakes:,} progressive "
-             f"mistakes ({100.0 * stats.error_rate:.4f}%), "
+        emit(f"{summary['learner']}: {_plural(stats.n, 'example')}, "
+             f"{_plural(stats.mistakes, 'progressive mistake')} "
+             f"({100.0 * stats.error_rate:.4f}%), "
              f"{number(summary['examples_per_second'] or 0.0)} examples/s")
     return 0

@@ -133,6 +133,29 @@ def feature_names(v):
 # as many as n_features_in_ (checked by the loader).
 ONE_STATE = {"_feature_names": feature_names}
 
+def reading(v):
+    """reading_: how the learner's data was read from a file (mbcore.streaming), as the
+    persistence format stores it: a tuple of (name, value) pairs, the names among the
+    readers' options, the values JSON scalars."""
+    if v is None:
+        return None
+    if not isinstance(v, tuple) or not all(
+            isinstance(p, tuple) and len(p) == 2 and p[0] in READING_NAMES and
+            (p[1] is None or type(p[1]) in (bool, int, float, str)) for p in v):
+        return "is not a tuple of (option, value) pairs of the readers"
+    if len({p[0] for p in v}) != len(v) or "format" not in {p[0] for p in v}:
+        return "names an option twice, or no format"
+    return None
+
+
+# The options of the readers a learner's reading_ records (mbcore.streaming.READING).
+READING_NAMES = frozenset(("format", "zero_based", "bits", "hash_seed", "label_column",
+                           "delimiter", "skip_header", "labels"))
+
+# What training from a file (mbcore.streaming.train_file, evaluate_file) adds to any learner:
+# how it read the file, so that predicting reads the same way.
+READ_STATE = {"reading_": reading}
+
 # What fit() adds to any learner (all of them or none).
 FIT_STATE = {"converged_": py(bool), "cycled_": py(bool), "n_iter_": py(int, low=0),
              "epoch_mistakes_": int_list, "epoch_updates_": int_list}

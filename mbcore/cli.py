@@ -45,10 +45,12 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import time
+import warnings
 
-from . import _registry
+from . import _messages, _registry
 from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError,
                           add_order_options, emit, learner_name, learner_params, number, param,
                           positive_int, sniff_format, stream_classes, warn_sorted)
@@ -81,34 +83,105 @@ def main(argv=None):
     Returns
     -------
     int
-        The exit status: 0 on success, 2 for a usage error, 1 for any other error (an unreadable
-        file, an invalid learner parameter, ...).  Errors are reported as one line on stderr.
+        The exit status: 0 on success (and when the reader of the output stops early, as
+        ``| head`` does), 2 for a usage error, 1 for any other error (an unreadable file, an
+        invalid learner parameter, ...).  Errors are reported as one line on stderr, and so is
+        every warning (``mbcore: warning: ...``).
     """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    with _messages.command_line(), warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            args = _build_parser().parse_args(_joined_values(argv))
+            if args.command is None:
+                raise UsageError("a command is required: run, certify, plot, bench, datasets, "
+                                 "train, predict, evaluate or queries (see mbcore --help)")
+            _check_order_options(args)
+            return args.handler(args)
+        except UsageError as exc:
+            return _fail(exc, 2)
+        except (_BugFound, QueriesBugFound) as exc:
+            return _fail(exc, 3)
+        except SystemExit as exc:  # --help and --version
+            return exc.code if isinstance(exc.code, int) else 0
+        except BrokenPipeError:
+            # Output piped into a command that stopped reading (e.g. head): what it read was
+            # right, so stop quietly with success, as the shell's own tools do under SIGPIPE.
+            _quiet_stdout()
+            return 0
+        except (ValueError, TypeError, OSError, ImportError) as exc:
+            return _fail(exc, 1)
+        except KeyboardInterrupt:
+            return 130
+
+
+# Options whose value may start with '-' (--classes -1,1: the labels most svmlight files use),
+# which argparse would otherwise take for an option.
+_VALUE_OPTIONS = ("--classes",)
+
+
+def _joined_values(argv):
+    """``--classes -1,1`` as ``--classes=-1,1``: argparse reads a value that starts with '-'
+    only when it is joined to its option."""
+    out = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in _VALUE_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-") and \
+                argv[i + 1] not in ("-", "--") and not argv[i + 1].startswith("--"):
+            out.append(f"{a}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
+def _check_order_options(args):
+    """--seed only orders what --shuffle shuffles: alone it would be ignored, so refuse it."""
+    if not hasattr(args, "shuffle"):
+        return
+    if args.seed is not None and not args.shuffle:
+        raise UsageError("--seed S sets the order of --shuffle; give --shuffle too (without "
+                         "it the rows come in file order)")
+    if args.seed is None:
+        args.seed = 0
+
+
+def _quiet_stdout():
+    """Standard output to /dev/null, so that the interpreter's last flush finds no pipe."""
     try:
-        args = _build_parser().parse_args(argv)
-        if args.command is None:
-            raise UsageError("a command is required: run, certify, plot, bench, datasets, "
-                             "train, predict, evaluate or queries (see mbcore --help)")
-        return args.handler(args)
-    except UsageError as exc:
-        return _fail(exc, 2)
-    except (_BugFound, QueriesBugFound) as exc:
-        return _fail(exc, 3)
-    except SystemExit as exc:  # --help and --version
-        return exc.code if isinstance(exc.code, int) else 0
-    except BrokenPipeError:
-        # Output piped into a command that stopped reading (e.g. head): stop quietly.
-        sys.stdout = open(os.devnull, "w")
-        return 1
-    except (ValueError, TypeError, OSError, ImportError) as exc:
-        return _fail(exc, 1)
-    except KeyboardInterrupt:
-        return 130
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+    sys.stdout = open(os.devnull, "w")
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one line on stderr, ``mbcore: warning: ...`` (never Python's source line)."""
+    text = " ".join(str(message).split())
+    print(f"mbcore: warning: {_plain(text)}", file=sys.stderr if file is None else file)
+
+
+# What a message of the Python API starts with when it names the function that raised it
+# (iter_svmlight:, run_stream:, load_tictactoe:): words a command-line user never typed.
+# Class names (Perceptron:) stay: they name the learner the user chose.
+_FUNCTION_PREFIX = re.compile(r"^(?:[a-z][a-z0-9]*_[a-z0-9_]*|load|save|lstar)(?:\.[a-z_]+)?: ")
+
+
+def _plain(message):
+    while True:
+        cut = _FUNCTION_PREFIX.sub("", message, count=1)
+        if cut == message:
+            return message
+        message = cut
 
 
 def _fail(exc, status):
     message = " ".join(str(exc).split()) or type(exc).__name__
-    print(f"mbcore: error: {message}", file=sys.stderr)
+    print(f"mbcore: error: {_plain(message)}", file=sys.stderr)
     return status
 
 

@@ -124,8 +124,8 @@ import secrets
 
 import numpy as np
 
-from . import _registry
-from ._state import FIT_STATE, ONE_STATE, StateError
+from . import _messages, _registry
+from ._state import FIT_STATE, ONE_STATE, READ_STATE, StateError
 
 __all__ = ["save", "load", "FormatError", "FORMAT_NAME", "FORMAT_VERSION", "MAX_LOAD_BYTES",
            "MAX_META_BYTES"]
@@ -223,7 +223,10 @@ class _Writer:
             for k, v in obj.__dict__.items():
                 if k in skip:
                     continue
-                if k not in cls._STATE and k not in FIT_STATE and k not in ONE_STATE:
+                if k == "reading_" and isinstance(v, dict):     # stored as (name, value) pairs
+                    v = tuple(sorted(v.items()))
+                if k not in cls._STATE and k not in FIT_STATE and k not in ONE_STATE and \
+                        k not in READ_STATE:
                     raise ValueError(f"{name}.save: attribute {k!r} is not part of {name}'s "
                                      "state, and the safe format stores nothing else (delete "
                                      "it, or use pickle)")
@@ -453,13 +456,15 @@ class _Reader:
         spec = cls._STATE
         values = {}
         for k, raw in state.items():
-            check = spec.get(k) or FIT_STATE.get(k) or ONE_STATE.get(k)
+            check = spec.get(k) or FIT_STATE.get(k) or ONE_STATE.get(k) or READ_STATE.get(k)
             if check is None:
                 raise _Bad(f"{name}: unknown state attribute {k!r}")
             val = self.value(raw, depth + 1)
             problem = check(val)
             if problem:
                 raise _Bad(f"{name}: state attribute {k} {problem}")
+            if k == "reading_" and val is not None:
+                val = dict(val)
             values[k] = val
         # state a class gained after files were written (its _NEW_STATE) may be absent: its
         # _check_state sets the value that the rest of the state implies
@@ -549,6 +554,9 @@ def _load(f, name, expected, max_bytes, max_meta):
     def bad(why):
         return FormatError(f"{name} is not a valid mbcore learner file: {why}")
 
+    not_npz = _not_an_archive(f)
+    if not_npz is not None:
+        raise bad(not_npz)
     try:
         npz = np.load(f, allow_pickle=False)
     except Exception as exc:      # noqa: BLE001 - every way a file can fail to be an archive
@@ -565,6 +573,45 @@ def _load(f, name, expected, max_bytes, max_meta):
         except Exception as exc:      # noqa: BLE001 - truncation, zip and npy header errors
             raise bad(f"{type(exc).__name__}: {exc}") from None
     return learner
+
+
+_SAVE_SPELLING = ("mbcore.load reads the .npz archives that learner.save writes",
+                  "--model takes the .npz file that 'mbcore train --model' writes")
+
+
+def _not_an_archive(f):
+    """What the file is, from its first bytes, when it is not a zip archive (an .npz) nor a
+    .npy array (np.load's own messages would pass a pickle's advice through): None for those
+    two, else the reason.  The position of ``f`` is left where it was."""
+    try:
+        at = f.tell()
+        head = f.read(512)
+        f.seek(at)
+    except (AttributeError, OSError, ValueError):
+        return None
+    if not isinstance(head, bytes):
+        return None
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06", b"\x93NUMPY")):
+        return None
+    if not head:
+        return "the file is empty"
+    saves = _messages.spell(*_SAVE_SPELLING)
+    if head[:1] == b"\x80" and len(head) > 1 and 2 <= head[1] <= 5:
+        return (f"it is a Python pickle, not an .npz archive; mbcore never loads pickled data "
+                f"from a file (loading a pickle can run any code): {saves}")
+    if head.startswith(b"\x1f\x8b"):
+        return f"it is gzip-compressed data, not an .npz archive; {saves}"
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = head[:exc.start].decode("utf-8") if exc.start > 64 else None
+    if text is not None and all(c.isprintable() or c in "\r\n\t" for c in text):
+        first = text.splitlines()[0] if text.splitlines() else text
+        if len(first) > 40:
+            first = first[:37] + "..."
+        return (f"it is a text file (it starts {first!r}), not an .npz archive: a data file "
+                f"given as a model? {saves}")
+    return f"it is neither an .npz archive nor a .npy array (it starts {head[:8]!r}); {saves}"
 
 
 def _entry(npz, key, max_bytes, what="declared"):

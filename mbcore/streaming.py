@@ -28,18 +28,19 @@ StreamRun(n=5, chunks=3, mistakes=3, updates=3, error_rate=0.6)
 """
 
 import copy
-import threading
-import sys
-import queue
 import numbers
 import os
+import queue
+import re
 import stat
+import sys
+import threading
 import time
 from typing import Any, Callable, Iterable, Iterator, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _params, _readers
+from . import _messages, _params, _readers
 from ._kernels.readers import join_labels, join_scores
 from .datasets.formats import MAX_FEATURES, check_max_features, check_width, too_few_columns
 from ._locking import holding
@@ -50,7 +51,8 @@ from .online import run_online
 __all__ = ["iter_svmlight", "iter_csv", "iter_vw", "run_stream", "StreamRun", "CSRChunk",
            "read_chunks", "prefetch", "train_file", "predict_file", "evaluate_file",
            "EvaluationReport", "REPORT_HEADER", "report_line", "FORMATS", "default_workers",
-           "shuffle_chunks", "LabelRuns", "SHUFFLE_BUFFER", "SORTED_MIN_ROWS"]
+           "shuffle_chunks", "LabelRuns", "SHUFFLE_BUFFER", "SORTED_MIN_ROWS", "READING",
+           "reading_options", "at_line"]
 
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]
@@ -605,12 +607,39 @@ def _fit_width(learner, X):
     return X, snap
 
 
-def _learn_chunk(owner, learner, X, y, classes, i, first, fresh, fit_params, grow=False):
+# A learner's message about one row of its input names it "in row R" (of the array it was given):
+# a stream read from a file names the file and the line instead.
+_IN_ROW = re.compile(r"\bin row (\d+)\b")
+
+
+def at_line(exc, lines, name):
+    """``exc`` with its "in row R" (R counted in the chunk) replaced by the file and the line of
+    that row (``lines``: the 1-based line of each row of the chunk, as the readers give it with
+    ``lines=True``), or ``exc`` itself when it names no row or nothing says where the row was."""
+    if lines is None or name is None:
+        return exc
+    text = str(exc)
+    m = _IN_ROW.search(text)
+    if m is None or int(m.group(1)) >= len(lines):
+        return exc
+    text = f"{text[:m.start()]}on {name}, line {int(lines[int(m.group(1))]):,}{text[m.end():]}"
+    try:
+        out = type(exc)(text)
+    except Exception:               # noqa: BLE001 - an exception class with other arguments
+        out = ValueError(text)
+    out.__cause__ = exc
+    return out
+
+
+def _learn_chunk(owner, learner, X, y, classes, i, first, fresh, fit_params, grow=False,
+                 lines=None, name=None):
     """One chunk through run_online; when the learner took its classes from the stream (no
     ``classes=``), an error caused by a label the first chunks did not show says so (the
     classes it names are those of the state the chunk was refused by: the write lock is held
     across both).  ``grow``: the chunks' width grows (:func:`_fit_width`); a chunk that fails
-    leaves the learner as it was before it, its growth undone."""
+    leaves the learner as it was before it, its growth undone.  ``lines`` and ``name``: the
+    line of each row in the source called ``name``, so that an error about a row names its
+    line (:func:`at_line`)."""
     with holding(learner, write=True):
         snap = None
         try:
@@ -622,11 +651,12 @@ def _learn_chunk(owner, learner, X, y, classes, i, first, fresh, fit_params, gro
                 snap.restore()
             if not isinstance(e, ValueError):
                 raise
+            every = _messages.spell(f"pass classes=[...] (every label) to {owner}",
+                                    "pass --classes A,B,... (every label)")
             if classes is None and first and "classes" in str(e) and \
                     np.unique(np.asarray(y)).shape[0] == 1:
-                raise ValueError(f"{owner}: the first chunk holds a single label; pass "
-                                 f"classes=[...] (every label) to {owner} (--classes on the "
-                                 f"command line) ({e})") from e
+                raise ValueError(f"{owner}: the first chunk holds a single label; {every} "
+                                 f"({e})") from e
             fitted = getattr(learner, "classes_", None)
             if classes is None and fresh and not first and fitted is not None:
                 try:
@@ -635,17 +665,23 @@ def _learn_chunk(owner, learner, X, y, classes, i, first, fresh, fit_params, gro
                 except TypeError:
                     new = None
                 if new:
-                    raise ValueError(f"{owner}: chunk {i} holds the label(s) {new[:5]!r}, which "
+                    where = f"chunk {i}"
+                    if lines is not None and name is not None:
+                        at = int(np.flatnonzero(np.isin(np.asarray(y), new))[0])
+                        where = f"{name}, line {int(lines[at]):,},"
+                    raise ValueError(f"{owner}: {where} holds the label(s) {new[:5]!r}, which "
                                      f"the earlier chunks did not show (the learner took its "
-                                     f"classes {np.asarray(fitted).tolist()!r} from them); pass "
-                                     f"classes=[...] (every label) to {owner} (--classes on the "
-                                     f"command line) ({e})") from e
+                                     f"classes {np.asarray(fitted).tolist()!r} from them); "
+                                     f"{every} ({e})") from e
+            bad = at_line(e, lines, name)
+            if bad is not e:
+                raise bad from e
             raise
 
 
 def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
                callback: Optional[Callable[[StreamRun], Any]] = None, grow: bool = False,
-               **fit_params) -> StreamRun:
+               source_name: Optional[str] = None, **fit_params) -> StreamRun:
     """Progressive (test-then-train) evaluation of a learner over a stream of chunks.
 
     Each chunk goes through :func:`mbcore.run_online`: every example is predicted, then its label
@@ -657,8 +693,10 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
     ----------
     learner : an mbcore learner
         Updated in place (it may already be fitted: the stream continues its run).
-    chunks : iterable of (X, y)
-        For example :func:`iter_svmlight` or :func:`iter_csv`; chunks without rows are skipped.
+    chunks : iterable of (X, y) or of (X, y, lines)
+        For example :func:`iter_svmlight` or :func:`iter_csv` (with ``lines=True``, each chunk
+        comes with the 1-based line of each of its rows in the file); chunks without rows are
+        skipped.
     classes : the labels, optional
         Passed with every chunk (as to ``partial_fit``): every label of the stream, two or more.
         Needed when the first chunk may hold a single label that does not name its pair (only
@@ -674,6 +712,10 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
         additive learners; a learner that needs its width up front raises ValueError naming
         it), a narrower CSR chunk is read at the learner's width.  The learner ends exactly as
         one run given the final width from the start would leave it.
+    source_name : str, optional
+        The name of the file the chunks come from: with chunks that carry their lines, an
+        error the learner finds in a row (a value it refuses: NaN, infinity, a 2 for a learner
+        of 0/1 features) names this file and the row's line instead of its row in the chunk.
     **fit_params : passed on to :func:`mbcore.run_online` (e.g. ``awake=`` for ``Specialists``)
 
     Returns
@@ -702,8 +744,12 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
     with holding(learner):                  # (not a fit of another thread half done)
         fresh = getattr(learner, "classes_", None) is None    # its classes come from this stream
     for i, item in enumerate(chunks):
+        lines = None
         try:
-            X, y = item
+            if isinstance(item, tuple) and len(item) == 3:
+                X, y, lines = item
+            else:
+                X, y = item
         except (TypeError, ValueError):
             raise TypeError(f"run_stream: chunk {i} is not an (X, y) pair, got "
                             f"{type(item).__name__}") from None
@@ -715,7 +761,7 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
             classes = _classes_like("run_stream", classes, y)
         t = time.perf_counter()
         record = _learn_chunk("run_stream", learner, X, y, classes, i, stats.n == 0, fresh,
-                              fit_params, grow)
+                              fit_params, grow, lines, source_name)
         now = time.perf_counter()
         stats.learn_seconds += now - t
         stats._add(record.n, record.mistakes, record.updates)
@@ -893,8 +939,9 @@ def shuffle_chunks(chunks: Iterable[Tuple[Any, Any]], seed: int = 0,
 
     Parameters
     ----------
-    chunks : iterable of (X, y)
-        X a :class:`CSRChunk`, a NumPy array or a SciPy sparse array.
+    chunks : iterable of (X, y) or of (X, y, lines)
+        X a :class:`CSRChunk`, a NumPy array or a SciPy sparse array; ``lines`` (the readers'
+        ``lines=True``), when given, travel with their rows.
     seed : int, default=0
         The seed of the random order (``numpy.random.default_rng(seed)``).
     buffer_size : int, default=65_536
@@ -904,7 +951,7 @@ def shuffle_chunks(chunks: Iterable[Tuple[Any, Any]], seed: int = 0,
 
     Yields
     ------
-    (X, y) chunks
+    (X, y) chunks, or (X, y, lines) for chunks that carry their lines
     """
     owner = "shuffle_chunks"
     seed = _params.integer(owner, "seed", seed, 0, 2 ** 63 - 1)
@@ -914,35 +961,45 @@ def shuffle_chunks(chunks: Iterable[Tuple[Any, Any]], seed: int = 0,
 
 
 def _shuffled(chunks, rng, buffer_size, step):
-    held = []                    # (X, y) pieces: the buffer, then the rows that arrived since
+    """The shuffle buffer of :func:`shuffle_chunks`; chunks of (X, y, lines) keep each row's
+    line with it (so an error about a row names the line it came from)."""
+    held = []                    # (X, y[, lines]) pieces: the buffer, then the rows since
     count = 0
     full = buffer_size + step
-    for X, y in chunks:
-        y = np.asarray(y)
+    with_lines = None
+
+    def take(piece, rows):
+        return (_take_rows(piece[0], rows),) + tuple(a[rows] for a in piece[1:])
+
+    def pool():
+        return (_join_rows([p[0] for p in held]),) + tuple(
+            np.concatenate([p[k] for p in held]) for k in range(1, len(held[0])))
+
+    for item in chunks:
+        if with_lines is None:
+            with_lines = len(item) == 3
+        X, y = item[0], np.asarray(item[1])
+        piece_all = (X, y) + ((np.asarray(item[2]),) if with_lines else ())
         m = y.shape[0]
         at = 0
         while at < m:
-            take = min(m - at, full - count)
-            piece = (X, y) if at == 0 and take == m else \
-                (_take_rows(X, np.arange(at, at + take)), y[at:at + take])
+            n = min(m - at, full - count)
+            piece = piece_all if at == 0 and n == m else take(piece_all, np.arange(at, at + n))
             held.append(piece)
-            count += take
-            at += take
+            count += n
+            at += n
             if count == full:
-                pool_X = _join_rows([p[0] for p in held])
-                pool_y = np.concatenate([p[1] for p in held])
+                whole = pool()
                 order = rng.permutation(full)
                 keep = np.sort(order[step:])
-                held = [(_take_rows(pool_X, keep), pool_y[keep])]
+                held = [take(whole, keep)]
                 count = buffer_size
-                yield _take_rows(pool_X, order[:step]), pool_y[order[:step]]
+                yield take(whole, order[:step])
     if count:
-        pool_X = _join_rows([p[0] for p in held])
-        pool_y = np.concatenate([p[1] for p in held])
+        whole = pool()
         order = rng.permutation(count)
         for a in range(0, count, step):
-            rows = order[a:a + step]
-            yield _take_rows(pool_X, rows), pool_y[rows]
+            yield take(whole, order[a:a + step])
 
 
 class LabelRuns:
@@ -1122,6 +1179,110 @@ def _source_chunks(source, format, chunk_size, ahead, options):
     return prefetch(chunks) if ahead else chunks
 
 
+# -- how a learner read its data --------------------------------------------------------------
+#
+# A learner trained from a file (train_file, evaluate_file) records how the file was read in
+# its fitted attribute ``reading_`` (saved with it), and predict_file, evaluate_file and a
+# further train_file read the same way by default: a model whose features came from a
+# zero-based file, or were hashed into 2**4 columns, is never fed columns read otherwise.
+
+# The options of each format that decide what the features are (and so must be the same when
+# a model trained on them predicts); the others (chunk_size, workers, ...) change nothing.
+READING = {"svmlight": ("zero_based",), "csv": ("label_column", "delimiter", "skip_header"),
+           "vw": ("bits", "hash_seed")}
+
+_CLI_SPELLING = {
+    "format": lambda v: f"--format {v}",
+    "zero_based": lambda v: "--zero-based" if v else "one-based indices (no --zero-based)",
+    "bits": lambda v: f"--bits {v}",
+    "hash_seed": lambda v: f"hash seed {v}",
+    "label_column": lambda v: "--no-label" if v is None else f"--label-column {v}",
+    "delimiter": lambda v: f"--delimiter {v!r}",
+    "skip_header": lambda v: {True: "--skip-header", False: "no header (no --skip-header)",
+                              "auto": "a header sniffed from the first line"}.get(v, repr(v)),
+}
+
+
+def _spelled(key, value):
+    return _messages.spell(f"{key}={value!r}", _CLI_SPELLING[key](value))
+
+
+def _reader_defaults(format):
+    import inspect
+    reader = {"svmlight": iter_svmlight, "csv": iter_csv, "vw": iter_vw}[format]
+    params = inspect.signature(reader).parameters
+    return {k: params[k].default for k in READING[format]}
+
+
+def _declared_zero_based(source):
+    """What an svmlight source says of its indices (scikit-learn writes "# Column indices are
+    zero-based"): True, False, or None when it says nothing."""
+    declared = getattr(_readers, "declared_zero_based", None)
+    return None if declared is None else declared(source)
+
+
+def reading_options(owner, learner, source, format, options, override=False):
+    """(format, options, reading) to read ``source`` for ``learner``: what the caller gave,
+    and for what it did not give, the reading the learner recorded when it was trained
+    (``reading_``), else the readers' defaults (svmlight; indices zero-based when the file
+    says so, else one-based).  An option given that contradicts the recorded reading raises
+    ValueError naming both (``override=True``: the options given win).  ``reading`` is the
+    dict a learner trained on this source records."""
+    with holding(learner):
+        rec = getattr(learner, "reading_", None) if learner._is_fitted() else None
+    name = type(learner).__name__
+    override = _params.flag(owner, "override_reading", override)
+
+    def refuse(key, was, now):
+        fix = _messages.spell("leave it out (the recorded reading is the default) or pass "
+                              "override_reading=True",
+                              "leave the option out (the recorded reading is the default) or "
+                              "give --override-reading")
+        return ValueError(f"{owner}: the {name} was trained on data read with "
+                          f"{_spelled(key, was)}, but {_spelled(key, now)} was given: its "
+                          f"features would be read into other columns and its predictions "
+                          f"be wrong; {fix}")
+
+    if format is None:
+        format = rec["format"] if rec is not None else "svmlight"
+    elif rec is not None and rec.get("format") != format and not override:
+        raise refuse("format", rec.get("format"), format)
+    if format not in FORMATS:
+        raise ValueError(f"{owner}: parameter format must be one of {list(FORMATS)}, got "
+                         f"{format!r}")
+    if rec is not None and rec.get("format") != format:
+        rec = None
+    options = dict(options)
+    reading = {"format": format}
+    defaults = _reader_defaults(format)
+    for key in READING[format]:
+        given = key in options and not (key == "zero_based" and options[key] is None)
+        if given:
+            value = options[key]
+            if rec is not None and key in rec and rec[key] != value and not override and \
+                    not (key == "label_column" and value is None):
+                raise refuse(key, rec[key], value)
+        elif rec is not None and key in rec:
+            value = rec[key]
+        else:           # (svmlight: what the file declares, else one-based: the one rule)
+            value = None if key == "zero_based" else defaults[key]
+        if key == "zero_based" and value in (None, "auto"):
+            declared = _declared_zero_based(source)
+            value = bool(declared) if value is None or declared is not None else value
+        options[key] = value
+        if not (key == "label_column" and value is None):
+            reading[key] = value
+    if rec is not None:
+        for key in READING[format]:
+            reading.setdefault(key, rec.get(key))
+    return format, options, reading
+
+
+def _record_reading(learner, reading):
+    with holding(learner, write=True):
+        learner.reading_ = dict(reading)
+
+
 # -- the width of svmlight input --------------------------------------------------------------
 
 def _width_options(owner, learner, source, format, options):
@@ -1160,8 +1321,9 @@ def _width_options(owner, learner, source, format, options):
 
 # -- train ------------------------------------------------------------------------------------
 
-def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=CHUNK,
-               classes=None, ahead=True, callback=None, **options):
+def train_file(learner, source, *, format=None, passes=1, chunk_size=CHUNK,
+               classes=None, ahead=True, callback=None, shuffle=None, labels_seen=None,
+               override_reading=False, **options):
     """Train ``learner`` online on every example of a file, in order (``passes`` times).
 
     Each chunk goes through :func:`mbcore.run_online` (predict, then learn, every example), so
@@ -1175,7 +1337,8 @@ def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=CHUNK
     learner : an mbcore learner (updated in place)
     source : str, os.PathLike or binary file object
         More than one pass needs a path (the file is read again).
-    format : {"svmlight", "csv", "vw"}
+    format : {"svmlight", "csv", "vw"}, optional
+        Default: the format the learner was trained from (its ``reading_``), else svmlight.
     passes : int, default=1
     chunk_size : int, default=8_192
         Rows per chunk: small enough that the learner starts early and the last chunk's
@@ -1191,25 +1354,54 @@ def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=CHUNK
         depend on it.
     callback : callable, optional
         ``callback(stats)`` after each chunk (progress display).
+    shuffle : (seed, buffer_size), optional
+        Present the rows in the random order of :func:`shuffle_chunks` (a shuffle buffer:
+        bounded memory), pass ``k`` (from 0) with the seed ``seed + k``.
+    labels_seen : callable, optional
+        Called with each chunk's labels in the order learned, in the first pass (e.g.
+        ``LabelRuns().add``).
+    override_reading : bool, default=False
+        A learner already trained from a file (``reading_``) reads this one the same way
+        (``zero_based``, ``bits``, ``label_column``, ...: the options it was not given); an
+        option given that contradicts that reading raises ValueError naming both, unless
+        ``override_reading=True``.
     **options : passed to the reader (:func:`read_chunks`), e.g. ``workers`` for svmlight
 
     Returns
     -------
     StreamRun
+
+    Notes
+    -----
+    The learner records how the file was read in its fitted attribute ``reading_`` (a dict:
+    ``format`` and the options that decide the features: ``zero_based`` for svmlight,
+    ``label_column``, ``delimiter`` and ``skip_header`` for CSV, ``bits`` and ``hash_seed``
+    for Vowpal Wabbit's text), which ``learner.save`` stores and :func:`predict_file` and
+    :func:`evaluate_file` follow.  A value the learner refuses in a row (NaN, infinity, a 2
+    for a learner of 0/1 features) raises ValueError naming the file and the row's line.
     """
     if isinstance(passes, bool) or not isinstance(passes, int) or passes < 1:
         raise ValueError(f"train_file: parameter passes must be an integer >= 1, got {passes!r}")
     if passes > 1 and hasattr(source, "read"):
         raise ValueError("train_file: more than one pass needs a file path (a stream cannot be "
                          "read again)")
+    format, options, reading = reading_options("train_file", learner, source, format, options,
+                                               override_reading)
     options = _width_options("train_file", learner, source, format, options)
+    name = _readers.source_name(source, "train_file")
     total = None
-    for _ in range(passes):
+    for k in range(passes):
+        chunks = _source_chunks(source, format, chunk_size, ahead, _with_lines(options))
+        if shuffle is not None:
+            seed, buffer_size = shuffle
+            chunks = shuffle_chunks(chunks, seed=(seed + k) % 2 ** 63, buffer_size=buffer_size,
+                                    chunk_size=chunk_size)
+        if labels_seen is not None and k == 0:
+            chunks = _seen(chunks, labels_seen)
         with sharing_cores(_background(format, ahead, options)):
-            stats = run_stream(learner, _source_chunks(source, format, chunk_size, ahead,
-                                                       options),
+            stats = run_stream(learner, chunks,
                                classes=classes, callback=callback,
-                               grow=options.get("grow", False))
+                               grow=options.get("grow", False), source_name=name)
         if total is None:
             total = stats
         else:
@@ -1217,7 +1409,24 @@ def train_file(learner, source, *, format="svmlight", passes=1, chunk_size=CHUNK
                 total._add(n, m, u)
             total.seconds += stats.seconds
             total.learn_seconds += stats.learn_seconds
+    if total.n:
+        _record_reading(learner, reading)
     return total
+
+
+def _seen(chunks, labels_seen):
+    for item in chunks:
+        labels_seen(item[1])
+        yield item
+
+
+def _with_lines(options):
+    """The reader's options asking for each row's line (``lines=True``), where the readers
+    give it."""
+    import inspect
+    if "lines" in inspect.signature(iter_csv).parameters:
+        return dict(options, lines=True)
+    return options
 
 
 # -- predict ----------------------------------------------------------------------------------
@@ -1266,8 +1475,9 @@ def _predicting_width(learner, X):
     return wide, X
 
 
-def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
-                 chunk_size=CHUNK, line_buffered=False, ahead=True, **options):
+def predict_file(learner, source, out=None, *, format=None, raw=False,
+                 chunk_size=CHUNK, line_buffered=False, ahead=True, override_reading=False,
+                 **options):
     """Write the learner's prediction for every example of a source, one line each.
 
     ``learner.predict`` (or ``decision_function`` with ``raw=True``) on the rows, in order,
@@ -1288,10 +1498,22 @@ def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
     (whose rule depends on n) read the source at their own width, and an index past it is an
     error naming its line.
 
+    The source is read as the learner's training data was (its ``reading_``, recorded by
+    :func:`train_file` and :func:`evaluate_file` and saved with it): the format (when
+    ``format`` is None) and every option that decides the features (``zero_based``,
+    ``bits``, ``label_column``, ...) not given; an option given that contradicts that reading
+    raises ValueError naming both, unless ``override_reading=True``.  A value the learner
+    refuses in a row (NaN, infinity) raises ValueError naming the file and the row's line.
+
     Each chunk (each arrival, line-buffered) is predicted by one whole state of the learner,
     under its read lock; while another thread trains the learner, later chunks may see later
     states.  Hold ``learner.reading()`` around the call for one state over the whole source.
     """
+    with holding(learner):
+        learner._check_fitted("predict_file")
+    format, options, _ = reading_options("predict_file", learner, source, format, options,
+                                         override_reading)
+    name = _readers.source_name(source, "predict_file")
     with holding(learner):          # (one state: not a fit of another thread half done)
         learner._check_fitted("predict_file")
         if format == "svmlight":    # one pass (a pipe cannot be read twice)
@@ -1300,7 +1522,6 @@ def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
                 options["grow"] = True
             else:
                 options.setdefault("n_features", learner.n_features_in_)
-            options.setdefault("zero_based", False)
         cl = learner.classes_
     table = [cl, _label_text(cl)]
     close = False
@@ -1312,17 +1533,26 @@ def predict_file(learner, source, out=None, *, format="svmlight", raw=False,
         sink, close = open(os.fspath(out), "wb"), True
     n = 0
     try:
+        options = _with_lines(options)
         if line_buffered:                   # one arrival at a time: no parsing threads
             options.pop("workers", None)
-            for X, _ in read_chunks(source, format, chunk_size, interactive=True, **options):
-                sink.write(_format(*_predicting_width(learner, X), raw, table))
-                sink.flush()
-                n += X.shape[0]
+            chunks = read_chunks(source, format, chunk_size, interactive=True, **options)
         else:
-            for X, _ in _source_chunks(source, format, chunk_size, ahead, options):
-                sink.write(_format(*_predicting_width(learner, X), raw, table))
-                n += X.shape[0]
-            sink.flush()
+            chunks = _source_chunks(source, format, chunk_size, ahead, options)
+        for item in chunks:
+            X, lines = item[0], (item[2] if len(item) == 3 else None)
+            try:
+                text = _format(*_predicting_width(learner, X), raw, table)
+            except ValueError as e:
+                bad = at_line(e, lines, name)
+                if bad is e:
+                    raise
+                raise bad from e
+            sink.write(text)
+            if line_buffered:
+                sink.flush()
+            n += X.shape[0]
+        sink.flush()
     finally:
         if close:
             sink.close()
@@ -1366,8 +1596,9 @@ def report_line(line):
             f"{(dm / dn if dn else 0.0):>10.6f}")
 
 
-def evaluate_file(learner, source, *, format="svmlight", chunk_size=CHUNK, classes=None,
-                  ahead=True, on_line=None, shuffle=None, labels_seen=None, **options):
+def evaluate_file(learner, source, *, format=None, chunk_size=CHUNK, classes=None,
+                  ahead=True, on_line=None, shuffle=None, labels_seen=None,
+                  override_reading=False, **options):
     """Progressive validation of ``learner`` over a source: each example is predicted, then
     learned (the learner is trained as it goes), and the mistakes are reported at doubling
     example counts (1, 2, 4, ...) and at the end, as Vowpal Wabbit reports its progressive loss.
@@ -1379,23 +1610,30 @@ def evaluate_file(learner, source, *, format="svmlight", chunk_size=CHUNK, class
     ``labels_seen(y)`` is called with each chunk's labels in the order learned (e.g.
     ``LabelRuns().add``).  svmlight input is read without a first pass, as by
     :func:`train_file` (the width grows with the stream unless ``n_features`` is given).
+    As in :func:`train_file`, a learner trained from a file reads this one the same way
+    (``override_reading``), records how it was read (``reading_``), and an error about a row
+    names the file and its line (with ``shuffle``, the line it came from).
     Returns an :class:`EvaluationReport`.
     """
     report = EvaluationReport()
     stats = StreamRun()
     start = time.perf_counter()
     next_at, last_n, last_m = 1, 0, 0
+    format, options, reading = reading_options("evaluate_file", learner, source, format,
+                                               options, override_reading)
     options = _width_options("evaluate_file", learner, source, format, options)
     grow = options.get("grow", False)
+    name = _readers.source_name(source, "evaluate_file")
     with holding(learner):                  # (not a fit of another thread half done)
         fresh = getattr(learner, "classes_", None) is None
-    chunks = _source_chunks(source, format, chunk_size, ahead, options)
+    chunks = _source_chunks(source, format, chunk_size, ahead, _with_lines(options))
     busy = _background(format, ahead, options)
     if shuffle is not None:
         seed, buffer_size = shuffle
         chunks = shuffle_chunks(chunks, seed=seed, buffer_size=buffer_size,
                                 chunk_size=chunk_size)
-    for i, (X, y) in enumerate(chunks):
+    for i, item in enumerate(chunks):
+        X, y, lines = item if len(item) == 3 else (item[0], item[1], None)
         if X.shape[0] == 0:
             continue
         if labels_seen is not None:
@@ -1405,7 +1643,7 @@ def evaluate_file(learner, source, *, format="svmlight", chunk_size=CHUNK, class
         t = time.perf_counter()
         with sharing_cores(busy):
             rec = _learn_chunk("evaluate_file", learner, X, y, classes, i, stats.n == 0, fresh,
-                               {}, grow)
+                               {}, grow, lines, name)
         stats.learn_seconds += time.perf_counter() - t
         base_n, base_m = stats.n, stats.mistakes
         stats._add(rec.n, rec.mistakes, rec.updates)
@@ -1425,4 +1663,6 @@ def evaluate_file(learner, source, *, format="svmlight", chunk_size=CHUNK, class
             on_line(line)
     stats.seconds = time.perf_counter() - start
     report.stats = stats
+    if stats.n:
+        _record_reading(learner, reading)
     return report
