@@ -236,17 +236,27 @@ def _source(args, model=None, model_file=None):
     return source, name, fmt, options
 
 
+_DEFAULT_READING = {
+    "zero_based": "indices one-based unless the file declares them zero-based (--zero-based)",
+    "bits": "2**18 hashed columns (--bits)",
+    "label_column": "the label in the last column (--label-column)",
+    "delimiter": "',' between fields (--delimiter)",
+    "skip_header": "a header only when the first line is not numbers (--skip-header)",
+}
+
+
 def _unknown_reading(model_file, name, fmt, given):
     """A model that does not record how its data was read (saved by mbcore 0.2.0): say once
     how the data will be read, when an option that decides it was not given."""
     from .streaming import READING
-    missing = [_OPTION.get(k, k) for k in READING[fmt] if k not in given and k in _OPTION]
+    missing = [_DEFAULT_READING[k] for k in READING[fmt] if k not in given and
+               k in _DEFAULT_READING]
     if not missing:
         return
     print(f"mbcore: warning: {model_file} does not record how its training data was read (a "
-          f"file of mbcore 0.2.0): {name} is read as {fmt} with the defaults of "
-          f"{', '.join(missing)}; if the training data was read otherwise, give the same "
-          "options", file=sys.stderr)
+          f"file of mbcore 0.2.0, or a model not trained from a file): {name} is read as "
+          f"{fmt}, {'; '.join(missing)}; if the training data was read otherwise, give the "
+          "same options", file=sys.stderr)
 
 
 def _workflow_learner(args):
