@@ -259,12 +259,22 @@ def _unknown_reading(model_file, name, fmt, given):
           "same options", file=sys.stderr)
 
 
+def _load_model(path, option):
+    """mbcore.load, a missing file said as a missing --data is."""
+    import mbcore
+    if not os.path.exists(path):
+        raise OSError(f"{option} {path!r}: no such file")
+    if os.path.isdir(path):
+        raise OSError(f"{option} {path!r} is a folder, not a model file")
+    return mbcore.load(path)
+
+
 def _workflow_learner(args):
     import mbcore
     if args.warm_start is not None:
         if args.params:
             raise UsageError("--param and --warm-start: the saved model keeps its parameters")
-        learner = mbcore.load(args.warm_start)
+        learner = _load_model(args.warm_start, "--warm-start")
         if args.learner is not None and type(learner).__name__ != args.learner:
             raise UsageError(f"--learner {args.learner} but --warm-start {args.warm_start!r} "
                              f"holds a {type(learner).__name__}: leave --learner out (the "
@@ -419,13 +429,12 @@ def _cmd_train(args):
 
 
 def _cmd_predict(args):
-    import mbcore
     from .streaming import predict_file
     if args.progress:
         raise UsageError("--progress: predict writes its output as it goes; no progress line")
     if args.out != "-":
         _check_output(args.out, "--out")
-    model = mbcore.load(args.model)
+    model = _load_model(args.model, "--model")
     if not model._is_fitted():
         raise ValueError(f"{args.model} holds an unfitted {type(model).__name__}: train it first")
     source, name, fmt, options = _source(args, model, args.model)

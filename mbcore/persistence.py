@@ -75,6 +75,11 @@ What is stored, per learner
 * Halving, SOA: the ConceptClass parameter is stored structurally (its bitset table as an
   array, ``n_concepts``, ``points``, ``name``); the learner's link to it and SOA's memo of
   Littlestone dimensions are rebuilt.
+* ``reading_``, for a learner trained from a file (``mbcore.streaming.train_file``,
+  ``evaluate_file``, the ``mbcore`` command): how the file was read (its format and the
+  options that decide the features), a JSON object of (name, value) pairs checked on loading;
+  ``predict_file`` and the command read the same way.  Files written before it existed have
+  none (their reading is unknown).
 * Derived caches are never stored and are rebuilt on demand: the kernels' bound state
   (``_kstate``), the one-row fast path (``_fast``), label buffers, ConceptClass point indexes.
 * ``classes_`` is stored as an array (numbers, bools, strings); object labels are stored as

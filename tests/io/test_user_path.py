@@ -334,3 +334,74 @@ def test_no_message_names_a_python_function(files, tmp_path):
     for r in runs:
         line = error(r)
         assert not _PYTHON_NAME.search(line), line
+
+
+# -- a new user's path, end to end ------------------------------------------------------------
+
+def test_a_new_users_path_end_to_end(tmp_path):
+    """Files the project does not bundle: scikit-learn's svmlight (zero-based, declared in its
+    comment, then a test file that declares nothing), pandas' CSV (a header, the label first,
+    then a test file without labels), Vowpal Wabbit's text hashed into 2**10 columns, and a
+    pipe: train, predict, evaluate and warm start through the command, each prediction equal
+    to the Python API's on the same files."""
+    sk = pytest.importorskip("sklearn.datasets")
+    pd = pytest.importorskip("pandas")
+    from mbcore.streaming import evaluate_file, iter_svmlight, iter_csv
+    d = tmp_path
+    X, y = sk.load_breast_cancer(return_X_y=True)
+    names = list(sk.load_breast_cancer().feature_names)
+    a, b, t = slice(0, 300), slice(300, 450), slice(450, None)
+
+    # 1. scikit-learn's svmlight, zero-based: its comment says so; the test file says nothing
+    sk.dump_svmlight_file(X[a], y[a], str(d / "a.svm"), zero_based=True, comment="part a")
+    sk.dump_svmlight_file(X[b], y[b], str(d / "b.svm"), zero_based=True, comment="part b")
+    sk.dump_svmlight_file(X[t], y[t], str(d / "t.svm"), zero_based=True)
+    ok(cli("train", "--learner", "passiveaggressive", "--data", d / "a.svm", "--model",
+           d / "m1.npz"))
+    ok(cli("train", "--warm-start", d / "m1.npz", "--data", "-", "--model", d / "m2.npz",
+           stdin=(d / "b.svm").read_bytes()))                               # a pipe
+    pred = ok(cli("predict", "--model", d / "m2.npz", "--data", d / "t.svm")).stdout
+    learner = mbcore.PassiveAggressive()
+    train_file(learner, str(d / "a.svm"))
+    train_file(learner, str(d / "b.svm"))
+    assert learner.reading_["zero_based"] is True
+    (Xt, _), = iter_svmlight(str(d / "t.svm"), chunk_size=10 ** 6, n_features=30,
+                             zero_based=True)
+    assert pred.decode().split() == [str(int(p)) for p in learner.predict(Xt)]
+    assert accuracy(pred, [str(int(v)) for v in y[t]]) > 0.8
+    report = ok(cli("evaluate", "--warm-start", d / "m2.npz", "--data", d / "t.svm",
+                    "--json")).stdout
+    import json
+    again = mbcore.load(str(d / "m2.npz"))
+    ev = evaluate_file(again, str(d / "t.svm"))
+    assert json.loads(report)["mistakes"] == ev.stats.mistakes
+
+    # 2. pandas' CSV: a header, the label first; the test rows without labels
+    frame = pd.DataFrame(X, columns=names)
+    frame.insert(0, "label", y)
+    frame.iloc[:450].to_csv(d / "bc.csv", index=False)
+    frame.iloc[450:, 1:].to_csv(d / "bc_test.csv", index=False)
+    ok(cli("train", "--learner", "perceptron", "--data", d / "bc.csv", "--label-column", 0,
+           "--model", d / "c.npz"))
+    assert mbcore.load(str(d / "c.npz")).n_features_in_ == 30
+    pred = ok(cli("predict", "--model", d / "c.npz", "--data", d / "bc_test.csv",
+                  "--no-label")).stdout
+    learner = mbcore.Perceptron()
+    train_file(learner, str(d / "bc.csv"), format="csv", label_column=0)
+    (Xc, _), = iter_csv(str(d / "bc_test.csv"), chunk_size=10 ** 6, label_column=None)
+    assert pred.decode().split() == [str(int(p)) for p in learner.predict(Xc)]
+
+    # 3. Vowpal Wabbit's text in 2**10 columns: predict needs no --bits
+    with open(d / "bc.vw", "w") as f:
+        for row, label in zip(X, y):
+            f.write(f"{2 * label - 1} |f " + " ".join(f"{n.replace(' ', '_')}:{v!r}"
+                                                     for n, v in zip(names, row)) + "\n")
+    ok(cli("train", "--learner", "perceptron", "--data", d / "bc.vw", "--bits", 10,
+           "--model", d / "v.npz"))
+    pred = ok(cli("predict", "--model", d / "v.npz", "--data", "-",      # the format recorded
+                  stdin=(d / "bc.vw").read_bytes())).stdout
+    learner = mbcore.Perceptron()
+    train_file(learner, str(d / "bc.vw"), format="vw", bits=10)
+    out = d / "api.txt"
+    predict_file(learner, str(d / "bc.vw"), str(out))
+    assert pred == out.read_bytes() and learner.n_features_in_ == 1024
