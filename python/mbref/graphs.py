@@ -194,7 +194,7 @@ class GroupTestResult:
         self.record = record
 
     def __repr__(self):
-        return (f"GroupTestResult(defectives={list(self.defectives)}, tests={self.tests}, "
+        return (f"GroupTestResult(defectives={self.defectives!r}, tests={self.tests}, "
                 f"bound={self.bound}, held={self.held})")
 
 
@@ -715,9 +715,29 @@ def _formula(graph, method):
 
 # -- group testing (lecture 28) ------------------------------------------------------------------
 
+def _test_alone(o, ask, x, searched, where, fits):
+    """The search named x, but none of its ``searched`` tests was positive (no positive test
+    held x): test x alone; a negative answer means the answers fit no defective there."""
+    S = (x,)
+    if ask(S, f"the test of item {x} alone"):
+        return
+    if searched == 0:
+        told = f"item {x} is the only candidate, and its test alone was negative"
+    elif searched == 1:
+        told = (f"the 1 test {where} was negative, and so was the test of item {x} alone, "
+                f"the one item those answers leave")
+    else:
+        told = (f"the {searched} tests {where} were all negative, and so was the test of item "
+                f"{x} alone, the one item those answers leave")
+    raise InconsistentOracleError(f"{o}: {told}: {fits} (does the test ever answer True?)",
+                                  S, False)
+
+
 def find_defective(n, test, adaptive=True):
-    """The one defective among 0..n-1 with ceil(log2 n) tests (binary search, or the
-    non-adaptive design: test k holds the items whose k-th bit, most significant first, is 0)."""
+    """The one defective among 0..n-1 (binary search, or the non-adaptive design: test k holds
+    the items whose k-th bit, most significant first, is 0).  When every answer is negative,
+    the item they name was held by no test: it is tested alone, and a negative answer raises
+    InconsistentOracleError.  At most ceil(log2(n + 1)) tests, the bound reported."""
     o = "find_defective"
     n = _check_int(o, "n", n, 1)
     _check_callable(o, "test", test, "a test test(S) -> bool")
@@ -725,36 +745,48 @@ def find_defective(n, test, adaptive=True):
         raise ValueError(f"{o}: parameter adaptive must be a bool, got {adaptive!r}")
     k = _log2_ceil(n)
     record = []
+
+    def ask(S, where=None):
+        a = _answer(o, test(S), S)
+        record.append((S, a))
+        return a
+
     if adaptive:
         lo, hi = 0, n
         while hi - lo > 1:
             mid = lo + (hi - lo + 1) // 2
             S = tuple(range(lo, mid))
-            a = _answer(o, test(S), S)
-            record.append((S, a))
-            lo, hi = (lo, mid) if a else (mid, hi)
+            if ask(S):
+                hi = mid
+            else:
+                lo = mid
         x = lo
     else:
         x = 0
         groups = [tuple(i for i in range(n) if not (i >> (k - 1 - b)) & 1) for b in range(k)]
         for b, S in enumerate(groups):
-            a = _answer(o, test(S), S)
-            record.append((S, a))
-            if not a:
+            if not ask(S):
                 x |= 1 << (k - 1 - b)
         if x >= n:
             raise InconsistentOracleError(
                 f"{o}: the answers {[int(a) for _, a in record]} spell the item {x}, but there "
                 f"are only {n} items (0..{n - 1}): no single defective fits them",
                 record[-1][0], record[-1][1])
-    return GroupTestResult((x,), len(record), k, adaptive, record)
+    if True not in [a for _, a in record]:
+        _test_alone(o, ask, x, len(record),
+                    "of the binary search" if adaptive else "of the design",
+                    "no single defective fits the answers")
+    return GroupTestResult((x,), len(record), group_testing_bound(n + 1, 1), adaptive, record)
 
 
 def find_defectives(n, test, d=None, max_tests=None):
     """Every defective among 0..n-1 by binary splitting: test the remaining items; when
     positive, binary-search one defective inside (the first half tested), remove it, repeat.
-    With d given the remaining items are known to hold a defective and are not tested: at most
-    d ceil(log2 n) tests; otherwise at most d (ceil(log2 n) + 1) + 1."""
+    With d given the remaining items are known to hold a defective and are not tested; a
+    search whose tests were all negative tests the item it ends at alone (negative: the
+    answers fit no d defectives).  Every answer is then checked against the defectives found
+    (a mismatch: no set of defectives fits the answers).  At most d ceil(log2(n + 1)) tests with d known, otherwise
+    d (ceil(log2 n) + 1) + 1."""
     o = "find_defectives"
     n = _check_int(o, "n", n, 1)
     _check_callable(o, "test", test, "a test test(S) -> bool")
@@ -779,15 +811,39 @@ def find_defectives(n, test, d=None, max_tests=None):
         S = tuple(rest)
         if d is None and not ask(S, "the remaining items"):
             break
+        positive = d is None
+        first = len(record)
         X = S
         while len(X) > 1:
             X1, X2 = _halves(X)
             if ask(X1, "binary search: first half"):
                 X = X1
+                positive = True
             else:
                 X = X2
+        if not positive:
+            holds = "s hold" if len(S) > 1 else " holds"
+            _test_alone(o, ask, X[0], len(record) - first,
+                        f"of the binary search among the {len(S)} remaining items",
+                        f"the remaining item{holds} no defective, so the answers fit no set "
+                        f"of {d} defective{'s' if d > 1 else ''} (d={d} was given; "
+                        f"{len(found)} found before)")
         found.append(X[0])
         rest.remove(X[0])
+    # every answer must fit the defectives found
+    D = set(found)
+    for S, a in record:
+        holds = any(x in D for x in S)
+        if a != holds:
+            some = "" if d is None else f"{d} "
+            raise InconsistentOracleError(
+                f"{o}: the test of {_show(S)} answered {a}, but it holds "
+                f"{'none of the defectives found, ' if a else 'the defectives found '}"
+                f"{sorted(D) if a else sorted(D.intersection(S))}: no set of "
+                f"{some}defectives fits the answers", S, a)
     k = len(found)
-    bound = group_testing_bound(n, k, known=d is not None)
+    if d is not None:
+        bound = group_testing_bound(n + 1, k)
+    else:
+        bound = group_testing_bound(n, k, known=False)
     return GroupTestResult(tuple(sorted(found)), len(record), bound, True, record)
