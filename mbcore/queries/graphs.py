@@ -1206,15 +1206,17 @@ def find_defectives(n, test, d=None, max_tests=None) -> GroupTestResult:
     is given and every test of a search is negative, the item the search ends at was held by
     no positive test: it is tested alone, and a negative answer raises
     :class:`InconsistentOracleError` (the remaining items hold no defective, so the answers fit
-    no d defectives; a test that never fires is caught).  At the end every answer is checked
-    against the defectives found (a negative test holds none of them, a positive one holds
-    one); as the searches find any set of defectives the answers fit, a mismatch means that
-    no set fits them, and raises :class:`InconsistentOracleError` naming the test.  A search among r items thus costs at
+    no d defectives; a test that never fires is caught).  A search among r items thus costs at
     most ceil(log2(r + 1)) tests with d known and ceil(log2 r) after the positive test of the
     remaining items; the bound is d ceil(log2(n + 1)) when d is known and
     d (ceil(log2 n) + 1) + 1 when it is not (one test of the remaining items per defective and
     a last negative one).  This is plain binary splitting, not Hwang's generalised binary
     splitting (about d log2(n/d) + d tests).
+
+    At the end every answer is checked against the defectives found (a negative test holds
+    none of them, a positive one holds one).  The searches find whatever set of defectives the
+    answers fit, so a mismatch means that no set fits them: :class:`InconsistentOracleError`,
+    naming the test.
 
     Parameters
     ----------

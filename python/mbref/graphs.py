@@ -785,8 +785,8 @@ def find_defectives(n, test, d=None, max_tests=None):
     With d given the remaining items are known to hold a defective and are not tested; a
     search whose tests were all negative tests the item it ends at alone (negative: the
     answers fit no d defectives).  Every answer is then checked against the defectives found
-    (a mismatch: no set of defectives fits the answers).  At most d ceil(log2(n + 1)) tests with d known, otherwise
-    d (ceil(log2 n) + 1) + 1."""
+    (a mismatch: no set of defectives fits the answers).  At most d ceil(log2(n + 1)) tests
+    with d known, otherwise d (ceil(log2 n) + 1) + 1."""
     o = "find_defectives"
     n = _check_int(o, "n", n, 1)
     _check_callable(o, "test", test, "a test test(S) -> bool")
