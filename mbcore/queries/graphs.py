@@ -291,7 +291,9 @@ class GraphResult:
     record : dict
         Details: ``graph`` and ``bound_formula``; for ``five_round`` also ``round_queries``
         (queries per round), ``p`` (round 2's inclusion probability), ``m_estimate``,
-        ``heavy`` (the vertices of round 3 and 4) and ``final_pairs`` (round 5's pairs).
+        ``heavy`` (the vertices of round 3 and 4), ``final_pairs`` (the pairs asked one by
+        one) and ``pairs_round`` (the round they were asked in: 5, or an earlier one where
+        they were no more than that round's queries; None when none was needed).
     m : int (property)
         The number of learned edges.
 
@@ -762,7 +764,7 @@ def _estimate_m(levels, answers, n):
 def _five_round(ask, n, seed, rec, m_known=None):
     if n < 2:
         rec.update(round_queries=[0, 0, 0, 0, 0], p=None, m_estimate=0, heavy=(),
-                   final_pairs=0)
+                   final_pairs=0, pairs_round=None)
         return set()
     rng = _SplitMix64(seed)
     L = max(1, _log2_ceil(n))
@@ -770,6 +772,7 @@ def _five_round(ask, n, seed, rec, m_known=None):
     cover = _Cover(n)
     ones = []                                   # bool rows of the sets answered 1
     per_round = []
+    p, m_est, heavy = None, None, np.zeros(0, dtype=_I64)
 
     def run_rows(Z, rnd):
         """Ask the sets given as bool rows over the vertices."""
@@ -779,104 +782,132 @@ def _five_round(ask, n, seed, rec, m_known=None):
             ans[i] = ask(Z[i].nonzero()[0], where)
         return ans
 
-    # round 1: Q(V), then _R1 sets at each p_i = 2^(-i/2), i = 1 .. 2L + 1
+    def left():
+        """The pairs not yet certified (no set answered 0 holds both)."""
+        return int(cover.free().sum()) // 2
+
+    # Before each of rounds 1-4: when the round would ask at least as many queries as there
+    # are pairs left uncertified, ask those pairs instead, in that round (as round 5 would),
+    # and end; so a small graph (n(n-1)/2 at most round 1's size) is learned pair by pair.
     levels = [] if m_known is not None else [2.0 ** (-i / 2.0)
                                              for i in range(1, 2 * L + 2)]
-    Z = np.concatenate([np.ones((1, n), dtype=bool)]
-                       + [rng.subsets(_R1, n, p) for p in levels])
-    ans = run_rows(Z, 1)
-    per_round.append(len(ans))
-    ones.append(Z[ans])
-    zeros = [Z[~ans]]
-    if not ans[0]:
-        if ans.any():
-            S = np.flatnonzero(Z[int(np.flatnonzero(ans)[0])])
-            raise _inconsistent(
-                f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
-                "vertices", S, True)
-        if m_known:
-            raise _inconsistent(
-                f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all "
-                "the vertices", V, False)
-        per_round.extend([0, 0, 0, 0])
-        rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(), final_pairs=0)
-        return set()
-    if m_known == 0:
-        raise _inconsistent(
-            f"{ask.owner}: m=0 was given, but the oracle answered 1 for all the vertices",
-            V, True)
-    if m_known is not None:
-        m_est = float(m_known)
+    last = 5
+    if 1 + _R1 * len(levels) >= n * (n - 1) // 2:
+        last = 1
     else:
-        m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1].tolist()
-                                     for i in range(len(levels))], n)
-    p = min(1.0, 1.0 / math.sqrt(2.0 * m_est))
-    # round 2: t2 sets S_p, asked in chunks of rows
-    t2 = math.ceil(_C2 * math.log(max(n, 2)) / (p * p))
-    chunk = max(1, (1 << 22) // n)
-    done = 0
-    while done < t2:
-        k = min(chunk, t2 - done)
-        Z = rng.subsets(k, n, p)
-        a = run_rows(Z, 2)
-        ones.append(Z[a])
-        zeros.append(Z[~a])
-        done += k
-    per_round.append(t2)
-    cover.add_rows(zeros)
-    del zeros
-    free = cover.free()
-    h = max(math.ceil(2.0 / p), 4 * L)
-    heavy = np.flatnonzero(free > h)
-    hmask = np.zeros(n, dtype=bool)
-    hmask[heavy] = True
-    # round 3: degree estimates of the heavy vertices
-    plan = []
-    for u in heavy.tolist():
-        c = cover.cands(u)
-        B = c[~hmask[c]]
-        J = max(1, _log2_ceil(len(B)))
-        blocks = [rng.subsets(_R3, len(B), 2.0 ** -j) for j in range(1, J + 1)]
-        plan.append((u, B, blocks))
-    q3 = 0
-    qs = {}
-    for u, B, blocks in plan:
-        q = None
-        for j, Zb in enumerate(blocks, start=1):
-            a = np.zeros(Zb.shape[0], dtype=bool)
-            for i in range(Zb.shape[0]):
-                S = np.sort(np.append(B[Zb[i]], u))
-                a[i] = ask(S, "five_round: round 3")
-                if a[i]:
-                    row = np.zeros((1, n), dtype=bool)
-                    row[0, S] = True
-                    ones.append(row)
-                else:
-                    cover.add_set(S)
-            q3 += Zb.shape[0]
-            if q is None and 4 * int(np.count_nonzero(~a)) >= Zb.shape[0]:
-                q = 2.0 ** -j
-        qs[u] = 2.0 ** -len(blocks) if q is None else q
-    per_round.append(q3)
-    # round 4: certify each heavy vertex's light candidates at density q_u
-    sets = []
-    for u in heavy.tolist():
-        c = cover.cands(u)
-        B = c[~hmask[c]]
-        if len(B):
-            t = math.ceil(_C4 * math.log(len(B) + 1) / qs[u])
-            Zb = rng.subsets(t, len(B), qs[u])
-            for i in range(t):
-                sets.append(np.sort(np.append(B[Zb[i]], u)))
-    for S in sets:
-        if ask(S, "five_round: round 4"):
-            row = np.zeros((1, n), dtype=bool)
-            row[0, S] = True
-            ones.append(row)
+        # round 1: Q(V), then _R1 sets at each p_i = 2^(-i/2), i = 1 .. 2L + 1
+        Z = np.concatenate([np.ones((1, n), dtype=bool)]
+                           + [rng.subsets(_R1, n, p) for p in levels])
+        ans = run_rows(Z, 1)
+        per_round.append(len(ans))
+        ones.append(Z[ans])
+        if not ans[0]:
+            if ans.any():
+                S = np.flatnonzero(Z[int(np.flatnonzero(ans)[0])])
+                raise _inconsistent(
+                    f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
+                    "vertices", S, True)
+            if m_known:
+                raise _inconsistent(
+                    f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all "
+                    "the vertices", V, False)
+            per_round.extend([0, 0, 0, 0])
+            rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(),
+                       final_pairs=0, pairs_round=None)
+            return set()
+        if m_known == 0:
+            raise _inconsistent(
+                f"{ask.owner}: m=0 was given, but the oracle answered 1 for all the vertices",
+                V, True)
+        cover.add_rows([Z[~ans]])
+        if m_known is not None:
+            m_est = float(m_known)
         else:
-            cover.add_set(S)
-    per_round.append(len(sets))
-    # round 5: every pair not yet certified
+            m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1].tolist()
+                                         for i in range(len(levels))], n)
+        p = min(1.0, 1.0 / math.sqrt(2.0 * m_est))
+        t2 = math.ceil(_C2 * math.log(max(n, 2)) / (p * p))
+        if t2 >= left():
+            last = 2
+    if last > 2:
+        # round 2: t2 sets S_p, asked in chunks of rows
+        zeros = []
+        chunk = max(1, (1 << 22) // n)
+        done = 0
+        while done < t2:
+            k = min(chunk, t2 - done)
+            Z = rng.subsets(k, n, p)
+            a = run_rows(Z, 2)
+            ones.append(Z[a])
+            zeros.append(Z[~a])
+            done += k
+        per_round.append(t2)
+        cover.add_rows(zeros)
+        del zeros
+        free = cover.free()
+        h = max(math.ceil(2.0 / p), 4 * L)
+        heavy = np.flatnonzero(free > h)
+        hmask = np.zeros(n, dtype=bool)
+        hmask[heavy] = True
+        Bs = []
+        for u in heavy.tolist():
+            c = cover.cands(u)
+            Bs.append(c[~hmask[c]])
+        size3 = _R3 * sum(max(1, _log2_ceil(len(B))) for B in Bs)
+        if 0 < size3 and size3 >= left():
+            last = 3
+    if last > 3:
+        # round 3: degree estimates of the heavy vertices
+        plan = []
+        for u, B in zip(heavy.tolist(), Bs):
+            J = max(1, _log2_ceil(len(B)))
+            blocks = [rng.subsets(_R3, len(B), 2.0 ** -j) for j in range(1, J + 1)]
+            plan.append((u, B, blocks))
+        q3 = 0
+        qs = {}
+        for u, B, blocks in plan:
+            q = None
+            for j, Zb in enumerate(blocks, start=1):
+                a = np.zeros(Zb.shape[0], dtype=bool)
+                for i in range(Zb.shape[0]):
+                    S = np.sort(np.append(B[Zb[i]], u))
+                    a[i] = ask(S, "five_round: round 3")
+                    if a[i]:
+                        row = np.zeros((1, n), dtype=bool)
+                        row[0, S] = True
+                        ones.append(row)
+                    else:
+                        cover.add_set(S)
+                q3 += Zb.shape[0]
+                if q is None and 4 * int(np.count_nonzero(~a)) >= Zb.shape[0]:
+                    q = 2.0 ** -j
+            qs[u] = 2.0 ** -len(blocks) if q is None else q
+        per_round.append(q3)
+        Bs, ts = [], []
+        for u in heavy.tolist():
+            c = cover.cands(u)
+            B = c[~hmask[c]]
+            Bs.append(B)
+            ts.append(math.ceil(_C4 * math.log(len(B) + 1) / qs[u]) if len(B) else 0)
+        if 0 < sum(ts) and sum(ts) >= left():
+            last = 4
+    if last > 4:
+        # round 4: certify each heavy vertex's light candidates at density q_u
+        sets = []
+        for u, B, t in zip(heavy.tolist(), Bs, ts):
+            if t:
+                Zb = rng.subsets(t, len(B), qs[u])
+                for i in range(t):
+                    sets.append(np.sort(np.append(B[Zb[i]], u)))
+        for S in sets:
+            if ask(S, "five_round: round 4"):
+                row = np.zeros((1, n), dtype=bool)
+                row[0, S] = True
+                ones.append(row)
+            else:
+                cover.add_set(S)
+        per_round.append(len(sets))
+    # round 5 (or the round the pairs were cheaper in): every pair not yet certified
     free = cover.free()
     pairs = []
     for u in np.flatnonzero(free > 0).tolist():
@@ -884,9 +915,10 @@ def _five_round(ask, n, seed, rec, m_known=None):
         pairs.extend((u, int(w)) for w in c[c > u])
     edges = set()
     for u, w in pairs:
-        if ask(np.array([u, w], dtype=_I64), "five_round: round 5"):
+        if ask(np.array([u, w], dtype=_I64), f"five_round: round {last}"):
             edges.add((u, w))
     per_round.append(len(pairs))
+    per_round.extend([0] * (5 - len(per_round)))
     if edges:
         eu = np.array([e[0] for e in sorted(edges)], dtype=_I64)
         ev = np.array([e[1] for e in sorted(edges)], dtype=_I64)
@@ -904,7 +936,7 @@ def _five_round(ask, n, seed, rec, m_known=None):
             f"{ask.owner}: m={m_known} was given, but the answers fit exactly "
             f"{len(edges)} edges", None, None)
     rec.update(round_queries=per_round, p=p, m_estimate=m_est,
-               heavy=tuple(int(u) for u in heavy), final_pairs=len(pairs))
+               heavy=tuple(int(u) for u in heavy), final_pairs=len(pairs), pairs_round=last)
     return edges
 
 
@@ -976,7 +1008,10 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
     {u} u T at each density 2^-j over u's uncertified light partners, to find the density
     q_u ~ 1/deg(u); round 4:
     ``ceil(3 ln(len(B)+1) / q_u)`` sets {u} u T at density q_u (B: u's light candidates);
-    round 5: one query Q({u, v}) for every pair still uncertified.  The answer is always
+    round 5: one query Q({u, v}) for every pair still uncertified.  A round (1 to 4) that
+    would ask at least as many queries as there are pairs left uncertified is not asked:
+    those pairs are asked in its place, and the run ends there (so for n(n-1)/2 at most
+    round 1's size, n <= 11 without ``m``, every pair is asked at once).  The answer is always
     exact; the number of queries is random.  Angluin & Chen prove O(m log n + sqrt(m) log^2 n)
     queries in expectation for their algorithm; the rounds' details here (the estimate of m,
     the constants, the heavy vertices' densities) are this library's reading of the paper,

@@ -497,7 +497,7 @@ def _bits(S):
 def _five_round(ask, n, seed, rec, m_known=None):
     if n < 2:
         rec.update(round_queries=[0, 0, 0, 0, 0], p=None, m_estimate=0, heavy=(),
-                   final_pairs=0)
+                   final_pairs=0, pairs_round=None)
         return set()
     rng = _SplitMix64(seed)
     L = max(1, _log2_ceil(n))
@@ -505,6 +505,9 @@ def _five_round(ask, n, seed, rec, m_known=None):
     cov = [1 << u for u in range(n)]       # cov[u]: u and the vertices certified non-adjacent
     ones = []                              # sets answered 1 (checked against the result)
     per_round = []
+    full = (1 << n) - 1
+    p = m_est = None
+    heavy = ()
 
     def run(sets, rnd):
         ans = [ask(S, f"five_round: round {rnd}") for S in sets]
@@ -518,76 +521,95 @@ def _five_round(ask, n, seed, rec, m_known=None):
         per_round.append(len(sets))
         return ans
 
-    # round 1: Q(V) and R1 sets at each p_i = 2^(-i/2), i = 1 .. 2L + 1: the estimate of m
-    levels = [] if m_known is not None else [2.0 ** (-i / 2.0)
-                                             for i in range(1, 2 * L + 2)]
-    sets = [V] + [rng.subset(V, p) for p in levels for _ in range(_R1)]
-    ans = run(sets, 1)
-    if not ans[0]:
-        if ones:
-            S = ones[0]
-            raise InconsistentOracleError(
-                f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
-                "vertices", S, True)
-        if m_known:
-            raise InconsistentOracleError(
-                f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all "
-                "the vertices", V, False)
-        per_round.extend([0, 0, 0, 0])
-        rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(), final_pairs=0)
-        return set()
-    if m_known == 0:
-        raise InconsistentOracleError(
-            f"{ask.owner}: m=0 was given, but the oracle answered 1 for all the vertices",
-            V, True)
-    if m_known is not None:
-        m_est = float(m_known)
-    else:
-        m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1] for i in
-                                     range(len(levels))], n)
-    p = min(1.0, 1.0 / math.sqrt(2.0 * m_est))
-    # round 2: t2 = ceil(C2 ln(n) / p^2) sets S_p: their 0-answers certify non-edges
-    t2 = math.ceil(_C2 * math.log(max(n, 2)) / (p * p))
-    run([rng.subset(V, p) for _ in range(t2)], 2)
-    full = (1 << n) - 1
-
     def cands(u):
         return [w for w in range(n) if not (cov[u] >> w) & 1]
 
-    h = max(math.ceil(2.0 / p), 4 * L)
-    heavy = tuple(u for u in range(n) if n - bin(cov[u] & full).count("1") > h)
-    hs = set(heavy)
-    # round 3: for each heavy u, sets {u} u T, T drawn from u's light candidates with
-    # q_j = 2^-j, j = 1 .. ceil(log2 |B_u|), R3 sets each; q_u = the first q_j answered 0 at
-    # least a quarter of the time (about 1/deg(u): the density that certifies fastest)
-    plan = []
-    for u in heavy:
-        B = [w for w in cands(u) if w not in hs]
-        J = max(1, _log2_ceil(len(B)))
-        plan.append((u, [[_union((u,), rng.subset(B, 2.0 ** -j)) for _ in range(_R3)]
-                         for j in range(1, J + 1)]))
-    ans = run([S for _, blocks in plan for blk in blocks for S in blk], 3)
-    qs = {}
-    k = 0
-    for u, blocks in plan:
-        q = None
-        for j, blk in enumerate(blocks, start=1):
-            zeros = sum(1 for a in ans[k: k + len(blk)] if not a)
-            k += len(blk)
-            if q is None and 4 * zeros >= len(blk):
-                q = 2.0 ** -j
-        qs[u] = 2.0 ** -len(blocks) if q is None else q
-    # round 4: for each heavy u, ceil(C4 ln(|B'_u| + 1) / q_u) sets {u} u T at density q_u
-    sets = []
-    for u in heavy:
-        B = [w for w in cands(u) if w not in hs]
-        if B:
-            t = math.ceil(_C4 * math.log(len(B) + 1) / qs[u])
+    def left():
+        # the pairs no set answered 0 holds
+        return sum(n - bin(cov[u] & full).count("1") for u in range(n)) // 2
+
+    # Rounds 1-4 each run only when they would ask fewer queries than the pairs left
+    # uncertified; otherwise those pairs are asked in that round, and the run ends.
+    levels = [] if m_known is not None else [2.0 ** (-i / 2.0)
+                                             for i in range(1, 2 * L + 2)]
+    last = 5
+    if 1 + _R1 * len(levels) >= n * (n - 1) // 2:
+        last = 1
+    if last == 5:
+        # round 1: Q(V) and R1 sets at each p_i = 2^(-i/2), i = 1 .. 2L + 1: the estimate of m
+        sets = [V] + [rng.subset(V, p) for p in levels for _ in range(_R1)]
+        ans = run(sets, 1)
+        if not ans[0]:
+            if ones:
+                S = ones[0]
+                raise InconsistentOracleError(
+                    f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
+                    "vertices", S, True)
+            if m_known:
+                raise InconsistentOracleError(
+                    f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all "
+                    "the vertices", V, False)
+            per_round.extend([0, 0, 0, 0])
+            rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(),
+                       final_pairs=0, pairs_round=None)
+            return set()
+        if m_known == 0:
+            raise InconsistentOracleError(
+                f"{ask.owner}: m=0 was given, but the oracle answered 1 for all the vertices",
+                V, True)
+        if m_known is not None:
+            m_est = float(m_known)
+        else:
+            m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1] for i in
+                                         range(len(levels))], n)
+        p = min(1.0, 1.0 / math.sqrt(2.0 * m_est))
+        # round 2: t2 = ceil(C2 ln(n) / p^2) sets S_p: their 0-answers certify non-edges
+        t2 = math.ceil(_C2 * math.log(max(n, 2)) / (p * p))
+        if t2 >= left():
+            last = 2
+    if last == 5:
+        run([rng.subset(V, p) for _ in range(t2)], 2)
+        h = max(math.ceil(2.0 / p), 4 * L)
+        heavy = tuple(u for u in range(n) if n - bin(cov[u] & full).count("1") > h)
+        hs = set(heavy)
+        # round 3: for each heavy u, sets {u} u T, T drawn from u's light candidates with
+        # q_j = 2^-j, j = 1 .. ceil(log2 |B_u|), R3 sets each; q_u = the first q_j answered 0
+        # at least a quarter of the time (about 1/deg(u): the density that certifies fastest)
+        Bs = [[w for w in cands(u) if w not in hs] for u in heavy]
+        Js = [max(1, _log2_ceil(len(B))) for B in Bs]
+        if sum(Js) > 0 and _R3 * sum(Js) >= left():
+            last = 3
+    if last == 5:
+        plan = []
+        for u, B, J in zip(heavy, Bs, Js):
+            plan.append((u, [[_union((u,), rng.subset(B, 2.0 ** -j)) for _ in range(_R3)]
+                             for j in range(1, J + 1)]))
+        ans = run([S for _, blocks in plan for blk in blocks for S in blk], 3)
+        qs = {}
+        k = 0
+        for u, blocks in plan:
+            q = None
+            for j, blk in enumerate(blocks, start=1):
+                zeros = sum(1 for a in ans[k: k + len(blk)] if not a)
+                k += len(blk)
+                if q is None and 4 * zeros >= len(blk):
+                    q = 2.0 ** -j
+            qs[u] = 2.0 ** -len(blocks) if q is None else q
+        # round 4: for each heavy u, ceil(C4 ln(|B'_u| + 1) / q_u) sets {u} u T at density q_u
+        Bs = [[w for w in cands(u) if w not in hs] for u in heavy]
+        ts = [math.ceil(_C4 * math.log(len(B) + 1) / qs[u]) if B else 0
+              for u, B in zip(heavy, Bs)]
+        if sum(ts) > 0 and sum(ts) >= left():
+            last = 4
+    if last == 5:
+        sets = []
+        for u, B, t in zip(heavy, Bs, ts):
             sets.extend(_union((u,), rng.subset(B, qs[u])) for _ in range(t))
-    run(sets, 4)
-    # round 5: every pair not yet certified, one query each
+        run(sets, 4)
+    # round 5 (or the round where the pairs were no dearer): every pair not yet certified
     pairs = [(u, w) for u in range(n) for w in cands(u) if w > u]
-    ans = run([pr for pr in pairs], 5)
+    ans = run([pr for pr in pairs], last)
+    per_round.extend([0] * (5 - len(per_round)))
     edges = {pr for pr, a in zip(pairs, ans) if a}
     for S in ones:
         T = set(S)
@@ -600,7 +622,7 @@ def _five_round(ask, n, seed, rec, m_known=None):
             f"{ask.owner}: m={m_known} was given, but the answers fit exactly "
             f"{len(edges)} edges", None, None)
     rec.update(round_queries=per_round, p=p, m_estimate=m_est, heavy=heavy,
-               final_pairs=len(pairs))
+               final_pairs=len(pairs), pairs_round=last)
     return edges
 
 
