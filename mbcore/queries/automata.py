@@ -669,12 +669,10 @@ def _draw_dfa(ax, n, start, d, acc, alphabet):
                 phi = ang[q] if n > 1 else math.pi / 2
                 if q == start and n > 1:
                     phi -= math.pi / 4
-                u = lambda a: (math.cos(a), math.sin(a))      # noqa: E731
                 al, be, L = 0.55, 0.45, r + 0.42
-                P = [(x0 + r * u(phi - al)[0], y0 + r * u(phi - al)[1]),
-                     (x0 + L * u(phi - be)[0], y0 + L * u(phi - be)[1]),
-                     (x0 + L * u(phi + be)[0], y0 + L * u(phi + be)[1]),
-                     (x0 + r * u(phi + al)[0], y0 + r * u(phi + al)[1])]
+                # a cubic Bezier leaving the circle at phi - al and coming back at phi + al
+                P = [(x0 + rho * math.cos(phi + a), y0 + rho * math.sin(phi + a))
+                     for rho, a in ((r, -al), (L, -be), (L, be), (r, al))]
                 keep(ax.add_patch(FancyArrowPatch(
                     path=Path(P, [Path.MOVETO, Path.CURVE4, Path.CURVE4, Path.CURVE4]),
                     arrowstyle="-|>", mutation_scale=10, lw=1.0)))
