@@ -235,11 +235,11 @@ def _add_coin_parser(qsub):
         "coin", help="find seeded random defectives (heavy coins) by group testing",
         description="Draw d defective items among n (seeded) and find them by group testing "
                     "(Angluin lecture 28): one defective by binary search and by the "
-                    "non-adaptive bit design, ceil(log2 n) tests each, and one more (at most "
-                    "ceil(log2(n + 1))) when the answers name an item that no positive test "
-                    "held, which is then tested alone; d defectives by binary splitting, at "
-                    "most d ceil(log2(n + 1)) tests when d is known, "
-                    "d (ceil(log2 n) + 1) + 1 when it is not.")
+                    "non-adaptive bit design, ceil(log2 n) tests each, plus one (only when n "
+                    "is a power of two) to test alone an item that no positive test held: at "
+                    "most ceil(log2(n + 1)); d defectives by binary splitting, at most "
+                    "d ceil(log2(n + 1)) tests when d is known, d (ceil(log2 n) + 1) + 1 when "
+                    "it is not.")
     p.add_argument("--n", type=_int_from(1, _MAX_ITEMS), default=1000, metavar="N",
                    help=f"items, 1 to {_MAX_ITEMS:,} (default: 1000)")
     p.add_argument("--defectives", type=_nonnegative_int, default=1, metavar="D",
