@@ -13,19 +13,28 @@
 A new subcommand of the group is one ``_add_..._parser(qsub)`` function registered in
 :func:`add_queries_parsers` and its handler; nothing else here needs to change.
 
-Exit status: 0; 1 for a bad parameter; 3 when a run exceeds a bound whose assumptions hold or
-learns a wrong target (a bug in mbcore).
+Exit status: 0; 2 for a usage error (a missing subcommand, an unknown option, any option's
+value out of its range, alone or against another option); 3 when a run exceeds a bound whose
+assumptions hold or learns a wrong target (a bug in mbcore).  The sizes have upper limits that
+keep a demonstration within about a minute and well within memory (``_MAX_STATES``,
+``_MAX_VERTICES``, ``_MAX_EDGES``, ``_MAX_ITEMS``); a larger size is a usage error naming the
+limit.
 """
 
 import json
 import math
 import time
 
-from ._cli_common import UsageError, emit, positive_int
+from ._cli_common import UsageError, emit
 
 __all__ = ["add_queries_parsers", "QueriesBugFound"]
 
 _GRAPH_METHODS = ("adaptive", "counting", "five_round")
+_LETTERS = 26             # the alphabet: a, b, ..., z
+_MAX_STATES = 20_000      # dfa --states: L* (Rivest-Schapire) on 20,000 states: about 9 s
+_MAX_VERTICES = 20_000    # graph --n: five_round keeps an n x n bit matrix (50 MB at 20,000)
+_MAX_EDGES = 10_000       # graph --m: the three methods on 5,000 edges: about 20 s
+_MAX_ITEMS = 1_000_000    # coin --n: the run keeps every group it tests (0.6 GB at 10^6)
 
 
 class QueriesBugFound(Exception):
@@ -62,6 +71,22 @@ def _nonnegative_int(text):
     return value
 
 
+def _int_from(lo, hi, why=""):
+    """An argparse type: an integer in [lo, hi]; ``why`` says where the upper limit comes
+    from."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not lo <= value <= hi:
+            import argparse
+            raise argparse.ArgumentTypeError(
+                f"expected an integer from {lo} to {hi:,}{why}, got {text!r}")
+        return value
+    return parse
+
+
 # -- mbcore queries dfa --------------------------------------------------------------------------
 
 _PROCESSING = ("rivest-schapire", "angluin", "suffixes")
@@ -76,9 +101,11 @@ def _add_dfa_parser(qsub):
                     "oracle (shortest counterexamples), and print the queries against the "
                     "bounds: at most n equivalence queries, and membership queries within the "
                     "observation table's bound for the longest counterexample m.")
-    p.add_argument("--states", type=positive_int, default=50, metavar="N",
-                   help="states of the target's minimal DFA (default: 50)")
-    p.add_argument("--letters", type=positive_int, default=2, metavar="K",
+    p.add_argument("--states", type=_int_from(1, _MAX_STATES), default=50, metavar="N",
+                   help=f"states of the target's minimal DFA, 1 to {_MAX_STATES:,} "
+                        f"(default: 50)")
+    p.add_argument("--letters", type=_int_from(1, _LETTERS, " (the letters a to z)"),
+                   default=2, metavar="K",
                    help="letters of the alphabet, 1 to 26: a, b, ... (default: 2)")
     p.add_argument("--seed", type=_nonnegative_int, default=0, metavar="S",
                    help="seeds the target (default: 0)")
@@ -90,8 +117,6 @@ def _add_dfa_parser(qsub):
 
 def _cmd_dfa(args):
     from .queries import run_dfa_demo
-    if args.letters > 26:
-        raise ValueError(f"--letters must be at most 26, got {args.letters}")
     rows = []
     for proc in (_PROCESSING if args.processing == "all" else (args.processing,)):
         t = time.perf_counter()
@@ -130,10 +155,10 @@ def _add_graph_parser(qsub):
                     "6 m ceil(log2 n) + 1 (edge counting), none for five_round (5 rounds; "
                     "Angluin & Chen's algorithm needs O(m log n + sqrt(m) log^2 n) in "
                     "expectation).")
-    p.add_argument("--n", type=positive_int, default=1000, metavar="N",
-                   help="vertices (default: 1000)")
-    p.add_argument("--m", type=_nonnegative_int, default=100, metavar="M",
-                   help="edges, at most n(n-1)/2 (default: 100)")
+    p.add_argument("--n", type=_int_from(1, _MAX_VERTICES), default=1000, metavar="N",
+                   help=f"vertices, 1 to {_MAX_VERTICES:,} (default: 1000)")
+    p.add_argument("--m", type=_int_from(0, _MAX_EDGES), default=100, metavar="M",
+                   help=f"edges, 0 to {_MAX_EDGES:,} and at most n(n-1)/2 (default: 100)")
     p.add_argument("--seed", type=_nonnegative_int, default=0, metavar="S",
                    help="seeds the graph and the five-round algorithm (default: 0)")
     p.add_argument("--method", choices=_GRAPH_METHODS + ("all",), default="all",
@@ -150,7 +175,8 @@ def _random_graph(n, m, seed):
     import numpy as np
     top = n * (n - 1) // 2
     if m > top:
-        raise ValueError(f"--m must be at most n(n-1)/2 = {top} for --n {n}, got {m}")
+        raise UsageError(f"argument --m: a graph on --n {n} vertices has at most n(n-1)/2 = "
+                         f"{top} edges, got {m}")
     rng = np.random.default_rng(seed)
     if 2 * m > top:
         pairs = list(itertools.combinations(range(n), 2))
@@ -209,10 +235,13 @@ def _add_coin_parser(qsub):
         "coin", help="find seeded random defectives (heavy coins) by group testing",
         description="Draw d defective items among n (seeded) and find them by group testing "
                     "(Angluin lecture 28): one defective by binary search and by the "
-                    "non-adaptive bit design, ceil(log2 n) tests each; d defectives by binary "
-                    "splitting, at most d ceil(log2 n) tests.")
-    p.add_argument("--n", type=positive_int, default=1000, metavar="N",
-                   help="items (default: 1000)")
+                    "non-adaptive bit design, ceil(log2 n) tests each, plus one (only when n "
+                    "is a power of two) to test alone an item that no positive test held: at "
+                    "most ceil(log2(n + 1)); d defectives by binary splitting, at most "
+                    "d ceil(log2(n + 1)) tests when d is known, d (ceil(log2 n) + 1) + 1 when "
+                    "it is not.")
+    p.add_argument("--n", type=_int_from(1, _MAX_ITEMS), default=1000, metavar="N",
+                   help=f"items, 1 to {_MAX_ITEMS:,} (default: 1000)")
     p.add_argument("--defectives", type=_nonnegative_int, default=1, metavar="D",
                    help="defective items, at most n (default: 1)")
     p.add_argument("--seed", type=_nonnegative_int, default=0, metavar="S",
@@ -226,7 +255,8 @@ def _cmd_coin(args):
 
     from .queries import find_defective, find_defectives
     if args.defectives > args.n:
-        raise ValueError(f"--defectives must be at most --n ({args.n}), got {args.defectives}")
+        raise UsageError(f"argument --defectives: at most --n ({args.n}) of the items can be "
+                         f"defective, got {args.defectives}")
     rng = np.random.default_rng(args.seed)
     D = tuple(sorted(int(x) for x in rng.choice(args.n, size=args.defectives, replace=False)))
     Ds = set(D)

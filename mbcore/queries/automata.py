@@ -523,57 +523,63 @@ class DFA:
         return _to_dot(self.n_states, self.start, acc, lambda q, i: d[q][i], self.alphabet)
 
     def plot(self, ax=None):
-        """Draw the automaton with matplotlib (an optional dependency; small automata): states
-        on a circle, accepting ones with a double ring, edges labelled by their letters.
-        Returns the Axes."""
+        """Draw the automaton with matplotlib (an optional dependency), for automata of at
+        most 12 states.
+
+        The states sit on a circle, clockwise from the start state at the left, where an
+        arrow marked "start" comes in; accepting states have a double ring.  An edge q -> t
+        carries the letters that lead from q to t (three or more consecutive letters of the
+        alphabet as a range, "a-d"), and bends to the right of its direction, so q -> t and
+        t -> q are two arcs; a self-loop sits outside the circle.  Every label is placed at
+        the first of a list of spots along its edge (the middle first, then towards the ends,
+        on the edge and to either side) whose text box, measured as drawn in ``ax``, keeps
+        clear of every state's circle and of the labels placed before (in a smaller font
+        when no spot does): a label never covers a state or another label.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (when None, a new figure of 5 x 5 inches up to 8 states, 0.4 inch
+            more per state above).  Its limits and aspect are set.
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Raises
+        ------
+        ValueError
+            More than 12 states: a drawing that size is not legible (state numbers and
+            labels crowd each other); :meth:`to_dot` gives Graphviz text for any size.  Also
+            when a label fits nowhere clear of the states and the other labels even in the
+            smaller font (many letters on many edges, e.g. 26 letters on 6 states; nothing is
+            left drawn then).
+        ImportError
+            matplotlib is not installed.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> ax = DFA("ab", [[1, 0], [0, 1]], [True, False]).plot()
+        >>> DFA.random(13, "ab", seed=0).plot()
+        Traceback (most recent call last):
+          ...
+        ValueError: DFA.plot draws at most 12 states legibly, and this automaton has 13: ...
+        """
+        if self.n_states > _PLOT_MAX_STATES:
+            raise ValueError(f"DFA.plot draws at most {_PLOT_MAX_STATES} states legibly, and "
+                             f"this automaton has {self.n_states}: use DFA.to_dot() "
+                             "(Graphviz) for larger automata")
         try:
             import matplotlib.pyplot as plt
         except ImportError:
             raise ImportError("DFA.plot needs matplotlib (pip install mbcore[plot])") from None
         if ax is None:
-            _, ax = plt.subplots(figsize=(5, 5))
-        n = self.n_states
-        ang = [2 * math.pi * q / n for q in range(n)]
-        xy = [(math.cos(a), math.sin(a)) for a in ang] if n > 1 else [(0.0, 0.0)]
+            side = 5.0 + 0.4 * max(0, self.n_states - 8)   # more room from 9 states on
+            _, ax = plt.subplots(figsize=(side, side))
         d, acc = self._as_lists()
-        r = 0.12
-        for q, (x, y) in enumerate(xy):
-            ax.add_patch(plt.Circle((x, y), r, fill=False))
-            if acc[q]:
-                ax.add_patch(plt.Circle((x, y), r * 0.8, fill=False))
-            ax.text(x, y, str(q), ha="center", va="center")
-        sx, sy = xy[self.start]
-        ax.annotate("", xy=(sx - r, sy), xytext=(sx - 2.5 * r, sy),
-                    arrowprops=dict(arrowstyle="->"))
-        for q in range(n):
-            labels = {}
-            for i, c in enumerate(self.alphabet):
-                labels.setdefault(d[q][i], []).append(str(c))
-            for t, cs in labels.items():
-                (x0, y0), (x1, y1) = xy[q], xy[t]
-                text = ",".join(cs)
-                if t == q:
-                    ax.annotate("", xy=(x0 + 0.05, y0 + r), xytext=(x0 - 0.05, y0 + r),
-                                arrowprops=dict(arrowstyle="->", connectionstyle="arc3,rad=-2"))
-                    ax.text(x0, y0 + 2.6 * r, text, ha="center")
-                else:
-                    # an arc bending to the right of its direction (so q -> t and t -> q are
-                    # two arcs), its label just outside the arc's middle (matplotlib's arc3:
-                    # the middle of the curve is the chord's middle plus rad/2 (dy, -dx))
-                    rad = 0.2
-                    ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
-                                arrowprops=dict(arrowstyle="->", shrinkA=14, shrinkB=14,
-                                                connectionstyle=f"arc3,rad={rad}"))
-                    dx, dy = x1 - x0, y1 - y0
-                    norm = math.hypot(dx, dy) or 1.0
-                    off = 0.5 * rad + 0.08 / norm
-                    ax.text((x0 + x1) / 2 + off * dy, (y0 + y1) / 2 - off * dx, text,
-                            ha="center", va="center", fontsize=9,
-                            bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"))
-        ax.set_xlim(-1.5, 1.5)
-        ax.set_ylim(-1.5, 1.5)
-        ax.set_aspect("equal")
-        ax.axis("off")
+        _draw_dfa(ax, self.n_states, self.start, d, acc, self.alphabet)
         return ax
 
     def __repr__(self):
@@ -583,6 +589,158 @@ class DFA:
         state = dict(self.__dict__)
         state["_lists"] = None
         return state
+
+
+# -- drawing (DFA.plot) ---------------------------------------------------------------------------
+
+_PLOT_MAX_STATES = 12     # 12 states on a circle still leave room between neighbours for labels
+_PLOT_R = 0.13            # a state's radius; the states sit on the unit circle
+_PLOT_LIM = 1.75          # the axes show [-1.75, 1.75]^2: the circle, its loops, their labels
+
+
+def _letters_label(positions, alphabet):
+    """The letters at these alphabet positions, joined by commas; three or more consecutive
+    positions as a range "first-last"."""
+    out, i = [], 0
+    while i < len(positions):
+        j = i
+        while j + 1 < len(positions) and positions[j + 1] == positions[j] + 1:
+            j += 1
+        if j - i >= 2:
+            out.append(f"{alphabet[positions[i]]}-{alphabet[positions[j]]}")
+        else:
+            out.extend(str(alphabet[p]) for p in positions[i:j + 1])
+        i = j + 1
+    return ",".join(out)
+
+
+def _boxes_overlap(a, b):
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _box_meets_disc(box, x, y, radius):
+    """Whether the box (x0, y0, x1, y1) comes within ``radius`` of the point (x, y)."""
+    cx, cy = min(max(x, box[0]), box[2]), min(max(y, box[1]), box[3])
+    return math.hypot(cx - x, cy - y) < radius
+
+
+def _draw_dfa(ax, n, start, d, acc, alphabet):
+    """DFA.plot's drawing on ``ax`` (see its docstring): states, edges, labels placed clear of
+    the states.  Raises ValueError, removing what it drew, when a label fits nowhere."""
+    from matplotlib.patches import Circle, FancyArrowPatch
+    from matplotlib.path import Path
+
+    r = _PLOT_R
+    ax.set_xlim(-_PLOT_LIM, _PLOT_LIM)
+    ax.set_ylim(-_PLOT_LIM, _PLOT_LIM)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    # clockwise from the start state at the left
+    ang = [math.pi - 2 * math.pi * ((q - start) % n) / n for q in range(n)]
+    xy = [(math.cos(a), math.sin(a)) if n > 1 else (0.0, 0.0) for a in ang]
+    drawn = []
+
+    def keep(artist):
+        drawn.append(artist)
+        return artist
+
+    for q, (x, y) in enumerate(xy):
+        keep(ax.add_patch(Circle((x, y), r, fill=False, lw=1.2, gid="dfa-state")))
+        if acc[q]:
+            keep(ax.add_patch(Circle((x, y), r * 0.78, fill=False, lw=1.0,
+                                     gid="dfa-state-ring")))
+        keep(ax.text(x, y, str(q), ha="center", va="center", fontsize=10,
+                     gid="dfa-state-number"))
+    # the start arrow, from the left, and its word
+    sx, sy = xy[start]
+    keep(ax.add_patch(FancyArrowPatch((sx - r - 0.42, sy), (sx - r, sy), arrowstyle="-|>",
+                                      mutation_scale=12, lw=1.2, shrinkA=0, shrinkB=0)))
+    labels = [(keep(ax.text(sx - r - 0.44, sy, "start", ha="right", va="center", fontsize=9,
+                            gid="dfa-label")), [(sx - r - 0.44, sy)])]
+    for q in range(n):
+        by_target = {}
+        for i in range(len(alphabet)):
+            by_target.setdefault(d[q][i], []).append(i)
+        for t, positions in by_target.items():
+            text = _letters_label(positions, alphabet)
+            (x0, y0), (x1, y1) = xy[q], xy[t]
+            if t == q:
+                # a loop outside the circle (the start state's turned up, away from its arrow)
+                phi = ang[q] if n > 1 else math.pi / 2
+                if q == start and n > 1:
+                    phi -= math.pi / 4
+                al, be, L = 0.55, 0.45, r + 0.42
+                # a cubic Bezier leaving the circle at phi - al and coming back at phi + al
+                P = [(x0 + rho * math.cos(phi + a), y0 + rho * math.sin(phi + a))
+                     for rho, a in ((r, -al), (L, -be), (L, be), (r, al))]
+                keep(ax.add_patch(FancyArrowPatch(
+                    path=Path(P, [Path.MOVETO, Path.CURVE4, Path.CURVE4, Path.CURVE4]),
+                    arrowstyle="-|>", mutation_scale=10, lw=1.0)))
+                apex = 0.25 * r * math.cos(al) + 0.75 * L * math.cos(be)
+                spots = [(x0 + (apex + s) * math.cos(phi + w), y0 + (apex + s) * math.sin(phi + w))
+                         for s in (0.09, 0.15, 0.22, 0.3) for w in (0.0, 0.35, -0.35)]
+            else:
+                dx, dy = x1 - x0, y1 - y0
+                rad = 0.2
+                cx, cy = (x0 + x1) / 2 + rad * dy, (y0 + y1) / 2 - rad * dx
+                a0 = math.atan2(cy - y0, cx - x0)
+                a1 = math.atan2(cy - y1, cx - x1)
+                P0 = (x0 + r * math.cos(a0), y0 + r * math.sin(a0))
+                P2 = (x1 + r * math.cos(a1), y1 + r * math.sin(a1))
+                keep(ax.add_patch(FancyArrowPatch(
+                    path=Path([P0, (cx, cy), P2], [Path.MOVETO, Path.CURVE3, Path.CURVE3]),
+                    arrowstyle="-|>", mutation_scale=10, lw=1.0)))
+                norm = math.hypot(dx, dy)
+                nx, ny = dy / norm, -dx / norm            # the side the arc bends to
+                spots = []
+                for s in (0.0, 0.07, -0.07, 0.13, -0.13, 0.2, -0.2):
+                    for tt in (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74):
+                        bx = (1 - tt) ** 2 * P0[0] + 2 * tt * (1 - tt) * cx + tt ** 2 * P2[0]
+                        by = (1 - tt) ** 2 * P0[1] + 2 * tt * (1 - tt) * cy + tt ** 2 * P2[1]
+                        spots.append((bx + s * nx, by + s * ny))
+            label = keep(ax.text(*spots[0], text, ha="center", va="center", fontsize=9,
+                                 gid="dfa-label",
+                                 bbox=dict(boxstyle="square,pad=0.15", fc="white", ec="none")))
+            labels.append((label, spots))
+    _place_labels(ax, labels, xy, r, drawn)
+
+
+def _place_labels(ax, labels, xy, r, drawn):
+    """Move each label to its first spot whose box clears every state and the labels placed
+    before; a smaller font when none does; ValueError (the drawing removed) when even that
+    fails."""
+    ax.apply_aspect()
+    to_px = ax.transData.transform
+    (px0, py0), (px1, py1) = to_px((0.0, 0.0)), to_px((1.0, 1.0))
+    sx, sy = abs(px1 - px0), abs(py1 - py0)
+    margin = 0.02
+    placed = []
+    for label, spots in labels:
+        for size in (label.get_fontsize(), 7.0):
+            label.set_fontsize(size)
+            ext = label.get_window_extent()
+            pad = 0.15 * size * ax.figure.dpi / 72.0 if label.get_bbox_patch() else 0.0
+            w, h = (ext.width + 2 * pad) / sx, (ext.height + 2 * pad) / sy
+            ha = label.get_horizontalalignment()
+
+            def box(p):
+                x0 = p[0] - w / 2 if ha == "center" else (p[0] - w if ha == "right" else p[0])
+                return (x0, p[1] - h / 2, x0 + w, p[1] + h / 2)
+
+            best = next((p for p in spots
+                         if not any(_box_meets_disc(box(p), x, y, r + margin) for x, y in xy)
+                         and not any(_boxes_overlap(box(p), b) for b in placed)), None)
+            if best is not None:
+                label.set_position(best)
+                placed.append(box(best))
+                break
+        else:
+            for artist in drawn:
+                artist.remove()
+            raise ValueError(f"DFA.plot: the label {label.get_text()!r} fits nowhere clear "
+                             "of the states and the other labels (too many letters on too "
+                             "many edges for a legible drawing); use DFA.to_dot() (Graphviz), "
+                             "or a larger Axes")
 
 
 # -- helpers shared, line for line, with the twin (mbref.queries) ---------------------------------

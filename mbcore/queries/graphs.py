@@ -15,7 +15,8 @@ it holds a defective (the heavy coin of lecture 28).
   theirs; this reading of it is measured, not proved).
 * :func:`find_edge`: one edge by binary search (lecture 28), at most 4 ceil(log2 n) + 1 queries.
 * :func:`find_defective` (one defective, adaptive binary search or the non-adaptive bit design,
-  ceil(log2 n) tests) and :func:`find_defectives` (d defectives by binary splitting).
+  ceil(log2 n) tests, and one more, only when n is a power of two, to test alone an item that
+  no positive test held) and :func:`find_defectives` (d defectives by binary splitting).
 * :class:`EdgeDetectingOracle`: Q (or the edge count) for a known graph, counting its calls.
 
 Conventions
@@ -290,7 +291,9 @@ class GraphResult:
     record : dict
         Details: ``graph`` and ``bound_formula``; for ``five_round`` also ``round_queries``
         (queries per round), ``p`` (round 2's inclusion probability), ``m_estimate``,
-        ``heavy`` (the vertices of round 3 and 4) and ``final_pairs`` (round 5's pairs).
+        ``heavy`` (the vertices of round 3 and 4), ``final_pairs`` (the pairs asked one by
+        one) and ``pairs_round`` (the round they were asked in: 5, or an earlier one where
+        they were no more than that round's queries; None when none was needed).
     m : int (property)
         The number of learned edges.
 
@@ -334,8 +337,11 @@ class GroupTestResult:
     tests : int
         Tests asked.
     bound : int
-        :func:`mbcore.bounds.group_testing_bound` for the run (at the number of defectives
-        found).
+        The most tests the method asks (:func:`mbcore.bounds.group_testing_bound`):
+        ``group_testing_bound(n + 1, d)`` = d ceil(log2(n + 1)) for :func:`find_defective`
+        (d = 1) and :func:`find_defectives` with d known, whose searches also tell "none" from
+        the n items; ``group_testing_bound(n, d, known=False)`` with d unknown, at the number
+        of defectives found.
     held : bool
         ``tests <= bound``.
     adaptive : bool
@@ -345,7 +351,7 @@ class GroupTestResult:
     Examples
     --------
     >>> find_defective(4, lambda S: 2 in S)
-    GroupTestResult(defectives=[2], tests=2, bound=2, held=True)
+    GroupTestResult(defectives=(2,), tests=2, bound=3, held=True)
     """
 
     def __init__(self, defectives, tests, bound, adaptive, record):
@@ -357,7 +363,7 @@ class GroupTestResult:
         self.record = record
 
     def __repr__(self):
-        return (f"GroupTestResult(defectives={list(self.defectives)}, tests={self.tests}, "
+        return (f"GroupTestResult(defectives={self.defectives!r}, tests={self.tests}, "
                 f"bound={self.bound}, held={self.held})")
 
 
@@ -758,7 +764,7 @@ def _estimate_m(levels, answers, n):
 def _five_round(ask, n, seed, rec, m_known=None):
     if n < 2:
         rec.update(round_queries=[0, 0, 0, 0, 0], p=None, m_estimate=0, heavy=(),
-                   final_pairs=0)
+                   final_pairs=0, pairs_round=None)
         return set()
     rng = _SplitMix64(seed)
     L = max(1, _log2_ceil(n))
@@ -766,6 +772,7 @@ def _five_round(ask, n, seed, rec, m_known=None):
     cover = _Cover(n)
     ones = []                                   # bool rows of the sets answered 1
     per_round = []
+    p, m_est, heavy = None, None, np.zeros(0, dtype=_I64)
 
     def run_rows(Z, rnd):
         """Ask the sets given as bool rows over the vertices."""
@@ -775,104 +782,132 @@ def _five_round(ask, n, seed, rec, m_known=None):
             ans[i] = ask(Z[i].nonzero()[0], where)
         return ans
 
-    # round 1: Q(V), then _R1 sets at each p_i = 2^(-i/2), i = 1 .. 2L + 1
+    def left():
+        """The pairs not yet certified (no set answered 0 holds both)."""
+        return int(cover.free().sum()) // 2
+
+    # Before each of rounds 1-4: when the round would ask at least as many queries as there
+    # are pairs left uncertified, ask those pairs instead, in that round (as round 5 would),
+    # and end; so a small graph (n(n-1)/2 at most round 1's size) is learned pair by pair.
     levels = [] if m_known is not None else [2.0 ** (-i / 2.0)
                                              for i in range(1, 2 * L + 2)]
-    Z = np.concatenate([np.ones((1, n), dtype=bool)]
-                       + [rng.subsets(_R1, n, p) for p in levels])
-    ans = run_rows(Z, 1)
-    per_round.append(len(ans))
-    ones.append(Z[ans])
-    zeros = [Z[~ans]]
-    if not ans[0]:
-        if ans.any():
-            S = np.flatnonzero(Z[int(np.flatnonzero(ans)[0])])
-            raise _inconsistent(
-                f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
-                "vertices", S, True)
-        if m_known:
-            raise _inconsistent(
-                f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all "
-                "the vertices", V, False)
-        per_round.extend([0, 0, 0, 0])
-        rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(), final_pairs=0)
-        return set()
-    if m_known == 0:
-        raise _inconsistent(
-            f"{ask.owner}: m=0 was given, but the oracle answered 1 for all the vertices",
-            V, True)
-    if m_known is not None:
-        m_est = float(m_known)
+    last = 5
+    if 1 + _R1 * len(levels) >= n * (n - 1) // 2:
+        last = 1
     else:
-        m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1].tolist()
-                                     for i in range(len(levels))], n)
-    p = min(1.0, 1.0 / math.sqrt(2.0 * m_est))
-    # round 2: t2 sets S_p, asked in chunks of rows
-    t2 = math.ceil(_C2 * math.log(max(n, 2)) / (p * p))
-    chunk = max(1, (1 << 22) // n)
-    done = 0
-    while done < t2:
-        k = min(chunk, t2 - done)
-        Z = rng.subsets(k, n, p)
-        a = run_rows(Z, 2)
-        ones.append(Z[a])
-        zeros.append(Z[~a])
-        done += k
-    per_round.append(t2)
-    cover.add_rows(zeros)
-    del zeros
-    free = cover.free()
-    h = max(math.ceil(2.0 / p), 4 * L)
-    heavy = np.flatnonzero(free > h)
-    hmask = np.zeros(n, dtype=bool)
-    hmask[heavy] = True
-    # round 3: degree estimates of the heavy vertices
-    plan = []
-    for u in heavy.tolist():
-        c = cover.cands(u)
-        B = c[~hmask[c]]
-        J = max(1, _log2_ceil(len(B)))
-        blocks = [rng.subsets(_R3, len(B), 2.0 ** -j) for j in range(1, J + 1)]
-        plan.append((u, B, blocks))
-    q3 = 0
-    qs = {}
-    for u, B, blocks in plan:
-        q = None
-        for j, Zb in enumerate(blocks, start=1):
-            a = np.zeros(Zb.shape[0], dtype=bool)
-            for i in range(Zb.shape[0]):
-                S = np.sort(np.append(B[Zb[i]], u))
-                a[i] = ask(S, "five_round: round 3")
-                if a[i]:
-                    row = np.zeros((1, n), dtype=bool)
-                    row[0, S] = True
-                    ones.append(row)
-                else:
-                    cover.add_set(S)
-            q3 += Zb.shape[0]
-            if q is None and 4 * int(np.count_nonzero(~a)) >= Zb.shape[0]:
-                q = 2.0 ** -j
-        qs[u] = 2.0 ** -len(blocks) if q is None else q
-    per_round.append(q3)
-    # round 4: certify each heavy vertex's light candidates at density q_u
-    sets = []
-    for u in heavy.tolist():
-        c = cover.cands(u)
-        B = c[~hmask[c]]
-        if len(B):
-            t = math.ceil(_C4 * math.log(len(B) + 1) / qs[u])
-            Zb = rng.subsets(t, len(B), qs[u])
-            for i in range(t):
-                sets.append(np.sort(np.append(B[Zb[i]], u)))
-    for S in sets:
-        if ask(S, "five_round: round 4"):
-            row = np.zeros((1, n), dtype=bool)
-            row[0, S] = True
-            ones.append(row)
+        # round 1: Q(V), then _R1 sets at each p_i = 2^(-i/2), i = 1 .. 2L + 1
+        Z = np.concatenate([np.ones((1, n), dtype=bool)]
+                           + [rng.subsets(_R1, n, p) for p in levels])
+        ans = run_rows(Z, 1)
+        per_round.append(len(ans))
+        ones.append(Z[ans])
+        if not ans[0]:
+            if ans.any():
+                S = np.flatnonzero(Z[int(np.flatnonzero(ans)[0])])
+                raise _inconsistent(
+                    f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
+                    "vertices", S, True)
+            if m_known:
+                raise _inconsistent(
+                    f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all "
+                    "the vertices", V, False)
+            per_round.extend([0, 0, 0, 0])
+            rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(),
+                       final_pairs=0, pairs_round=None)
+            return set()
+        if m_known == 0:
+            raise _inconsistent(
+                f"{ask.owner}: m=0 was given, but the oracle answered 1 for all the vertices",
+                V, True)
+        cover.add_rows([Z[~ans]])
+        if m_known is not None:
+            m_est = float(m_known)
         else:
-            cover.add_set(S)
-    per_round.append(len(sets))
-    # round 5: every pair not yet certified
+            m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1].tolist()
+                                         for i in range(len(levels))], n)
+        p = min(1.0, 1.0 / math.sqrt(2.0 * m_est))
+        t2 = math.ceil(_C2 * math.log(max(n, 2)) / (p * p))
+        if t2 >= left():
+            last = 2
+    if last > 2:
+        # round 2: t2 sets S_p, asked in chunks of rows
+        zeros = []
+        chunk = max(1, (1 << 22) // n)
+        done = 0
+        while done < t2:
+            k = min(chunk, t2 - done)
+            Z = rng.subsets(k, n, p)
+            a = run_rows(Z, 2)
+            ones.append(Z[a])
+            zeros.append(Z[~a])
+            done += k
+        per_round.append(t2)
+        cover.add_rows(zeros)
+        del zeros
+        free = cover.free()
+        h = max(math.ceil(2.0 / p), 4 * L)
+        heavy = np.flatnonzero(free > h)
+        hmask = np.zeros(n, dtype=bool)
+        hmask[heavy] = True
+        Bs = []
+        for u in heavy.tolist():
+            c = cover.cands(u)
+            Bs.append(c[~hmask[c]])
+        size3 = _R3 * sum(max(1, _log2_ceil(len(B))) for B in Bs)
+        if 0 < size3 and size3 >= left():
+            last = 3
+    if last > 3:
+        # round 3: degree estimates of the heavy vertices
+        plan = []
+        for u, B in zip(heavy.tolist(), Bs):
+            J = max(1, _log2_ceil(len(B)))
+            blocks = [rng.subsets(_R3, len(B), 2.0 ** -j) for j in range(1, J + 1)]
+            plan.append((u, B, blocks))
+        q3 = 0
+        qs = {}
+        for u, B, blocks in plan:
+            q = None
+            for j, Zb in enumerate(blocks, start=1):
+                a = np.zeros(Zb.shape[0], dtype=bool)
+                for i in range(Zb.shape[0]):
+                    S = np.sort(np.append(B[Zb[i]], u))
+                    a[i] = ask(S, "five_round: round 3")
+                    if a[i]:
+                        row = np.zeros((1, n), dtype=bool)
+                        row[0, S] = True
+                        ones.append(row)
+                    else:
+                        cover.add_set(S)
+                q3 += Zb.shape[0]
+                if q is None and 4 * int(np.count_nonzero(~a)) >= Zb.shape[0]:
+                    q = 2.0 ** -j
+            qs[u] = 2.0 ** -len(blocks) if q is None else q
+        per_round.append(q3)
+        Bs, ts = [], []
+        for u in heavy.tolist():
+            c = cover.cands(u)
+            B = c[~hmask[c]]
+            Bs.append(B)
+            ts.append(math.ceil(_C4 * math.log(len(B) + 1) / qs[u]) if len(B) else 0)
+        if 0 < sum(ts) and sum(ts) >= left():
+            last = 4
+    if last > 4:
+        # round 4: certify each heavy vertex's light candidates at density q_u
+        sets = []
+        for u, B, t in zip(heavy.tolist(), Bs, ts):
+            if t:
+                Zb = rng.subsets(t, len(B), qs[u])
+                for i in range(t):
+                    sets.append(np.sort(np.append(B[Zb[i]], u)))
+        for S in sets:
+            if ask(S, "five_round: round 4"):
+                row = np.zeros((1, n), dtype=bool)
+                row[0, S] = True
+                ones.append(row)
+            else:
+                cover.add_set(S)
+        per_round.append(len(sets))
+    # round 5 (or the round the pairs were cheaper in): every pair not yet certified
     free = cover.free()
     pairs = []
     for u in np.flatnonzero(free > 0).tolist():
@@ -880,9 +915,10 @@ def _five_round(ask, n, seed, rec, m_known=None):
         pairs.extend((u, int(w)) for w in c[c > u])
     edges = set()
     for u, w in pairs:
-        if ask(np.array([u, w], dtype=_I64), "five_round: round 5"):
+        if ask(np.array([u, w], dtype=_I64), f"five_round: round {last}"):
             edges.add((u, w))
     per_round.append(len(pairs))
+    per_round.extend([0] * (5 - len(per_round)))
     if edges:
         eu = np.array([e[0] for e in sorted(edges)], dtype=_I64)
         ev = np.array([e[1] for e in sorted(edges)], dtype=_I64)
@@ -900,7 +936,7 @@ def _five_round(ask, n, seed, rec, m_known=None):
             f"{ask.owner}: m={m_known} was given, but the answers fit exactly "
             f"{len(edges)} edges", None, None)
     rec.update(round_queries=per_round, p=p, m_estimate=m_est,
-               heavy=tuple(int(u) for u in heavy), final_pairs=len(pairs))
+               heavy=tuple(int(u) for u in heavy), final_pairs=len(pairs), pairs_round=last)
     return edges
 
 
@@ -972,7 +1008,10 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
     {u} u T at each density 2^-j over u's uncertified light partners, to find the density
     q_u ~ 1/deg(u); round 4:
     ``ceil(3 ln(len(B)+1) / q_u)`` sets {u} u T at density q_u (B: u's light candidates);
-    round 5: one query Q({u, v}) for every pair still uncertified.  The answer is always
+    round 5: one query Q({u, v}) for every pair still uncertified.  A round (1 to 4) that
+    would ask at least as many queries as there are pairs left uncertified is not asked:
+    those pairs are asked in its place, and the run ends there (so for n(n-1)/2 at most
+    round 1's size, n <= 11 without ``m``, every pair is asked at once).  The answer is always
     exact; the number of queries is random.  Angluin & Chen prove O(m log n + sqrt(m) log^2 n)
     queries in expectation for their algorithm; the rounds' details here (the estimate of m,
     the constants, the heavy vertices' densities) are this library's reading of the paper,
@@ -1080,16 +1119,42 @@ def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=Non
 
 # -- group testing (lecture 28) ------------------------------------------------------------------
 
+def _unseen(o, ask, x, searched, where, fits):
+    """Test the item x alone: a search named it though no positive test held it (the
+    ``searched`` tests of the search, if any, were all negative), so nothing yet says it is
+    defective.  A negative answer means that the answers fit no defective there:
+    InconsistentOracleError, naming the test."""
+    S = (x,)
+    if not ask(S, f"the test of item {x} alone"):
+        if searched:
+            told = (f"the {searched} test{'s' if searched > 1 else ''} {where} "
+                    f"{'were all' if searched > 1 else 'was'} negative, and so was the test "
+                    f"of item {x} alone, the one item those answers leave")
+        else:
+            told = f"item {x} is the only candidate, and its test alone was negative"
+        raise _inconsistent(f"{o}: {told}: {fits} (does the test ever answer True?)",
+                            S, False)
+
+
 def find_defective(n, test, adaptive=True) -> GroupTestResult:
     """Find the one defective item (the heavy coin) among 0..n-1 (Angluin lecture 28).
 
     Adaptive: binary search; test the first ceil(k/2) of the k candidates and keep the half
     that holds the defective.  Non-adaptive: number the items with K = ceil(log2 n) bits, most
     significant first; test k (k = 1..K) is the group of items whose k-th bit is 0, and the
-    answers spell the defective's number (bit k = 1 where test k is 0).  Both use at most
-    ceil(log2 n) tests (the non-adaptive design exactly that many), which is optimal: fewer
-    tests cannot tell n possibilities apart.  The lecture's example: of 8 coins, the heavy one
-    outside the first two groups and inside the third is 110 = 6.
+    answers spell the defective's number (bit k = 1 where test k is 0).  The lecture's
+    example: of 8 coins, the heavy one outside the first two groups and inside the third is
+    110 = 6, found in 3 tests.
+
+    An item is named only when a positive test held it.  When every answer is negative (a
+    test that never fires, or no defective at all), the answers point at the one item that no
+    test held: the last item for binary search, 11...1 = n - 1 for the bit design when n is a
+    power of two (for other n that number is not an item, and the answers are refused at
+    once); n = 1 asks no search test.  That item is then tested alone, and a negative answer
+    raises :class:`InconsistentOracleError`.  Under the lecture's promise of exactly one
+    defective, ceil(log2 n) tests are optimal; telling the n items from "none" as well is
+    n + 1 possibilities, and both forms use at most ceil(log2(n + 1)) tests (one more than
+    ceil(log2 n) only when n is a power of two, and only for the last item).
 
     Parameters
     ----------
@@ -1101,12 +1166,16 @@ def find_defective(n, test, adaptive=True) -> GroupTestResult:
     Returns
     -------
     GroupTestResult
-        ``defectives`` (one item), ``tests``, ``bound`` = ceil(log2 n), ``held``, ``record``.
+        ``defectives`` (one item), ``tests``, ``bound`` = ceil(log2(n + 1)) (that is
+        :func:`mbcore.bounds.group_testing_bound` ``(n + 1)``: the n items and "none"),
+        ``held``, ``record``.
 
     Raises
     ------
     InconsistentOracleError
-        Non-adaptive answers that spell a number >= n (no single defective fits them).
+        An answer other than True/False; answers that fit no single defective: non-adaptive
+        answers that spell a number >= n, or every answer negative including the test of the
+        one item they leave.
 
     Examples
     --------
@@ -1115,6 +1184,15 @@ def find_defective(n, test, adaptive=True) -> GroupTestResult:
     >>> res = find_defective(1000, lambda S: 417 in S)
     >>> res.defectives, res.tests, res.bound
     ((417,), 10, 10)
+
+    A test that never fires: binary search ends at the last item, which no test held, and
+    tests it alone.
+
+    >>> try:
+    ...     find_defective(20, lambda S: False)
+    ... except InconsistentOracleError as exc:
+    ...     print(exc.query, exc.answer)
+    (19,) False
     """
     o = "find_defective"
     n = check_int(o, "n", n, 1)
@@ -1123,30 +1201,35 @@ def find_defective(n, test, adaptive=True) -> GroupTestResult:
         raise ValueError(f"{o}: parameter adaptive must be a bool, got {adaptive!r}")
     adaptive = bool(adaptive)
     k = _log2_ceil(n)
-    record = []
+    record: List[Tuple[Tuple[int, ...], bool]] = []
+
+    def ask(S, where=None):
+        a = _answer(o, test(S), S)
+        record.append((S, a))
+        return a
+
     if adaptive:
         lo, hi = 0, n
         while hi - lo > 1:
             mid = lo + (hi - lo + 1) // 2
             S = tuple(range(lo, mid))
-            a = _answer(o, test(S), S)
-            record.append((S, a))
-            lo, hi = (lo, mid) if a else (mid, hi)
+            lo, hi = (lo, mid) if ask(S) else (mid, hi)
         x = lo
     else:
         x = 0
         groups = [tuple(i for i in range(n) if not (i >> (k - 1 - b)) & 1) for b in range(k)]
         for b, S in enumerate(groups):
-            a = _answer(o, test(S), S)
-            record.append((S, a))
-            if not a:
+            if not ask(S):
                 x |= 1 << (k - 1 - b)
         if x >= n:
             raise _inconsistent(
                 f"{o}: the answers {[int(a) for _, a in record]} spell the item {x}, but there "
                 f"are only {n} items (0..{n - 1}): no single defective fits them",
                 record[-1][0], record[-1][1])
-    return GroupTestResult((x,), len(record), group_testing_bound(n, 1), adaptive, record)
+    if not any(a for _, a in record):
+        _unseen(o, ask, x, len(record), "of the binary search" if adaptive else "of the design",
+                "no single defective fits the answers")
+    return GroupTestResult((x,), len(record), group_testing_bound(n + 1, 1), adaptive, record)
 
 
 def find_defectives(n, test, d=None, max_tests=None) -> GroupTestResult:
@@ -1154,11 +1237,21 @@ def find_defectives(n, test, d=None, max_tests=None) -> GroupTestResult:
 
     Repeat: test the remaining items (skipped when d is given: they still hold a defective);
     when the test is positive, binary-search one defective inside them (test the first half;
-    keep it when positive, else the second half), remove it from the remaining items.  Each
-    defective costs at most ceil(log2 n) tests of the search, so the bound is d ceil(log2 n)
-    when d is known and d (ceil(log2 n) + 1) + 1 when it is not (one test of the remaining
-    items per defective and a last negative one).  This is plain binary splitting, not Hwang's
-    generalised binary splitting (about d log2(n/d) + d tests).
+    keep it when positive, else the second half), remove it from the remaining items.  When d
+    is given and every test of a search is negative, the item the search ends at was held by
+    no positive test: it is tested alone, and a negative answer raises
+    :class:`InconsistentOracleError` (the remaining items hold no defective, so the answers fit
+    no d defectives; a test that never fires is caught).  A search among r items thus costs at
+    most ceil(log2(r + 1)) tests with d known and ceil(log2 r) after the positive test of the
+    remaining items; the bound is d ceil(log2(n + 1)) when d is known and
+    d (ceil(log2 n) + 1) + 1 when it is not (one test of the remaining items per defective and
+    a last negative one).  This is plain binary splitting, not Hwang's generalised binary
+    splitting (about d log2(n/d) + d tests).
+
+    At the end every answer is checked against the defectives found (a negative test holds
+    none of them, a positive one holds one).  The searches find whatever set of defectives the
+    answers fit, so a mismatch means that no set fits them: :class:`InconsistentOracleError`,
+    naming the test.
 
     Parameters
     ----------
@@ -1173,6 +1266,13 @@ def find_defectives(n, test, d=None, max_tests=None) -> GroupTestResult:
     Returns
     -------
     GroupTestResult
+        ``bound``: :func:`mbcore.bounds.group_testing_bound` ``(n + 1, d)`` with d known,
+        ``group_testing_bound(n, k, known=False)`` for the k found otherwise.
+
+    Raises
+    ------
+    InconsistentOracleError
+        An answer other than True/False; with d given, answers that fit no d defectives.
 
     Examples
     --------
@@ -1204,12 +1304,34 @@ def find_defectives(n, test, d=None, max_tests=None) -> GroupTestResult:
         S = tuple(rest)
         if d is None and not ask(S, "the remaining items"):
             break
-        X = S
+        seen = d is None                  # the remaining items were tested positive
+        X, asked = S, len(record)
         while len(X) > 1:
             X1, X2 = _halves(X)
-            X = X1 if ask(X1, "binary search: first half") else X2
+            if ask(X1, "binary search: first half"):
+                X, seen = X1, True
+            else:
+                X = X2
+        if not seen:
+            _unseen(o, ask, X[0], len(record) - asked,
+                    f"of the binary search among the {len(S)} remaining items",
+                    f"the remaining item{'s hold' if len(S) > 1 else ' holds'} no "
+                    f"defective, so the answers fit no set of {d} defective"
+                    f"{'s' if d > 1 else ''} (d={d} was given; {len(found)} found before)")
         found.append(X[0])
         rest.remove(X[0])
+    # the answers must fit the defectives found: a negative test may hold none of them (not
+    # even one found by a later search), a positive test must hold one
+    D = set(found)
+    for S, a in record:
+        if a == D.isdisjoint(S):
+            some = f"{d} " if d is not None else ""
+            raise _inconsistent(
+                f"{o}: the test of {_show(S)} answered {a}, but it holds "
+                f"{'none of the defectives found, ' if a else 'the defectives found '}"
+                f"{sorted(D) if a else sorted(D.intersection(S))}: no set of "
+                f"{some}defectives fits the answers", S, a)
     k = len(found)
-    bound = group_testing_bound(n, k, known=d is not None)
+    bound = group_testing_bound(n + 1, k) if d is not None else \
+        group_testing_bound(n, k, known=False)
     return GroupTestResult(tuple(sorted(found)), len(record), bound, True, record)

@@ -194,7 +194,7 @@ class GroupTestResult:
         self.record = record
 
     def __repr__(self):
-        return (f"GroupTestResult(defectives={list(self.defectives)}, tests={self.tests}, "
+        return (f"GroupTestResult(defectives={self.defectives!r}, tests={self.tests}, "
                 f"bound={self.bound}, held={self.held})")
 
 
@@ -497,7 +497,7 @@ def _bits(S):
 def _five_round(ask, n, seed, rec, m_known=None):
     if n < 2:
         rec.update(round_queries=[0, 0, 0, 0, 0], p=None, m_estimate=0, heavy=(),
-                   final_pairs=0)
+                   final_pairs=0, pairs_round=None)
         return set()
     rng = _SplitMix64(seed)
     L = max(1, _log2_ceil(n))
@@ -505,6 +505,9 @@ def _five_round(ask, n, seed, rec, m_known=None):
     cov = [1 << u for u in range(n)]       # cov[u]: u and the vertices certified non-adjacent
     ones = []                              # sets answered 1 (checked against the result)
     per_round = []
+    full = (1 << n) - 1
+    p = m_est = None
+    heavy = ()
 
     def run(sets, rnd):
         ans = [ask(S, f"five_round: round {rnd}") for S in sets]
@@ -518,76 +521,95 @@ def _five_round(ask, n, seed, rec, m_known=None):
         per_round.append(len(sets))
         return ans
 
-    # round 1: Q(V) and R1 sets at each p_i = 2^(-i/2), i = 1 .. 2L + 1: the estimate of m
-    levels = [] if m_known is not None else [2.0 ** (-i / 2.0)
-                                             for i in range(1, 2 * L + 2)]
-    sets = [V] + [rng.subset(V, p) for p in levels for _ in range(_R1)]
-    ans = run(sets, 1)
-    if not ans[0]:
-        if ones:
-            S = ones[0]
-            raise InconsistentOracleError(
-                f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
-                "vertices", S, True)
-        if m_known:
-            raise InconsistentOracleError(
-                f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all "
-                "the vertices", V, False)
-        per_round.extend([0, 0, 0, 0])
-        rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(), final_pairs=0)
-        return set()
-    if m_known == 0:
-        raise InconsistentOracleError(
-            f"{ask.owner}: m=0 was given, but the oracle answered 1 for all the vertices",
-            V, True)
-    if m_known is not None:
-        m_est = float(m_known)
-    else:
-        m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1] for i in
-                                     range(len(levels))], n)
-    p = min(1.0, 1.0 / math.sqrt(2.0 * m_est))
-    # round 2: t2 = ceil(C2 ln(n) / p^2) sets S_p: their 0-answers certify non-edges
-    t2 = math.ceil(_C2 * math.log(max(n, 2)) / (p * p))
-    run([rng.subset(V, p) for _ in range(t2)], 2)
-    full = (1 << n) - 1
-
     def cands(u):
         return [w for w in range(n) if not (cov[u] >> w) & 1]
 
-    h = max(math.ceil(2.0 / p), 4 * L)
-    heavy = tuple(u for u in range(n) if n - bin(cov[u] & full).count("1") > h)
-    hs = set(heavy)
-    # round 3: for each heavy u, sets {u} u T, T drawn from u's light candidates with
-    # q_j = 2^-j, j = 1 .. ceil(log2 |B_u|), R3 sets each; q_u = the first q_j answered 0 at
-    # least a quarter of the time (about 1/deg(u): the density that certifies fastest)
-    plan = []
-    for u in heavy:
-        B = [w for w in cands(u) if w not in hs]
-        J = max(1, _log2_ceil(len(B)))
-        plan.append((u, [[_union((u,), rng.subset(B, 2.0 ** -j)) for _ in range(_R3)]
-                         for j in range(1, J + 1)]))
-    ans = run([S for _, blocks in plan for blk in blocks for S in blk], 3)
-    qs = {}
-    k = 0
-    for u, blocks in plan:
-        q = None
-        for j, blk in enumerate(blocks, start=1):
-            zeros = sum(1 for a in ans[k: k + len(blk)] if not a)
-            k += len(blk)
-            if q is None and 4 * zeros >= len(blk):
-                q = 2.0 ** -j
-        qs[u] = 2.0 ** -len(blocks) if q is None else q
-    # round 4: for each heavy u, ceil(C4 ln(|B'_u| + 1) / q_u) sets {u} u T at density q_u
-    sets = []
-    for u in heavy:
-        B = [w for w in cands(u) if w not in hs]
-        if B:
-            t = math.ceil(_C4 * math.log(len(B) + 1) / qs[u])
+    def left():
+        # the pairs no set answered 0 holds
+        return sum(n - bin(cov[u] & full).count("1") for u in range(n)) // 2
+
+    # Rounds 1-4 each run only when they would ask fewer queries than the pairs left
+    # uncertified; otherwise those pairs are asked in that round, and the run ends.
+    levels = [] if m_known is not None else [2.0 ** (-i / 2.0)
+                                             for i in range(1, 2 * L + 2)]
+    last = 5
+    if 1 + _R1 * len(levels) >= n * (n - 1) // 2:
+        last = 1
+    if last == 5:
+        # round 1: Q(V) and R1 sets at each p_i = 2^(-i/2), i = 1 .. 2L + 1: the estimate of m
+        sets = [V] + [rng.subset(V, p) for p in levels for _ in range(_R1)]
+        ans = run(sets, 1)
+        if not ans[0]:
+            if ones:
+                S = ones[0]
+                raise InconsistentOracleError(
+                    f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
+                    "vertices", S, True)
+            if m_known:
+                raise InconsistentOracleError(
+                    f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all "
+                    "the vertices", V, False)
+            per_round.extend([0, 0, 0, 0])
+            rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(),
+                       final_pairs=0, pairs_round=None)
+            return set()
+        if m_known == 0:
+            raise InconsistentOracleError(
+                f"{ask.owner}: m=0 was given, but the oracle answered 1 for all the vertices",
+                V, True)
+        if m_known is not None:
+            m_est = float(m_known)
+        else:
+            m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1] for i in
+                                         range(len(levels))], n)
+        p = min(1.0, 1.0 / math.sqrt(2.0 * m_est))
+        # round 2: t2 = ceil(C2 ln(n) / p^2) sets S_p: their 0-answers certify non-edges
+        t2 = math.ceil(_C2 * math.log(max(n, 2)) / (p * p))
+        if t2 >= left():
+            last = 2
+    if last == 5:
+        run([rng.subset(V, p) for _ in range(t2)], 2)
+        h = max(math.ceil(2.0 / p), 4 * L)
+        heavy = tuple(u for u in range(n) if n - bin(cov[u] & full).count("1") > h)
+        hs = set(heavy)
+        # round 3: for each heavy u, sets {u} u T, T drawn from u's light candidates with
+        # q_j = 2^-j, j = 1 .. ceil(log2 |B_u|), R3 sets each; q_u = the first q_j answered 0
+        # at least a quarter of the time (about 1/deg(u): the density that certifies fastest)
+        Bs = [[w for w in cands(u) if w not in hs] for u in heavy]
+        Js = [max(1, _log2_ceil(len(B))) for B in Bs]
+        if sum(Js) > 0 and _R3 * sum(Js) >= left():
+            last = 3
+    if last == 5:
+        plan = []
+        for u, B, J in zip(heavy, Bs, Js):
+            plan.append((u, [[_union((u,), rng.subset(B, 2.0 ** -j)) for _ in range(_R3)]
+                             for j in range(1, J + 1)]))
+        ans = run([S for _, blocks in plan for blk in blocks for S in blk], 3)
+        qs = {}
+        k = 0
+        for u, blocks in plan:
+            q = None
+            for j, blk in enumerate(blocks, start=1):
+                zeros = sum(1 for a in ans[k: k + len(blk)] if not a)
+                k += len(blk)
+                if q is None and 4 * zeros >= len(blk):
+                    q = 2.0 ** -j
+            qs[u] = 2.0 ** -len(blocks) if q is None else q
+        # round 4: for each heavy u, ceil(C4 ln(|B'_u| + 1) / q_u) sets {u} u T at density q_u
+        Bs = [[w for w in cands(u) if w not in hs] for u in heavy]
+        ts = [math.ceil(_C4 * math.log(len(B) + 1) / qs[u]) if B else 0
+              for u, B in zip(heavy, Bs)]
+        if sum(ts) > 0 and sum(ts) >= left():
+            last = 4
+    if last == 5:
+        sets = []
+        for u, B, t in zip(heavy, Bs, ts):
             sets.extend(_union((u,), rng.subset(B, qs[u])) for _ in range(t))
-    run(sets, 4)
-    # round 5: every pair not yet certified, one query each
+        run(sets, 4)
+    # round 5 (or the round where the pairs were no dearer): every pair not yet certified
     pairs = [(u, w) for u in range(n) for w in cands(u) if w > u]
-    ans = run([pr for pr in pairs], 5)
+    ans = run([pr for pr in pairs], last)
+    per_round.extend([0] * (5 - len(per_round)))
     edges = {pr for pr, a in zip(pairs, ans) if a}
     for S in ones:
         T = set(S)
@@ -600,7 +622,7 @@ def _five_round(ask, n, seed, rec, m_known=None):
             f"{ask.owner}: m={m_known} was given, but the answers fit exactly "
             f"{len(edges)} edges", None, None)
     rec.update(round_queries=per_round, p=p, m_estimate=m_est, heavy=heavy,
-               final_pairs=len(pairs))
+               final_pairs=len(pairs), pairs_round=last)
     return edges
 
 
@@ -715,9 +737,29 @@ def _formula(graph, method):
 
 # -- group testing (lecture 28) ------------------------------------------------------------------
 
+def _test_alone(o, ask, x, searched, where, fits):
+    """The search named x, but none of its ``searched`` tests was positive (no positive test
+    held x): test x alone; a negative answer means the answers fit no defective there."""
+    S = (x,)
+    if ask(S, f"the test of item {x} alone"):
+        return
+    if searched == 0:
+        told = f"item {x} is the only candidate, and its test alone was negative"
+    elif searched == 1:
+        told = (f"the 1 test {where} was negative, and so was the test of item {x} alone, "
+                f"the one item those answers leave")
+    else:
+        told = (f"the {searched} tests {where} were all negative, and so was the test of item "
+                f"{x} alone, the one item those answers leave")
+    raise InconsistentOracleError(f"{o}: {told}: {fits} (does the test ever answer True?)",
+                                  S, False)
+
+
 def find_defective(n, test, adaptive=True):
-    """The one defective among 0..n-1 with ceil(log2 n) tests (binary search, or the
-    non-adaptive design: test k holds the items whose k-th bit, most significant first, is 0)."""
+    """The one defective among 0..n-1 (binary search, or the non-adaptive design: test k holds
+    the items whose k-th bit, most significant first, is 0).  When every answer is negative,
+    the item they name was held by no test: it is tested alone, and a negative answer raises
+    InconsistentOracleError.  At most ceil(log2(n + 1)) tests, the bound reported."""
     o = "find_defective"
     n = _check_int(o, "n", n, 1)
     _check_callable(o, "test", test, "a test test(S) -> bool")
@@ -725,36 +767,48 @@ def find_defective(n, test, adaptive=True):
         raise ValueError(f"{o}: parameter adaptive must be a bool, got {adaptive!r}")
     k = _log2_ceil(n)
     record = []
+
+    def ask(S, where=None):
+        a = _answer(o, test(S), S)
+        record.append((S, a))
+        return a
+
     if adaptive:
         lo, hi = 0, n
         while hi - lo > 1:
             mid = lo + (hi - lo + 1) // 2
             S = tuple(range(lo, mid))
-            a = _answer(o, test(S), S)
-            record.append((S, a))
-            lo, hi = (lo, mid) if a else (mid, hi)
+            if ask(S):
+                hi = mid
+            else:
+                lo = mid
         x = lo
     else:
         x = 0
         groups = [tuple(i for i in range(n) if not (i >> (k - 1 - b)) & 1) for b in range(k)]
         for b, S in enumerate(groups):
-            a = _answer(o, test(S), S)
-            record.append((S, a))
-            if not a:
+            if not ask(S):
                 x |= 1 << (k - 1 - b)
         if x >= n:
             raise InconsistentOracleError(
                 f"{o}: the answers {[int(a) for _, a in record]} spell the item {x}, but there "
                 f"are only {n} items (0..{n - 1}): no single defective fits them",
                 record[-1][0], record[-1][1])
-    return GroupTestResult((x,), len(record), k, adaptive, record)
+    if True not in [a for _, a in record]:
+        _test_alone(o, ask, x, len(record),
+                    "of the binary search" if adaptive else "of the design",
+                    "no single defective fits the answers")
+    return GroupTestResult((x,), len(record), group_testing_bound(n + 1, 1), adaptive, record)
 
 
 def find_defectives(n, test, d=None, max_tests=None):
     """Every defective among 0..n-1 by binary splitting: test the remaining items; when
     positive, binary-search one defective inside (the first half tested), remove it, repeat.
-    With d given the remaining items are known to hold a defective and are not tested: at most
-    d ceil(log2 n) tests; otherwise at most d (ceil(log2 n) + 1) + 1."""
+    With d given the remaining items are known to hold a defective and are not tested; a
+    search whose tests were all negative tests the item it ends at alone (negative: the
+    answers fit no d defectives).  Every answer is then checked against the defectives found
+    (a mismatch: no set of defectives fits the answers).  At most d ceil(log2(n + 1)) tests
+    with d known, otherwise d (ceil(log2 n) + 1) + 1."""
     o = "find_defectives"
     n = _check_int(o, "n", n, 1)
     _check_callable(o, "test", test, "a test test(S) -> bool")
@@ -779,15 +833,39 @@ def find_defectives(n, test, d=None, max_tests=None):
         S = tuple(rest)
         if d is None and not ask(S, "the remaining items"):
             break
+        positive = d is None
+        first = len(record)
         X = S
         while len(X) > 1:
             X1, X2 = _halves(X)
             if ask(X1, "binary search: first half"):
                 X = X1
+                positive = True
             else:
                 X = X2
+        if not positive:
+            holds = "s hold" if len(S) > 1 else " holds"
+            _test_alone(o, ask, X[0], len(record) - first,
+                        f"of the binary search among the {len(S)} remaining items",
+                        f"the remaining item{holds} no defective, so the answers fit no set "
+                        f"of {d} defective{'s' if d > 1 else ''} (d={d} was given; "
+                        f"{len(found)} found before)")
         found.append(X[0])
         rest.remove(X[0])
+    # every answer must fit the defectives found
+    D = set(found)
+    for S, a in record:
+        holds = any(x in D for x in S)
+        if a != holds:
+            some = "" if d is None else f"{d} "
+            raise InconsistentOracleError(
+                f"{o}: the test of {_show(S)} answered {a}, but it holds "
+                f"{'none of the defectives found, ' if a else 'the defectives found '}"
+                f"{sorted(D) if a else sorted(D.intersection(S))}: no set of "
+                f"{some}defectives fits the answers", S, a)
     k = len(found)
-    bound = group_testing_bound(n, k, known=d is not None)
+    if d is not None:
+        bound = group_testing_bound(n + 1, k)
+    else:
+        bound = group_testing_bound(n, k, known=False)
     return GroupTestResult(tuple(sorted(found)), len(record), bound, True, record)

@@ -85,17 +85,75 @@ def test_coin_table():
     (["queries"], 2),
     (["queries", "dfa", "--states", "0"], 2),
     (["queries", "dfa", "--processing", "kv"], 2),
-    (["queries", "dfa", "--letters", "27"], 1),
+    (["queries", "dfa", "--letters", "27"], 2),
     (["queries", "graph", "--n", "0"], 2),
     (["queries", "graph", "--method", "greedy"], 2),
-    (["queries", "graph", "--n", "4", "--m", "7"], 1),
-    (["queries", "coin", "--n", "3", "--defectives", "4"], 1),
+    (["queries", "graph", "--n", "4", "--m", "7"], 2),
+    (["queries", "coin", "--n", "3", "--defectives", "4"], 2),
     (["queries", "coin", "--defectives", "-1"], 2),
 ])
 def test_errors_are_one_line(args, status, capsys):
     assert cli.main(args) == status
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("mbcore: error:"), err
+
+
+# Every option of every subcommand, given a value out of its range (alone, or against another
+# option): a usage error, exit status 2 as the README says (--letters 27, --m beyond
+# n(n-1)/2 and --defectives beyond --n exited 1; a size beyond what a run can hold crashed with
+# a traceback or ran for minutes).
+BAD = [
+    (["queries"], "subcommand"),
+    (["queries", "knapsack"], "SUBCOMMAND"),
+    (["queries", "dfa", "--states", "0"], "--states"),
+    (["queries", "dfa", "--states", "-2"], "--states"),
+    (["queries", "dfa", "--states", "2.5"], "--states"),
+    (["queries", "dfa", "--states", "20001"], "--states"),
+    (["queries", "dfa", "--letters", "0"], "--letters"),
+    (["queries", "dfa", "--letters", "27"], "--letters"),
+    (["queries", "dfa", "--letters", "b"], "--letters"),
+    (["queries", "dfa", "--seed", "-1"], "--seed"),
+    (["queries", "dfa", "--seed", "x"], "--seed"),
+    (["queries", "dfa", "--processing", "kv"], "--processing"),
+    (["queries", "dfa", "--json", "yes"], "unrecognized arguments"),
+    (["queries", "graph", "--n", "0"], "--n"),
+    (["queries", "graph", "--n", "20001"], "--n"),
+    (["queries", "graph", "--n", "1e3"], "--n"),
+    (["queries", "graph", "--m", "-1"], "--m"),
+    (["queries", "graph", "--m", "10001"], "--m"),
+    (["queries", "graph", "--n", "5", "--m", "11"], "--m"),
+    (["queries", "graph", "--n", "1", "--m", "1"], "--m"),
+    (["queries", "graph", "--seed", "-3"], "--seed"),
+    (["queries", "graph", "--method", "greedy"], "--method"),
+    (["queries", "coin", "--n", "0"], "--n"),
+    (["queries", "coin", "--n", "1000001"], "--n"),
+    (["queries", "coin", "--defectives", "-1"], "--defectives"),
+    (["queries", "coin", "--n", "3", "--defectives", "4"], "--defectives"),
+    (["queries", "coin", "--seed", "1.5"], "--seed"),
+    (["queries", "coin", "--bogus"], "unrecognized arguments"),
+]
+
+
+@pytest.mark.parametrize("args,names", BAD, ids=[" ".join(a[1:]) for a, _ in BAD])
+def test_every_usage_error_exits_2(args, names):
+    r = run_cli(*args)
+    err = r.stderr.strip().splitlines()
+    assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
+    assert len(err) == 1 and err[0].startswith("mbcore: error:"), err
+    assert names in err[0] and "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_the_limits_are_accepted():
+    # the largest values the options take still run (the limits are not off by one)
+    r = run_cli("queries", "coin", "--n", "3", "--defectives", "3", "--json")
+    assert r.returncode == 0, r.stderr
+    r = run_cli("queries", "graph", "--n", "5", "--m", "10", "--json")
+    assert r.returncode == 0, r.stderr
+    assert all(rec["m"] == 10 and rec["exact"] for rec in json.loads(r.stdout))
+    r = run_cli("queries", "dfa", "--states", "3", "--letters", "26", "--processing",
+                "angluin", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)[0]["alphabet_size"] == 26
 
 
 def test_help_lists_the_subcommands(capsys):

@@ -543,6 +543,70 @@ def test_plot_runs():
     assert ax is not None
 
 
+def _labels_over_states(ax):
+    """The (label, state) pairs where a label's drawn box (its white box when it has one)
+    comes within a state's circle, measured on the drawn figure in display coordinates.  The
+    states are the Circle patches (the outer ring where there are two); the labels are the
+    texts with some text that do not sit at a state's centre (the state numbers do)."""
+    import math
+
+    from matplotlib.patches import Circle
+    fig = ax.figure
+    fig.canvas.draw()
+    rend = fig.canvas.get_renderer()
+    states = {}
+    for p in ax.patches:
+        if isinstance(p, Circle):
+            e = p.get_window_extent(rend)
+            c = (round((e.x0 + e.x1) / 2, 1), round((e.y0 + e.y1) / 2, 1))
+            states[c] = max(states.get(c, 0.0), e.width / 2)
+    found = []
+    for t in ax.texts:
+        if not t.get_text():
+            continue
+        tx, ty = ax.transData.transform(t.get_position())
+        if any(math.hypot(tx - cx, ty - cy) < 1.0 for cx, cy in states):
+            continue                                   # a state's number
+        box = (t.get_bbox_patch() or t).get_window_extent(rend)
+        for (cx, cy), rad in states.items():
+            px, py = min(max(cx, box.x0), box.x1), min(max(cy, box.y0), box.y1)
+            if math.hypot(px - cx, py - cy) < rad:
+                found.append((t.get_text(), (cx, cy)))
+    return found, len(states)
+
+
+def test_plot_labels_never_cover_a_state():
+    # at 8 states the edge labels sat on the state circles ("b" over state 2, "a" over 3)
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+    for n in (8, 5, 12):
+        for letters in ("ab", "abc"):
+            for seed in range(8 if n == 8 else 3):
+                ax = DFA.random(n, letters, seed=seed, minimal=True).plot()
+                found, states = _labels_over_states(ax)
+                plt.close(ax.figure)
+                assert states == n
+                assert found == [], (n, letters, seed, found)
+
+
+def test_plot_refuses_what_it_cannot_draw_legibly():
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+    ax = DFA.random(12, "ab", seed=1, minimal=True).plot()        # the largest drawn
+    plt.close(ax.figure)
+    for n in (13, 20):
+        with pytest.raises(ValueError, match=rf"at most 12 states.*has {n}.*to_dot"):
+            DFA.random(n, "ab", seed=0).plot()
+    # 26 letters on 8 states: labels of many letters on every edge, no room for them all
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="fits nowhere clear.*to_dot"):
+        DFA.random(8, "abcdefghijklmnopqrstuvwxyz", seed=3, minimal=True).plot(ax=ax)
+    assert list(ax.patches) == [] and list(ax.texts) == []        # nothing left half-drawn
+    plt.close(fig)
+
+
 # -- 8. hypothesis: random automata and batches ---------------------------------------------------
 
 from hypothesis import given, settings, strategies as st  # noqa: E402

@@ -280,14 +280,60 @@ def test_five_round_special_graphs(name, n, E):
 
 
 def test_five_round_round_one_as_documented():
-    # round 1: Q(V) and 6 sets at each of 2L + 1 probabilities (L = ceil(log2 n))
-    for n in (2, 10, 100):
+    # round 1: Q(V) and 6 sets at each of 2L + 1 probabilities (L = ceil(log2 n)), when that
+    # is fewer than the n(n-1)/2 pairs (n = 12: 55 < 66)
+    for n in (12, 100, 1000):
         res = Q.learn_graph(n, Logged({(0, 1)}), method="five_round", seed=1)
         L = max(1, log2c(n))
-        assert res.record["round_queries"][0] == 1 + 6 * (2 * L + 1)
+        assert res.record["round_queries"][0] == 1 + 6 * (2 * L + 1) < n * (n - 1) // 2
     # an empty graph: Q(V) = 0 ends it (after round 1's sets, asked in parallel)
     res = Q.learn_graph(50, Logged(set()), method="five_round", seed=1)
     assert res.edges == set() and res.record["round_queries"][1:] == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("mod", [Q, R], ids=["mbcore", "mbref"])
+def test_five_round_asks_the_pairs_when_they_are_fewer(mod):
+    """A round that would ask at least as many queries as there are pairs left uncertified
+    asks those pairs instead, and the run ends (it asked 43 queries for the 10 pairs of 5
+    vertices, 25 for the one pair of 2).  Expected counts from the rule: round 1 asks
+    1 + 6 (2L + 1) sets, so up to n = 11 (55 pairs, 55 sets) every pair is asked at once."""
+    for n in range(2, 12):
+        L = max(1, log2c(n))
+        assert n * (n - 1) // 2 <= 1 + 6 * (2 * L + 1)
+        pairs = list(itertools.combinations(range(n), 2))
+        for E in (set(), {(0, n - 1)}, set(pairs), random_graph(n, len(pairs) // 3, n)):
+            O = Logged(E)
+            res = mod.learn_graph(n, O, method="five_round", seed=3)
+            assert res.edges == E and res.queries == len(pairs)
+            assert res.record["round_queries"] == [len(pairs), 0, 0, 0, 0]
+            assert res.record["pairs_round"] == 1
+            assert [tuple(S) for S in O.log] == pairs
+    # 100 vertices, the complete graph: round 1 (91 sets) certifies no pair, and round 2 would
+    # ask ceil(3 ln(100) 2 m) sets for the estimate m: the 4950 pairs are asked instead
+    # (it asked 61,630 queries)
+    n = 100
+    pairs = list(itertools.combinations(range(n), 2))
+    res = mod.learn_graph(n, Logged(set(pairs)), method="five_round", seed=0)
+    assert res.m == len(pairs)
+    assert res.record["round_queries"] == [1 + 6 * 15, len(pairs), 0, 0, 0]
+    assert res.record["pairs_round"] == 2
+
+
+def test_five_round_pair_shortcut_from_the_cli():
+    # `mbcore queries graph --n 5 --m 0` asked 43 queries for 10 possible pairs, `--n 2 --m 1`
+    # asked 25 for one
+    import json
+    import subprocess
+    import sys
+    import tempfile
+    for n, m, want in ((5, 0, 10), (2, 1, 1), (1, 0, 0)):
+        with tempfile.TemporaryDirectory() as where:
+            r = subprocess.run([sys.executable, "-m", "mbcore.cli", "queries", "graph", "--n",
+                                str(n), "--m", str(m), "--method", "five_round", "--json"],
+                               capture_output=True, text=True, timeout=300, cwd=where)
+        assert r.returncode == 0, r.stderr
+        (rec,) = json.loads(r.stdout)
+        assert rec["queries"] == want and rec["exact"]
 
 
 @pytest.mark.parametrize("mod", [Q, R], ids=["mbcore", "mbref"])
@@ -466,7 +512,9 @@ def test_oracle_with_bad_answers(mod):
     with pytest.raises(mod.InconsistentOracleError, match="counting"):
         mod.learn_graph(5, lambda S: -1, method="counting")
     with pytest.raises(mod.InconsistentOracleError, match="two vertices"):
-        mod.learn_graph(6, lambda S: True, method="five_round", seed=0)   # 1 for one vertex
+        mod.learn_graph(12, lambda S: True, method="five_round", seed=0)  # 1 for one vertex
+    # on 6 vertices (15 pairs) five_round asks the pairs alone: the complete graph's answers
+    assert mod.learn_graph(6, lambda S: True, method="five_round", seed=0).m == 15
     # an oracle always answering 1 is the complete graph's (no set of < 2 vertices asked)
     assert mod.learn_graph(6, lambda S: True).m == 15
 

@@ -4,10 +4,15 @@ find_defectives and mbcore.bounds.group_testing_bound, with their twins in mbref
 * The lecture's example: 8 coins, the groups {000, 001, 010, 011}, {000, 001, 100, 101},
   {000, 010, 100, 110}; a coin in the third group only is 110.
 * Every position of the defective for n = 1..40: found, with exactly ceil(log2 n) tests for
-  the non-adaptive design, at most that many for binary search and exactly that many for
-  some position (M(n, 1) = ceil(log2 n): the lecture's optimum).
+  the non-adaptive design (one more for the item n - 1 that no group holds when n is a power
+  of two), at most ceil(log2(n + 1)) for binary search and exactly that many for some position
+  (the lecture's optimum ceil(log2 n) under the promise of one defective; n + 1 possibilities
+  when "none" must be told apart too).
 * d defectives by binary splitting: every d-subset for small n, random ones for larger n,
-  within d ceil(log2 n) (d known) and d (ceil(log2 n) + 1) + 1 (d unknown).
+  within d ceil(log2(n + 1)) (d known) and d (ceil(log2 n) + 1) + 1 (d unknown).
+* A test that never fires, or answers that fit no set of defectives, raise
+  InconsistentOracleError in every form (never a confident answer): an item is named only
+  when a positive test held it, and every answer fits the items named.
 * Twin parity (the same tests in order), bad input, inconsistent answers named.
 
 Expected values come from the lecture or are computed here (math.ceil(math.log2(n)), the
@@ -49,7 +54,10 @@ def test_lecture_example_eight_coins():
     # the lecture's groups, written out: (1) first bit 0, (2) second bit 0, (3) third bit 0
     assert t.log == [(0, 1, 2, 3), (0, 1, 4, 5), (0, 2, 4, 6)]
     assert [a for _, a in res.record] == [False, False, True]
-    assert res.defectives == (6,) and res.tests == 3 == res.bound and res.held
+    assert res.defectives == (6,) and res.tests == 3 and res.held
+    # the bound tells the 8 coins and "none" apart: ceil(log2 9) = 4 (coin 7, in no group,
+    # is weighed alone once the three answers name it)
+    assert res.bound == 4
     assert not res.adaptive
 
 
@@ -57,21 +65,28 @@ def test_lecture_example_eight_coins():
 def test_every_position_small_n(mod):
     for n in range(1, 41):
         k = log2c(n)
+        power = n & (n - 1) == 0
         worst = 0
         for x in range(n):
             t = Weigher({x})
             res = mod.find_defective(n, t, adaptive=False)
             assert res.defectives == (x,)
-            assert res.tests == len(t.log) == k                    # exactly ceil(log2 n)
             # group b holds the items whose b-th bit (most significant first) is 0
-            for b, S in enumerate(t.log):
+            for b, S in enumerate(t.log[:k]):
                 assert S == tuple(i for i in range(n) if (i >> (k - 1 - b)) & 1 == 0)
+            if power and x == n - 1:
+                # 11...1 is in no group: the K negative answers name it, and it is weighed
+                # alone
+                assert res.tests == len(t.log) == k + 1 and t.log[-1] == (x,)
+            else:
+                assert res.tests == len(t.log) == k                # exactly ceil(log2 n)
+            assert res.bound == log2c(n + 1) and res.held
             t = Weigher({x})
             res = mod.find_defective(n, t)
-            assert res.defectives == (x,) and res.tests == len(t.log) <= k
-            assert res.bound == k and res.held
+            assert res.defectives == (x,) and res.tests == len(t.log) <= log2c(n + 1)
+            assert res.bound == log2c(n + 1) and res.held
             worst = max(worst, res.tests)
-        assert worst == k                                          # optimal, and attained
+        assert worst == log2c(n + 1)                               # the bound is attained
 
 
 @pytest.mark.parametrize("mod", [Q, R], ids=["mbcore", "mbref"])
@@ -82,7 +97,7 @@ def test_d_defectives_all_subsets_small_n(mod):
                 t = Weigher(D)
                 res = mod.find_defectives(n, t, d=d)
                 assert res.defectives == D
-                assert res.tests == len(t.log) <= d * log2c(n)
+                assert res.tests == len(t.log) <= d * log2c(n + 1) == res.bound
                 t = Weigher(D)
                 res = mod.find_defectives(n, t)
                 assert res.defectives == D
@@ -96,8 +111,8 @@ def test_d_defectives_random(seed):
     d = rnd.randint(0, 12)
     D = tuple(sorted(rnd.sample(range(n), d)))
     res = Q.find_defectives(n, Weigher(D), d=d)
-    assert res.defectives == D and res.tests <= d * log2c(n) and res.held
-    assert res.bound == d * log2c(n)
+    assert res.defectives == D and res.tests <= d * log2c(n + 1) and res.held
+    assert res.bound == d * log2c(n + 1)
     res = Q.find_defectives(n, Weigher(D))
     assert res.defectives == D and res.tests <= d * (log2c(n) + 1) + 1 and res.held
     # twin: the same tests in the same order
@@ -153,3 +168,115 @@ def test_bad_input_and_inconsistent_answers(mod):
         mod.find_defectives(64, lambda S: True, max_tests=4)
     # an always-positive test: every item is defective, and the run ends
     assert mod.find_defectives(9, lambda S: True).defectives == tuple(range(9))
+
+
+def never(S):
+    return False
+
+
+@pytest.mark.parametrize("mod", [Q, R], ids=["mbcore", "mbref"])
+def test_a_test_that_never_fires_is_refused(mod):
+    """find_defective(20, lambda S: False) named item 19 (adaptive), which no test held; every
+    form must refuse an oracle whose answers fit no single defective (no set of d)."""
+    for n in range(1, 41):
+        for adaptive in (True, False):
+            with pytest.raises(mod.InconsistentOracleError, match="fit") as info:
+                mod.find_defective(n, never, adaptive=adaptive)
+            q = info.value.query
+            # the binary search ends at the last item and weighs it alone; the design weighs
+            # item n - 1 alone when n is a power of two (11...1 is then an item), and else
+            # refuses the answers that spell a number >= n
+            if adaptive or n & (n - 1) == 0:
+                assert q == (n - 1,) and info.value.answer is False
+            for d in range(1, min(n, 3) + 1):
+                with pytest.raises(mod.InconsistentOracleError, match="fit no set of"):
+                    mod.find_defectives(n, never, d=d)
+        # d unknown: the remaining items test negative, and none is the answer that fits
+        res = mod.find_defectives(n, never)
+        assert res.defectives == () and res.tests == 1
+
+
+@pytest.mark.parametrize("mod", [Q, R], ids=["mbcore", "mbref"])
+def test_answers_that_fit_no_set_of_defectives(mod):
+    # 4 items, a test that fires on groups of 3 or more: no set of defectives does (a set that
+    # meets a group meets one of its single items).  Traced by hand:
+    three = lambda S: len(S) >= 3                                    # noqa: E731
+    # binary search: {0, 1} no, {2} no: item 3 is left, held by no test, and weighed alone: no
+    with pytest.raises(mod.InconsistentOracleError) as info:
+        mod.find_defective(4, three)
+    assert info.value.query == (3,)
+    # the design: {0, 1} no, {0, 2} no spell 11 = 3, in no group; weighed alone: no
+    with pytest.raises(mod.InconsistentOracleError) as info:
+        mod.find_defective(4, three, adaptive=False)
+    assert info.value.query == (3,)
+    # d unknown: {0..3} yes, {0, 1} no, {2} no -> 3; {0, 1, 2} yes, {0, 1} no -> 2; {0, 1} no.
+    # Found {2, 3}, but the test of {2} said no (main returned (2, 3))
+    with pytest.raises(mod.InconsistentOracleError, match="no set of defectives") as info:
+        mod.find_defectives(4, three)
+    assert info.value.query == (2,) and info.value.answer is False
+    # d known: {0, 1} no, {2} no, then 3 alone: no
+    for d in (1, 2):
+        with pytest.raises(mod.InconsistentOracleError, match=f"no set of {d} defective"):
+            mod.find_defectives(4, three, d=d)
+
+
+def noisy(seed, p):
+    """An oracle answering at random, the same answer for the same group every time."""
+    def test(S):
+        return random.Random(f"{seed}:{tuple(S)}").random() < p
+    return test
+
+
+def fits(record, D):
+    return all(a == bool(set(D) & set(S)) for S, a in record)
+
+
+@pytest.mark.parametrize("mod", [Q, R], ids=["mbcore", "mbref"])
+def test_any_oracle_answer_fits_or_is_refused(mod):
+    """Whatever the oracle, a result names only items that a positive test held, and every
+    answer of its record fits the items named; otherwise InconsistentOracleError."""
+    for seed in range(300):
+        n = 1 + seed % 23
+        p = (0.1, 0.5, 0.9)[seed % 3]
+        for call in (lambda t: mod.find_defective(n, t),
+                     lambda t: mod.find_defective(n, t, adaptive=False),
+                     lambda t: mod.find_defectives(n, t),
+                     lambda t: mod.find_defectives(n, t, d=1 + seed % min(n, 3))):
+            try:
+                res = call(noisy(seed, p))
+            except mod.InconsistentOracleError:
+                continue
+            assert fits(res.record, res.defectives), (seed, res.record, res.defectives)
+            for x in res.defectives:
+                assert any(a and x in S for S, a in res.record), (seed, x, res.record)
+            assert res.tests == len(res.record) and res.held
+
+
+def test_twin_parity_on_any_oracle():
+    """The same tests, the same result or the same error, in mbcore and mbref."""
+    for seed in range(200):
+        n = 1 + seed % 19
+        p = (0.0, 0.3, 0.7)[seed % 3]
+        for name, kw in (("find_defective", {}), ("find_defective", {"adaptive": False}),
+                         ("find_defectives", {}), ("find_defectives", {"d": 1 + seed % n})):
+            out = []
+            for mod in (Q, R):
+                log = []
+                t = noisy(seed, p)
+                try:
+                    res = getattr(mod, name)(n, lambda S, t=t: log.append(tuple(S)) or t(S),
+                                             **kw)
+                    out.append((log, res.defectives, res.tests, res.bound, res.held))
+                except mod.InconsistentOracleError as exc:
+                    out.append((log, str(exc), exc.query, exc.answer))
+            assert out[0] == out[1], (seed, name, kw)
+
+
+@pytest.mark.parametrize("mod", [Q, R], ids=["mbcore", "mbref"])
+def test_repr_shows_the_attribute(mod):
+    # the repr showed defectives=[13] while the attribute is the tuple (13,)
+    res = mod.find_defective(16, lambda S: 13 in S)
+    assert res.defectives == (13,)
+    assert repr(res).startswith("GroupTestResult(defectives=(13,), ")
+    res = mod.find_defectives(64, lambda S: bool({5, 40} & set(S)), d=2)
+    assert repr(res).startswith("GroupTestResult(defectives=(5, 40), ")
