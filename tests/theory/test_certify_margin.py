@@ -172,17 +172,22 @@ def test_a_separator_from_the_lp_is_checked_not_trusted(monkeypatch):
 
 
 def test_without_scipy_a_perceptron_finds_the_margin(no_scipy):
+    """Where Frank-Wolfe alone stops with a negative margin (on some of these seeds: which
+    ones depends on the BLAS's rounding), a Perceptron run to a clean pass finds a separator."""
     found = 0
     for seed in SEEDS:
         X, y, u = shifted(seed)
         A = with_intercept(X)
+        alone = B.best_margin(A, y, max_iter=2000).gamma
         cert = mbcore.certify(mbcore.Perceptron(fit_intercept=True), X, y, max_iter=2000)
         g, upper = cert.quantities["gamma"], cert.quantities["gamma_upper"]
         assert g <= upper and upper >= margin_of(A, y, u) * (1 - 1e-9)
         if cert.bound is not None:
             assert cert.verified and 0.0 < g
-            found += "a Perceptron run to a clean pass" in searched(cert)
-    assert found >= 3            # Frank-Wolfe alone stops with a negative margin on these
+            if alone <= 0.0:
+                assert "a Perceptron run to a clean pass" in searched(cert)
+                found += 1
+    assert found >= 2
 
 
 # -- one-vs-rest and the multi-class searches -----------------------------------------------------
