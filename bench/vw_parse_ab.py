@@ -96,7 +96,7 @@ def main():
         sind, sdata = np.zeros(len(stext), dtype=np.int32), np.zeros(len(stext))
 
         def svm():
-            st = np.zeros(14, dtype=np.int64)
+            st = np.zeros(16, dtype=np.int64)
             st[4], st[5] = np.iinfo(np.int64).max, -1
             t = time.perf_counter()
             svmlight_parse(sbuf, st, slabels, sindptr, sind, sdata, srows, 1, 1 << 30, False)

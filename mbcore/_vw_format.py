@@ -96,10 +96,12 @@ def check_hash_seed(owner, seed):
     return int(seed)
 
 
-def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=False):
-    """Yield (labels, weights, indptr, indices, data) per chunk of ``chunk_size`` rows (int64
-    indptr, int32 indices: every column is below 2**31); ``interactive``: the source is read
-    as it arrives (``_readers.Arrivals``) and a chunk also ends with each arrival."""
+def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=False,
+              lines=False):
+    """Yield (labels, weights, indptr, indices, data, lines) per chunk of ``chunk_size`` rows
+    (int64 indptr, int32 indices: every column is below 2**31; ``lines`` the 1-based line of
+    each row, int64, or None unless ``lines``); ``interactive``: the source is read as it
+    arrives (``_readers.Arrivals``) and a chunk also ends with each arrival."""
     name = reader.name
     st = np.zeros(VW_STATE, dtype=np.int64)
     cap = min(chunk_size, 1 << 10)
@@ -111,24 +113,25 @@ def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=F
         indptr = np.empty(cap + 1, dtype=np.int64)
         indptr[0] = 0
         return (np.empty(cap), np.empty(cap), indptr, np.empty(cap_nnz, dtype=np.int32),
-                np.empty(cap_nnz))
+                np.empty(cap_nnz), np.empty(cap, dtype=np.int64) if lines else None)
 
     def cut():
         """The chunk of the rows parsed so far; new arrays for the next ones."""
-        nonlocal labels, weights, indptr, indices, data
+        nonlocal labels, weights, indptr, indices, data, rl
         m, nnz = int(st[_ROW]), int(st[_NNZ])
-        out = labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
-        labels, weights, indptr, indices, data = fresh(cap, max(indices.shape[0], 16))
+        out = labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz], \
+            rl[:m] if lines else None
+        labels, weights, indptr, indices, data, rl = fresh(cap, max(indices.shape[0], 16))
         st[_ROW] = st[_NNZ] = 0
         return out
 
-    labels, weights, indptr, indices, data = fresh(cap, cap * 16)
+    labels, weights, indptr, indices, data, rl = fresh(cap, cap * 16)
     with _readers.open_source(source, interactive) as f:
         for block in _readers.line_blocks(f, owner, name, lambda: int(st[_LINE])):
             st[_POS] = 0
             while True:
                 status = vw_parse(block, st, labels, weights, indptr, indices, data, keys, vals,
-                                  cap, bits, seed, skip)
+                                  cap, bits, seed, skip, rl)
                 if status == 0:
                     break
                 if status == 1:
@@ -138,6 +141,8 @@ def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=F
                         labels, weights = _readers.grow(labels, cap, m), \
                             _readers.grow(weights, cap, m)
                         indptr = _readers.grow(indptr, cap + 1, m + 1)
+                        if lines:
+                            rl = _readers.grow(rl, cap, m)
                         continue
                     yield cut()
                 elif status == 2:                      # grow the pairs: 2x, or as the rows say
@@ -161,4 +166,5 @@ def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=F
                 yield cut()
     m, nnz = int(st[_ROW]), int(st[_NNZ])
     if m:
-        yield labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz]
+        yield labels[:m], weights[:m], indptr[:m + 1], indices[:nnz], data[:nnz], \
+            rl[:m] if lines else None

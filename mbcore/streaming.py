@@ -134,12 +134,13 @@ def _check_readable(owner, name):
 # -- svmlight -----------------------------------------------------------------------------------
 
 def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional[int] = None,
-                  zero_based: Union[bool, str] = "auto",
+                  zero_based: Union[bool, str, None] = "auto",
                   dense: bool = False,
                   max_features: Optional[int] = None,
                   on_error: str = "raise", workers: int = 1,
                   interactive: bool = False,
-                  grow: bool = False) -> Iterator[Tuple[Any, np.ndarray]]:
+                  grow: bool = False, lines: bool = False,
+                  labeled: Union[bool, str] = True) -> Iterator[Tuple[Any, ...]]:
     """Read a LIBSVM / svmlight file in chunks of rows.
 
     The format and its rules are those of :func:`mbcore.datasets.load_svmlight` (``label
@@ -150,24 +151,42 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     O(chunk_size + 256 KiB) whatever the size of the file (with ``workers``, about
     ``workers + 1`` groups of 1 MiB of text and their rows).
 
+    **Zero-based indices.**  A file's own word comes first: its leading comment lines may
+    declare its indices, as scikit-learn's ``dump_svmlight_file`` writes when given a comment
+    (``# Column indices are zero-based``, or ``one-based``;
+    :func:`mbcore._readers.declared_zero_based`).  ``zero_based=None`` is one rule for every
+    reader: what the file declares, else one-based (LIBSVM's convention), decided before any
+    row is read; an index 0 in a one-based reading raises, naming the line.  ``"auto"`` (the
+    default) takes the file's declaration, else reads zero-based if the file holds an index 0
+    (a first pass, as :func:`~mbcore.datasets.load_svmlight` does; one-based when read
+    width-free).  ``True`` or ``False`` says it.
+
     **Width.**  Every chunk has the same number of columns, ``n_features``.  When it is None,
-    or when ``zero_based="auto"``, a first quick pass over the file (indices only, O(1) memory,
-    about an eighth of the time of the full read) finds the largest index and whether index 0
-    occurs, exactly as :func:`~mbcore.datasets.load_svmlight` decides them for the whole file;
-    then the chunks are read.  Give both ``n_features`` and ``zero_based=True`` or ``False`` to
-    read in one pass, which is also the only way to read a file that cannot be read twice (a
-    pipe).  A chunk with an index outside ``n_features`` raises, naming the line.
+    or when ``zero_based="auto"`` finds no declaration, a first quick pass over the file
+    (indices only, O(1) memory, about an eighth of the time of the full read) finds the
+    largest index (and whether index 0 occurs), exactly as
+    :func:`~mbcore.datasets.load_svmlight` decides them for the whole file; then the chunks are
+    read.  Give ``n_features`` to read in one pass, which is also the only way to read a file
+    that cannot be read twice (a pipe).  A chunk with an index outside ``n_features`` raises,
+    naming the line.
 
     **Width-free** (``grow=True``, what ``train_file`` and ``evaluate_file`` read by
     default): no first pass, for files and pipes alike.  The width grows as indices arrive:
     each chunk is as wide as the largest column of the rows read so far (its own and the
     earlier chunks'), so the widths never decrease, and a learner given the chunks in order
-    grows its state with them (see :func:`train_file`).  Indices are **one-based** unless
-    ``zero_based=True`` (``"auto"`` means one-based: LIBSVM's convention, decided before any
-    row arrives; an index 0 then raises, naming the line, rather than shifting the columns
-    read so far).  The width may grow up to ``max_features`` columns (default
+    grows its state with them (see :func:`train_file`).  Indices follow the rule above,
+    decided before any row arrives (``"auto"`` without a declaration means one-based; an
+    index 0 then raises, naming the line, rather than shifting the columns read so far).
+    The width may grow up to ``max_features`` columns (default
     ``mbcore.datasets.MAX_FEATURES``, 2**26): an index past it raises, naming the line,
     before anything is allocated for it.  ``n_features`` must then be None.
+
+    **Labels** are numbers or text: the first row with a label decides.  A number makes the
+    labels float64 (as written); text makes them str (a NumPy str array, as :func:`iter_csv`
+    gives), and a later label of the other kind raises, naming its line.  A line that starts
+    with a feature (its first token holds ':') has no label: an error, unless
+    ``labeled="auto"``, which reads it as a row without a label (label NaN, or '' among text
+    labels), for predicting unlabeled data.
 
     **Reader.**  Lines are parsed by the compiled reader (``mbcore._kernels.readers``, with
     the GIL released; 620-700 MB/s on a9a / w8a text in the one-pass mode, 44-61x
@@ -188,9 +207,10 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
         Rows per chunk; every chunk but the last has exactly this many.
     n_features : int or None, default=None
         Number of columns; None takes the largest index in the file (first pass).
-    zero_based : bool or "auto", default="auto"
-        Whether index 0 is the first column; "auto" means one-based unless the file holds an
-        index 0 (first pass).
+    zero_based : bool, None or "auto", default="auto"
+        Whether index 0 is the first column.  None: as the file declares (scikit-learn's
+        comment), else one-based.  "auto": as the file declares, else one-based unless the
+        file holds an index 0 (first pass).
     dense : bool, default=False
         False: X is a :class:`CSRChunk` (float64 values, int32 indices, sorted within rows),
         which every mbcore learner accepts, without SciPy.  True: X is a dense C-contiguous
@@ -216,13 +236,21 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
         most ``chunk_size`` rows).  The rows, errors and line numbers are the same.
     grow : bool, default=False
         Read width-free (see **Width-free** above): no first pass; chunks as wide as the
-        largest column so far; one-based unless ``zero_based=True``; CSR chunks only.
+        largest column so far; CSR chunks only.
+    lines : bool, default=False
+        Also yield, with each chunk, the line of each row in the source (1-based, counting
+        every line: blank, comment and skipped ones too, as the errors do).
+    labeled : True or "auto", default=True
+        True: every data line starts with its label.  "auto": a line that starts with a
+        feature is a row without a label (NaN, or '' among text labels).
 
     Yields
     ------
     X : CSRChunk or ndarray of shape (rows, n_features)
-    y : ndarray of float64, shape (rows,)
-        The labels as written.
+    y : ndarray of float64 or str, shape (rows,)
+        The labels as written (see **Labels**).
+    lines : ndarray of int64, shape (rows,)
+        With ``lines=True`` only: the line of each row.
 
     Raises
     ------
@@ -253,9 +281,13 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
                                    or isinstance(n_features, bool) or n_features < 0):
         raise ValueError(f"{owner}: parameter n_features must be None or an integer >= 0, got "
                          f"{n_features!r}")
-    if not (isinstance(zero_based, bool) or (isinstance(zero_based, str) and zero_based == "auto")):
-        raise ValueError(f"{owner}: parameter zero_based must be True, False or 'auto', got "
-                         f"{zero_based!r}")
+    if not (zero_based is None or isinstance(zero_based, bool) or
+            (isinstance(zero_based, str) and zero_based == "auto")):
+        raise ValueError(f"{owner}: parameter zero_based must be True, False or 'auto' (or None), "
+                         f"got {zero_based!r}")
+    lines = _params.flag(owner, "lines", lines)
+    if not (labeled is True or (isinstance(labeled, str) and labeled == "auto")):
+        raise ValueError(f"{owner}: parameter labeled must be True or 'auto', got {labeled!r}")
     if not isinstance(dense, bool):
         raise ValueError(f"{owner}: parameter dense must be a bool, got {dense!r}")
     skip = _readers.check_on_error(owner, on_error)
@@ -273,59 +305,73 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
                          "dense=False (give n_features for dense chunks)")
     name = _readers.source_name(path, owner)
     regular = not _readers.is_file_object(path) and _check_readable(owner, name)
-    if grow and zero_based == "auto":
+    source = name if not _readers.is_file_object(path) else path
+    declared = None
+    if (zero_based is None or zero_based == "auto") and (regular or source is not name):
+        declared = _readers.declared_zero_based(source)      # (a pipe's path: not opened)
+    given = zero_based
+    if declared is not None:
+        zero_based = declared                  # the file says
+    elif zero_based is None or (grow and zero_based == "auto"):
         zero_based = False                     # one-based: decided before any row arrives
     scan = not grow and (n_features is None or zero_based == "auto")
     if scan and not regular:
         raise ValueError(f"{owner}: {name} is not a regular file, so it cannot be read twice; "
-                         "pass n_features and zero_based=True or False to read it in one pass")
+                         "pass n_features and zero_based (True, False, or None: as the file "
+                         "declares, else one-based) to read it in one pass")
     check_max_features(owner, max_features)
-    source = name if not _readers.is_file_object(path) else path
+    why = _readers.zero_reason(given, declared, grow)
     return _readers.Reader(name, lambda reader: _svmlight_chunks(
         source, owner, chunk_size, n_features, zero_based, dense, scan, max_features, reader,
-        skip, workers, interactive, grow))
+        skip, workers, interactive, grow, lines, labeled == "auto", why))
 
 
 def _svmlight_chunks(source, owner, chunk_size, n_features, zero_based, dense, scan,
-                     max_features, reader, skip, workers, interactive, grow=False):
+                     max_features, reader, skip, workers, interactive, grow=False, lines=False,
+                     optional=False, why=None):
     name = reader.name
     if grow:
         yield from _svmlight_grow(source, owner, chunk_size, zero_based, max_features, reader,
-                                  skip, workers, interactive)
+                                  skip, workers, interactive, lines, optional, why)
         return
     if scan:
         low, high = _readers.svmlight_scan_file(source, owner, name)
         if zero_based == "auto":
             zero_based = low == 0
+            why = None if zero_based else why
         if n_features is None:
             n_features = 0 if high < 0 else (high + 1 if zero_based else max(high, 0))
             check_width(owner, name, int(n_features), max_features)
     d = int(n_features)
     shift = 0 if zero_based else 1
 
-    def finish(labels, indptr, indices, data):
+    def finish(labels, indptr, indices, data, high, rl):
         m = labels.shape[0]
         if dense:
-            return _readers.to_dense(m, d, indptr, indices, data), labels
-        idx, ptr = _readers.to_csr_parts(indptr, indices, d, data.shape[0])
-        return CSRChunk(data, idx, ptr, (m, d)), labels
+            X = _readers.to_dense(m, d, indptr, indices, data)
+        else:
+            idx, ptr = _readers.to_csr_parts(indptr, indices, d, data.shape[0])
+            X = CSRChunk(data, idx, ptr, (m, d))
+        return (X, labels, rl) if lines else (X, labels)
 
     with _readers.open_source(source, interactive) as f:
         if workers > 1:
             yield from _readers.svmlight_parallel(f, reader, owner, chunk_size, d, shift, skip,
-                                                  workers, finish)
+                                                  workers, finish, lines=lines,
+                                                  optional=optional, why=why)
         else:
-            st = np.zeros(14, dtype=np.int64)
+            st = np.zeros(_readers.SVM_STATE, dtype=np.int64)
             blocks = _readers.line_blocks(f, owner, name, lambda: int(st[1]))
             for parts in _readers.svmlight_chunks(blocks, reader, owner, chunk_size, d, shift,
-                                                  skip, st=st, flush=interactive):
+                                                  skip, st=st, flush=interactive, lines=lines,
+                                                  optional=optional, why=why):
                 yield finish(*parts)
     if not reader.rows:
         raise ValueError(f"{owner}: {name} holds no data rows")
 
 
 def _svmlight_grow(source, owner, chunk_size, zero_based, max_features, reader, skip, workers,
-                   interactive):
+                   interactive, lines=False, optional=False, why=None):
     """The chunks of a stream read width-free: the parser checks every column against the cap
     (``max_features``), and each chunk is given the width of the largest column so far."""
     name = reader.name
@@ -333,37 +379,41 @@ def _svmlight_grow(source, owner, chunk_size, zero_based, max_features, reader, 
     shift = 0 if zero_based else 1
     width = 0                                  # the columns seen so far (in the stream's order)
 
-    def finish(labels, indptr, indices, data, high):
+    def finish(labels, indptr, indices, data, high, rl):
         m = labels.shape[0]
         idx, ptr = _readers.to_csr_parts(indptr, indices, cap, data.shape[0])
-        return CSRChunk(data, idx, ptr, (m, high + 1)), labels
+        X = CSRChunk(data, idx, ptr, (m, high + 1))
+        return (X, labels, rl) if lines else (X, labels)
 
     with _readers.open_source(source, interactive) as f:
         if workers > 1:
             chunks = _readers.svmlight_parallel(f, reader, owner, chunk_size, cap, shift, skip,
-                                                workers, finish, widening=True)
+                                                workers, finish, widening=True, lines=lines,
+                                                optional=optional, why=why)
         else:
-            st = np.zeros(14, dtype=np.int64)
+            st = np.zeros(_readers.SVM_STATE, dtype=np.int64)
             blocks = _readers.line_blocks(f, owner, name, lambda: int(st[1]))
             chunks = (finish(*parts) for parts in _readers.svmlight_chunks(
                 blocks, reader, owner, chunk_size, cap, shift, skip, st=st, flush=interactive,
-                widening=True))
-        for X, y in chunks:
+                widening=True, lines=lines, optional=optional, why=why))
+        for item in chunks:
+            X = item[0]
             if X.shape[1] > width:
                 width = X.shape[1]
             X.shape = (X.shape[0], width)
-            yield X, y
+            yield item
     if not reader.rows:
         raise ValueError(f"{owner}: {name} holds no data rows")
 
 
 # -- CSV ----------------------------------------------------------------------------------------
 
-def iter_csv(path: PathLike, chunk_size: int = 10_000, label_column: int = -1,
+def iter_csv(path: PathLike, chunk_size: int = 10_000, label_column: Optional[int] = -1,
              delimiter: Optional[str] = ",",
-             skip_header: bool = False,
+             skip_header: Union[bool, str] = "auto",
              on_error: str = "raise",
-             interactive: bool = False) -> Iterator[Tuple[np.ndarray, np.ndarray]]:
+             interactive: bool = False,
+             lines: bool = False) -> Iterator[Tuple[np.ndarray, ...]]:
     """Read a delimited text file of numeric features and one label column in chunks of rows.
 
     The format and its rules are those of :func:`mbcore.datasets.load_csv` (text after ``#`` is
@@ -379,31 +429,43 @@ def iter_csv(path: PathLike, chunk_size: int = 10_000, label_column: int = -1,
     the first chunk is a number, and strings otherwise (:func:`~mbcore.datasets.load_csv`
     decides this over the whole file).  A row that breaks either rule raises, naming its line.
 
+    **Header.**  With ``skip_header="auto"`` (the default) the first data line is a header,
+    and skipped, when some of its fields outside the label column are not numbers and the next
+    data line has a number in one of those columns (as pandas' ``to_csv`` writes: column names,
+    the label column's included).  When the first block read holds a single line (an interactive
+    stream's first arrival), its fields alone decide.
+
     Parameters
     ----------
     path : str or os.PathLike
         The file: plain text or gzip.
     chunk_size : int, default=10_000
         Rows per chunk; every chunk but the last has exactly this many.
-    label_column : int, default=-1
-        Index of the label column; negative values count from the end (-1 = last).
+    label_column : int or None, default=-1
+        Index of the label column; negative values count from the end (-1 = last).  None: no
+        label column (rows to predict): every column is a feature, and y is NaN.
     delimiter : str or None, default=","
         The field separator (one character); None splits on runs of whitespace.
-    skip_header : bool, default=False
-        Skip the first line of the file (a header).
+    skip_header : bool or "auto", default="auto"
+        Skip the first line of the file (a header): True, False, or "auto" (see **Header**).
     on_error : {"raise", "skip"}, default="raise"
         What a malformed line does: raise, or be skipped and counted (``.skipped``).
     interactive : bool, default=False
         Read the source as its data arrives (a pipe fed a line at a time, a terminal): never
         wait for a full block, and yield the rows of each arrival as a chunk at once (of at
         most ``chunk_size`` rows).  The rows, errors and line numbers are the same.
+    lines : bool, default=False
+        Also yield, with each chunk, the line of each row in the source (1-based, counting
+        every line: the header, blank, comment and skipped ones too, as the errors do).
 
     Yields
     ------
     X : ndarray of float64, shape (rows, n_columns - 1), C-contiguous
-        The other columns, in file order.
+        The other columns, in file order (all the columns with ``label_column=None``).
     y : ndarray of shape (rows,)
-        float64 or str, as decided by the first chunk.
+        float64 or str, as decided by the first chunk (NaN with ``label_column=None``).
+    lines : ndarray of int64, shape (rows,)
+        With ``lines=True`` only: the line of each row.
 
     Raises
     ------
@@ -427,11 +489,15 @@ def iter_csv(path: PathLike, chunk_size: int = 10_000, label_column: int = -1,
     """
     owner = "iter_csv"
     chunk_size = _check_chunk_size(owner, chunk_size)
-    if not isinstance(label_column, numbers.Integral) or isinstance(label_column, bool):
-        raise ValueError(f"{owner}: parameter label_column must be an integer, got "
+    if label_column is not None and (not isinstance(label_column, numbers.Integral) or
+                                     isinstance(label_column, bool)):
+        raise ValueError(f"{owner}: parameter label_column must be an integer or None, got "
                          f"{label_column!r}")
-    if not isinstance(skip_header, bool):
-        raise ValueError(f"{owner}: parameter skip_header must be a bool, got {skip_header!r}")
+    if not (isinstance(skip_header, bool) or
+            (isinstance(skip_header, str) and skip_header == "auto")):
+        raise ValueError(f"{owner}: parameter skip_header must be True, False or 'auto', got "
+                         f"{skip_header!r}")
+    lines = _params.flag(owner, "lines", lines)
     if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1
                                   or delimiter in "\n\r#" or not delimiter.isascii()):
         raise ValueError(f"{owner}: parameter delimiter must be one ASCII character (not a line "
@@ -443,12 +509,12 @@ def iter_csv(path: PathLike, chunk_size: int = 10_000, label_column: int = -1,
         _check_readable(owner, name)
         path = name
     return _readers.Reader(name, lambda reader: _csv_chunks(
-        path, owner, chunk_size, int(label_column), delimiter, skip_header, reader, skip,
-        interactive))
+        path, owner, chunk_size, None if label_column is None else int(label_column), delimiter,
+        skip_header, reader, skip, interactive, lines))
 
 
 def _csv_chunks(source, owner, chunk_size, label_column, delimiter, skip_header, reader, skip,
-                interactive):
+                interactive, lines=False):
     name = reader.name
     st = np.zeros(1, dtype=np.int64)      # the lines passed, for the message of a gzip error
     with _readers.open_source(source, interactive) as f:
@@ -457,7 +523,7 @@ def _csv_chunks(source, owner, chunk_size, label_column, delimiter, skip_header,
             blocks, reader, owner, chunk_size, label_column, delimiter, skip_header, skip,
             row_name=lambda line, row: f"line {line}",
             too_few_columns=lambda n: too_few_columns(owner, name, n), line_counter=st,
-            flush=interactive)
+            flush=interactive, lines=lines)
     if not reader.rows:
         raise ValueError(f"{owner}: {name} holds no data rows")
 
@@ -777,7 +843,7 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
 
 def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed: int = 0,
             sample_weight: bool = False, on_error: str = "raise",
-            interactive: bool = False) -> Iterator[Tuple[Any, ...]]:
+            interactive: bool = False, lines: bool = False) -> Iterator[Tuple[Any, ...]]:
     """Read Vowpal Wabbit's text format in chunks of rows, its features hashed as VW hashes them.
 
     Each line is ``label [importance [base]] ['tag]|namespace[:weight] feature[:value] ...``
@@ -819,6 +885,9 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
         Read the source as its data arrives (a pipe fed a line at a time, a terminal): never
         wait for a full block, and yield the rows of each arrival as a chunk at once (of at
         most ``chunk_size`` rows).  The rows, errors and line numbers are the same.
+    lines : bool, default=False
+        Also yield, last, the line of each row in the source (1-based, counting every line:
+        blank and skipped ones too, as the errors do).
 
     Yields
     ------
@@ -827,6 +896,8 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
         The labels as written (``-1``/``1``, or ``1..K`` for ``--oaa``).
     w : ndarray of float64, shape (rows,)
         The importance weights, with ``sample_weight=True`` only.
+    lines : ndarray of int64, shape (rows,)
+        With ``lines=True`` only: the line of each row.
 
     Raises
     ------
@@ -863,6 +934,7 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
                          f"{sample_weight!r}")
     skip = _readers.check_on_error(owner, on_error)
     interactive = _params.flag(owner, "interactive", interactive)
+    lines = _params.flag(owner, "lines", lines)
     name = _readers.source_name(path, owner)
     if not _readers.is_file_object(path):
         _check_readable(owner, name)
@@ -870,11 +942,12 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
 
     def chunks(reader):
         d = 1 << bits
-        for y, w, indptr, indices, data in _vw_format.vw_chunks(
-                path, reader, owner, chunk_size, bits, hash_seed, skip, interactive):
+        for y, w, indptr, indices, data, rl in _vw_format.vw_chunks(
+                path, reader, owner, chunk_size, bits, hash_seed, skip, interactive, lines):
             idx, ptr = _readers.to_csr_parts(indptr, indices, d, data.shape[0])
             X = CSRChunk(data, idx, ptr, (y.shape[0], d))
-            yield (X, y, w) if sample_weight else (X, y)
+            item = (X, y, w) if sample_weight else (X, y)
+            yield item + (rl,) if lines else item
         if not reader.rows:
             raise ValueError(f"{owner}: {name} holds no data rows")
 
@@ -1067,9 +1140,11 @@ CHUNK = 8_192           # the workflow's rows per chunk (measured: bench/README.
 
 def read_chunks(source, format="svmlight", chunk_size=CHUNK, **options):
     """The (X, y) chunks of a source in the given format: :func:`mbcore.streaming.iter_svmlight`
-    (options ``n_features``, ``zero_based``, ``max_features``), :func:`~mbcore.streaming.iter_csv`
-    (``label_column``, ``delimiter``, ``skip_header``) or :func:`~mbcore.streaming.iter_vw`
-    (``bits``).  ``source`` is a path or a binary file object."""
+    (options ``n_features``, ``zero_based``, ``max_features``, ``labeled``),
+    :func:`~mbcore.streaming.iter_csv` (``label_column``, ``delimiter``, ``skip_header``) or
+    :func:`~mbcore.streaming.iter_vw` (``bits``).  ``source`` is a path or a binary file
+    object.  With ``lines=True`` (every format) each chunk is ``(X, y, lines)``: the 1-based
+    line of each row in the source, an int64 array."""
     if format == "svmlight":
         return iter_svmlight(source, chunk_size=chunk_size, **options)
     if format == "csv":

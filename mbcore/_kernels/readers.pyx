@@ -97,25 +97,33 @@ cdef extern from *:
 
     /* svmlight state: */
     enum { ST_POS, ST_LINE, ST_ROW, ST_NNZ, ST_MIN, ST_MAX, ST_MAXLINE, ST_CODE, ST_ELINE,
-           ST_TOK0, ST_TOK1, ST_COL, ST_SKIPPED, ST_FIRSTSKIP };
-    enum { E_LABEL = 1, E_PAIR, E_INDEX, E_VALUE, E_QID, E_ZERO, E_RANGE, E_DUP, E_BIG };
+           ST_TOK0, ST_TOK1, ST_COL, ST_SKIPPED, ST_FIRSTSKIP, ST_KIND, ST_KINDLINE };
+    enum { E_LABEL = 1, E_PAIR, E_INDEX, E_VALUE, E_QID, E_ZERO, E_RANGE, E_DUP, E_BIG,
+           E_KIND, E_NOLABEL };
+    /* The kind of the labels, st[ST_KIND]: 0 not known yet (the first row read with a label
+       decides, st[ST_KINDLINE] its line), 1 numbers, 2 text (each row's label bounds go to
+       loff, labels[row] is NaN; a label that is a number is E_KIND).  A text label needs loff:
+       without it, it is E_LABEL.  lmode LM_OPTIONAL: a line whose first token holds ':' is a
+       row without a label (label NaN, loff -1); otherwise it is E_NOLABEL. */
+    enum { LM_OPTIONAL = 2 };
 
     /* 0: buffer consumed, 1: rows full, 2: pairs full, 3: error (st[ST_CODE] ...).  The column
        indices go to ind64 (int64) or, when it is NULL, to ind32 (int32: the caller guarantees
-       0 <= n_features <= 2**31 - 1, so every stored column fits). */
+       0 <= n_features <= 2**31 - 1, so every stored column fits).  lines (or NULL): the line
+       of each row. */
     static int mb_svm(const unsigned char *buf, Py_ssize_t n, int64_t *st, double *labels,
                       int64_t *indptr, int64_t *ind64, int32_t *ind32, double *data,
                       Py_ssize_t max_rows, Py_ssize_t cap, int64_t shift, int64_t n_features,
-                      int skip) {
+                      int skip, int64_t *lines, int64_t *loff, int lmode) {
         #define MB_IND(i) (ind64 ? ind64[i] : (int64_t)ind32[i])
         Py_ssize_t pos = (Py_ssize_t)st[ST_POS], line = (Py_ssize_t)st[ST_LINE];
         Py_ssize_t row = (Py_ssize_t)st[ST_ROW], nnz = (Py_ssize_t)st[ST_NNZ];
-        int status = 0;
+        int status = 0, kind = (int)st[ST_KIND];
         int cr = pos < n && memchr(buf + pos, '\\r', (size_t)(n - pos)) != NULL;
         while (pos < n) {
-            Py_ssize_t ce, next, p, ts, te, start = nnz;
+            Py_ssize_t ce, next, p, ts, te, ls, le, start = nnz;
             const unsigned char *f;
-            int code = 0, sorted = 1;
+            int code = 0, sorted = 1, lk = 0;
             int64_t prev = -1, col = 0;
             double lab;
             if (row >= max_rows) { status = 1; break; }
@@ -125,14 +133,26 @@ cdef extern from *:
             while (MB_WS(buf[p])) p++;                    /* buf[ce] is a line break */
             if (p == ce || buf[p] == '#') { pos = next; continue; }
             ts = p;
-            f = mb_number_fast(buf + p, &lab);
+            f = kind == 2 ? NULL : mb_number_fast(buf + p, &lab);
             if (f) {
                 p = te = (Py_ssize_t)(f - buf);
+                lk = 1;
             } else {
                 while (p < ce && !mb_ws(buf[p]) && buf[p] != '#') p++;
                 te = p;
-                if (!mb_number(buf + ts, buf + te, &lab)) code = E_LABEL;
+                if (memchr(buf + ts, ':', (size_t)(te - ts))) {
+                    if (lmode & LM_OPTIONAL) { lab = NAN; p = te = ts; }    /* a pair */
+                    else code = E_NOLABEL;
+                } else if (mb_number(buf + ts, buf + te, &lab)) {
+                    lk = 1;
+                    if (kind == 2) code = E_KIND;
+                } else {
+                    lk = 2;
+                    lab = NAN;
+                    if (kind == 1 || !loff) code = E_LABEL;
+                }
             }
+            ls = ts; le = te;
             while (!code) {
                 Py_ssize_t q, colon;
                 int64_t idx = 0;
@@ -219,7 +239,10 @@ cdef extern from *:
                     st[ST_MAX] = MB_IND(nnz - 1); st[ST_MAXLINE] = line;
                 }
             }
+            if (!kind && lk) { kind = lk; st[ST_KIND] = kind; st[ST_KINDLINE] = line; }
             labels[row] = lab;
+            if (lines) lines[row] = line;
+            if (loff) { loff[2 * row] = ls == le ? -1 : ls; loff[2 * row + 1] = le; }
             row++;
             indptr[row] = nnz;
             pos = next;
@@ -291,13 +314,15 @@ cdef extern from *:
     }
 
     /* 0: consumed, 1: rows full, 3: error, 4: width of the first data line (n_cols < 0:
-       st[C_COL] = its fields, st[C_ELINE] = its line; nothing consumed). */
+       st[C_COL] = its fields, st[C_ELINE] = its line; nothing consumed).  label == n_cols:
+       no label column (every field a feature, y NaN).  lines (or NULL): the line of each
+       row. */
     static int mb_csv(const unsigned char *buf, Py_ssize_t n, int64_t *st, int delim,
                       Py_ssize_t n_cols, Py_ssize_t label, double *X, double *y, int64_t *loff,
-                      Py_ssize_t max_rows, int label_numeric, int skip) {
+                      Py_ssize_t max_rows, int label_numeric, int skip, int64_t *lines) {
         Py_ssize_t pos = (Py_ssize_t)st[C_POS], line = (Py_ssize_t)st[C_LINE];
         Py_ssize_t row = (Py_ssize_t)st[C_ROW];
-        Py_ssize_t w = n_cols - 1;
+        Py_ssize_t w = label < n_cols ? n_cols - 1 : n_cols;
         int status = 0;
         int cr = pos < n && memchr(buf + pos, '\\r', (size_t)(n - pos)) != NULL;
         while (pos < n) {
@@ -342,6 +367,7 @@ cdef extern from *:
             }
             if (j != n_cols) { code = EC_RAGGED; ecol = j; }
             else if (cell_bad) { code = EC_CELL; }
+            else if (label == n_cols) { lab = NAN; }
             else if (ls == le) { code = EC_EMPTY; }
             else if (!mb_number(buf + ls, buf + le, &lab)) {
                 if (label_numeric) { code = EC_LABEL; es = ls; ee = le; }
@@ -362,6 +388,7 @@ cdef extern from *:
             }
             y[row] = lab;
             loff[2 * row] = ls; loff[2 * row + 1] = le;
+            if (lines) lines[row] = line;
             row++;
             pos = next;
         }
@@ -372,11 +399,11 @@ cdef extern from *:
     int mb_svm(const unsigned char *buf, Py_ssize_t n, int64_t *st, double *labels,
                int64_t *indptr, int64_t *ind64, int32_t *ind32, double *data,
                Py_ssize_t max_rows, Py_ssize_t cap, int64_t shift, int64_t n_features,
-               int skip) nogil
+               int skip, int64_t *lines, int64_t *loff, int lmode) nogil
     int mb_svm_scan(const unsigned char *buf, Py_ssize_t n, int64_t *st) nogil
     int mb_csv(const unsigned char *buf, Py_ssize_t n, int64_t *st, int delim,
                Py_ssize_t n_cols, Py_ssize_t label, double *X, double *y, int64_t *loff,
-               Py_ssize_t max_rows, int label_numeric, int skip) nogil
+               Py_ssize_t max_rows, int label_numeric, int skip, int64_t *lines) nogil
     int mb_number(const unsigned char *s, const unsigned char *e, double *out) nogil
     void mb_init_cls()
 
@@ -403,21 +430,37 @@ ctypedef fused index_t:
 
 def svmlight_parse(const unsigned char[::1] buf, int64_t[::1] st, double[::1] labels,
                    int64_t[::1] indptr, index_t[::1] indices, double[::1] data,
-                   Py_ssize_t max_rows, int64_t shift, int64_t n_features, bint skip):
+                   Py_ssize_t max_rows, int64_t shift, int64_t n_features, bint skip,
+                   int64_t[::1] lines=None, int64_t[:, ::1] label_at=None, int lmode=0):
     """Parse svmlight lines of ``buf`` from ``st[ST_POS]`` into the chunk arrays.
 
     Rows go to ``labels[row]`` and ``indptr[row + 1]`` (``indptr[0]`` is set by the caller),
     pairs to ``indices``/``data`` (column = written index - ``shift``, sorted within the row);
     ``n_features`` < 0 means no range check.  ``indices`` is int64, or int32 when
-    0 <= ``n_features`` < 2**31 (every column then fits).  Returns 0 (buffer consumed), 1
-    (``max_rows`` rows), 2 (``indices`` full: grow it and call again) or 3 (a bad line; see
-    ``st``)."""
+    0 <= ``n_features`` < 2**31 (every column then fits).  ``lines`` (optional) gets the line
+    of each row.  The labels' kind is ``st[ST_KIND]``: 1 numbers, 2 text, 0 decided by the
+    first row read with a label (``st[ST_KINDLINE]`` its line); text labels need ``label_at``,
+    whose row gets the bounds of its label in ``buf`` (-1: no label), ``labels[row]`` being
+    NaN.  ``lmode`` 2: a line whose first token holds ':' is a row without a label (NaN).  Returns 0 (buffer consumed), 1 (``max_rows`` rows), 2 (``indices`` full: grow it and
+    call again) or 3 (a bad line; see ``st``)."""
     cdef Py_ssize_t n = buf.shape[0]
     cdef int status
     cdef int64_t *i64 = NULL
     cdef int32_t *i32 = NULL
+    cdef int64_t *lp = NULL
+    cdef int64_t *op = NULL
+    if lines is not None:
+        if lines.shape[0] < max_rows:
+            raise ValueError("svmlight_parse: inconsistent arguments")
+        if lines.shape[0]:
+            lp = &lines[0]
+    if label_at is not None:
+        if label_at.shape[0] < max_rows or label_at.shape[1] != 2:
+            raise ValueError("svmlight_parse: inconsistent arguments")
+        if label_at.shape[0]:
+            op = &label_at[0, 0]
     if max_rows > labels.shape[0] or indptr.shape[0] < max_rows + 1 or \
-            data.shape[0] < indices.shape[0] or st.shape[0] < 14 or not 0 <= st[0] <= n or \
+            data.shape[0] < indices.shape[0] or st.shape[0] < 16 or not 0 <= st[0] <= n or \
             not 0 <= st[2] <= max_rows or not 0 <= st[3] <= indices.shape[0]:
         raise ValueError("svmlight_parse: inconsistent arguments")
     if index_t is int32_t and not 0 <= n_features <= 2147483647:
@@ -438,7 +481,7 @@ def svmlight_parse(const unsigned char[::1] buf, int64_t[::1] st, double[::1] la
     with nogil:
         status = mb_svm(&buf[0], n, &st[0], &labels[0], &indptr[0], i64, i32,
                         &data[0] if data.shape[0] else NULL,
-                        max_rows, indices.shape[0], shift, n_features, skip)
+                        max_rows, indices.shape[0], shift, n_features, skip, lp, op, lmode)
     return status
 
 
@@ -483,18 +526,27 @@ def svmlight_scan(const unsigned char[::1] buf, int64_t[::1] st):
 
 def csv_parse(const unsigned char[::1] buf, int64_t[::1] st, int delim, Py_ssize_t n_cols,
               Py_ssize_t label, double[:, ::1] X, double[::1] y, int64_t[:, ::1] label_at,
-              Py_ssize_t max_rows, bint label_numeric, bint skip):
+              Py_ssize_t max_rows, bint label_numeric, bint skip, int64_t[::1] lines=None):
     """Parse delimited lines of ``buf`` from ``st[C_POS]`` into the chunk arrays.
 
     ``delim`` is the delimiter byte, or -1 to split on runs of whitespace.  Row ``row`` gets
     the features (every field but ``label``, in order) in ``X[row]``, the label's value in
     ``y[row]`` (NaN if it is not a number and ``label_numeric`` is false) and the label field's
     bounds in ``label_at[row]``.  With ``n_cols`` < 0 it only finds the first data line and
-    returns 4 with its number of fields.  Returns 0, 1 (``max_rows`` rows), 3 (a bad line) or 4.
+    returns 4 with its number of fields.  ``label`` == ``n_cols``: no label column (every field
+    is a feature, ``y`` NaN).  ``lines`` (optional) gets the line of each row.  Returns 0, 1
+    (``max_rows`` rows), 3 (a bad line) or 4.
     """
     cdef Py_ssize_t n = buf.shape[0]
     cdef int status
-    if n_cols >= 0 and (not 0 <= label < n_cols or X.shape[1] != n_cols - 1 or
+    cdef int64_t *lp = NULL
+    if lines is not None:
+        if lines.shape[0] < max_rows:
+            raise ValueError("csv_parse: inconsistent arguments")
+        if lines.shape[0]:
+            lp = &lines[0]
+    if n_cols >= 0 and (not 0 <= label <= n_cols or
+                        X.shape[1] != (n_cols - 1 if label < n_cols else n_cols) or
                         X.shape[0] < max_rows or y.shape[0] < max_rows or
                         label_at.shape[0] < max_rows or label_at.shape[1] != 2):
         raise ValueError("csv_parse: inconsistent arguments")
@@ -507,7 +559,7 @@ def csv_parse(const unsigned char[::1] buf, int64_t[::1] st, int delim, Py_ssize
                         &X[0, 0] if X.shape[0] and X.shape[1] else NULL,
                         &y[0] if y.shape[0] else NULL,
                         &label_at[0, 0] if label_at.shape[0] else NULL,
-                        max_rows, label_numeric, skip)
+                        max_rows, label_numeric, skip, lp)
     return status
 
 

@@ -151,7 +151,8 @@ cdef extern from *:
     static int vw_parse_c(const unsigned char *buf, Py_ssize_t n, int64_t *st, double *labels,
                           double *weights, int64_t *indptr, int32_t *ind, double *data,
                           int64_t *keys, double *vals, Py_ssize_t nscratch, Py_ssize_t max_rows,
-                          Py_ssize_t cap, uint64_t mask, uint32_t seed, int skip) {
+                          Py_ssize_t cap, uint64_t mask, uint32_t seed, int skip,
+                          int64_t *lines) {
         Py_ssize_t pos = (Py_ssize_t)st[VW_POS], line = (Py_ssize_t)st[VW_LINE];
         Py_ssize_t row = (Py_ssize_t)st[VW_ROW], nnz = (Py_ssize_t)st[VW_NNZ];
         uint32_t anon_hash = seed == 0 ? 0u : vw_murmur((const unsigned char *)"", 0, seed);
@@ -369,6 +370,7 @@ cdef extern from *:
             }
             labels[row] = lab;
             weights[row] = wt;
+            if (lines) lines[row] = line;
             row++;
             indptr[row] = nnz;
             pos = next;
@@ -384,7 +386,8 @@ cdef extern from *:
     int vw_parse_c(const unsigned char *buf, Py_ssize_t n, int64_t *st, double *labels,
                    double *weights, int64_t *indptr, int32_t *ind, double *data,
                    int64_t *keys, double *vals, Py_ssize_t nscratch, Py_ssize_t max_rows,
-                   Py_ssize_t cap, unsigned long long mask, uint32_t seed, int skip) nogil
+                   Py_ssize_t cap, unsigned long long mask, uint32_t seed, int skip,
+                   int64_t *lines) nogil
 
 vw_init_cls()
 
@@ -412,7 +415,7 @@ def hashstring(const unsigned char[::1] data, uint32_t seed):
 def vw_parse(const unsigned char[::1] buf, int64_t[::1] st, double[::1] labels,
              double[::1] weights, int64_t[::1] indptr, int32_t[::1] indices, double[::1] data,
              int64_t[::1] keys, double[::1] vals, Py_ssize_t max_rows, int bits, uint32_t seed,
-             bint skip):
+             bint skip, int64_t[::1] lines=None):
     """Parse VW lines of ``buf`` (whole lines: it ends with a line break) from ``st[VW_POS]``
     into the chunk arrays.
 
@@ -422,9 +425,16 @@ def vw_parse(const unsigned char[::1] buf, int64_t[::1] st, double[::1] labels,
     increasing order (their contents are not kept).  Returns 0 (buffer consumed), 1
     (``max_rows`` rows), 2 (``indices`` full: grow it and call again; a line needs at most as
     many pairs as it has features), 3 (a bad line; see ``st``) or 4 (the scratch is too short
-    for a row: grow ``keys`` and ``vals`` to ``st[VW_NEED]`` and call again)."""
+    for a row: grow ``keys`` and ``vals`` to ``st[VW_NEED]`` and call again).  ``lines``
+    (optional) gets the line of each row."""
     cdef Py_ssize_t n = buf.shape[0]
     cdef int status
+    cdef int64_t *lp = NULL
+    if lines is not None:
+        if lines.shape[0] < max_rows:
+            raise ValueError("vw_parse: inconsistent arguments")
+        if lines.shape[0]:
+            lp = &lines[0]
     cdef unsigned long long mask
     cdef Py_ssize_t nscratch = min(keys.shape[0], vals.shape[0])
     if not 1 <= bits <= 31:
@@ -446,5 +456,5 @@ def vw_parse(const unsigned char[::1] buf, int64_t[::1] st, double[::1] labels,
                             &data[0] if data.shape[0] else NULL,
                             &keys[0] if keys.shape[0] else NULL,
                             &vals[0] if vals.shape[0] else NULL,
-                            nscratch, max_rows, indices.shape[0], mask, seed, skip)
+                            nscratch, max_rows, indices.shape[0], mask, seed, skip, lp)
     return status

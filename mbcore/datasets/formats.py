@@ -32,9 +32,12 @@ def load_svmlight(path, n_features=None, zero_based="auto", max_features=None):
     n_features : int or None, default=None
         Number of columns of X.  None uses the largest index in the file; give it when a file may
         not mention the last feature (a test file, say).
-    zero_based : bool or "auto", default="auto"
-        Whether index 0 is the first column.  ``"auto"`` treats the file as one-based (the LIBSVM
-        convention) unless it holds an index 0.
+    zero_based : bool, None or "auto", default="auto"
+        Whether index 0 is the first column.  ``"auto"`` takes what the file declares in its
+        leading comment lines (scikit-learn's ``# Column indices are zero-based``, or
+        ``one-based``), else treats the file as one-based (the LIBSVM convention) unless it
+        holds an index 0.  ``None``: what the file declares, else one-based (an index 0 is then
+        an error naming the line), the rule of :func:`mbcore.streaming.iter_svmlight`.
     max_features : int or None, default=None
         The most columns an index in the file may make (None: ``MAX_FEATURES``, 67,108,864); a
         file over it is refused naming the line, as is one whose dense array would exceed 4 GiB
@@ -44,8 +47,9 @@ def load_svmlight(path, n_features=None, zero_based="auto", max_features=None):
     -------
     X : ndarray of shape (n_samples, n_features), dtype float64
         Dense and C-contiguous; absent pairs are 0.
-    y : ndarray of shape (n_samples,), dtype float64
-        The labels as written.
+    y : ndarray of shape (n_samples,), dtype float64 or str
+        The labels as written: numbers, or text when the first line's label is not a number
+        (a later label of the other kind is an error naming its line).
 
     Raises
     ------
@@ -70,9 +74,10 @@ def load_svmlight(path, n_features=None, zero_based="auto", max_features=None):
                                    or isinstance(n_features, bool) or n_features < 0):
         raise ValueError(f"load_svmlight: parameter n_features must be None or an integer >= 0, "
                          f"got {n_features!r}")
-    if not (isinstance(zero_based, bool) or (isinstance(zero_based, str) and zero_based == "auto")):
-        raise ValueError(f"load_svmlight: parameter zero_based must be True, False or 'auto', "
-                         f"got {zero_based!r}")
+    if not (zero_based is None or isinstance(zero_based, bool) or
+            (isinstance(zero_based, str) and zero_based == "auto")):
+        raise ValueError(f"load_svmlight: parameter zero_based must be None, True, False or "
+                         f"'auto', got {zero_based!r}")
     check_max_features("load_svmlight", max_features)
     name = os.fsdecode(os.fspath(path))
     return parse_svmlight(name, name, n_features, zero_based, max_features)
@@ -83,7 +88,17 @@ def parse_svmlight(source, name, n_features, zero_based, max_features=None):
     bytes) into dense (X, y) with the compiled reader; ``name`` names it in error messages."""
     owner = "load_svmlight"
     reader = _readers.Reader(name, lambda r: iter(()))
-    st = np.zeros(14, dtype=np.int64)
+    st = np.zeros(_readers.SVM_STATE, dtype=np.int64)
+    given = zero_based
+    declared = None
+    if zero_based is None or zero_based == "auto":
+        declared = _readers.declared_zero_based(source)
+        if declared is not None:
+            zero_based = declared
+        elif zero_based is None:
+            zero_based = False
+    why = None if zero_based is False and given is False else \
+        _readers.zero_reason(given, declared)
     low = []
 
     def column_of(col):                  # a repeated index's column, for the message
@@ -96,10 +111,10 @@ def parse_svmlight(source, name, n_features, zero_based, max_features=None):
     with _readers.open_source(source) as f:
         parts = list(_readers.svmlight_chunks(
             _readers.line_blocks(f, owner, name, lambda: int(st[1])), reader, owner,
-            _ALL_ROWS, None, 1 if zero_based is False else 0, False, column_of, st))
+            _ALL_ROWS, None, 1 if zero_based is False else 0, False, column_of, st, why=why))
     if not parts:
         raise ValueError(f"load_svmlight: {name} holds no data rows")
-    labels, indptr, cols, vals = parts[0]
+    labels, indptr, cols, vals = parts[0][:4]
     m = labels.shape[0]
     high = int(st[5])
     if zero_based == "auto" and cols.size and int(st[4]) > 0:
@@ -150,7 +165,7 @@ def check_max_features(owner, max_features):
                          f"got {max_features!r}")
 
 
-def load_csv(path, label_column=-1, delimiter=",", skip_header=False):
+def load_csv(path, label_column=-1, delimiter=",", skip_header="auto"):
     """Read a delimited text file of numeric features and one label column.
 
     Read with :func:`numpy.loadtxt`; gzip files are decompressed (recognised by their first two
@@ -161,12 +176,15 @@ def load_csv(path, label_column=-1, delimiter=",", skip_header=False):
     ----------
     path : str or os.PathLike
         The file to read.
-    label_column : int, default=-1
-        Index of the label column; negative values count from the end (-1 = last).
+    label_column : int or None, default=-1
+        Index of the label column; negative values count from the end (-1 = last).  None: no
+        label column (every column is a feature; y is NaN).
     delimiter : str or None, default=","
         The field separator; None splits on runs of whitespace.
-    skip_header : bool, default=False
-        Skip the first line (a header).
+    skip_header : bool or "auto", default="auto"
+        Skip the first line (a header).  "auto": skip it when it is a header: some of its
+        fields outside the label column are not numbers and the next data line has a number in
+        one of those columns (as pandas' ``to_csv`` writes).
 
     Returns
     -------
@@ -195,11 +213,14 @@ def load_csv(path, label_column=-1, delimiter=",", skip_header=False):
     >>> X.tolist(), y.tolist()
     ([[1.0, 0.0], [0.0, 2.5]], ['yes', 'no'])
     """
-    if not isinstance(label_column, numbers.Integral) or isinstance(label_column, bool):
-        raise ValueError(f"load_csv: parameter label_column must be an integer, got "
+    if label_column is not None and (not isinstance(label_column, numbers.Integral) or
+                                     isinstance(label_column, bool)):
+        raise ValueError(f"load_csv: parameter label_column must be an integer or None, got "
                          f"{label_column!r}")
-    if not isinstance(skip_header, bool):
-        raise ValueError(f"load_csv: parameter skip_header must be a bool, got {skip_header!r}")
+    if not (isinstance(skip_header, bool) or
+            (isinstance(skip_header, str) and skip_header == "auto")):
+        raise ValueError(f"load_csv: parameter skip_header must be True, False or 'auto', got "
+                         f"{skip_header!r}")
     if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
         raise ValueError(f"load_csv: parameter delimiter must be one character or None, got "
                          f"{delimiter!r}")
@@ -212,7 +233,7 @@ def load_csv(path, label_column=-1, delimiter=",", skip_header=False):
     with _readers.open_source(name) as f:
         parts = list(_readers.csv_chunks(
             _readers.line_blocks(f, owner, name, lambda: 0), reader, owner, _ALL_ROWS,
-            int(label_column), delimiter, skip_header, False,
+            None if label_column is None else int(label_column), delimiter, skip_header, False,
             row_name=lambda line, row: f"data row {row}",
             too_few_columns=lambda n: too_few_columns(owner, name, n)))
     if not parts:

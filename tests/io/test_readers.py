@@ -26,7 +26,8 @@ DATA = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "mbcore", "
 
 
 def _bits(values):
-    return [struct.pack("<d", v) for v in values]
+    # (text labels: as a NumPy str array holds them, without trailing NULs)
+    return [struct.pack("<d", v) if isinstance(v, float) else v.rstrip("\x00") for v in values]
 
 
 class OneLineAtATime:
@@ -55,12 +56,13 @@ def small_blocks(block=16, group=40):
         _readers.BLOCK, _readers.GROUP = old
 
 
-def _compiled_svm(path, n_features, zero_based, chunk_size=7, on_error="raise", mode="chunks"):
-    """(labels, rows as [(col, value)], skipped) from iter_svmlight in CSR chunks.  ``mode``:
+def _compiled_svm(path, n_features, zero_based, chunk_size=7, on_error="raise", mode="chunks",
+                  labeled=True):
+    """(labels, rows as [(col, value)], skipped, lines) from iter_svmlight in CSR chunks.  ``mode``:
     "chunks" (sequential), "parallel" (two threads, tiny groups) or "interactive" (the file's
     bytes delivered one line per read)."""
     kw = dict(chunk_size=chunk_size, n_features=n_features, zero_based=zero_based,
-              on_error=on_error)
+              on_error=on_error, lines=True, labeled=labeled)
     with contextlib.ExitStack() as stack:
         if mode == "parallel":
             stack.enter_context(small_blocks())
@@ -72,14 +74,15 @@ def _compiled_svm(path, n_features, zero_based, chunk_size=7, on_error="raise", 
         else:
             reader = iter_svmlight(path, **kw)
         chunks = list(reader)
-    labels, rows = [], []
-    for X, y in chunks:
-        assert 0 < len(y) <= chunk_size
+    labels, rows, lines = [], [], []
+    for X, y, at in chunks:
+        assert 0 < len(y) <= chunk_size and at.dtype == np.int64 and at.shape == y.shape
         labels += y.tolist()
+        lines += at.tolist()
         for i in range(len(y)):
             a, b = X.indptr[i], X.indptr[i + 1]
             rows.append(list(zip(X.indices[a:b].tolist(), X.data[a:b].tolist())))
-    return labels, rows, reader.skipped
+    return labels, rows, reader.skipped, lines
 
 
 def _same_rows(a, b):
@@ -89,7 +92,8 @@ def _same_rows(a, b):
         assert _bits([v for _, v in ra]) == _bits([v for _, v in rb])
 
 
-def _check_svm(tmp_path, data, n_features=1000, zero_based=False, compress=False):
+def _check_svm(tmp_path, data, n_features=1000, zero_based=False, compress=False,
+               labeled=True):
     path = str(tmp_path / ("f.svm.gz" if compress else "f.svm"))
     with open(path, "wb") as f:
         f.write(gzip.compress(data, mtime=0) if compress else data)
@@ -97,17 +101,25 @@ def _check_svm(tmp_path, data, n_features=1000, zero_based=False, compress=False
     if not compress:
         modes.append((1000, "interactive"))
     try:
-        want = read_svmlight(data, path, n_features=n_features, zero_based=zero_based)
+        want = read_svmlight(data, path, n_features=n_features, zero_based=zero_based,
+                             labeled=labeled)
     except ValueError as e:
         for chunk_size, mode in modes:
             with pytest.raises(ValueError) as info:
-                _compiled_svm(path, n_features, zero_based, chunk_size, mode=mode)
+                _compiled_svm(path, n_features, zero_based, chunk_size, mode=mode,
+                              labeled=labeled)
             assert str(info.value) == str(e), mode
         return None
     for chunk_size, mode in modes:
-        labels, rows, _ = _compiled_svm(path, n_features, zero_based, chunk_size, mode=mode)
-        assert _bits(labels) == _bits(want[0]), mode
+        labels, rows, _, lines = _compiled_svm(path, n_features, zero_based, chunk_size,
+                                               mode=mode, labeled=labeled)
+        if not (chunk_size < len(labels) and any(v != v for v in labels) and
+                any(isinstance(v, str) for v in want[0])):
+            # (rows without a label before the first text label: NaN in the chunks yielded
+            # before the labels' kind is known)
+            assert _bits(labels) == _bits(want[0]), mode
         _same_rows(rows, want[1])
+        assert lines == want[2], mode             # each row's line in the file
     return want
 
 
@@ -218,8 +230,10 @@ def test_svmlight_malformed_lines(tmp_path, data, line, reason):
     good = b"".join(x for i, x in enumerate(data.splitlines(True), 1) if i != line)
     want = read_svmlight(good, path, n_features=1000, zero_based=False)
     for mode in ("chunks", "parallel", "interactive"):
-        labels, rows, skipped = _compiled_svm(path, 1000, False, on_error="skip", mode=mode)
+        labels, rows, skipped, lines = _compiled_svm(path, 1000, False, on_error="skip",
+                                                     mode=mode)
         assert skipped == 1 and labels == want[0], mode
+        assert lines == [n for n in want[2] if n < line] + [n + 1 for n in want[2] if n >= line]
         _same_rows(rows, want[1])
     assert read_svmlight(data, path, n_features=1000, zero_based=False,
                          on_error="skip")[3] == 1
@@ -417,10 +431,11 @@ _SVM_ALPHABET = b"0123456789:+-. \t\n\r#eEqidnaf\x00\xff"
 @given(st.lists(st.sampled_from(list(_SVM_ALPHABET)), max_size=120).map(bytes))
 def test_svmlight_fuzz_every_mode_agrees_with_the_twin(tmp_path_factory, data):
     tmp = tmp_path_factory.mktemp("fuzz")
-    try:
-        _check_svm(tmp, data, n_features=50)
-    except ValueError as e:           # no data rows: both say so
-        assert "holds no data rows" in str(e)
+    for labeled in (True, "auto"):
+        try:
+            _check_svm(tmp, data, n_features=50, labeled=labeled)
+        except ValueError as e:           # no data rows: both say so
+            assert "holds no data rows" in str(e)
 
 
 @settings(max_examples=200, deadline=None)
@@ -513,3 +528,390 @@ def test_width_scan_in_parallel_ranges(tmp_path, monkeypatch, end):
     gz = tmp_path / "w.svm.gz"
     gz.write_bytes(gzip.compress(path.read_bytes()))
     assert _readers._range_cuts(str(gz), 3) is None               # gzip: one sequential scan
+
+
+# -- issue 36: each row's line, the zero-based declaration, text labels, rows without a label,
+#    the CSV header sniffed --------------------------------------------------------------------
+
+def _write_bytes(path, data, compress=False):
+    with open(path, "wb") as f:
+        f.write(gzip.compress(data, mtime=0) if compress else data)
+    return str(path)
+
+
+def _rows_lines(chunks):
+    """(dense rows, labels, lines) of (X, y, lines) chunks, checking each chunk's shapes."""
+    X, y, lines = [], [], []
+    for item in chunks:
+        assert len(item) == 3
+        a, b, at = item
+        assert at.dtype == np.int64 and at.shape == (len(b),) == (a.shape[0],)
+        X += (a.toarray() if hasattr(a, "toarray") else a).tolist()
+        y += b.tolist()
+        lines += at.tolist()
+    return X, y, lines
+
+
+SVM_WITH_LINES = (b"# written by hand\n\n+1 1:1 3:2\n-1 2:1 # tail\r\n\r\n+1 1:x\n"
+                  b"-1 3:1\n+1 2:2\n")
+
+
+def test_svmlight_lines_name_each_row_in_every_reading_mode(tmp_path):
+    path = _write_bytes(tmp_path / "l.svm", SVM_WITH_LINES)
+    gz = _write_bytes(tmp_path / "l.svm.gz", SVM_WITH_LINES, compress=True)
+    want = read_svmlight(SVM_WITH_LINES, path, n_features=3, zero_based=False, on_error="skip")
+    assert want[2] == [3, 4, 7, 8]      # line 6 is skipped; comments and blank lines count
+    kw = dict(n_features=3, zero_based=False, on_error="skip", lines=True)
+    readings = {f"chunk_size={c}": lambda c=c: iter_svmlight(path, chunk_size=c, **kw)
+                for c in (1, 2, 100)}
+    readings["dense"] = lambda: iter_svmlight(path, chunk_size=3, dense=True, **kw)
+    readings["gzip"] = lambda: iter_svmlight(gz, chunk_size=3, **kw)
+    readings["first pass"] = lambda: iter_svmlight(path, chunk_size=3, on_error="skip",
+                                                   lines=True)
+    readings["grow"] = lambda: iter_svmlight(path, chunk_size=3, grow=True, zero_based=False,
+                                             on_error="skip", lines=True)
+    readings["interactive"] = lambda: iter_svmlight(OneLineAtATime(SVM_WITH_LINES, path),
+                                                    interactive=True, **kw)
+    readings["file object"] = lambda: iter_svmlight(io.BytesIO(SVM_WITH_LINES), **kw)
+    for label, make in readings.items():
+        X, y, lines = _rows_lines(make())
+        assert lines == want[2] and y == want[0], label
+    with small_blocks():
+        for grow in (False, True):
+            extra = dict(grow=True) if grow else dict(n_features=3)
+            chunks = iter_svmlight(path, chunk_size=2, zero_based=False, on_error="skip",
+                                   lines=True, workers=2, **extra)
+            assert _rows_lines(chunks)[2] == want[2], grow
+    # lines=False: the chunks are (X, y), as before
+    assert all(len(item) == 2 for item in iter_svmlight(path, chunk_size=2, on_error="skip",
+                                                        n_features=3, zero_based=False))
+
+
+def test_parallel_lines_over_many_groups(tmp_path):
+    text = b"".join(b"# c\n" + f"{(-1) ** i} {i % 9 + 1}:1\n".encode() for i in range(600))
+    path = _write_bytes(tmp_path / "g.svm", text)
+    with small_blocks(block=64, group=300):
+        chunks = iter_svmlight(path, chunk_size=7, n_features=9, zero_based=False, workers=3,
+                               lines=True)
+        assert _rows_lines(chunks)[2] == list(range(2, 1201, 2))
+
+
+def test_csv_and_vw_lines(tmp_path):
+    from mbcore.streaming import iter_vw, read_chunks
+    from mbref.vw import read_vw
+    data = b"a,b,label\n# note\n1,2,0\n\n3,4,1\r\n5,x,0\n6,7,1\n"
+    path = _write_bytes(tmp_path / "l.csv", data)
+    want = read_csv(data, path, on_error="skip", with_lines=True)
+    assert want[3] == [3, 5, 7]         # the header, the comment, the blank and bad lines count
+    for make in (lambda: iter_csv(path, chunk_size=1, on_error="skip", lines=True),
+                 lambda: iter_csv(_write_bytes(tmp_path / "l.csv.gz", data, True),
+                                  on_error="skip", lines=True),
+                 lambda: iter_csv(OneLineAtATime(data, path), interactive=True, on_error="skip",
+                                  lines=True),
+                 lambda: read_chunks(path, "csv", chunk_size=2, on_error="skip", lines=True)):
+        X, y, lines = _rows_lines(make())
+        assert (X, y, lines) == (want[0], want[1], want[3])
+    vw = b"1 |a x\n\n-1 2.0 |a y z\n1 |a\n"
+    vpath = _write_bytes(tmp_path / "l.vw", vw)
+    vwant = read_vw(vw, vpath)
+    assert vwant[3] == [1, 3, 4]
+    for chunk_size in (1, 10):
+        got = list(iter_vw(vpath, chunk_size=chunk_size, lines=True, sample_weight=True))
+        assert all(len(item) == 4 for item in got)
+        assert sum((item[3].tolist() for item in got), []) == vwant[3]
+    got = list(read_chunks(vpath, "vw", lines=True))
+    assert sum((item[2].tolist() for item in got), []) == vwant[3]
+
+
+def _digits_like(n=40, d=8, seed=0):
+    """Rows whose first column is always 0 (as digits' pixel 0): nothing in the data shows that
+    the file is zero-based."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(n, d)).astype(float)
+    X[:, 0] = 0
+    X[0, -1] = 1
+    return X, rng.integers(0, 2, size=n).astype(float)
+
+
+def _dense_rows(chunks):
+    return np.vstack([X.toarray() if hasattr(X, "toarray") else X for X, *_ in chunks])
+
+
+def test_sklearn_declared_zero_based_file_is_read_zero_based(tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+    X, y = _digits_like()
+    path = str(tmp_path / "d.svm")
+    dump_svmlight_file(X, y, path, zero_based=True, comment="digits-like")
+    with open(path, "rb") as f:
+        data = f.read()
+    gz = _write_bytes(tmp_path / "d.svm.gz", data, compress=True)
+    assert _readers.declared_zero_based(path) is True
+    assert _readers.declared_zero_based(gz) is True
+    Xl, yl = load_svmlight(path)
+    assert Xl.shape == X.shape and np.array_equal(Xl, X) and np.array_equal(yl, y)
+    for source in (path, gz):
+        for kw in (dict(), dict(zero_based=None), dict(zero_based="auto", n_features=8),
+                   dict(grow=True), dict(grow=True, zero_based=None)):
+            got = _dense_rows(iter_svmlight(source, chunk_size=7, **kw))
+            assert np.array_equal(got, X), (source, kw)
+    with small_blocks():
+        assert np.array_equal(_dense_rows(iter_svmlight(path, chunk_size=7, workers=2)), X)
+    # the twin: the same rule
+    labels, rows, _, _ = read_svmlight(data, path, zero_based=None)
+    assert [[c for c, _ in r] for r in rows] == [np.flatnonzero(x).tolist() for x in X]
+    # a one-based file that says so is read one-based, "auto" included
+    one = str(tmp_path / "o.svm")
+    dump_svmlight_file(X, y, one, zero_based=False, comment="one-based")
+    assert _readers.declared_zero_based(one) is False
+    for zb in ("auto", None):
+        got = _dense_rows(iter_svmlight(one, zero_based=zb, n_features=8))
+        assert np.array_equal(got, X)
+    # scikit-learn writes the declaration only with a comment: without it, nothing is declared
+    plain = str(tmp_path / "p.svm")
+    dump_svmlight_file(X, y, plain, zero_based=True)
+    assert _readers.declared_zero_based(plain) is None
+
+
+def test_declaration_of_a_pipe_is_peeked_without_consuming_it(tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+    X, y = _digits_like(seed=1)
+    buf = io.BytesIO()
+    dump_svmlight_file(X, y, buf, zero_based=True, comment="through a pipe")
+    data = buf.getvalue()
+    r, w = os.pipe()
+    writer = threading.Thread(target=lambda: (os.write(w, data), os.close(w)))
+    writer.start()
+    try:
+        with os.fdopen(r, "rb") as f:
+            assert _readers.declared_zero_based(f) is True
+            got = _dense_rows(iter_svmlight(f, n_features=8, zero_based=None))
+    finally:
+        writer.join(10)
+    assert np.array_equal(got, X)
+    # gzip data peeked
+    packed = io.BufferedReader(io.BytesIO(gzip.compress(data)))
+    assert _readers.declared_zero_based(packed) is True
+    assert packed.read() == gzip.compress(data)           # nothing consumed
+    assert _readers.declared_zero_based(OneLineAtATime(data)) is None     # no peek: cannot tell
+
+
+def test_index_zero_read_one_based_names_the_line_and_the_option(tmp_path):
+    import mbcore._messages as messages
+    data = b"# no declaration\n1 1:1\n-1 0:2 3:1\n"
+    path = _write_bytes(tmp_path / "z.svm", data)
+    for kw in (dict(zero_based=None, n_features=4), dict(zero_based=None),
+               dict(grow=True, zero_based=None)):
+        with pytest.raises(ValueError, match=r"z\.svm, line 3: has index 0, but the indices are "
+                                             r"read one-based .*pass zero_based=True") as info:
+            list(iter_svmlight(path, **kw))
+        with pytest.raises(ValueError) as twin:
+            read_svmlight(data, path, zero_based=None)
+        if "grow" not in kw:
+            assert str(info.value) == str(twin.value)
+        with messages.command_line(), pytest.raises(ValueError, match="pass --zero-based"):
+            list(iter_svmlight(path, **kw))
+    with pytest.raises(ValueError, match="line 3: has index 0"):
+        load_svmlight(path, zero_based=None)
+
+
+TEXT_LABELS = b"zero 1:1\n# c\none 2:1 3:1\nzero 3:2\n"
+
+
+def test_svmlight_text_labels(tmp_path):
+    path = _write_bytes(tmp_path / "t.svm", TEXT_LABELS)
+    want = read_svmlight(TEXT_LABELS, path, n_features=3, zero_based=False)
+    assert want[0] == ["zero", "one", "zero"]
+    for kw in (dict(chunk_size=1), dict(chunk_size=100), dict(dense=True),
+               dict(grow=True, n_features=None)):
+        kw = dict(dict(n_features=3, zero_based=False), **kw)
+        chunks = list(iter_svmlight(path, **kw))
+        assert all(y.dtype.kind == "U" for _, y in chunks)
+        assert sum((y.tolist() for _, y in chunks), []) == want[0]
+    assert _compiled_svm(path, 3, False, mode="interactive")[0] == want[0]
+    assert _compiled_svm(path, 3, False, mode="parallel")[0] == want[0]
+    X, y = load_svmlight(path)
+    assert y.tolist() == want[0] and X.shape == (3, 3)
+
+
+@pytest.mark.parametrize("data, line, reason", [
+    (b"zero 1:1\n\n1 2:1\n", 3, "the label '1' is a number, but the labels are text (the first, "
+                               "line 1, is not a number)"),
+    (b"1 1:1\nzero 2:1\n", 2, "the label 'zero' is not a number, but the labels are numbers (the "
+                              "first, line 2, is one)".replace("line 2", "line 1")),
+])
+def test_svmlight_labels_of_the_other_kind_name_their_line(tmp_path, data, line, reason):
+    path = _write_bytes(tmp_path / "k.svm", data)
+    with pytest.raises(ValueError) as want:
+        read_svmlight(data, path, n_features=3, zero_based=False)
+    assert str(want.value) == f"iter_svmlight: {path}, line {line}: {reason}: the labels of a " \
+                              "file are all numbers or all text"
+    _check_svm(tmp_path, data, n_features=3)        # every reading mode: the same message
+    got = _compiled_svm(path, 3, False, on_error="skip")
+    assert got[2] == 1 and len(got[0]) == 1
+
+
+def test_text_labels_in_parallel_groups_that_decide_alone(tmp_path):
+    """Groups parsed before the stream's label kind is known decide it alone; a group whose
+    first label is of the other kind is parsed again with the stream's: the rows, errors and
+    skipped lines of the sequential reader."""
+    lines = [f"{'ab'[i % 2]}{i % 3} {i % 5 + 1}:1\n" for i in range(400)]
+    for bad in (None, 150, 0):
+        text = list(lines)
+        if bad is not None:
+            text[bad] = "7 1:1\n"                       # a number among text labels
+        data = "".join(text).encode()
+        path = _write_bytes(tmp_path / "p.svm", data)
+        for on_error in ("raise", "skip"):
+            try:
+                want = _compiled_svm(path, 5, False, chunk_size=1000, on_error=on_error)
+            except ValueError as e:
+                with small_blocks(block=64, group=200), pytest.raises(ValueError) as info:
+                    _compiled_svm(path, 5, False, chunk_size=9, on_error=on_error,
+                                  mode="parallel")
+                assert str(info.value) == str(e)
+                continue
+            with small_blocks(block=64, group=200):
+                got = _compiled_svm(path, 5, False, chunk_size=9, on_error=on_error,
+                                    mode="parallel")
+            assert got[0] == want[0] and got[2] == want[2] and got[3] == want[3]
+
+
+def test_rows_without_a_label(tmp_path):
+    import mbcore._messages as messages
+    from sklearn.datasets import dump_svmlight_file
+    X, y = _digits_like(seed=2)
+    buf = io.BytesIO()
+    dump_svmlight_file(X, y, buf, zero_based=True)
+    # the same rows without their labels, as a file to predict
+    data = b"".join(line.split(b" ", 1)[1] for line in buf.getvalue().splitlines(True))
+    path = _write_bytes(tmp_path / "u.svm", data)
+    with pytest.raises(ValueError, match=r"line 1: starts with '.*', a feature, not a label; "
+                                         r"every line needs a label here \(pass labeled='auto'"):
+        list(iter_svmlight(path, zero_based=True, n_features=8))
+    with messages.command_line(), pytest.raises(ValueError, match="mbcore predict reads rows"):
+        list(iter_svmlight(path, zero_based=True, n_features=8))
+    for kw in (dict(n_features=8), dict(grow=True), dict(n_features=8, dense=True)):
+        chunks = list(iter_svmlight(path, zero_based=True, labeled="auto", chunk_size=7, **kw))
+        got = _dense_rows(chunks)
+        assert np.array_equal(got[:, :X.shape[1]], X)
+        assert all(y.dtype == np.float64 and np.isnan(y).all() for _, y in chunks)
+    # labelled and unlabelled rows mixed; text labels: '' for a row without one
+    mixed = b"1 1:1\n2:1\n-1 3:1\n"
+    mpath = _write_bytes(tmp_path / "m.svm", mixed)
+    _check_svm(tmp_path, mixed, n_features=3, labeled="auto")
+    (_, ym), = iter_svmlight(mpath, labeled="auto", n_features=3, zero_based=False)
+    assert np.isnan(ym[1]) and ym[[0, 2]].tolist() == [1.0, -1.0]
+    words = b"yes 1:1\n2:1\nno 3:1\n"
+    _check_svm(tmp_path, words, n_features=3, labeled="auto")
+    (_, yw), = iter_svmlight(_write_bytes(tmp_path / "w.svm", words), labeled="auto",
+                             n_features=3, zero_based=False)
+    assert yw.tolist() == ["yes", "", "no"]
+    with pytest.raises(ValueError, match="labeled must be True or 'auto'"):
+        iter_svmlight(mpath, labeled=False)
+
+
+def test_csv_without_a_label_column(tmp_path):
+    import pandas as pd
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(rng.normal(size=(25, 4)).round(3), columns=list("abcd"))
+    path = str(tmp_path / "x.csv")
+    df.to_csv(path, index=False)                  # a header, no label
+    with open(path, "rb") as f:
+        data = f.read()
+    for chunk_size in (4, 100):
+        X, y, lines = _rows_lines(iter_csv(path, chunk_size=chunk_size, label_column=None,
+                                           lines=True))
+        assert np.array_equal(np.array(X), df.to_numpy()) and np.isnan(y).all()
+        assert lines == list(range(2, 27))
+    Xl, yl = load_csv(path, label_column=None)
+    assert np.array_equal(Xl, df.to_numpy()) and yl.shape == (25,) and np.isnan(yl).all()
+    want = read_csv(data, path, label_column=None)
+    assert want[0] == df.to_numpy().tolist() and all(v != v for v in want[1])
+    # a single column is a file of one feature
+    one = _write_bytes(tmp_path / "one.csv", b"1.5\n2\n")
+    (X1, y1), = iter_csv(one, label_column=None)
+    assert X1.tolist() == [[1.5], [2.0]] and np.isnan(y1).all()
+
+
+def _pandas_label_first(tmp_path, words=False):
+    import pandas as pd
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame(rng.normal(size=(30, 3)).round(4), columns=["mean radius", "x", "y"])
+    labels = rng.integers(0, 2, 30)
+    df.insert(0, "label", np.where(labels, "benign", "malignant") if words else labels)
+    path = str(tmp_path / ("s.csv" if words else "n.csv"))
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def test_csv_header_is_sniffed(tmp_path):
+    import mbcore._messages as messages
+    for words in (False, True):
+        path, df = _pandas_label_first(tmp_path, words)
+        with open(path, "rb") as f:
+            data = f.read()
+        X, y, lines = _rows_lines(iter_csv(path, label_column=0, chunk_size=8, lines=True))
+        assert np.array_equal(np.array(X), df.iloc[:, 1:].to_numpy())
+        assert y == df["label"].tolist() and lines == list(range(2, 32))
+        Xl, yl = load_csv(path, label_column=0)
+        assert np.array_equal(Xl, df.iloc[:, 1:].to_numpy()) and yl.tolist() == y
+        want = read_csv(data, path, label_column=0)
+        assert want[0] == X and want[1] == y
+        # one line at a time: the first line alone decides
+        Xi, yi, _ = _compiled_csv(OneLineAtATime(data, path), interactive=True, label_column=0)
+        assert Xi == X and yi == y
+    # the label column wrong: the message names the CSV options, as the caller spells them
+    path, _ = _pandas_label_first(tmp_path, words=True)
+    with pytest.raises(ValueError, match=r"line 2, column 0 \(counting from 0\) holds "
+                                         r"'(benign|malignant)'.*\(if column 0 holds the labels, "
+                                         r"pass label_column=0\)$"):
+        list(iter_csv(path))
+    with messages.command_line(), \
+            pytest.raises(ValueError, match=r"pass --label-column 0\)"):
+        list(iter_csv(path))
+    bad = b"a,b,c\nx,y,0\n"                          # not a header: the next line is text too
+    bpath = _write_bytes(tmp_path / "b.csv", bad)
+    with messages.command_line(), \
+            pytest.raises(ValueError, match=r"line 1, column 0 .*pass --label-column 0; if "
+                                            r"the first line is a header, pass --skip-header\)"):
+        list(iter_csv(bpath))
+    with pytest.raises(ValueError) as twin:
+        read_csv(bad, bpath)
+    with pytest.raises(ValueError) as got:
+        list(iter_csv(bpath))
+    assert str(got.value) == str(twin.value)
+
+
+@pytest.mark.parametrize("data, rows, delimiter", [
+    (b"1,2,0\n3,4,1\n", 2, ","),                # numbers: no header
+    (b"a,b,label\n1,2,yes\n", 1, ","),          # a header holding the label column's name
+    (b"\n# c\nf1,f2,y\n1,2,0\n3,4,1\n", 2, ","),  # after a comment and a blank line
+    (b"a,b,c\n", 0, ","),                       # a header alone: no data rows
+    (b"1,b,c\n1,2,0\n", 1, ","),                # one field of text is enough
+    (b"label,a,b\nyes,1,2\nno,3,4\n", 2, ","),   # the labels first, not said: see below
+    (b"a b c\n1 2 0\n", 1, None),               # whitespace-delimited
+])
+def test_csv_header_sniffing_agrees_with_the_twin(tmp_path, data, rows, delimiter):
+    path = _write_bytes(tmp_path / "h.csv", data)
+    column = 0 if data.startswith(b"label") else -1
+    want = read_csv(data, path, delimiter=delimiter, label_column=column)
+    assert len(want[0]) == rows
+    if not rows:
+        with pytest.raises(ValueError, match="holds no data rows"):
+            list(iter_csv(path, delimiter=delimiter))
+        return
+    if data.startswith(b"label"):                   # the header skipped; then column 0 is text
+        with pytest.raises(ValueError) as twin:
+            read_csv(data, path, delimiter=delimiter, label_column=-1)
+        with pytest.raises(ValueError, match=r"line 2, column 0 .* holds 'yes'.*\(if column 0 "
+                                             r"holds the labels, pass label_column=0\)$") as got:
+            list(iter_csv(path, delimiter=delimiter))
+        assert str(got.value) == str(twin.value)
+    X, y, _ = _compiled_csv(path, delimiter=delimiter, label_column=column)
+    assert (X, y) == want[:2]
+    X2, y2 = load_csv(path, delimiter=delimiter, label_column=column)
+    assert X2.tolist() == X and y2.tolist() == y
+    # skip_header=False keeps the old reading: a header is an error naming line 1
+    if rows == 1 and data.startswith(b"a"):
+        with pytest.raises(ValueError, match="skip_header=True"):
+            list(iter_csv(path, delimiter=delimiter, skip_header=False))

@@ -253,7 +253,7 @@ def test_csv_label_kind_is_decided_by_the_first_chunk(tmp_path):
 SVM_ERRORS = [
     ("+1 1:1\n-1 2:x\n", r"line 2: the value 'x' is not a number"),
     ("+1 1:1\n-1 2:1 7\n", r"line 2: expected idx:value, got '7'"),
-    ("+1 1:1\n3:1 4:1\n", r"line 2: the label '3:1' is not a number"),        # label missing
+    ("+1 1:1\n3:1 4:1\n", r"line 2: starts with '3:1', a feature, not a label"),     # label missing
     ("+1 1:1\n\n-1 2:1 a:1\n", r"line 3: the index in 'a:1' is not a non-negative integer"),
     ("+1 1:1\n-1 2:1 2:3\n", r"line 2: column 1 \(counting from 0\) appears more than once"),
     ("+1 1:1\n-1 2:1 3:1:2\n", r"line 2: the value '1:2' is not a number"),
@@ -289,8 +289,8 @@ CSV_ERRORS = [
     ("1,2,0\n3,4,1\n5,6\n", r"line 3: 2 columns, but line 1 has 3"),          # a label missing
     ("1,2,0\n3,4,1,9\n", r"line 2: 4 columns, but line 1 has 3"),
     ("1,2,0\n\n3,x,1\n", r"line 3, column 1 \(counting from 0\) holds 'x', which is not a number"),
-    ("a,b,c\n1,2,0\n", r"line 1, column 0 .* \(if the first line is a header, pass "
-                       r"skip_header=True\)"),
+    ("a,b,c\nx,y,0\n", r"line 1, column 0 .*; if the first line is a header, pass "
+                       r"skip_header=True\)"),       # (a header is sniffed: see test_readers)
     ("1\n2\n", r"has 1 column per row; at least two are needed"),
 ]
 
