@@ -1589,6 +1589,8 @@ def predict_file(learner, source, out=None, *, format=None, raw=False,
     format, options, _ = reading_options("predict_file", learner, source, format, options,
                                          override_reading)
     name = _readers.source_name(source, "predict_file")
+    if format == "svmlight":        # labels are read and ignored: a row may have none
+        options.setdefault("labeled", "auto")
     with holding(learner):          # (one state: not a fit of another thread half done)
         learner._check_fitted("predict_file")
         if format == "svmlight":    # one pass (a pipe cannot be read twice)
