@@ -52,8 +52,9 @@ import warnings
 
 from . import _messages, _registry
 from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError,
-                          add_order_options, emit, learner_name, learner_params, number, param,
-                          positive_int, sniff_format, stream_classes, warn_sorted)
+                          add_order_options, did_you_mean, emit, learner_name, learner_params,
+                          number, param, positive_int, sniff_format, stream_classes,
+                          warn_sorted)
 from ._cli_queries import QueriesBugFound, add_queries_parsers
 from ._cli_workflow import add_workflow_parsers
 
@@ -200,8 +201,9 @@ def _build_parser():
     return parser
 
 
-def _add_data_options(p, what="run"):
-    """The options every data command shares: learners, dataset, file format, parameters."""
+def _add_data_options(p, what="run", margin=True):
+    """The options every data command shares: learners, dataset, file format, parameters (and,
+    for the commands that certify, --margin)."""
     p.add_argument("--learner", dest="learners", metavar="NAME", nargs="+", action="extend",
                    type=learner_name,
                    help=f"learners to {what} (case-insensitive; default: all of "
@@ -212,8 +214,9 @@ def _add_data_options(p, what="run"):
                         f"a two-class learner named here is listed as not applicable (n/a), "
                         f"and the exit status is 0 when at least one learner ran")
     p.add_argument("--dataset", default="mushrooms", metavar="NAME_OR_PATH",
-                   help="a bundled dataset (see 'mbcore datasets') or the path of an svmlight or "
-                        "CSV file, gzip-compressed or not (default: mushrooms)")
+                   help="a bundled dataset (see 'mbcore datasets'; case-insensitive) or the "
+                        "path of an svmlight or CSV file, gzip-compressed or not (default: "
+                        "mushrooms)")
     p.add_argument("--format", dest="fmt", choices=("auto", "svmlight", "csv"), default="auto",
                    help="file format of a path given to --dataset (default: auto, i.e. svmlight "
                         "if a line holds idx:value pairs, else CSV)")
@@ -224,17 +227,43 @@ def _add_data_options(p, what="run"):
                    help="CSV only: field separator, or 'whitespace' (default: ',')")
     p.add_argument("--skip-header", action="store_true",
                    help="CSV only: skip the first line of the file")
+    p.add_argument("--zero-based", action="store_true",
+                   help="svmlight only: the feature indices count from 0 (index 0 is the "
+                        "first column)")
     p.add_argument("--encoding", default=None, metavar="ENC",
-                   help="bundled datasets only: the loader's encoding, e.g. boolean or real "
-                        "(default: the loader's own)")
+                   help="bundled datasets only: how the features are read, e.g. boolean (0/1 "
+                        "indicators, for the learners that take 0/1 features) or real ('mbcore "
+                        "datasets NAME' lists a dataset's encodings).  Default: the dataset's "
+                        "own, unless it holds text (tic-tac-toe's squares x/o/b): then boolean")
     p.add_argument("--digit", type=int, default=None, metavar="D",
                    help="mnist only: label digit D as 1 and every other digit as 0 (digit D "
                         "against the rest, for the two-class learners; default: the ten "
                         "digits 0..9 as ten classes)")
     p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
                    type=param,
-                   help="set a parameter on every selected learner that has it; VALUE is read as "
-                        "int, float, true/false, none, or else a string (repeatable)")
+                   help="set a parameter on every selected learner that has it, or with "
+                        "LEARNER.NAME=VALUE on that learner only (a name that means different "
+                        "things in two selected learners, such as a margin and a kernel width, "
+                        "must be given this way); VALUE is read as an int, a float, true or "
+                        "false, none, LABEL:WEIGHT,LABEL:WEIGHT (class_weight; or "
+                        "class_weight=balanced), or else a string (repeatable)")
+    if margin:
+        p.add_argument("--margin", type=_margin, default=None, metavar="GAMMA",
+                       help="a margin gamma > 0 of the data, taken on trust: the bounds of the "
+                            "Perceptron family (in the kernel's feature space for the kernel "
+                            "Perceptron; the multi-class margin on K >= 3 classes) use it "
+                            "instead of the margin searched on the data (marked 'trusted' "
+                            "among the assumptions)")
+
+
+def _margin(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite real > 0, got {text!r}")
+    return value
 
 
 def _add_run_parser(sub):
@@ -305,7 +334,7 @@ def _add_bench_parser(sub):
                     "of its pure-Python twin (mbref) on the first --twin-rows rows, and of the "
                     "peers that do the same job when they are installed (scikit-learn's "
                     "Perceptron and SGDClassifier(loss='hinge'), one partial_fit epoch).")
-    _add_data_options(p, "time")
+    _add_data_options(p, "time", margin=False)
     p.add_argument("--twin-rows", type=positive_int, default=1000, metavar="N",
                    help="rows on which the pure-Python twin is timed (default: 1000)")
     p.add_argument("--json", action="store_true", help="print a JSON list of results")
@@ -341,10 +370,18 @@ def _cmd_run(args):
     names = list(dict.fromkeys(args.learners or LEARNERS))
     params = learner_params(mbcore, names, args.params)
     if args.chunk_size is not None:
+        if args.margin is not None:
+            raise UsageError("--margin applies to the bounds of runs held in memory, and a "
+                             "streamed run (--chunk-size) computes none")
+        if any(p.get("class_weight") == "balanced" for p in params.values()):
+            raise UsageError("--param class_weight=balanced needs the whole data's label counts, "
+                             "and a streamed run (--chunk-size) reads it once; give the weights "
+                             "as --param class_weight=LABEL:WEIGHT,LABEL:WEIGHT")
         return _cmd_run_stream(args, names, params)
     if args.classes is not None:
         raise UsageError("--classes applies to streamed runs (--chunk-size)")
     label, X, y = _load_data(args)
+    _balanced(params, y)
     classes = _classes(y)
     k = None if classes is None else len(classes)
     run, na, skipped = _select(mbcore, args, names, params, label, k, X[:1])
@@ -356,7 +393,7 @@ def _cmd_run(args):
                                           na.get(name) or skipped[name], k))
             continue
         result = _run_one(mbcore, name, params[name], X, y, args)
-        result.update(_bound(mbcore, name, params[name], X, y, classes))
+        result.update(_bound(mbcore, name, params[name], X, y, classes, args.margin))
         result["within_bound"] = (None if result["bound"] is None else
                                   result[result["bound_counts"]] <= result["bound"])
         results.append(dict(dataset=label, applicable=True, n_classes=k, **result))
@@ -376,8 +413,8 @@ def _bundled_names():
 
 def _stream_source(args):
     """(label, make_chunks) where make_chunks(chunk_size, dense) yields (X, y) chunks."""
-    from . import datasets, streaming
-    if args.dataset in datasets.DATASETS:
+    from . import streaming
+    if _bundled_name(args) is not None:
         label, X, y = _load_data(args)
 
         def bundled(size, dense):
@@ -393,7 +430,9 @@ def _stream_source(args):
             raise UsageError("--label-column, --delimiter and --skip-header apply to CSV files; "
                              f"{path!r} is read as svmlight")
         return os.path.basename(path), lambda size, dense: streaming.iter_svmlight(
-            path, chunk_size=size, dense=dense)
+            path, chunk_size=size, dense=dense, **_svmlight_options(args))
+    if args.zero_based:
+        raise UsageError(f"--zero-based applies to svmlight files; {path!r} is read as CSV")
     delimiter = "," if args.delimiter is None else args.delimiter
     column = -1 if args.label_column is None else args.label_column
     return os.path.basename(path), lambda size, dense: streaming.iter_csv(
@@ -495,6 +534,7 @@ def _certificates(args):
     names = list(dict.fromkeys(args.learners or LEARNERS))
     params = learner_params(mbcore, names, args.params)
     label, X, y = _load_data(args)
+    _balanced(params, y)
     classes = _classes(y)
     k = None if classes is None else len(classes)
     run, na, skipped = _select(mbcore, args, names, params, label, k, X[:1])
@@ -502,7 +542,8 @@ def _certificates(args):
     for name in run:
         try:
             certs.append(mbcore.certify(getattr(mbcore, name)(**params[name]), X, y,
-                                        classes=classes, passes=args.passes))
+                                        classes=classes, passes=args.passes,
+                                        gamma=args.margin))
         except mbcore.BoundViolationError as exc:
             raise _BugFound(str(exc)) from None
     return label, X, k, certs, na, skipped
@@ -515,7 +556,7 @@ def _cmd_certify(args):
                     **c.to_dict()) for c in certs]
         out += [{"dataset": label, "passes": args.passes, "learner": name, "applicable": False,
                  "n_classes": k,
-                 "reason": f"not applicable to {k} classes: {_reasons(args, {name: why})}"}
+                 "reason": _not_applicable_text(args, k, name, why)}
                 for name, why in {**na, **skipped}.items()]
         emit(json.dumps(out, indent=2, default=str))
     else:
@@ -524,8 +565,8 @@ def _cmd_certify(args):
         emit(f"{label}: {X.shape[0]} rows x {X.shape[1]} features{kinds}, "
              f"{plural(args.passes, 'pass')}\n")
         emit("\n\n".join([c.summary() for c in certs] +
-                         [f"{name}: not applicable to {k} classes: "
-                          f"{_reasons(args, {name: why})}" for name, why in na.items()]))
+                         [f"{name}: {_not_applicable_text(args, k, name, why)}"
+                          for name, why in na.items()]))
         if skipped:
             emit("\n" + _skipped_note(args, label, k, skipped))
     return 0
@@ -539,15 +580,14 @@ def _cmd_plot(args):
     left_out = {**na, **skipped}
     note = ""
     if left_out:
-        classes = f"the {k} classes of {label}" if k is not None and k > 2 else label
-        note = f"Not drawn (they do not take {classes}): {_reasons(args, left_out)}."
+        note = f"Not drawn (they do not take {_data_words(label, k)}): " \
+               f"{_reasons(args, left_out)}."
     fig = _draw_plot(plt, label, X.shape[0], certs, args.passes, log=args.log, note=note)
     _save_figure(fig, out)
     plt.close(fig)
     emit(f"wrote {out}")
     for name, why in na.items():
-        emit(f"not drawn: {name}: not applicable to {k} classes: "
-             f"{_reasons(args, {name: why})}")
+        emit(f"not drawn: {name}: {_not_applicable_text(args, k, name, why)}")
     if skipped:
         emit(_skipped_note(args, label, k, skipped))
     return 0
@@ -680,6 +720,7 @@ def _cmd_bench(args):
     names = list(dict.fromkeys(args.learners or LEARNERS))
     params = learner_params(mbcore, names, args.params)
     label, X, y = _load_data(args)
+    _balanced(params, y)
     classes = _classes(y)
     k = None if classes is None else len(classes)
     run, na, skipped = _select(mbcore, args, names, params, label, k, X[:1])
@@ -775,18 +816,45 @@ def _load_data(args):
     return label, X, y
 
 
+def _bundled_name(args):
+    """The bundled dataset --dataset names (case-insensitive, as --learner; a file of that
+    name wins over a case-insensitive match), set back on ``args``; None for a file."""
+    from . import datasets
+    if args.dataset in datasets.DATASETS:
+        return args.dataset
+    if os.path.isfile(args.dataset):
+        return None
+    for name in datasets.DATASETS:
+        if args.dataset.lower() == name.lower():
+            args.dataset = name
+            return name
+    return None
+
+
 def _read_data(args):
     """(label, X, y) for --dataset, a bundled name or a file path, in file order."""
     from . import datasets
-    if args.dataset in datasets.DATASETS:
-        if args.fmt != "auto" or _csv_options(args):
-            raise UsageError(f"--format, --label-column, --delimiter and --skip-header apply to "
-                             f"files, not to the bundled dataset {args.dataset!r}")
-        loader = getattr(datasets, datasets.DATASETS[args.dataset]["loader"])
-        return args.dataset, *loader(**_loader_options(args, loader))
+    name = _bundled_name(args)
+    if name is not None:
+        if args.fmt != "auto" or _csv_options(args) or args.zero_based:
+            raise UsageError(f"--format, --label-column, --delimiter, --skip-header and "
+                             f"--zero-based apply to files, not to the bundled dataset {name!r}")
+        loader = getattr(datasets, datasets.DATASETS[name]["loader"])
+        options = _loader_options(args, loader)
+        X, y = loader(**options)
+        if "encoding" not in options and X.dtype.kind not in "biuf":
+            # the loader's own encoding holds text, which no learner takes: the first of its
+            # other encodings that holds numbers
+            for encoding in _encodings(loader)[1:]:
+                Xe, ye = loader(**options, encoding=encoding)
+                if Xe.dtype.kind in "biuf":
+                    X, y, args.encoding = Xe, ye, encoding
+                    break
+        return name, X, y
     if not os.path.isfile(args.dataset):
         raise OSError(f"--dataset {args.dataset!r} is neither a bundled dataset "
-                      f"({', '.join(datasets.DATASETS)}) nor an existing file")
+                      f"({', '.join(datasets.DATASETS)})"
+                      f"{did_you_mean(args.dataset, datasets.DATASETS)} nor an existing file")
     if args.encoding is not None or args.digit is not None:
         raise UsageError("--encoding and --digit apply to the bundled datasets, not to files")
     fmt = sniff_format(args.dataset) if args.fmt == "auto" else args.fmt
@@ -794,14 +862,36 @@ def _read_data(args):
         if _csv_options(args):
             raise UsageError("--label-column, --delimiter and --skip-header apply to CSV files; "
                              f"{args.dataset!r} is read as svmlight")
-        X, y = datasets.load_svmlight(args.dataset)
+        X, y = datasets.load_svmlight(args.dataset, **_svmlight_options(args))
     else:
+        if args.zero_based:
+            raise UsageError(f"--zero-based applies to svmlight files; {args.dataset!r} is read "
+                             "as CSV")
         delimiter = "," if args.delimiter is None else args.delimiter
         column = -1 if args.label_column is None else args.label_column
         X, y = datasets.load_csv(args.dataset, label_column=column,
                                  delimiter=None if delimiter == "whitespace" else delimiter,
                                  skip_header=args.skip_header)
     return os.path.basename(args.dataset), X, y
+
+
+def _svmlight_options(args):
+    """The reading options of an svmlight file: zero_based=True with --zero-based (else the
+    readers' own rule)."""
+    return {"zero_based": True} if args.zero_based else {}
+
+
+def _encodings(loader):
+    """The encodings a bundled dataset's loader takes, its default first, as its docstring
+    lists them (``encoding : {"real", "boolean"}, default="real"``); () when it has none."""
+    import inspect
+    import re
+    parameter = inspect.signature(loader).parameters.get("encoding")
+    if parameter is None:
+        return ()
+    found = re.search(r"^\s*encoding\s*:\s*\{([^}]*)\}", loader.__doc__ or "", re.M)
+    names = re.findall(r"[\"']([^\"']+)[\"']", found.group(1)) if found else []
+    return tuple(dict.fromkeys([parameter.default] + names))
 
 
 def _loader_options(args, loader):
@@ -812,7 +902,12 @@ def _loader_options(args, loader):
     if args.encoding is not None:
         if "encoding" not in accepted:
             raise UsageError(f"--encoding: the bundled dataset {args.dataset!r} has one encoding")
-        options["encoding"] = args.encoding
+        encodings = _encodings(loader)
+        encoding = args.encoding.lower()
+        if encoding not in encodings:
+            raise UsageError(f"--encoding {args.encoding}: {args.dataset} is read as "
+                             f"{' or '.join(encodings)}{did_you_mean(encoding, encodings)}")
+        options["encoding"] = encoding
     if "digit" in accepted:
         if args.digit is not None:       # else the loader's default: every digit, K classes
             options["digit"] = args.digit
@@ -855,6 +950,21 @@ def _run_one(mbcore, name, params, X, y, args):
     return result
 
 
+def _balanced(params, y):
+    """class_weight="balanced" (which a run of partial_fit cannot compute from one batch) as
+    the weights of the whole data, n_samples / (n_classes * rows of the label), as
+    scikit-learn's compute_class_weight gives them."""
+    import numpy as np
+    if not any(isinstance(p.get("class_weight"), str) and p["class_weight"] == "balanced"
+               for p in params.values()):
+        return
+    labels, counts = np.unique(y, return_counts=True)
+    weights = {label.item(): len(y) / (len(labels) * int(c)) for label, c in zip(labels, counts)}
+    for p in params.values():
+        if isinstance(p.get("class_weight"), str) and p["class_weight"] == "balanced":
+            p["class_weight"] = dict(weights)
+
+
 def _classes(y):
     """Every label of the whole dataset, sorted, so that a prefix missing some class runs too.
 
@@ -879,20 +989,46 @@ def _probe(mbcore, name, params, k):
     return None
 
 
-def _row_problem(mbcore, name, params, row, k):
-    """Why a fresh learner cannot take the data's rows (the Boolean learners on real values),
-    from its own error on the first row; None when it takes it."""
+def _row_problem(mbcore, args, name, params, row, k):
+    """Why a fresh learner cannot take the data's rows (text features; real values for the
+    learners of 0/1 features), from its own error on the first row, with the option that
+    would include it; None when it takes the row."""
     if row is None:
         return None
-    try:
-        getattr(mbcore, name)(**params).partial_fit(row, [0], classes=list(range(max(k or 2,
-                                                                                     2))))
-    except (ValueError, TypeError) as exc:
-        msg = " ".join(str(exc).split())
-        if "Boolean" in msg or "0/1" in msg:
-            return (f"{name} takes 0/1 features and the data is real-valued (a bundled "
-                    "dataset: --encoding boolean)")
+
+    def refusal(p):
+        try:
+            getattr(mbcore, name)(**p).partial_fit(row, [0], classes=list(range(max(k or 2,
+                                                                                    2))))
+        except (ValueError, TypeError) as exc:
+            return " ".join(str(exc).split())
+        return None
+
+    msg = refusal(params)
+    if msg is None:
+        return None
+    encodings = _dataset_encodings(args)
+    if row.dtype.kind not in "biuf":
+        hint = (" (--encoding boolean reads it as 0/1 features)"
+                if "boolean" in encodings and args.encoding != "boolean" else "")
+        return f"{name} takes numbers and the data holds text{hint}"
+    if "Boolean" in msg or "0/1" in msg:
+        hints = []
+        if "boolean" in encodings and args.encoding != "boolean":
+            hints.append("--encoding boolean")
+        if params.get("features", "real") != "real" and \
+                refusal({**params, "features": "real"}) is None:
+            hints.append("--param features=real")
+        hint = f" ({' or '.join(hints)})" if hints else ""
+        return f"{name} takes 0/1 features and the data is real-valued{hint}"
     return None
+
+
+def _dataset_encodings(args):
+    """The encodings of the bundled dataset of --dataset, () for a file."""
+    from . import datasets
+    info = datasets.DATASETS.get(args.dataset)
+    return () if info is None else _encodings(getattr(datasets, info["loader"]))
 
 
 def _not_applicable(mbcore, name, params, k):
@@ -933,44 +1069,72 @@ def _select(mbcore, args, names, params, label, k, row=None):
     run, out = [], {}
     for name in names:
         why = _not_applicable(mbcore, name, params[name], k) or \
-            _row_problem(mbcore, name, params[name], row, k)
+            _row_problem(mbcore, args, name, params[name], row, k)
         if why is None:
             run.append(name)
         else:
             out[name] = why
     if not run:
-        raise ValueError(f"{label} has {k} classes and none of the selected learners takes "
-                         f"the data: {_reasons(args, out)}; the learners for K classes: "
-                         f"{', '.join(K_CLASS_LEARNERS)}")
+        classes = any(_is_two_class_reason(n, why) for n, why in out.items())
+        raise ValueError((f"{label} has {k} classes and none of the selected learners takes "
+                          "the data" if k is not None and k > 2 else
+                          f"none of the selected learners takes the data of {label}")
+                         + f": {_reasons(args, out)}"
+                         + (f"; the learners for K classes: {', '.join(K_CLASS_LEARNERS)}"
+                            if classes else ""))
     return (run, out, {}) if args.learners else (run, {}, out)
 
 
+def _is_two_class_reason(name, why):
+    return why == f"{name} takes two classes only"
+
+
 def _reasons(args, out):
-    """The reasons of _not_applicable, the two-class learners in one group."""
-    two = [n for n, why in out.items() if why == f"{n} takes two classes only"]
-    boolean = [n for n, why in out.items() if why.startswith(f"{n} takes 0/1 features")]
-    parts = [why for n, why in out.items() if n not in two and n not in boolean]
-    if boolean:
-        parts.insert(0, f"{', '.join(boolean)} take{'s' if len(boolean) == 1 else ''} 0/1 "
-                        "features and the data is real-valued (a bundled dataset: --encoding "
-                        "boolean)")
-    if two:
-        parts.insert(0, f"{', '.join(two)} take{'s' if len(two) == 1 else ''} two classes "
-                        f"only{_digit_hint(args)}")
+    """The reasons of _not_applicable and _row_problem, the learners with the same reason in
+    one group ("A, B take two classes only")."""
+    groups = {}
+    for name, why in out.items():
+        key = why[len(name):] if why.startswith(name + " ") else None
+        groups.setdefault(key if key is not None else why, []).append((name, key))
+    parts = []
+    for text, members in groups.items():
+        names = [n for n, _ in members]
+        if members[0][1] is None:
+            parts.append(text)
+            continue
+        if len(names) > 1 and text.startswith(" takes "):
+            text = " take " + text[len(" takes "):]
+        if _is_two_class_reason(names[0], names[0] + members[0][1]):
+            text += _digit_hint(args)
+        parts.append(", ".join(names) + text)
     return "; ".join(parts)
 
 
+def _not_applicable_text(args, k, name, why):
+    """'not applicable to K classes: ...' (or 'not applicable: ...' for a reason of the data's
+    features) for the table, the JSON and certify's lines."""
+    if why.startswith((f"{name} takes 0/1 features ", f"{name} takes numbers ")):
+        return f"not applicable: {_reasons(args, {name: why})}"
+    return f"not applicable to {k} classes: {_reasons(args, {name: why})}"
+
+
 def _skipped_note(args, label, k, skipped):
-    """One line naming the default learners left out on k classes, with the reasons."""
+    """One line naming the default learners left out (k classes, or the data's features), with
+    the reasons."""
     if not skipped:
         return ""
-    return f"Not run on the {k} classes of {label}: {_reasons(args, skipped)}."
+    return f"Not run on {_data_words(label, k)}: {_reasons(args, skipped)}."
+
+
+def _data_words(label, k):
+    """'mnist (10 classes)', or the label alone for two classes."""
+    return f"{label} ({k} classes)" if k is not None and k > 2 else label
 
 
 def _na_record(args, label, name, params, why, k):
     """The result of a learner that does not take the data's k classes (JSON and table)."""
     rec = {"dataset": label, "learner": name, "params": params, "applicable": False,
-           "reason": f"not applicable to {k} classes: {_reasons(args, {name: why})}",
+           "reason": _not_applicable_text(args, k, name, why),
            "n_classes": k}
     for key in ("n_samples", "mistakes", "updates", "seconds", "examples_per_second", "bound",
                 "bound_counts", "bound_name", "bound_note", "within_bound", "twin_rows",
@@ -1013,10 +1177,11 @@ def _twin(mbcore, name, params, X, y, classes, rows):
 
 # -- bounds ---------------------------------------------------------------------------------------
 
-def _bound(mbcore, name, params, X, y, classes):
+def _bound(mbcore, name, params, X, y, classes, margin=None):
     """The certificate of this learner on (X, y) (``mbcore.certify``), as result fields."""
     try:
-        cert = mbcore.certify(getattr(mbcore, name)(**params), X, y, classes=classes)
+        cert = mbcore.certify(getattr(mbcore, name)(**params), X, y, classes=classes,
+                              gamma=margin)
     except mbcore.BoundViolationError as exc:         # reported in the table as a bug
         cert = exc.certificate
     checks = "; ".join(f"{text} [{status}]" for text, status in cert.assumptions)
