@@ -51,7 +51,10 @@ def did_you_mean(text, choices):
     (case-insensitive), else ''."""
     import difflib
     lowered = {c.lower(): c for c in choices}
-    close = difflib.get_close_matches(str(text).lower(), list(lowered), n=2, cutoff=0.6)
+    text = str(text).lower()
+    close = list(dict.fromkeys([c for c in lowered if text and c.startswith(text)] +
+                               difflib.get_close_matches(text, list(lowered), n=2,
+                                                         cutoff=0.6)))[:2]
     if not close:
         return ""
     return f" (did you mean {' or '.join(lowered[c] for c in close)}?)"

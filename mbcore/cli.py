@@ -186,6 +186,18 @@ def _fail(exc, status):
     return status
 
 
+def _with_suggestion(message):
+    """argparse's "invalid choice: 'rnu' (choose from 'run', ...)" (a sub-command, --format,
+    ...) with "did you mean run?" added when a choice is near; other messages unchanged.
+    For the parser's error handler (``_Parser.error``)."""
+    import re
+    found = re.search(r"invalid choice: '?([^' ]*)'? \(choose from (.*)\)$", message)
+    if found is None:
+        return message
+    choices = [c.strip().strip("'") for c in found.group(2).split(",")]
+    return message + did_you_mean(found.group(1), choices)
+
+
 def _build_parser():
     from . import __version__
     parser = _Parser(prog="mbcore", description="Mistake-bound online learners from the shell.")
@@ -312,17 +324,20 @@ def _add_certify_parser(sub):
 
 def _add_plot_parser(sub):
     p = sub.add_parser(
-        "plot", help="draw the cumulative mistakes of the learners with their bounds (PNG)",
+        "plot", help="draw the cumulative mistakes of the learners with their bounds (PNG, SVG "
+                     "or PDF)",
         description="Run each learner as 'mbcore certify' does and draw its cumulative mistakes "
                     "(updates for the Margin Perceptron) against the examples seen, with its "
-                    "mistake bound as a dashed line, into a PNG file (needs matplotlib: pip "
-                    "install 'mbcore[plot]').")
+                    "mistake bound as a dashed line, into an image file whose format is its "
+                    "suffix (.png, .svg, .pdf, ...; needs matplotlib: pip install "
+                    "'mbcore[plot]').")
     _add_data_options(p, "plot")
     add_order_options(p)
     p.add_argument("--passes", type=positive_int, default=1, metavar="N",
                    help="passes over the data, in order (default: 1)")
     p.add_argument("--out", default=None, metavar="FILE.png",
-                   help="the image to write (default: mistakes-<dataset>.png)")
+                   help="the image to write, in the format of its suffix: "
+                        f"{', '.join(_IMAGE_SUFFIXES)} (default: mistakes-<dataset>.png)")
     p.add_argument("--log", action="store_true", help="logarithmic count axis")
     p.set_defaults(handler=_cmd_plot)
 
@@ -354,12 +369,25 @@ def _add_datasets_parser(sub):
 def _cmd_datasets(args):
     from . import datasets
     if args.name is not None:
-        emit(datasets.describe(args.name))
+        name = next((n for n in datasets.DATASETS if n.lower() == args.name.lower()), None)
+        if name is None:
+            raise UsageError(f"unknown dataset {args.name!r}"
+                             f"{did_you_mean(args.name, datasets.DATASETS)}; the bundled "
+                             f"datasets: {', '.join(datasets.DATASETS)}")
+        text = datasets.describe(name)
+        encodings = _encodings(getattr(datasets, datasets.DATASETS[name]["loader"]))
+        if encodings:
+            text += (f"\nEncodings (--encoding): {encodings[0]} (the default), "
+                     f"{', '.join(encodings[1:])}" if len(encodings) > 1 else
+                     f"\nEncoding: {encodings[0]}")
+        emit(text)
         return 0
+    shapes = {name: f"{info['n_samples']} x {info['n_features']}"
+              for name, info in datasets.DATASETS.items()}
     width = max(len(name) for name in datasets.DATASETS)
+    shape_width = max(len(shape) for shape in shapes.values())
     for name, info in datasets.DATASETS.items():
-        shape = f"{info['n_samples']} x {info['n_features']}"
-        emit(f"{name:<{width}}  {shape:>10}  {info['summary']}")
+        emit(f"{name:<{width}}  {shapes[name]:<{shape_width}}  {info['summary']}")
     return 0
 
 
@@ -572,16 +600,33 @@ def _cmd_certify(args):
     return 0
 
 
+# the image formats of ``mbcore plot --out`` (matplotlib's writers, by suffix)
+_IMAGE_SUFFIXES = (".png", ".svg", ".pdf", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff",
+                   ".webp")
+
+
+def _image_format(out):
+    """The format of --out from its suffix (before any work), or a usage error that lists the
+    supported suffixes."""
+    suffix = os.path.splitext(out)[1].lower()
+    if suffix not in _IMAGE_SUFFIXES:
+        what = f"the suffix {suffix!r} names no image format" if suffix else "no suffix"
+        raise UsageError(f"--out {out}: {what}; the plot writes the format of the suffix: "
+                         f"{', '.join(_IMAGE_SUFFIXES)}")
+    return suffix[1:]
+
+
 def _cmd_plot(args):
     from .online import require_matplotlib
+    if args.out is not None:
+        _image_format(args.out)                   # an unknown suffix: refused before any work
     plt = require_matplotlib("mbcore plot")
     label, X, k, certs, na, skipped = _certificates(args)
     out = args.out or f"mistakes-{label}.png"
     left_out = {**na, **skipped}
     note = ""
     if left_out:
-        note = f"Not drawn (they do not take {_data_words(label, k)}): " \
-               f"{_reasons(args, left_out)}."
+        note = f"Not drawn on {_data_words(label, k)}: {_reasons(args, left_out)}."
     fig = _draw_plot(plt, label, X.shape[0], certs, args.passes, log=args.log, note=note)
     _save_figure(fig, out)
     plt.close(fig)
@@ -702,11 +747,12 @@ def _no_bound_text(reason):
 
 
 def _save_figure(fig, out):
-    """Write the PNG to memory first, then to ``out`` in one write that is flushed and
-    closed here, so a full disk or an unwritable path is an error, not a "wrote" line."""
+    """Write the image, in the format of the suffix of ``out`` (png, svg, pdf, ...), to memory
+    first, then to ``out`` in one write that is flushed and closed here, so a full disk or an
+    unwritable path is an error, not a "wrote" line."""
     import io
     buf = io.BytesIO()
-    fig.savefig(buf, dpi=110, format="png")
+    fig.savefig(buf, dpi=110, format=_image_format(out))
     try:
         with open(out, "wb") as f:
             f.write(buf.getvalue())
@@ -1214,7 +1260,7 @@ def _table(label, X, results, header_line=None,
         if r["bound"] is None:
             bound = "n/a " + mark(f"n/a: {r['bound_note']}")
         else:
-            bound = number(r["bound"]) + " " + mark(
+            bound = _bound_text(r["bound"]) + " " + mark(
                 f"{r['bound_name']}: {r['bound_note']}; bounds the {r['bound_counts']}")
             if not r["within_bound"]:
                 bound += " " + mark(f"EXCEEDED: {r['learner']} made {r[r['bound_counts']]} "
@@ -1235,6 +1281,12 @@ def _table(label, X, results, header_line=None,
         lines.append(skipped)
     lines.append(footer)
     return "\n".join(lines)
+
+
+def _bound_text(value):
+    """A bound in the table: as 'mbcore certify' prints it (six significant digits, 1.60184e+16)
+    from a million up, where digit groups would be a long row of figures; below, a count."""
+    return f"{value:g}" if value >= 1e6 else number(value)
 
 
 def _twin_cell(r, mark):
