@@ -412,7 +412,7 @@ def _cmd_run(args):
     _balanced(params, y)
     classes = _classes(y)
     k = None if classes is None else len(classes)
-    run, na, skipped = _select(mbcore, args, names, params, label, k, X[:1])
+    run, na, skipped = _select(mbcore, args, names, params, label, k, _probe_row(X))
     results = []
     for name in names:
         if name not in run:
@@ -492,13 +492,16 @@ def _cmd_run_stream(args, names, params):
                     runs.add(y)
                     yield X, y
     classes = stream_classes(args)
+    # the first chunk: its first row tells which learners take the rows (0/1 or real), and
+    # without --classes its labels are the classes the learners will take
+    first = next(iter(chunks(args.chunk_size, False)), None)
     if classes is not None:
         k = len(set(classes))
-    else:                   # the classes the learners will take: those of the first chunk
+    else:
         import numpy as np
-        first = next(iter(chunks(args.chunk_size, False)), None)
         k = None if first is None else int(np.unique(first[1]).shape[0])
-    run, na, skipped = _select(mbcore, args, names, params, label, k)
+    row = None if first is None else next(iter(chunks(1, True)))[0]     # dense, one row
+    run, na, skipped = _select(mbcore, args, names, params, label, k, row)
     show = sys.stderr.isatty() if args.progress is None else args.progress
     results = []
     for name in names:
@@ -565,7 +568,7 @@ def _certificates(args):
     _balanced(params, y)
     classes = _classes(y)
     k = None if classes is None else len(classes)
-    run, na, skipped = _select(mbcore, args, names, params, label, k, X[:1])
+    run, na, skipped = _select(mbcore, args, names, params, label, k, _probe_row(X))
     certs = []
     for name in run:
         try:
@@ -769,7 +772,7 @@ def _cmd_bench(args):
     _balanced(params, y)
     classes = _classes(y)
     k = None if classes is None else len(classes)
-    run, na, skipped = _select(mbcore, args, names, params, label, k, X[:1])
+    run, na, skipped = _select(mbcore, args, names, params, label, k, _probe_row(X))
     results = []
     for name in names:
         if name not in run:
@@ -1075,6 +1078,17 @@ def _dataset_encodings(args):
     from . import datasets
     info = datasets.DATASETS.get(args.dataset)
     return () if info is None else _encodings(getattr(datasets, info["loader"]))
+
+
+def _probe_row(X):
+    """The row of X (as a 1-row matrix) that a learner of 0/1 features is asked about: the
+    first that holds a value other than 0 and 1, else the first row."""
+    import numpy as np
+    if X.shape[0] == 0 or X.dtype.kind not in "biuf":
+        return X[:1]
+    other = np.flatnonzero(((X != 0) & (X != 1)).any(axis=1))
+    i = int(other[0]) if other.shape[0] else 0
+    return X[i:i + 1]
 
 
 def _not_applicable(mbcore, name, params, k):

@@ -315,11 +315,12 @@ def _skip_notes(out):
 
 
 def test_every_bundled_dataset_runs_with_the_defaults_of_run_certify_and_plot(tmp_path):
-    """Defect 4: each dataset of `mbcore datasets` runs with the defaults (tic-tac-toe's text
+    """Defect 4: each dataset of `mbcore datasets` runs with the defaults of run, certify, plot
+    and bench (tic-tac-toe's text
     squares included); a learner that cannot take the data is named with the option that would
     include it.  run with its defaults (the large a9a with --no-twin and a trusted --margin:
-    no twin timing, no margin search); certify and plot, whose data path is run's, with a
-    trusted --margin (and plot with two learners) to keep the test short."""
+    no twin timing, no margin search); certify, plot and bench, whose data path is run's, with
+    a trusted --margin, two learners for plot and 10 twin rows for bench, to keep it short."""
     listed = _listed_datasets()
     assert {name for name, _ in listed} == set(mbcore.datasets.DATASETS)
     for name, rows in listed:
@@ -334,6 +335,8 @@ def test_every_bundled_dataset_runs_with_the_defaults_of_run_certify_and_plot(tm
         assert r.returncode == 0, (name, r.stderr)
         for note in _skip_notes(r.stdout):
             assert "(--" in note, note
+        r = run_cli("bench", "--dataset", name, "--twin-rows", "10")
+        assert r.returncode == 0, (name, r.stderr)
         out = tmp_path / f"{name}.png"
         r = run_cli("plot", "--dataset", name, "--learner", "perceptron", "winnow", "--out",
                     str(out), "--margin", "0.1")
@@ -377,11 +380,13 @@ def test_a_user_file_names_the_real_reason_and_the_file_option(tmp_path):
     (not 'two classes'), with --param features=real where it applies, never --encoding."""
     pytest.importorskip("sklearn")
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(80, 4))
+    X = (rng.normal(size=(80, 4)) > 0).astype(float)
+    X[40, 2] = 0.5                          # 0/1 values until row 41: a real value there
     y = (X[:, 0] > 0).astype(int)
     path = _svm(tmp_path / "real.svm", X, y)
     out = tmp_path / "r.png"
-    for cmd in (("run", "--no-twin"), ("certify",), ("plot", "--out", str(out))):
+    for cmd in (("run", "--no-twin"), ("certify",), ("plot", "--out", str(out)),
+                ("bench", "--twin-rows", "10")):
         r = run_cli(*cmd, "--dataset", path, "--learner", "perceptron", "winnow", "conjunction")
         assert r.returncode == 0, r.stderr
         text = " ".join(r.stdout.split())
@@ -390,6 +395,14 @@ def test_a_user_file_names_the_real_reason_and_the_file_option(tmp_path):
         assert "Winnow takes 0/1 features and the data is real-valued (--param features=real)" \
             in text
         assert "Conjunction takes 0/1 features and the data is real-valued" in text
+    # a stream is asked about its first row
+    X[:, 1] = rng.normal(size=80)
+    path = _svm(tmp_path / "real2.svm", X, y)
+    r = run_cli("run", "--dataset", path, "--learner", "perceptron", "winnow", "--chunk-size",
+                "16", "--no-twin")
+    assert r.returncode == 0, r.stderr
+    assert "Winnow takes 0/1 features and the data is real-valued (--param features=real)" \
+        in " ".join(r.stdout.split())
     # and the option named works
     r = run_cli("run", "--dataset", path, "--learner", "winnow", "--param", "features=real",
                 "--no-twin", "--json")
