@@ -157,8 +157,9 @@ def learner_params(mbcore, names, pairs):
                 f"argument --param {text}: {key} means different things in "
                 + "; ".join(f"{', '.join(who)} ({what or 'undeclared'})"
                             for what, who in meanings.items())
-                + "; give it to one learner: "
-                + " or ".join(f"--param {name}.{key}={raw}" for name in takers))
+                + "; name the learner it is meant for: "
+                + ", ".join(f"--param {name}.{key}={raw}" for name in takers)
+                + " (repeatable)")
         for name in takers:
             domain = domains[name].get(key)
             if domain is not None and domain.describe() in _WORDS:
