@@ -969,14 +969,19 @@ def _csv_options(args):
     return args.label_column is not None or args.delimiter is not None or args.skip_header
 
 
-def _best_time(make, X, y, classes, run_online):
-    """Fastest of repeated runs of a fresh learner over (X, y): (seconds, first run record)."""
+def _best_time(make, X, y, classes, run_online, quiet=False):
+    """Fastest of repeated runs of a fresh learner over (X, y): (seconds, first run record).
+    The learner's warnings are shown once, on the first run (none with ``quiet``: a run whose
+    warnings were shown already)."""
     best, first, total, repeats = math.inf, None, 0.0, 0
     while repeats < _MAX_REPEATS and (repeats == 0 or total < _MIN_TIMING):
         learner = make()
-        start = time.perf_counter()
-        record = run_online(learner, X, y, classes=classes)
-        elapsed = time.perf_counter() - start
+        with warnings.catch_warnings():
+            if quiet or repeats:
+                warnings.simplefilter("ignore")
+            start = time.perf_counter()
+            record = run_online(learner, X, y, classes=classes)
+            elapsed = time.perf_counter() - start
         first = record if first is None else first
         best, total, repeats = min(best, elapsed), total + elapsed, repeats + 1
     return best, first
@@ -1209,15 +1214,18 @@ _TWIN_SECONDS = 2.0    # the twin's time budget: it stops at the first chunk pas
 
 def _twin(mbcore, name, params, X, y, classes, rows):
     """Time the mbref twin and the compiled learner on the first ``rows`` rows (fewer when
-    the twin runs past _TWIN_SECONDS: chunks of doubling size, the rows done reported)."""
+    the twin runs past _TWIN_SECONDS: chunks of doubling size, the rows done reported).  Their
+    warnings are not shown: the learner's full run showed them."""
     import mbref
     twin = getattr(mbref, name)(**params)
     preds, updates, done, size = [], 0, 0, 16
     start = time.perf_counter()
     while done < rows:
         stop = min(rows, done + size)
-        part = mbref.run_online(twin, X[done:stop], y[done:stop],
-                                classes=classes if done == 0 else None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            part = mbref.run_online(twin, X[done:stop], y[done:stop],
+                                    classes=classes if done == 0 else None)
         preds += list(part.predictions)
         updates += part.updates
         done, size = stop, 2 * size
@@ -1227,7 +1235,8 @@ def _twin(mbcore, name, params, X, y, classes, rows):
     rows = done
     Xp, yp = X[:rows], y[:rows]
     cls = getattr(mbcore, name)
-    seconds, record = _best_time(lambda: cls(**params), Xp, yp, classes, mbcore.run_online)
+    seconds, record = _best_time(lambda: cls(**params), Xp, yp, classes, mbcore.run_online,
+                                 quiet=True)
     agrees = preds == list(record.predictions) and updates == record.updates
     return {"twin_rows": rows, "twin_seconds": twin_seconds,
             "compiled_seconds_on_twin_rows": seconds,
@@ -1238,10 +1247,13 @@ def _twin(mbcore, name, params, X, y, classes, rows):
 # -- bounds ---------------------------------------------------------------------------------------
 
 def _bound(mbcore, name, params, X, y, classes, margin=None):
-    """The certificate of this learner on (X, y) (``mbcore.certify``), as result fields."""
+    """The certificate of this learner on (X, y) (``mbcore.certify``), as result fields (the
+    run's warnings were shown by the timed run)."""
     try:
-        cert = mbcore.certify(getattr(mbcore, name)(**params), X, y, classes=classes,
-                              gamma=margin)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cert = mbcore.certify(getattr(mbcore, name)(**params), X, y, classes=classes,
+                                  gamma=margin)
     except mbcore.BoundViolationError as exc:         # reported in the table as a bug
         cert = exc.certificate
     checks = "; ".join(f"{text} [{status}]" for text, status in cert.assumptions)
