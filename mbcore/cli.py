@@ -375,11 +375,14 @@ def _cmd_datasets(args):
                              f"{did_you_mean(args.name, datasets.DATASETS)}; the bundled "
                              f"datasets: {', '.join(datasets.DATASETS)}")
         text = datasets.describe(name)
-        encodings = _encodings(getattr(datasets, datasets.DATASETS[name]["loader"]))
-        if encodings:
-            text += (f"\nEncodings (--encoding): {encodings[0]} (the default), "
-                     f"{', '.join(encodings[1:])}" if len(encodings) > 1 else
-                     f"\nEncoding: {encodings[0]}")
+        loader = getattr(datasets, datasets.DATASETS[name]["loader"])
+        encodings = _encodings(loader)
+        if len(encodings) > 1:
+            default = _command_encoding(loader, {})
+            text += "\nEncodings (--encoding): " + ", ".join(
+                e + (" (the default)" if e == default else
+                     " (text, which no learner takes)" if e == encodings[0] else "")
+                for e in encodings)
         emit(text)
         return 0
     shapes = {name: f"{info['n_samples']} x {info['n_features']}"
@@ -891,14 +894,11 @@ def _read_data(args):
         loader = getattr(datasets, datasets.DATASETS[name]["loader"])
         options = _loader_options(args, loader)
         X, y = loader(**options)
-        if "encoding" not in options and X.dtype.kind not in "biuf":
-            # the loader's own encoding holds text, which no learner takes: the first of its
-            # other encodings that holds numbers
-            for encoding in _encodings(loader)[1:]:
-                Xe, ye = loader(**options, encoding=encoding)
-                if Xe.dtype.kind in "biuf":
-                    X, y, args.encoding = Xe, ye, encoding
-                    break
+        if "encoding" not in options and _encodings(loader):
+            args.encoding = _encodings(loader)[0]          # the loader's own
+            if X.dtype.kind not in "biuf":                 # text: see _command_encoding
+                args.encoding = _command_encoding(loader, options)
+                X, y = loader(**options, encoding=args.encoding)
         return name, X, y
     if not os.path.isfile(args.dataset):
         raise OSError(f"--dataset {args.dataset!r} is neither a bundled dataset "
@@ -930,6 +930,17 @@ def _svmlight_options(args):
     return {"zero_based": True} if args.zero_based else {}
 
 
+def _command_encoding(loader, options):
+    """The encoding the commands read a bundled dataset in by default: the loader's own,
+    unless it holds text, which no learner takes: then the first of its other encodings that
+    holds numbers."""
+    encodings = _encodings(loader)
+    for encoding in encodings:
+        if loader(**options, encoding=encoding)[0].dtype.kind in "biuf":
+            return encoding
+    return encodings[0]
+
+
 def _encodings(loader):
     """The encodings a bundled dataset's loader takes, its default first, as its docstring
     lists them (``encoding : {"real", "boolean"}, default="real"``); () when it has none."""
@@ -956,7 +967,7 @@ def _loader_options(args, loader):
         if encoding not in encodings:
             raise UsageError(f"--encoding {args.encoding}: {args.dataset} is read as "
                              f"{' or '.join(encodings)}{did_you_mean(encoding, encodings)}")
-        options["encoding"] = encoding
+        options["encoding"] = args.encoding = encoding
     if "digit" in accepted:
         if args.digit is not None:       # else the loader's default: every digit, K classes
             options["digit"] = args.digit

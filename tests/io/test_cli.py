@@ -346,6 +346,10 @@ def test_every_bundled_dataset_runs_with_the_defaults_of_run_certify_and_plot(tm
 
 def test_tictactoe_reads_its_squares_as_indicators_by_default():
     r = run_cli("run", "--dataset", "tic-tac-toe", "--learner", "perceptron", "winnow",
+                "--no-twin", "--json", "--encoding", "Boolean")
+    assert r.returncode == 0, r.stderr
+    given = json.loads(r.stdout)
+    r = run_cli("run", "--dataset", "tic-tac-toe", "--learner", "perceptron", "winnow",
                 "--no-twin", "--json")
     assert r.returncode == 0, r.stderr
     X, y = mbcore.datasets.load_tictactoe(encoding="boolean")
@@ -353,6 +357,15 @@ def test_tictactoe_reads_its_squares_as_indicators_by_default():
         assert rec["n_features"] == 27
         assert rec["mistakes"] == mbcore.run_online(getattr(mbcore, rec["learner"])(), X,
                                                     y).mistakes
+    assert [g["mistakes"] for g in given] == [d["mistakes"] for d in json.loads(r.stdout)]
+
+
+def test_datasets_names_the_encoding_the_commands_read():
+    r = run_cli("datasets", "tic-tac-toe")
+    assert r.returncode == 0, r.stderr
+    line = r.stdout.strip().splitlines()[-1]
+    assert line.startswith("Encodings (--encoding): ") and "boolean (the default)" in line
+    assert "categorical (text" in line
 
 
 def test_an_encoding_the_dataset_lacks_lists_its_encodings():
