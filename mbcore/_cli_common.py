@@ -8,14 +8,15 @@ them, this module names no learner: the learners are the classes that declare th
 """
 
 import argparse
+import collections
 import sys
 import time
 
 from . import _registry
 
 __all__ = ["LEARNERS", "K_CLASS_LEARNERS", "CLASSES_HELP", "UsageError", "learner_name",
-           "positive_int", "param", "learner_params", "emit", "number", "sniff_format",
-           "Progress", "stream_classes", "add_order_options", "warn_sorted"]
+           "positive_int", "param", "learner_params", "did_you_mean", "emit", "number",
+           "sniff_format", "Progress", "stream_classes", "add_order_options", "warn_sorted"]
 
 # The learners of the data commands: those whose rows are feature vectors, as the classes
 # declare themselves (_TAKES, mbcore._registry), in the families' order.
@@ -41,8 +42,22 @@ def learner_name(text):
     for name in LEARNERS:
         if text.lower() == name.lower():
             return name
-    raise argparse.ArgumentTypeError(f"unknown learner {text!r}; choose from "
-                                     f"{', '.join(LEARNERS)}")
+    raise argparse.ArgumentTypeError(f"unknown learner {text!r}{did_you_mean(text, LEARNERS)}; "
+                                     f"choose from {', '.join(LEARNERS)}")
+
+
+def did_you_mean(text, choices):
+    """' (did you mean X?)' (or 'X or Y') for the choices nearest to a mistyped ``text``
+    (case-insensitive), else ''."""
+    import difflib
+    lowered = {c.lower(): c for c in choices}
+    text = str(text).lower()
+    close = list(dict.fromkeys([c for c in lowered if text and c.startswith(text)] +
+                               difflib.get_close_matches(text, list(lowered), n=2,
+                                                         cutoff=0.6)))[:2]
+    if not close:
+        return ""
+    return f" (did you mean {' or '.join(lowered[c] for c in close)}?)"
 
 
 def positive_int(text):
@@ -55,16 +70,27 @@ def positive_int(text):
     return value
 
 
+# One --param: the learner named by the qualified form LEARNER.NAME=VALUE (None when
+# unqualified), the parameter, its value, and the argument as given.
+Param = collections.namedtuple("Param", "learner name value text")
+
+
 def param(text):
+    """A --param argument: ``NAME=VALUE``, or ``LEARNER.NAME=VALUE`` for one learner only (its
+    name case-insensitive)."""
     name, sep, raw = text.partition("=")
+    owner, dot, name = name.strip().rpartition(".")
     name = name.strip()
-    if not sep or not name.isidentifier():
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
-    return name, _parse_value(raw.strip())
+    if not sep or not name.isidentifier() or (dot and not owner.strip()):
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE or LEARNER.NAME=VALUE, got "
+                                         f"{text!r}")
+    learner = learner_name(owner.strip()) if dot else None
+    return Param(learner, name, _parse_value(raw.strip()), text)
 
 
 def _parse_value(raw):
-    """Read a --param value as int, float, bool, None or, failing those, str."""
+    """Read a --param value as int, float, bool (true/false), None, a dict ``K:V,K:V`` (keys
+    read as these, values as numbers; braces optional: class_weight) or, failing those, str."""
     lowered = raw.lower()
     if lowered in ("true", "false"):
         return lowered == "true"
@@ -75,18 +101,74 @@ def _parse_value(raw):
             return kind(raw)
         except ValueError:
             pass
+    pairs = raw[1:-1] if raw.startswith("{") and raw.endswith("}") else raw
+    if ":" in pairs:
+        out = {}
+        for item in pairs.split(","):
+            key, colon, value = item.partition(":")
+            key = key.strip().strip("'\"")
+            number = _parse_value(value.strip()) if colon else None
+            if not key or isinstance(number, (bool, dict, str)) or number is None:
+                return raw
+            out[_parse_value(key)] = number
+        return out
     return raw
 
 
+# parameter domains whose values are spelled in words on the command line
+_WORDS = {"a bool": "true or false"}
+
+
 def learner_params(mbcore, names, pairs):
-    """The constructor parameters of each learner, with the --param values applied."""
+    """The constructor parameters of each learner, with the --param values applied.
+
+    An unqualified ``NAME=VALUE`` goes to every selected learner that has NAME; when the
+    learners that have it declare different domains for it (``_PARAMETERS``: the same name
+    meaning different things, as a margin and a kernel width), it is refused, naming them and
+    the qualified form ``LEARNER.NAME=VALUE``.
+    """
     params = {name: getattr(mbcore, name)().get_params() for name in names}
-    for key, value in pairs:
-        takers = [name for name in names if key in params[name]]
+    domains = {name: getattr(mbcore, name)._parameter_constraints() for name in names}
+    for item in pairs:
+        owner, key, value, text = item
+        if owner is not None:
+            if owner not in names:
+                raise UsageError(f"argument --param {text}: {owner} is not among the selected "
+                                 f"learners ({', '.join(names)})")
+            if key not in params[owner]:
+                raise UsageError(f"argument --param {text}: {owner} has no parameter {key!r}"
+                                 f"{did_you_mean(key, params[owner])}; its parameters: "
+                                 f"{', '.join(params[owner])}")
+            takers = [owner]
+        else:
+            takers = [name for name in names if key in params[name]]
         if not takers:
-            raise UsageError(f"argument --param: none of the selected learners "
-                             f"({', '.join(names)}) has a parameter {key!r}")
+            known = list(dict.fromkeys(k for name in names for k in params[name]))
+            raise UsageError(f"argument --param {text}: none of the selected learners "
+                             f"({', '.join(names)}) has a parameter {key!r}"
+                             f"{did_you_mean(key, known)}; their parameters: {', '.join(known)}")
+        meanings = {}
         for name in takers:
+            domain = domains[name].get(key)
+            meanings.setdefault(None if domain is None else domain.describe(), []).append(name)
+        if len(meanings) > 1:
+            raw = text.partition("=")[2]
+            raise UsageError(
+                f"argument --param {text}: {key} means different things in "
+                + "; ".join(f"{', '.join(who)} ({what or 'undeclared'})"
+                            for what, who in meanings.items())
+                + "; name the learner it is meant for: "
+                + ", ".join(f"--param {name}.{key}={raw}" for name in takers)
+                + " (repeatable)")
+        for name in takers:
+            domain = domains[name].get(key)
+            if domain is not None and domain.describe() in _WORDS:
+                try:
+                    domain.check(name, key, value)
+                except ValueError:
+                    raise UsageError(f"argument --param {text}: {name}'s {key} is "
+                                     f"{_WORDS[domain.describe()]}, got "
+                                     f"{text.partition('=')[2].strip()!r}") from None
             params[name][key] = value
     return params
 

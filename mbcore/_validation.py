@@ -16,6 +16,7 @@ import sys
 import numpy as np
 
 from ._kernels import linear as _klin
+from ._messages import spell
 
 __all__ = ["Batch", "check_X", "check_2d", "check_dims", "read_2d", "input_type_error",
            "ndim_error", "empty_error", "feature_names", "check_feature_names", "check_finite",
@@ -913,12 +914,14 @@ def class_weights(owner, class_weight, classes, idx, fitting):
     labels = [c.item() if isinstance(c, np.generic) else c for c in classes]
     if isinstance(class_weight, str):
         if not fitting:
-            raise ValueError(
-                f"{owner}: class_weight 'balanced' is not supported for partial_fit (one "
-                "batch's class frequencies are not the stream's); compute the weights once "
-                "from a large enough sample of the labels, n_samples / (n_classes * "
-                "np.bincount(y)) (scikit-learn's compute_class_weight('balanced', "
-                "classes=classes, y=y)), and pass them as a dict")
+            raise ValueError(f"{owner}: class_weight 'balanced' is not supported " + spell(
+                "for partial_fit (one batch's class frequencies are not the stream's); compute "
+                "the weights once from a large enough sample of the labels, n_samples / "
+                "(n_classes * np.bincount(y)) (scikit-learn's compute_class_weight('balanced', "
+                "classes=classes, y=y)), and pass them as a dict",
+                "on a stream (one chunk's class frequencies are not the stream's); give the "
+                "weights, e.g. n_samples / (n_classes * rows of the label), as --param "
+                "class_weight=LABEL:WEIGHT,LABEL:WEIGHT"))
         counts = np.bincount(idx, minlength=K).astype(np.float64)
         out = np.ones(K)
         seen = counts > 0

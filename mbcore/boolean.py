@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _params as params
 from ._kernels import boolean as _k
+from ._messages import spell
 from ._validation import Batch, check_2d, empty_error, is_sparse, read_2d
 from ._state import (COMMON, I4, I8, INT, U1, arr, failure, need, nonneg, py, shape,
                      two_labels)
@@ -295,7 +296,8 @@ class _Elimination(_Boolean):
         warn_failure(self._owner, index, why, f"is labelled {detail} the hypothesis",
                      "passes over such examples (counted in n_inconsistent_) and its mistake "
                      "bound no longer holds (check the labels for noise, or use "
-                     "on_inconsistent=\"raise\" to stop at the first one)")
+                     + spell('on_inconsistent="raise"', "--param on_inconsistent=raise")
+                     + " to stop at the first one)")
 
 
 class Conjunction(_Elimination):

@@ -16,6 +16,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
+from ._messages import spell
 from ._validation import is_index_lists, is_sparse, sparse_to_dense
 
 from . import bounds as B
@@ -515,7 +516,8 @@ def _margin(cert, ctx, td=False):
     if g is not None:
         options.append(L._margin_bound(R, g))
     if not options:
-        cert.no_bound("no margin established: give u (checked) or gamma (trusted)")
+        cert.no_bound("no margin established: " + spell("give u (checked) or gamma (trusted)",
+                                                        "give --margin GAMMA (trusted)"))
         return
     _pick(cert, options)
 
@@ -601,7 +603,8 @@ def _kernel_perceptron(cert, ctx):
         g = B._positive("certify", "gamma", ctx.gamma)
         cert.assume("some unit f in feature space has margin gamma (given)", TRUSTED)
     elif n > 4096:
-        cert.no_bound(f"{n} examples are too many for the Gram matrix (at most 4096): give gamma")
+        cert.no_bound(f"{n} examples are too many for the Gram matrix (at most 4096): give "
+                      + spell("gamma", "--margin GAMMA (a margin in feature space, trusted)"))
         return
     else:
         K = _gram(L, ctx.X)
@@ -819,8 +822,8 @@ def _kesler(cert, ctx):
                         VIOLATED if upper is not None and upper <= 0.0 else UNVERIFIED)
             cert.no_bound("no multi-class margin established: the classes are not separable"
                           if upper is not None and upper <= 0.0 else
-                          "no separator with a positive multi-class margin was found: give u "
-                          "(checked) or gamma (trusted)")
+                          "no separator with a positive multi-class margin was found: give "
+                          + spell("u (checked) or gamma (trusted)", "--margin GAMMA (trusted)"))
             return
     cert.set_bound(*L._kesler_bound(R, g))
 
@@ -990,7 +993,9 @@ def _multiclass_kernel(cert, ctx):
                     TRUSTED)
     elif n * (K - 1) > _KESLER_MAX:
         cert.no_bound(f"{n} examples x {K - 1} rivals are too many Kesler vectors for the Gram "
-                      f"matrix (at most {_KESLER_MAX}): give gamma")
+                      f"matrix (at most {_KESLER_MAX}): give "
+                      + spell("gamma", "--margin GAMMA (a multi-class margin in feature space, "
+                              "trusted)"))
         return
     else:
         G = _gram(L, ctx.X)

@@ -52,8 +52,9 @@ import warnings
 
 from . import _messages, _registry
 from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError,
-                          add_order_options, emit, learner_name, learner_params, number, param,
-                          positive_int, sniff_format, stream_classes, warn_sorted)
+                          add_order_options, did_you_mean, emit, learner_name, learner_params,
+                          number, param, positive_int, sniff_format, stream_classes,
+                          warn_sorted)
 from ._cli_queries import QueriesBugFound, add_queries_parsers
 from ._cli_workflow import add_workflow_parsers
 
@@ -185,6 +186,18 @@ def _fail(exc, status):
     return status
 
 
+def _with_suggestion(message):
+    """argparse's "invalid choice: 'rnu' (choose from 'run', ...)" (a sub-command, --format,
+    ...) with "did you mean run?" added when a choice is near; other messages unchanged.
+    For the parser's error handler (``_Parser.error``)."""
+    import re
+    found = re.search(r"invalid choice: '?([^' ]*)'? \(choose from (.*)\)$", message)
+    if found is None:
+        return message
+    choices = [c.strip().strip("'") for c in found.group(2).split(",")]
+    return message + did_you_mean(found.group(1), choices)
+
+
 def _build_parser():
     from . import __version__
     parser = _Parser(prog="mbcore", description="Mistake-bound online learners from the shell.")
@@ -200,8 +213,9 @@ def _build_parser():
     return parser
 
 
-def _add_data_options(p, what="run"):
-    """The options every data command shares: learners, dataset, file format, parameters."""
+def _add_data_options(p, what="run", margin=True):
+    """The options every data command shares: learners, dataset, file format, parameters (and,
+    for the commands that certify, --margin)."""
     p.add_argument("--learner", dest="learners", metavar="NAME", nargs="+", action="extend",
                    type=learner_name,
                    help=f"learners to {what} (case-insensitive; default: all of "
@@ -212,8 +226,9 @@ def _add_data_options(p, what="run"):
                         f"a two-class learner named here is listed as not applicable (n/a), "
                         f"and the exit status is 0 when at least one learner ran")
     p.add_argument("--dataset", default="mushrooms", metavar="NAME_OR_PATH",
-                   help="a bundled dataset (see 'mbcore datasets') or the path of an svmlight or "
-                        "CSV file, gzip-compressed or not (default: mushrooms)")
+                   help="a bundled dataset (see 'mbcore datasets'; case-insensitive) or the "
+                        "path of an svmlight or CSV file, gzip-compressed or not (default: "
+                        "mushrooms)")
     p.add_argument("--format", dest="fmt", choices=("auto", "svmlight", "csv"), default="auto",
                    help="file format of a path given to --dataset (default: auto, i.e. svmlight "
                         "if a line holds idx:value pairs, else CSV)")
@@ -224,17 +239,43 @@ def _add_data_options(p, what="run"):
                    help="CSV only: field separator, or 'whitespace' (default: ',')")
     p.add_argument("--skip-header", action="store_true",
                    help="CSV only: skip the first line of the file")
+    p.add_argument("--zero-based", action="store_true",
+                   help="svmlight only: the feature indices count from 0 (index 0 is the "
+                        "first column)")
     p.add_argument("--encoding", default=None, metavar="ENC",
-                   help="bundled datasets only: the loader's encoding, e.g. boolean or real "
-                        "(default: the loader's own)")
+                   help="bundled datasets only: how the features are read, e.g. boolean (0/1 "
+                        "indicators, for the learners that take 0/1 features) or real ('mbcore "
+                        "datasets NAME' lists a dataset's encodings).  Default: the dataset's "
+                        "own, unless it holds text (tic-tac-toe's squares x/o/b): then boolean")
     p.add_argument("--digit", type=int, default=None, metavar="D",
                    help="mnist only: label digit D as 1 and every other digit as 0 (digit D "
                         "against the rest, for the two-class learners; default: the ten "
                         "digits 0..9 as ten classes)")
     p.add_argument("--param", dest="params", metavar="NAME=VALUE", action="append", default=[],
                    type=param,
-                   help="set a parameter on every selected learner that has it; VALUE is read as "
-                        "int, float, true/false, none, or else a string (repeatable)")
+                   help="set a parameter on every selected learner that has it, or with "
+                        "LEARNER.NAME=VALUE on that learner only (a name that means different "
+                        "things in two selected learners, such as a margin and a kernel width, "
+                        "must be given this way); VALUE is read as an int, a float, true or "
+                        "false, none, LABEL:WEIGHT,LABEL:WEIGHT (class_weight; or "
+                        "class_weight=balanced), or else a string (repeatable)")
+    if margin:
+        p.add_argument("--margin", type=_margin, default=None, metavar="GAMMA",
+                       help="a margin gamma > 0 of the data, taken on trust: the bounds of the "
+                            "Perceptron family (in the kernel's feature space for the kernel "
+                            "Perceptron; the multi-class margin on K >= 3 classes) use it "
+                            "instead of the margin searched on the data (marked 'trusted' "
+                            "among the assumptions)")
+
+
+def _margin(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite real > 0, got {text!r}")
+    return value
 
 
 def _add_run_parser(sub):
@@ -283,17 +324,20 @@ def _add_certify_parser(sub):
 
 def _add_plot_parser(sub):
     p = sub.add_parser(
-        "plot", help="draw the cumulative mistakes of the learners with their bounds (PNG)",
+        "plot", help="draw the cumulative mistakes of the learners with their bounds (PNG, SVG "
+                     "or PDF)",
         description="Run each learner as 'mbcore certify' does and draw its cumulative mistakes "
                     "(updates for the Margin Perceptron) against the examples seen, with its "
-                    "mistake bound as a dashed line, into a PNG file (needs matplotlib: pip "
-                    "install 'mbcore[plot]').")
+                    "mistake bound as a dashed line, into an image file whose format is its "
+                    "suffix (.png, .svg, .pdf, ...; needs matplotlib: pip install "
+                    "'mbcore[plot]').")
     _add_data_options(p, "plot")
     add_order_options(p)
     p.add_argument("--passes", type=positive_int, default=1, metavar="N",
                    help="passes over the data, in order (default: 1)")
     p.add_argument("--out", default=None, metavar="FILE.png",
-                   help="the image to write (default: mistakes-<dataset>.png)")
+                   help="the image to write, in the format of its suffix: "
+                        f"{', '.join(_IMAGE_SUFFIXES)} (default: mistakes-<dataset>.png)")
     p.add_argument("--log", action="store_true", help="logarithmic count axis")
     p.set_defaults(handler=_cmd_plot)
 
@@ -305,7 +349,7 @@ def _add_bench_parser(sub):
                     "of its pure-Python twin (mbref) on the first --twin-rows rows, and of the "
                     "peers that do the same job when they are installed (scikit-learn's "
                     "Perceptron and SGDClassifier(loss='hinge'), one partial_fit epoch).")
-    _add_data_options(p, "time")
+    _add_data_options(p, "time", margin=False)
     p.add_argument("--twin-rows", type=positive_int, default=1000, metavar="N",
                    help="rows on which the pure-Python twin is timed (default: 1000)")
     p.add_argument("--json", action="store_true", help="print a JSON list of results")
@@ -325,12 +369,28 @@ def _add_datasets_parser(sub):
 def _cmd_datasets(args):
     from . import datasets
     if args.name is not None:
-        emit(datasets.describe(args.name))
+        name = next((n for n in datasets.DATASETS if n.lower() == args.name.lower()), None)
+        if name is None:
+            raise UsageError(f"unknown dataset {args.name!r}"
+                             f"{did_you_mean(args.name, datasets.DATASETS)}; the bundled "
+                             f"datasets: {', '.join(datasets.DATASETS)}")
+        text = datasets.describe(name)
+        loader = getattr(datasets, datasets.DATASETS[name]["loader"])
+        encodings = _encodings(loader)
+        if len(encodings) > 1:
+            default = _command_encoding(loader, {})
+            text += "\nEncodings (--encoding): " + ", ".join(
+                e + (" (the default)" if e == default else
+                     " (text, which no learner takes)" if e == encodings[0] else "")
+                for e in encodings)
+        emit(text)
         return 0
+    shapes = {name: f"{info['n_samples']} x {info['n_features']}"
+              for name, info in datasets.DATASETS.items()}
     width = max(len(name) for name in datasets.DATASETS)
+    shape_width = max(len(shape) for shape in shapes.values())
     for name, info in datasets.DATASETS.items():
-        shape = f"{info['n_samples']} x {info['n_features']}"
-        emit(f"{name:<{width}}  {shape:>10}  {info['summary']}")
+        emit(f"{name:<{width}}  {shapes[name]:<{shape_width}}  {info['summary']}")
     return 0
 
 
@@ -341,13 +401,21 @@ def _cmd_run(args):
     names = list(dict.fromkeys(args.learners or LEARNERS))
     params = learner_params(mbcore, names, args.params)
     if args.chunk_size is not None:
+        if args.margin is not None:
+            raise UsageError("--margin applies to the bounds of runs held in memory, and a "
+                             "streamed run (--chunk-size) computes none")
+        if any(p.get("class_weight") == "balanced" for p in params.values()):
+            raise UsageError("--param class_weight=balanced needs the whole data's label counts, "
+                             "and a streamed run (--chunk-size) reads it once; give the weights "
+                             "as --param class_weight=LABEL:WEIGHT,LABEL:WEIGHT")
         return _cmd_run_stream(args, names, params)
     if args.classes is not None:
         raise UsageError("--classes applies to streamed runs (--chunk-size)")
     label, X, y = _load_data(args)
+    _balanced(params, y)
     classes = _classes(y)
     k = None if classes is None else len(classes)
-    run, na, skipped = _select(mbcore, args, names, params, label, k, X[:1])
+    run, na, skipped = _select(mbcore, args, names, params, label, k, _probe_row(X))
     results = []
     for name in names:
         if name not in run:
@@ -356,7 +424,7 @@ def _cmd_run(args):
                                           na.get(name) or skipped[name], k))
             continue
         result = _run_one(mbcore, name, params[name], X, y, args)
-        result.update(_bound(mbcore, name, params[name], X, y, classes))
+        result.update(_bound(mbcore, name, params[name], X, y, classes, args.margin))
         result["within_bound"] = (None if result["bound"] is None else
                                   result[result["bound_counts"]] <= result["bound"])
         results.append(dict(dataset=label, applicable=True, n_classes=k, **result))
@@ -376,8 +444,8 @@ def _bundled_names():
 
 def _stream_source(args):
     """(label, make_chunks) where make_chunks(chunk_size, dense) yields (X, y) chunks."""
-    from . import datasets, streaming
-    if args.dataset in datasets.DATASETS:
+    from . import streaming
+    if _bundled_name(args) is not None:
         label, X, y = _load_data(args)
 
         def bundled(size, dense):
@@ -393,7 +461,9 @@ def _stream_source(args):
             raise UsageError("--label-column, --delimiter and --skip-header apply to CSV files; "
                              f"{path!r} is read as svmlight")
         return os.path.basename(path), lambda size, dense: streaming.iter_svmlight(
-            path, chunk_size=size, dense=dense)
+            path, chunk_size=size, dense=dense, **_svmlight_options(args))
+    if args.zero_based:
+        raise UsageError(f"--zero-based applies to svmlight files; {path!r} is read as CSV")
     delimiter = "," if args.delimiter is None else args.delimiter
     column = -1 if args.label_column is None else args.label_column
     return os.path.basename(path), lambda size, dense: streaming.iter_csv(
@@ -425,13 +495,16 @@ def _cmd_run_stream(args, names, params):
                     runs.add(y)
                     yield X, y
     classes = stream_classes(args)
+    # the first chunk: its first row tells which learners take the rows (0/1 or real), and
+    # without --classes its labels are the classes the learners will take
+    first = next(iter(chunks(args.chunk_size, False)), None)
     if classes is not None:
         k = len(set(classes))
-    else:                   # the classes the learners will take: those of the first chunk
+    else:
         import numpy as np
-        first = next(iter(chunks(args.chunk_size, False)), None)
         k = None if first is None else int(np.unique(first[1]).shape[0])
-    run, na, skipped = _select(mbcore, args, names, params, label, k)
+    row = None if first is None else next(iter(chunks(1, True)))[0]     # dense, one row
+    run, na, skipped = _select(mbcore, args, names, params, label, k, row)
     show = sys.stderr.isatty() if args.progress is None else args.progress
     results = []
     for name in names:
@@ -495,14 +568,16 @@ def _certificates(args):
     names = list(dict.fromkeys(args.learners or LEARNERS))
     params = learner_params(mbcore, names, args.params)
     label, X, y = _load_data(args)
+    _balanced(params, y)
     classes = _classes(y)
     k = None if classes is None else len(classes)
-    run, na, skipped = _select(mbcore, args, names, params, label, k, X[:1])
+    run, na, skipped = _select(mbcore, args, names, params, label, k, _probe_row(X))
     certs = []
     for name in run:
         try:
             certs.append(mbcore.certify(getattr(mbcore, name)(**params[name]), X, y,
-                                        classes=classes, passes=args.passes))
+                                        classes=classes, passes=args.passes,
+                                        gamma=args.margin))
         except mbcore.BoundViolationError as exc:
             raise _BugFound(str(exc)) from None
     return label, X, k, certs, na, skipped
@@ -515,7 +590,7 @@ def _cmd_certify(args):
                     **c.to_dict()) for c in certs]
         out += [{"dataset": label, "passes": args.passes, "learner": name, "applicable": False,
                  "n_classes": k,
-                 "reason": f"not applicable to {k} classes: {_reasons(args, {name: why})}"}
+                 "reason": _not_applicable_text(args, k, name, why)}
                 for name, why in {**na, **skipped}.items()]
         emit(json.dumps(out, indent=2, default=str))
     else:
@@ -524,30 +599,46 @@ def _cmd_certify(args):
         emit(f"{label}: {X.shape[0]} rows x {X.shape[1]} features{kinds}, "
              f"{plural(args.passes, 'pass')}\n")
         emit("\n\n".join([c.summary() for c in certs] +
-                         [f"{name}: not applicable to {k} classes: "
-                          f"{_reasons(args, {name: why})}" for name, why in na.items()]))
+                         [f"{name}: {_not_applicable_text(args, k, name, why)}"
+                          for name, why in na.items()]))
         if skipped:
             emit("\n" + _skipped_note(args, label, k, skipped))
     return 0
 
 
+# the image formats of ``mbcore plot --out`` (matplotlib's writers, by suffix)
+_IMAGE_SUFFIXES = (".png", ".svg", ".pdf", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff",
+                   ".webp")
+
+
+def _image_format(out):
+    """The format of --out from its suffix (before any work), or a usage error that lists the
+    supported suffixes."""
+    suffix = os.path.splitext(out)[1].lower()
+    if suffix not in _IMAGE_SUFFIXES:
+        what = f"the suffix {suffix!r} names no image format" if suffix else "no suffix"
+        raise UsageError(f"--out {out}: {what}; the plot writes the format of the suffix: "
+                         f"{', '.join(_IMAGE_SUFFIXES)}")
+    return suffix[1:]
+
+
 def _cmd_plot(args):
     from .online import require_matplotlib
+    if args.out is not None:
+        _image_format(args.out)                   # an unknown suffix: refused before any work
     plt = require_matplotlib("mbcore plot")
     label, X, k, certs, na, skipped = _certificates(args)
     out = args.out or f"mistakes-{label}.png"
     left_out = {**na, **skipped}
     note = ""
     if left_out:
-        classes = f"the {k} classes of {label}" if k is not None and k > 2 else label
-        note = f"Not drawn (they do not take {classes}): {_reasons(args, left_out)}."
+        note = f"Not drawn on {_data_words(label, k)}: {_reasons(args, left_out)}."
     fig = _draw_plot(plt, label, X.shape[0], certs, args.passes, log=args.log, note=note)
     _save_figure(fig, out)
     plt.close(fig)
     emit(f"wrote {out}")
     for name, why in na.items():
-        emit(f"not drawn: {name}: not applicable to {k} classes: "
-             f"{_reasons(args, {name: why})}")
+        emit(f"not drawn: {name}: {_not_applicable_text(args, k, name, why)}")
     if skipped:
         emit(_skipped_note(args, label, k, skipped))
     return 0
@@ -662,11 +753,12 @@ def _no_bound_text(reason):
 
 
 def _save_figure(fig, out):
-    """Write the PNG to memory first, then to ``out`` in one write that is flushed and
-    closed here, so a full disk or an unwritable path is an error, not a "wrote" line."""
+    """Write the image, in the format of the suffix of ``out`` (png, svg, pdf, ...), to memory
+    first, then to ``out`` in one write that is flushed and closed here, so a full disk or an
+    unwritable path is an error, not a "wrote" line."""
     import io
     buf = io.BytesIO()
-    fig.savefig(buf, dpi=110, format="png")
+    fig.savefig(buf, dpi=110, format=_image_format(out))
     try:
         with open(out, "wb") as f:
             f.write(buf.getvalue())
@@ -680,9 +772,10 @@ def _cmd_bench(args):
     names = list(dict.fromkeys(args.learners or LEARNERS))
     params = learner_params(mbcore, names, args.params)
     label, X, y = _load_data(args)
+    _balanced(params, y)
     classes = _classes(y)
     k = None if classes is None else len(classes)
-    run, na, skipped = _select(mbcore, args, names, params, label, k, X[:1])
+    run, na, skipped = _select(mbcore, args, names, params, label, k, _probe_row(X))
     results = []
     for name in names:
         if name not in run:
@@ -775,18 +868,42 @@ def _load_data(args):
     return label, X, y
 
 
+def _bundled_name(args):
+    """The bundled dataset --dataset names (case-insensitive, as --learner; a file of that
+    name wins over a case-insensitive match), set back on ``args``; None for a file."""
+    from . import datasets
+    if args.dataset in datasets.DATASETS:
+        return args.dataset
+    if os.path.isfile(args.dataset):
+        return None
+    for name in datasets.DATASETS:
+        if args.dataset.lower() == name.lower():
+            args.dataset = name
+            return name
+    return None
+
+
 def _read_data(args):
     """(label, X, y) for --dataset, a bundled name or a file path, in file order."""
     from . import datasets
-    if args.dataset in datasets.DATASETS:
-        if args.fmt != "auto" or _csv_options(args):
-            raise UsageError(f"--format, --label-column, --delimiter and --skip-header apply to "
-                             f"files, not to the bundled dataset {args.dataset!r}")
-        loader = getattr(datasets, datasets.DATASETS[args.dataset]["loader"])
-        return args.dataset, *loader(**_loader_options(args, loader))
+    name = _bundled_name(args)
+    if name is not None:
+        if args.fmt != "auto" or _csv_options(args) or args.zero_based:
+            raise UsageError(f"--format, --label-column, --delimiter, --skip-header and "
+                             f"--zero-based apply to files, not to the bundled dataset {name!r}")
+        loader = getattr(datasets, datasets.DATASETS[name]["loader"])
+        options = _loader_options(args, loader)
+        X, y = loader(**options)
+        if "encoding" not in options and _encodings(loader):
+            args.encoding = _encodings(loader)[0]          # the loader's own
+            if X.dtype.kind not in "biuf":                 # text: see _command_encoding
+                args.encoding = _command_encoding(loader, options)
+                X, y = loader(**options, encoding=args.encoding)
+        return name, X, y
     if not os.path.isfile(args.dataset):
         raise OSError(f"--dataset {args.dataset!r} is neither a bundled dataset "
-                      f"({', '.join(datasets.DATASETS)}) nor an existing file")
+                      f"({', '.join(datasets.DATASETS)})"
+                      f"{did_you_mean(args.dataset, datasets.DATASETS)} nor an existing file")
     if args.encoding is not None or args.digit is not None:
         raise UsageError("--encoding and --digit apply to the bundled datasets, not to files")
     fmt = sniff_format(args.dataset) if args.fmt == "auto" else args.fmt
@@ -794,14 +911,47 @@ def _read_data(args):
         if _csv_options(args):
             raise UsageError("--label-column, --delimiter and --skip-header apply to CSV files; "
                              f"{args.dataset!r} is read as svmlight")
-        X, y = datasets.load_svmlight(args.dataset)
+        X, y = datasets.load_svmlight(args.dataset, **_svmlight_options(args))
     else:
+        if args.zero_based:
+            raise UsageError(f"--zero-based applies to svmlight files; {args.dataset!r} is read "
+                             "as CSV")
         delimiter = "," if args.delimiter is None else args.delimiter
         column = -1 if args.label_column is None else args.label_column
         X, y = datasets.load_csv(args.dataset, label_column=column,
                                  delimiter=None if delimiter == "whitespace" else delimiter,
                                  skip_header=args.skip_header)
     return os.path.basename(args.dataset), X, y
+
+
+def _svmlight_options(args):
+    """The reading options of an svmlight file: zero_based=True with --zero-based (else the
+    readers' own rule)."""
+    return {"zero_based": True} if args.zero_based else {}
+
+
+def _command_encoding(loader, options):
+    """The encoding the commands read a bundled dataset in by default: the loader's own,
+    unless it holds text, which no learner takes: then the first of its other encodings that
+    holds numbers."""
+    encodings = _encodings(loader)
+    for encoding in encodings:
+        if loader(**options, encoding=encoding)[0].dtype.kind in "biuf":
+            return encoding
+    return encodings[0]
+
+
+def _encodings(loader):
+    """The encodings a bundled dataset's loader takes, its default first, as its docstring
+    lists them (``encoding : {"real", "boolean"}, default="real"``); () when it has none."""
+    import inspect
+    import re
+    parameter = inspect.signature(loader).parameters.get("encoding")
+    if parameter is None:
+        return ()
+    found = re.search(r"^\s*encoding\s*:\s*\{([^}]*)\}", loader.__doc__ or "", re.M)
+    names = re.findall(r"[\"']([^\"']+)[\"']", found.group(1)) if found else []
+    return tuple(dict.fromkeys([parameter.default] + names))
 
 
 def _loader_options(args, loader):
@@ -812,7 +962,12 @@ def _loader_options(args, loader):
     if args.encoding is not None:
         if "encoding" not in accepted:
             raise UsageError(f"--encoding: the bundled dataset {args.dataset!r} has one encoding")
-        options["encoding"] = args.encoding
+        encodings = _encodings(loader)
+        encoding = args.encoding.lower()
+        if encoding not in encodings:
+            raise UsageError(f"--encoding {args.encoding}: {args.dataset} is read as "
+                             f"{' or '.join(encodings)}{did_you_mean(encoding, encodings)}")
+        options["encoding"] = args.encoding = encoding
     if "digit" in accepted:
         if args.digit is not None:       # else the loader's default: every digit, K classes
             options["digit"] = args.digit
@@ -825,14 +980,19 @@ def _csv_options(args):
     return args.label_column is not None or args.delimiter is not None or args.skip_header
 
 
-def _best_time(make, X, y, classes, run_online):
-    """Fastest of repeated runs of a fresh learner over (X, y): (seconds, first run record)."""
+def _best_time(make, X, y, classes, run_online, quiet=False):
+    """Fastest of repeated runs of a fresh learner over (X, y): (seconds, first run record).
+    The learner's warnings are shown once, on the first run (none with ``quiet``: a run whose
+    warnings were shown already)."""
     best, first, total, repeats = math.inf, None, 0.0, 0
     while repeats < _MAX_REPEATS and (repeats == 0 or total < _MIN_TIMING):
         learner = make()
-        start = time.perf_counter()
-        record = run_online(learner, X, y, classes=classes)
-        elapsed = time.perf_counter() - start
+        with warnings.catch_warnings():
+            if quiet or repeats:
+                warnings.simplefilter("ignore")
+            start = time.perf_counter()
+            record = run_online(learner, X, y, classes=classes)
+            elapsed = time.perf_counter() - start
         first = record if first is None else first
         best, total, repeats = min(best, elapsed), total + elapsed, repeats + 1
     return best, first
@@ -853,6 +1013,21 @@ def _run_one(mbcore, name, params, X, y, args):
         result.update(_twin(mbcore, name, params, X, y, classes,
                             min(args.twin_rows, X.shape[0])))
     return result
+
+
+def _balanced(params, y):
+    """class_weight="balanced" (which a run of partial_fit cannot compute from one batch) as
+    the weights of the whole data, n_samples / (n_classes * rows of the label), as
+    scikit-learn's compute_class_weight gives them."""
+    import numpy as np
+    if not any(isinstance(p.get("class_weight"), str) and p["class_weight"] == "balanced"
+               for p in params.values()):
+        return
+    labels, counts = np.unique(y, return_counts=True)
+    weights = {label.item(): len(y) / (len(labels) * int(c)) for label, c in zip(labels, counts)}
+    for p in params.values():
+        if isinstance(p.get("class_weight"), str) and p["class_weight"] == "balanced":
+            p["class_weight"] = dict(weights)
 
 
 def _classes(y):
@@ -879,20 +1054,57 @@ def _probe(mbcore, name, params, k):
     return None
 
 
-def _row_problem(mbcore, name, params, row, k):
-    """Why a fresh learner cannot take the data's rows (the Boolean learners on real values),
-    from its own error on the first row; None when it takes it."""
+def _row_problem(mbcore, args, name, params, row, k):
+    """Why a fresh learner cannot take the data's rows (text features; real values for the
+    learners of 0/1 features), from its own error on the first row, with the option that
+    would include it; None when it takes the row."""
     if row is None:
         return None
-    try:
-        getattr(mbcore, name)(**params).partial_fit(row, [0], classes=list(range(max(k or 2,
-                                                                                     2))))
-    except (ValueError, TypeError) as exc:
-        msg = " ".join(str(exc).split())
-        if "Boolean" in msg or "0/1" in msg:
-            return (f"{name} takes 0/1 features and the data is real-valued (a bundled "
-                    "dataset: --encoding boolean)")
+
+    def refusal(p):
+        try:
+            getattr(mbcore, name)(**p).partial_fit(row, [0], classes=list(range(max(k or 2,
+                                                                                    2))))
+        except (ValueError, TypeError) as exc:
+            return " ".join(str(exc).split())
+        return None
+
+    msg = refusal(params)
+    if msg is None:
+        return None
+    encodings = _dataset_encodings(args)
+    if row.dtype.kind not in "biuf":
+        hint = (" (--encoding boolean reads it as 0/1 features)"
+                if "boolean" in encodings and args.encoding != "boolean" else "")
+        return f"{name} takes numbers and the data holds text{hint}"
+    if "Boolean" in msg or "0/1" in msg:
+        hints = []
+        if "boolean" in encodings and args.encoding != "boolean":
+            hints.append("--encoding boolean")
+        if params.get("features", "real") != "real" and \
+                refusal({**params, "features": "real"}) is None:
+            hints.append("--param features=real")
+        hint = f" ({' or '.join(hints)})" if hints else ""
+        return f"{name} takes 0/1 features and the data is real-valued{hint}"
     return None
+
+
+def _dataset_encodings(args):
+    """The encodings of the bundled dataset of --dataset, () for a file."""
+    from . import datasets
+    info = datasets.DATASETS.get(args.dataset)
+    return () if info is None else _encodings(getattr(datasets, info["loader"]))
+
+
+def _probe_row(X):
+    """The row of X (as a 1-row matrix) that a learner of 0/1 features is asked about: the
+    first that holds a value other than 0 and 1, else the first row."""
+    import numpy as np
+    if X.shape[0] == 0 or X.dtype.kind not in "biuf":
+        return X[:1]
+    other = np.flatnonzero(((X != 0) & (X != 1)).any(axis=1))
+    i = int(other[0]) if other.shape[0] else 0
+    return X[i:i + 1]
 
 
 def _not_applicable(mbcore, name, params, k):
@@ -933,44 +1145,72 @@ def _select(mbcore, args, names, params, label, k, row=None):
     run, out = [], {}
     for name in names:
         why = _not_applicable(mbcore, name, params[name], k) or \
-            _row_problem(mbcore, name, params[name], row, k)
+            _row_problem(mbcore, args, name, params[name], row, k)
         if why is None:
             run.append(name)
         else:
             out[name] = why
     if not run:
-        raise ValueError(f"{label} has {k} classes and none of the selected learners takes "
-                         f"the data: {_reasons(args, out)}; the learners for K classes: "
-                         f"{', '.join(K_CLASS_LEARNERS)}")
+        classes = any(_is_two_class_reason(n, why) for n, why in out.items())
+        raise ValueError((f"{label} has {k} classes and none of the selected learners takes "
+                          "the data" if k is not None and k > 2 else
+                          f"none of the selected learners takes the data of {label}")
+                         + f": {_reasons(args, out)}"
+                         + (f"; the learners for K classes: {', '.join(K_CLASS_LEARNERS)}"
+                            if classes else ""))
     return (run, out, {}) if args.learners else (run, {}, out)
 
 
+def _is_two_class_reason(name, why):
+    return why == f"{name} takes two classes only"
+
+
 def _reasons(args, out):
-    """The reasons of _not_applicable, the two-class learners in one group."""
-    two = [n for n, why in out.items() if why == f"{n} takes two classes only"]
-    boolean = [n for n, why in out.items() if why.startswith(f"{n} takes 0/1 features")]
-    parts = [why for n, why in out.items() if n not in two and n not in boolean]
-    if boolean:
-        parts.insert(0, f"{', '.join(boolean)} take{'s' if len(boolean) == 1 else ''} 0/1 "
-                        "features and the data is real-valued (a bundled dataset: --encoding "
-                        "boolean)")
-    if two:
-        parts.insert(0, f"{', '.join(two)} take{'s' if len(two) == 1 else ''} two classes "
-                        f"only{_digit_hint(args)}")
+    """The reasons of _not_applicable and _row_problem, the learners with the same reason in
+    one group ("A, B take two classes only")."""
+    groups = {}
+    for name, why in out.items():
+        key = why[len(name):] if why.startswith(name + " ") else None
+        groups.setdefault(key if key is not None else why, []).append((name, key))
+    parts = []
+    for text, members in groups.items():
+        names = [n for n, _ in members]
+        if members[0][1] is None:
+            parts.append(text)
+            continue
+        if len(names) > 1 and text.startswith(" takes "):
+            text = " take " + text[len(" takes "):]
+        if _is_two_class_reason(names[0], names[0] + members[0][1]):
+            text += _digit_hint(args)
+        parts.append(", ".join(names) + text)
     return "; ".join(parts)
 
 
+def _not_applicable_text(args, k, name, why):
+    """'not applicable to K classes: ...' (or 'not applicable: ...' for a reason of the data's
+    features) for the table, the JSON and certify's lines."""
+    if why.startswith((f"{name} takes 0/1 features ", f"{name} takes numbers ")):
+        return f"not applicable: {_reasons(args, {name: why})}"
+    return f"not applicable to {k} classes: {_reasons(args, {name: why})}"
+
+
 def _skipped_note(args, label, k, skipped):
-    """One line naming the default learners left out on k classes, with the reasons."""
+    """One line naming the default learners left out (k classes, or the data's features), with
+    the reasons."""
     if not skipped:
         return ""
-    return f"Not run on the {k} classes of {label}: {_reasons(args, skipped)}."
+    return f"Not run on {_data_words(label, k)}: {_reasons(args, skipped)}."
+
+
+def _data_words(label, k):
+    """'mnist (10 classes)', or the label alone for two classes."""
+    return f"{label} ({k} classes)" if k is not None and k > 2 else label
 
 
 def _na_record(args, label, name, params, why, k):
     """The result of a learner that does not take the data's k classes (JSON and table)."""
     rec = {"dataset": label, "learner": name, "params": params, "applicable": False,
-           "reason": f"not applicable to {k} classes: {_reasons(args, {name: why})}",
+           "reason": _not_applicable_text(args, k, name, why),
            "n_classes": k}
     for key in ("n_samples", "mistakes", "updates", "seconds", "examples_per_second", "bound",
                 "bound_counts", "bound_name", "bound_note", "within_bound", "twin_rows",
@@ -985,15 +1225,18 @@ _TWIN_SECONDS = 2.0    # the twin's time budget: it stops at the first chunk pas
 
 def _twin(mbcore, name, params, X, y, classes, rows):
     """Time the mbref twin and the compiled learner on the first ``rows`` rows (fewer when
-    the twin runs past _TWIN_SECONDS: chunks of doubling size, the rows done reported)."""
+    the twin runs past _TWIN_SECONDS: chunks of doubling size, the rows done reported).  Their
+    warnings are not shown: the learner's full run showed them."""
     import mbref
     twin = getattr(mbref, name)(**params)
     preds, updates, done, size = [], 0, 0, 16
     start = time.perf_counter()
     while done < rows:
         stop = min(rows, done + size)
-        part = mbref.run_online(twin, X[done:stop], y[done:stop],
-                                classes=classes if done == 0 else None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            part = mbref.run_online(twin, X[done:stop], y[done:stop],
+                                    classes=classes if done == 0 else None)
         preds += list(part.predictions)
         updates += part.updates
         done, size = stop, 2 * size
@@ -1003,7 +1246,8 @@ def _twin(mbcore, name, params, X, y, classes, rows):
     rows = done
     Xp, yp = X[:rows], y[:rows]
     cls = getattr(mbcore, name)
-    seconds, record = _best_time(lambda: cls(**params), Xp, yp, classes, mbcore.run_online)
+    seconds, record = _best_time(lambda: cls(**params), Xp, yp, classes, mbcore.run_online,
+                                 quiet=True)
     agrees = preds == list(record.predictions) and updates == record.updates
     return {"twin_rows": rows, "twin_seconds": twin_seconds,
             "compiled_seconds_on_twin_rows": seconds,
@@ -1013,10 +1257,14 @@ def _twin(mbcore, name, params, X, y, classes, rows):
 
 # -- bounds ---------------------------------------------------------------------------------------
 
-def _bound(mbcore, name, params, X, y, classes):
-    """The certificate of this learner on (X, y) (``mbcore.certify``), as result fields."""
+def _bound(mbcore, name, params, X, y, classes, margin=None):
+    """The certificate of this learner on (X, y) (``mbcore.certify``), as result fields (the
+    run's warnings were shown by the timed run)."""
     try:
-        cert = mbcore.certify(getattr(mbcore, name)(**params), X, y, classes=classes)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cert = mbcore.certify(getattr(mbcore, name)(**params), X, y, classes=classes,
+                                  gamma=margin)
     except mbcore.BoundViolationError as exc:         # reported in the table as a bug
         cert = exc.certificate
     checks = "; ".join(f"{text} [{status}]" for text, status in cert.assumptions)
@@ -1049,7 +1297,7 @@ def _table(label, X, results, header_line=None,
         if r["bound"] is None:
             bound = "n/a " + mark(f"n/a: {r['bound_note']}")
         else:
-            bound = number(r["bound"]) + " " + mark(
+            bound = _bound_text(r["bound"]) + " " + mark(
                 f"{r['bound_name']}: {r['bound_note']}; bounds the {r['bound_counts']}")
             if not r["within_bound"]:
                 bound += " " + mark(f"EXCEEDED: {r['learner']} made {r[r['bound_counts']]} "
@@ -1070,6 +1318,12 @@ def _table(label, X, results, header_line=None,
         lines.append(skipped)
     lines.append(footer)
     return "\n".join(lines)
+
+
+def _bound_text(value):
+    """A bound in the table: as 'mbcore certify' prints it (six significant digits, 1.60184e+16)
+    from a million up, where digit groups would be a long row of figures; below, a count."""
+    return f"{value:g}" if value >= 1e6 else number(value)
 
 
 def _twin_cell(r, mark):

@@ -16,6 +16,7 @@ from ._numerics import pow2_exponent as _pow2_exponent
 from ._validation import Batch, check_2d, check_X, csr_index_error, is_index_lists
 from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, labels_and_counts, need, shape
 from ._params import Choice, Integer, Real
+from ._messages import spell
 from ._threads import N_JOBS
 from .base import ManyClasses, OnlineLearner
 
@@ -23,6 +24,13 @@ __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 
 _WINNOW, _STAR, _BALANCED = 0, 1, 2
 _X_LIMIT = 2.0 ** 100
+
+
+def _boolean_setting():
+    """How the Boolean-features message names the parameter (and, on the command line, the
+    setting that takes real values)."""
+    return spell("features='boolean'", "--param features=boolean (the default; --param "
+                 "features=real takes real values)")
 
 
 class _Winnow(ManyClasses, OnlineLearner):
@@ -113,8 +121,8 @@ class _Winnow(ManyClasses, OnlineLearner):
             v = vals[(vals != 0) & (vals != 1)][0].item()
             if not math.isfinite(v):
                 return ValueError(f"{o}: X contains NaN or infinity ({v!r}) in row {row}; X "
-                                  "must be Boolean (0/1) with features='boolean'")
-            return ValueError(f"{o}: X must be Boolean (0/1) with features='boolean', got "
+                                  f"must be Boolean (0/1) with {_boolean_setting()}")
+            return ValueError(f"{o}: X must be Boolean (0/1) with {_boolean_setting()}, got "
                               f"{v!r} in row {row}")
         v = vals[~(np.abs(vals) <= _X_LIMIT)][0].item()
         if not math.isfinite(v):
@@ -318,7 +326,7 @@ def _dense_boolean(owner, X, n_features):
     else:  # wider unsigned integers: values above 1 are reported before the cast
         if (X > 1).any():
             bad = int(np.flatnonzero((X > 1).any(axis=1))[0])
-            raise ValueError(f"{owner}: X must be Boolean (0/1) with features='boolean', got "
+            raise ValueError(f"{owner}: X must be Boolean (0/1) with {_boolean_setting()}, got "
                              f"{X[bad][X[bad] > 1][0].item()!r} in row {bad}")
         A = X.astype(np.uint8)
     A = np.ascontiguousarray(A)

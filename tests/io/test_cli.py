@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import mbcore
+import mbcore.cli
 from mbcore.datasets import load_mushrooms
 
 EXE = shutil.which("mbcore")
@@ -294,3 +295,359 @@ def test_bundled_dataset_options():
                                                     y).mistakes
     r = run_cli("run", "--dataset", "mushrooms", "--digit", "1", "--no-twin")
     assert r.returncode == 2 and "--digit applies to mnist" in r.stderr
+
+
+# -- issue 36: every bundled dataset, the command line's words, plot formats, typos --------------
+
+def _listed_datasets():
+    """(name, rows) of each dataset `mbcore datasets` lists (the rows of its first split)."""
+    r = run_cli("datasets")
+    assert r.returncode == 0, r.stderr
+    out = []
+    for line in r.stdout.splitlines():
+        name, rows = line.split()[:2]
+        out.append((name, int(rows)))
+    return out
+
+
+def _skip_notes(out):
+    return [line for line in out.splitlines() if line.startswith(("Not run on", "Not drawn"))]
+
+
+def test_every_bundled_dataset_runs_with_the_defaults_of_run_certify_and_plot(tmp_path):
+    """Defect 4: each dataset of `mbcore datasets` runs with the defaults of run, certify, plot
+    and bench (tic-tac-toe's text
+    squares included); a learner that cannot take the data is named with the option that would
+    include it.  run with its defaults (the large a9a with --no-twin and a trusted --margin:
+    no twin timing, no margin search); certify, plot and bench, whose data path is run's, with
+    a trusted --margin, two learners for plot and 10 twin rows for bench, to keep it short."""
+    listed = _listed_datasets()
+    assert {name for name, _ in listed} == set(mbcore.datasets.DATASETS)
+    for name, rows in listed:
+        fast = ("--no-twin", "--margin", "0.1") if rows > 10_000 else ()
+        r = run_cli("run", "--dataset", name, *fast)
+        assert r.returncode == 0, (name, r.stderr)
+        for learner in mbcore.cli.LEARNERS:            # run, or named in the note
+            assert learner in r.stdout, (name, learner)
+        for note in _skip_notes(r.stdout):
+            assert "(--" in note, note                  # the option that includes them
+        r = run_cli("certify", "--dataset", name, "--margin", "0.1")
+        assert r.returncode == 0, (name, r.stderr)
+        for note in _skip_notes(r.stdout):
+            assert "(--" in note, note
+        r = run_cli("bench", "--dataset", name, "--twin-rows", "10")
+        assert r.returncode == 0, (name, r.stderr)
+        out = tmp_path / f"{name}.png"
+        r = run_cli("plot", "--dataset", name, "--learner", "perceptron", "winnow", "--out",
+                    str(out), "--margin", "0.1")
+        assert r.returncode == 0, (name, r.stderr)
+        assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_tictactoe_reads_its_squares_as_indicators_by_default():
+    r = run_cli("run", "--dataset", "tic-tac-toe", "--learner", "perceptron", "winnow",
+                "--no-twin", "--json", "--encoding", "Boolean")
+    assert r.returncode == 0, r.stderr
+    given = json.loads(r.stdout)
+    r = run_cli("run", "--dataset", "tic-tac-toe", "--learner", "perceptron", "winnow",
+                "--no-twin", "--json")
+    assert r.returncode == 0, r.stderr
+    X, y = mbcore.datasets.load_tictactoe(encoding="boolean")
+    for rec in json.loads(r.stdout):
+        assert rec["n_features"] == 27
+        assert rec["mistakes"] == mbcore.run_online(getattr(mbcore, rec["learner"])(), X,
+                                                    y).mistakes
+    assert [g["mistakes"] for g in given] == [d["mistakes"] for d in json.loads(r.stdout)]
+
+
+def test_datasets_names_the_encoding_the_commands_read():
+    r = run_cli("datasets", "tic-tac-toe")
+    assert r.returncode == 0, r.stderr
+    line = r.stdout.strip().splitlines()[-1]
+    assert line.startswith("Encodings (--encoding): ") and "boolean (the default)" in line
+    assert "categorical (text" in line
+
+
+def test_an_encoding_the_dataset_lacks_lists_its_encodings():
+    r = run_cli("run", "--dataset", "tic-tac-toe", "--encoding", "onehot")
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert "--encoding onehot" in line and "categorical or boolean" in line
+    assert "load_tictactoe" not in line and "parameter" not in line
+    # the text encoding, asked for: no learner takes it, and the way out is named
+    r = run_cli("run", "--dataset", "tic-tac-toe", "--encoding", "categorical",
+                "--learner", "perceptron")
+    assert r.returncode == 1
+    (line,) = [x for x in r.stderr.strip().splitlines() if "error" in x]
+    assert "holds text" in line and "--encoding boolean" in line and "dtype" not in line
+
+
+def _svm(path, X, y, zero_based=False):
+    from sklearn.datasets import dump_svmlight_file
+    dump_svmlight_file(X, y, str(path), zero_based=zero_based)
+    return str(path)
+
+
+def test_a_user_file_names_the_real_reason_and_the_file_option(tmp_path):
+    """C12: on a real-valued user file the Boolean learners are left out for their features
+    (not 'two classes'), with --param features=real where it applies, never --encoding."""
+    pytest.importorskip("sklearn")
+    rng = np.random.default_rng(0)
+    X = (rng.normal(size=(80, 4)) > 0).astype(float)
+    X[40, 2] = 0.5                          # 0/1 values until row 41: a real value there
+    y = (X[:, 0] > 0).astype(int)
+    path = _svm(tmp_path / "real.svm", X, y)
+    out = tmp_path / "r.png"
+    for cmd in (("run", "--no-twin"), ("certify",), ("plot", "--out", str(out)),
+                ("bench", "--twin-rows", "10")):
+        r = run_cli(*cmd, "--dataset", path, "--learner", "perceptron", "winnow", "conjunction")
+        assert r.returncode == 0, r.stderr
+        text = " ".join(r.stdout.split())
+        assert "classes" not in text.replace("classes_", ""), text
+        assert "--encoding" not in text
+        assert "Winnow takes 0/1 features and the data is real-valued (--param features=real)" \
+            in text
+        assert "Conjunction takes 0/1 features and the data is real-valued" in text
+    # a stream is asked about its first row
+    X[:, 1] = rng.normal(size=80)
+    path = _svm(tmp_path / "real2.svm", X, y)
+    r = run_cli("run", "--dataset", path, "--learner", "perceptron", "winnow", "--chunk-size",
+                "16", "--no-twin")
+    assert r.returncode == 0, r.stderr
+    assert "Winnow takes 0/1 features and the data is real-valued (--param features=real)" \
+        in " ".join(r.stdout.split())
+    # and the option named works
+    r = run_cli("run", "--dataset", path, "--learner", "winnow", "--param", "features=real",
+                "--no-twin", "--json")
+    assert r.returncode == 0, r.stderr
+    (rec,) = json.loads(r.stdout)
+    assert rec["mistakes"] == mbcore.run_online(mbcore.Winnow(features="real"), X, y).mistakes
+
+
+def test_param_that_means_two_things_is_refused_and_the_qualified_form_sets_one():
+    r = run_cli("run", "--learner", "marginperceptron", "kernelperceptron", "--param",
+                "gamma=0.05", "--no-twin")
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert "MarginPerceptron" in line and "KernelPerceptron" in line
+    assert "--param MarginPerceptron.gamma=0.05" in line
+    r = run_cli("run", "--learner", "marginperceptron", "kernelperceptron", "--param",
+                "marginperceptron.gamma=0.05", "--no-twin", "--json", "--dataset", "spect")
+    assert r.returncode == 0, r.stderr
+    recs = {rec["learner"]: rec for rec in json.loads(r.stdout)}
+    assert recs["MarginPerceptron"]["params"]["gamma"] == 0.05
+    assert recs["KernelPerceptron"]["params"]["gamma"] is None
+    # a name with one meaning still goes to every learner that has it
+    r = run_cli("run", "--learner", "perceptron", "passiveaggressive", "--param",
+                "fit_intercept=true", "--no-twin", "--json", "--dataset", "spect")
+    assert r.returncode == 0, r.stderr
+    assert all(rec["params"]["fit_intercept"] is True for rec in json.loads(r.stdout))
+    # a qualified name the learner lacks, or a learner not selected
+    for arg, words in (("Perceptron.gamma=1", "Perceptron has no parameter 'gamma'"),
+                       ("winnow.alpha=3", "Winnow is not among the selected learners")):
+        r = run_cli("run", "--learner", "perceptron", "--param", arg)
+        assert r.returncode == 2 and words in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("value", ["1", "yes", "0"])
+def test_a_bool_param_names_true_and_false(value):
+    r = run_cli("run", "--learner", "perceptron", "--param", f"fit_intercept={value}")
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert "true or false" in line and repr(value) in line
+
+
+def test_class_weight_on_the_command_line(tmp_path):
+    X, y = mbcore.datasets.load_breast_cancer()
+    r = run_cli("run", "--dataset", "breast-cancer", "--learner", "perceptron", "--param",
+                "class_weight=0:1,1:5", "--no-twin", "--json")
+    assert r.returncode == 0, r.stderr
+    (rec,) = json.loads(r.stdout)
+    want = mbcore.run_online(mbcore.Perceptron(class_weight={0: 1, 1: 5}), X, y).mistakes
+    assert rec["mistakes"] == want != mbcore.run_online(mbcore.Perceptron(), X, y).mistakes
+    # balanced: the whole data's weights, as scikit-learn computes them
+    sklearn_utils = pytest.importorskip("sklearn.utils")
+    w = sklearn_utils.compute_class_weight("balanced", classes=np.array([0, 1]), y=y)
+    r = run_cli("certify", "--dataset", "breast-cancer", "--learner", "perceptron", "--param",
+                "class_weight=balanced", "--json")
+    assert r.returncode == 0, r.stderr
+    (rec,) = json.loads(r.stdout)
+    cert = mbcore.certify(mbcore.Perceptron(class_weight={0: w[0], 1: w[1]}), X, y)
+    assert rec["observed"] == cert.observed
+    # a stream cannot count the labels first
+    r = run_cli("run", "--dataset", "breast-cancer", "--param", "class_weight=balanced",
+                "--chunk-size", "100", "--learner", "perceptron")
+    assert r.returncode == 2 and "class_weight=LABEL:WEIGHT" in r.stderr
+
+
+def test_margin_is_certifys_trusted_gamma():
+    r = run_cli("certify", "--dataset", "spect", "--learner", "perceptron", "--margin", "0.05",
+                "--json")
+    assert r.returncode == 0, r.stderr
+    (rec,) = json.loads(r.stdout)
+    X, y = mbcore.datasets.load_spect()
+    cert = mbcore.certify(mbcore.Perceptron(), X, y, gamma=0.05)
+    assert rec["bound"] == pytest.approx(cert.bound)
+    assert any(status == "trusted" for _, status in rec["assumptions"])
+    for bad in ("0", "-1", "nan", "x"):
+        r = run_cli("certify", "--margin", bad)
+        assert r.returncode == 2 and "--margin" in r.stderr
+
+
+def _in_process(capsys, *argv):
+    """`mbcore ARGV` in-process with the command line's spellings on (main switches them on
+    for every command)."""
+    from mbcore import _messages, cli
+    with _messages.command_line():
+        status = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_the_no_margin_footnotes_name_the_option(capsys):
+    """C11: 'give u (checked) or gamma (trusted)' and the Gram matrix's 'give gamma' name the
+    command line's --margin."""
+    status, out, _ = _in_process(capsys, "run", "--dataset", "breast-cancer", "--learner",
+                                 "passiveaggressive", "--no-twin")
+    assert status == 0
+    assert "no margin established: give --margin GAMMA (trusted)" in " ".join(out.split())
+    assert "give u" not in out
+    status, out, _ = _in_process(capsys, "certify", "--learner", "kernelperceptron")
+    assert status == 0                                  # mushrooms: 8124 rows
+    text = " ".join(out.split())
+    assert "too many for the Gram matrix (at most 4096): give --margin GAMMA" in text
+
+
+def test_winnow_on_real_values_names_the_option(capsys, tmp_path):
+    pytest.importorskip("sklearn")
+    path = _svm(tmp_path / "r.svm", np.array([[0.5, 1.0], [1.0, 0.0]]), np.array([0, 1]))
+    status, _, err = _in_process(capsys, "train", "--learner", "winnow", "--data", path,
+                                 "--n-features", "2", "--model", str(tmp_path / "w.npz"))
+    assert status == 1
+    assert "--param features=real" in err and "features='boolean'" not in err
+
+
+def test_typos_get_did_you_mean(capsys):
+    r = run_cli("run", "--learner", "percepton")
+    assert r.returncode == 2 and "did you mean Perceptron" in r.stderr
+    r = run_cli("run", "--learner", "perceptron", "--param", "etaa=0.5")
+    (line,) = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and "did you mean eta?" in line
+    assert "their parameters: " in line and "fit_intercept" in line      # the valid names
+    r = run_cli("run", "--dataset", "mushroom")
+    assert r.returncode == 1 and "did you mean mushrooms?" in r.stderr
+    r = run_cli("datasets", "spectt")
+    assert r.returncode == 2 and "did you mean spect?" in r.stderr
+    # argparse's invalid choice (a sub-command): for the parser's error handler
+    from mbcore import cli
+    with pytest.raises(cli.UsageError) as exc:
+        cli._build_parser().parse_args(["rnu"])
+    assert cli._with_suggestion(str(exc.value)).endswith("(did you mean run?)")
+    assert cli._with_suggestion("argument --x: expected one argument") == \
+        "argument --x: expected one argument"
+
+
+def test_dataset_names_are_case_insensitive():
+    a, b = run_cli("datasets", "MUSHROOMS"), run_cli("datasets", "mushrooms")
+    assert a.returncode == 0 and a.stdout == b.stdout and "Schlimmer" in a.stdout
+    assert "Encodings (--encoding): real (the default), boolean" in a.stdout
+    r = run_cli("run", "--dataset", "Breast-Cancer", "--learner", "perceptron", "--no-twin",
+                "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)[0]["dataset"] == "breast-cancer"
+
+
+def test_datasets_listing_is_aligned():
+    r = run_cli("datasets")
+    starts = {line.index(mbcore.datasets.DATASETS[line.split()[0]]["summary"])
+              for line in r.stdout.splitlines()}
+    assert len(starts) == 1
+
+
+@pytest.mark.parametrize("suffix, magic", [(".svg", b"<?xml"), (".pdf", b"%PDF"),
+                                           (".png", b"\x89PNG")])
+def test_plot_writes_the_format_of_its_suffix(tmp_path, suffix, magic):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / f"m{suffix.upper()}"
+    r = run_cli("plot", "--dataset", "spect", "--learner", "perceptron", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:len(magic)] == magic
+
+
+@pytest.mark.parametrize("name", ["m.foo", "m"])
+def test_plot_refuses_an_unknown_suffix_before_any_work(tmp_path, name):
+    out = tmp_path / name
+    r = run_cli("plot", "--dataset", "no-such-file.svm", "--out", str(out))
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert ".png, .svg, .pdf" in line and "no-such-file" not in line
+    assert not out.exists()
+
+
+def test_zero_based_flag_of_the_data_commands(tmp_path):
+    """--zero-based: index 0 is the first column, also in a file where column 0 is never
+    written (here the file's width is only right with the flag)."""
+    pytest.importorskip("sklearn")
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 2, size=(60, 5)).astype(float)
+    X[:, 0] = 0.0                              # no "0:" anywhere in the file
+    y = np.where(X[:, 1] + X[:, 3] > 0, 1, -1)
+    path = _svm(tmp_path / "z.svm", X, y, zero_based=True)
+    r = run_cli("run", "--dataset", path, "--zero-based", "--learner", "perceptron",
+                "--no-twin", "--json")
+    assert r.returncode == 0, r.stderr
+    (rec,) = json.loads(r.stdout)
+    assert rec["n_features"] == 5
+    assert rec["mistakes"] == mbcore.run_online(mbcore.Perceptron(), X, y).mistakes
+    r = run_cli("certify", "--dataset", path, "--zero-based", "--learner", "winnow", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)[0]["observed"] == mbcore.certify(mbcore.Winnow(), X, y).observed
+    # a file that holds index 0
+    X[:, 0] = 1.0
+    path = _svm(tmp_path / "z0.svm", X, y, zero_based=True)
+    r = run_cli("run", "--dataset", path, "--zero-based", "--chunk-size", "16", "--learner",
+                "perceptron", "--no-twin", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)[0]["mistakes"] == \
+        mbcore.run_online(mbcore.Perceptron(), X, y).mistakes
+    out = tmp_path / "z.png"
+    r = run_cli("plot", "--dataset", path, "--zero-based", "--learner", "perceptron", "--out",
+                str(out))
+    assert r.returncode == 0, r.stderr
+    for args in (("--dataset", "spect"), ("--dataset", str(tmp_path / "z.csv"))):
+        np.savetxt(tmp_path / "z.csv", np.column_stack([X, y]), delimiter=",")
+        r = run_cli("run", *args, "--zero-based")
+        assert r.returncode == 2 and "--zero-based appl" in r.stderr
+
+
+def test_big_bounds_print_as_certify_prints_them(tmp_path):
+    pytest.importorskip("sklearn")
+    from sklearn.datasets import load_breast_cancer
+    X, y = load_breast_cancer(return_X_y=True)
+    path = _svm(tmp_path / "bc.svm", X, y)
+    run = run_cli("run", "--dataset", path, "--learner", "kernelperceptron", "perceptron",
+                  "--no-twin", "--margin", "1e-7")
+    cert = run_cli("certify", "--dataset", path, "--learner", "kernelperceptron", "perceptron",
+                   "--margin", "1e-7")
+    assert run.returncode == 0 and cert.returncode == 0, run.stderr + cert.stderr
+    bounds = [line.split()[1] for line in cert.stdout.splitlines()
+              if line.startswith("  bound ")]
+    assert len(bounds) == 2 and all("e+" in b for b in bounds)
+    for b in bounds:
+        assert f" {b} [" in run.stdout, (b, run.stdout)
+
+
+@pytest.mark.filterwarnings("default::mbcore.exceptions.LearnerWarning")
+def test_learner_hints_name_the_options(capsys, tmp_path):
+    """C11: the hints the learners give name --param when the command line is the caller."""
+    status, _, err = _in_process(capsys, "run", "--learner", "conjunction")
+    assert status == 0
+    (line,) = err.strip().splitlines()           # once, though the run is timed repeatedly
+    assert line.startswith("mbcore: warning: Conjunction:")
+    assert "use --param on_inconsistent=raise to stop" in line
+    pytest.importorskip("sklearn")
+    path = _svm(tmp_path / "b.svm", np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([0, 1]))
+    status, _, err = _in_process(capsys, "train", "--learner", "perceptron", "--param",
+                                 "class_weight=balanced", "--data", path, "--model",
+                                 str(tmp_path / "p.npz"))
+    assert status == 1
+    assert "--param class_weight=LABEL:WEIGHT,LABEL:WEIGHT" in err and "np.bincount" not in err

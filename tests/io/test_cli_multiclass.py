@@ -104,11 +104,16 @@ def test_run_mnist_default_runs_the_k_class_learners_and_names_the_others():
     for name, cells in rows.items():
         ref = mbcore.run_online(getattr(mbcore, name)(), X, y)
         assert (int(cells[1]), int(cells[2])) == (ref.mistakes, ref.updates)
-    note = next(line for line in out.splitlines() if line.startswith("Not run on the 10 "))
+    note = next(line for line in out.splitlines() if line.startswith("Not run on mnist (10 "
+                                                                     "classes): "))
     assert "Conjunction, Disjunction, DecisionList take two classes only" in note
     assert "--digit D" in note
-    # the Winnow family takes the ten classes, but 0/1 features only
-    assert "Winnow, EliminationWinnow, WinnowStar, BalancedWinnow take 0/1 features" in note
+    # the Winnow family takes the ten classes, but 0/1 features only: each with the options
+    # that would include it (Winnow and BalancedWinnow also take real values)
+    assert ("Winnow, BalancedWinnow take 0/1 features and the data is real-valued "
+            "(--encoding boolean or --param features=real)") in note
+    assert ("EliminationWinnow, WinnowStar take 0/1 features and the data is real-valued "
+            "(--encoding boolean)") in note
 
 
 def test_run_mnist_boolean_runs_the_winnow_family_on_ten_classes():
