@@ -348,15 +348,21 @@ def _check_warm_width(learner, args, source, name, fmt, options):
 def _plain_failure(exc, written):
     """An error of the learner, said for the command line: 'the learner was left as before
     the call' means nothing to a user of the command; what matters is the file."""
+    if not isinstance(exc, ValueError):
+        return exc
     text = str(exc)
-    after = "; no model was written" if written else ""
     for phrase in ("; the learner was left as before the call",
                    ", and the learner was left as before the call",
                    "the learner was left as before the call"):
-        if phrase in text:
-            return type(exc)(text.replace(phrase, after)) if isinstance(exc, ValueError) \
-                else exc
-    return exc
+        text = text.replace(phrase, "")
+    if written:
+        text += "; no model was written"
+    if text == str(exc):
+        return exc
+    try:
+        return type(exc)(text)
+    except Exception:               # noqa: BLE001 - an exception class with other arguments
+        return ValueError(text)
 
 
 def _label_hint(exc, fmt, options):
@@ -443,8 +449,12 @@ def _cmd_predict(args):
         line = args.data == "-" and sys.stdin.isatty()
     out = None if args.out == "-" else args.out
     start = time.perf_counter()
-    n = predict_file(model, source, out, format=fmt, raw=args.raw, chunk_size=args.chunk_size,
-                     line_buffered=line, override_reading=args.override_reading, **options)
+    try:
+        n = predict_file(model, source, out, format=fmt, raw=args.raw,
+                         chunk_size=args.chunk_size, line_buffered=line,
+                         override_reading=args.override_reading, **options)
+    except ValueError as exc:
+        raise _plain_failure(exc, False) from exc
     seconds = time.perf_counter() - start
     if args.json:
         print(json.dumps({"data": name, "model": args.model, "n_samples": n,

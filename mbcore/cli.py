@@ -68,7 +68,7 @@ class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors become one line instead of usage text and an exit."""
 
     def error(self, message):
-        raise UsageError(message)
+        raise UsageError(_with_suggestion(message))
 
 
 # -- entry point ----------------------------------------------------------------------------------

@@ -721,8 +721,9 @@ def _learn_chunk(owner, learner, X, y, classes, i, first, fresh, fit_params, gro
                                     "pass --classes A,B,... (every label)")
             if classes is None and first and "classes" in str(e) and \
                     np.unique(np.asarray(y)).shape[0] == 1:
-                raise ValueError(f"{owner}: the first chunk holds a single label; {every} "
-                                 f"({e})") from e
+                detail = _messages.spell(f" ({e})", "")     # (its hint is partial_fit's)
+                raise ValueError(f"{owner}: the first chunk holds a single label; {every}"
+                                 f"{detail}") from e
             fitted = getattr(learner, "classes_", None)
             if classes is None and fresh and not first and fitted is not None:
                 try:
@@ -1473,7 +1474,7 @@ def train_file(learner, source, *, format=None, passes=1, chunk_size=CHUNK,
                                     chunk_size=chunk_size)
         if labels_seen is not None and k == 0:
             chunks = _seen(chunks, labels_seen)
-        with sharing_cores(_background(format, ahead, options)):
+        with _closing(chunks), sharing_cores(_background(format, ahead, options)):
             stats = run_stream(learner, chunks,
                                classes=classes, callback=callback,
                                grow=options.get("grow", False), source_name=name)
@@ -1487,6 +1488,26 @@ def train_file(learner, source, *, format=None, passes=1, chunk_size=CHUNK,
     if total.n:
         _record_reading(learner, reading)
     return total
+
+
+def _close(chunks):
+    """Close a chunk iterator the workflow made (its reading threads stop and are joined now,
+    in this thread, not whenever the collector finds it, possibly inside the reader itself)."""
+    close = getattr(chunks, "close", None)
+    if close is not None:
+        close()
+
+
+class _closing:
+    def __init__(self, chunks):
+        self.chunks = chunks
+
+    def __enter__(self):
+        return self.chunks
+
+    def __exit__(self, *exc):
+        _close(self.chunks)
+        return False
 
 
 def _seen(chunks, labels_seen):
@@ -1609,6 +1630,7 @@ def predict_file(learner, source, out=None, *, format=None, raw=False,
     else:
         sink, close = open(os.fspath(out), "wb"), True
     n = 0
+    chunks = None
     try:
         options = _with_lines(options)
         if line_buffered:                   # one arrival at a time: no parsing threads
@@ -1631,6 +1653,7 @@ def predict_file(learner, source, out=None, *, format=None, raw=False,
             n += X.shape[0]
         sink.flush()
     finally:
+        _close(chunks)
         if close:
             sink.close()
     return n
@@ -1709,30 +1732,33 @@ def evaluate_file(learner, source, *, format=None, chunk_size=CHUNK, classes=Non
         seed, buffer_size = shuffle
         chunks = shuffle_chunks(chunks, seed=seed, buffer_size=buffer_size,
                                 chunk_size=chunk_size)
-    for i, item in enumerate(chunks):
-        X, y, lines = item if len(item) == 3 else (item[0], item[1], None)
-        if X.shape[0] == 0:
-            continue
-        if labels_seen is not None:
-            labels_seen(y)
-        if stats.n == 0:
-            classes = _classes_like("evaluate_file", classes, y)
-        t = time.perf_counter()
-        with sharing_cores(busy):
-            rec = _learn_chunk("evaluate_file", learner, X, y, classes, i, stats.n == 0, fresh,
-                               {}, grow, lines, name)
-        stats.learn_seconds += time.perf_counter() - t
-        base_n, base_m = stats.n, stats.mistakes
-        stats._add(rec.n, rec.mistakes, rec.updates)
-        curve = rec.mistake_curve
-        while next_at <= stats.n:
-            m = base_m + int(curve[next_at - base_n - 1])
-            line = (next_at, m, next_at - last_n, m - last_m)
-            report.lines.append(line)
-            if on_line is not None:
-                on_line(line)
-            last_n, last_m = next_at, m
-            next_at *= 2
+    try:
+        for i, item in enumerate(chunks):
+            X, y, lines = item if len(item) == 3 else (item[0], item[1], None)
+            if X.shape[0] == 0:
+                continue
+            if labels_seen is not None:
+                labels_seen(y)
+            if stats.n == 0:
+                classes = _classes_like("evaluate_file", classes, y)
+            t = time.perf_counter()
+            with sharing_cores(busy):
+                rec = _learn_chunk("evaluate_file", learner, X, y, classes, i, stats.n == 0, fresh,
+                                   {}, grow, lines, name)
+            stats.learn_seconds += time.perf_counter() - t
+            base_n, base_m = stats.n, stats.mistakes
+            stats._add(rec.n, rec.mistakes, rec.updates)
+            curve = rec.mistake_curve
+            while next_at <= stats.n:
+                m = base_m + int(curve[next_at - base_n - 1])
+                line = (next_at, m, next_at - last_n, m - last_m)
+                report.lines.append(line)
+                if on_line is not None:
+                    on_line(line)
+                last_n, last_m = next_at, m
+                next_at *= 2
+    finally:
+        _close(chunks)
     if stats.n and last_n != stats.n:
         line = (stats.n, stats.mistakes, stats.n - last_n, stats.mistakes - last_m)
         report.lines.append(line)
