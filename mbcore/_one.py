@@ -31,7 +31,7 @@ import numpy as np
 
 from ._kernels.names import NameIndex
 from ._locking import get_ident
-from ._validation import Batch, row_error
+from ._validation import Batch, row_error, same_classes
 
 __all__ = ["OneExample", "widen", "MISS"]
 
@@ -209,6 +209,19 @@ class OneExample:
         >>> clf.mistakes_, clf.n_features_in_, clf.predict_one({"x5": 1.0, "x14": 1.0})
         (54, 112, 1)
         """
+        if classes is not None:
+            # the classes accepted before (mbcore._validation.same_classes) need no check
+            # again: a list of two labels inline, anything else in the function
+            g = self._classes_given
+            try:
+                if classes == g[0] and type(classes) is list:
+                    a, b = classes
+                    if type(a) is g[1] and type(b) is g[2]:
+                        classes = None
+            except Exception:
+                pass
+            if classes is not None and same_classes(self.__dict__, classes):
+                classes = None
         if classes is None and features is None:
             # the family's compiled path: the lock (taken only where nothing holds it), the
             # row, the label and the kernel in one call

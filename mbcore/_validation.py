@@ -605,6 +605,48 @@ def infer_classes(owner, y, classes=None, *, max_classes=2, real_labels=False):
                      "first partial_fit")
 
 
+NO_CLASSES_GIVEN = (None, None, None, None, None, None)
+
+
+def classes_given(classes):
+    """What a learner keeps of a ``classes=`` it has accepted, so that the same classes given
+    again are recognised without the full check (``same_classes``): a list or a tuple is kept
+    as a copy with the type of each item, ``(pair, t0, t1, copy, container type, item types)``
+    where ``pair`` is the copy when it is a list of two labels (the inline test of the
+    one-row paths: ``learn_one``, ``partial_fit``), else None.  Other containers are not kept
+    (``NO_CLASSES_GIVEN``).  The learner drops it when its ``classes_`` is assigned."""
+    t = type(classes)
+    if t is not list and t is not tuple:
+        return NO_CLASSES_GIVEN
+    copy = t(classes)
+    types = list(map(type, copy))
+    if t is list and len(copy) == 2:
+        return (copy, types[0], types[1], copy, t, types)
+    return (None, None, None, copy, t, types)
+
+
+def same_classes(d, classes):
+    """Whether ``classes=`` (not None), given to a fitted learner whose instance dict is ``d``,
+    is one the full check (``infer_classes``, then the comparison with ``classes_``) would
+    accept, known without it: the list or tuple accepted last (``classes_given``: the same
+    container type, equal items of the same types, so NumPy converts them alike), or a 1-D
+    array of ``classes_``'s dtype (not object) equal to ``classes_`` item by item (so sorted
+    and distinct as it is).  Anything else (a changed list, another container, new labels)
+    returns False, and the caller runs the full check and its errors."""
+    g = d.get("_classes_given")
+    if g is not None and type(classes) is g[4]:
+        try:
+            return classes == g[3] and list(map(type, classes)) == g[5]
+        except Exception:       # (items whose == is not a bool, e.g. arrays: the full check)
+            return False
+    if type(classes) is np.ndarray:
+        fitted = d.get("classes_")
+        return fitted is not None and classes.ndim == 1 and classes.dtype.kind != "O" and \
+            classes.dtype == fitted.dtype and classes.shape == fitted.shape and \
+            bool((classes == fitted).all())
+    return False
+
+
 def _checked_labels(owner, y):
     """y as an array, refused when it holds NaN or complex values (the two families' common
     checks before the classes are counted)."""
