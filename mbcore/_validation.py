@@ -605,24 +605,37 @@ def infer_classes(owner, y, classes=None, *, max_classes=2, real_labels=False):
                      "first partial_fit")
 
 
-NO_CLASSES_GIVEN = (None, None, None, None, None, None)
+class _Nothing:
+    """No label is this object (the items of ``NO_CLASSES_GIVEN``)."""
+
+    __slots__ = ()
+
+
+_NOTHING = _Nothing()
+_IMMUTABLE = frozenset((int, float, str, bool, bytes))
+NO_CLASSES_GIVEN = (_NOTHING, _NOTHING, None, None, None)
 
 
 def classes_given(classes):
     """What a learner keeps of a ``classes=`` it has accepted, so that the same classes given
-    again are recognised without the full check (``same_classes``): a list or a tuple is kept
-    as a copy with the type of each item, ``(pair, t0, t1, copy, container type, item types)``
-    where ``pair`` is the copy when it is a list of two labels (the inline test of the
-    one-row paths: ``learn_one``, ``partial_fit``), else None.  Other containers are not kept
-    (``NO_CLASSES_GIVEN``).  The learner drops it when its ``classes_`` is assigned."""
+    again are recognised without the full check: ``(a, b, copy, container type, item types)``.
+    ``a`` and ``b`` are the two items when ``classes`` is a list of two labels (the inline test
+    of the one-row paths, ``learn_one`` and ``partial_fit``: a list of two items that *are*
+    these objects, as a list written in the loop, ``classes=[-1, 1]``, has); ``copy`` and the
+    types of its items, for any list or tuple, serve ``same_classes``.  Other containers are not
+    kept, nor lists of items that may change in place (only numbers, strings, bytes and NumPy
+    scalars are): ``NO_CLASSES_GIVEN``.  The learner drops it when its ``classes_`` is
+    assigned."""
     t = type(classes)
     if t is not list and t is not tuple:
         return NO_CLASSES_GIVEN
     copy = t(classes)
     types = list(map(type, copy))
+    if not all(k in _IMMUTABLE or issubclass(k, np.generic) for k in types):
+        return NO_CLASSES_GIVEN         # (items that may change in place: checked each time)
     if t is list and len(copy) == 2:
-        return (copy, types[0], types[1], copy, t, types)
-    return (None, None, None, copy, t, types)
+        return (copy[0], copy[1], copy, t, types)
+    return (_NOTHING, _NOTHING, copy, t, types)
 
 
 def same_classes(d, classes):
@@ -634,9 +647,9 @@ def same_classes(d, classes):
     and distinct as it is).  Anything else (a changed list, another container, new labels)
     returns False, and the caller runs the full check and its errors."""
     g = d.get("_classes_given")
-    if g is not None and type(classes) is g[4]:
+    if g is not None and type(classes) is g[3]:
         try:
-            return classes == g[3] and list(map(type, classes)) == g[5]
+            return classes == g[2] and list(map(type, classes)) == g[4]
         except Exception:       # (items whose == is not a bool, e.g. arrays: the full check)
             return False
     if type(classes) is np.ndarray:

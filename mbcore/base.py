@@ -571,15 +571,15 @@ class OnlineLearner(OneExample, OnlineCounts):
                 rw.trace.append(("w", 1, me))
             if classes is not None:
                 # the classes accepted before (mbcore._validation.same_classes) need no
-                # check again: a list of two labels inline, anything else in the function
-                g = self._classes_given
-                try:
-                    if classes == g[0] and type(classes) is list:
+                # check again: a list of the same two label objects inline, anything else in the function
+                if type(classes) is list:
+                    g = self._classes_given
+                    try:
                         a, b = classes
-                        if type(a) is g[1] and type(b) is g[2]:
+                        if a is g[0] and b is g[1]:
                             classes = None
-                except Exception:
-                    pass
+                    except ValueError:      # (not two items)
+                        pass
                 if classes is not None and same_classes(self.__dict__, classes):
                     classes = None
             if classes is None and sample_weight is None and type(X) is np.ndarray and \
