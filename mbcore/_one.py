@@ -33,7 +33,8 @@ from ._kernels.names import NameIndex
 from ._locking import get_ident
 from ._validation import Batch, row_error, same_classes
 
-__all__ = ["OneExample", "widen", "MISS"]
+__all__ = ["OneExample", "widen", "MISS", "learn_one_error", "no_proba_message",
+           "NoProbabilities"]
 
 # what a family's fused path returns when the general path must take the example
 MISS = object()
@@ -86,6 +87,64 @@ def _fill_error(owner, idx, status, x):
     return ValueError(f"{owner}: feature {k!r} is not one of the {idx.n} names the learner "
                       "was given (features=); its rule depends on the number of features, so "
                       "they are fixed at the first call")
+
+
+# learn_one's words for the errors about its label that the one-row path shares with
+# partial_fit (mbcore._validation words them for partial_fit): (what partial_fit says, what
+# learn_one says instead, or None to add LEARN_ONE_NEW_LABEL)
+_FIRST_CALL = ("the first partial_fit", "the first learn_one")
+_BALANCED = ("is not supported for partial_fit", "is not supported for learn_one")
+_NEW_LABEL = "outside the fitted classes"
+LEARN_ONE_NEW_LABEL = ("; a learner's classes are fixed when it starts (one that took a class "
+                       "later would not be the learner that knew it from the start): give every "
+                       "label up front, as classes=")
+
+
+def learn_one_error(exc):
+    """The error ``exc`` raised under ``learn_one`` (a ValueError), in ``learn_one``'s words:
+    the first call it names is learn_one, not partial_fit, and a label outside the fitted
+    classes says how to give every label up front (``classes=``).  Others: ``exc`` itself.
+    Shared with the twin (mbref._one), so that both say the same."""
+    msg = str(exc)
+    for was, now in (_FIRST_CALL, _BALANCED):
+        if was in msg:
+            return ValueError(msg.replace(was, now))
+    if _NEW_LABEL in msg and not msg.endswith(LEARN_ONE_NEW_LABEL):
+        return ValueError(msg + LEARN_ONE_NEW_LABEL)
+    return exc
+
+
+class NoProbabilities(AttributeError, NotImplementedError):
+    """What asking a learner without probabilities for ``predict_proba_one`` raises: an
+    AttributeError (so ``hasattr`` is False, as for any method a class cannot compute) that is
+    also river's NotImplementedError (its checks allow a classifier without probabilities)."""
+
+
+class _ProbaOne:
+    """``predict_proba_one``: the method where the class defines probabilities of its classes
+    (``_proba_one_row``: the randomized Weighted Majority), absent elsewhere (an
+    AttributeError that says why, so ``hasattr`` is False and a caller that needs
+    probabilities, e.g. river's ROCAUC, is told)."""
+
+    def __init__(self, method):
+        self.method = method
+        self.__doc__ = method.__doc__
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        cls = type(obj) if cls is None else cls
+        if cls._proba_one_row is OneExample._proba_one_row:
+            raise NoProbabilities(no_proba_message(cls.__name__))
+        return self.method if obj is None else self.method.__get__(obj, cls)
+
+
+def no_proba_message(name):
+    """Why ``name`` has no ``predict_proba_one`` (mbcore.river says the same)."""
+    return (f"{name} predicts labels, not probabilities: it has no predict_proba_one, so a "
+            "metric that needs probabilities (river's ROCAUC, LogLoss) cannot score it; score "
+            "its labels (Accuracy, F1)")
 
 
 class OneExample:
@@ -240,31 +299,40 @@ class OneExample:
         if not nested:
             rw.acquire_write(me)
         try:
-            d = self.__dict__
-            one = d.get("_one")
-            if one is None or classes is not None or features is not None:
-                self._learn_one_slow(x, y, classes, features)
-            else:
-                idx, mode, _ = one
-                n0 = self.n_features_in_
-                n = idx.fill(x, mode)
-                if n < 0:
-                    raise _fill_error(self._owner, idx, n, x)
-                if n != n0:
-                    self._learn_one_grow(idx, n0, n, y)
-                else:
-                    fast = d.get("_fast")
-                    view = idx.view
-                    if fast is None or not self._one_step(fast, view, y):
-                        self._learn(view, [y], None, False)
-                        self._fast = self._fast_path()
-            self._bind_one()
+            self._learn_one_general(x, y, classes, features)
             return self
+        except ValueError as exc:
+            worded = learn_one_error(exc)
+            if worded is exc:
+                raise
+            raise worded from None
         finally:
             if not nested:
                 rw.release_write()
 
     setattr(learn_one, "_mbcore_lock", "write")     # (taken above: not wrapped)
+
+    def _learn_one_general(self, x, y, classes, features):
+        """learn_one's general path, under the write lock."""
+        d = self.__dict__
+        one = d.get("_one")
+        if one is None or classes is not None or features is not None:
+            self._learn_one_slow(x, y, classes, features)
+        else:
+            idx, mode, _ = one
+            n0 = self.n_features_in_
+            n = idx.fill(x, mode)
+            if n < 0:
+                raise _fill_error(self._owner, idx, n, x)
+            if n != n0:
+                self._learn_one_grow(idx, n0, n, y)
+            else:
+                fast = d.get("_fast")
+                view = idx.view
+                if fast is None or not self._one_step(fast, view, y):
+                    self._learn(view, [y], None, False)
+                    self._fast = self._fast_path()
+        self._bind_one()
 
     def _learn_one_grow(self, idx, n0, n, y):
         """A step that brought new names: widen the state, then step; undo both on failure."""
@@ -402,10 +470,9 @@ class OneExample:
 
     def predict_proba_one(self, x):
         """``{class: probability}`` of one example, for the learners whose prediction is drawn
-        at random (the randomized Weighted Majority); others raise NotImplementedError (river's
-        convention for classifiers without probabilities).  Before any example: ``{}``."""
-        if type(self)._proba_one_row is OneExample._proba_one_row:
-            raise NotImplementedError(f"{self._owner} predicts labels, not probabilities")
+        at random (the randomized Weighted Majority).  The others have no
+        ``predict_proba_one`` (``hasattr`` is False; the AttributeError says why).  Before any
+        example: ``{}``."""
         with self.writing():
             view = self._one_row(x)
             if view is None:
@@ -413,6 +480,8 @@ class OneExample:
             p = self._proba_one_row(view)
             cl = [c.item() if isinstance(c, np.generic) else c for c in self.classes_]
             return dict(zip(cl, (float(q) for q in p)))
+
+    predict_proba_one = _ProbaOne(predict_proba_one)
 
     def _proba_one_row(self, view):
         """The probability of each class (in ``classes_`` order) for the row.  Only the learners
