@@ -11,6 +11,7 @@ change is copied.
 import functools
 import math
 import numbers
+import os
 import sys
 
 import numpy as np
@@ -437,6 +438,21 @@ def _listed(names):
     return shown + ("- ...\n" if len(names) > 5 else "")
 
 
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_user(message, category=UserWarning):
+    """``warnings.warn`` attributed to the first caller outside mbcore (the user's line, as
+    ``mbcore.exceptions.warn_failure`` does for LearnerWarning): the depth of mbcore's own
+    frames (the lock's wrappers, the learner's methods) varies with the path a call takes."""
+    import warnings
+    level, frame = 1, sys._getframe(0)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 def check_feature_names(owner, fitted, X):
     """A later call's X against the fitted names (a list; None: fitted without names).  Different or
     reordered names: ValueError naming them; names on one side only: a UserWarning (the
@@ -445,14 +461,12 @@ def check_feature_names(owner, fitted, X):
     if names is None and fitted is None:
         return
     if fitted is None:
-        import warnings
-        warnings.warn(f"{owner}: X has feature names, but {owner} was fitted without feature "
-                      "names", UserWarning, stacklevel=4)
+        warn_user(f"{owner}: X has feature names, but {owner} was fitted without feature "
+                  "names")
         return
     if names is None:
-        import warnings
-        warnings.warn(f"{owner}: X does not have valid feature names, but {owner} was fitted "
-                      "with feature names", UserWarning, stacklevel=4)
+        warn_user(f"{owner}: X does not have valid feature names, but {owner} was fitted "
+                  "with feature names")
         return
     if len(names) == len(fitted) and all(a == b for a, b in zip(names, fitted)):
         return
