@@ -121,6 +121,28 @@ def test_a_multi_class_stream_with_its_labels_given():
                                        metrics.Accuracy())
 
 
+@pytest.mark.parametrize("name", GROW)
+def test_a_class_taken_on_the_way_would_not_be_the_same_learner(name):
+    """Why a label that arrives after the start is refused rather than added: the learner that
+    knew every label from the start has already changed a class's weights before the class's
+    first example (the class took part in the predictions: at the start every score is zero
+    and the tie goes to the first class), so no learner that added the class at its first
+    example, with its weights at their initial value, would be that learner."""
+    stream = list(datasets.ImageSegments().take(400))
+    labels = sorted({y for _, y in stream})
+    changed = []
+    for c in labels:
+        t = next(i for i, (_, y) in enumerate(stream) if y == c)
+        if t == 0:
+            continue
+        model = getattr(mriver, name)(classes=labels)
+        for x, y in stream[:t]:
+            model.learn_one(x, y)
+        if np.any(model.learner.coef_[labels.index(c)] != 0):
+            changed.append(c)
+    assert changed, "no class changed before its first example"
+
+
 @pytest.mark.parametrize("ours, theirs, param", [
     ("Perceptron", "Perceptron", None), ("PassiveAggressive", "PAClassifier", "learn_intercept")])
 def test_defaults_are_river_linear_models(ours, theirs, param):
