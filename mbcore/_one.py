@@ -269,10 +269,11 @@ class OneExample:
         (54, 112, 1)
         """
         if classes is not None:
-            # the classes accepted before (mbcore._validation.same_classes) need no check
-            # again: a list of the same two label objects inline, anything else in the function
-            if type(classes) is list:
-                g = self._classes_given
+            # the classes accepted before (mbcore._validation.classes_given) need no check
+            # again: a list of the same two label objects inline (the very list accepted, or
+            # a list), anything else in the function
+            g = self._classes_given
+            if classes is g[5] or type(classes) is list:
                 try:
                     a, b = classes
                     if a is g[0] and b is g[1]:
