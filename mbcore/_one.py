@@ -268,30 +268,32 @@ class OneExample:
         >>> clf.mistakes_, clf.n_features_in_, clf.predict_one({"x5": 1.0, "x14": 1.0})
         (54, 112, 1)
         """
-        if classes is not None:
-            # the classes accepted before (mbcore._validation.classes_given) need no check
-            # again: a list of the same two label objects inline (the very list accepted, or
-            # a list), anything else in the function
-            g = self._classes_given
-            if classes is g[5] or type(classes) is list:
-                try:
-                    a, b = classes
-                    if a is g[0] and b is g[1]:
-                        classes = None
-                except ValueError:      # (not two items)
-                    pass
-            if classes is not None and same_classes(self.__dict__, classes):
-                classes = None
-        if classes is None and features is None:
-            # the family's compiled path: the lock (taken only where nothing holds it), the
-            # row, the label and the kernel in one call
-            b = self.__dict__.get("_one_fast")
-            if b is not None:
-                status = b.learn(x, y)
-                if status == 0:
-                    return self
-                if status > 0:
-                    raise row_error(self._owner, Batch(X=b.one[0].view, n=1, d=b.one[0].n), 0)
+        if features is None:
+            if classes is not None:
+                # the classes accepted before (mbcore._validation.classes_given) need no
+                # check again: a list of the same two label objects inline (the very list
+                # accepted, or a list), anything else in the function
+                g = self._classes_given
+                if classes is g[5] or type(classes) is list:
+                    try:
+                        a, b = classes
+                        if a is g[0] and b is g[1]:
+                            classes = None
+                    except ValueError:      # (not two items)
+                        pass
+                if classes is not None and same_classes(self.__dict__, classes):
+                    classes = None
+            if classes is None:
+                # the family's compiled path: the lock (taken only where nothing holds it),
+                # the row, the label and the kernel in one call
+                b = self.__dict__.get("_one_fast")
+                if b is not None:
+                    status = b.learn(x, y)
+                    if status == 0:
+                        return self
+                    if status > 0:
+                        raise row_error(self._owner, Batch(X=b.one[0].view, n=1,
+                                                           d=b.one[0].n), 0)
         # the general path (the first call, new names, a held lock, other value types): the
         # write lock as every writing call takes it
         rw = self._rw
