@@ -269,31 +269,24 @@ class OneExample:
         (54, 112, 1)
         """
         if features is None:
-            if classes is not None:
-                # the classes accepted before (mbcore._validation.classes_given) need no
-                # check again: a list of the same two label objects inline (the very list
-                # accepted, or a list), anything else in the function
-                g = self._classes_given
-                if classes is g[5] or type(classes) is list:
-                    try:
-                        a, b = classes
-                        if a is g[0] and b is g[1]:
-                            classes = None
-                    except ValueError:      # (not two items)
-                        pass
-                if classes is not None and same_classes(self.__dict__, classes):
-                    classes = None
+            # the family's compiled path: the lock (taken only where nothing holds it), the
+            # row, the label and the kernel in one call
+            b = self.__dict__.get("_one_fast")
             if classes is None:
-                # the family's compiled path: the lock (taken only where nothing holds it),
-                # the row, the label and the kernel in one call
-                b = self.__dict__.get("_one_fast")
-                if b is not None:
-                    status = b.learn(x, y)
-                    if status == 0:
-                        return self
-                    if status > 0:
-                        raise row_error(self._owner, Batch(X=b.one[0].view, n=1,
-                                                           d=b.one[0].n), 0)
+                status = -8 if b is None else b.learn(x, y)
+            elif b is not None and (status := b.learn_given(x, y, classes)) != -7:
+                # (classes whose two labels are the objects accepted last, known in the same
+                # call: mbcore._validation.classes_given)
+                classes = None
+            elif self._known_classes(classes):
+                classes = None
+                status = -8 if b is None else b.learn(x, y)
+            else:
+                status = -8         # (the general path checks them)
+            if status == 0:
+                return self
+            if status > 0:
+                raise row_error(self._owner, Batch(X=b.one[0].view, n=1, d=b.one[0].n), 0)
         # the general path (the first call, new names, a held lock, other value types): the
         # write lock as every writing call takes it
         rw = self._rw
@@ -314,6 +307,17 @@ class OneExample:
                 rw.release_write()
 
     setattr(learn_one, "_mbcore_lock", "write")     # (taken above: not wrapped)
+
+    def _known_classes(self, classes):
+        """Whether ``classes`` (not None) given to ``learn_one`` are the classes the learner
+        accepted last, known without the full check (``mbcore._validation.classes_given``):
+        a list whose two items are the label objects accepted, or what ``same_classes``
+        recognises (equal items of the same types, an array equal to ``classes_``)."""
+        g = self._classes_given
+        if type(classes) is list and len(classes) == 2 and classes[0] is g[0] and \
+                classes[1] is g[1]:
+            return True
+        return same_classes(self.__dict__, classes)
 
     def _learn_one_general(self, x, y, classes, features):
         """learn_one's general path, under the write lock."""

@@ -359,6 +359,28 @@ cdef class OneFast:
         path takes it; -9: the lock is held, or the binding is stale)."""
         return self.learn_s(x, y)
 
+    def learn_given(self, x, y, classes):
+        """``learn(x, y)`` for a call that also gave ``classes``, when the learner knows them
+        without a check: a list of two items that are the very label objects of the list it
+        accepted last (item 0 and 1 of its ``_classes_given``, see
+        ``mbcore._validation.classes_given``; identity, so exact).  Otherwise -7, nothing
+        done: the caller checks ``classes`` itself."""
+        cdef PyObject* p
+        cdef list cl
+        cdef tuple g
+        if type(classes) is not list:
+            return -7
+        cl = <list>classes
+        if len(cl) != 2:
+            return -7
+        p = PyDict_GetItem(self.d, "_classes_given")
+        if p == NULL or type(<object>p) is not tuple:
+            return -7
+        g = <tuple>p
+        if len(g) < 2 or cl[0] is not g[0] or cl[1] is not g[1]:
+            return -7
+        return self.learn_s(x, y)
+
     def predict(self, x, miss):
         """The label predicted for the example, or ``miss`` for the general path."""
         return self.predict_s(x, miss)
