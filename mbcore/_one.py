@@ -127,6 +127,9 @@ class _ProbaOne:
     probabilities, e.g. river's ROCAUC, is told)."""
 
     def __init__(self, method):
+        method.__name__ = "predict_proba_one"
+        method.__qualname__ = method.__qualname__.replace("_predict_proba_one",
+                                                          "predict_proba_one")
         self.method = method
         self.__doc__ = method.__doc__
 
@@ -475,7 +478,7 @@ class OneExample:
         v = self.predict(view)[0]
         return v.item() if isinstance(v, np.generic) else v
 
-    def predict_proba_one(self, x):
+    def _predict_proba_one(self, x):
         """``{class: probability}`` of one example, for the learners whose prediction is drawn
         at random (the randomized Weighted Majority).  The others have no
         ``predict_proba_one`` (``hasattr`` is False; the AttributeError says why).  Before any
@@ -488,7 +491,7 @@ class OneExample:
             cl = [c.item() if isinstance(c, np.generic) else c for c in self.classes_]
             return dict(zip(cl, (float(q) for q in p)))
 
-    predict_proba_one = _ProbaOne(predict_proba_one)
+    predict_proba_one = _ProbaOne(_predict_proba_one)
 
     def _proba_one_row(self, view):
         """The probability of each class (in ``classes_`` order) for the row.  Only the learners

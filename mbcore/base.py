@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import numpy as np
 
 from . import _registry
+from ._kernels.names import known_classes
 from ._locking import Guarded, get_ident
 from ._one import OneExample
 from ._state import StateError
@@ -571,17 +572,10 @@ class OnlineLearner(OneExample, OnlineCounts):
                 rw.trace.append(("w", 1, me))
             if classes is not None:
                 # the classes accepted before (mbcore._validation.classes_given) need no check
-                # again: a list of the same two label objects inline (the very list accepted, or
-                # a list), anything else in the function
-                g = self._classes_given
-                if classes is g[5] or type(classes) is list:
-                    try:
-                        a, b = classes
-                        if a is g[0] and b is g[1]:
-                            classes = None
-                    except ValueError:      # (not two items)
-                        pass
-                if classes is not None and same_classes(self.__dict__, classes):
+                # again: a list of the same two label objects in one compiled call, anything
+                # else in the function
+                d = self.__dict__
+                if known_classes(d, classes) or same_classes(d, classes):
                     classes = None
             if classes is None and sample_weight is None and type(X) is np.ndarray and \
                     X.ndim == 2 and X.shape[0] == 1:

@@ -259,6 +259,30 @@ cdef class NameIndex:
 cdef object _BAIL = object()
 
 
+cdef inline bint _known(dict d, object classes):
+    cdef PyObject* p
+    cdef list cl
+    cdef tuple g
+    if type(classes) is not list:
+        return 0
+    cl = <list>classes
+    if len(cl) != 2:
+        return 0
+    p = PyDict_GetItem(d, "_classes_given")
+    if p == NULL or type(<object>p) is not tuple:
+        return 0
+    g = <tuple>p
+    return len(g) >= 2 and cl[0] is g[0] and cl[1] is g[1]
+
+
+def known_classes(dict d, classes):
+    """Whether ``classes`` (given to a learner whose instance dict is ``d``) is a list of two
+    items that are the very label objects of the list the learner accepted last (items 0 and 1
+    of its ``_classes_given``: ``mbcore._validation.classes_given``), so that the full check
+    would accept it (identity: exact).  False: the caller checks ``classes`` itself."""
+    return _known(d, classes)
+
+
 cdef class OneFast:
     """The base of a family's compiled one-example object (``learn_one`` / ``predict_one`` in
     one call: the row, the label, the kernel), bound to one state and one name index of a
@@ -365,19 +389,7 @@ cdef class OneFast:
         accepted last (item 0 and 1 of its ``_classes_given``, see
         ``mbcore._validation.classes_given``; identity, so exact).  Otherwise -7, nothing
         done: the caller checks ``classes`` itself."""
-        cdef PyObject* p
-        cdef list cl
-        cdef tuple g
-        if type(classes) is not list:
-            return -7
-        cl = <list>classes
-        if len(cl) != 2:
-            return -7
-        p = PyDict_GetItem(self.d, "_classes_given")
-        if p == NULL or type(<object>p) is not tuple:
-            return -7
-        g = <tuple>p
-        if len(g) < 2 or cl[0] is not g[0] or cl[1] is not g[1]:
+        if not _known(self.d, classes):
             return -7
         return self.learn_s(x, y)
 

@@ -76,6 +76,9 @@ class _ProbaOne:
     absent: an AttributeError that says why (``hasattr`` is False), as in mbcore."""
 
     def __init__(self, method):
+        method.__name__ = "predict_proba_one"
+        method.__qualname__ = method.__qualname__.replace("_predict_proba_one",
+                                                          "predict_proba_one")
         self.method = method
         self.__doc__ = method.__doc__
 
@@ -241,7 +244,7 @@ class OneExample:
             return None
         return self.predict(OwnRows([row]))[0]
 
-    def predict_proba_one(self, x):
+    def _predict_proba_one(self, x):
         """``{class: probability}`` (the randomized Weighted Majority); the others have no
         predict_proba_one (hasattr is False)."""
         row = self._one_row(x)
@@ -249,7 +252,7 @@ class OneExample:
             return {}
         return dict(zip(self.classes_, (float(q) for q in self._proba_one_row(row))))
 
-    predict_proba_one = _ProbaOne(predict_proba_one)
+    predict_proba_one = _ProbaOne(_predict_proba_one)
 
     def _proba_one_row(self, row):
         """The probability of each class for the row (the learners that predict them)."""
