@@ -627,17 +627,17 @@ class _Nothing:
 
 _NOTHING = _Nothing()
 _IMMUTABLE = frozenset((int, float, str, bool, bytes))
-NO_CLASSES_GIVEN = (_NOTHING, _NOTHING, None, None, None, _NOTHING)
+NO_CLASSES_GIVEN = (_NOTHING, _NOTHING, None, None, None)
 
 
 def classes_given(classes):
     """What a learner keeps of a ``classes=`` it has accepted, so that the same classes given
-    again are recognised without the full check:
-    ``(a, b, copy, container type, item types, the list itself)``.  ``a`` and ``b`` are the two
-    items when ``classes`` is a list of two labels (the inline test of the one-row paths,
-    ``learn_one`` and ``partial_fit``: that very list, or any list, whose two items *are* these
-    objects, as a list written in the loop, ``classes=[-1, 1]``, has); ``copy`` and the types
-    of its items, for any list or tuple, serve ``same_classes``.  Other containers are not
+    again are recognised without the full check: ``(a, b, copy, container type, item types)``.
+    ``a`` and ``b`` are the two items when ``classes`` is a list of two labels (the test of the
+    one-row paths, compiled: ``mbcore._kernels.names.known_classes`` and
+    ``OneFast.learn_given``: a list whose two items *are* these objects, as the same list or a
+    list written in the loop, ``classes=[-1, 1]``, has); ``copy`` and the types of its items,
+    for any list or tuple, serve ``same_classes``.  Other containers are not
     kept, nor lists of items that may change in place (only numbers, strings, bytes and NumPy
     scalars are): ``NO_CLASSES_GIVEN``.  The learner drops it when its ``classes_`` is
     assigned."""
@@ -649,8 +649,8 @@ def classes_given(classes):
     if not all(k in _IMMUTABLE or issubclass(k, np.generic) for k in types):
         return NO_CLASSES_GIVEN         # (items that may change in place: checked each time)
     if t is list and len(copy) == 2:
-        return (copy[0], copy[1], copy, t, types, classes)
-    return (_NOTHING, _NOTHING, copy, t, types, _NOTHING)
+        return (copy[0], copy[1], copy, t, types)
+    return (_NOTHING, _NOTHING, copy, t, types)
 
 
 def same_classes(d, classes):
