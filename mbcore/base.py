@@ -574,8 +574,8 @@ class OnlineLearner(OneExample, OnlineCounts):
                 # the classes accepted before (mbcore._validation.classes_given) need no check
                 # again: a list of the same two label objects in one compiled call, anything
                 # else in the function
-                d = self.__dict__
-                if known_classes(d, classes) or same_classes(d, classes):
+                if known_classes(self._classes_given, classes) or \
+                        same_classes(self.__dict__, classes):
                     classes = None
             if classes is None and sample_weight is None and type(X) is np.ndarray and \
                     X.ndim == 2 and X.shape[0] == 1:

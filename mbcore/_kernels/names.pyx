@@ -259,28 +259,27 @@ cdef class NameIndex:
 cdef object _BAIL = object()
 
 
-cdef inline bint _known(dict d, object classes):
-    cdef PyObject* p
+cdef inline bint _known_pair(object given, object classes):
     cdef list cl
     cdef tuple g
-    if type(classes) is not list:
+    if type(classes) is not list or type(given) is not tuple:
         return 0
     cl = <list>classes
-    if len(cl) != 2:
-        return 0
-    p = PyDict_GetItem(d, "_classes_given")
-    if p == NULL or type(<object>p) is not tuple:
-        return 0
-    g = <tuple>p
-    return len(g) >= 2 and cl[0] is g[0] and cl[1] is g[1]
+    g = <tuple>given
+    return len(cl) == 2 and len(g) >= 2 and cl[0] is g[0] and cl[1] is g[1]
 
 
-def known_classes(dict d, classes):
-    """Whether ``classes`` (given to a learner whose instance dict is ``d``) is a list of two
-    items that are the very label objects of the list the learner accepted last (items 0 and 1
-    of its ``_classes_given``: ``mbcore._validation.classes_given``), so that the full check
-    would accept it (identity: exact).  False: the caller checks ``classes`` itself."""
-    return _known(d, classes)
+cdef inline bint _known(dict d, object classes):
+    cdef PyObject* p = PyDict_GetItem(d, "_classes_given")
+    return p != NULL and _known_pair(<object>p, classes)
+
+
+def known_classes(given, classes):
+    """Whether ``classes`` is a list of two items that are the very label objects of the list
+    a learner accepted last (items 0 and 1 of ``given``, its ``_classes_given``:
+    ``mbcore._validation.classes_given``), so that the full check would accept it (identity:
+    exact).  False: the caller checks ``classes`` itself."""
+    return _known_pair(given, classes)
 
 
 cdef class OneFast:
