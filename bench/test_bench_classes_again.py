@@ -18,6 +18,10 @@ learner starts from the same state and sees the same rows, so the three do the s
 Not part of the default test run.  From the repository root (about 30 seconds):
 
     python -m pytest bench/test_bench_classes_again.py -p no:cacheprovider --benchmark-only
+
+On a loaded machine the benchmarks, timed one after the other, move by +-10% between runs;
+``python bench/test_bench_classes_again.py`` times the three ways interleaved in one loop
+(``interleaved``) and prints the ratios, which a change of load cannot make.
 """
 
 import numpy as np
@@ -114,3 +118,54 @@ def test_partial_fit_batch(benchmark, record, mushrooms, given):
                 fit(x, t, classes=[-1, 1])
     record(f"classes_again.partial_fit_batch.{given}", N)
     _run(benchmark, call)
+
+
+def interleaved(repeats=60):
+    """The same three ways timed in one loop, alternately (``none``, ``same``, ``literal``, then
+    again, ``repeats`` times; the min of each), so that a change of the machine's load between
+    two benchmarks cannot make a ratio: {call: {way: ns per call}}."""
+    import time
+    X, y = load_mushrooms()
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    dicts = [{f"x{j}": float(X[i, j]) for j in np.flatnonzero(X[i])} for i in range(N + 1)]
+    labels = [int(v) for v in y[:N + 1]]
+    rows = [np.ascontiguousarray(X[i:i + 1]) for i in range(N + 1)]
+    ys = [np.asarray(y)[i:i + 1].copy() for i in range(N + 1)]
+    calls = {}
+    streams = (("learn_one", (dicts[0], labels[0]), list(zip(dicts[1:], labels[1:]))),
+               ("partial_fit", (rows[0], ys[0]), list(zip(rows[1:], ys[1:]))))
+    for call, first, data in streams:
+        cl = [-1, 1]
+        ways = {}
+        for way in ("none", "same", "literal"):
+            clf = mbcore.Perceptron()
+            getattr(clf, call)(*first, classes=cl)
+            f = getattr(clf, call)
+            if way == "none":
+                def run(f=f):
+                    for a, b in data:
+                        f(a, b)
+            elif way == "same":
+                def run(f=f):
+                    for a, b in data:
+                        f(a, b, classes=cl)
+            else:
+                def run(f=f):
+                    for a, b in data:
+                        f(a, b, classes=[-1, 1])
+            ways[way] = run
+        best = {way: float("inf") for way in ways}
+        for _ in range(repeats):
+            for way, run in ways.items():
+                t0 = time.perf_counter()
+                run()
+                best[way] = min(best[way], time.perf_counter() - t0)
+        calls[call] = {way: t / len(data) * 1e9 for way, t in best.items()}
+    return calls
+
+
+if __name__ == "__main__":
+    for call, ns in interleaved().items():
+        print(f"{call}: " + ", ".join(f"{w} {v:.0f} ns" for w, v in ns.items()) +
+              f"; same / none {ns['same'] / ns['none']:.3f}, "
+              f"new list / none {ns['literal'] / ns['none']:.3f}")
