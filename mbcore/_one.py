@@ -89,9 +89,9 @@ def _fill_error(owner, idx, status, x):
                       "they are fixed at the first call")
 
 
-# learn_one's words for the errors about its label that the one-row path shares with
-# partial_fit (mbcore._validation words them for partial_fit): (what partial_fit says, what
-# learn_one says instead, or None to add LEARN_ONE_NEW_LABEL)
+# learn_one's words for the errors about its label that it shares with partial_fit
+# (mbcore._validation words them for partial_fit): (what partial_fit says, what learn_one
+# says instead); a label outside the fitted classes gets LEARN_ONE_NEW_LABEL added
 _FIRST_CALL = ("the first partial_fit", "the first learn_one")
 _BALANCED = ("is not supported for partial_fit", "is not supported for learn_one")
 _NEW_LABEL = "outside the fitted classes"
@@ -104,7 +104,7 @@ def learn_one_error(exc):
     """The error ``exc`` raised under ``learn_one`` (a ValueError), in ``learn_one``'s words:
     the first call it names is learn_one, not partial_fit, and a label outside the fitted
     classes says how to give every label up front (``classes=``).  Others: ``exc`` itself.
-    Shared with the twin (mbref._one), so that both say the same."""
+    The twin words them the same (``mbref._one.learn_one_error``)."""
     msg = str(exc)
     for was, now in (_FIRST_CALL, _BALANCED):
         if was in msg:
@@ -132,9 +132,6 @@ class _ProbaOne:
                                                           "predict_proba_one")
         self.method = method
         self.__doc__ = method.__doc__
-
-    def __set_name__(self, owner, name):
-        self.name = name
 
     def __get__(self, obj, cls=None):
         cls = type(obj) if cls is None else cls
