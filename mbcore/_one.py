@@ -31,9 +31,10 @@ import numpy as np
 
 from ._kernels.names import NameIndex
 from ._locking import get_ident
-from ._validation import Batch, row_error
+from ._validation import Batch, row_error, same_classes
 
-__all__ = ["OneExample", "widen", "MISS"]
+__all__ = ["OneExample", "widen", "MISS", "learn_one_error", "no_proba_message",
+           "NoProbabilities"]
 
 # what a family's fused path returns when the general path must take the example
 MISS = object()
@@ -86,6 +87,64 @@ def _fill_error(owner, idx, status, x):
     return ValueError(f"{owner}: feature {k!r} is not one of the {idx.n} names the learner "
                       "was given (features=); its rule depends on the number of features, so "
                       "they are fixed at the first call")
+
+
+# learn_one's words for the errors about its label that it shares with partial_fit
+# (mbcore._validation words them for partial_fit): (what partial_fit says, what learn_one
+# says instead); a label outside the fitted classes gets LEARN_ONE_NEW_LABEL added
+_FIRST_CALL = ("the first partial_fit", "the first learn_one")
+_BALANCED = ("is not supported for partial_fit", "is not supported for learn_one")
+_NEW_LABEL = "outside the fitted classes"
+LEARN_ONE_NEW_LABEL = ("; a learner's classes are fixed when it starts (one that took a class "
+                       "later would not be the learner that knew it from the start): give every "
+                       "label up front, as classes=")
+
+
+def learn_one_error(exc):
+    """The error ``exc`` raised under ``learn_one`` (a ValueError), in ``learn_one``'s words:
+    the first call it names is learn_one, not partial_fit, and a label outside the fitted
+    classes says how to give every label up front (``classes=``).  Others: ``exc`` itself.
+    The twin words them the same (``mbref._one.learn_one_error``)."""
+    msg = str(exc)
+    for was, now in (_FIRST_CALL, _BALANCED):
+        if was in msg:
+            return ValueError(msg.replace(was, now))
+    if _NEW_LABEL in msg and not msg.endswith(LEARN_ONE_NEW_LABEL):
+        return ValueError(msg + LEARN_ONE_NEW_LABEL)
+    return exc
+
+
+class NoProbabilities(AttributeError, NotImplementedError):
+    """What asking a learner without probabilities for ``predict_proba_one`` raises: an
+    AttributeError (so ``hasattr`` is False, as for any method a class cannot compute) that is
+    also river's NotImplementedError (its checks allow a classifier without probabilities)."""
+
+
+class _ProbaOne:
+    """``predict_proba_one``: the method where the class defines probabilities of its classes
+    (``_proba_one_row``: the randomized Weighted Majority), absent elsewhere (an
+    AttributeError that says why, so ``hasattr`` is False and a caller that needs
+    probabilities, e.g. river's ROCAUC, is told)."""
+
+    def __init__(self, method):
+        method.__name__ = "predict_proba_one"
+        method.__qualname__ = method.__qualname__.replace("_predict_proba_one",
+                                                          "predict_proba_one")
+        self.method = method
+        self.__doc__ = method.__doc__
+
+    def __get__(self, obj, cls=None):
+        cls = type(obj) if cls is None else cls
+        if cls._proba_one_row is OneExample._proba_one_row:
+            raise NoProbabilities(no_proba_message(cls.__name__))
+        return self.method if obj is None else self.method.__get__(obj, cls)
+
+
+def no_proba_message(name):
+    """Why ``name`` has no ``predict_proba_one`` (mbcore.river says the same)."""
+    return (f"{name} predicts labels, not probabilities: it has no predict_proba_one, so a "
+            "metric that needs probabilities (river's ROCAUC, LogLoss) cannot score it; score "
+            "its labels (Accuracy, F1)")
 
 
 class OneExample:
@@ -209,16 +268,25 @@ class OneExample:
         >>> clf.mistakes_, clf.n_features_in_, clf.predict_one({"x5": 1.0, "x14": 1.0})
         (54, 112, 1)
         """
-        if classes is None and features is None:
+        if features is None:
             # the family's compiled path: the lock (taken only where nothing holds it), the
             # row, the label and the kernel in one call
             b = self.__dict__.get("_one_fast")
-            if b is not None:
-                status = b.learn(x, y)
-                if status == 0:
-                    return self
-                if status > 0:
-                    raise row_error(self._owner, Batch(X=b.one[0].view, n=1, d=b.one[0].n), 0)
+            if classes is None:
+                status = -8 if b is None else b.learn(x, y)
+            elif b is not None and (status := b.learn_given(x, y, classes)) != -7:
+                # (classes whose two labels are the objects accepted last, known in the same
+                # call: mbcore._validation.classes_given)
+                classes = None
+            elif self._known_classes(classes):
+                classes = None
+                status = -8 if b is None else b.learn(x, y)
+            else:
+                status = -8         # (the general path checks them)
+            if status == 0:
+                return self
+            if status > 0:
+                raise row_error(self._owner, Batch(X=b.one[0].view, n=1, d=b.one[0].n), 0)
         # the general path (the first call, new names, a held lock, other value types): the
         # write lock as every writing call takes it
         rw = self._rw
@@ -227,31 +295,51 @@ class OneExample:
         if not nested:
             rw.acquire_write(me)
         try:
-            d = self.__dict__
-            one = d.get("_one")
-            if one is None or classes is not None or features is not None:
-                self._learn_one_slow(x, y, classes, features)
-            else:
-                idx, mode, _ = one
-                n0 = self.n_features_in_
-                n = idx.fill(x, mode)
-                if n < 0:
-                    raise _fill_error(self._owner, idx, n, x)
-                if n != n0:
-                    self._learn_one_grow(idx, n0, n, y)
-                else:
-                    fast = d.get("_fast")
-                    view = idx.view
-                    if fast is None or not self._one_step(fast, view, y):
-                        self._learn(view, [y], None, False)
-                        self._fast = self._fast_path()
-            self._bind_one()
+            self._learn_one_general(x, y, classes, features)
             return self
+        except ValueError as exc:
+            worded = learn_one_error(exc)
+            if worded is exc:
+                raise
+            raise worded from None
         finally:
             if not nested:
                 rw.release_write()
 
     setattr(learn_one, "_mbcore_lock", "write")     # (taken above: not wrapped)
+
+    def _known_classes(self, classes):
+        """Whether ``classes`` (not None) given to ``learn_one`` are the classes the learner
+        accepted last, known without the full check (``mbcore._validation.classes_given``):
+        a list whose two items are the label objects accepted, or what ``same_classes``
+        recognises (equal items of the same types, an array equal to ``classes_``)."""
+        g = self._classes_given
+        if type(classes) is list and len(classes) == 2 and classes[0] is g[0] and \
+                classes[1] is g[1]:
+            return True
+        return same_classes(self.__dict__, classes)
+
+    def _learn_one_general(self, x, y, classes, features):
+        """learn_one's general path, under the write lock."""
+        d = self.__dict__
+        one = d.get("_one")
+        if one is None or classes is not None or features is not None:
+            self._learn_one_slow(x, y, classes, features)
+        else:
+            idx, mode, _ = one
+            n0 = self.n_features_in_
+            n = idx.fill(x, mode)
+            if n < 0:
+                raise _fill_error(self._owner, idx, n, x)
+            if n != n0:
+                self._learn_one_grow(idx, n0, n, y)
+            else:
+                fast = d.get("_fast")
+                view = idx.view
+                if fast is None or not self._one_step(fast, view, y):
+                    self._learn(view, [y], None, False)
+                    self._fast = self._fast_path()
+        self._bind_one()
 
     def _learn_one_grow(self, idx, n0, n, y):
         """A step that brought new names: widen the state, then step; undo both on failure."""
@@ -387,12 +475,11 @@ class OneExample:
         v = self.predict(view)[0]
         return v.item() if isinstance(v, np.generic) else v
 
-    def predict_proba_one(self, x):
+    def _predict_proba_one(self, x):
         """``{class: probability}`` of one example, for the learners whose prediction is drawn
-        at random (the randomized Weighted Majority); others raise NotImplementedError (river's
-        convention for classifiers without probabilities).  Before any example: ``{}``."""
-        if type(self)._proba_one_row is OneExample._proba_one_row:
-            raise NotImplementedError(f"{self._owner} predicts labels, not probabilities")
+        at random (the randomized Weighted Majority).  The others have no
+        ``predict_proba_one`` (``hasattr`` is False; the AttributeError says why).  Before any
+        example: ``{}``."""
         with self.writing():
             view = self._one_row(x)
             if view is None:
@@ -400,6 +487,8 @@ class OneExample:
             p = self._proba_one_row(view)
             cl = [c.item() if isinstance(c, np.generic) else c for c in self.classes_]
             return dict(zip(cl, (float(q) for q in p)))
+
+    predict_proba_one = _ProbaOne(_predict_proba_one)
 
     def _proba_one_row(self, view):
         """The probability of each class (in ``classes_`` order) for the row.  Only the learners

@@ -11,6 +11,7 @@ change is copied.
 import functools
 import math
 import numbers
+import os
 import sys
 
 import numpy as np
@@ -438,6 +439,21 @@ def _listed(names):
     return shown + ("- ...\n" if len(names) > 5 else "")
 
 
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_user(message, category=UserWarning):
+    """``warnings.warn`` attributed to the first caller outside mbcore (the user's line, as
+    ``mbcore.exceptions.warn_failure`` does for LearnerWarning): the depth of mbcore's own
+    frames (the lock's wrappers, the learner's methods) varies with the path a call takes."""
+    import warnings
+    level, frame = 1, sys._getframe(0)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 def check_feature_names(owner, fitted, X):
     """A later call's X against the fitted names (a list; None: fitted without names).  Different or
     reordered names: ValueError naming them; names on one side only: a UserWarning (the
@@ -446,14 +462,12 @@ def check_feature_names(owner, fitted, X):
     if names is None and fitted is None:
         return
     if fitted is None:
-        import warnings
-        warnings.warn(f"{owner}: X has feature names, but {owner} was fitted without feature "
-                      "names", UserWarning, stacklevel=4)
+        warn_user(f"{owner}: X has feature names, but {owner} was fitted without feature "
+                  "names")
         return
     if names is None:
-        import warnings
-        warnings.warn(f"{owner}: X does not have valid feature names, but {owner} was fitted "
-                      "with feature names", UserWarning, stacklevel=4)
+        warn_user(f"{owner}: X does not have valid feature names, but {owner} was fitted "
+                  "with feature names")
         return
     if len(names) == len(fitted) and all(a == b for a, b in zip(names, fitted)):
         return
@@ -604,6 +618,62 @@ def infer_classes(owner, y, classes=None, *, max_classes=2, real_labels=False):
     raise ValueError(f"{owner}: cannot tell the two classes from y={uniq.tolist()!r} alone (one "
                      "class); pass classes=[-1, 1], classes=[0, 1] or the two labels to the "
                      "first partial_fit")
+
+
+class _Nothing:
+    """No label is this object (the items of ``NO_CLASSES_GIVEN``)."""
+
+    __slots__ = ()
+
+
+_NOTHING = _Nothing()
+_IMMUTABLE = frozenset((int, float, str, bool, bytes))
+NO_CLASSES_GIVEN = (_NOTHING, _NOTHING, None, None, None)
+
+
+def classes_given(classes):
+    """What a learner keeps of a ``classes=`` it has accepted, so that the same classes given
+    again are recognised without the full check: ``(a, b, copy, container type, item types)``.
+    ``a`` and ``b`` are the two items when ``classes`` is a list of two labels (the test of the
+    one-row paths, compiled: ``mbcore._kernels.names.known_classes`` and
+    ``OneFast.learn_given``: a list whose two items *are* these objects, as the same list or a
+    list written in the loop, ``classes=[-1, 1]``, has); ``copy`` and the types of its items,
+    for any list or tuple, serve ``same_classes``.  Other containers are not
+    kept, nor lists of items that may change in place (only numbers, strings, bytes and NumPy
+    scalars are): ``NO_CLASSES_GIVEN``.  The learner drops it when its ``classes_`` is
+    assigned."""
+    t = type(classes)
+    if t is not list and t is not tuple:
+        return NO_CLASSES_GIVEN
+    copy = t(classes)
+    types = list(map(type, copy))
+    if not all(k in _IMMUTABLE or issubclass(k, np.generic) for k in types):
+        return NO_CLASSES_GIVEN         # (items that may change in place: checked each time)
+    if t is list and len(copy) == 2:
+        return (copy[0], copy[1], copy, t, types)
+    return (_NOTHING, _NOTHING, copy, t, types)
+
+
+def same_classes(d, classes):
+    """Whether ``classes=`` (not None), given to a fitted learner whose instance dict is ``d``,
+    is one the full check (``infer_classes``, then the comparison with ``classes_``) would
+    accept, known without it: the list or tuple accepted last (``classes_given``: the same
+    container type, equal items of the same types, so NumPy converts them alike), or a 1-D
+    array of ``classes_``'s dtype (not object) equal to ``classes_`` item by item (so sorted
+    and distinct as it is).  Anything else (a changed list, another container, new labels)
+    returns False, and the caller runs the full check and its errors."""
+    g = d.get("_classes_given")
+    if g is not None and type(classes) is g[3]:
+        try:
+            return classes == g[2] and list(map(type, classes)) == g[4]
+        except Exception:       # (items whose == is not a bool, e.g. arrays: the full check)
+            return False
+    if type(classes) is np.ndarray:
+        fitted = d.get("classes_")
+        return fitted is not None and classes.ndim == 1 and classes.dtype.kind != "O" and \
+            classes.dtype == fitted.dtype and classes.shape == fitted.shape and \
+            bool((classes == fitted).all())
+    return False
 
 
 def _checked_labels(owner, y):

@@ -13,12 +13,14 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import numpy as np
 
 from . import _registry
+from ._kernels.names import known_classes
 from ._locking import Guarded, get_ident
 from ._one import OneExample
 from ._state import StateError
 from ._threads import pass_threads
-from ._validation import (NotFittedError, check_X, check_feature_names, encode_y, encode_y_k,
-                          feature_names, infer_classes)
+from ._validation import (NO_CLASSES_GIVEN, NotFittedError, check_X, check_feature_names,
+                          classes_given, encode_y, encode_y_k, feature_names, infer_classes,
+                          same_classes)
 
 __all__ = ["OnlineLearner", "ManyClasses", "NotFittedError", "Snapshot", "clone",
            "all_learners"]
@@ -234,6 +236,10 @@ class OnlineLearner(OneExample, OnlineCounts):
         super().__init_subclass__(**kwargs)
         _registry.register(cls)          # mbcore's own public learners only
 
+    # the last classes= accepted (mbcore._validation.classes_given), dropped when classes_ is
+    # assigned; transient (never saved, pickled or copied)
+    _classes_given = NO_CLASSES_GIVEN
+
     _COUNT_NAMES = ("n_seen_", "mistakes_", "updates_")
 
     # -- parameters (scikit-learn conventions) --------------------------------------------
@@ -410,7 +416,9 @@ class OnlineLearner(OneExample, OnlineCounts):
     _STATE: dict = {}
     _DERIVED: frozenset = frozenset()
     # kernel bindings, and the index of the feature names (rebuilt from _feature_names)
-    _TRANSIENT: frozenset = frozenset(("_kstate", "_fast", "_y1", "_one", "_one_fast"))
+    # (and the last classes= accepted, _classes_given: mbcore._validation.same_classes)
+    _TRANSIENT: frozenset = frozenset(("_kstate", "_fast", "_y1", "_one", "_one_fast",
+                                       "_classes_given"))
 
     def _check_state(self, st):
         """Raise mbcore._state.StateError if the loaded state ``st`` (attribute -> value, also
@@ -435,6 +443,9 @@ class OnlineLearner(OneExample, OnlineCounts):
             d = self.__dict__
             d["_kstate"] = None
             d["_fast"] = None
+        elif name == "classes_":
+            # (the classes= accepted for the old classes are not known to be these)
+            self.__dict__.pop("_classes_given", None)
 
     # -- the protocol ------------------------------------------------------------------------
     def _prepare(self, X, y, classes):
@@ -453,19 +464,32 @@ class OnlineLearner(OneExample, OnlineCounts):
             self.n_features_in_ = batch.d
             if names is not None:
                 self._feature_names = names.tolist()
+            if classes is not None:
+                self._classes_given = classes_given(classes)
             return batch, yy
         self._check_names(X)
         batch = self._check_X_learn(X, self.n_features_in_)
         if classes is not None:
-            cl = self._infer_classes((), classes)
-            if cl.tolist() != self.classes_.tolist():
-                raise ValueError(f"{self._owner}: classes={cl.tolist()!r} differs from the "
-                                 f"fitted classes {self.classes_.tolist()!r} (the labels are "
-                                 "fixed by the first call: fit a new learner for others)")
+            self._check_classes(classes)
         y1 = self.__dict__.get("_y1")
         if y1 is None and batch.n == 1:
             y1 = self._y1 = np.empty(1, dtype=np.int8)
         return batch, self._encode_y(y, batch.n, self.classes_, y1 if batch.n == 1 else None)
+
+    def _check_classes(self, classes):
+        """``classes=`` given to a fitted learner: the same classes as the fitted ones, or
+        ValueError.  The classes accepted last are recognised without the full check
+        (``mbcore._validation.same_classes``: a loop that passes them on every call pays
+        almost nothing for them); others are checked and then remembered."""
+        d = self.__dict__
+        if same_classes(d, classes):
+            return
+        cl = self._infer_classes((), classes)
+        if cl.tolist() != self.classes_.tolist():
+            raise ValueError(f"{self._owner}: classes={cl.tolist()!r} differs from the "
+                             f"fitted classes {self.classes_.tolist()!r} (the labels are "
+                             "fixed by the first call: fit a new learner for others)")
+        d["_classes_given"] = classes_given(classes)
 
     def _check_names(self, X):
         """scikit-learn's checks of X's column names on a call after the first
@@ -546,6 +570,13 @@ class OnlineLearner(OneExample, OnlineCounts):
         try:
             if rw.trace is not None and not nested:
                 rw.trace.append(("w", 1, me))
+            if classes is not None:
+                # the classes accepted before (mbcore._validation.classes_given) need no check
+                # again: a list of the same two label objects in one compiled call, anything
+                # else in the function
+                if known_classes(self._classes_given, classes) or \
+                        same_classes(self.__dict__, classes):
+                    classes = None
             if classes is None and sample_weight is None and type(X) is np.ndarray and \
                     X.ndim == 2 and X.shape[0] == 1:
                 fast = self.__dict__.get("_fast")

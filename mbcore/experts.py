@@ -19,7 +19,8 @@ import numpy as np
 from ._advice import (advice_classes, advice_matrix, all_labels, check_no_nan,
                       encode_labels_multi)
 from ._kernels import experts as _k
-from ._validation import check_2d, encode_codes, encode_y, label_array, read_2d
+from ._validation import (check_2d, classes_given, encode_codes, encode_y, label_array, read_2d,
+                          same_classes)
 from .base import OnlineLearner, Snapshot
 from . import _params as params
 from ._numerics import pow2_exponent as _pow2_exponent
@@ -192,11 +193,12 @@ class _Pool(OnlineLearner):
 
     def _learn_checked(self, P, y, classes, record):
         first = getattr(self, "classes_", None) is None
-        if not first and classes is not None:
+        if not first and classes is not None and not same_classes(self.__dict__, classes):
             cl = advice_classes(self._owner, (), classes)
             if cl.tolist() != self.classes_.tolist():
                 raise ValueError(f"{self._owner}: classes={cl.tolist()!r} differs from the "
                                  f"fitted classes {self.classes_.tolist()!r}")
+            self._classes_given = classes_given(classes)      # (known from now on)
         if self.experts is not None:
             return self._learn_pool_all_or_nothing(P, y, classes, first, record)
         A = self._advice_matrix(P, None if first else self.n_experts_)
@@ -209,6 +211,8 @@ class _Pool(OnlineLearner):
             cl = advice_classes(self._owner, None if classes is not None else
                                      all_labels(self._owner, A, y), classes)
             self.classes_ = cl
+            if classes is not None:
+                self._classes_given = classes_given(classes)
             self.n_features_in_ = A.shape[1]
             self._init_state(A.shape[1])
         if self._multi:
@@ -283,6 +287,8 @@ class _Pool(OnlineLearner):
                              "labels")
         if first:   # (y as given: a list mixing numbers and strings is refused)
             self.classes_ = advice_classes(self._owner, y, classes)
+            if classes is not None:
+                self._classes_given = classes_given(classes)
             self.n_features_in_ = len(self.experts)
             self._init_state(len(self.experts))
         if self._multi:

@@ -12,18 +12,33 @@ a river pipeline gets the compiled kernels.
 river is an optional dependency (``pip install 'mbcore[river]'``): importing this module
 imports river; importing mbcore never does.
 
-Labels, as river's classifiers take them, as they arrive; the learners here are binary:
+Labels, as river's classifiers take them, as they arrive:
 
-* with ``classes`` given, or bool labels (river's usual for binary tasks: the classes are
-  ``False`` and ``True``), the learner starts at the first example;
+* with ``classes`` given (two labels or more: with three or more the learner is the
+  multi-class one, as :class:`mbcore.Perceptron` is on K classes), or bool labels (river's usual
+  for binary tasks: the classes are ``False`` and ``True``), the learner starts at the first
+  example;
 * otherwise the first examples, while only one label has been seen, are kept (copied) and
   predicted as that label; when a second label arrives the learner starts with the two,
   sorted (the second is the positive class), and learns the kept examples first, so the state
-  is the one ``classes=`` would have given.  A third label raises ValueError.
+  is the one ``classes=`` would have given.
+
+A label that arrives after the learner has started is refused (ValueError naming
+``classes=``; the learner is left as it was): a learner that took a new class on the way would
+not be the learner that knew it from the start, for none of these rules.  A class that was
+never the label still takes part in every prediction (its score, zero until it is predicted,
+can win), and two classes keep the binary rule while three or more keep one weight vector
+per class.  So give every label of a multi-class stream up front: ``classes=[...]``.
 
 Before any example ``predict_one`` returns None, as river's classifiers do.  These learners
-predict labels, not probabilities: ``predict_proba_one`` raises NotImplementedError (river's
-convention; its ``check_estimator`` allows it).
+predict labels, not probabilities: they have no ``predict_proba_one`` (``hasattr`` is False),
+and a metric that needs probabilities (``metrics.ROCAUC``, ``metrics.LogLoss``) says so when
+it asks (an AttributeError that is also river's NotImplementedError, which its
+``check_estimator`` allows).
+
+The defaults are those of river's linear models: ``fit_intercept=True`` (river's
+``linear_model.Perceptron`` and ``PAClassifier`` learn an intercept); the other parameters
+keep the mbcore learner's defaults.
 
 Examples
 --------
@@ -32,14 +47,14 @@ examples; the first prediction, None, is not scored by river):
 
 >>> from river import datasets, evaluate, metrics
 >>> from mbcore.river import Perceptron
->>> model = Perceptron(fit_intercept=True)
+>>> model = Perceptron()                     # (fit_intercept=True, as river's)
 >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
 Accuracy: 84.39%
 >>> model.learner.mistakes_, list(model.learner.feature_names_in_)[:2]
 (196, ['empty_server_form_handler', 'popup_window'])
 """
 
-import inspect
+import inspect as _inspect
 
 try:
     from river import base as _river_base
@@ -47,8 +62,9 @@ except ImportError as exc:        # river is optional
     raise ImportError("mbcore.river needs river (https://riverml.xyz): pip install "
                       f"'mbcore[river]' ({exc})") from exc
 
-from ._kernels.names import LearnOne, PredictOne
-from .base import all_learners
+from ._kernels.names import LearnOne as _LearnOne, PredictOne as _PredictOne
+from ._one import NoProbabilities as _NoProbabilities, no_proba_message as _no_proba
+from .base import all_learners as _all_learners
 
 __all__ = []        # filled below: one class per learner that grows with new names
 
@@ -64,7 +80,16 @@ class _Classifier(_river_base.Classifier):
 
     @property
     def _multiclass(self):
-        return False
+        # (river's word for "takes a multi-class stream": with three labels or more given;
+        # without classes a third label is refused, see the module's docstring)
+        cl = self.__dict__.get("classes")
+        return cl is not None and len(set(cl)) > 2
+
+    @property
+    def predict_proba_one(self):
+        """Absent: these learners predict labels, not probabilities (``hasattr`` is False;
+        see the module's docstring)."""
+        raise _NoProbabilities(_no_proba(f"mbcore.river.{type(self).__name__}"))
 
     @classmethod
     def _unit_test_params(cls):
@@ -117,8 +142,8 @@ class _Classifier(_river_base.Classifier):
         # learn_one and predict_one go straight to the learner's compiled step from now on
         # (no Python call in between: the learner's methods are this class's once it has
         # started; learn_one returns None, as river's do)
-        self.predict_one = PredictOne(learner)
-        self.learn_one = LearnOne(learner)
+        self.predict_one = _PredictOne(learner)
+        self.learn_one = _LearnOne(learner)
 
     def predict_one(self, x, **kwargs):
         lrn = self._learner
@@ -135,10 +160,12 @@ _DOC = """{name} (:class:`mbcore.{name}`) as a river classifier.
     Parameters
     ----------
     {params}
-        As for :class:`mbcore.{name}`.
-    classes : list of two labels, optional
-        The two classes, when they are not bool labels and should not be learned as they
-        arrive (see :mod:`mbcore.river`).
+        As for :class:`mbcore.{name}`{intercept}.
+    classes : list of labels, optional
+        Every label of the stream (two or more; three or more: the multi-class learner), when
+        they are not bool labels and should not be learned as they arrive.  Without it, the
+        learner starts at the second label, with two classes, and refuses a third (see
+        :mod:`mbcore.river`).
 
     Attributes
     ----------
@@ -158,13 +185,18 @@ _DOC = """{name} (:class:`mbcore.{name}`) as a river classifier.
     """
 
 
+# defaults that differ from the mbcore learner's: river's linear models learn an intercept
+_DEFAULTS = {"fit_intercept": True}
+
+
 def _river_class(cls):
-    sig = inspect.signature(cls.__init__)
-    params = [p for k, p in sig.parameters.items() if k != "self" and k not in _SKIP]
+    sig = _inspect.signature(cls.__init__)
+    params = [p.replace(default=_DEFAULTS[k]) if k in _DEFAULTS else p
+              for k, p in sig.parameters.items() if k != "self" and k not in _SKIP]
     names = tuple(p.name for p in params)
     full = sig.replace(parameters=[sig.parameters["self"], *params,
-                                   inspect.Parameter("classes", inspect.Parameter.KEYWORD_ONLY,
-                                                     default=None)])
+                                   _inspect.Parameter("classes", _inspect.Parameter.KEYWORD_ONLY,
+                                                      default=None)])
 
     def __init__(self, *args, **kwargs):
         bound = full.bind(self, *args, **kwargs)
@@ -175,11 +207,14 @@ def _river_class(cls):
     __init__.__qualname__ = f"{cls.__name__}.__init__"
     ns = {"__init__": __init__, "_LEARNER": cls, "_PARAMS": names, "__module__": __name__,
           "__qualname__": cls.__name__,
-          "__doc__": _DOC.format(name=cls.__name__, params=", ".join(names))}
+          "__doc__": _DOC.format(name=cls.__name__, params=", ".join(names),
+                                 intercept=" (but ``fit_intercept=True`` by default, as river's "
+                                 "linear models)" if "fit_intercept" in names else "")}
     return type(cls.__name__, (_Classifier,), ns)
 
 
-for _name, _cls in all_learners():
+for _name, _cls in _all_learners():
     if _cls._DICT_FEATURES == "grow":
         globals()[_name] = _river_class(_cls)
         __all__.append(_name)
+del _name, _cls

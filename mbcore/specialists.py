@@ -17,7 +17,8 @@ import numpy as np
 from ._advice import (advice_classes, advice_matrix, all_labels, check_no_nan, encode_labels_multi,
                       exact_labels, is_nan, object_rows)
 from ._kernels import experts as _k
-from ._validation import check_2d, encode_codes, input_type_error, is_sparse, sparse_to_dense
+from ._validation import (check_2d, classes_given, encode_codes, input_type_error, is_sparse,
+                          same_classes, sparse_to_dense)
 from .base import OnlineLearner, Snapshot, accuracy
 from . import _params as params
 from ._numerics import pow2_exponent as _pow2_exponent
@@ -358,11 +359,13 @@ class Specialists(OnlineLearner):
             return self.partial_fit(P, y, classes, awake=awake)
 
     def _check_classes(self, classes):
-        if classes is not None and getattr(self, "classes_", None) is not None:
+        if classes is not None and getattr(self, "classes_", None) is not None and \
+                not same_classes(self.__dict__, classes):
             cl = advice_classes(self._owner, (), classes)
             if cl.tolist() != self.classes_.tolist():
                 raise ValueError(f"{self._owner}: classes={cl.tolist()!r} differs from the "
                                  f"fitted classes {self.classes_.tolist()!r}")
+            self._classes_given = classes_given(classes)      # (known from now on)
 
     def _learn(self, P, y, classes, record, awake=None):
         self._validate_params()
@@ -380,6 +383,8 @@ class Specialists(OnlineLearner):
                     self._owner, None if classes is not None else
                     all_labels(self._owner, A[W][None, :], y),
                     classes)
+                if classes is not None:
+                    self._classes_given = classes_given(classes)
                 self.n_experts_ = A.shape[1]
                 self.n_features_in_ = A.shape[1]
                 self._init_state(A.shape[1])
@@ -808,6 +813,8 @@ class PairSpecialists(Specialists):
                                     "got None")
                 self.classes_ = advice_classes(self._owner, exact_labels(self._owner, y),
                                                     classes)
+                if classes is not None:
+                    self._classes_given = classes_given(classes)
                 self.n_attributes_ = A.shape[1]
                 self.n_features_in_ = A.shape[1]
                 self._init_state(0)

@@ -259,6 +259,29 @@ cdef class NameIndex:
 cdef object _BAIL = object()
 
 
+cdef inline bint _known_pair(object given, object classes):
+    cdef list cl
+    cdef tuple g
+    if type(classes) is not list or type(given) is not tuple:
+        return 0
+    cl = <list>classes
+    g = <tuple>given
+    return len(cl) == 2 and len(g) >= 2 and cl[0] is g[0] and cl[1] is g[1]
+
+
+cdef inline bint _known(dict d, object classes):
+    cdef PyObject* p = PyDict_GetItem(d, "_classes_given")
+    return p != NULL and _known_pair(<object>p, classes)
+
+
+def known_classes(given, classes):
+    """Whether ``classes`` is a list of two items that are the very label objects of the list
+    a learner accepted last (items 0 and 1 of ``given``, its ``_classes_given``:
+    ``mbcore._validation.classes_given``), so that the full check would accept it (identity:
+    exact).  False: the caller checks ``classes`` itself."""
+    return _known_pair(given, classes)
+
+
 cdef class OneFast:
     """The base of a family's compiled one-example object (``learn_one`` / ``predict_one`` in
     one call: the row, the label, the kernel), bound to one state and one name index of a
@@ -357,6 +380,16 @@ cdef class OneFast:
     def learn(self, x, y):
         """Learn the example: 0 (done), > 0 (a bad row: nothing changed), < 0 (the general
         path takes it; -9: the lock is held, or the binding is stale)."""
+        return self.learn_s(x, y)
+
+    def learn_given(self, x, y, classes):
+        """``learn(x, y)`` for a call that also gave ``classes``, when the learner knows them
+        without a check: a list of two items that are the very label objects of the list it
+        accepted last (item 0 and 1 of its ``_classes_given``, see
+        ``mbcore._validation.classes_given``; identity, so exact).  Otherwise -7, nothing
+        done: the caller checks ``classes`` itself."""
+        if not _known(self.d, classes):
+            return -7
         return self.learn_s(x, y)
 
     def predict(self, x, miss):

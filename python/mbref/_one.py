@@ -46,6 +46,52 @@ def _value(owner, k, v):
     return f
 
 
+# learn_one's words for the label errors its partial_fit call words for partial_fit (as
+# mbcore._one.learn_one_error says them)
+_FIRST_CALL = ("the first partial_fit", "the first learn_one")
+_BALANCED = ("is not supported for partial_fit", "is not supported for learn_one")
+_NEW_LABEL = "outside the fitted classes"
+LEARN_ONE_NEW_LABEL = ("; a learner's classes are fixed when it starts (one that took a class "
+                       "later would not be the learner that knew it from the start): give every "
+                       "label up front, as classes=")
+
+
+def learn_one_error(exc):
+    """The ValueError ``exc`` raised under learn_one in learn_one's words, or ``exc``."""
+    msg = str(exc)
+    for was, now in (_FIRST_CALL, _BALANCED):
+        if was in msg:
+            return ValueError(msg.replace(was, now))
+    if _NEW_LABEL in msg and not msg.endswith(LEARN_ONE_NEW_LABEL):
+        return ValueError(msg + LEARN_ONE_NEW_LABEL)
+    return exc
+
+
+class NoProbabilities(AttributeError, NotImplementedError):
+    """predict_proba_one of a learner without probabilities (as mbcore's)."""
+
+
+class _ProbaOne:
+    """predict_proba_one where the class defines probabilities (``_proba_one_row``), else
+    absent: an AttributeError that says why (``hasattr`` is False), as in mbcore."""
+
+    def __init__(self, method):
+        method.__name__ = "predict_proba_one"
+        method.__qualname__ = method.__qualname__.replace("_predict_proba_one",
+                                                          "predict_proba_one")
+        self.method = method
+        self.__doc__ = method.__doc__
+
+    def __get__(self, obj, cls=None):
+        cls = type(obj) if cls is None else cls
+        if cls._proba_one_row is OneExample._proba_one_row:
+            raise NoProbabilities(
+                f"{cls.__name__} predicts labels, not probabilities: it has no "
+                "predict_proba_one, so a metric that needs probabilities (river's ROCAUC, "
+                "LogLoss) cannot score it; score its labels (Accuracy, F1)")
+        return self.method if obj is None else self.method.__get__(obj, cls)
+
+
 class OwnRows(list):
     """The rows learn_one and predict_one pass to the general path (the learner's own, built
     from the names): the checks of X's column names let them through."""
@@ -164,11 +210,14 @@ class OneExample:
                     self._grow_features(len(row))
                 self.partial_fit(OwnRows([row]), [y], classes)
             self._feature_names = names + new
-        except BaseException:
+        except BaseException as exc:
             d = vars(self)
             d.clear()
             d.update(saved)
-            raise
+            worded = learn_one_error(exc) if isinstance(exc, ValueError) else exc
+            if worded is exc:
+                raise
+            raise worded from None
         return self
 
     def _grow_features(self, d):
@@ -195,15 +244,15 @@ class OneExample:
             return None
         return self.predict(OwnRows([row]))[0]
 
-    def predict_proba_one(self, x):
-        """``{class: probability}`` (the randomized Weighted Majority); others raise
-        NotImplementedError."""
-        if type(self)._proba_one_row is OneExample._proba_one_row:
-            raise NotImplementedError(f"{self._owner} predicts labels, not probabilities")
+    def _predict_proba_one(self, x):
+        """``{class: probability}`` (the randomized Weighted Majority); the others have no
+        predict_proba_one (hasattr is False)."""
         row = self._one_row(x)
         if row is None:
             return {}
         return dict(zip(self.classes_, (float(q) for q in self._proba_one_row(row))))
+
+    predict_proba_one = _ProbaOne(_predict_proba_one)
 
     def _proba_one_row(self, row):
         """The probability of each class for the row (the learners that predict them)."""

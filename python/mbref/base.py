@@ -10,6 +10,8 @@ import copy
 import inspect
 import math
 import numbers
+import os
+import sys
 
 from ._one import OneExample, OwnRows
 
@@ -546,21 +548,33 @@ def _listed(names):
     return "".join(f"- {n}\n" for n in names[:5]) + ("- ...\n" if len(names) > 5 else "")
 
 
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_user(message, category=UserWarning):
+    """warnings.warn attributed to the first caller outside mbref (as mbcore's)."""
+    import warnings
+    level, frame = 1, sys._getframe(0)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 def check_feature_names(owner, fitted, X):
     """A later call's X against the fitted names (mbcore._validation.check_feature_names)."""
-    import warnings
     if isinstance(X, OwnRows):          # (learn_one's and predict_one's own row)
         return
     names = feature_names(owner, X)
     if names is None and fitted is None:
         return
     if fitted is None:
-        warnings.warn(f"{owner}: X has feature names, but {owner} was fitted without feature "
-                      "names", UserWarning, stacklevel=4)
+        warn_user(f"{owner}: X has feature names, but {owner} was fitted without feature "
+                  "names")
         return
     if names is None:
-        warnings.warn(f"{owner}: X does not have valid feature names, but {owner} was fitted "
-                      "with feature names", UserWarning, stacklevel=4)
+        warn_user(f"{owner}: X does not have valid feature names, but {owner} was fitted "
+                  "with feature names")
         return
     if list(names) == list(fitted):
         return

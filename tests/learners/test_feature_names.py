@@ -176,3 +176,49 @@ def test_learn_one_on_dicts_never_warns_about_its_own_rows():
         assert sorted(clf.feature_names_in_) == sorted(COLS)
         _, warned = outcome(lambda: clf.predict(df.to_numpy()))
         assert warned and "does not have valid feature names" in warned[0]
+
+
+# -- the warnings point at the user's line (issue 36) -------------------------------------------
+
+def _warned_here(call):
+    """The warnings of ``call()`` (made from this file), each as (category, filename)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [(w.category, w.filename) for w in caught]
+
+
+@pytest.mark.parametrize("mod", [mbcore, mbref], ids=["mbcore", "mbref"])
+@pytest.mark.parametrize("name", ["Perceptron", "PassiveAggressive", "Winnow", "Conjunction"])
+def test_feature_name_warnings_name_the_callers_line(mod, name):
+    """Both feature-name warnings, from every public method that checks the names (through
+    the lock's wrappers and the one-row path alike), are attributed to the caller's file,
+    not to a module of the library."""
+    df, y = frame()
+    plain = df.to_numpy()
+    with_names = getattr(mod, name)().partial_fit(df, y)
+    without = getattr(mod, name)().partial_fit(plain, y)
+    calls = {
+        "partial_fit, one row": lambda c, X: c.partial_fit(X[:1], y[:1]),
+        "partial_fit, rows": lambda c, X: c.partial_fit(X[:5], y[:5]),
+        "predict": lambda c, X: c.predict(X[:3]),
+        "run_online": lambda c, X: mbcore.run_online(c, X[:3], y[:3]),
+    }
+    for method in ("decision_function", "score"):
+        if hasattr(with_names, method):
+            calls[method] = lambda c, X, m=method: getattr(c, m)(X[:3], *(
+                [y[:3]] if m == "score" else []))
+    for what, call in calls.items():
+        if mod is mbref and what == "run_online":
+            continue
+        for clf, X in ((with_names, plain), (without, df)):
+            got = _warned_here(lambda: call(clf, X))
+            assert got == [(UserWarning, __file__)], (what, got)
+
+
+def test_learner_warning_still_names_the_callers_line():
+    X = np.array([[1, 0], [0, 1], [1, 1]])
+    for mod in (mbcore, mbref):
+        got = _warned_here(lambda: mod.Conjunction().partial_fit(X, [1, 1, 0]))
+        assert got and all(f == __file__ for _, f in got), got
+        assert {c for c, _ in got} == {mod.LearnerWarning}

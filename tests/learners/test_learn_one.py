@@ -169,10 +169,59 @@ def test_first_call_needs_its_classes_like_partial_fit():
         p.learn_one({"a": 1.0}, "spam")
     with pytest.raises(ValueError) as b:
         mbcore.Perceptron().partial_fit([[1.0]], ["spam"])
-    assert str(a.value) == str(b.value)
+    # the same check, in learn_one's words: the call it names is learn_one (issue 36)
+    assert str(b.value).endswith("to the first partial_fit")
+    assert str(a.value) == str(b.value)[:-len("partial_fit")] + "learn_one"
+    with pytest.raises(ValueError) as t:
+        mbref.Perceptron().learn_one({"a": 1.0}, "spam")
+    assert str(t.value) == str(a.value)
     assert p.predict_one({"a": 1.0}) is None            # still not fitted
     p.learn_one({"a": 1.0}, True)                       # a bool names its pair
     assert p.classes_.tolist() == [False, True]
+
+
+@pytest.mark.parametrize("name", ["Perceptron", "PassiveAggressive"])
+@pytest.mark.parametrize("classes, new", [([0, 1], 2), (["a", "b", "c"], "d")])
+def test_a_new_label_names_classes(name, classes, new):
+    """A label outside the fitted classes: the same refusal as partial_fit's, in learn_one's
+    words (how to give every label: classes=), from mbcore and the twin alike; the learner
+    is left as it was."""
+    xs = [{"a": 1.0}, {"b": -1.0, "a": 0.5}]
+    msgs = []
+    for mod in (mbcore, mbref):
+        p = getattr(mod, name)()
+        for i, x in enumerate(xs):
+            p.learn_one(x, classes[i % len(classes)], classes=classes if i == 0 else None)
+        before = pickle.dumps(p)
+        with pytest.raises(ValueError) as e:
+            p.learn_one({"a": 2.0, "c": 1.0}, new)
+        assert pickle.dumps(p) == before
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+    assert msgs[0].startswith(f"{name}: y has the label {new!r}, outside the fitted classes "
+                              f"{classes!r}; ")
+    assert msgs[0].endswith("give every label up front, as classes=")
+    with pytest.raises(ValueError) as e:          # partial_fit keeps its own words
+        mbcore.PassiveAggressive().partial_fit([[1.0]] * 2, classes[:2]).partial_fit([[1.0]],
+                                                                                     [new])
+    assert "up front" not in str(e.value)
+
+
+def test_no_probabilities_no_predict_proba_one():
+    """A method a class cannot compute is not exposed: predict_proba_one only where the class
+    has probabilities (the randomized Weighted Majority), in mbcore and the twin."""
+    for name, cls in LEARNERS:
+        has = name == "RandomizedWeightedMajority"
+        for mod in (mbcore, mbref):
+            c = getattr(mod, name)
+            lrn = c.__new__(c)
+            assert hasattr(lrn, "predict_proba_one") is has, (mod.__name__, name)
+            assert hasattr(c, "predict_proba_one") is has, (mod.__name__, name)
+    with pytest.raises(AttributeError, match="^Perceptron predicts labels, not probabilities: "
+                                             "it has no predict_proba_one"):
+        mbcore.Perceptron().predict_proba_one({"a": 1.0})
+    with pytest.raises(NotImplementedError):       # (river's convention, allowed by its checks)
+        mbref.Perceptron().predict_proba_one({"a": 1.0})
 
 
 def test_growth_is_amortised():

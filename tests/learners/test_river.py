@@ -60,7 +60,7 @@ def test_progressive_validation_is_the_learner_online(name):
     names = list(dict.fromkeys(k for x in xs for k in x))
     assert list(model.learner.feature_names_in_) == names
     X = np.array([[float(x.get(k, 0.0)) for k in names] for x in xs])
-    ref = getattr(mbcore, name)().partial_fit(X, ys)
+    ref = getattr(mbcore, name)(fit_intercept=True).partial_fit(X, ys)
     assert model.learner.mistakes_ == ref.mistakes_
     assert model.learner.coef_.tobytes() == ref.coef_.tobytes()
     assert preds[0] is None
@@ -81,8 +81,115 @@ def test_labels_as_they_arrive():
     assert model.learner.classes_.tolist() == ["legit", "phish"]
     assert model.learner.coef_.tobytes() == given.learner.coef_.tobytes()
     assert model.learner.mistakes_ == given.learner.mistakes_
-    with pytest.raises(ValueError):
-        model.learn_one(xs[0], "spam")                # a binary learner: a third label
+    before = model.learner.coef_.copy(), model.learner.n_seen_
+    with pytest.raises(ValueError, match=r"outside the fitted classes \['legit', 'phish'\].*"
+                                         r"give every label up front, as classes="):
+        model.learn_one(xs[0], "spam")                # a third label, not given up front
+    assert model.learner.coef_.tobytes() == before[0].tobytes()
+    assert model.learner.n_seen_ == before[1]
+
+
+def test_a_multi_class_stream_with_its_labels_given():
+    """ImageSegments (7 classes): with classes= every label, the river classifier is the
+    multi-class learner online (the same predictions as partial_fit on the rows, given the
+    same classes); without it, the third label is refused with a message naming classes=."""
+    from river import evaluate, metrics, preprocessing
+    stream = list(datasets.ImageSegments().take(400))
+    labels = sorted({y for _, y in stream})
+    assert len(labels) == 7
+    model = mriver.Perceptron(classes=labels)
+    assert model._multiclass and not mriver.Perceptron()._multiclass
+    preds = []
+    for x, y in stream:
+        preds.append(model.predict_one(x))
+        model.learn_one(x, y)
+    names = list(model.learner.feature_names_in_)
+    X = np.array([[float(x.get(k, 0.0)) for k in names] for x, _ in stream])
+    ref = mbcore.Perceptron(fit_intercept=True)
+    run = mbcore.run_online(ref, X, [y for _, y in stream], classes=labels)
+    assert model.learner.classes_.tolist() == labels and model.learner.coef_.shape[0] == 7
+    assert model.learner.coef_.tobytes() == ref.coef_.tobytes()
+    assert preds[0] is None and preds[1:] == run.predictions.tolist()[1:]
+    # river's own evaluation, through a pipeline, as a user writes it
+    acc = evaluate.progressive_val_score(
+        datasets.ImageSegments(), preprocessing.StandardScaler() | mriver.Perceptron(
+            classes=labels), metrics.Accuracy())
+    assert acc.get() > 0.7
+    with pytest.raises(ValueError, match=r"outside the fitted classes.*as classes="):
+        evaluate.progressive_val_score(datasets.ImageSegments(),
+                                       preprocessing.StandardScaler() | mriver.Perceptron(),
+                                       metrics.Accuracy())
+
+
+@pytest.mark.parametrize("name", GROW)
+def test_a_class_taken_on_the_way_would_not_be_the_same_learner(name):
+    """Why a label that arrives after the start is refused rather than added: the learner that
+    knew every label from the start has already changed a class's weights before the class's
+    first example (the class took part in the predictions: at the start every score is zero
+    and the tie goes to the first class), so no learner that added the class at its first
+    example, with its weights at their initial value, would be that learner."""
+    stream = list(datasets.ImageSegments().take(400))
+    labels = sorted({y for _, y in stream})
+    changed = []
+    for c in labels:
+        t = next(i for i, (_, y) in enumerate(stream) if y == c)
+        if t == 0:
+            continue
+        model = getattr(mriver, name)(classes=labels)
+        for x, y in stream[:t]:
+            model.learn_one(x, y)
+        if np.any(model.learner.coef_[labels.index(c)] != 0):
+            changed.append(c)
+    assert changed, "no class changed before its first example"
+
+
+@pytest.mark.parametrize("ours, theirs, param", [
+    ("Perceptron", "Perceptron", None), ("PassiveAggressive", "PAClassifier", "learn_intercept")])
+def test_defaults_are_river_linear_models(ours, theirs, param):
+    import inspect
+    from river import linear_model
+    river_model = getattr(linear_model, theirs)()
+    if param is None:         # river's Perceptron always learns its intercept (a rate > 0)
+        assert river_model.intercept_lr.learning_rate > 0
+    else:
+        assert inspect.signature(type(river_model)).parameters[param].default is True
+    model = getattr(mriver, ours)()
+    assert model.fit_intercept is True
+    assert inspect.signature(type(model)).parameters["fit_intercept"].default is True
+    for x, y in datasets.Phishing().take(50):
+        model.learn_one(x, y)
+    assert model.learner.fit_intercept is True and model.learner.intercept_ != 0
+    # every river classifier with an intercept parameter defaults to it
+    for name in mriver.__all__:
+        sig = inspect.signature(getattr(mriver, name))
+        if "fit_intercept" in sig.parameters:
+            assert sig.parameters["fit_intercept"].default is True, name
+
+
+def test_no_probabilities_no_predict_proba_one():
+    """No predict_proba_one where no probability exists (hasattr False), and river's metrics
+    that need probabilities say why."""
+    from river import evaluate, metrics, preprocessing
+    for name in mriver.__all__:
+        model = getattr(mriver, name)()
+        assert not hasattr(model, "predict_proba_one"), name
+        for x, y in datasets.Phishing().take(5):
+            model.learn_one(x, y)
+        assert not hasattr(model, "predict_proba_one"), name
+        assert not hasattr(model.learner, "predict_proba_one"), name
+    for metric in (metrics.ROCAUC(), metrics.LogLoss()):
+        for model in (mriver.Perceptron(), preprocessing.StandardScaler() | mriver.Perceptron()):
+            with pytest.raises(AttributeError, match="predicts labels, not probabilities: it "
+                                                     "has no predict_proba_one, so a metric "
+                                                     "that needs probabilities"):
+                evaluate.progressive_val_score(datasets.Phishing(), model, metric)
+
+
+def test_the_module_shows_only_its_classifiers():
+    public = [n for n in dir(mriver) if not n.startswith("_")]
+    assert public == sorted(mriver.__all__)
+    for name in ("inspect", "LearnOne", "PredictOne", "all_learners"):
+        assert name not in dir(mriver)
 
 
 def test_doctests():
