@@ -237,8 +237,9 @@ def _add_data_options(p, what="run", margin=True):
                         "(default: -1)")
     p.add_argument("--delimiter", default=None, metavar="CHAR",
                    help="CSV only: field separator, or 'whitespace' (default: ',')")
-    p.add_argument("--skip-header", action="store_true",
-                   help="CSV only: skip the first line of the file")
+    p.add_argument("--skip-header", action="store_true", default=None,
+                   help="CSV only: the first line is a header (default: sniffed: a first line "
+                        "whose fields are not numbers)")
     p.add_argument("--zero-based", action="store_true",
                    help="svmlight only: the feature indices count from 0 (index 0 is the "
                         "first column)")
@@ -466,9 +467,10 @@ def _stream_source(args):
         raise UsageError(f"--zero-based applies to svmlight files; {path!r} is read as CSV")
     delimiter = "," if args.delimiter is None else args.delimiter
     column = -1 if args.label_column is None else args.label_column
+    header = {} if args.skip_header is None else {"skip_header": args.skip_header}
     return os.path.basename(path), lambda size, dense: streaming.iter_csv(
         path, chunk_size=size, label_column=column,
-        delimiter=None if delimiter == "whitespace" else delimiter, skip_header=args.skip_header)
+        delimiter=None if delimiter == "whitespace" else delimiter, **header)
 
 
 def _cmd_run_stream(args, names, params):
@@ -912,22 +914,46 @@ def _read_data(args):
             raise UsageError("--label-column, --delimiter and --skip-header apply to CSV files; "
                              f"{args.dataset!r} is read as svmlight")
         X, y = datasets.load_svmlight(args.dataset, **_svmlight_options(args))
+        _finite_or_line(args, fmt, X, _svmlight_options(args))
     else:
         if args.zero_based:
             raise UsageError(f"--zero-based applies to svmlight files; {args.dataset!r} is read "
                              "as CSV")
         delimiter = "," if args.delimiter is None else args.delimiter
         column = -1 if args.label_column is None else args.label_column
-        X, y = datasets.load_csv(args.dataset, label_column=column,
-                                 delimiter=None if delimiter == "whitespace" else delimiter,
-                                 skip_header=args.skip_header)
+        csv = {"label_column": column,
+               "delimiter": None if delimiter == "whitespace" else delimiter}
+        if args.skip_header is not None:
+            csv["skip_header"] = args.skip_header
+        X, y = datasets.load_csv(args.dataset, **csv)
+        _finite_or_line(args, "csv", X, csv)
     return os.path.basename(args.dataset), X, y
 
 
 def _svmlight_options(args):
-    """The reading options of an svmlight file: zero_based=True with --zero-based (else the
-    readers' own rule)."""
-    return {"zero_based": True} if args.zero_based else {}
+    """The reading options of an svmlight file: zero_based=True with --zero-based, else the
+    one rule of every command (zero_based=None): what the file declares (scikit-learn's
+    "# Column indices are zero-based"), else one-based, an index 0 an error naming its line."""
+    return {"zero_based": True} if args.zero_based else {"zero_based": None}
+
+
+def _finite_or_line(args, fmt, X, options):
+    """A file's rows hold no NaN or infinity (no learner takes them), or the error names the
+    file and the line of the first that does (found by reading the file again with each row's
+    line: only when there is one)."""
+    import numpy as np
+    values = X.data if hasattr(X, "tocsr") else np.asarray(X)
+    if values.dtype.kind != "f" or np.isfinite(values).all():
+        return
+    from . import streaming
+    at = 0
+    for X_, _, lines in streaming.read_chunks(args.dataset, fmt, 65_536, lines=True, **options):
+        dense = X_.toarray() if hasattr(X_, "toarray") else np.asarray(X_, dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(dense).all(axis=1))
+        if bad.shape[0]:
+            raise ValueError(f"{args.dataset}, line {int(lines[bad[0]]):,}: holds NaN or "
+                             "infinity, which no learner takes")
+        at += dense.shape[0]
 
 
 def _command_encoding(loader, options):

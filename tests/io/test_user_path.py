@@ -405,3 +405,32 @@ def test_a_new_users_path_end_to_end(tmp_path):
     out = d / "api.txt"
     predict_file(learner, str(d / "bc.vw"), str(out))
     assert pred == out.read_bytes() and learner.n_features_in_ == 1024
+
+
+def test_a_csv_whose_label_column_holds_reals_points_to_label_column(tmp_path):
+    """pandas' CSV with the label first: 0.2.0 said to pass classes= (a Python spelling,
+    and the wrong way: the labels are in another column)."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(rng.normal(size=(200, 4)), columns=["a", "b", "c", "d"])
+    frame.insert(0, "label", (frame["a"] > 0).astype(int))
+    frame.to_csv(tmp_path / "x.csv", index=False)
+    line = error(cli("train", "--learner", "perceptron", "--data", tmp_path / "x.csv",
+                     "--model", tmp_path / "m.npz"))
+    assert "--label-column" in line and "classes=" not in line
+    ok(cli("train", "--learner", "perceptron", "--data", tmp_path / "x.csv", "--label-column",
+           0, "--model", tmp_path / "m.npz"))
+    assert mbcore.load(str(tmp_path / "m.npz")).n_features_in_ == 4
+
+
+def test_the_data_commands_name_the_line_and_follow_the_one_zero_based_rule(files, tmp_path):
+    data = _bad_copy(files / "bool.svm", tmp_path / "bad.svm", 1234, "nan")
+    for cmd in ("run", "certify", "plot"):
+        extra = ["--out", tmp_path / "p.png"] if cmd == "plot" else []
+        line = error(cli(cmd, "--dataset", data, "--learner", "perceptron", *extra))
+        assert "bad.svm, line 1,234" in line, line
+    idx0 = tmp_path / "idx0.svm"
+    idx0.write_text("1 0:1 2:1\n-1 1:1\n" * 60)
+    line = error(cli("run", "--dataset", idx0, "--learner", "perceptron", "--no-twin"))
+    assert "line 1" in line and "--zero-based" in line
+    ok(cli("run", "--dataset", idx0, "--learner", "perceptron", "--no-twin", "--zero-based"))
