@@ -44,7 +44,8 @@ _C_POS, _C_LINE, _C_ROW, _C_CODE, _C_ELINE, _C_TOK0, _C_TOK1, _C_COL, _C_SKIPPED
 
 class Reader:
     """An iterator of ``(X, y)`` chunks read from a file, as :func:`mbcore.streaming.iter_svmlight`
-    and :func:`~mbcore.streaming.iter_csv` return.
+    and :func:`~mbcore.streaming.iter_csv` return (``(X, y, lines)`` with ``lines=True``: the
+    1-based line of each row in the file).
 
     Attributes
     ----------
