@@ -111,7 +111,8 @@ def declared_zero_based(source):
     Only the comment lines at the top of the file are read (blank lines may come between
     them; the first other line ends the search): of a path (plain or gzip), or of a binary
     file object without consuming it, by ``peek()`` (a buffered reader such as
-    ``sys.stdin.buffer``: what it has buffered, at most 64 KiB).
+    ``sys.stdin.buffer``: what it has buffered, at most 64 KiB) or, for a seekable one without
+    ``peek`` (``io.BytesIO``), by reading and seeking back.
 
     Parameters
     ----------
@@ -134,10 +135,15 @@ def declared_zero_based(source):
     """
     if is_file_object(source):
         peek = getattr(source, "peek", None)
-        if peek is None:
-            return None
         try:
-            head = peek(_PEEK)
+            if peek is not None:
+                head = peek(_PEEK)
+            elif getattr(source, "seekable", lambda: False)():
+                at = source.tell()             # (io.BytesIO: read, then back where it was)
+                head = source.read(_PEEK)
+                source.seek(at)
+            else:
+                return None
         except (OSError, ValueError):
             return None
         if not isinstance(head, (bytes, bytearray)):

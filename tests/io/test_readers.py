@@ -693,6 +693,8 @@ def test_declaration_of_a_pipe_is_peeked_without_consuming_it(tmp_path):
     assert _readers.declared_zero_based(packed) is True
     assert packed.read() == gzip.compress(data)           # nothing consumed
     assert _readers.declared_zero_based(OneLineAtATime(data)) is None     # no peek: cannot tell
+    seekable = io.BytesIO(data)
+    assert _readers.declared_zero_based(seekable) is True and seekable.tell() == 0
 
 
 def test_index_zero_read_one_based_names_the_line_and_the_option(tmp_path):
