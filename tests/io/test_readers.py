@@ -810,6 +810,10 @@ def test_rows_without_a_label(tmp_path):
     assert yw.tolist() == ["yes", "", "no"]
     with pytest.raises(ValueError, match="labeled must be True or 'auto'"):
         iter_svmlight(mpath, labeled=False)
+    Xl, yl = load_svmlight(path, zero_based=True, labeled="auto")
+    assert np.array_equal(Xl[:, :X.shape[1]], X) and np.isnan(yl).all()
+    with pytest.raises(ValueError, match=r"load_svmlight: .*line 1: starts with '.*', a feature"):
+        load_svmlight(path, zero_based=True)
 
 
 def test_csv_without_a_label_column(tmp_path):
