@@ -859,18 +859,21 @@ def csv_chunks(blocks, reader, owner, chunk_size, label_column, delimiter, skip_
         return out
 
     first = True
+    sniffing = skip_header == "auto"
     for block in blocks:
         st[_C_POS] = 0
         if first:
             first = False
-            if skip_header == "auto":
-                header = sniff_header(block, delimiter, label_column)
-                if header is not None:
-                    st[_C_LINE], st[_C_POS] = header
-                    cs.header = header[0]
-            elif skip_header:
+            if skip_header is True:
                 st[_C_POS] = _first_line_end(block)
                 st[_C_LINE] = 1
+        if sniffing:            # the first block with a data line (a pipe's first may have none)
+            header = sniff_header(block, delimiter, label_column)
+            if header is not None:
+                st[_C_LINE] += header[0]
+                st[_C_POS] = header[1]
+                cs.header = int(st[_C_LINE])
+            sniffing = header is None and not _data_lines(block, 1)
         taken = int(st[_C_ROW])
         line0 = int(st[_C_LINE])
         if line_counter is not None:

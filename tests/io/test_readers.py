@@ -863,9 +863,13 @@ def test_csv_header_is_sniffed(tmp_path):
         assert np.array_equal(Xl, df.iloc[:, 1:].to_numpy()) and yl.tolist() == y
         want = read_csv(data, path, label_column=0)
         assert want[0] == X and want[1] == y
-        # one line at a time: the first line alone decides
+        # one line at a time: the first line alone decides (after comments and blank lines)
         Xi, yi, _ = _compiled_csv(OneLineAtATime(data, path), interactive=True, label_column=0)
         assert Xi == X and yi == y
+        late = b"# from a pipe\n\n" + data
+        got = list(iter_csv(OneLineAtATime(late, path), interactive=True, label_column=0,
+                            lines=True))
+        assert _rows_lines(got) == (X, y, list(range(4, 34)))
     # the label column wrong: the message names the CSV options, as the caller spells them
     path, _ = _pandas_label_first(tmp_path, words=True)
     with pytest.raises(ValueError, match=r"line 2, column 0 \(counting from 0\) holds "
