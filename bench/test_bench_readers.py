@@ -39,7 +39,7 @@ def svm_file(request, tmp_path_factory, shared_data):
 
 
 def _drain(chunks):
-    return sum(len(y) for _, y in chunks)
+    return sum(len(item[1]) for item in chunks)
 
 
 def _best(fn, n=3):
@@ -88,3 +88,15 @@ def test_csv_throughput(benchmark, tmp_path):
     benchmark.pedantic(lambda: _drain(iter_csv(str(path), chunk_size=10_000)), rounds=3,
                        iterations=1)
     benchmark.extra_info["MB/s"] = round(size / benchmark.stats.stats.min / 1e6)
+
+
+def test_svmlight_lines_cost(benchmark, svm_file):
+    """lines=True (each row's line in the file, for errors found later by a learner): one
+    int64 store per row in the parser; the default (lines=False) passes no array at all."""
+    name, path, _, size = svm_file
+    one_pass = dict(n_features=SHAPE[name][1], zero_based=False, chunk_size=10_000)
+    t_with = _best(lambda: _drain(iter_svmlight(path, lines=True, **one_pass)), 5)
+    benchmark.pedantic(lambda: _drain(iter_svmlight(path, **one_pass)), rounds=5, iterations=1)
+    t_without = benchmark.stats.stats.min
+    benchmark.extra_info["MB/s lines=False"] = round(size / t_without / 1e6)
+    benchmark.extra_info["lines=True / lines=False"] = round(t_with / t_without, 3)

@@ -44,7 +44,8 @@ _C_POS, _C_LINE, _C_ROW, _C_CODE, _C_ELINE, _C_TOK0, _C_TOK1, _C_COL, _C_SKIPPED
 
 class Reader:
     """An iterator of ``(X, y)`` chunks read from a file, as :func:`mbcore.streaming.iter_svmlight`
-    and :func:`~mbcore.streaming.iter_csv` return.
+    and :func:`~mbcore.streaming.iter_csv` return (``(X, y, lines)`` with ``lines=True``: the
+    1-based line of each row in the file).
 
     Attributes
     ----------
@@ -110,7 +111,8 @@ def declared_zero_based(source):
     Only the comment lines at the top of the file are read (blank lines may come between
     them; the first other line ends the search): of a path (plain or gzip), or of a binary
     file object without consuming it, by ``peek()`` (a buffered reader such as
-    ``sys.stdin.buffer``: what it has buffered, at most 64 KiB).
+    ``sys.stdin.buffer``: what it has buffered, at most 64 KiB) or, for a seekable one without
+    ``peek`` (``io.BytesIO``), by reading and seeking back.
 
     Parameters
     ----------
@@ -133,10 +135,15 @@ def declared_zero_based(source):
     """
     if is_file_object(source):
         peek = getattr(source, "peek", None)
-        if peek is None:
-            return None
         try:
-            head = peek(_PEEK)
+            if peek is not None:
+                head = peek(_PEEK)
+            elif getattr(source, "seekable", lambda: False)():
+                at = source.tell()             # (io.BytesIO: read, then back where it was)
+                head = source.read(_PEEK)
+                source.seek(at)
+            else:
+                return None
         except (OSError, ValueError):
             return None
         if not isinstance(head, (bytes, bytearray)):
@@ -852,18 +859,21 @@ def csv_chunks(blocks, reader, owner, chunk_size, label_column, delimiter, skip_
         return out
 
     first = True
+    sniffing = skip_header == "auto"
     for block in blocks:
         st[_C_POS] = 0
         if first:
             first = False
-            if skip_header == "auto":
-                header = sniff_header(block, delimiter, label_column)
-                if header is not None:
-                    st[_C_LINE], st[_C_POS] = header
-                    cs.header = header[0]
-            elif skip_header:
+            if skip_header is True:
                 st[_C_POS] = _first_line_end(block)
                 st[_C_LINE] = 1
+        if sniffing:            # the first block with a data line (a pipe's first may have none)
+            header = sniff_header(block, delimiter, label_column)
+            if header is not None:
+                st[_C_LINE] += header[0]
+                st[_C_POS] = header[1]
+                cs.header = int(st[_C_LINE])
+            sniffing = header is None and not _data_lines(block, 1)
         taken = int(st[_C_ROW])
         line0 = int(st[_C_LINE])
         if line_counter is not None:

@@ -17,7 +17,7 @@ __all__ = ["load_svmlight", "load_csv", "MAX_FEATURES", "open_text", "check_widt
            "check_max_features", "empty_label", "parse_svmlight", "numeric", "too_few_columns"]
 
 
-def load_svmlight(path, n_features=None, zero_based="auto", max_features=None):
+def load_svmlight(path, n_features=None, zero_based="auto", max_features=None, labeled=True):
     """Read a LIBSVM / svmlight text file into dense arrays.
 
     Each non-blank line is ``label idx:value idx:value ...``.  Anything after ``#`` is a comment;
@@ -42,6 +42,10 @@ def load_svmlight(path, n_features=None, zero_based="auto", max_features=None):
         The most columns an index in the file may make (None: ``MAX_FEATURES``, 67,108,864); a
         file over it is refused naming the line, as is one whose dense array would exceed 4 GiB
         (read such files in CSR chunks with :func:`mbcore.streaming.iter_svmlight`).
+    labeled : True or "auto", default=True
+        True: every data line starts with its label.  "auto": a line that starts with a
+        feature (its first token holds ':') is a row without a label (NaN, or '' among text
+        labels), for predicting unlabeled data.
 
     Returns
     -------
@@ -79,11 +83,14 @@ def load_svmlight(path, n_features=None, zero_based="auto", max_features=None):
         raise ValueError(f"load_svmlight: parameter zero_based must be None, True, False or "
                          f"'auto', got {zero_based!r}")
     check_max_features("load_svmlight", max_features)
+    if not (labeled is True or (isinstance(labeled, str) and labeled == "auto")):
+        raise ValueError(f"load_svmlight: parameter labeled must be True or 'auto', got "
+                         f"{labeled!r}")
     name = os.fsdecode(os.fspath(path))
-    return parse_svmlight(name, name, n_features, zero_based, max_features)
+    return parse_svmlight(name, name, n_features, zero_based, max_features, labeled == "auto")
 
 
-def parse_svmlight(source, name, n_features, zero_based, max_features=None):
+def parse_svmlight(source, name, n_features, zero_based, max_features=None, optional=False):
     """Parse an svmlight file (a path, or a binary file object: plain or gzip, by its magic
     bytes) into dense (X, y) with the compiled reader; ``name`` names it in error messages."""
     owner = "load_svmlight"
@@ -111,7 +118,8 @@ def parse_svmlight(source, name, n_features, zero_based, max_features=None):
     with _readers.open_source(source) as f:
         parts = list(_readers.svmlight_chunks(
             _readers.line_blocks(f, owner, name, lambda: int(st[1])), reader, owner,
-            _ALL_ROWS, None, 1 if zero_based is False else 0, False, column_of, st, why=why))
+            _ALL_ROWS, None, 1 if zero_based is False else 0, False, column_of, st, why=why,
+            optional=optional))
     if not parts:
         raise ValueError(f"load_svmlight: {name} holds no data rows")
     labels, indptr, cols, vals = parts[0][:4]

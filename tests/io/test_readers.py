@@ -693,6 +693,8 @@ def test_declaration_of_a_pipe_is_peeked_without_consuming_it(tmp_path):
     assert _readers.declared_zero_based(packed) is True
     assert packed.read() == gzip.compress(data)           # nothing consumed
     assert _readers.declared_zero_based(OneLineAtATime(data)) is None     # no peek: cannot tell
+    seekable = io.BytesIO(data)
+    assert _readers.declared_zero_based(seekable) is True and seekable.tell() == 0
 
 
 def test_index_zero_read_one_based_names_the_line_and_the_option(tmp_path):
@@ -808,6 +810,10 @@ def test_rows_without_a_label(tmp_path):
     assert yw.tolist() == ["yes", "", "no"]
     with pytest.raises(ValueError, match="labeled must be True or 'auto'"):
         iter_svmlight(mpath, labeled=False)
+    Xl, yl = load_svmlight(path, zero_based=True, labeled="auto")
+    assert np.array_equal(Xl[:, :X.shape[1]], X) and np.isnan(yl).all()
+    with pytest.raises(ValueError, match=r"load_svmlight: .*line 1: starts with '.*', a feature"):
+        load_svmlight(path, zero_based=True)
 
 
 def test_csv_without_a_label_column(tmp_path):
@@ -857,9 +863,13 @@ def test_csv_header_is_sniffed(tmp_path):
         assert np.array_equal(Xl, df.iloc[:, 1:].to_numpy()) and yl.tolist() == y
         want = read_csv(data, path, label_column=0)
         assert want[0] == X and want[1] == y
-        # one line at a time: the first line alone decides
+        # one line at a time: the first line alone decides (after comments and blank lines)
         Xi, yi, _ = _compiled_csv(OneLineAtATime(data, path), interactive=True, label_column=0)
         assert Xi == X and yi == y
+        late = b"# from a pipe\n\n" + data
+        got = list(iter_csv(OneLineAtATime(late, path), interactive=True, label_column=0,
+                            lines=True))
+        assert _rows_lines(got) == (X, y, list(range(4, 34)))
     # the label column wrong: the message names the CSV options, as the caller spells them
     path, _ = _pandas_label_first(tmp_path, words=True)
     with pytest.raises(ValueError, match=r"line 2, column 0 \(counting from 0\) holds "

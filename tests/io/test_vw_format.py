@@ -116,18 +116,19 @@ class _OneLineAtATime:
 
 def _read_compiled(text, chunk_size=3, bits=18, hash_seed=0, on_error="raise",
                    interactive=False):
-    """(labels, weights, rows, skipped) through iter_vw (bytes: on a file object; with
+    """(labels, weights, rows, skipped, lines) through iter_vw (bytes: on a file object; with
     ``interactive``, delivered one line per read)."""
-    labels, weights, rows = [], [], []
+    labels, weights, rows, lines = [], [], [], []
     if interactive:
         source = _OneLineAtATime(text)
     else:
         source = io.BytesIO(text) if isinstance(text, bytes) else text
     reader = iter_vw(source, chunk_size=chunk_size, bits=bits, hash_seed=hash_seed,
-                     sample_weight=True, on_error=on_error, interactive=interactive)
+                     sample_weight=True, on_error=on_error, interactive=interactive, lines=True)
     try:
-        for X, y, w in reader:
-            assert X.shape == (len(y), 1 << bits)
+        for X, y, w, at in reader:
+            assert X.shape == (len(y), 1 << bits) and at.shape == y.shape
+            lines += at.tolist()
             for i in range(len(y)):
                 s, e = X.indptr[i], X.indptr[i + 1]
                 rows.append(list(zip(X.indices[s:e].tolist(), X.data[s:e].tolist())))
@@ -136,13 +137,13 @@ def _read_compiled(text, chunk_size=3, bits=18, hash_seed=0, on_error="raise",
     except ValueError as e:
         if "holds no data rows" not in str(e):
             raise
-    return labels, weights, rows, reader.skipped
+    return labels, weights, rows, reader.skipped, lines
 
 
 def _read_twin(text, bits=18, hash_seed=0, on_error="raise"):
-    labels, weights, rows, _, skipped = rvw.read_vw(text, "<stream>", bits=bits,
-                                                    hash_seed=hash_seed, on_error=on_error)
-    return labels, weights, rows, skipped
+    labels, weights, rows, lines, skipped = rvw.read_vw(text, "<stream>", bits=bits,
+                                                        hash_seed=hash_seed, on_error=on_error)
+    return labels, weights, rows, skipped, lines
 
 
 def _outcome(read, *args, **kw):
@@ -161,7 +162,8 @@ def _same(a, b):
     if a[0] == "error":
         assert a[1] == b[1]
         return
-    (la, wa, ra, sa), (lb, wb, rb, sb) = a[1], b[1]
+    (la, wa, ra, sa, na), (lb, wb, rb, sb, nb) = a[1], b[1]
+    assert na == nb                                   # each row's line
     assert [v.hex() for v in la] == [v.hex() for v in lb]
     assert [v.hex() for v in wa] == [v.hex() for v in wb]
     assert [_bits_of(r) for r in ra] == [_bits_of(r) for r in rb]
@@ -201,7 +203,7 @@ def test_columns_match_vowpal_wabbit(bits, seed):
     workspace = pyvw.Workspace(f"--quiet --noconstant -b {bits} --hash_seed {seed}")
     try:
         text = "\n".join(VW_LINES).encode() + b"\n"
-        labels, weights, rows, _ = _read_compiled(text, bits=bits, hash_seed=seed)
+        labels, weights, rows, _, _ = _read_compiled(text, bits=bits, hash_seed=seed)
         assert labels == [1, -1, 1, 2, -1, 1, 3, -1]
         assert weights == [1, 0.5, 1, 1, 1, 1, 1, 1]
         for line, row in zip(VW_LINES, rows):
@@ -281,17 +283,17 @@ def test_parity_on_random_bytes(text):
 
 def test_values_rules():
     # namespace weight x value; zero values dropped; repeated features summed in order written
-    labels, weights, rows, _ = _read_twin(b"1 |a:0.5 x:3 y:0 x |b:0 z\n")
+    labels, weights, rows, _, _ = _read_twin(b"1 |a:0.5 x:3 y:0 x |b:0 z\n")
     hx = rvw.feature_index(b"a", b"x")
     assert rows == [[(hx, 2.0)]]
     # anonymous features: the namespace hash plus 0, 1, ... per '|'
     h = rvw.namespace_hash(b"n")
-    _, _, rows, _ = _read_twin(b"1 |n :5 :0 :7 |n :1\n")
+    _, _, rows, _, _ = _read_twin(b"1 |n :5 :0 :7 |n :1\n")
     assert rows == [sorted([(h & 0x3FFFF, 5.0 + 1.0), ((h + 2) & 0x3FFFF, 7.0)])]
     # a tag: quoted, or touching the '|'; BOM, tab in the label part (VW drops what precedes it)
     for line in [b"-1 'abc|a x", b"-1 abc|a x", b"\xef\xbb\xbf-1 |a x", b"junk\t-1 |a x",
                  b"-1 1 0 |a x"]:
-        labels, weights, rows, _ = _read_twin(line)
+        labels, weights, rows, _, _ = _read_twin(line)
         assert labels == [-1.0] and weights == [1.0], line
         assert _read_compiled(line)[:3] == (labels, weights, rows)
 
@@ -572,7 +574,7 @@ def test_malformed_lines(text, reason, line):
         assert str(info.value) == expected
     # skipped and counted
     good = b"1 |a x\n"
-    labels, _, rows, skipped = _read_compiled(good + text + good, on_error="skip")
+    labels, _, rows, skipped, _ = _read_compiled(good + text + good, on_error="skip")
     assert _read_compiled(good + text + good, on_error="skip", interactive=True)[3] == skipped
     non_blank = [ln for ln in text.splitlines() if ln.strip()]
     assert (len(labels), skipped) == (2 + len(non_blank) - 1, 1)   # every other line is good
