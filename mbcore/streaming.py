@@ -1076,6 +1076,9 @@ def _shuffled(chunks, rng, buffer_size, step):
             yield take(whole, order[a:a + step])
 
 
+_RUNS_ENOUGH = 2 * 128      # LabelRuns: past this many runs, the labels cannot arrive sorted
+
+
 class LabelRuns:
     """Whether the labels of a stream arrive sorted, counted as they go.
 
@@ -1099,18 +1102,26 @@ class LabelRuns:
         self._last = None
 
     def add(self, y):
-        """Count the labels ``y`` of the next chunk (in the stream's order); returns self."""
+        """Count the labels ``y`` of the next chunk (in the stream's order); returns self.
+
+        Cheap on the workflow's path: the labels are read at the starts of the chunk's runs
+        only, and once the stream has more than ``2 * 128`` runs (no order of at most 128
+        labels in at most two runs each has that many) only the rows are counted."""
         y = np.asarray(y)
-        if y.shape[0] == 0:
+        m = y.shape[0]
+        if m == 0:
             return self
-        change = int(np.count_nonzero(y[1:] != y[:-1]))
+        self.n += m
+        if self.runs > _RUNS_ENOUGH:             # not sorted, whatever comes
+            return self
+        change = np.flatnonzero(y[1:] != y[:-1])
         first = y[0].item() if hasattr(y[0], "item") else y[0]
-        self.runs += change + (self._last is None or first != self._last)
+        self.runs += change.shape[0] + (self._last is None or first != self._last)
         last = y[-1]
         self._last = last.item() if hasattr(last, "item") else last
         if len(self.labels) <= 64:           # (the rule needs k only while runs <= 2k)
-            self.labels.update(np.unique(y).tolist())
-        self.n += y.shape[0]
+            heads = y[np.concatenate((np.zeros(1, dtype=np.intp), change + 1))]
+            self.labels.update(np.unique(heads).tolist())
         return self
 
     @property
