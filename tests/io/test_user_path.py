@@ -434,3 +434,45 @@ def test_the_data_commands_name_the_line_and_follow_the_one_zero_based_rule(file
     line = error(cli("run", "--dataset", idx0, "--learner", "perceptron", "--no-twin"))
     assert "line 1" in line and "--zero-based" in line
     ok(cli("run", "--dataset", idx0, "--learner", "perceptron", "--no-twin", "--zero-based"))
+
+
+# -- the recorded reading in the file format --------------------------------------------------
+
+def _with_reading(files, tmp_path):
+    import io
+    learner = mbcore.Perceptron()
+    train_file(learner, str(files / "bool.svm"))
+    buf = io.BytesIO()
+    learner.save(buf)
+    return learner, buf.getvalue()
+
+
+def test_the_reading_round_trips_and_a_crafted_one_is_refused(files, tmp_path):
+    """reading_ is state like any other: saved, loaded equal, and checked on loading (a crafted
+    file whose digests are recomputed is refused when its reading is not one of the readers')."""
+    import copy
+    import io
+    from _persistence_cases import read_file, write_file
+    learner, data = _with_reading(files, tmp_path)
+    assert mbcore.load(io.BytesIO(data)).reading_ == learner.reading_ == {
+        "format": "svmlight", "zero_based": False}
+    meta, arrays = read_file(data)
+    stored = meta["learner"]["state"]["reading_"]
+    assert stored["$"] == "tuple"
+    bad_values = [
+        {"$": "tuple", "items": [{"$": "tuple", "items": ["format", "svmlight"]},
+                                 {"$": "tuple", "items": ["rm -rf", True]}]},     # unknown
+        {"$": "tuple", "items": [{"$": "tuple", "items": ["zero_based", True]}]},  # no format
+        {"$": "tuple", "items": [{"$": "tuple", "items": ["format", [1, 2]]}]},     # a list
+        "svmlight",
+    ]
+    for bad in bad_values:
+        crafted = copy.deepcopy(meta)
+        crafted["learner"]["state"]["reading_"] = bad
+        with pytest.raises(mbcore.persistence.FormatError, match="reading_"):
+            mbcore.load(io.BytesIO(write_file(crafted, dict(arrays))))
+    # a file without it (as 0.2.0 wrote) loads, its reading unknown
+    crafted = copy.deepcopy(meta)
+    del crafted["learner"]["state"]["reading_"]
+    assert getattr(mbcore.load(io.BytesIO(write_file(crafted, dict(arrays)))), "reading_",
+                   None) is None
