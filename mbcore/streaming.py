@@ -42,6 +42,7 @@ import numpy as np
 
 from . import _messages, _params, _readers
 from ._kernels.readers import join_labels, join_scores
+from ._readers import declared_zero_based
 from .datasets.formats import MAX_FEATURES, check_max_features, check_width, too_few_columns
 from ._locking import holding
 from ._threads import sharing_cores
@@ -52,7 +53,7 @@ __all__ = ["iter_svmlight", "iter_csv", "iter_vw", "run_stream", "StreamRun", "C
            "read_chunks", "prefetch", "train_file", "predict_file", "evaluate_file",
            "EvaluationReport", "REPORT_HEADER", "report_line", "FORMATS", "default_workers",
            "shuffle_chunks", "LabelRuns", "SHUFFLE_BUFFER", "SORTED_MIN_ROWS", "READING",
-           "reading_options", "at_line"]
+           "reading_options", "declared_zero_based"]
 
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]
@@ -154,7 +155,7 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     **Zero-based indices.**  A file's own word comes first: its leading comment lines may
     declare its indices, as scikit-learn's ``dump_svmlight_file`` writes when given a comment
     (``# Column indices are zero-based``, or ``one-based``;
-    :func:`mbcore._readers.declared_zero_based`).  ``zero_based=None`` is one rule for every
+    :func:`declared_zero_based`).  ``zero_based=None`` is one rule for every
     reader: what the file declares, else one-based (LIBSVM's convention), decided before any
     row is read; an index 0 in a one-based reading raises, naming the line.  ``"auto"`` (the
     default) takes the file's declaration, else reads zero-based if the file holds an index 0
@@ -678,7 +679,7 @@ def _fit_width(learner, X):
 _IN_ROW = re.compile(r"\bin row (\d+)\b")
 
 
-def at_line(exc, lines, name):
+def _at_line(exc, lines, name):
     """``exc`` with its "in row R" (R counted in the chunk) replaced by the file and the line of
     that row (``lines``: the 1-based line of each row of the chunk, as the readers give it with
     ``lines=True``), or ``exc`` itself when it names no row or nothing says where the row was."""
@@ -705,7 +706,7 @@ def _learn_chunk(owner, learner, X, y, classes, i, first, fresh, fit_params, gro
     across both).  ``grow``: the chunks' width grows (:func:`_fit_width`); a chunk that fails
     leaves the learner as it was before it, its growth undone.  ``lines`` and ``name``: the
     line of each row in the source called ``name``, so that an error about a row names its
-    line (:func:`at_line`)."""
+    line (:func:`_at_line`)."""
     with holding(learner, write=True):
         snap = None
         try:
@@ -740,7 +741,7 @@ def _learn_chunk(owner, learner, X, y, classes, i, first, fresh, fit_params, gro
                                      f"the earlier chunks did not show (the learner took its "
                                      f"classes {np.asarray(fitted).tolist()!r} from them); "
                                      f"{every} ({e})") from e
-            bad = at_line(e, lines, name)
+            bad = _at_line(e, lines, name)
             if bad is not e:
                 raise bad from e
             raise
@@ -1304,17 +1305,42 @@ def _reader_defaults(format):
 def _declared_zero_based(source):
     """What an svmlight source says of its indices (scikit-learn writes "# Column indices are
     zero-based"): True, False, or None when it says nothing."""
-    declared = getattr(_readers, "declared_zero_based", None)
-    return None if declared is None else declared(source)
+    return declared_zero_based(source)
 
 
 def reading_options(owner, learner, source, format, options, override=False):
-    """(format, options, reading) to read ``source`` for ``learner``: what the caller gave,
-    and for what it did not give, the reading the learner recorded when it was trained
-    (``reading_``), else the readers' defaults (svmlight; indices zero-based when the file
-    says so, else one-based).  An option given that contradicts the recorded reading raises
-    ValueError naming both (``override=True``: the options given win).  ``reading`` is the
-    dict a learner trained on this source records."""
+    """How to read ``source`` for ``learner``: the options given, and for the others the
+    reading the learner recorded when it was trained from a file (its ``reading_``), else the
+    readers' defaults (svmlight; indices zero-based when the file declares it, else
+    one-based).  :func:`train_file`, :func:`predict_file` and :func:`evaluate_file` call it.
+
+    Parameters
+    ----------
+    owner : str
+        The name errors start with.
+    learner : an mbcore learner
+    source : str, os.PathLike or binary file object
+        Read only for its declaration of zero-based indices (:func:`declared_zero_based`).
+    format : {"svmlight", "csv", "vw"} or None
+        None: the recorded format, else svmlight.
+    options : dict
+        The reader options given (an option of :data:`READING` absent, or ``zero_based=None``,
+        is not given).
+    override : bool, default=False
+        Options given win over the recorded reading instead of being refused.
+
+    Returns
+    -------
+    (format, options, reading)
+        The format, the reader options to use (every option of :data:`READING` for the
+        format set), and the dict a learner trained on this source records as ``reading_``.
+
+    Raises
+    ------
+    ValueError
+        An option given (or ``format``) contradicts the recorded reading, naming both values
+        (as the command's options when the ``mbcore`` command is the caller).
+    """
     with holding(learner):
         rec = getattr(learner, "reading_", None) if learner._is_fitted() else None
     name = type(learner).__name__
@@ -1654,7 +1680,7 @@ def predict_file(learner, source, out=None, *, format=None, raw=False,
             try:
                 text = _format(*_predicting_width(learner, X), raw, table)
             except ValueError as e:
-                bad = at_line(e, lines, name)
+                bad = _at_line(e, lines, name)
                 if bad is e:
                     raise
                 raise bad from e
