@@ -1106,23 +1106,27 @@ class LabelRuns:
         """Count the labels ``y`` of the next chunk (in the stream's order); returns self.
 
         Cheap on the workflow's path: the labels are read at the starts of the chunk's runs
-        only, and once the stream has more than ``2 * 128`` runs (no order of at most 128
-        labels in at most two runs each has that many) only the rows are counted."""
+        only, and not at all once the stream has more than ``2 * 128`` runs (no order of at
+        most 128 labels in at most two runs each has that many): then only the rows and the
+        runs are counted."""
         y = np.asarray(y)
         m = y.shape[0]
         if m == 0:
             return self
         self.n += m
-        if self.runs > _RUNS_ENOUGH:             # not sorted, whatever comes
-            return self
-        change = np.flatnonzero(y[1:] != y[:-1])
+        change = y[1:] != y[:-1]
         first = y[0].item() if hasattr(y[0], "item") else y[0]
-        self.runs += change.shape[0] + (self._last is None or first != self._last)
+        before = self.runs
+        new_run = self._last is None or first != self._last
         last = y[-1]
         self._last = last.item() if hasattr(last, "item") else last
-        if len(self.labels) <= 64:           # (the rule needs k only while runs <= 2k)
-            heads = y[np.concatenate((np.zeros(1, dtype=np.intp), change + 1))]
-            self.labels.update(np.unique(heads).tolist())
+        if before > _RUNS_ENOUGH or len(self.labels) > 64:   # (k matters only while runs <= 2k)
+            self.runs += int(np.count_nonzero(change)) + new_run
+            return self
+        starts = np.flatnonzero(change)
+        self.runs += starts.shape[0] + new_run
+        heads = y[np.concatenate((np.zeros(1, dtype=np.intp), starts + 1))]
+        self.labels.update(np.unique(heads).tolist())
         return self
 
     @property
