@@ -318,13 +318,13 @@ def _check_warm_width(learner, args, source, name, fmt, options):
                                  f"{args.warm_start} has {d:,} features")
             return
         from ._readers import svmlight_scan_file
-        low, high = svmlight_scan_file(source, "mbcore", name)
+        low, high = svmlight_scan_file(source, "iter_svmlight", name)
         if high < 0:
             return
         width = high + (1 if options.get("zero_based") else 0)
         if options.get("zero_based") is None:
             from .streaming import reading_options
-            _, resolved, _ = reading_options("mbcore", learner, source, fmt, options)
+            _, resolved, _ = reading_options("--warm-start", learner, source, fmt, options)
             width = high + (1 if resolved.get("zero_based") else 0)
         if width != d:
             raise ValueError(f"{name} has {width:,} features (its largest index is {high}) but "
@@ -334,7 +334,7 @@ def _check_warm_width(learner, args, source, name, fmt, options):
                              "--override-reading continues on it as it is")
     elif fmt == "csv":
         from .streaming import read_chunks, reading_options
-        _, resolved, _ = reading_options("mbcore", learner, source, fmt, options)
+        _, resolved, _ = reading_options("--warm-start", learner, source, fmt, options)
         resolved = {k: v for k, v in resolved.items() if k != "lines"}
         for item in read_chunks(source, "csv", 1, **resolved):
             width = item[0].shape[1]
