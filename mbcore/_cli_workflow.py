@@ -310,6 +310,9 @@ def _check_warm_width(learner, args, source, name, fmt, options):
     if args.warm_start is None or args.data == "-" or args.override_reading or \
             not learner._is_fitted():
         return
+    from .streaming import read_chunks, reading_options
+    # (an option that contradicts the model's reading is refused first, naming both)
+    fmt, resolved, _ = reading_options("--warm-start", learner, source, fmt, options)
     d = learner.n_features_in_
     if fmt == "svmlight":
         if "n_features" in options and args.n_features is not None:
@@ -321,11 +324,7 @@ def _check_warm_width(learner, args, source, name, fmt, options):
         low, high = svmlight_scan_file(source, "iter_svmlight", name)
         if high < 0:
             return
-        width = high + (1 if options.get("zero_based") else 0)
-        if options.get("zero_based") is None:
-            from .streaming import reading_options
-            _, resolved, _ = reading_options("--warm-start", learner, source, fmt, options)
-            width = high + (1 if resolved.get("zero_based") else 0)
+        width = high + (1 if resolved.get("zero_based") else 0)
         if width != d:
             raise ValueError(f"{name} has {width:,} features (its largest index is {high}) but "
                              f"the model {args.warm_start} has {d:,}: other data than the "
@@ -333,9 +332,6 @@ def _check_warm_width(learner, args, source, name, fmt, options):
                              f"leaves the last ones unused, give --n-features {d}; "
                              "--override-reading continues on it as it is")
     elif fmt == "csv":
-        from .streaming import read_chunks, reading_options
-        _, resolved, _ = reading_options("--warm-start", learner, source, fmt, options)
-        resolved = {k: v for k, v in resolved.items() if k != "lines"}
         for item in read_chunks(source, "csv", 1, **resolved):
             width = item[0].shape[1]
             if width != d:

@@ -476,3 +476,14 @@ def test_the_reading_round_trips_and_a_crafted_one_is_refused(files, tmp_path):
     del crafted["learner"]["state"]["reading_"]
     assert getattr(mbcore.load(io.BytesIO(write_file(crafted, dict(arrays)))), "reading_",
                    None) is None
+
+
+def test_a_warm_start_refuses_a_reading_option_before_its_width(files, tmp_path):
+    """The contradiction is what the user did: it is named, not a width it caused."""
+    model = tmp_path / "b.npz"
+    ok(cli("train", "--learner", "perceptron", "--data", files / "bool.svm", "--model", model))
+    line = error(cli("train", "--warm-start", model, "--data", files / "bool.svm",
+                     "--zero-based", "--model", tmp_path / "c.npz"))
+    assert "--zero-based" in line and "one-based" in line and "largest index" not in line
+    ok(cli("train", "--warm-start", model, "--data", files / "bool.svm", "--model",
+           tmp_path / "c.npz"))
