@@ -638,7 +638,7 @@ def _dense_rows(chunks):
 
 
 def test_sklearn_declared_zero_based_file_is_read_zero_based(tmp_path):
-    from sklearn.datasets import dump_svmlight_file
+    dump_svmlight_file = pytest.importorskip("sklearn.datasets").dump_svmlight_file
     X, y = _digits_like()
     path = str(tmp_path / "d.svm")
     dump_svmlight_file(X, y, path, zero_based=True, comment="digits-like")
@@ -673,7 +673,7 @@ def test_sklearn_declared_zero_based_file_is_read_zero_based(tmp_path):
 
 
 def test_declaration_of_a_pipe_is_peeked_without_consuming_it(tmp_path):
-    from sklearn.datasets import dump_svmlight_file
+    dump_svmlight_file = pytest.importorskip("sklearn.datasets").dump_svmlight_file
     X, y = _digits_like(seed=1)
     buf = io.BytesIO()
     dump_svmlight_file(X, y, buf, zero_based=True, comment="through a pipe")
@@ -780,7 +780,7 @@ def test_text_labels_in_parallel_groups_that_decide_alone(tmp_path):
 
 def test_rows_without_a_label(tmp_path):
     import mbcore._messages as messages
-    from sklearn.datasets import dump_svmlight_file
+    dump_svmlight_file = pytest.importorskip("sklearn.datasets").dump_svmlight_file
     X, y = _digits_like(seed=2)
     buf = io.BytesIO()
     dump_svmlight_file(X, y, buf, zero_based=True)
@@ -817,7 +817,7 @@ def test_rows_without_a_label(tmp_path):
 
 
 def test_csv_without_a_label_column(tmp_path):
-    import pandas as pd
+    pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(3)
     df = pd.DataFrame(rng.normal(size=(25, 4)).round(3), columns=list("abcd"))
     path = str(tmp_path / "x.csv")
@@ -840,7 +840,7 @@ def test_csv_without_a_label_column(tmp_path):
 
 
 def _pandas_label_first(tmp_path, words=False):
-    import pandas as pd
+    pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(4)
     df = pd.DataFrame(rng.normal(size=(30, 3)).round(4), columns=["mean radius", "x", "y"])
     labels = rng.integers(0, 2, 30)
