@@ -1306,12 +1306,6 @@ def _reader_defaults(format):
     return {k: params[k].default for k in READING[format]}
 
 
-def _declared_zero_based(source):
-    """What an svmlight source says of its indices (scikit-learn writes "# Column indices are
-    zero-based"): True, False, or None when it says nothing."""
-    return declared_zero_based(source)
-
-
 def reading_options(owner, learner, source, format, options, override=False):
     """How to read ``source`` for ``learner``: the options given, and for the others the
     reading the learner recorded when it was trained from a file (its ``reading_``), else the
@@ -1384,7 +1378,7 @@ def reading_options(owner, learner, source, format, options, override=False):
         else:           # (svmlight: what the file declares, else one-based: the one rule)
             value = None if key == "zero_based" else defaults[key]
         if key == "zero_based" and value in (None, "auto"):
-            declared = _declared_zero_based(source)
+            declared = declared_zero_based(source)
             value = bool(declared) if value is None or declared is not None else value
         options[key] = value
         if not (key == "label_column" and value is None):
@@ -1558,12 +1552,8 @@ def _seen(chunks, labels_seen):
 
 
 def _with_lines(options):
-    """The reader's options asking for each row's line (``lines=True``), where the readers
-    give it."""
-    import inspect
-    if "lines" in inspect.signature(iter_csv).parameters:
-        return dict(options, lines=True)
-    return options
+    """The reader's options asking for each row's line (``lines=True``)."""
+    return dict(options, lines=True)
 
 
 # -- predict ----------------------------------------------------------------------------------
