@@ -450,6 +450,10 @@ def _cmd_predict(args):
                          chunk_size=args.chunk_size, line_buffered=line,
                          override_reading=args.override_reading, **options)
     except ValueError as exc:
+        text = str(exc)
+        if fmt == "csv" and not args.no_label and "features, but" in text and \
+                f"has {model.n_features_in_ - 1} features" in text:
+            exc = ValueError(f"{text}; do the rows carry no label? give --no-label")
         raise _plain_failure(exc, False) from exc
     seconds = time.perf_counter() - start
     if args.json:

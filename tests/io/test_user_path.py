@@ -487,3 +487,18 @@ def test_a_warm_start_refuses_a_reading_option_before_its_width(files, tmp_path)
     assert "--zero-based" in line and "one-based" in line and "largest index" not in line
     ok(cli("train", "--warm-start", model, "--data", files / "bool.svm", "--model",
            tmp_path / "c.npz"))
+
+
+def test_predict_on_csv_rows_without_labels_points_to_no_label(tmp_path):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(size=(120, 3)), columns=["a", "b", "c"])
+    frame["label"] = (frame["a"] > 0).astype(int)
+    frame.to_csv(tmp_path / "x.csv", index=False)
+    frame[["a", "b", "c"]].to_csv(tmp_path / "x_test.csv", index=False)
+    model = tmp_path / "m.npz"
+    ok(cli("train", "--learner", "perceptron", "--data", tmp_path / "x.csv", "--model", model))
+    line = error(cli("predict", "--model", model, "--data", tmp_path / "x_test.csv"))
+    assert "--no-label" in line
+    out = ok(cli("predict", "--model", model, "--data", tmp_path / "x_test.csv", "--no-label"))
+    assert len(out.stdout.split()) == 120
