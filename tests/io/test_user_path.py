@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -25,9 +26,11 @@ EXE = shutil.which("mbcore")
 
 
 def cli(*args, stdin=None, cwd=None):
+    # (run outside the repository, as a user runs it: from its root, "python -m mbcore" would
+    # import the source tree, whose kernels are not built when the package is installed)
     cmd = [EXE] if EXE else [sys.executable, "-m", "mbcore"]
     return subprocess.run(cmd + [str(a) for a in args], capture_output=True, timeout=300,
-                          input=stdin, cwd=cwd)
+                          input=stdin, cwd=tempfile.gettempdir() if cwd is None else cwd)
 
 
 def ok(r):
@@ -280,14 +283,16 @@ def test_predict_into_a_pipe_that_closes_exits_0_quietly(files, tmp_path):
     cmd = " ".join([EXE or f"{sys.executable} -m mbcore", "predict", "--model", str(model),
                     "--data", str(big)])
     r = subprocess.run(["bash", "-c", f"set -o pipefail; {cmd} | head -1"],
-                       capture_output=True, timeout=300)
+                       capture_output=True, timeout=300, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stderr == b"" and len(r.stdout.split()) == 1
 
 
-def test_python_dash_m_mbcore():
+def test_python_dash_m_mbcore(tmp_path):
+    # (from an empty folder, as a user runs it: from the repository root, -m would find the
+    # source tree, whose kernels are not built when the package is installed)
     r = subprocess.run([sys.executable, "-m", "mbcore", "--version"], capture_output=True,
-                       timeout=120)
+                       timeout=120, cwd=tmp_path)
     assert r.returncode == 0 and r.stdout.decode().startswith("mbcore "), r.stderr
 
 
