@@ -34,11 +34,11 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
 def _installed_version():
     """The version of the installed distribution, as pyproject.toml sets it (the one place it is
     written; ``mbref`` is part of the same distribution, ``mbcore``)."""
-    from importlib.metadata import PackageNotFoundError, version
+    import importlib.metadata as metadata
     try:
-        return version("mbcore")
-    except PackageNotFoundError:    # imported from a source tree that was never installed
-        return "0+unknown"
+        return metadata.version("mbcore")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"          # a source tree that was never installed
 
 
 __version__ = _installed_version()

@@ -59,12 +59,11 @@ LEARN_ONE_NEW_LABEL = ("; a learner's classes are fixed when it starts (one that
 def learn_one_error(exc):
     """The ValueError ``exc`` raised under learn_one in learn_one's words, or ``exc``."""
     msg = str(exc)
-    for was, now in (_FIRST_CALL, _BALANCED):
-        if was in msg:
-            return ValueError(msg.replace(was, now))
-    if _NEW_LABEL in msg and not msg.endswith(LEARN_ONE_NEW_LABEL):
-        return ValueError(msg + LEARN_ONE_NEW_LABEL)
-    return exc
+    said = [pair for pair in (_FIRST_CALL, _BALANCED) if pair[0] in msg]
+    if said:                               # partial_fit's words, the first pair found
+        return ValueError(msg.replace(*said[0]))
+    new_label = _NEW_LABEL in msg and not msg.endswith(LEARN_ONE_NEW_LABEL)
+    return ValueError(msg + LEARN_ONE_NEW_LABEL) if new_label else exc
 
 
 class NoProbabilities(AttributeError, NotImplementedError):

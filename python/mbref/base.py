@@ -638,16 +638,17 @@ class OnlineLearner(OneExample):
         return f"{type(self).__name__}({args})"
 
     # -- protocol --------------------------------------------------------------------------
-    @property
-    def _owner(self):
-        return type(self).__name__
+    _owner = property(lambda self: type(self).__name__, doc="The class name errors give.")
 
     def _is_fitted(self):
+        """A learner is fitted once it knows its classes."""
         return getattr(self, "classes_", None) is not None
 
     def _check_fitted(self, what):
-        if not self._is_fitted():
-            raise NotFittedError(f"{self._owner}: call partial_fit or fit before {what}")
+        """NotFittedError (naming ``what``) unless a first partial_fit or fit has run."""
+        if self._is_fitted():
+            return
+        raise NotFittedError(f"{self._owner}: call partial_fit or fit before {what}")
 
     def _count(i, doc):  # noqa: N805 - a property factory used in the class body
         def get(self):
@@ -939,18 +940,18 @@ def class_weights(owner, class_weight, classes, idx, fitting):
 
 def row_weights(learner, sample_weight, yy, n, fitting):
     """sample_weight times the class weight of each row (None when both are None)."""
-    cw = learner.class_weight
-    if sample_weight is None and cw is None:
+    owner, cw = learner._owner, learner.class_weight
+    given = None if sample_weight is None else check_sample_weight(owner, sample_weight, n)
+    if cw is None:
+        sw = given
+    else:
+        binary = len(learner.classes_) <= 2
+        cls = [(1 if v > 0 else 0) if binary else int(v) for v in yy]   # each row's class
+        per_class = class_weights(owner, cw, learner.classes_, cls, fitting)
+        sw = [per_class[k] * (1.0 if given is None else given[i]) for i, k in enumerate(cls)]
+    if sw is None:
         return None
-    o = learner._owner
-    sw = None if sample_weight is None else check_sample_weight(o, sample_weight, n)
-    if cw is not None:
-        idx = [int(v) for v in yy] if len(learner.classes_) > 2 else \
-            [1 if v > 0 else 0 for v in yy]
-        per = class_weights(o, cw, learner.classes_, idx, fitting)
-        rw = [per[k] for k in idx]
-        sw = rw if sw is None else [a * b for a, b in zip(rw, sw)]
-    if fitting and n and not any(v != 0.0 for v in sw):
-        raise ValueError(f"{o}: parameter sample_weight must give fit at least one non-zero "
+    if fitting and n and all(v == 0.0 for v in sw):
+        raise ValueError(f"{owner}: parameter sample_weight must give fit at least one non-zero "
                          "weight (times class_weight), got every row's weight zero")
     return sw

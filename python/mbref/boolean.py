@@ -145,10 +145,11 @@ def _byte_of(v):
     byte of another type; anything else (NaN, 0.5, 256, a string, None) is not a byte."""
     if hasattr(v, "item") and not isinstance(v, (str, bytes)):
         v = v.item()                          # a NumPy scalar held in an object array
-    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
-        return _BYTE if 0 <= v <= 255 else _NOT_A_BYTE
-    if isinstance(v, (bool, float)) and v == v and 0 <= v <= 255 and float(v).is_integer():
-        return _BYTE_OF_ANOTHER_TYPE
+    if isinstance(v, bool) or isinstance(v, float):
+        whole = v == v and float(v).is_integer() and 0 <= v <= 255
+        return _BYTE_OF_ANOTHER_TYPE if whole else _NOT_A_BYTE
+    if isinstance(v, numbers.Integral):
+        return _BYTE if v in range(256) else _NOT_A_BYTE
     return _NOT_A_BYTE
 
 

@@ -20,14 +20,19 @@ class LearnerWarning(UserWarning):
     examples it has seen (emitted once per learner, at the first such example)."""
 
 
+def _inside(frame):
+    """Whether the code of ``frame`` is mbref's own."""
+    return os.path.abspath(frame.f_code.co_filename).startswith(_HERE)
+
+
 def warn_failure(owner, index, reason, detail, then):
     """Emit the LearnerWarning of learner class ``owner`` at example ``index`` (its 0-based
     position in the whole stream the learner has seen), attributed to the first caller outside
     mbref."""
-    level, frame = 1, sys._getframe(0)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_HERE):
-        frame = frame.f_back
-        level += 1
+    level = 1
+    frame = sys._getframe(0)
+    while frame is not None and _inside(frame):     # up to the first caller outside mbref
+        level, frame = level + 1, frame.f_back
     warnings.warn(f"{owner}: {reason}: example {index} {detail}; from now on the learner {then}",
                   LearnerWarning, stacklevel=level)
 

@@ -50,9 +50,9 @@ def _expert_error(owner, k, t, exc):
     """The error a pool's expert k raised on row t of X (given to it alone, as a one-row
     batch), re-raised as the pool's: naming the pool, the expert and the row of X, then the
     expert's own message."""
-    msg = re.sub(r"\brow 0\b", f"row {t}", str(exc))  # its one-row batch is row t of X
-    kind = ValueError if isinstance(exc, ValueError) else TypeError
-    return kind(f"{owner}: expert {k} refused row {t} of X: {msg}")
+    own = re.sub(r"\brow 0\b", f"row {t}", str(exc))   # row 0 of its batch is row t of X
+    said = f"{owner}: expert {k} refused row {t} of X: {own}"
+    return ValueError(said) if isinstance(exc, ValueError) else TypeError(said)
 
 
 def _fold16(s):

@@ -63,15 +63,13 @@ _DECLARED = re.compile(rb"#\s*column\s+indices\s+are\s+(zero|one)-based\s*\Z", r
 def declared_zero_based(data):
     """True (zero-based), False (one-based) or None (nothing): what the comment lines at the
     top of ``data`` (bytes; blank lines may come between them) declare."""
-    for line in data.splitlines():
-        text = line.strip()
-        if not text:
-            continue
-        if not text.startswith(b"#"):
-            return None
-        m = _DECLARED.match(text)
-        if m:
-            return m.group(1).lower() == b"zero"
+    lines = (line.strip() for line in data.splitlines())
+    for text in (t for t in lines if t):              # blank lines say nothing
+        if text[:1] != b"#":                          # the first row: the comments are over
+            break
+        found = _DECLARED.match(text)
+        if found is not None:
+            return found.group(1).lower() == b"zero"
     return None
 
 

@@ -25,9 +25,9 @@ def _mask_as_classes(owner, classes):
     partial_fit and fit was ``awake`` until it became keyword-only)."""
     if classes is None or isinstance(classes, (str, bytes)):
         return
-    if getattr(classes, "ndim", None) == 2 or (
-            isinstance(classes, (list, tuple)) and len(classes) > 0 and
-            all(isinstance(r, (list, tuple)) for r in classes)):
+    rows_of_lists = isinstance(classes, (list, tuple)) and bool(classes) and \
+        all(isinstance(r, (list, tuple)) for r in classes)
+    if rows_of_lists or getattr(classes, "ndim", None) == 2:
         raise ValueError(f"{owner}: classes must be a 1-D list of labels, got a 2-D mask; the "
                          "awake mask is keyword-only: partial_fit(P, y, awake=W)")
 

@@ -34,6 +34,7 @@ Conventions shared with mbcore.version_space (the compiled side matches them exa
 """
 
 import copy
+import itertools
 import numbers
 import sys
 
@@ -79,19 +80,17 @@ def _members(v):
     return [i for i, ch in enumerate(s) if ch == "1"]
 
 
-def _max_n(bits_of):
-    n = 0
-    while bits_of(n + 1) <= BIT_LIMIT:
-        n += 1
-    return n
-
-
 def _check_size(owner, m, N, what, var=None, bits_of=None):
-    """ValueError if an m x N table is over BIT_LIMIT; ``what`` spells the product."""
-    if m * N > BIT_LIMIT:
-        use = f"; use {var} <= {_max_n(bits_of)}" if var else ""
-        raise ValueError(f"{owner}: {what} = {m * N} bits is over the limit of 2**31 bits "
-                         f"(256 MB){use}")
+    """ValueError if an m x N table is over BIT_LIMIT; ``what`` spells the product, and the
+    message names the largest ``var`` whose table ``bits_of(var)`` fits."""
+    if m * N <= BIT_LIMIT:
+        return
+    use = ""
+    if var:
+        largest = next(n for n in itertools.count() if bits_of(n + 1) > BIT_LIMIT)
+        use = f"; use {var} <= {largest}"
+    raise ValueError(f"{owner}: {what} = {m * N} bits is over the limit of 2**31 bits "
+                     f"(256 MB){use}")
 
 
 def _check_n(owner, name, n, low):
@@ -393,69 +392,78 @@ def _is_sparse(X):
 
 
 def _point_rows(owner, C, X):
-    """Validate X against the class C; return the list of point indices."""
+    """The point index of each row of X: X is a list of point indices of C, or of feature
+    vectors of C's domain (never both).  The same refusals as mbcore's, in the same words."""
+    what = f"X must be a 1-D sequence of point indices or a 2-D array of feature vectors, got " \
+           f"{type(X).__name__}"
     if X is None or isinstance(X, (str, bytes)):
-        raise TypeError(f"{owner}: X must be a 1-D sequence of point indices or a 2-D array of "
-                        f"feature vectors, got {type(X).__name__}")
+        raise TypeError(f"{owner}: {what}")
     if _is_sparse(X):
         raise TypeError(f"{owner}: X must be point indices or dense feature vectors; sparse "
                         "matrices are not supported")
     ndim = getattr(X, "ndim", None)
-    if ndim is not None and ndim not in (1, 2):
+    if ndim not in (None, 1, 2):
         raise ValueError(f"{owner}: X must be 1-D (point indices) or 2-D (feature vectors), got "
                          f"ndim={ndim}")
     try:
-        raw = _as_list(X)
+        rows = _as_list(X)
     except TypeError:
-        raise TypeError(f"{owner}: X must be a 1-D sequence of point indices or a 2-D array of "
-                        f"feature vectors, got {type(X).__name__}") from None
-    if not raw:
+        raise TypeError(f"{owner}: {what}") from None
+    if not rows:
         raise empty_error(owner)
-    N = C.n_points
+    vectors = _row_kind(owner, 0, rows[0])
     out = []
-    vectors = None
-    width = None if C.points is None else len(C.points[0])
-    for i, r in enumerate(raw):
-        if isinstance(r, (str, bytes)):
-            raise TypeError(f"{owner}: X must hold point indices or feature vectors, got a value "
-                            f"of type {type(r).__name__} ({r!r}) in row {i}")
-        # (a dict or a set is no feature vector: it is refused as a point index below)
-        is_vec = (hasattr(r, "__len__") or hasattr(r, "__iter__")) and \
-            not isinstance(r, (dict, set, frozenset))
-        if vectors is None:
-            vectors = is_vec
-        elif vectors != is_vec:
+    for i, r in enumerate(rows):         # row by row: the first bad row is the one named
+        if _row_kind(owner, i, r) != vectors:
             raise ValueError(f"{owner}: X mixes point indices and feature vectors (row {i})")
-        if not is_vec:
-            if not _is_int(r):
-                raise TypeError(f"{owner}: point indices must be integers (not bool), got "
-                                f"{r!r} of type {type(r).__name__} in row {i}")
-            if not 0 <= r < N:
-                raise ValueError(f"{owner}: point index {r!r} in row {i} is out of range "
-                                 f"[0, {N})")
-            out.append(int(r))
-            continue
-        if C.points is None:
-            raise ValueError(f"{owner}: the class {C.name!r} has no feature vectors (points is "
-                             f"None); use point indices (row {i} is a feature vector)")
-        vals = _as_list(r)
-        if len(vals) != width:
-            raise ValueError(f"{owner}: row {i} of X has {len(vals)} values, the points of "
-                             f"{C.name!r} have {width}")
-        try:
-            key = _vector_key(vals)
-        except TypeError:
-            bad = next(v for v in vals if not _is_numeric(v))
-            raise TypeError(f"{owner}: X must hold real numbers, got a value of type "
-                            f"{type(bad).__name__} ({bad!r}) in row {i}") from None
-        except ValueError:
-            key = None
-        j = None if key is None else C._index.get(key)
-        if j is None:
-            raise ValueError(f"{owner}: row {i} of X ({vals!r}) is not a point of the domain "
-                             f"of {C.name!r}")
-        out.append(j)
+        out.append((_vector_point if vectors else _index_point)(owner, C, i, r))
     return out
+
+
+def _row_kind(owner, i, r):
+    """True for a feature vector (a sequence that is not a dict, a set or a string), False for
+    what can only be a point index; a string is neither."""
+    if isinstance(r, (str, bytes)):
+        raise TypeError(f"{owner}: X must hold point indices or feature vectors, got a value "
+                        f"of type {type(r).__name__} ({r!r}) in row {i}")
+    if isinstance(r, (dict, set, frozenset)):
+        return False
+    return hasattr(r, "__len__") or hasattr(r, "__iter__")
+
+
+def _index_point(owner, C, i, r):
+    """Row i given as a point index: an integer (not a bool) in [0, n_points)."""
+    if not _is_int(r):
+        raise TypeError(f"{owner}: point indices must be integers (not bool), got "
+                        f"{r!r} of type {type(r).__name__} in row {i}")
+    if r < 0 or r >= C.n_points:
+        raise ValueError(f"{owner}: point index {r!r} in row {i} is out of range "
+                         f"[0, {C.n_points})")
+    return int(r)
+
+
+def _vector_point(owner, C, i, r):
+    """Row i given as a feature vector: the index of the equal point of C's domain."""
+    if C.points is None:
+        raise ValueError(f"{owner}: the class {C.name!r} has no feature vectors (points is "
+                         f"None); use point indices (row {i} is a feature vector)")
+    vals = _as_list(r)
+    width = len(C.points[0])
+    if len(vals) != width:
+        raise ValueError(f"{owner}: row {i} of X has {len(vals)} values, the points of "
+                         f"{C.name!r} have {width}")
+    try:
+        j = C._index.get(_vector_key(vals))
+    except ValueError:          # NaN, an infinity or a fraction before any non-number
+        j = None
+    except TypeError:           # a value that is no real number, before any of those
+        v = next(v for v in vals if not _is_numeric(v))
+        raise TypeError(f"{owner}: X must hold real numbers, got a value of type "
+                        f"{type(v).__name__} ({v!r}) in row {i}") from None
+    if j is None:
+        raise ValueError(f"{owner}: row {i} of X ({vals!r}) is not a point of the domain "
+                         f"of {C.name!r}")
+    return j
 
 
 def _check_class(owner, C):
