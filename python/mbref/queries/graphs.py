@@ -11,7 +11,7 @@ lectures 28-31; Angluin & Chen 2008); read it as the specification.
 import math
 import numbers
 
-from .exceptions import InconsistentOracleError
+from ..exceptions import InconsistentOracleError
 
 __all__ = ["EdgeDetectingOracle", "GraphResult", "GroupTestResult", "InconsistentOracleError",
            "QueryBudgetExceeded", "learn_graph", "find_edge", "find_defective",
