@@ -168,10 +168,9 @@ class DFA:
         rng = _random.Random(seed)
         for _ in range(max_tries):
             d = cls(letters, *_draw_tables(rng, n, len(letters)), 0)
-            if not minimal:
-                return d
-            d = d.minimize()
-            if d.n_states == n:
+            if minimal:
+                d = d.minimize()
+            if not minimal or d.n_states == n:
                 return d
         raise ValueError(f"DFA.random: no minimal DFA with {n} states over {len(letters)} "
                          f"letters in {max_tries} draws (parameter max_tries)")

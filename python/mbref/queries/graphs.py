@@ -1,141 +1,201 @@
-"""Learning a hidden graph with edge-detecting queries, and group testing (twin of
-``mbcore.queries.graphs``; standard library only).
+"""Learning a hidden graph with edge-detecting queries, and group testing, written from the
+lectures (twin of ``mbcore.queries.graphs``; standard library only).
 
-Same names, parameters, results and exceptions as mbcore; the same queries in the same order
-(the randomised algorithm draws from splitmix64, the generator both twins share).  The one
-difference: the learners here hand the oracle a sorted *tuple* of vertices (mbcore: a sorted
-int64 NumPy array).  Written literally from the rules stated in mbcore's docstrings (Angluin's
-lectures 28-31; Angluin & Chen 2008); read it as the specification.
+The vertices are 0..n-1; an edge-detecting query Q(S) says whether some edge has both ends in
+the set S, an edge-counting query how many do; a group test says whether a group holds a
+defective item (Angluin's lectures 28-31; Angluin & Chen 2008, "Learning a hidden graph using
+O(log n) queries per edge", Journal of Computer and System Sciences 74).  The rules:
+
+* one edge (lecture 28): halve the set while a half holds an edge; when neither does, every
+  edge crosses the halves, and the two sides are halved together, following the first union
+  of a half of each side that holds an edge;
+* the bipartite search: the edges between two edge-free sides A, B are found by asking the
+  unions of a half of A and a half of B and recursing into each union answered 1, down to
+  single vertices (at most 4 m ceil(log2 n) + 1 queries with a known bipartition);
+* any graph (lecture 29): learn the edges inside each half, colour each half's graph so that
+  the colour classes form a clique (first fit, then merge classes with no edge between them),
+  and run the bipartite search on every pair of classes, one from each half, whose union holds
+  an edge (at most 12 m ceil(log2 n) + 1 queries);
+* with edge-counting queries, the edges across the halves are counted: a union's count minus
+  the edges already known inside its two sides (at most 6 m ceil(log2 n) + 1);
+* the five-round algorithm after Angluin & Chen: sets drawn at random certify non-edges (a
+  set answered 0 holds none), in rounds whose sizes mbcore's ``learn_graph`` states, with the
+  splitmix64 generator (Steele, Lea & Flood 2014) both twins draw from;
+* group testing: binary search, or the non-adaptive design "group k = the items whose k-th
+  bit is 0", and binary splitting for several defectives.
+
+The searches ask the same sets in the same order as mbcore, and check the answers the same
+way (an answer that fits no graph raises InconsistentOracleError naming the query), with
+mbcore's messages word for word.  The learners hand the oracle a sorted tuple of vertices
+(mbcore: a sorted read-only int64 NumPy array).  mbcore keeps its sets in NumPy arrays and the
+five-round algorithm's certificates in packed bit arrays; here a set is a tuple and the
+vertices certified non-adjacent to u are a Python set.
 """
 
+import itertools
 import math
-import numbers
+import os
 
 from ..exceptions import InconsistentOracleError
+from ._common import is_int
 
 __all__ = ["EdgeDetectingOracle", "GraphResult", "GroupTestResult", "InconsistentOracleError",
            "QueryBudgetExceeded", "learn_graph", "find_edge", "find_defective",
            "find_defectives", "edge_detecting_bound", "group_testing_bound"]
 
-_MASK = (1 << 64) - 1
-_GAMMA = 0x9E3779B97F4A7C15
 _METHODS = ("adaptive", "five_round", "counting")
 
 
-# -- errors ------------------------------------------------------------------------------------
-
 class QueryBudgetExceeded(RuntimeError):
-    """A learner reached its query budget (``max_queries``) before it finished; ``budget``
-    is the budget, ``where`` the step that wanted one more query."""
+    """A learner reached its query budget (``max_queries`` / ``max_tests``); ``budget`` is
+    the budget, ``where`` the step that wanted one more query."""
 
     def __init__(self, message, budget=None, where=None):
         super().__init__(message)
-        self.budget = budget
-        self.where = where
+        self.budget, self.where = budget, where
 
 
-# -- checks --------------------------------------------------------------------------------------
+# -- checks and small helpers -----------------------------------------------------------------------
 
-def _is_int(v):
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and \
-        type(v).__name__ != "bool_"
-
-
-def _check_int(owner, name, value, low):
-    if not _is_int(value) or value < low:
-        raise ValueError(f"{owner}: parameter {name} must be an integer >= {low}, got {value!r}")
-    return int(value)
+def _integer(owner, name, value, low):
+    if is_int(value) and value >= low:
+        return int(value)
+    raise ValueError(f"{owner}: parameter {name} must be an integer >= {low}, got {value!r}")
 
 
-def _check_callable(owner, name, f, what):
-    if not callable(f):
-        raise TypeError(f"{owner}: parameter {name} must be {what}, got "
-                        f"{type(f).__name__} ({f!r})")
-    return f
+def _flag(owner, name, value):
+    if not isinstance(value, bool):
+        raise ValueError(f"{owner}: parameter {name} must be a bool, got {value!r}")
+    return value
 
 
-def _vertex_set(owner, S, n, what="S"):
-    """A collection of vertices (set, list, tuple, range or 1-D array of integers in [0, n))
-    as a sorted tuple of distinct ints."""
+def _oracle(owner, name, f, what):
+    if callable(f):
+        return f
+    raise TypeError(f"{owner}: parameter {name} must be {what}, got {type(f).__name__} ({f!r})")
+
+
+def _vertices(owner, S, n, what="S"):
+    """A collection of vertices (set, list, tuple, range, 1-D array) as a sorted tuple of
+    distinct ints: first every item must be an integer, then every one must be in [0, n)."""
     if S is None or isinstance(S, (str, bytes, dict)) or not hasattr(S, "__iter__"):
         raise TypeError(f"{owner}: {what} must be a collection of vertices (a set, list, tuple "
                         f"or 1-D array of integers), got {type(S).__name__} ({S!r})")
     if getattr(S, "ndim", 1) != 1:
         raise ValueError(f"{owner}: {what} must be 1-D, got ndim={S.ndim}")
-    out = set()
-    for v in S:
-        if not _is_int(v):
+    items = list(S)
+    for v in items:
+        if not is_int(v):
             raise TypeError(f"{owner}: {what} holds {v!r} of type {type(v).__name__}; vertices "
                             f"are integers in [0, {n})")
-        if not 0 <= v < n:
+    for v in items:
+        if v < 0 or v >= n:
             raise ValueError(f"{owner}: {what} holds the vertex {int(v)}, outside [0, {n})")
-        out.add(int(v))
-    return tuple(sorted(out))
+    return tuple(sorted({int(v) for v in items}))
+
+
+def _show(S, k=12):
+    """A set as the messages name it: ``{0, 1, 2}``, the first 12 and a count when longer."""
+    shown = [str(int(v)) for v in S]
+    if len(shown) > k:
+        shown = shown[:k] + [f"... ({len(shown)} vertices)"]
+    return "{" + ", ".join(shown) + "}"
+
+
+def _plain(a):
+    """A NumPy scalar as the Python number it holds (the twin imports no NumPy)."""
+    return a.item() if type(a).__module__ == "numpy" and hasattr(a, "item") else a
 
 
 def _answer(owner, a, S, counting=False):
-    """An oracle's answer as a bool (or a count >= 0 for an edge-counting oracle)."""
-    if type(a).__name__ in ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
-                            "uint32", "uint64"):
-        a = a.item()
-    if counting:
-        if not _is_int(a) or a < 0:
-            raise InconsistentOracleError(
-                f"{owner}: the edge-counting oracle answered {a!r} for the query "
-                f"{_show(S)}, expected an integer >= 0", S, a)
+    """An oracle's answer: a bool (True/False or 1/0), or for a counting oracle an int >= 0."""
+    a = _plain(a)
+    if counting and is_int(a) and a >= 0:
         return int(a)
-    if isinstance(a, bool) or (_is_int(a) and a in (0, 1)):
+    if counting:
+        raise InconsistentOracleError(
+            f"{owner}: the edge-counting oracle answered {a!r} for the query {_show(S)}, "
+            "expected an integer >= 0", S, a)
+    if isinstance(a, bool) or (is_int(a) and a in (0, 1)):
         return bool(a)
     raise InconsistentOracleError(f"{owner}: the oracle answered {a!r} for the query "
                                   f"{_show(S)}, expected True/False (or 1/0)", S, a)
 
 
-def _show(S, k=12):
-    S = tuple(S)
-    if len(S) <= k:
-        return "{" + ", ".join(map(str, S)) + "}"
-    return "{" + ", ".join(map(str, S[:k])) + f", ... ({len(S)} vertices)" + "}"
+def _ceil_log2(n):
+    """The least L with 2^L >= n (the depth of halving n items down to one)."""
+    L = 0
+    while (1 << L) < n:
+        L += 1
+    return L
 
 
-def _log2_ceil(n):
-    return (n - 1).bit_length() if n > 1 else 0
+def _halves(X):
+    """The first ceil(len/2) items and the rest."""
+    cut = len(X) - len(X) // 2
+    return X[:cut], X[cut:]
 
 
-# -- the oracle ----------------------------------------------------------------------------------
+def _split(X):
+    return _halves(X) if len(X) > 1 else (X,)
+
+
+def _union(A, B):
+    return tuple(sorted(A + B))
+
+
+def _edge(u, v):
+    return (u, v) if u < v else (v, u)
+
+
+def _two(e):
+    """e as a pair (u, v), or None when it is not a sequence of two items."""
+    try:
+        u, v = e
+    except (TypeError, ValueError):
+        return None
+    return u, v
+
+
+def _inside(edges, S):
+    """How many of the edges have both ends in S."""
+    S = set(S)
+    return sum(u in S and v in S for u, v in edges)
+
+
+# -- the oracle ---------------------------------------------------------------------------------------
 
 class EdgeDetectingOracle:
-    """Q(S) for a known graph: does some edge have both ends in S (``counting=True``: how many
-    edges do)?  Counts its calls; checks every S (integers in [0, n))."""
+    """Q(S) for a known graph: whether an edge has both ends in S (``counting=True``: how many
+    do).  Checks every S (integers in [0, n)) and counts its calls."""
 
     def __init__(self, edges, n, counting=False):
         o = "EdgeDetectingOracle"
-        self.n = _check_int(o, "n", n, 1)
-        if not isinstance(counting, bool):
-            raise ValueError(f"{o}: parameter counting must be a bool, got {counting!r}")
-        self.counting = counting
+        self.n = _integer(o, "n", n, 1)
+        self.counting = _flag(o, "counting", counting)
         if edges is None or isinstance(edges, (str, bytes)) or not hasattr(edges, "__iter__"):
             raise TypeError(f"{o}: parameter edges must be an iterable of pairs (u, v), got "
                             f"{type(edges).__name__}")
-        E = set()
-        for k, e in enumerate(edges):
-            try:
-                u, v = e
-            except (TypeError, ValueError):
-                raise ValueError(f"{o}: parameter edges: edge {k} must be a pair (u, v), got "
-                                 f"{e!r}") from None
-            for w in (u, v):
-                if not _is_int(w):
-                    raise TypeError(f"{o}: parameter edges: edge {k} holds {w!r} of type "
-                                    f"{type(w).__name__}; vertices are integers")
-                if not 0 <= w < self.n:
-                    raise ValueError(f"{o}: parameter edges: edge {k} holds the vertex "
-                                     f"{int(w)}, outside [0, {self.n})")
-            if u == v:
-                raise ValueError(f"{o}: parameter edges: edge {k} is a loop ({int(u)}, "
-                                 f"{int(v)}); a graph's edges join two distinct vertices")
-            E.add((min(int(u), int(v)), max(int(u), int(v))))
-        self.edges = frozenset(E)
+        self.edges = frozenset(self._edge(o, k, e) for k, e in enumerate(edges))
         self.calls = 0
+
+    def _edge(self, o, k, e):
+        pair = _two(e)
+        if pair is None:
+            raise ValueError(f"{o}: parameter edges: edge {k} must be a pair (u, v), got "
+                             f"{e!r}")
+        u, v = pair
+        for w in pair:
+            if not is_int(w):
+                raise TypeError(f"{o}: parameter edges: edge {k} holds {w!r} of type "
+                                f"{type(w).__name__}; vertices are integers")
+            if w < 0 or w >= self.n:
+                raise ValueError(f"{o}: parameter edges: edge {k} holds the vertex {int(w)}, "
+                                 f"outside [0, {self.n})")
+        if u == v:
+            raise ValueError(f"{o}: parameter edges: edge {k} is a loop ({int(u)}, {int(v)}); "
+                             "a graph's edges join two distinct vertices")
+        return _edge(int(u), int(v))
 
     @property
     def m(self):
@@ -143,729 +203,650 @@ class EdgeDetectingOracle:
         return len(self.edges)
 
     def __call__(self, S):
-        T = set(_vertex_set("EdgeDetectingOracle", S, self.n))
+        count = _inside(self.edges, _vertices("EdgeDetectingOracle", S, self.n))
         self.calls += 1
-        if self.counting:
-            return sum(1 for u, v in self.edges if u in T and v in T)
-        return any(u in T and v in T for u, v in self.edges)
+        return count if self.counting else count > 0
 
     def __repr__(self):
         return (f"EdgeDetectingOracle(n={self.n}, m={self.m}, counting={self.counting}, "
                 f"calls={self.calls})")
 
 
-# -- results -------------------------------------------------------------------------------------
+# -- results ------------------------------------------------------------------------------------------
 
 class GraphResult:
-    """What :func:`learn_graph` returns: ``edges`` (a set of pairs u < v), ``queries``,
-    ``rounds``, ``bound`` and ``held`` (None when the method has no worst-case bound),
-    ``method``, ``n`` and ``record`` (a dict of the run's details)."""
+    """What :func:`learn_graph` returns: ``edges`` (pairs u < v), ``queries``, ``rounds``,
+    ``bound`` and ``held`` (None without a worst-case bound), ``method``, ``n``, ``record``."""
 
     def __init__(self, edges, queries, rounds, bound, method, n, record):
-        self.edges = edges
-        self.queries = queries
-        self.rounds = rounds
-        self.bound = bound
-        self.held = None if bound is None else queries <= bound
-        self.method = method
-        self.n = n
-        self.record = record
-
-    @property
-    def m(self):
-        return len(self.edges)
+        self.edges, self.queries, self.rounds, self.bound = edges, queries, rounds, bound
+        self.held = queries <= bound if bound is not None else None
+        self.method, self.n, self.record = method, n, record
 
     def __repr__(self):
         return (f"GraphResult(method='{self.method}', n={self.n}, m={self.m}, "
                 f"queries={self.queries}, rounds={self.rounds}, bound={self.bound}, "
                 f"held={self.held})")
 
+    @property
+    def m(self):
+        """The number of edges learned."""
+        return len(self.edges)
+
 
 class GroupTestResult:
-    """What :func:`find_defective` and :func:`find_defectives` return: ``defectives`` (a
-    sorted tuple), ``tests``, ``bound``, ``held``, ``adaptive`` and ``record``."""
+    """What :func:`find_defective` and :func:`find_defectives` return: ``defectives`` (sorted
+    tuple), ``tests``, ``bound``, ``held``, ``adaptive`` and ``record`` ((group, answer) in
+    order)."""
 
     def __init__(self, defectives, tests, bound, adaptive, record):
-        self.defectives = defectives
-        self.tests = tests
-        self.bound = bound
+        self.defectives, self.tests, self.bound = defectives, tests, bound
         self.held = tests <= bound
-        self.adaptive = adaptive
-        self.record = record
+        self.adaptive, self.record = adaptive, record
 
     def __repr__(self):
         return (f"GroupTestResult(defectives={self.defectives!r}, tests={self.tests}, "
                 f"bound={self.bound}, held={self.held})")
 
 
-# -- bounds --------------------------------------------------------------------------------------
+# -- bounds -------------------------------------------------------------------------------------------
 
 def edge_detecting_bound(n, m, graph="general", counting=False):
-    """4 m ceil(log2 n) + 1 (bipartite), 12 m ceil(log2 n) + 1 (general), 6 m ceil(log2 n) + 1
-    (general, edge-counting queries)."""
+    """Queries to learn m edges on n vertices, from the lectures' counts per edge: each edge
+    costs at most 4 queries per halving of the bipartite search, 12 with the colour classes of
+    a general graph, 6 with edge-counting queries; ceil(log2 n) halvings; plus the first
+    Q(V)."""
     o = "edge_detecting_bound"
-    n = _check_int(o, "n", n, 1)
-    m = _check_int(o, "m", m, 0)
+    n = _integer(o, "n", n, 1)
+    m = _integer(o, "m", m, 0)
     if graph not in ("bipartite", "general"):
         raise ValueError(f"{o}: parameter graph must be 'bipartite' or 'general', got {graph!r}")
-    if not isinstance(counting, bool):
-        raise ValueError(f"{o}: parameter counting must be a bool, got {counting!r}")
-    top = n * (n - 1) // 2
-    if m > top:
-        raise ValueError(f"{o}: parameter m must be <= n(n-1)/2 = {top} (a graph on {n} "
+    _flag(o, "counting", counting)
+    pairs = n * (n - 1) // 2
+    if m > pairs:
+        raise ValueError(f"{o}: parameter m must be <= n(n-1)/2 = {pairs} (a graph on {n} "
                          f"vertices), got {m}")
-    c = 4 if graph == "bipartite" else (6 if counting else 12)
-    return c * m * _log2_ceil(n) + 1
+    per_halving = {"bipartite": 4, "general": 6 if counting else 12}[graph]
+    return per_halving * m * _ceil_log2(n) + 1
 
 
 def group_testing_bound(n, d=1, known=True):
-    """Binary splitting: d ceil(log2 n) tests when d is known (ceil(log2 n) for the one heavy
-    coin), d (ceil(log2 n) + 1) + 1 when it is not."""
+    """Tests of binary splitting for d defectives among n items: a binary search costs
+    ceil(log2 n); with d known, d searches; with d unknown, each search is preceded by a
+    positive test of the remaining items, and one last test finds them clean."""
     o = "group_testing_bound"
-    n = _check_int(o, "n", n, 1)
-    d = _check_int(o, "d", d, 0)
+    n = _integer(o, "n", n, 1)
+    d = _integer(o, "d", d, 0)
     if d > n:
         raise ValueError(f"{o}: parameter d must be <= n = {n}, got {d}")
-    if not isinstance(known, bool):
-        raise ValueError(f"{o}: parameter known must be a bool, got {known!r}")
-    if known:
-        return d * _log2_ceil(n)
-    return d * (_log2_ceil(n) + 1) + 1
+    _flag(o, "known", known)
+    search = _ceil_log2(n)
+    return d * search if known else d * (1 + search) + 1
 
 
-# -- the query counter ---------------------------------------------------------------------------
+# -- asking the oracle --------------------------------------------------------------------------------
 
-class _Asker:
-    """Asks the oracle, counts, enforces max_queries, and checks each answer against the edges
-    already found (a 0 for a set holding a found edge fits no graph)."""
+class _Queries:
+    """The oracle behind a counter, a budget and the consistency checks: a set of fewer than
+    two vertices holds no edge, and a set holding edges already learned cannot answer 0 (nor,
+    counting, fewer than it holds)."""
 
     def __init__(self, owner, oracle, budget, counting=False):
-        self.owner = owner
-        self.oracle = oracle
-        self.budget = budget
-        self.counting = counting
+        self.owner, self.oracle, self.budget, self.counting = owner, oracle, budget, counting
         self.queries = 0
         self.found = set()
 
     def __call__(self, S, where):
-        if self.budget is not None and self.queries >= self.budget:
-            raise QueryBudgetExceeded(
-                f"{self.owner}: max_queries={self.budget} reached ({where} needed query "
-                f"{self.queries + 1}, on {_show(S)})", self.budget, where)
+        o = self.owner
+        if self.budget is not None and self.queries == self.budget:
+            raise QueryBudgetExceeded(f"{o}: max_queries={self.budget} reached ({where} needed "
+                                      f"query {self.queries + 1}, on {_show(S)})",
+                                      self.budget, where)
         self.queries += 1
-        a = _answer(self.owner, self.oracle(S), S, self.counting)
-        if len(S) < 2 and a:
+        a = _answer(o, self.oracle(S), S, self.counting)
+        if a and len(S) < 2:
             raise InconsistentOracleError(
-                f"{self.owner}: the oracle answered {a!r} for the query {_show(S)} ({where}), "
-                "but an edge needs two vertices", S, a)
-        if self.found and (not a or self.counting):
-            T = set(S)
-            inside = sum(1 for u, v in self.found if u in T and v in T)
-            if (self.counting and a < inside) or (not self.counting and inside):
-                raise InconsistentOracleError(
-                    f"{self.owner}: the oracle answered {a!r} for the query {_show(S)} "
-                    f"({where}), but that set holds {inside} edge(s) found from earlier "
-                    "answers", S, a)
+                f"{o}: the oracle answered {a!r} for the query {_show(S)} ({where}), but an "
+                "edge needs two vertices", S, a)
+        known = _inside(self.found, S) if self.found and (self.counting or not a) else 0
+        if known and (not self.counting or a < known):
+            raise InconsistentOracleError(
+                f"{o}: the oracle answered {a!r} for the query {_show(S)} ({where}), but that "
+                f"set holds {known} edge(s) found from earlier answers", S, a)
         return a
 
-
-# -- one edge, bipartite, general (lectures 28-29) ----------------------------------------------
-
-def _halves(X):
-    h = (len(X) + 1) // 2
-    return X[:h], X[h:]
-
-
-def _union(A, B):
-    return tuple(sorted(A + B))
-
-
-def _bipartite(ask, A, B, where, edges):
-    """Edges between the independent sets A and B, given Q(A u B) = 1 (depth first; the pairs
-    of halves in the order (A1,B1), (A1,B2), (A2,B1), (A2,B2))."""
-    if len(A) == 1 and len(B) == 1:
-        e = (min(A[0], B[0]), max(A[0], B[0]))
+    def learned(self, u, v, edges):
+        e = _edge(u, v)
         edges.add(e)
-        ask.found.add(e)
-        return
-    As = _halves(A) if len(A) > 1 else (A,)
-    Bs = _halves(B) if len(B) > 1 else (B,)
-    hit = False
-    for a in As:
-        for b in Bs:
-            S = _union(a, b)
-            if ask(S, where):
-                hit = True
-                _bipartite(ask, a, b, where, edges)
-    if not hit:
-        S = _union(A, B)
-        raise InconsistentOracleError(
-            f"{ask.owner}: the oracle answered 1 for {_show(S)} ({where}) but 0 for each union "
-            "of halves of its two sides, which hold no edge (or, with parts given, the sides "
-            "are not independent)", S, True)
+        self.found.add(e)
 
 
-def _colour(vertices, edges):
-    """Colour classes (lists, each in vertex order) of the graph (vertices, edges): greedy
-    first-fit in vertex order, then, while two classes have no edge between them, the later
-    one is merged into the earlier (the lecture's collapsing of non-adjacent vertices), so the
-    classes end as a clique: k(k - 1)/2 <= |edges|."""
-    nbr = {v: set() for v in vertices}
-    for u, v in edges:
-        nbr[u].add(v)
-        nbr[v].add(u)
-    classes = []
-    for v in vertices:
-        for c in classes:
-            if not (nbr[v] & c[1]):
-                c[0].append(v)
-                c[1].add(v)
-                break
-        else:
-            classes.append(([v], {v}))
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(classes)):
-            for j in range(i + 1, len(classes)):
-                ci, cj = classes[i], classes[j]
-                if not any(nbr[v] & ci[1] for v in cj[0]):
-                    ci[0].extend(cj[0])
-                    ci[0].sort()
-                    ci[1].update(cj[1])
-                    del classes[j]
-                    merged = True
-                    break
-            if merged:
-                break
-    return [tuple(c[0]) for c in classes]
-
-
-def _general(ask, V, known, edges):
-    """All edges inside V (sorted tuple); ``known`` is Q(V) when already asked."""
-    if len(V) < 2:
-        return
-    a = known if known is not None else ask(V, "general: is there an edge in the set")
-    if not a:
-        return
-    V1, V2 = _halves(V)
-    E1, E2 = set(), set()
-    _general(ask, V1, None, E1)
-    _general(ask, V2, None, E2)
-    edges.update(E1)
-    edges.update(E2)
-    C1, C2 = _colour(V1, E1), _colour(V2, E2)
-    for L in C1:
-        for R in C2:
-            S = L + R
-            if len(C1) == 1 and len(C2) == 1:
-                hit = True                         # L u R = V, whose answer is known
-            else:
-                hit = ask(S, "general: a pair of colour classes")
-            if hit:
-                _bipartite(ask, L, R, "general: bipartite search", edges)
-
-
-def _counting(ask, V, known, edges):
-    """All edges inside V with edge-counting queries: the edges across the halves are found
-    by the bipartite search, a pair's count of crossing edges being Q(A u B) minus the edges
-    already known inside A and inside B."""
-    if len(V) < 2:
-        return
-    a = known if known is not None else ask(V, "counting: edges in the set")
-    if a == 0:
-        return
-    V1, V2 = _halves(V)
-    E1, E2 = set(), set()
-    _counting(ask, V1, None, E1)
-    _counting(ask, V2, None, E2)
-    edges.update(E1)
-    edges.update(E2)
-    inner = E1 | E2
-    cross = a - len(E1) - len(E2)
-    if cross < 0:
-        raise InconsistentOracleError(
-            f"{ask.owner}: the oracle counted {a} edges in {_show(V)} but its halves hold "
-            f"{len(E1) + len(E2)}", V, a)
-    if cross:
-        _count_bip(ask, V1, V2, cross, inner, edges)
-
-
-def _count_bip(ask, A, B, cross, inner, edges):
-    if len(A) == 1 and len(B) == 1:
-        if cross != 1:
-            S = _union(A, B)
-            raise InconsistentOracleError(
-                f"{ask.owner}: the oracle's counts put {cross} edges on the pair {_show(S)}",
-                S, cross)
-        e = (min(A[0], B[0]), max(A[0], B[0]))
-        edges.add(e)
-        ask.found.add(e)
-        return
-    As = _halves(A) if len(A) > 1 else (A,)
-    Bs = _halves(B) if len(B) > 1 else (B,)
-    total = 0
-    for a in As:
-        sa = set(a)
-        ka = sum(1 for u, v in inner if u in sa and v in sa)
-        for b in Bs:
-            sb = set(b)
-            kb = sum(1 for u, v in inner if u in sb and v in sb)
-            S = _union(a, b)
-            c = ask(S, "counting: bipartite search") - ka - kb
-            if c < 0:
-                raise InconsistentOracleError(
-                    f"{ask.owner}: the oracle counted fewer edges in {_show(S)} than are "
-                    "known inside its two sides", S, c + ka + kb)
-            total += c
-            if c:
-                _count_bip(ask, a, b, c, inner, edges)
-    if total != cross:
-        S = _union(A, B)
-        raise InconsistentOracleError(
-            f"{ask.owner}: the oracle's counts of the four unions of halves of {_show(S)} add "
-            f"up to {total} crossing edges, not {cross}", S, cross)
-
+# -- one edge, bipartite search, any graph (lectures 28-29) -----------------------------------------
 
 def find_edge(n, edge_detecting, max_queries=None):
-    """One edge by binary search (lecture 28): None when Q(V) = 0; at most 4 ceil(log2 n) + 1
-    queries.  Returns ``(edge, queries)``."""
+    """One edge by binary search (lecture 28), or None when Q(V) = 0; returns
+    ``(edge, queries)``; at most 4 ceil(log2 n) + 1 queries."""
     o = "find_edge"
-    n = _check_int(o, "n", n, 1)
-    _check_callable(o, "edge_detecting", edge_detecting, "an oracle Q(S) -> bool")
-    budget = None if max_queries is None else _check_int(o, "max_queries", max_queries, 0)
-    ask = _Asker(o, edge_detecting, budget)
+    n = _integer(o, "n", n, 1)
+    _oracle(o, "edge_detecting", edge_detecting, "an oracle Q(S) -> bool")
+    budget = None if max_queries is None else _integer(o, "max_queries", max_queries, 0)
+    ask = _Queries(o, edge_detecting, budget)
     V = tuple(range(n))
     if n < 2 or not ask(V, "is there an edge"):
         return None, ask.queries
-    while len(V) > 1:                      # an edge lies inside V
+    while True:                         # V holds an edge: keep a half that holds one
         V1, V2 = _halves(V)
         if len(V1) > 1 and ask(V1, "binary search: first half"):
             V = V1
-            continue
-        if len(V2) > 1 and ask(V2, "binary search: second half"):
+        elif len(V2) > 1 and ask(V2, "binary search: second half"):
             V = V2
-            continue
-        A, B = V1, V2                      # every edge of V crosses the halves
-        while len(A) > 1 or len(B) > 1:
-            As = _halves(A) if len(A) > 1 else (A,)
-            Bs = _halves(B) if len(B) > 1 else (B,)
-            for a in As:
-                for b in Bs:
-                    if ask(_union(a, b), "binary search: unions of halves"):
-                        A, B = a, b
-                        break
-                else:
-                    continue
-                break
-            else:
-                S = _union(A, B)
-                raise InconsistentOracleError(
-                    f"{o}: the oracle answered 1 for {_show(S)} but 0 for each union of "
-                    "halves of its two edge-free sides", S, True)
-        return (min(A[0], B[0]), max(A[0], B[0])), ask.queries
-    raise InconsistentOracleError(f"{o}: the oracle answered 1 for a single vertex", V, True)
+        else:
+            break
+    A, B = V1, V2                       # every edge of V crosses from A to B
+    while len(A) > 1 or len(B) > 1:
+        pairs = itertools.product(_split(A), _split(B))
+        hit = next((ab for ab in pairs if ask(_union(*ab), "binary search: unions of halves")),
+                   None)
+        if hit is None:
+            S = _union(A, B)
+            raise InconsistentOracleError(
+                f"{o}: the oracle answered 1 for {_show(S)} but 0 for each union of halves of "
+                "its two edge-free sides", S, True)
+        A, B = hit
+    return _edge(A[0], B[0]), ask.queries
 
 
-# -- the five-round randomised algorithm (Angluin & Chen 2008; lectures 29-31) -----------------
+def _cross_edges(ask, A, B, where, edges):
+    """The bipartite search: the edges between the edge-free sides A and B, knowing that
+    Q(A u B) = 1.  The unions of a half of A and a half of B are asked in the order (A1, B1),
+    (A1, B2), (A2, B1), (A2, B2), and each answered 1 is searched at once (depth first)."""
+    if len(A) == 1 and len(B) == 1:
+        ask.learned(A[0], B[0], edges)
+        return
+    positive = False
+    for a, b in itertools.product(_split(A), _split(B)):
+        if ask(_union(a, b), where):
+            positive = True
+            _cross_edges(ask, a, b, where, edges)
+    if positive:
+        return
+    raise InconsistentOracleError(
+        f"{ask.owner}: the oracle answered 1 for {_show(_union(A, B))} ({where}) but 0 for "
+        "each union of halves of its two sides, which hold no edge (or, with parts given, the "
+        "sides are not independent)", _union(A, B), True)
 
-class _SplitMix64:
+
+def _clique_classes(vertices, edges):
+    """Colour classes of the graph (vertices, edges) that form a clique (lecture 29): each
+    vertex, in order, joins the first class holding none of its neighbours (or starts one);
+    then, as long as two classes have no edge between them, the first such pair (i < j, in
+    order) is merged into class i, kept sorted.  Classes as tuples."""
+    near = {v: set() for v in vertices}
+    for u, v in edges:
+        near[u].add(v)
+        near[v].add(u)
+    classes = []
+    for v in vertices:
+        home = next((c for c in classes if near[v].isdisjoint(c)), None)
+        if home is None:
+            classes.append([v])
+        else:
+            home.append(v)
+
+    def apart(X, Y):
+        return all(near[v].isdisjoint(X) for v in Y)
+
+    while True:
+        pair = next(((i, j) for i in range(len(classes)) for j in range(i + 1, len(classes))
+                     if apart(classes[i], classes[j])), None)
+        if pair is None:
+            return [tuple(c) for c in classes]
+        i, j = pair
+        classes[i] = sorted(classes[i] + classes.pop(j))
+
+
+def _edges_within(ask, V):
+    """Every edge inside V (lecture 29): Q(V); if 1, the edges inside each half, then the
+    bipartite search between every pair of their clique colour classes whose union answers 1
+    (not asked when each half is one class: that union is V)."""
+    if len(V) < 2 or not ask(V, "general: is there an edge in the set"):
+        return set()
+    V1, V2 = _halves(V)
+    E1, E2 = _edges_within(ask, V1), _edges_within(ask, V2)
+    edges = E1 | E2
+    C1, C2 = _clique_classes(V1, E1), _clique_classes(V2, E2)
+    whole = len(C1) == 1 and len(C2) == 1
+    for L, R in itertools.product(C1, C2):
+        if whole or ask(_union(L, R), "general: a pair of colour classes"):
+            _cross_edges(ask, L, R, "general: bipartite search", edges)
+    return edges
+
+
+def _edges_counted(ask, V):
+    """Every edge inside V with edge-counting queries: the count of V, the edges inside each
+    half, and the crossing ones (the count minus those inside the halves) by a bipartite
+    search on counts."""
+    if len(V) < 2:
+        return set()
+    count = ask(V, "counting: edges in the set")
+    if count == 0:
+        return set()
+    V1, V2 = _halves(V)
+    E1, E2 = _edges_counted(ask, V1), _edges_counted(ask, V2)
+    inner = E1 | E2
+    crossing = count - len(E1) - len(E2)
+    if crossing < 0:
+        raise InconsistentOracleError(
+            f"{ask.owner}: the oracle counted {count} edges in {_show(V)} but its halves hold "
+            f"{len(E1) + len(E2)}", V, count)
+    edges = set(inner)
+    if crossing:
+        _cross_counted(ask, V1, V2, crossing, inner, edges)
+    return edges
+
+
+def _cross_counted(ask, A, B, crossing, inner, edges):
+    """The ``crossing`` edges between A and B: each union of a half of each side is counted,
+    the edges of ``inner`` inside its two sides subtracted, and the rest searched."""
+    if len(A) == 1 and len(B) == 1:
+        if crossing != 1:
+            S = _union(A, B)
+            raise InconsistentOracleError(
+                f"{ask.owner}: the oracle's counts put {crossing} edges on the pair {_show(S)}",
+                S, crossing)
+        ask.learned(A[0], B[0], edges)
+        return
+    seen = 0
+    for a, b in itertools.product(_split(A), _split(B)):
+        S = _union(a, b)
+        known = _inside(inner, a) + _inside(inner, b)
+        answer = ask(S, "counting: bipartite search")
+        if answer < known:
+            raise InconsistentOracleError(
+                f"{ask.owner}: the oracle counted fewer edges in {_show(S)} than are known "
+                "inside its two sides", S, answer)
+        seen += answer - known
+        if answer > known:
+            _cross_counted(ask, a, b, answer - known, inner, edges)
+    if seen != crossing:
+        S = _union(A, B)
+        raise InconsistentOracleError(
+            f"{ask.owner}: the oracle's counts of the four unions of halves of {_show(S)} add "
+            f"up to {seen} crossing edges, not {crossing}", S, crossing)
+
+
+# -- the five-round randomised algorithm (Angluin & Chen 2008; lectures 29-31) ----------------------
+
+_R1 = 6          # round 1: sets per density
+_C2 = 3.0        # round 2: ceil(C2 ln n / p^2) sets
+_R3 = 4          # round 3: sets per density and heavy vertex
+_C4 = 3.0        # round 4: ceil(C4 ln(|B| + 1) / q) sets per heavy vertex
+
+
+class _Draws:
+    """splitmix64 (Steele, Lea & Flood 2014): state += 0x9E3779B97F4A7C15, then the output
+    mix of the state, all mod 2^64."""
+
     def __init__(self, seed):
-        self.state = int(seed) & _MASK
+        self.state = seed % 2 ** 64
 
-    def next(self):
-        self.state = (self.state + _GAMMA) & _MASK
+    def word(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) % 2 ** 64
         z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2 ** 64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2 ** 64
         return z ^ (z >> 31)
 
-    def subset(self, items, p):
-        """Each item kept with probability p (one draw per item, in order): kept iff
-        (z >> 11) < ceil(p 2**53)."""
-        thr = math.ceil(p * 9007199254740992.0)
-        return tuple(v for v in items if (self.next() >> 11) < thr)
+    def sample(self, items, p):
+        """Each item in order kept with probability p: a uniform 53-bit number (the word's
+        top 53 bits) below ceil(p 2^53)."""
+        below = math.ceil(p * 2.0 ** 53)
+        return tuple(v for v in items if self.word() >> 11 < below)
 
 
-def _bits(S):
-    b = 0
-    for v in S:
-        b |= 1 << v
-    return b
+def _likeliest_m(levels, answers, n):
+    """The m on the grid 2^(j/4) (j = 0, 1, ...; 1 <= m <= max(1, n(n-1)/2)) of largest
+    likelihood of the round-1 answers under P[Q(S_p) = 0] = exp(-m p^2); ties: the smallest."""
+    tallies = [(p, sum(1 for a in block if a), len(block)) for p, block in zip(levels, answers)]
+
+    def log_likelihood(m):
+        total = 0.0
+        for p, yes, size in tallies:
+            rate = m * p * p                            # the expected edges inside S_p
+            total -= rate * (size - yes)                # P[answer 0] = e^-rate
+            total += yes * math.log(-math.expm1(-rate)) if yes else 0.0   # 1 - e^-rate
+        return total
+
+    top = max(1, n * (n - 1) // 2)
+    grid = []
+    while 2.0 ** (len(grid) / 4.0) <= top:
+        grid.append(2.0 ** (len(grid) / 4.0))
+    return max(grid, key=log_likelihood)
+
+
+class _Certificates:
+    """What the answers 0 say: ``apart[u]``, the vertices certified not adjacent to u (a set
+    answered 0 certifies every pair inside it); the sets answered 1 are kept, to be checked
+    against the learned edges at the end."""
+
+    def __init__(self, n):
+        self.n = n
+        self.apart = [set() for _ in range(n)]
+        self.positive = []
+        self.sizes = []                 # queries per round
+
+    def ask_round(self, ask, sets, number):
+        answers = [ask(S, f"five_round: round {number}") for S in sets]
+        for S, a in zip(sets, answers):
+            if a:
+                self.positive.append(S)
+                continue
+            for u in S:
+                self.apart[u].update(S)
+                self.apart[u].discard(u)
+        self.sizes.append(len(sets))
+        return answers
+
+    def open(self, u):
+        """The vertices not certified apart from u, in order."""
+        return [w for w in range(self.n) if w != u and w not in self.apart[u]]
+
+    def uncertain(self, u):
+        return self.n - 1 - len(self.apart[u])
+
+    def pairs_left(self):
+        return sum(self.uncertain(u) for u in range(self.n)) // 2
 
 
 def _five_round(ask, n, seed, rec, m_known=None):
+    """The five rounds as mbcore's ``learn_graph`` docstring states them; a round (1 to 4)
+    that would ask at least as many queries as there are uncertified pairs is replaced by
+    those pairs, and the run ends there."""
     if n < 2:
-        rec.update(round_queries=[0, 0, 0, 0, 0], p=None, m_estimate=0, heavy=(),
-                   final_pairs=0, pairs_round=None)
+        rec.update(round_queries=[0] * 5, p=None, m_estimate=0, heavy=(), final_pairs=0,
+                   pairs_round=None)
         return set()
-    rng = _SplitMix64(seed)
-    L = max(1, _log2_ceil(n))
+    draw = _Draws(seed)
+    cert = _Certificates(n)
+    L = max(1, _ceil_log2(n))
     V = tuple(range(n))
-    cov = [1 << u for u in range(n)]       # cov[u]: u and the vertices certified non-adjacent
-    ones = []                              # sets answered 1 (checked against the result)
-    per_round = []
-    full = (1 << n) - 1
     p = m_est = None
     heavy = ()
-
-    def run(sets, rnd):
-        ans = [ask(S, f"five_round: round {rnd}") for S in sets]
-        for S, a in zip(sets, ans):
-            if a:
-                ones.append(S)
-            else:
-                b = _bits(S)
-                for u in S:
-                    cov[u] |= b
-        per_round.append(len(sets))
-        return ans
-
-    def cands(u):
-        return [w for w in range(n) if not (cov[u] >> w) & 1]
-
-    def left():
-        # the pairs no set answered 0 holds
-        return sum(n - bin(cov[u] & full).count("1") for u in range(n)) // 2
-
-    # Rounds 1-4 each run only when they would ask fewer queries than the pairs left
-    # uncertified; otherwise those pairs are asked in that round, and the run ends.
-    levels = [] if m_known is not None else [2.0 ** (-i / 2.0)
-                                             for i in range(1, 2 * L + 2)]
-    last = 5
-    if 1 + _R1 * len(levels) >= n * (n - 1) // 2:
-        last = 1
-    if last == 5:
-        # round 1: Q(V) and R1 sets at each p_i = 2^(-i/2), i = 1 .. 2L + 1: the estimate of m
-        sets = [V] + [rng.subset(V, p) for p in levels for _ in range(_R1)]
-        ans = run(sets, 1)
-        if not ans[0]:
-            if ones:
-                S = ones[0]
-                raise InconsistentOracleError(
-                    f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the "
-                    "vertices", S, True)
-            if m_known:
-                raise InconsistentOracleError(
-                    f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all "
-                    "the vertices", V, False)
-            per_round.extend([0, 0, 0, 0])
-            rec.update(round_queries=per_round, p=None, m_estimate=0, heavy=(),
-                       final_pairs=0, pairs_round=None)
-            return set()
+    levels = [2.0 ** (-i / 2.0) for i in range(1, 2 * L + 2)] if m_known is None else []
+    last = 1 if 1 + _R1 * len(levels) >= n * (n - 1) // 2 else None
+    if last is None:
+        # round 1: Q(V), then R1 sets at each density of ``levels``: the estimate of m
+        answers = cert.ask_round(ask, [V] + [draw.sample(V, q) for q in levels
+                                             for _ in range(_R1)], 1)
+        if not answers[0]:
+            return _nothing_at_all(ask, cert, V, m_known, rec)
         if m_known == 0:
             raise InconsistentOracleError(
                 f"{ask.owner}: m=0 was given, but the oracle answered 1 for all the vertices",
                 V, True)
-        if m_known is not None:
-            m_est = float(m_known)
+        if m_known is None:
+            blocks = [answers[1 + i * _R1: 1 + (i + 1) * _R1] for i in range(len(levels))]
+            m_est = _likeliest_m(levels, blocks, n)
         else:
-            m_est = _estimate_m(levels, [ans[1 + i * _R1: 1 + (i + 1) * _R1] for i in
-                                         range(len(levels))], n)
+            m_est = float(m_known)
         p = min(1.0, 1.0 / math.sqrt(2.0 * m_est))
-        # round 2: t2 = ceil(C2 ln(n) / p^2) sets S_p: their 0-answers certify non-edges
         t2 = math.ceil(_C2 * math.log(max(n, 2)) / (p * p))
-        if t2 >= left():
+        if t2 >= cert.pairs_left():
             last = 2
-    if last == 5:
-        run([rng.subset(V, p) for _ in range(t2)], 2)
-        h = max(math.ceil(2.0 / p), 4 * L)
-        heavy = tuple(u for u in range(n) if n - bin(cov[u] & full).count("1") > h)
-        hs = set(heavy)
-        # round 3: for each heavy u, sets {u} u T, T drawn from u's light candidates with
-        # q_j = 2^-j, j = 1 .. ceil(log2 |B_u|), R3 sets each; q_u = the first q_j answered 0
-        # at least a quarter of the time (about 1/deg(u): the density that certifies fastest)
-        Bs = [[w for w in cands(u) if w not in hs] for u in heavy]
-        Js = [max(1, _log2_ceil(len(B))) for B in Bs]
-        if sum(Js) > 0 and _R3 * sum(Js) >= left():
+    if last is None:
+        # round 2: t2 sets at density p; then the heavy vertices and their light candidates
+        cert.ask_round(ask, [draw.sample(V, p) for _ in range(t2)], 2)
+        threshold = max(math.ceil(2.0 / p), 4 * L)
+        heavy = tuple(u for u in range(n) if cert.uncertain(u) > threshold)
+        light = [[w for w in cert.open(u) if w not in heavy] for u in heavy]
+        depths = [max(1, _ceil_log2(len(B))) for B in light]
+        if heavy and _R3 * sum(depths) >= cert.pairs_left():
             last = 3
-    if last == 5:
-        plan = []
-        for u, B, J in zip(heavy, Bs, Js):
-            plan.append((u, [[_union((u,), rng.subset(B, 2.0 ** -j)) for _ in range(_R3)]
-                             for j in range(1, J + 1)]))
-        ans = run([S for _, blocks in plan for blk in blocks for S in blk], 3)
-        qs = {}
-        k = 0
-        for u, blocks in plan:
-            q = None
-            for j, blk in enumerate(blocks, start=1):
-                zeros = sum(1 for a in ans[k: k + len(blk)] if not a)
-                k += len(blk)
-                if q is None and 4 * zeros >= len(blk):
-                    q = 2.0 ** -j
-            qs[u] = 2.0 ** -len(blocks) if q is None else q
-        # round 4: for each heavy u, ceil(C4 ln(|B'_u| + 1) / q_u) sets {u} u T at density q_u
-        Bs = [[w for w in cands(u) if w not in hs] for u in heavy]
-        ts = [math.ceil(_C4 * math.log(len(B) + 1) / qs[u]) if B else 0
-              for u, B in zip(heavy, Bs)]
-        if sum(ts) > 0 and sum(ts) >= left():
+    if last is None:
+        # round 3: R3 sets {u} u T at each density 2^-j (j = 1..depth) over u's light
+        # candidates; q_u, the first density answered 0 at least a quarter of the time
+        plan = [[[_union((u,), draw.sample(B, 2.0 ** -j)) for _ in range(_R3)]
+                 for j in range(1, J + 1)] for u, B, J in zip(heavy, light, depths)]
+        answers = iter(cert.ask_round(ask, [S for per_u in plan for blk in per_u
+                                            for S in blk], 3))
+        q = {}
+        for u, per_u in zip(heavy, plan):
+            zeros = [sum(1 for _ in blk if not next(answers)) for blk in per_u]
+            q[u] = next((2.0 ** -j for j, z in enumerate(zeros, 1) if 4 * z >= _R3),
+                        2.0 ** -len(per_u))
+        light = [[w for w in cert.open(u) if w not in heavy] for u in heavy]
+        counts = [math.ceil(_C4 * math.log(len(B) + 1) / q[u]) if B else 0
+                  for u, B in zip(heavy, light)]
+        if sum(counts) > 0 and sum(counts) >= cert.pairs_left():
             last = 4
-    if last == 5:
-        sets = []
-        for u, B, t in zip(heavy, Bs, ts):
-            sets.extend(_union((u,), rng.subset(B, qs[u])) for _ in range(t))
-        run(sets, 4)
-    # round 5 (or the round where the pairs were no dearer): every pair not yet certified
-    pairs = [(u, w) for u in range(n) for w in cands(u) if w > u]
-    ans = run([pr for pr in pairs], last)
-    per_round.extend([0] * (5 - len(per_round)))
-    edges = {pr for pr, a in zip(pairs, ans) if a}
-    for S in ones:
-        T = set(S)
-        if not any(u in T and v in T for u, v in edges):
-            raise InconsistentOracleError(
-                f"{ask.owner}: the oracle answered 1 for {_show(S)}, but the answers of the "
-                "later rounds leave no edge inside it", S, True)
-    if m_known is not None and len(edges) != m_known:
+    if last is None:
+        # round 4: for each heavy u, counts[u] sets {u} u T at density q_u
+        cert.ask_round(ask, [_union((u,), draw.sample(B, q[u]))
+                             for u, B, t in zip(heavy, light, counts) for _ in range(t)], 4)
+        last = 5
+    # the last round: every pair not yet certified
+    pairs = [(u, w) for u in range(n) for w in cert.open(u) if w > u]
+    answers = cert.ask_round(ask, pairs, last)
+    edges = {pair for pair, a in zip(pairs, answers) if a}
+    empty = [S for S in cert.positive if not _inside(edges, S)]     # every 1 needs an edge
+    if empty:
         raise InconsistentOracleError(
-            f"{ask.owner}: m={m_known} was given, but the answers fit exactly "
-            f"{len(edges)} edges", None, None)
-    rec.update(round_queries=per_round, p=p, m_estimate=m_est, heavy=heavy,
-               final_pairs=len(pairs), pairs_round=last)
+            f"{ask.owner}: the oracle answered 1 for {_show(empty[0])}, but the answers of the "
+            "later rounds leave no edge inside it", empty[0], True)
+    if m_known not in (None, len(edges)):
+        raise InconsistentOracleError(
+            f"{ask.owner}: m={m_known} was given, but the answers fit exactly {len(edges)} "
+            "edges", None, None)
+    rec.update(round_queries=cert.sizes + [0] * (5 - len(cert.sizes)), p=p, m_estimate=m_est,
+               heavy=heavy, final_pairs=len(pairs), pairs_round=last)
     return edges
 
 
-_R1 = 6          # sets per level in round 1
-_C2 = 3.0        # round 2: t2 = ceil(C2 ln n / p^2)
-_R3 = 4          # sets per density in round 3
-_C4 = 3.0        # round 4: ceil(C4 ln(|B| + 1) / q) sets per heavy vertex
+def _nothing_at_all(ask, cert, V, m_known, rec):
+    """Q(V) = 0: no edge, unless a set of round 1 answered 1 or m > 0 was given."""
+    if cert.positive:
+        S = cert.positive[0]
+        raise InconsistentOracleError(
+            f"{ask.owner}: the oracle answered 1 for {_show(S)} but 0 for all the vertices",
+            S, True)
+    if m_known:
+        raise InconsistentOracleError(
+            f"{ask.owner}: m={m_known} was given, but the oracle answered 0 for all the "
+            "vertices", V, False)
+    rec.update(round_queries=cert.sizes + [0] * 4, p=None, m_estimate=0, heavy=(),
+               final_pairs=0, pairs_round=None)
+    return set()
 
 
-def _estimate_m(levels, answers, n):
-    """The m on the grid 2^(j/4), 1 <= m <= n(n-1)/2, of largest likelihood under the model
-    P[Q(S_p) = 0] = exp(-m p^2) (ties: the smallest m)."""
-    top = max(1, n * (n - 1) // 2)
-    best, arg, j = None, 1.0, 0
-    while True:
-        m = 2.0 ** (j / 4.0)
-        if m > top:
-            break
-        ll = 0.0
-        for p, block in zip(levels, answers):
-            lam = m * p * p
-            ones = sum(1 for a in block if a)
-            ll -= lam * (len(block) - ones)
-            if ones:
-                ll += ones * math.log(-math.expm1(-lam))
-        if best is None or ll > best:
-            best, arg = ll, m
-        j += 1
-    return arg
-
+# -- learn_graph ------------------------------------------------------------------------------------
 
 def _seed(owner, seed):
     if seed is None:
-        import os
         return int.from_bytes(os.urandom(8), "little")
-    if not _is_int(seed) or seed < 0:
-        raise ValueError(f"{owner}: parameter seed must be None or an integer >= 0, got "
-                         f"{seed!r}")
-    return int(seed)
+    if is_int(seed) and seed >= 0:
+        return int(seed)
+    raise ValueError(f"{owner}: parameter seed must be None or an integer >= 0, got {seed!r}")
 
 
-def _parts(owner, parts, n):
-    try:
-        A, B = parts
-    except (TypeError, ValueError):
+def _bipartition(owner, parts, n):
+    sides = _two(parts)
+    if sides is None:
         raise ValueError(f"{owner}: parameter parts must be a pair (A, B) of vertex sets, got "
-                         f"{parts!r}") from None
-    A = _vertex_set(owner, A, n, "parts[0]")
-    B = _vertex_set(owner, B, n, "parts[1]")
-    if set(A) & set(B):
+                         f"{parts!r}")
+    A, B = (_vertices(owner, X, n, f"parts[{i}]") for i, X in enumerate(sides))
+    shared = sorted(set(A).intersection(B))
+    if shared:
         raise ValueError(f"{owner}: parameter parts: the sides share the vertices "
-                         f"{sorted(set(A) & set(B))[:10]}")
+                         f"{shared[:10]}")
     return A, B
 
 
 def learn_graph(n, edge_detecting, method="adaptive", seed=None, max_queries=None, parts=None,
                 m=None):
-    """Learn a hidden graph on the vertices 0..n-1 exactly with edge-detecting queries
-    (the rules and bounds are stated in mbcore.queries.learn_graph)."""
+    """Learn a hidden graph on the vertices 0..n-1 exactly with edge-detecting queries (the
+    parameters, rules and bounds of ``mbcore.queries.learn_graph``)."""
     o = "learn_graph"
-    n = _check_int(o, "n", n, 1)
-    _check_callable(o, "edge_detecting", edge_detecting, "an oracle Q(S) -> bool")
+    n = _integer(o, "n", n, 1)
+    _oracle(o, "edge_detecting", edge_detecting, "an oracle Q(S) -> bool")
     if method not in _METHODS:
         raise ValueError(f"{o}: parameter method must be one of {list(_METHODS)}, got "
                          f"{method!r}")
-    budget = None if max_queries is None else _check_int(o, "max_queries", max_queries, 0)
+    budget = None if max_queries is None else _integer(o, "max_queries", max_queries, 0)
     if parts is not None and method != "adaptive":
         raise ValueError(f"{o}: parameter parts (a known bipartition) needs method='adaptive', "
                          f"got method={method!r}")
-    if m is not None:
-        if method != "five_round":
-            raise ValueError(f"{o}: parameter m (the number of edges, when known) needs "
-                             f"method='five_round', got method={method!r}")
-        top = n * (n - 1) // 2
-        if not _is_int(m) or not 0 <= m <= top:
-            raise ValueError(f"{o}: parameter m must be None or an integer in [0, {top}] "
-                             f"(n(n-1)/2), got {m!r}")
-        m = int(m)
-    ask = _Asker(o, edge_detecting, budget, counting=(method == "counting"))
-    edges = set()
-    rec = {}
+    if m is not None and method != "five_round":
+        raise ValueError(f"{o}: parameter m (the number of edges, when known) needs "
+                         f"method='five_round', got method={method!r}")
+    if m is not None and (not is_int(m) or not 0 <= m <= n * (n - 1) // 2):
+        raise ValueError(f"{o}: parameter m must be None or an integer in "
+                         f"[0, {n * (n - 1) // 2}] (n(n-1)/2), got {m!r}")
+    m = None if m is None else int(m)
+    ask = _Queries(o, edge_detecting, budget, counting=(method == "counting"))
+    record = {}
     rounds = None
-    V = tuple(range(n))
     if parts is not None:
-        A, B = _parts(o, parts, n)
         graph = "bipartite"
+        A, B = _bipartition(o, parts, n)
+        edges = set()
         if A and B and ask(_union(A, B), "bipartite: is there an edge"):
-            _bipartite(ask, A, B, "bipartite search", edges)
+            _cross_edges(ask, A, B, "bipartite search", edges)
     elif method == "adaptive":
-        graph = "general"
-        _general(ask, V, None, edges)
+        graph, edges = "general", _edges_within(ask, tuple(range(n)))
     elif method == "counting":
-        graph = "general"
-        _counting(ask, V, None, edges)
+        graph, edges = "general", _edges_counted(ask, tuple(range(n)))
     else:
-        graph = None
-        rounds = 5
-        edges = _five_round(ask, n, _seed(o, seed), rec, m)
-    bound = None
-    if graph is not None:
-        bound = edge_detecting_bound(n, len(edges), graph, counting=(method == "counting"))
-    rec.update(graph=graph, bound_formula=_formula(graph, method))
-    return GraphResult(set(edges), ask.queries, rounds, bound, method, n, rec)
-
-
-def _formula(graph, method):
+        graph, rounds = None, 5
+        edges = _five_round(ask, n, _seed(o, seed), record, m)
     if graph is None:
-        return "none (Angluin & Chen: O(m log n + sqrt(m) log^2 n) expected)"
-    c = 4 if graph == "bipartite" else (6 if method == "counting" else 12)
-    return f"{c} m ceil(log2 n) + 1"
+        bound, formula = None, "none (Angluin & Chen: O(m log n + sqrt(m) log^2 n) expected)"
+    else:
+        bound = edge_detecting_bound(n, len(edges), graph, counting=(method == "counting"))
+        c = 4 if graph == "bipartite" else (6 if method == "counting" else 12)
+        formula = f"{c} m ceil(log2 n) + 1"
+    record.update(graph=graph, bound_formula=formula)
+    return GraphResult(set(edges), ask.queries, rounds, bound, method, n, record)
 
 
-# -- group testing (lecture 28) ------------------------------------------------------------------
+# -- group testing (lecture 28) ------------------------------------------------------------------------
 
-def _test_alone(o, ask, x, searched, where, fits):
-    """The search named x, but none of its ``searched`` tests was positive (no positive test
-    held x): test x alone; a negative answer means the answers fit no defective there."""
+def _alone(o, ask, x, searched, where, fits):
+    """Test x alone: a search ended at x though no positive test held it (its ``searched``
+    tests were all negative); a negative answer leaves no defective the answers fit."""
     S = (x,)
     if ask(S, f"the test of item {x} alone"):
         return
     if searched == 0:
         told = f"item {x} is the only candidate, and its test alone was negative"
-    elif searched == 1:
-        told = (f"the 1 test {where} was negative, and so was the test of item {x} alone, "
-                f"the one item those answers leave")
     else:
-        told = (f"the {searched} tests {where} were all negative, and so was the test of item "
-                f"{x} alone, the one item those answers leave")
+        tests = "1 test" if searched == 1 else f"{searched} tests"
+        were = "was" if searched == 1 else "were all"
+        told = (f"the {tests} {where} {were} negative, and so was the test of item {x} alone, "
+                "the one item those answers leave")
     raise InconsistentOracleError(f"{o}: {told}: {fits} (does the test ever answer True?)",
                                   S, False)
 
 
 def find_defective(n, test, adaptive=True):
-    """The one defective among 0..n-1 (binary search, or the non-adaptive design: test k holds
-    the items whose k-th bit, most significant first, is 0).  When every answer is negative,
-    the item they name was held by no test: it is tested alone, and a negative answer raises
-    InconsistentOracleError.  At most ceil(log2(n + 1)) tests, the bound reported."""
+    """The one defective among 0..n-1 (the heavy coin, lecture 28): binary search (test the
+    first ceil(k/2) of the k candidates), or the non-adaptive design of K = ceil(log2 n)
+    groups, group b holding the items whose bit K-1-b is 0 (a negative answer sets that bit
+    of the defective's number).  With no positive answer the item named is tested alone.  The
+    bound: ceil(log2(n + 1)) (the n items and "none")."""
     o = "find_defective"
-    n = _check_int(o, "n", n, 1)
-    _check_callable(o, "test", test, "a test test(S) -> bool")
-    if not isinstance(adaptive, bool):
-        raise ValueError(f"{o}: parameter adaptive must be a bool, got {adaptive!r}")
-    k = _log2_ceil(n)
+    n = _integer(o, "n", n, 1)
+    _oracle(o, "test", test, "a test test(S) -> bool")
+    adaptive = _flag(o, "adaptive", adaptive)
     record = []
 
     def ask(S, where=None):
-        a = _answer(o, test(S), S)
-        record.append((S, a))
-        return a
+        record.append((S, _answer(o, test(S), S)))
+        return record[-1][1]
 
     if adaptive:
-        lo, hi = 0, n
-        while hi - lo > 1:
-            mid = lo + (hi - lo + 1) // 2
-            S = tuple(range(lo, mid))
-            if ask(S):
-                hi = mid
-            else:
-                lo = mid
-        x = lo
+        candidates = range(n)
+        while len(candidates) > 1:
+            first = candidates[:len(candidates) - len(candidates) // 2]
+            candidates = first if ask(tuple(first)) else candidates[len(first):]
+        x = candidates[0]
     else:
-        x = 0
-        groups = [tuple(i for i in range(n) if not (i >> (k - 1 - b)) & 1) for b in range(k)]
-        for b, S in enumerate(groups):
-            if not ask(S):
-                x |= 1 << (k - 1 - b)
+        K = _ceil_log2(n)
+        bits = [K - 1 - b for b in range(K)]            # most significant first
+        groups = [tuple(i for i in range(n) if not i >> bit & 1) for bit in bits]
+        x = sum(1 << bit for bit, S in zip(bits, groups) if not ask(S))
         if x >= n:
+            spelled = [int(a) for _, a in record]
+            last_group, last_answer = record[-1]
             raise InconsistentOracleError(
-                f"{o}: the answers {[int(a) for _, a in record]} spell the item {x}, but there "
-                f"are only {n} items (0..{n - 1}): no single defective fits them",
-                record[-1][0], record[-1][1])
-    if True not in [a for _, a in record]:
-        _test_alone(o, ask, x, len(record),
-                    "of the binary search" if adaptive else "of the design",
-                    "no single defective fits the answers")
-    return GroupTestResult((x,), len(record), group_testing_bound(n + 1, 1), adaptive, record)
+                f"{o}: the answers {spelled} spell the item {x}, but there are only {n} items "
+                f"(0..{n - 1}): no single defective fits them", last_group, last_answer)
+    if True not in (a for _, a in record):          # no positive test held x: test it alone
+        where = "of the binary search" if adaptive else "of the design"
+        _alone(o, ask, x, len(record), where, "no single defective fits the answers")
+    bound = group_testing_bound(n + 1, 1)           # the n items and "none"
+    return GroupTestResult((x,), len(record), bound, adaptive, record)
+
+
+def _binary_search(ask, X):
+    """One item of X by halving: the first half is tested and kept when positive, else the
+    second half is kept; also whether some test was positive."""
+    positive = False
+    while len(X) > 1:
+        first, second = _halves(X)
+        keep = ask(first, "binary search: first half")
+        positive = positive or keep
+        X = first if keep else second
+    return X[0], positive
 
 
 def find_defectives(n, test, d=None, max_tests=None):
-    """Every defective among 0..n-1 by binary splitting: test the remaining items; when
-    positive, binary-search one defective inside (the first half tested), remove it, repeat.
-    With d given the remaining items are known to hold a defective and are not tested; a
-    search whose tests were all negative tests the item it ends at alone (negative: the
-    answers fit no d defectives).  Every answer is then checked against the defectives found
-    (a mismatch: no set of defectives fits the answers).  At most d ceil(log2(n + 1)) tests
-    with d known, otherwise d (ceil(log2 n) + 1) + 1."""
+    """Every defective among 0..n-1 by binary splitting (lecture 28): test the remaining items
+    (not with d given: they still hold one), binary-search one defective inside them (the
+    first half tested), remove it, repeat; every answer is checked against the defectives
+    found at the end.  Bounds: d ceil(log2(n + 1)) with d known, d (ceil(log2 n) + 1) + 1
+    otherwise."""
     o = "find_defectives"
-    n = _check_int(o, "n", n, 1)
-    _check_callable(o, "test", test, "a test test(S) -> bool")
-    if d is not None:
-        d = _check_int(o, "d", d, 0)
-        if d > n:
-            raise ValueError(f"{o}: parameter d must be <= n = {n}, got {d}")
-    budget = None if max_tests is None else _check_int(o, "max_tests", max_tests, 0)
+    n = _integer(o, "n", n, 1)
+    _oracle(o, "test", test, "a test test(S) -> bool")
+    d = None if d is None else _integer(o, "d", d, 0)
+    if d is not None and d > n:
+        raise ValueError(f"{o}: parameter d must be <= n = {n}, got {d}")
+    budget = None if max_tests is None else _integer(o, "max_tests", max_tests, 0)
     record = []
 
     def ask(S, where):
-        if budget is not None and len(record) >= budget:
+        if budget is not None and len(record) == budget:
             raise QueryBudgetExceeded(f"{o}: max_tests={budget} reached ({where} needed test "
                                       f"{len(record) + 1}, on {_show(S)})", budget, where)
-        a = _answer(o, test(S), S)
-        record.append((S, a))
-        return a
+        record.append((S, _answer(o, test(S), S)))
+        return record[-1][1]
 
-    rest = list(range(n))
+    remaining = list(range(n))
     found = []
-    while rest and (d is None or len(found) < d):
-        S = tuple(rest)
+    while remaining and (d is None or len(found) < d):
+        S = tuple(remaining)
         if d is None and not ask(S, "the remaining items"):
             break
-        positive = d is None
-        first = len(record)
-        X = S
-        while len(X) > 1:
-            X1, X2 = _halves(X)
-            if ask(X1, "binary search: first half"):
-                X = X1
-                positive = True
-            else:
-                X = X2
-        if not positive:
-            holds = "s hold" if len(S) > 1 else " holds"
-            _test_alone(o, ask, X[0], len(record) - first,
-                        f"of the binary search among the {len(S)} remaining items",
-                        f"the remaining item{holds} no defective, so the answers fit no set "
-                        f"of {d} defective{'s' if d > 1 else ''} (d={d} was given; "
-                        f"{len(found)} found before)")
-        found.append(X[0])
-        rest.remove(X[0])
-    # every answer must fit the defectives found
+        before = len(record)
+        x, positive = _binary_search(ask, S)
+        if not positive and d is not None:      # d given, and no positive test held x
+            items = "items hold" if len(S) > 1 else "item holds"
+            defectives = "defectives" if d > 1 else "defective"
+            fits = (f"the remaining {items} no defective, so the answers fit no set of {d} "
+                    f"{defectives} (d={d} was given; {len(found)} found before)")
+            where = f"of the binary search among the {len(S)} remaining items"
+            _alone(o, ask, x, len(record) - before, where, fits)
+        found.append(x)
+        remaining.remove(x)
     D = set(found)
-    for S, a in record:
-        holds = any(x in D for x in S)
-        if a != holds:
+    for S, a in record:                 # a positive test holds a defective, a negative none
+        if a == D.isdisjoint(S):
             some = "" if d is None else f"{d} "
+            which = (f"none of the defectives found, {sorted(D)}" if a else
+                     f"the defectives found {sorted(D.intersection(S))}")
             raise InconsistentOracleError(
-                f"{o}: the test of {_show(S)} answered {a}, but it holds "
-                f"{'none of the defectives found, ' if a else 'the defectives found '}"
-                f"{sorted(D) if a else sorted(D.intersection(S))}: no set of "
+                f"{o}: the test of {_show(S)} answered {a}, but it holds {which}: no set of "
                 f"{some}defectives fits the answers", S, a)
-    k = len(found)
-    if d is not None:
-        bound = group_testing_bound(n + 1, k)
-    else:
-        bound = group_testing_bound(n, k, known=False)
+    bound = group_testing_bound(n + 1, len(found)) if d is not None else \
+        group_testing_bound(n, len(found), known=False)
     return GroupTestResult(tuple(sorted(found)), len(record), bound, True, record)

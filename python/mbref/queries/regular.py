@@ -141,15 +141,14 @@ class DFAMembershipOracle:
         self.target = _target_dfa("DFAMembershipOracle", target)
         self.calls = 0
 
-    def __call__(self, word):
-        self.calls += 1
-        return self.target.accepts(word)
-
     def many(self, words):
         """The answers for a batch of words; counts every word."""
         words = list(words)
         self.calls += len(words)
         return self.target.accepts_many(words)
+
+    def __call__(self, word):
+        return self.many([word])[0]
 
 
 class DFATraceOracle(DFAMembershipOracle):
@@ -302,8 +301,8 @@ class LStarResult:
         self.__dict__.update(record)
 
     def __repr__(self):
-        n = None if self.hypothesis is None else self.hypothesis.n_states
-        return (f"LStarResult(states={n}, exact={self.exact}, equivalence_queries="
+        h = self.hypothesis
+        return (f"LStarResult(states={h and h.n_states}, exact={self.exact}, equivalence_queries="
                 f"{self.equivalence_queries}, membership_queries={self.membership_queries})")
 
 
@@ -550,10 +549,11 @@ def lstar(alphabet, membership, equivalence, counterexamples="rivest-schapire",
     if counterexamples not in PROCESSINGS:
         raise ValueError(f"{o}: parameter counterexamples must be one of {PROCESSINGS}, got "
                          f"{counterexamples!r}")
-    for name, v in (("max_states", max_states), ("max_rounds", max_rounds)):
-        if v is not None and (not is_int(v) or v < 1):
-            raise ValueError(f"{o}: parameter {name} must be an integer >= 1 or None, got "
-                             f"{v!r}")
+    caps = {"max_states": max_states, "max_rounds": max_rounds}
+    bad = [name for name, v in caps.items() if v is not None and (not is_int(v) or v < 1)]
+    if bad:
+        raise ValueError(f"{o}: parameter {bad[0]} must be an integer >= 1 or None, got "
+                         f"{caps[bad[0]]!r}")
     mq = _Membership(membership)
     table = _Table(letters, mq, DEFAULT_MAX_STATES if max_states is None else max_states)
     run = dict(hypothesis=None, exact=False, stopped=None, equivalence_queries=0,
