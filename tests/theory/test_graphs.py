@@ -30,7 +30,7 @@ import pytest
 from mbcore import queries as Q
 from mbcore.bounds import edge_detecting_bound
 from mbcore.queries import graphs as QG
-from mbref import graphs as R
+from mbref.queries import graphs as R
 
 # (the subset every built wheel is tested with: pytest -m smoke)
 pytestmark = pytest.mark.smoke

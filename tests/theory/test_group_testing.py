@@ -1,5 +1,5 @@
 """Group testing (Angluin lecture 28, the heavy coin): mbcore.queries.find_defective,
-find_defectives and mbcore.bounds.group_testing_bound, with their twins in mbref.graphs.
+find_defectives and mbcore.bounds.group_testing_bound, with their twins in mbref.queries.graphs.
 
 * The lecture's example: 8 coins, the groups {000, 001, 010, 011}, {000, 001, 100, 101},
   {000, 010, 100, 110}; a coin in the third group only is 110.
@@ -27,7 +27,7 @@ import pytest
 
 from mbcore import queries as Q
 from mbcore.bounds import group_testing_bound
-from mbref import graphs as R
+from mbref.queries import graphs as R
 
 # (the subset every built wheel is tested with: pytest -m smoke)
 pytestmark = pytest.mark.smoke
