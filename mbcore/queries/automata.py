@@ -743,7 +743,7 @@ def _place_labels(ax, labels, xy, r, drawn):
                              "or a larger Axes")
 
 
-# -- helpers shared, line for line, with the twin (mbref.queries) ---------------------------------
+# -- helpers: minimisation and the product search (the twin writes its own) ------------------
 
 def _random_tables(rng, n, k):
     delta = [[-1] * k for _ in range(n)]

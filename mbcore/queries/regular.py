@@ -606,8 +606,8 @@ class _Stop(Exception):
 
 
 class _LStar:
-    """The observation table and the loop.  The rules and ties are those of the twin
-    (``mbref.queries._LStar``); here words are bytes of letter positions inside, rows are
+    """The observation table and the loop (Angluin 1987; the counterexample processings of
+    ``learn_dfa``).  Words are bytes of letter positions inside, rows are
     int bitmasks over E, and a DFA membership oracle is asked a whole batch of encoded words
     at once (its ``_many_encoded``: one compiled run)."""
 
