@@ -67,11 +67,15 @@ def register(cls):
 
 
 def _rank(item):
-    """The order of the learners: by family module (as :data:`FAMILIES` lists them), then as
-    each module lists them (its ``__all__``)."""
+    """The order of the learners: as the family modules list them (:data:`FAMILIES` in order,
+    each module's ``__all__``), a class listed by a family module other than its own (a class
+    moved to a module of its own and re-exported where it was) keeping that place."""
     name, cls = item
-    names = list(getattr(sys.modules.get(cls.__module__), "__all__", ()))
-    return (FAMILIES.index(cls.__module__), names.index(name) if name in names else len(names))
+    for i, mod in enumerate(FAMILIES):
+        names = list(getattr(sys.modules.get(mod), "__all__", ()))
+        if name in names:
+            return (i, names.index(name))
+    return (FAMILIES.index(cls.__module__), 0)
 
 
 def _complete():
