@@ -650,9 +650,10 @@ def _draw_plot(plt, label, n_rows, certs, passes, log=False, note=""):
     """The figure of ``mbcore plot``: small multiples, one panel per learner (a grid sharing
     the examples axis), each with its cumulative count (mistakes; updates for a learner whose
     bound counts them, tag ``bound_counts``) and its bound as a dashed line of the same
-    colour, labelled with its value and theorem.  A panel's count axis is logarithmic when its total and its bound are more than a
-    decade apart (``log``: every panel), else linear.  Every learner has its own colour
-    (``distinct_colours``), so no legend is needed: each panel is titled with its learner.
+    colour, labelled with its value and theorem.  A panel's count axis is logarithmic when its
+    total and its bound are more than a decade apart (``log``: every panel), else linear.
+    Every learner has its own colour (``distinct_colours``), so no legend is needed: each
+    panel is titled with its learner.
     ``note`` (the learners not drawn) goes under the grid."""
     import textwrap
     import numpy as np

@@ -85,12 +85,12 @@ reads and sets that state; a class that does not mix says why (tag ``no_mix``).
   space, the weighted geometric mean of the weights: log₂ w_mixed = Σ_i μ_i log₂ w_i (w⁺ and
   w⁻ separately for Balanced Winnow).  This is the natural mixture for multiplicative updates
   (each update adds ±log₂ α to a log-weight, so the mixture of logs is the average update, as
-  the mixture of w is for the Perceptron), and the learners already store log₂ w.  A weight eliminated to 0 (log
-  −inf: EliminationWinnow, or Winnow with beta=0) on a shard that takes part in the mixture
-  stays eliminated: the geometric mean with a factor 0 is 0.  This is the elimination rule
-  itself: a false positive on any shard proves (for a monotone disjunction target) that the
-  variables it eliminated are not in the target.  (Weighted mixing leaves out shards without an
-  update, whose weights are the starting ones.)
+  the mixture of w is for the Perceptron), and the learners already store log₂ w.  A weight
+  eliminated to 0 (log −inf: EliminationWinnow, or Winnow with beta=0) on a shard that takes
+  part in the mixture stays eliminated: the geometric mean with a factor 0 is 0.  This is the
+  elimination rule itself: a false positive on any shard proves (for a monotone disjunction
+  target) that the variables it eliminated are not in the target.  (Weighted mixing leaves out
+  shards without an update, whose weights are the starting ones.)
   *What is exact.*  With Boolean features and power-of-two factors the serial learners keep
   integer log-weights and decide Σ 2^{l_i} ≥ θ exactly.  A mixture of integers is generally not
   an integer (uniform mixing of S shards gives multiples of 1/S); when every mixed log-weight is
@@ -141,7 +141,8 @@ def _listed(names):
 
 
 def _refused():
-    """The learners that do not mix, grouped by the reason they give: "A (why), B and C (why)"."""
+    """The learners that do not mix, grouped by the reason they give: "A (why); B and C
+    (why)"."""
     why = {}
     for n, c in _registry.learners():
         if c._TAGS.mix is None:
