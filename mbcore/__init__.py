@@ -1,9 +1,11 @@
 """mbcore: mistake-bound online learners with a compiled core.
 
-The learners of the lecture notes (Perceptron and its margin, averaged, kernel and hinge-loss
-variants, and more to come), each run by a Cython kernel that does a whole online pass with the
-GIL released, and each with a pure-Python twin of the same name in ``mbref`` that defines its
-behaviour bit for bit.
+The online learners of the lecture notes (the Perceptron family, Passive-Aggressive, the Winnow
+family, the experts and specialists, the Boolean learners, Halving and SOA; every one listed by
+:func:`all_learners`), each run by a Cython kernel that does a whole online pass with the GIL
+released, and each with a pure-Python twin of the same name in ``mbref`` that defines its
+behaviour bit for bit; with the query learners and conversions of :mod:`mbcore.queries`, the
+mistake bounds and their certificates, and streaming, persistence and distributed training.
 """
 
 try:

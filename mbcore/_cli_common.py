@@ -19,14 +19,13 @@ __all__ = ["LEARNERS", "K_CLASS_LEARNERS", "CLASSES_HELP", "UsageError", "learne
            "sniff_format", "Progress", "stream_classes", "add_order_options", "warn_sorted"]
 
 # The learners of the data commands: those whose rows are feature vectors, as the classes
-# declare themselves (_TAKES, mbcore._registry), in the families' order.
-LEARNERS = tuple(n for n, c in _registry.learners() if c._TAKES == "features")
-# The ones that take K >= 3 classes (AveragedPerceptron in mode "average" only); the others
-# take two.  For the help texts: which learners run is decided by asking each learner
-# (mbcore.cli's _not_applicable), so this list cannot make the CLI refuse a learner that
-# takes K classes.
+# declare themselves (tag takes, mbcore._registry: every family), in the families' order.
+LEARNERS = tuple(n for n, c in _registry.learners() if c._TAGS.takes == "features")
+# The ones that take K >= 3 classes (tag k_classes; some in some modes only); the others take
+# two.  For the help texts: which learners run is decided by asking each learner (mbcore.cli's
+# _not_applicable), so this list cannot make the CLI refuse a learner that takes K classes.
 K_CLASS_LEARNERS = tuple(n for n, c in _registry.learners()
-                         if c._TAKES == "features" and c._K_CLASSES)
+                         if c._TAGS.takes == "features" and c._TAGS.k_classes)
 CLASSES_HELP = ("every label of the data, comma-separated (two or more), when the first chunk "
                 "may not show them all (e.g. a stream that starts with one label); read as "
                 "numbers when the data's labels are numbers, else as strings")
@@ -119,7 +118,7 @@ def _parse_value(raw):
 _WORDS = {"a bool": "true or false"}
 
 
-def learner_params(mbcore, names, pairs):
+def learner_params(names, pairs):
     """The constructor parameters of each learner, with the --param values applied.
 
     An unqualified ``NAME=VALUE`` goes to every selected learner that has NAME; when the
@@ -127,8 +126,8 @@ def learner_params(mbcore, names, pairs):
     meaning different things, as a margin and a kernel width), it is refused, naming them and
     the qualified form ``LEARNER.NAME=VALUE``.
     """
-    params = {name: getattr(mbcore, name)().get_params() for name in names}
-    domains = {name: getattr(mbcore, name)._parameter_constraints() for name in names}
+    params = {name: _registry.learner(name)().get_params() for name in names}
+    domains = {name: _registry.learner(name)._parameter_constraints() for name in names}
     for item in pairs:
         owner, key, value, text = item
         if owner is not None:

@@ -13,11 +13,18 @@ import os
 import sys
 import time
 
+from . import _registry
 from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError,
                           add_order_options, emit, learner_name, learner_params, number, param,
                           positive_int, sniff_format, stream_classes, warn_sorted)
 
 __all__ = ["add_workflow_parsers"]
+
+
+def _fixed_width():
+    """The learners of the data commands whose state cannot grow with the width (tag
+    ``grows``), as the classes declare it."""
+    return ", ".join(n for n in LEARNERS if not _registry.learner(n)._TAGS.grows)
 
 _WORKFLOW_LEARNERS = LEARNERS
 
@@ -37,9 +44,8 @@ def _add_source_options(p, predict=False):
                    help="svmlight: the number of columns, checked on every line (default: none "
                         "needed: the width grows as the indices arrive, from a file or standard "
                         "input alike, with no first pass, and so does the learner's state; the "
-                        "learners that need the width up front, Winnow's family (theta = n), "
-                        "KernelPerceptron and the Boolean learners, find it by a first pass "
-                        "over a file and need --n-features on standard input)")
+                        f"learners that need the width up front, {_fixed_width()}, find it by a "
+                        "first pass over a file and need --n-features on standard input)")
     p.add_argument("--zero-based", action="store_true", default=None,
                    help="svmlight: index 0 is the first column (default: a saved model's "
                         "reading; else what the file's first comment lines declare, as "
@@ -211,10 +217,10 @@ def _source(args, model=None, model_file=None):
         # the width grows as the indices arrive (mbcore.streaming.train_file / evaluate_file).
         d = args.n_features if args.n_features is not None else (
             model.n_features_in_ if model is not None and model._is_fitted() and
-            not model._GROWS else None)
-        if d is None and stdin and model is not None and not model._GROWS:
+            not model._TAGS.grows else None)
+        if d is None and stdin and model is not None and not model._TAGS.grows:
             raise UsageError(f"--learner {type(model).__name__} needs --n-features D: it needs "
-                             f"the number of features up front ({model._NEEDS_WIDTH}), and "
+                             f"the number of features up front ({model._TAGS.needs_width}), and "
                              "standard input cannot be read twice to find it")
         if d is not None:
             options["n_features"] = d
@@ -270,7 +276,6 @@ def _load_model(path, option):
 
 
 def _workflow_learner(args):
-    import mbcore
     if args.warm_start is not None:
         if args.params:
             raise UsageError("--param and --warm-start: the saved model keeps its parameters")
@@ -283,8 +288,8 @@ def _workflow_learner(args):
     if args.learner is None:
         raise UsageError("--learner NAME is required (or --warm-start IN.npz to continue a "
                          "saved model)")
-    params = learner_params(mbcore, [args.learner], args.params)[args.learner]
-    return getattr(mbcore, args.learner)(**params)
+    params = learner_params([args.learner], args.params)[args.learner]
+    return _registry.learner(args.learner)(**params)
 
 
 def _check_output(path, option="--model"):

@@ -7,7 +7,7 @@ writes the values into a preallocated row, and that row goes down the learner's 
 what ``partial_fit`` gives on the same rows as a matrix whose columns are the names in the order
 they first arrived (a name first seen at row 500 is a column of zeros before it).
 
-What a family allows is declared on its class, ``_DICT_FEATURES``:
+What a family allows is declared on its class, its tag ``dict_features`` (``mbcore._tags``):
 
 * ``"grow"``: a rule that does not depend on the number of features (the additive family):
   a new name is a new column whose weight starts at zero; the learner widens its state in place
@@ -18,14 +18,13 @@ What a family allows is declared on its class, ``_DICT_FEATURES``:
 * None (the default for learners whose rows are not feature vectors): refused.
 
 A learner whose class leaves it unset takes ``"fixed"`` when its rows are feature vectors or
-advice (``_TAKES``), else None.
+advice (tag ``takes``), else None.
 
 The names are state: ``_feature_names`` (a list, saved by ``mbcore.persistence`` and
 pickled, extended when a call that brought new names succeeds); the index is a cache
 (``_one``), rebuilt from it.
 """
 
-from typing import Optional
 
 import numpy as np
 
@@ -151,12 +150,10 @@ class OneExample:
     """``learn_one`` / ``predict_one`` / ``predict_proba_one`` on dict features (see the
     module's docstring); mixed into ``OnlineLearner``."""
 
-    _DICT_FEATURES: Optional[str] = None
-
     def _dict_mode(self):
         """"grow", "fixed", or None (see the module's docstring)."""
-        m = self._DICT_FEATURES
-        if m is None and self._TAKES in ("features", "advice"):
+        m = self._TAGS.dict_features
+        if m is None and self._TAGS.takes in ("features", "advice"):
             return "fixed"
         return m
 
@@ -390,7 +387,7 @@ class OneExample:
         mode = self._dict_mode()
         if mode is None:
             raise TypeError(f"{o}: learn_one takes dict features, and {o}'s examples are not "
-                            f"feature vectors (its rows are {self._TAKES})")
+                            f"feature vectors (its rows are {self._TAGS.takes})")
         if not self._is_fitted():
             if mode == "fixed" and features is None:
                 raise ValueError(f"{o}: {_REASONS[mode]}, so learn_one needs every feature "

@@ -8,11 +8,12 @@ all or nothing, raising ValueError with the row on failure) and ``_scores(batch)
 
 import hashlib
 import inspect
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Dict
 
 import numpy as np
 
-from . import _registry
+from . import _registry, _tags
+from ._tags import FlatTag, LearnerTags, tags
 from ._kernels.names import known_classes
 from ._locking import Guarded, get_ident
 from ._one import OneExample
@@ -123,8 +124,8 @@ def all_learners():
     --------
     >>> import mbcore
     >>> names = [name for name, cls in mbcore.all_learners()]
-    >>> names[:3], "Halving" in names, len(names)
-    (['Perceptron', 'MarginPerceptron', 'AveragedPerceptron'], True, 19)
+    >>> names[:3], "Halving" in names
+    (['Perceptron', 'MarginPerceptron', 'AveragedPerceptron'], True)
     """
     return _registry.learners()
 
@@ -201,40 +202,16 @@ class OnlineLearner(OneExample, OnlineCounts):
     sequential pass for any number of threads.
     """
 
-    # What the learner is, declared by each family beside its rule (mbcore._registry says
-    # what each fact means); the command line and persistence look them up there.
-    # "features", "advice", "awake advice", "categorical", "points"
-    _TAKES: Optional[str] = None
-    _K_CLASSES: bool = False            # takes three classes or more
-    # (dotted path of a peer, params -> its keyword arguments)
-    _PEER: Optional[Tuple[str, Callable[[Dict[str, Any]], Dict[str, Any]]]] = None
-    # how its state mixes across shards (mbcore.distributed): "additive", "multiplicative",
-    # or None, with the reason in _NO_MIX
-    _MIX: Optional[str] = None
-    _NO_MIX: Optional[str] = None
-    # its mistake bound: the rule of mbcore.certify that checks its assumptions on the data
-    # (two classes; K >= 3 classes: a class whose bound holds for any number of labels names it
-    # in both), what it counts, and the parameter values it is proved for.  The rules "margin",
-    # "perceptron" and "multiclass" take the bound itself from the class, as code: its
-    # _margin_bound(R, gamma) and _kesler_bound(R, gamma) (mbcore.linear).
-    _BOUND: Optional[str] = None
-    _MULTI_BOUND: Optional[str] = None
-    _BOUND_COUNTS = "mistakes"
-    _BOUND_PARAMS: Dict[str, Any] = {}
-    # whether its state can grow with the width of a stream of unknown width (mbcore.streaming,
-    # grow=True): a family that can (its new features' state is exactly what a run with the
-    # width given from the start has for a feature never seen: the additive learners' zero
-    # weights) defines _grow_state(d); the others say in _NEEDS_WIDTH why they need n up front.
-    _GROWS: bool = False
-    _NEEDS_WIDTH: Optional[str] = "its state is made for a fixed number of features"
-    # whether fit, partial_fit and run_online take sample_weight (the additive family); a
-    # learner that refuses it says why in _NO_WEIGHTS (its rule has no weighted form)
-    _WEIGHTED = False
-    _NO_WEIGHTS = "its update rule has no weighted form in the notes"
+    # What the learner is, declared by each family beside its rule, as one frozen object
+    # (mbcore._tags says what each fact means): the defaults here, each class declaring what
+    # differs, _TAGS = tags(...), merged along the bases (__init_subclass__).  The command line,
+    # persistence, mbcore.distributed, certify and streaming look them up there.
+    _TAGS = LearnerTags()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        _registry.register(cls)          # mbcore's own public learners only
+        _tags.settle(cls)                # the tags merged along the bases
+        _registry.register(cls)          # mbcore's own public learners only (tags checked)
 
     # the last classes= accepted (mbcore._validation.classes_given), dropped when classes_ is
     # assigned; transient (never saved, pickled or copied)
@@ -505,16 +482,17 @@ class OnlineLearner(OneExample, OnlineCounts):
         """Grow the fitted state to ``d`` features (>= ``n_features_in_``), each new feature's
         state what a run given the width ``d`` from the start has for a feature that was 0 in
         every row so far.  The caller holds the write lock and restores a Snapshot on failure
-        (mbcore.streaming); a learner that cannot grow (``_GROWS`` False) raises ValueError."""
+        (mbcore.streaming); a learner that cannot grow (tag ``grows`` False) raises ValueError."""
         d = int(d)
         old = self.n_features_in_
         if d < old:
             raise ValueError(f"{self._owner}: cannot narrow {old} features to {d}")
         if d == old:
             return
-        if not self._GROWS:
+        if not self._TAGS.grows:
             raise ValueError(f"{self._owner} needs the number of features up front "
-                             f"({self._NEEDS_WIDTH}); its {old} features cannot grow to {d}")
+                             f"({self._TAGS.needs_width}); its {old} features cannot grow to "
+                             f"{d}")
         self._grow_state(d)
         self.n_features_in_ = d
         self.__dict__.pop("_feature_names", None)    # (the new columns have no names)
@@ -523,10 +501,10 @@ class OnlineLearner(OneExample, OnlineCounts):
         self._fast = None
 
     def _grow_state(self, d):
-        """Widen the state arrays to d features (the families with ``_GROWS`` True override
-        this; ``_widen`` asks no other)."""
+        """Widen the state arrays to d features (the families whose tag ``grows`` is True
+        override this; ``_widen`` asks no other)."""
         raise ValueError(f"{self._owner} needs the number of features up front "
-                         f"({self._NEEDS_WIDTH}); its state cannot grow to {d} features")
+                         f"({self._TAGS.needs_width}); its state cannot grow to {d} features")
 
     def _infer_classes(self, y, classes):
         """The classes of the first call (two labels; families with more override this)."""
@@ -647,9 +625,9 @@ class OnlineLearner(OneExample, OnlineCounts):
     def _refuse_weights(self, sample_weight):
         """TypeError for sample weights given to a learner whose rule has none (None, which
         scikit-learn's meta-estimators pass, is accepted everywhere)."""
-        if sample_weight is not None and not self._WEIGHTED:
+        if sample_weight is not None and not self._TAGS.weighted:
             raise TypeError(f"{self._owner}: sample_weight is not supported: "
-                            f"{self._NO_WEIGHTS}; pass sample_weight=None")
+                            f"{self._TAGS.no_weights}; pass sample_weight=None")
 
     def _row_weights(self, sample_weight, yy, n, fitting):
         """The rows' weights for the pass (float64, length n), or None for none (the
@@ -749,6 +727,12 @@ class OnlineLearner(OneExample, OnlineCounts):
         return accuracy(self, pred, y)
 
 
+# The old flat tag attributes (_TAKES, _BOUND, ...: mbcore._tags.FLAT), read-only views of
+# _TAGS for the readers not moved to it yet; a class declaring one is refused (_tags.settle).
+for _old, _field in _tags.FLAT.items():
+    setattr(OnlineLearner, _old, FlatTag(_field))
+del _old, _field
+
 _registry.set_learner_base(OnlineLearner)
 
 
@@ -758,7 +742,7 @@ class ManyClasses:
     codes are class indices (int32, positions in the sorted ``classes_``) and the learner keeps
     K weight vectors.  Mixed into an OnlineLearner subclass, before it."""
 
-    _K_CLASSES = True
+    _TAGS = tags(k_classes=True)
 
     def _K(self):
         """The number of weight vectors: 1 for two classes, else the number of classes."""

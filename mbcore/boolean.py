@@ -19,6 +19,7 @@ from ._validation import Batch, check_2d, empty_error, is_sparse, read_2d
 from ._state import (COMMON, I4, I8, INT, U1, arr, failure, need, nonneg, py, shape,
                      two_labels)
 from .base import OnlineLearner
+from ._tags import tags
 from .exceptions import warn_failure
 
 __all__ = ["Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
@@ -132,12 +133,11 @@ class _Boolean(OnlineLearner):
     """Shared machinery: Boolean rows (or rows packed 8 variables per byte), the protocol's
     hooks."""
 
-    # (sample_weight: refused, OnlineLearner._refuse_weights)
-    _NO_WEIGHTS = ("a mistake removes literals or moves rules outright, and the notes "
-                   "give no weighted form of the rule")
-
-    _TAKES = "features"
-    _NEEDS_WIDTH = "its first hypothesis holds the literals of all n variables"
+    # sample_weight refused (OnlineLearner._refuse_weights)
+    _TAGS = tags(takes="features",
+                 no_weights=("a mistake removes literals or moves rules outright, and the "
+                             "notes give no weighted form of the rule"),
+                 needs_width="its first hypothesis holds the literals of all n variables")
     _PARAMETERS = {"max_epochs": params.Integer(1), "packed": params.Flag(),
                    "n_features": params.Integer(1, none=True)}
 
@@ -365,7 +365,7 @@ class Conjunction(_Elimination):
     _mode = _CONJ
     _kind = "conjunction"
 
-    _BOUND = "conjunction"
+    _TAGS = tags(bound="conjunction")
 
     @classmethod
     def _unit_test_params(cls):
@@ -423,7 +423,7 @@ class Disjunction(_Elimination):
     True
     """
 
-    _BOUND = "disjunction"
+    _TAGS = tags(bound="disjunction")
 
     @classmethod
     def _unit_test_params(cls):
@@ -486,7 +486,7 @@ class DecisionList(_Boolean):
     True
     """
 
-    _BOUND = "decision list"
+    _TAGS = tags(bound="decision list")
 
     @classmethod
     def _unit_test_params(cls):

@@ -221,8 +221,8 @@ def _add_data_options(p, what="run", margin=True):
                    help=f"learners to {what} (case-insensitive; default: all of "
                         f"{', '.join(LEARNERS)}).  On data with K >= 3 classes (e.g. mnist "
                         f"without --digit) the default is the learners that take K classes "
-                        f"({', '.join(K_CLASS_LEARNERS)}; AveragedPerceptron in its "
-                        f"'average' mode), and a note names the two-class learners not run; "
+                        f"({', '.join(K_CLASS_LEARNERS)}, each in the modes that take them), "
+                        f"and a note names the two-class learners not run; "
                         f"a two-class learner named here is listed as not applicable (n/a), "
                         f"and the exit status is 0 when at least one learner ran")
     p.add_argument("--dataset", default="mushrooms", metavar="NAME_OR_PATH",
@@ -328,8 +328,8 @@ def _add_plot_parser(sub):
         "plot", help="draw the cumulative mistakes of the learners with their bounds (PNG, SVG "
                      "or PDF)",
         description="Run each learner as 'mbcore certify' does and draw its cumulative mistakes "
-                    "(updates for the Margin Perceptron) against the examples seen, with its "
-                    "mistake bound as a dashed line, into an image file whose format is its "
+                    "(its updates, where its bound counts them) against the examples seen, with "
+                    "its mistake bound as a dashed line, into an image file whose format is its "
                     "suffix (.png, .svg, .pdf, ...; needs matplotlib: pip install "
                     "'mbcore[plot]').")
     _add_data_options(p, "plot")
@@ -348,8 +348,8 @@ def _add_bench_parser(sub):
         "bench", help="time the compiled learners against the pure-Python twin and peers",
         description="Time one online pass of each compiled learner (best of repeated passes), "
                     "of its pure-Python twin (mbref) on the first --twin-rows rows, and of the "
-                    "peers that do the same job when they are installed (scikit-learn's "
-                    "Perceptron and SGDClassifier(loss='hinge'), one partial_fit epoch).")
+                    "peers that do the same job when they are installed (one partial_fit "
+                    f"epoch: {_peer_list()}).")
     _add_data_options(p, "time", margin=False)
     p.add_argument("--twin-rows", type=positive_int, default=1000, metavar="N",
                    help="rows on which the pure-Python twin is timed (default: 1000)")
@@ -400,7 +400,7 @@ def _cmd_datasets(args):
 def _cmd_run(args):
     import mbcore
     names = list(dict.fromkeys(args.learners or LEARNERS))
-    params = learner_params(mbcore, names, args.params)
+    params = learner_params(names, args.params)
     if args.chunk_size is not None:
         if args.margin is not None:
             raise UsageError("--margin applies to the bounds of runs held in memory, and a "
@@ -416,7 +416,7 @@ def _cmd_run(args):
     _balanced(params, y)
     classes = _classes(y)
     k = None if classes is None else len(classes)
-    run, na, skipped = _select(mbcore, args, names, params, label, k, _probe_row(X))
+    run, na, skipped = _select(args, names, params, label, k, _probe_row(X))
     results = []
     for name in names:
         if name not in run:
@@ -506,7 +506,7 @@ def _cmd_run_stream(args, names, params):
         import numpy as np
         k = None if first is None else int(np.unique(first[1]).shape[0])
     row = None if first is None else next(iter(chunks(1, True)))[0]     # dense, one row
-    run, na, skipped = _select(mbcore, args, names, params, label, k, row)
+    run, na, skipped = _select(args, names, params, label, k, row)
     show = sys.stderr.isatty() if args.progress is None else args.progress
     results = []
     for name in names:
@@ -516,7 +516,7 @@ def _cmd_run_stream(args, names, params):
                                           na.get(name) or skipped[name], k))
             continue
         progress = Progress(name, show)
-        learner = getattr(mbcore, name)(**params[name])
+        learner = _registry.learner(name)(**params[name])
         try:
             stats = run_stream(learner, chunks(args.chunk_size, False), classes=classes,
                                callback=progress)
@@ -568,16 +568,16 @@ def _certificates(args):
     learners (see _select); raises _BugFound on a violation."""
     import mbcore
     names = list(dict.fromkeys(args.learners or LEARNERS))
-    params = learner_params(mbcore, names, args.params)
+    params = learner_params(names, args.params)
     label, X, y = _load_data(args)
     _balanced(params, y)
     classes = _classes(y)
     k = None if classes is None else len(classes)
-    run, na, skipped = _select(mbcore, args, names, params, label, k, _probe_row(X))
+    run, na, skipped = _select(args, names, params, label, k, _probe_row(X))
     certs = []
     for name in run:
         try:
-            certs.append(mbcore.certify(getattr(mbcore, name)(**params[name]), X, y,
+            certs.append(mbcore.certify(_registry.learner(name)(**params[name]), X, y,
                                         classes=classes, passes=args.passes,
                                         gamma=args.margin))
         except mbcore.BoundViolationError as exc:
@@ -648,11 +648,12 @@ def _cmd_plot(args):
 
 def _draw_plot(plt, label, n_rows, certs, passes, log=False, note=""):
     """The figure of ``mbcore plot``: small multiples, one panel per learner (a grid sharing
-    the examples axis), each with its cumulative count (mistakes; updates for the Margin
-    Perceptron) and its bound as a dashed line of the same colour, labelled with its value and
-    theorem.  A panel's count axis is logarithmic when its total and its bound are more than a
-    decade apart (``log``: every panel), else linear.  Every learner has its own colour
-    (``distinct_colours``), so no legend is needed: each panel is titled with its learner.
+    the examples axis), each with its cumulative count (mistakes; updates for a learner whose
+    bound counts them, tag ``bound_counts``) and its bound as a dashed line of the same
+    colour, labelled with its value and theorem.  A panel's count axis is logarithmic when its
+    total and its bound are more than a decade apart (``log``: every panel), else linear.
+    Every learner has its own colour (``distinct_colours``), so no legend is needed: each
+    panel is titled with its learner.
     ``note`` (the learners not drawn) goes under the grid."""
     import textwrap
     import numpy as np
@@ -772,12 +773,12 @@ def _save_figure(fig, out):
 def _cmd_bench(args):
     import mbcore
     names = list(dict.fromkeys(args.learners or LEARNERS))
-    params = learner_params(mbcore, names, args.params)
+    params = learner_params(names, args.params)
     label, X, y = _load_data(args)
     _balanced(params, y)
     classes = _classes(y)
     k = None if classes is None else len(classes)
-    run, na, skipped = _select(mbcore, args, names, params, label, k, _probe_row(X))
+    run, na, skipped = _select(args, names, params, label, k, _probe_row(X))
     results = []
     for name in names:
         if name not in run:
@@ -786,7 +787,7 @@ def _cmd_bench(args):
                 rec.update(peer=None, peer_seconds=None, speedup_vs_peer=None)
                 results.append(rec)
             continue
-        seconds, _ = _best_time(lambda: getattr(mbcore, name)(**params[name]), X, y, classes,
+        seconds, _ = _best_time(lambda: _registry.learner(name)(**params[name]), X, y, classes,
                                 mbcore.run_online)
         rec = {"dataset": label, "learner": name, "applicable": True, "n_classes": k,
                "n_samples": int(X.shape[0]), "seconds": seconds,
@@ -828,8 +829,16 @@ def _cmd_bench(args):
     return 0
 
 
-# the peers the learners name (_PEER: a dotted path and the keyword arguments for the params)
-_PEERS = {n: c._PEER for n, c in _registry.learners() if c._PEER is not None}
+# the peers the learners name (tag peer: a dotted path and the keyword arguments for the params)
+_PEERS = {n: c._TAGS.peer for n, c in _registry.learners() if c._TAGS.peer is not None}
+
+
+def _peer_list():
+    """"sklearn.linear_model.Perceptron for Perceptron; ...": the peers, from the classes."""
+    by = {}
+    for name, (path, _) in _PEERS.items():
+        by.setdefault(path, []).append(name)
+    return "; ".join(f"{path} for {', '.join(names)}" for path, names in by.items())
 
 
 def _peer(name, params, X, y, classes, seconds):
@@ -1026,7 +1035,7 @@ def _best_time(make, X, y, classes, run_online, quiet=False):
 
 def _run_one(mbcore, name, params, X, y, args):
     """One online pass of the compiled learner, timed, and the twin comparison on a prefix."""
-    cls = getattr(mbcore, name)
+    cls = _registry.learner(name)
     classes = _classes(y)
     seconds, record = _best_time(lambda: cls(**params), X, y, classes, mbcore.run_online)
     result = {"learner": name, "params": params, "n_samples": int(X.shape[0]),
@@ -1068,19 +1077,19 @@ def _classes(y):
 
 # -- K classes: which learners take them ----------------------------------------------------------
 
-def _probe(mbcore, name, params, k):
+def _probe(name, params, k):
     """The error of a fresh learner given k classes on one all-zero row (valid input for every
     family), or None when it takes them."""
     import numpy as np
     try:
-        getattr(mbcore, name)(**params).partial_fit(np.zeros((1, 1)), [0],
+        _registry.learner(name)(**params).partial_fit(np.zeros((1, 1)), [0],
                                                     classes=list(range(k)))
     except (ValueError, TypeError) as exc:
         return exc
     return None
 
 
-def _row_problem(mbcore, args, name, params, row, k):
+def _row_problem(args, name, params, row, k):
     """Why a fresh learner cannot take the data's rows (text features; real values for the
     learners of 0/1 features), from its own error on the first row, with the option that
     would include it; None when it takes the row."""
@@ -1089,7 +1098,7 @@ def _row_problem(mbcore, args, name, params, row, k):
 
     def refusal(p):
         try:
-            getattr(mbcore, name)(**p).partial_fit(row, [0], classes=list(range(max(k or 2,
+            _registry.learner(name)(**p).partial_fit(row, [0], classes=list(range(max(k or 2,
                                                                                     2))))
         except (ValueError, TypeError) as exc:
             return " ".join(str(exc).split())
@@ -1133,7 +1142,7 @@ def _probe_row(X):
     return X[i:i + 1]
 
 
-def _not_applicable(mbcore, name, params, k):
+def _not_applicable(name, params, k):
     """None when the learner (with these parameters) takes k classes, else why not.
 
     Two classes are taken by every learner.  For k >= 3 the learner itself is asked (a probe
@@ -1142,10 +1151,10 @@ def _not_applicable(mbcore, name, params, k):
     """
     if k is None or k <= 2:
         return None
-    exc = _probe(mbcore, name, params, k)
-    if exc is None or _probe(mbcore, name, params, 2) is not None:
+    exc = _probe(name, params, k)
+    if exc is None or _probe(name, params, 2) is not None:
         return None
-    if _probe(mbcore, name, getattr(mbcore, name)().get_params(), k) is None:
+    if _probe(name, _registry.learner(name)().get_params(), k) is None:
         return " ".join(str(exc).split())         # takes k classes, but not with these params
     return f"{name} takes two classes only"
 
@@ -1163,15 +1172,15 @@ def _digit_hint(args):
     return f" (with --digit D, {args.dataset} is digit D against the rest: two classes)"
 
 
-def _select(mbcore, args, names, params, label, k, row=None):
+def _select(args, names, params, label, k, row=None):
     """The learners to run on data of k classes whose first row is ``row``: (names that run,
     {name: reason} of the learners named with --learner that do not take k classes or these
     rows (n/a rows), {name: reason} of the default learners left out (a note)).  Raises when
     none of them takes the data."""
     run, out = [], {}
     for name in names:
-        why = _not_applicable(mbcore, name, params[name], k) or \
-            _row_problem(mbcore, args, name, params[name], row, k)
+        why = _not_applicable(name, params[name], k) or \
+            _row_problem(args, name, params[name], row, k)
         if why is None:
             run.append(name)
         else:
@@ -1271,7 +1280,7 @@ def _twin(mbcore, name, params, X, y, classes, rows):
     twin_seconds = time.perf_counter() - start
     rows = done
     Xp, yp = X[:rows], y[:rows]
-    cls = getattr(mbcore, name)
+    cls = _registry.learner(name)
     seconds, record = _best_time(lambda: cls(**params), Xp, yp, classes, mbcore.run_online,
                                  quiet=True)
     agrees = preds == list(record.predictions) and updates == record.updates
@@ -1289,7 +1298,7 @@ def _bound(mbcore, name, params, X, y, classes, margin=None):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            cert = mbcore.certify(getattr(mbcore, name)(**params), X, y, classes=classes,
+            cert = mbcore.certify(_registry.learner(name)(**params), X, y, classes=classes,
                                   gamma=margin)
     except mbcore.BoundViolationError as exc:         # reported in the table as a bug
         cert = exc.certificate

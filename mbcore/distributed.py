@@ -64,30 +64,33 @@ What changes compared with the serial learners
 
 Which learners ``ipm_fit`` and ``one_shot_fit`` take, and why
 -------------------------------------------------------------
-* **Perceptron, MarginPerceptron**: the mixture of the weight vectors w (intercept included),
-  set as the starting weights of each shard's pass exactly as ``fit(coef_init=...)`` sets them
-  (the Margin Perceptron recomputes ‖w‖² from them).
-* **OnlineHingeSVM**: the mixture of the effective weights a·v (the learner stores w = a·v).
-  Each shard keeps its own step counter across epochs, so Pegasos' step 1/(λt) follows the
-  schedule of a serial run on that shard (with one shard: exactly ``fit``).  This is iterative
-  parameter averaging of SGD (as in Zinkevich et al. 2010, which averages once); no mistake
-  bound is claimed, and "converged" means an epoch without a hinge-loss step, as in ``fit``.
-* **K >= 3 classes** (these three learners, ``multi_class="multiclass"`` or ``"ovr"``): the
+Each class declares how its state mixes (its tag ``mix``, ``mbcore._tags``), and its family
+reads and sets that state; a class that does not mix says why (tag ``no_mix``).
+
+* **The additive learners** (``mix="additive"``: {additive}): the mixture of the weight
+  vectors w (intercept included), set as the starting weights of each shard's pass exactly as
+  ``fit(coef_init=...)`` sets them (the Margin Perceptron recomputes ‖w‖² from them).
+  OnlineHingeSVM mixes its effective weights a·v (it stores w = a·v), and each shard keeps its
+  own step counter across epochs, so Pegasos' step 1/(λt) follows the schedule of a serial run
+  on that shard (with one shard: exactly ``fit``).  This is iterative parameter averaging of
+  SGD (as in Zinkevich et al. 2010, which averages once); no mistake bound is claimed, and
+  "converged" means an epoch without a hinge-loss step, as in ``fit``.
+* **K >= 3 classes** (the additive learners, ``multi_class="multiclass"`` or ``"ovr"``): the
   weight matrix W (one weight vector per class, intercepts included) is mixed entry by entry as
   above, the effective a·W for the hinge SVM; the Margin Perceptron recomputes ‖W‖_F² and every
   ‖w_k‖² from the mixture, as ``fit(coef_init=...)`` does.  The classes are fixed before any
   shard runs: ``classes=``, or the learner's own rule applied to the union of the labels of all
   shards (as for two classes), so a shard that lacks a class still has its weight vector.
-* **Winnow, EliminationWinnow, WinnowStar, BalancedWinnow**: mixed in log space, the weighted
-  geometric mean of the weights: log₂ w_mixed = Σ_i μ_i log₂ w_i (w⁺ and w⁻ separately for
-  Balanced Winnow).  This is the natural mixture for multiplicative updates (each update adds
-  ±log₂ α to a log-weight, so the mixture of logs is the average update, as the mixture of w is
-  for the Perceptron), and the learners already store log₂ w.  A weight eliminated to 0 (log
-  −inf: EliminationWinnow, or Winnow with beta=0) on a shard that takes part in the mixture
-  stays eliminated: the geometric mean with a factor 0 is 0.  This is the elimination rule
-  itself: a false positive on any shard proves (for a monotone disjunction target) that the
-  variables it eliminated are not in the target.  (Weighted mixing leaves out shards without an
-  update, whose weights are the starting ones.)
+* **The multiplicative learners** (``mix="multiplicative"``: {multiplicative}): mixed in log
+  space, the weighted geometric mean of the weights: log₂ w_mixed = Σ_i μ_i log₂ w_i (w⁺ and
+  w⁻ separately for Balanced Winnow).  This is the natural mixture for multiplicative updates
+  (each update adds ±log₂ α to a log-weight, so the mixture of logs is the average update, as
+  the mixture of w is for the Perceptron), and the learners already store log₂ w.  A weight
+  eliminated to 0 (log −inf: EliminationWinnow, or Winnow with beta=0) on a shard that takes
+  part in the mixture stays eliminated: the geometric mean with a factor 0 is 0.  This is the
+  elimination rule itself: a false positive on any shard proves (for a monotone disjunction
+  target) that the variables it eliminated are not in the target.  (Weighted mixing leaves out
+  shards without an update, whose weights are the starting ones.)
   *What is exact.*  With Boolean features and power-of-two factors the serial learners keep
   integer log-weights and decide Σ 2^{l_i} ≥ θ exactly.  A mixture of integers is generally not
   an integer (uniform mixing of S shards gives multiples of 1/S); when every mixed log-weight is
@@ -96,12 +99,8 @@ Which learners ``ipm_fit`` and ``one_shot_fit`` take, and why
   factors that are not powers of two: the log-weights are then float64, the prediction is the
   float64 sum of the weights in the fixed four-partial-sum order compared with θ, and the later
   updates add log₂ α and log₂ β to the logs as usual.  Nothing is rounded to force integers.
-* **Not supported** (TypeError): AveragedPerceptron (its hypothesis is the average over the
-  whole sequence of states, which mixing at epoch boundaries does not define; train a
-  Perceptron with ``ipm_fit``: the mixing is itself an average), KernelPerceptron (its state is a
-  support set: mixing would join the sets of all shards, growing with shards × epochs, with
-  coefficients other than the ±1 the learner stores), and the experts, Boolean and version-space
-  learners (their state is not a weight vector that averaging means anything for).
+* **Not supported** (TypeError, with the reason the class gives, its tag ``no_mix``):
+  {refused}.
 
 Examples
 --------
@@ -128,11 +127,34 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from . import _registry
+from . import _registry, _tags
 from ._validation import _distinct, _feature_count
 from .base import OnlineLearner, clone
 
 __all__ = ["predict", "decision_function", "ipm_fit", "one_shot_fit", "MixingResult"]
+
+
+def _listed(names):
+    """"A, B and C"."""
+    names = list(names)
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def _refused():
+    """The learners that do not mix, grouped by the reason they give: "A (why); B and C
+    (why)"."""
+    why = {}
+    for n, c in _registry.learners():
+        if c._TAGS.mix is None:
+            why.setdefault(c._TAGS.no_mix, []).append(n)
+    return "; ".join(f"{_listed(names)} ({reason})" for reason, names in why.items())
+
+
+# (the lists of the module docstring come from the classes' tags: mbcore._registry)
+__doc__ = __doc__.replace("{refused}", _refused()).replace("{additive}", _listed(
+    n for n, c in _registry.learners() if c._TAGS.mix == "additive")).replace(
+    "{multiplicative}", _listed(n for n, c in _registry.learners()
+                                if c._TAGS.mix == "multiplicative"))
 
 _NEEDS_DASK = "mbcore.distributed needs Dask: pip install 'mbcore[dask]'"
 _MIXINGS = ("uniform", "weighted")
@@ -290,9 +312,9 @@ def _score_columns(learner):
 
 def _check_width(learner, d):
     """The learner's own message for a wrong feature count, raised when the graph is built
-    (the learners whose rows are feature vectors, as they declare: ``_TAKES``; not packed
+    (the learners whose rows are feature vectors, as they declare: tag ``takes``; not packed
     Boolean rows)."""
-    if learner._TAKES == "features" and not getattr(learner, "packed", False):
+    if learner._TAGS.takes == "features" and not getattr(learner, "packed", False):
         n = getattr(learner, "n_features_in_", None)
         if isinstance(n, numbers.Integral):
             _feature_count(learner._owner, int(d), int(n))
@@ -311,8 +333,8 @@ class MixingResult:
     learner : OnlineLearner
         A fitted learner of the same class and parameters as the one given, holding the mixed
         weights; usable like any fitted learner (``predict``, ``partial_fit``, pickle,
-        ``save``; but ``mbcore.load`` does not yet read back a Winnow-family learner left in
-        float mode by a mixture that is not integral: pickle that one).  Its counts are the
+        ``save`` and ``mbcore.load``, a Winnow-family learner left in float mode by a mixture
+        that is not integral included).  Its counts are the
         sums over shards and epochs (``n_seen_``, ``mistakes_``, ``updates_``), and
         ``converged_``, ``cycled_``, ``n_iter_``, ``epoch_mistakes_``, ``epoch_updates_`` are
         set as ``fit`` sets them (per-epoch totals over the shards; after one-shot mixing
@@ -383,97 +405,38 @@ class MixingResult:
 # Parameter mixing: the learner families (how their state is read, mixed and set)
 # ------------------------------------------------------------------------------------------------
 
-class _Additive:
-    """Perceptron, MarginPerceptron, OnlineHingeSVM: one weight vector (intercept last), or
-    with K >= 3 classes the flattened weight matrix (mixed entry by entry; ``set`` rebuilds the
-    learner's ``_aux``: scale 1 and, for the Margin Perceptron, the norms)."""
-
-    @staticmethod
-    def raw(lrn):
-        """The arrays that are the whole state (identical raw states mix to themselves)."""
-        return (lrn._w, lrn._aux)
-
-    @staticmethod
-    def vectors(lrn):
-        """What is averaged: the effective weights (a·v for the hinge SVM)."""
-        return (np.array(lrn._weights(), dtype=np.float64),)
-
-    @staticmethod
-    def set(lrn, vectors):
-        """Start from these weights, as ``fit(coef_init=..., intercept_init=...)`` does."""
-        lrn._init_state(lrn._d, np.ascontiguousarray(vectors[0], dtype=np.float64))
-        lrn._kstate = None
-        lrn._fast = None
-
-    @staticmethod
-    def settle(lrn):
-        """Nothing derived to recompute."""
-
-
-class _Multiplicative:
-    """The Winnow family: log2 of the weights (and of the negative weights, Balanced Winnow)."""
-
-    @staticmethod
-    def raw(lrn):
-        return (lrn._l, lrn._ln)
-
-    @staticmethod
-    def vectors(lrn):
-        return (np.array(lrn._l, dtype=np.float64), np.array(lrn._ln, dtype=np.float64))
-
-    @staticmethod
-    def set(lrn, vectors):
-        from ._kernels import multiplicative as mk
-        l, ln = (np.ascontiguousarray(v, dtype=np.float64) for v in vectors)
-        w, wn = np.empty_like(l), np.empty_like(ln)
-        mk.terms(l, w)
-        mk.terms(ln, wn)
-        lrn._l, lrn._w, lrn._ln, lrn._wn = l, w, ln, wn
-        _Multiplicative.settle(lrn)
-
-    @staticmethod
-    def settle(lrn):
-        """Exact mode needs integer log-weights; a mixture that is not integral runs in the
-        learner's float mode (see the module docstring).  The mode is a function of the
-        log-weights (and the parameters), so a repeated state is a repeated run."""
-        lrn._exact_mode = bool(lrn._exact() and _integral(lrn._l) and _integral(lrn._ln))
-
-
-def _integral(a):
-    fin = a[np.isfinite(a)]
-    return bool((fin == np.round(fin)).all() and (np.abs(fin) < 2.0 ** 53).all())
-
-
-# How each learner's state mixes, as the classes declare it (``_MIX``): "additive" (a weight
-# vector or matrix, averaged) or "multiplicative" (log-weights, averaged in log space); a class
-# that does not mix says why (``_NO_MIX``).
-_FAMILIES = {"additive": _Additive, "multiplicative": _Multiplicative}
+# How each kind of state mixes (mbcore._tags.MIXES): the class declares its kind (tag ``mix``)
+# and owns the reading and setting of its state (``_mix_state``, ``_mix_vectors``,
+# ``_set_mixed``, ``_settle_mixed``: mbcore.linear, mbcore.multiplicative); this module mixes
+# the vectors.  A class that does not mix says why (tag ``no_mix``).
+_MIXED = {"additive": "a weight vector or matrix, averaged",
+          "multiplicative": "log2 of the weights, averaged in log space"}
+if set(_MIXED) != set(_tags.MIXES):
+    raise RuntimeError(f"mbcore.distributed mixes {sorted(_MIXED)}, but the tags allow "
+                       f"{sorted(_tags.MIXES)} (mbcore._tags.MIXES)")
 
 
 def _supported():
-    return ", ".join(n for n, c in _registry.learners() if c._MIX in _FAMILIES)
+    return ", ".join(n for n, c in _registry.learners() if c._TAGS.mix is not None)
 
 
 def _family(fn, learner):
-    """(the mixing of ``learner``'s family, a clone of it: its parameters, validated); a
-    TypeError for a learner that parameter mixing does not support."""
+    """A clone of ``learner`` (its parameters, validated); a TypeError for a learner whose
+    family does not mix (tag ``no_mix``: the reason)."""
     if not isinstance(learner, OnlineLearner):
         raise TypeError(f"{fn}: parameter learner must be an mbcore learner, got "
                         f"{type(learner).__name__}")
     name = type(learner).__name__
-    if learner._MIX not in _FAMILIES:
-        why = learner._NO_MIX or "its state is not a weight vector that parameter mixing can " \
-            "average"
-        raise TypeError(f"{fn}: parameter learner: {name} is not supported ({why}); parameter "
-                        f"mixing supports {_supported()}")
-    fam = _FAMILIES[learner._MIX]
+    if learner._TAGS.mix is None:
+        raise TypeError(f"{fn}: parameter learner: {name} is not supported "
+                        f"({learner._TAGS.no_mix}); parameter mixing supports {_supported()}")
     with learner.reading():                 # its parameters, read at once (not torn by a
         template = clone(learner)           # set_params of another thread)
     template._validate_params()             # the learner's own message for bad parameters
-    return fam, template
+    return template
 
 
-def _mix(fam, outs, counts, mixing):
+def _mix(outs, counts, mixing):
     """Mix the shards' learners; returns (mu, a new learner holding the mixture).
 
     c_i = 1 (uniform) or k_i (weighted; uniform when no shard updated); the mixture is
@@ -487,18 +450,18 @@ def _mix(fam, outs, counts, mixing):
     mu = np.array(c, dtype=np.float64) / C
     take = [i for i in range(S) if c[i] > 0]
     first = outs[take[0]]
-    raw0 = [a.tobytes() for a in fam.raw(first)]
+    raw0 = [a.tobytes() for a in first._mix_state()]
     out = copy.deepcopy(first)
-    if all([a.tobytes() for a in fam.raw(outs[i])] == raw0 for i in take[1:]):
-        fam.settle(out)
+    if all([a.tobytes() for a in outs[i]._mix_state()] == raw0 for i in take[1:]):
+        out._settle_mixed()
         return mu, out
     acc = None
     for i in take:
-        vs = fam.vectors(outs[i])
+        vs = outs[i]._mix_vectors()
         if c[i] != 1:
             vs = tuple(v * float(c[i]) for v in vs)
         acc = vs if acc is None else tuple(a + v for a, v in zip(acc, vs))
-    fam.set(out, tuple(a / C for a in acc))
+    out._set_mixed(tuple(a / C for a in acc))
     return mu, out
 
 
@@ -798,9 +761,10 @@ def ipm_fit(learner: OnlineLearner, X: Any, y: Any = None, *, max_epochs: Option
     Parameters
     ----------
     learner : OnlineLearner
-        A Perceptron, MarginPerceptron, OnlineHingeSVM, Winnow, EliminationWinnow, WinnowStar
-        or BalancedWinnow.  Its parameters are used; it is not modified (fitted or not:
-        training starts from the learner's initial state, as ``fit`` does).
+        A learner whose class declares how its state mixes (its tag ``mix``: see the module
+        docstring; the others raise TypeError with their reason).  Its parameters are used; it
+        is not modified (fitted or not: training starts from the learner's initial state, as
+        ``fit`` does).
     X : dask.array.Array, dask.dataframe.DataFrame, or list of in-memory shards
         The row blocks (partitions) are the shards, in order; a Dask array must be chunked
         along the rows only.  In-memory shards are 2-D arrays or CSR matrices.
@@ -835,7 +799,7 @@ def ipm_fit(learner: OnlineLearner, X: Any, y: Any = None, *, max_epochs: Option
     learner's counts are the sums.  Shards without rows are left out.
     """
     fn = "mbcore.distributed.ipm_fit"
-    fam, learner = _family(fn, learner)     # (a clone: the parameters read once)
+    learner = _family(fn, learner)          # (a clone: the parameters read once)
     mixing = _check_mixing(fn, mixing)
     epochs = _check_epochs(fn, max_epochs, learner)
     run, shards, sizes, start, template = _load_shards(fn, learner, X, y, client, classes)
@@ -851,7 +815,7 @@ def ipm_fit(learner: OnlineLearner, X: Any, y: Any = None, *, max_epochs: Option
         k = [int(a[2] - b[2]) for a, b in zip(new, counts)]
         m = [int(a[1] - b[1]) for a, b in zip(new, counts)]
         counts = new
-        mu, start = _mix(fam, outs, k, mixing)
+        mu, start = _mix(outs, k, mixing)
         ups.append(k)
         mis.append(m)
         mus.append(mu)
@@ -888,7 +852,7 @@ def one_shot_fit(learner: OnlineLearner, X: Any, y: Any = None, *,
     every shard's weights separate their shard (McDonald et al. give such an example).
     """
     fn = "mbcore.distributed.one_shot_fit"
-    fam, learner = _family(fn, learner)     # (a clone: the parameters read once)
+    learner = _family(fn, learner)          # (a clone: the parameters read once)
     mixing = _check_mixing(fn, mixing)
     epochs = _check_epochs(fn, max_epochs, learner)
     run, shards, sizes, _, template = _load_shards(fn, learner, X, y, client, classes)
@@ -896,7 +860,7 @@ def one_shot_fit(learner: OnlineLearner, X: Any, y: Any = None, *,
     outs = run.gather(run.map(_fit_shard, shards, [epochs] * S))
     k = [int(o.updates_) for o in outs]
     m = [int(o.mistakes_) for o in outs]
-    mu, mixed = _mix(fam, outs, k, mixing)
+    mu, mixed = _mix(outs, k, mixing)
     n_iter = max(o.n_iter_ for o in outs)
     eu = [sum(o.epoch_updates_[e] for o in outs if e < o.n_iter_) for e in range(n_iter)]
     em = [sum(o.epoch_mistakes_[e] for o in outs if e < o.n_iter_) for e in range(n_iter)]

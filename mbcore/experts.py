@@ -25,6 +25,7 @@ from .base import OnlineLearner, Snapshot
 from . import _params as params
 from ._numerics import pow2_exponent as _pow2_exponent
 from ._state import BOOL, COMMON, F8, FLOAT, I8, INT, U8, arr, finite, need, nonneg, shape
+from ._tags import tags
 
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists"]
 
@@ -51,12 +52,10 @@ def _check_experts(owner, name, value):
 class _Pool(OnlineLearner):
     """Shared machinery: parameters, advice, state, the protocol."""
 
-    # (sample_weight: refused, OnlineLearner._refuse_weights)
-    _NO_WEIGHTS = ("a round multiplies the wrong experts' weights by the fixed factor "
-                   "beta, and the notes give no weighted form of the rule")
-
-    _TAKES = "advice"
-    _K_CLASSES = True       # any number of labels
+    # any number of labels; sample_weight refused (OnlineLearner._refuse_weights)
+    _TAGS = tags(takes="advice", k_classes=True,
+                 no_weights=("a round multiplies the wrong experts' weights by the fixed "
+                             "factor beta, and the notes give no weighted form of the rule"))
 
     _randomized = False
 
@@ -444,8 +443,7 @@ class WeightedMajority(_Pool):
     True
     """
 
-    _BOUND = "weighted majority"
-    _MULTI_BOUND = "weighted majority"
+    _TAGS = tags(bound="weighted majority", multi_bound="weighted majority")
 
     @classmethod
     def _unit_test_params(cls):
@@ -493,8 +491,8 @@ class RandomizedWeightedMajority(_Pool):
 
     _randomized = True
 
-    _BOUND = "randomized weighted majority"
-    _MULTI_BOUND = "randomized weighted majority"
+    _TAGS = tags(bound="randomized weighted majority",
+                 multi_bound="randomized weighted majority")
 
     @classmethod
     def _unit_test_params(cls):

@@ -20,6 +20,7 @@ from ._state import (COMMON, F8, FLOAT, I8, INT, arr, arr_list, budget, finite,
 from ._threads import N_JOBS, map_rows
 from ._one import widen
 from . import bounds as _bounds
+from ._tags import tags
 from .base import ManyClasses, OnlineLearner, Snapshot
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
@@ -103,10 +104,12 @@ class _Linear(ManyClasses, OnlineLearner):
     ||w_{K-1}||^2] (the norms kept by the Margin Perceptron, zero otherwise).
     """
 
-    _TAKES = "features"
-    _MIX = "additive"       # shards mix by averaging their weights (mbcore.distributed)
-    # learn_one on dicts: a new name is a new column, its weights zero (mbcore._one)
-    _DICT_FEATURES = "grow"
+    # rows are feature vectors; shards mix by averaging their weights (mbcore.distributed:
+    # _mix_vectors below); learn_one on dicts: a new name is a new column, its weights zero
+    # (mbcore._one); sample_weight scales each row's update; the state grows with the width
+    # of a stream (_grow_state below)
+    _TAGS = tags(takes="features", mix="additive", no_mix=None, dict_features="grow",
+                 weighted=True, no_weights=None, grows=True, needs_width=None)
 
     _algo = _PERCEPTRON
     normalize = False
@@ -120,8 +123,6 @@ class _Linear(ManyClasses, OnlineLearner):
     _PARAMETERS = {"tie": Choice(*_TIES), "max_epochs": Integer(1), "fit_intercept": Flag(),
                    "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS, "normalize": Flag(),
                    "class_weight": _CLASS_WEIGHT}
-
-    _WEIGHTED = True
 
     def _row_weights(self, sample_weight, yy, n, fitting):
         return _row_weights(self, sample_weight, yy, n, fitting)
@@ -151,8 +152,6 @@ class _Linear(ManyClasses, OnlineLearner):
     # A feature that was 0 in every row so far has weight 0 (and accumulator 0) in a run given
     # the full width from the start: no additive update touches it, and the norms and the
     # scale do not see it.  So the new rows of W are zeros, inserted before the intercepts.
-    _GROWS = True
-    _NEEDS_WIDTH = None
 
     def _widened(self, w, d):
         """The flat weights ``w`` (of ``self._d`` features) with zero rows for the features
@@ -487,6 +486,26 @@ class _Linear(ManyClasses, OnlineLearner):
     def _weights(self):
         return self._w
 
+    # -- parameter mixing (mbcore.distributed): one weight vector (intercept last), or with
+    # K >= 3 classes the flattened weight matrix, mixed entry by entry
+    def _mix_state(self):
+        """The arrays that are the whole state (identical states mix to themselves)."""
+        return (self._w, self._aux)
+
+    def _mix_vectors(self):
+        """What is averaged: the effective weights (a·v for the hinge SVM)."""
+        return (np.array(self._weights(), dtype=np.float64),)
+
+    def _set_mixed(self, vectors):
+        """Start from these weights, as ``fit(coef_init=..., intercept_init=...)`` does
+        (``_aux`` rebuilt: scale 1 and, for the Margin Perceptron, the norms)."""
+        self._init_state(self._d, np.ascontiguousarray(vectors[0], dtype=np.float64))
+        self._kstate = None
+        self._fast = None
+
+    def _settle_mixed(self):
+        """Nothing derived to recompute."""
+
     @property
     def coef_(self):
         """The weight vector w, shape (n_features,); with K >= 3 classes the matrix of the
@@ -709,11 +728,9 @@ class Perceptron(_Linear):
         "{_N_JOBS_PARAM}", _N_JOBS_PARAM)
 
     # timed beside it by ``mbcore bench``
-    _PEER = ("sklearn.linear_model.Perceptron",
-             lambda p: {"fit_intercept": p["fit_intercept"], "shuffle": False})
-
-    _BOUND = "perceptron"
-    _MULTI_BOUND = "multiclass"
+    _TAGS = tags(peer=("sklearn.linear_model.Perceptron",
+                       lambda p: {"fit_intercept": p["fit_intercept"], "shuffle": False}),
+                 bound="perceptron", multi_bound="multiclass")
 
     def _margin_bound(self, R, gamma):
         return ("Novikoff (R/gamma)^2", _bounds.perceptron_bound(R, gamma),
@@ -801,11 +818,11 @@ class AveragedPerceptron(Perceptron):
     (196, 0.81)
     """.replace("{_EXAMPLE_DATA}", _EXAMPLE_DATA.strip("\n").lstrip())
 
-    _MIX = None  # type: ignore[assignment]
-    _NO_MIX = ("its hypothesis is the average over the whole sequence of states, which mixing "
-               "at epoch boundaries does not define; train a Perceptron with ipm_fit (the "
-               "mixing is itself an average)")
-    _PEER = None  # type: ignore[assignment]  # (scikit-learn has no averaged Perceptron)
+    _TAGS = tags(mix=None,
+                 no_mix=("its hypothesis is the average over the whole sequence of states, "
+                         "which mixing at epoch boundaries does not define; train a Perceptron "
+                         "with ipm_fit (the mixing is itself an average)"),
+                 peer=None)     # (scikit-learn has no averaged Perceptron)
 
     @classmethod
     def _unit_test_params(cls):
@@ -1048,9 +1065,9 @@ class MarginPerceptron(_Linear):
 
     _algo = _MARGIN
 
-    _BOUND = "margin perceptron"
-    _MULTI_BOUND = "multiclass margin perceptron"
-    _BOUND_COUNTS = "updates"     # its bound is on the updates
+    # its bound is on the updates
+    _TAGS = tags(bound="margin perceptron", multi_bound="multiclass margin perceptron",
+                 bound_counts="updates")
 
     def _search_learner(self):
         return MarginPerceptron(gamma=float(self.gamma), margin_fraction=1.0, tie=self.tie,
@@ -1206,8 +1223,8 @@ class OnlineHingeSVM(_Linear):
     _algo = _HINGE
 
     # timed beside it by ``mbcore bench``
-    _PEER = ("sklearn.linear_model.SGDClassifier",
-             lambda p: {"loss": "hinge", "shuffle": False, "learning_rate": "optimal"})
+    _TAGS = tags(peer=("sklearn.linear_model.SGDClassifier",
+                       lambda p: {"loss": "hinge", "shuffle": False, "learning_rate": "optimal"}))
 
     @classmethod
     def _unit_test_params(cls):
@@ -1357,12 +1374,11 @@ class PassiveAggressive(_Linear):
 
     # timed beside it by ``mbcore bench`` (scikit-learn's replacement for its deprecated
     # PassiveAggressiveClassifier: the same PA-I / PA-II steps)
-    _PEER = ("sklearn.linear_model.SGDClassifier",
-             lambda p: {"loss": "hinge", "penalty": None, "eta0": p["C"],
-                        "learning_rate": "pa2" if p["variant"] == "PA-II" else "pa1",
-                        "fit_intercept": p["fit_intercept"], "shuffle": False})
-    _BOUND = "margin"
-    _MULTI_BOUND = "multiclass"
+    _TAGS = tags(peer=("sklearn.linear_model.SGDClassifier",
+                       lambda p: {"loss": "hinge", "penalty": None, "eta0": p["C"],
+                                  "learning_rate": "pa2" if p["variant"] == "PA-II" else "pa1",
+                                  "fit_intercept": p["fit_intercept"], "shuffle": False}),
+                 bound="margin", multi_bound="multiclass")
 
     @classmethod
     def _unit_test_params(cls):
@@ -1499,18 +1515,15 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     _sk_multiclass = True
     # (added after 0.1.0: files of 0.1.0 lack them)
     _NEW_PARAMS = frozenset(("multi_class", "class_weight"))
-    _WEIGHTED = True
 
     def _row_weights(self, sample_weight, yy, n, fitting):
         return _row_weights(self, sample_weight, yy, n, fitting)
 
-    _TAKES = "features"
-    _NEEDS_WIDTH = "its default RBF gamma is 1/n and its support vectors are n wide"
-    _NO_MIX = ("its state is a set of support vectors: mixing would join the sets of every "
-               "shard, growing with shards x epochs")
-
-    _BOUND = "kernel perceptron"
-    _MULTI_BOUND = "multiclass kernel"
+    _TAGS = tags(takes="features", weighted=True, no_weights=None,
+                 needs_width="its default RBF gamma is 1/n and its support vectors are n wide",
+                 no_mix=("its state is a set of support vectors: mixing would join the sets of "
+                         "every shard, growing with shards x epochs"),
+                 bound="kernel perceptron", multi_bound="multiclass kernel")
 
     @classmethod
     def _unit_test_params(cls):

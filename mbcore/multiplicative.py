@@ -18,6 +18,7 @@ from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, labels_and_counts, need, 
 from ._params import Choice, Integer, Real
 from ._messages import spell
 from ._threads import N_JOBS
+from ._tags import tags
 from .base import ManyClasses, OnlineLearner
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
@@ -33,16 +34,21 @@ def _boolean_setting():
                  "features=real takes real values)")
 
 
+def _integral(a):
+    """Whether the finite entries of ``a`` are integers below 2**53 (exact mode's logs)."""
+    fin = a[np.isfinite(a)]
+    return bool((fin == np.round(fin)).all() and (np.abs(fin) < 2.0 ** 53).all())
+
+
 class _Winnow(ManyClasses, OnlineLearner):
     """Shared machinery of the Winnow learners."""
 
-    # (sample_weight: refused, OnlineLearner._refuse_weights)
-    _NO_WEIGHTS = ("a mistake multiplies the active weights by the fixed factors alpha "
-                   "and beta, and the notes give no weighted form of the rule")
-
-    _TAKES = "features"
-    _NEEDS_WIDTH = "its default threshold θ is n"
-    _MIX = "multiplicative"     # shards mix in log space (mbcore.distributed)
+    # sample_weight refused (OnlineLearner._refuse_weights); shards mix in log space
+    # (mbcore.distributed: _mix_vectors below)
+    _TAGS = tags(takes="features",
+                 no_weights=("a mistake multiplies the active weights by the fixed factors "
+                             "alpha and beta, and the notes give no weighted form of the rule"),
+                 needs_width="its default threshold θ is n", mix="multiplicative", no_mix=None)
 
     _variant = _WINNOW
     multi_class = "multiclass"
@@ -177,9 +183,7 @@ class _Winnow(ManyClasses, OnlineLearner):
             need(not np.isnan(a).any() and not (a == np.inf).any() and
                  (lb == -np.inf or np.isfinite(a).all()), f"{o}: {n} holds values no run can reach")
             if st["_exact_mode"]:
-                fin = a[np.isfinite(a)]
-                need((fin == np.round(fin)).all() and (np.abs(fin) < 2.0 ** 53).all(),
-                     f"{o}: {n} is not integral in exact mode")
+                need(_integral(a), f"{o}: {n} is not integral in exact mode")
             w = np.empty_like(a)
             _k.terms(np.ascontiguousarray(a), w)
             need(np.array_equal(w, st["_w" if n == "_l" else "_wn"]),
@@ -191,6 +195,32 @@ class _Winnow(ManyClasses, OnlineLearner):
             # parameters that allow it) goes on in exact mode, as the rule asks
             self._exact_mode = True
 
+
+    # -- parameter mixing (mbcore.distributed): the log2-weights, mixed in log space --------
+    def _mix_state(self):
+        """The arrays that are the whole state (identical states mix to themselves)."""
+        return (self._l, self._ln)
+
+    def _mix_vectors(self):
+        """What is averaged: log2 of the weights (and of the negative weights, Balanced
+        Winnow)."""
+        return (np.array(self._l, dtype=np.float64), np.array(self._ln, dtype=np.float64))
+
+    def _set_mixed(self, vectors):
+        """Take these log2-weights (the weight caches recomputed from them), then
+        ``_settle_mixed``."""
+        l, ln = (np.ascontiguousarray(v, dtype=np.float64) for v in vectors)
+        w, wn = np.empty_like(l), np.empty_like(ln)
+        _k.terms(l, w)
+        _k.terms(ln, wn)
+        self._l, self._w, self._ln, self._wn = l, w, ln, wn
+        self._settle_mixed()
+
+    def _settle_mixed(self):
+        """Exact mode needs integer log-weights; a mixture that is not integral runs in the
+        learner's float mode (mbcore.distributed's docstring).  The mode is a function of the
+        log-weights (and the parameters), so a repeated state is a repeated run."""
+        self._exact_mode = bool(self._exact() and _integral(self._l) and _integral(self._ln))
 
     def _kargs(self):
         return (self._variant, self._exact_mode, self._la, self._lb, self.theta_, self._l,
@@ -476,10 +506,11 @@ class Winnow(_Winnow):
         "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
         "{_JOBS_PARAM}", _JOBS_PARAM)
 
-    _BOUND = "winnow"
-    # the parameter values its bound is proved for (beta = 1/alpha counts as beta=None)
-    _BOUND_PARAMS = dict(alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean")
-    _MULTI_BOUND = "multiclass winnow"
+    # bound_params: the parameter values its bound is proved for (beta = 1/alpha counts as
+    # beta=None)
+    _TAGS = tags(bound="winnow", multi_bound="multiclass winnow",
+                 bound_params=dict(alpha=2.0, beta=None, theta=None, w0=1.0,
+                                   features="boolean"))
 
     @classmethod
     def _unit_test_params(cls):
@@ -548,10 +579,9 @@ class EliminationWinnow(_Winnow):
 
     features = "boolean"
 
-    _BOUND = "elimination winnow"
-    # the parameter values its bound is proved for (beta = 1/alpha counts as beta=None)
-    _BOUND_PARAMS = dict(theta=None)
-    _MULTI_BOUND = "multiclass winnow"
+    # bound_params: the parameter values its bound is proved for
+    _TAGS = tags(bound="elimination winnow", multi_bound="multiclass winnow",
+                 bound_params=dict(theta=None))
 
     @classmethod
     def _unit_test_params(cls):
@@ -632,10 +662,9 @@ class WinnowStar(_Winnow):
     beta = None
     w0 = 1.0
 
-    _BOUND = "winnow*"
-    # the parameter values its bound is proved for (beta = 1/alpha counts as beta=None)
-    _BOUND_PARAMS = dict(alpha=2.0, theta=None)
-    _MULTI_BOUND = "multiclass winnow"
+    # bound_params: the parameter values its bound is proved for
+    _TAGS = tags(bound="winnow*", multi_bound="multiclass winnow",
+                 bound_params=dict(alpha=2.0, theta=None))
 
     @classmethod
     def _unit_test_params(cls):
@@ -722,7 +751,7 @@ class BalancedWinnow(_Winnow):
     _sk_poor_score = False
     beta = None
 
-    _MULTI_BOUND = "multiclass winnow"     # (two classes: none from the notes)
+    _TAGS = tags(multi_bound="multiclass winnow")     # (two classes: none from the notes)
 
     @classmethod
     def _unit_test_params(cls):

@@ -61,9 +61,9 @@ classes is read from), and nothing here.
 
 What is stored, per learner
 ---------------------------
-* Perceptron, AveragedPerceptron (its list of vote arrays), MarginPerceptron, OnlineHingeSVM,
-  KernelPerceptron, Winnow, EliminationWinnow, WinnowStar, BalancedWinnow, Conjunction,
-  Disjunction, DecisionList, Specialists: every state array and scalar as it is.
+* Every learner of ``mbcore.all_learners()``: every state array and scalar its class declares
+  (``_STATE``), as it is (lists of arrays included, such as AveragedPerceptron's vote arrays);
+  what some learners store besides, or rebuild, follows.
 * WeightedMajority, RandomizedWeightedMajority: the weights, mistake counts and the random
   generator's state (a splitmix64 uint64 word, stored exactly, so the draws continue).
   ``experts=[...]`` of mbcore learners are saved structurally, each as a nested learner;

@@ -2,9 +2,10 @@
 
 river (https://riverml.xyz) learns from one example at a time, a dict ``{feature: value}``:
 ``learn_one(x, y)`` and ``predict_one(x)``.  Every mbcore learner whose rule does not depend
-on the number of features (the additive family: ``_DICT_FEATURES = "grow"``) has a river
-classifier of the same name here, with the same parameters (but ``max_epochs``, ``n_jobs`` and
-``multi_class``, which are about batches and K >= 3 classes), plus ``classes``.  It runs the
+on the number of features (its tag ``dict_features`` is ``"grow"``: the additive family) has a
+river classifier of the same name here, with the same parameters (but ``max_epochs``,
+``n_jobs`` and ``multi_class``, which are about batches and K >= 3 classes), plus
+``classes``.  It runs the
 learner's own one-example path (``learn_one`` on dicts: the same results, bit for bit, as
 ``partial_fit`` on the rows as a matrix whose columns are the names in order of arrival), so
 a river pipeline gets the compiled kernels.
@@ -214,7 +215,7 @@ def _river_class(cls):
 
 
 for _name, _cls in _all_learners():
-    if _cls._DICT_FEATURES == "grow":
+    if _cls._TAGS.dict_features == "grow":
         globals()[_name] = _river_class(_cls)
         __all__.append(_name)
 del _name, _cls

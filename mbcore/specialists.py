@@ -20,6 +20,7 @@ from ._kernels import experts as _k
 from ._validation import (check_2d, classes_given, encode_codes, input_type_error, is_sparse,
                           same_classes, sparse_to_dense)
 from .base import OnlineLearner, Snapshot, accuracy
+from ._tags import tags
 from . import _params as params
 from ._numerics import pow2_exponent as _pow2_exponent
 from ._state import (BOOL, COMMON, F8, FLOAT, I4, I8, INT, U1, StateError, arr, finite, need,
@@ -113,15 +114,12 @@ class Specialists(OnlineLearner):
     (True, True)
     """
 
-    # (sample_weight: refused, OnlineLearner._refuse_weights)
-    _NO_WEIGHTS = ("a mistake multiplies the awake specialists' weights by the fixed "
-                   "factors 1/2 and 3/2, and the notes give no weighted form of the rule")
-
-    _TAKES = "awake advice"
-    _K_CLASSES = True
-
-    _BOUND = "specialists"
-    _MULTI_BOUND = "specialists"
+    # sample_weight refused (OnlineLearner._refuse_weights)
+    _TAGS = tags(takes="awake advice", k_classes=True,
+                 no_weights=("a mistake multiplies the awake specialists' weights by the fixed "
+                             "factors 1/2 and 3/2, and the notes give no weighted form of the "
+                             "rule"),
+                 bound="specialists", multi_bound="specialists")
 
     @classmethod
     def _unit_test_params(cls):
@@ -520,10 +518,8 @@ class PairSpecialists(Specialists):
     ValueError: PairSpecialists: X could bring ... specialists to 119 ... max_specialists=100; ...
     """
 
-    _TAKES = "categorical"
-
-    _BOUND = None  # type: ignore[assignment]  # (specialists created as the data comes)
-    _MULTI_BOUND = None  # type: ignore[assignment]
+    # (no bound: specialists created as the data comes)
+    _TAGS = tags(takes="categorical", bound=None, multi_bound=None)
 
     @classmethod
     def _unit_test_params(cls):

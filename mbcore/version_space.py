@@ -15,6 +15,7 @@ from ._validation import Batch, empty_error, is_sparse
 from ._state import COMMON, I4, I8, U8, arr, failure, need, py, shape, two_labels
 from ._threads import N_JOBS, pass_threads
 from .base import OnlineLearner
+from ._tags import tags
 from .exceptions import warn_failure
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
@@ -369,11 +370,11 @@ _FALLBACK = ("predicts classes_[1] for every example and learns nothing (use a c
 class _VersionSpace(OnlineLearner):
     """Shared machinery: point rows, the alive bitset, its attributes."""
 
-    # (sample_weight: refused, OnlineLearner._refuse_weights)
-    _NO_WEIGHTS = ("the version space keeps or removes each concept: there is nothing to "
-                   "scale, and the notes give no weighted form of the rule")
-
-    _TAKES = "points"
+    # sample_weight refused (OnlineLearner._refuse_weights)
+    _TAGS = tags(takes="points",
+                 no_weights=("the version space keeps or removes each concept: there is "
+                             "nothing to scale, and the notes give no weighted form of the "
+                             "rule"))
 
     _PARAMETERS = {"concepts": params.Custom(lambda owner, name, value: _concepts(owner, value),
                                              "a ConceptClass", refused=(None, [[0, 1]], "C")),
@@ -590,7 +591,7 @@ class Halving(_VersionSpace):
     # (n_jobs came after 0.1.0: files of 0.1.0 lack it)
     _NEW_PARAMS = frozenset(("n_jobs",))
 
-    _BOUND = "halving"
+    _TAGS = tags(bound="halving")
 
     @classmethod
     def _unit_test_params(cls):
@@ -675,7 +676,7 @@ class SOA(_VersionSpace):
     True
     """
 
-    _BOUND = "soa"
+    _TAGS = tags(bound="soa")
 
     @classmethod
     def _unit_test_params(cls):
