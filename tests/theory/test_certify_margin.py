@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 import mbcore
-from mbcore import bounds as B, certificates
+from mbcore import bounds as B, margins
+from mbcore.certificates import additive
 from conftest import csr_from_dense, noisy, separable, unit
 
 SEEDS = range(6)
@@ -73,7 +74,7 @@ def no_scipy(monkeypatch):
     """SciPy looks absent: importing it (or its modules the search uses) raises ImportError."""
     for name in ("scipy", "scipy.optimize", "scipy.sparse"):
         monkeypatch.setitem(sys.modules, name, None)
-    assert certificates._scipy() is None
+    assert margins._scipy() is None
 
 
 def searched(cert):
@@ -164,7 +165,7 @@ def test_a_separator_from_the_lp_is_checked_not_trusted(monkeypatch):
     def wrong(Z, linprog, sparse):                  # a "solution" that separates nothing
         return -np.ones(Z.shape[1]), None
 
-    monkeypatch.setattr(certificates, "_lp_direction", wrong)
+    monkeypatch.setattr(margins, "_lp_direction", wrong)
     cert = mbcore.certify(mbcore.Perceptron(fit_intercept=True), X, y, max_iter=30)
     assert cert.quantities["gamma"] < 0.0 and cert.bound is None
     assert ("the examples are linearly separable" in cert.assumptions[-1][0]
@@ -238,7 +239,7 @@ def test_the_kesler_lp_finds_a_multiclass_margin(monkeypatch):
     X = np.column_stack([t, 0.01 * rng.normal(size=t.size)])
     y = np.where(t < -1.0, 0, np.where(t > 1.0, 2, 1))
     # no fitted learner, and a Kesler Frank-Wolfe stopped early: only the LP is left
-    monkeypatch.setattr(certificates, "_fitted_matrix", lambda ctx, sep: None)
+    monkeypatch.setattr(additive, "_fitted_matrix", lambda ctx, sep: None)
     cert = mbcore.certify(mbcore.Perceptron(fit_intercept=True), X, y, max_iter=5)
     assert cert.verified and cert.holds and cert.quantities["gamma"] > 0
     assert "an LP on the Kesler vectors" in cert.assumptions[-1][0]
