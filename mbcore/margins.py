@@ -43,8 +43,8 @@ from ._rows import (CSR, check_rows, check_separator, check_signs, dense_rows, r
 
 __all__ = ["radius", "margin", "total_distance", "multiclass_margin", "multiclass_winnow_margin",
            "attribute_errors", "best_margin", "BestMargin", "search_margin", "SeparatorSearch",
-           "lp_separator", "cycled_separator", "kesler_margin", "kesler_lp", "multiclass_search",
-           "KESLER_MAX"]
+           "lp_separator", "cycled_separator", "kesler_margin", "kernel_kesler_margin", "kesler_lp",
+           "multiclass_search"]
 
 # The Kesler search works on the Gram matrix of the Kesler vectors: at most this many of them
 # (n rows x (K - 1) rival classes), and a dense view of at most KESLER_CELLS entries.
@@ -646,12 +646,13 @@ def _cycle(rows, max_passes=None, max_updates=None, floor=0.0):
     pass in order, until a pass with no update, ``max_passes`` passes, ``max_updates``
     updates, or, at the end of a pass, until its own certificate puts the best margin at most
     ``floor``: after M updates w . u* >= M gamma* for the best unit separator u*, so
-    gamma* <= ||w|| / M (and ||w||^2 <= M R^2, so that ceiling is at most R / sqrt(M): it
-    reaches any floor > 0 after at most (R / floor)^2 updates, the Perceptron's own bound for
-    data with margin ``floor``, by which it must have converged if the margin were larger).
+    gamma* <= ||w|| / M (and ||w||^2 <= M R^2, so that ceiling is at most R / sqrt(M)).
     NumPy only: the scores of the next rows are computed by blocks, and the block restarts
-    after the row of each update."""
+    after the row of each update (CSR rows are made dense first when they fit in
+    ``KESLER_CELLS`` entries)."""
     n, d, part = rows
+    if isinstance(part, tuple) and n * d <= KESLER_CELLS:
+        part = dense_rows(rows)
     sparse = isinstance(part, tuple)
     if sparse:
         data, indices, indptr = part
@@ -682,14 +683,14 @@ def _cycle(rows, max_passes=None, max_updates=None, floor=0.0):
             updates += 1
             clean, t, size = False, i + 1, 16
             if max_updates is not None and updates >= max_updates:
-                return _Cycle(w, updates, passes, False, _ceiling(w, updates),
-                              f"the cap of {max_updates} updates")
+                return _Cycle(w, updates, passes, False, _ceiling(w, updates), "")
         if clean:
             return _Cycle(w, updates, passes, True, _ceiling(w, updates), "")
         c = _ceiling(w, updates)
         if c <= floor:
             return _Cycle(w, updates, passes, False, c,
-                          f"its {updates} updates prove the best margin <= {c:.3g}")
+                          f"its updates prove the best margin <= ||w||/{updates} = {c:.3g}, "
+                          f"below tol x the upper end ({floor:.3g})")
 
 
 def _ceiling(w, updates):
@@ -727,6 +728,29 @@ def cycled_separator(Z, epochs):
     return run.w if run.clean else None
 
 
+def _fallback(signed, tol, max_iter, upper):
+    """The Perceptron of :func:`search_margin`'s fallback on the rows z_t = y_t x_t, run until
+    its verdict: a clean pass; or its certificate gamma* <= ||w|| / M at most ``tol * upper``
+    (the best margin is then below the bracket's tolerance); or ``1 / tol^2`` updates, after
+    which its own bound (R / gamma)^2 says it must have converged if the best margin were at
+    least ``tol * R`` (the ceiling is then at most R / sqrt(M) = tol R); or ``max_iter *
+    n_samples`` updates, the stated cap (as many as ``max_iter`` passes that each update on
+    every row).  The run's ``reason`` says which stopped it."""
+    owner = "search_margin"
+    t = params.open_unit(owner, "tol", tol)
+    n = signed[0]
+    novikoff = math.ceil(1.0 / (t * t))
+    cap = params.integer(owner, "max_iter", max_iter, 1) * n
+    run = _cycle(signed, max_updates=min(novikoff, cap), floor=t * upper)
+    if run.clean or run.reason:
+        return run
+    R = math.sqrt(float(row_sqnorms(signed).max()))
+    why = (f"its bound (R/gamma)^2 says it would have converged after {novikoff} = 1/tol^2 "
+           f"updates if the best margin were >= tol x R = {t * R:.3g}" if novikoff <= cap else
+           f"the cap of max_iter x n_samples = {cap} updates")
+    return run._replace(reason=why)
+
+
 class SeparatorSearch(NamedTuple):
     """The result of :func:`search_margin`: the best margin through the origin, bracketed."""
     gamma: float
@@ -752,15 +776,16 @@ def search_margin(X, y, tol=1e-3, max_iter=10_000, fw=None) -> SeparatorSearch:
     (``max_iter``), the LP of :func:`lp_separator` (SciPy's HiGHS), which finds a separator
     whenever the data are separable (up to HiGHS's tolerances); without SciPy (or when HiGHS
     reports no optimum), when Frank-Wolfe found no positive margin, a Perceptron cycled over
-    the rows y_t x_t.  That Perceptron runs until a clean pass, which comes on separable data,
-    or until its own certificate proves the best margin at most ``tol * upper`` (after M
-    updates, gamma* <= ||w|| / M <= R / sqrt(M): by the Perceptron's bound it must have
-    converged after (R / (tol * upper))^2 updates if the margin were larger), or until the cap
-    of ``max_iter * n_samples`` updates (as many as ``max_iter`` passes that each update on
-    every row); ``stopped`` says which.  Its verdict depends on no floating-point race of the
-    Frank-Wolfe steps: on separable data it runs to the clean pass unless the margin is below
-    that floor or the cap is reached.  The better u is kept, and its margin recomputed on the
-    data.
+    the rows y_t x_t, run until its own verdict: a clean pass, which comes on separable data
+    (a separator); or its certificate gamma* <= ||w|| / M (after M updates) at most
+    ``tol * upper``, the best margin then below the bracket's tolerance; or ``1 / tol^2``
+    updates, after which its bound (R / gamma)^2 says it must have converged if the best margin
+    were at least ``tol * R`` (about a second per 10^5 updates); or the stated cap of
+    ``max_iter * n_samples`` updates (as many as ``max_iter`` passes that each update on every
+    row).  ``stopped`` says which, and ``upper`` takes the certificate when it is lower.  So
+    the verdict does not hang on a floating-point race in the Frank-Wolfe steps (whose
+    iterates depend on the BLAS's rounding): wherever Frank-Wolfe stops, the Perceptron, which
+    does not, decides.  The better u is kept, and its margin recomputed on the data.
 
     Parameters
     ----------
@@ -802,9 +827,7 @@ def search_margin(X, y, tol=1e-3, max_iter=10_000, fw=None) -> SeparatorSearch:
         if hull is not None:
             upper = min(upper, float(np.linalg.norm(hull)))
     elif not r.separable:
-        signed = check_rows(owner, _signed(view, yy))
-        run = _cycle(signed, max_updates=params.integer(owner, "max_iter", max_iter, 1) *
-                     rows[0], floor=params.open_unit(owner, "tol", tol) * upper)
+        run = _fallback(check_rows(owner, _signed(view, yy)), tol, max_iter, upper)
         if run.clean:
             u = run.w
         else:
@@ -888,9 +911,28 @@ def kesler_margin(X, y, classes, tol=1e-3, max_iter=10_000):
 
 
 def kernel_kesler_margin(gram, y, classes, tol=1e-3, max_iter=10_000) -> "BestMargin":
-    """:func:`best_margin` on the Kesler vectors in a kernel's feature space: ``gram`` is
-    K(x_s, x_t) of the rows, and the Kesler vectors' Gram matrix is
-    ``((e_y - e_k) . (e_y' - e_k')) K(x, x')`` (the multi-class kernel Perceptron's margin)."""
+    """The best multi-class margin in a kernel's feature space: :func:`best_margin` on the
+    Kesler vectors, whose Gram matrix is ``((e_y - e_k) . (e_y' - e_k')) K(x, x')``.
+
+    The margin of the multi-class kernel Perceptron's bound
+    (:func:`mbcore.bounds.multiclass_perceptron_bound` with R^2 = max K(x, x)).
+
+    Parameters
+    ----------
+    gram : ndarray of shape (n_samples, n_samples)
+        The kernel matrix K(x_s, x_t) of the rows.
+    y : array-like of shape (n_samples,)
+        Labels among ``classes``.
+    classes : array-like of shape (n_classes,)
+        Sorted and distinct, at least two.
+    tol, max_iter : float, int
+        :func:`best_margin`'s.
+
+    Returns
+    -------
+    BestMargin
+        With the dual coefficients of the n_samples x (n_classes - 1) Kesler vectors.
+    """
     G = np.asarray(gram, dtype=np.float64)
     _, codes = _class_codes("kernel_kesler_margin", y, classes)
     T, E = _kesler_pairs(codes, G.shape[0], len(classes))

@@ -67,8 +67,8 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
         rows of that class only).
     tol, max_iter : float, int, default=1e-3, 10000
         The margin search's: passed to :func:`mbcore.margins.best_margin` (the bracket's
-        relative width and its steps); ``max_iter`` also caps the passes of the Perceptron the
-        search falls back on without SciPy (see Notes).
+        relative width and its steps); both also stop the Perceptron the search falls back on
+        without SciPy (see Notes).
     **fit_params : passed to the learner (``awake=`` for Specialists).
 
     Returns
@@ -94,7 +94,11 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
     wherever they are (up to HiGHS's tolerances, about 1e-7 on rows scaled to entries in
     [-1, 1]) a separator is found.  Without SciPy, when Frank-Wolfe found no positive margin,
     a Perceptron cycled over the rows until a clean pass, which comes on separable data (after
-    at most (R/gamma*)^2 updates), or ``max_iter`` passes.  Whatever proposes u, its margin is
+    at most (R/gamma*)^2 updates), or until its own certificate (gamma* <= ||w||/M after M
+    updates) puts the best margin below ``tol`` times the upper end, or after 1/tol^2 updates
+    (when its bound says it would have converged on a margin of at least tol R), or at most
+    ``max_iter`` x n_samples updates; the certificate says which stopped it
+    (:func:`mbcore.margins.search_margin`).  Whatever proposes u, its margin is
     recomputed on the data after scaling u to unit length: the found gamma is a proven lower
     bound on the best margin, never a solver's word.  The upper end is the norm of a point of
     the convex hull of the y_t x_t (Frank-Wolfe's, or the LP's dual solution's when nearer),
