@@ -35,10 +35,11 @@ from ._params import mistake_bound as _budget
 from .margins import (BestMargin, attribute_errors, best_margin, margin,  # noqa: F401
                       multiclass_margin, multiclass_winnow_margin, radius, total_distance)
 
-__all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "attribute_errors", "perceptron_bound", "margin_perceptron_bound",
-           "td_bound", "kernel_perceptron_bound", "multiclass_margin",
-           "multiclass_perceptron_bound", "multiclass_margin_perceptron_bound", "ovr_bound",
-           "multiclass_winnow_margin", "multiclass_winnow_bound", "winnow_bound", "elimination_winnow_bound",
+__all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "attribute_errors",
+           "perceptron_bound", "margin_perceptron_bound", "td_bound", "kernel_perceptron_bound",
+           "multiclass_margin", "multiclass_perceptron_bound",
+           "multiclass_margin_perceptron_bound", "ovr_bound", "multiclass_winnow_margin",
+           "multiclass_winnow_bound", "winnow_bound", "elimination_winnow_bound",
            "winnow_star_bound", "weighted_majority_bound", "randomized_wm_bound",
            "specialists_bound", "halving_bound", "soa_bound", "conjunction_bound",
            "disjunction_bound", "decision_list_bound", "equivalence_query_bound",

@@ -127,10 +127,10 @@ def total_distance(X, y, u, gamma) -> float:
     """Balcan's total distance TD_gamma = sum_t max(0, gamma - y_t u . x_t), unit-length x_t and u.
 
     The total distance the examples would have to move for the unit vector u to separate them
-    with margin gamma (Balcan lecture 3, section 1); ``TD_gamma / gamma`` is the total hinge loss of
-    u.  Rows are scaled to unit length and u to unit norm first; a zero row stays zero and adds
-    gamma (the Perceptron errs on it without progress, which the bound of :func:`td_bound` allows
-    for).
+    with margin gamma (Balcan lecture 3, section 1); ``TD_gamma / gamma`` is the total hinge loss
+    of u.  Rows are scaled to unit length and u to unit norm first; a zero row stays zero and
+    adds gamma (the Perceptron errs on it without progress, which the bound of
+    :func:`~mbcore.bounds.td_bound` allows for).
 
     Parameters
     ----------
@@ -172,9 +172,9 @@ def multiclass_margin(X, y, U, classes=None) -> float:
     which U, read as one vector, scores the vector ``(e_{y_t} - e_k) (x) x_t`` by
     ``u_{y_t} . x_t - u_k . x_t``.  A positive value means that the scores ``u_k . x`` put every
     example's own class strictly first, by at least gamma; it is the gamma of
-    :func:`multiclass_perceptron_bound` and (on unit-length rows) of
-    :func:`multiclass_margin_perceptron_bound`.  Rows are used as given: append the constant 1
-    yourself (and the intercepts to U as its last column) for a learner with
+    :func:`~mbcore.bounds.multiclass_perceptron_bound` and (on unit-length rows) of
+    :func:`~mbcore.bounds.multiclass_margin_perceptron_bound`.  Rows are used as given: append
+    the constant 1 yourself (and the intercepts to U as its last column) for a learner with
     ``fit_intercept=True``, and scale the rows to unit length yourself for a normalising one.
 
     Parameters
@@ -218,7 +218,8 @@ def multiclass_winnow_margin(X, y, M, classes=None) -> float:
 
     ``delta = min_t (m_{y_t} . x_t - max_{k != y_t} m_k . x_t)`` with M first scaled so that its
     entries sum to 1 (:func:`multiclass_margin` scales to unit Frobenius norm instead): the
-    delta of :func:`multiclass_winnow_bound`.  On examples in ``[0, 1]^n`` it is at most 1.
+    delta of :func:`~mbcore.bounds.multiclass_winnow_bound`.  On examples in ``[0, 1]^n`` it is
+    at most 1.
 
     Parameters
     ----------
@@ -363,8 +364,8 @@ def best_margin(X, y, tol=1e-3, max_iter=10_000, gram=None) -> BestMargin:
     max_iter : int, default=10000
     gram : ndarray of shape (n_samples, n_samples), optional
         A kernel matrix K(x_s, x_t): the margin is then the feature-space margin of the kernel
-        Perceptron's bound (:func:`kernel_perceptron_bound`), with ``u`` None and the solution in
-        ``coef``.
+        Perceptron's bound (:func:`~mbcore.bounds.kernel_perceptron_bound`), with ``u`` None and
+        the solution in ``coef``.
 
     Returns
     -------
@@ -843,7 +844,7 @@ def search_margin(X, y, tol=1e-3, max_iter=10_000, fw=None) -> SeparatorSearch:
     return SeparatorSearch(gamma, max(upper, gamma), best, how, stopped)
 
 
-# -- K >= 3 classes: Kesler's construction ----------------------------------------------------------
+# -- K >= 3 classes: Kesler's construction -------------------------------------------------------
 
 def _class_codes(owner, y, classes):
     """(classes, codes): the sorted classes and each label's index among them."""

@@ -11,7 +11,7 @@ is a bug in mbcore, and :func:`certify` raises :class:`BoundViolationError` sayi
 
 The rules live with their family (``additive``, ``winnow``, ``experts``, ``finite``: Boolean
 learners and version spaces) and register themselves by the bound names the classes declare
-(:func:`rule`); the margin searches they run are :mod:`mbcore.margins`'.
+(``rule``); the margin searches they run are :mod:`mbcore.margins`'.
 """
 
 import numpy as np

@@ -167,7 +167,7 @@ class Context:
         return np.where(self.positive(), 1.0, -1.0)
 
 
-# -- the rules --------------------------------------------------------------------------------------
+# -- the rules ----------------------------------------------------------------------------------
 
 class Rule(NamedTuple):
     """A registered rule: ``check(cert, ctx)`` sets the certificate's bound (or says why there

@@ -3,8 +3,9 @@ imported): no import cycle among the modules of ``mbcore`` (nor of ``mbref``), a
 importing a private (``_``-prefixed) name from another public module.
 
 *Cycles* are counted over module-level imports, the ones that run when a module is first
-imported (then over every import, and with a package's ``__init__`` counted as a module): a function-level import (``from .persistence import save`` inside
-``OnlineLearner.save``) runs later, when every module is loaded, and is how a dependency that
+imported (then over every import, and with a package's ``__init__`` counted as a module): a
+function-level import (``from .persistence import save`` inside ``OnlineLearner.save``) runs
+later, when every module is loaded, and is how a dependency that
 must run one way at import time is kept one way.  *Private names* are counted over every
 import, at any level: a family module (``linear``, ``experts``, ...) keeps its ``_`` names to
 itself; what several modules share lives in a private module made for sharing
