@@ -912,10 +912,10 @@ def kesler_margin(X, y, classes, tol=1e-3, max_iter=10_000):
 
 
 def kernel_kesler_margin(gram, y, classes, tol=1e-3, max_iter=10_000) -> "BestMargin":
-    """The best multi-class margin in a kernel's feature space: :func:`best_margin` on the
-    Kesler vectors, whose Gram matrix is ``((e_y - e_k) . (e_y' - e_k')) K(x, x')``.
+    """The best multi-class margin in a kernel's feature space, by :func:`best_margin` on the
+    Kesler vectors.
 
-    The margin of the multi-class kernel Perceptron's bound
+    Their Gram matrix is ``((e_y - e_k) . (e_y' - e_k')) K(x, x')``.  The margin of the multi-class kernel Perceptron's bound
     (:func:`mbcore.bounds.multiclass_perceptron_bound` with R^2 = max K(x, x)).
 
     Parameters
