@@ -10,8 +10,12 @@ it, so the theorem says nothing).  A run that exceeds a bound whose assumptions 
 is a bug in mbcore, and :func:`certify` raises :class:`BoundViolationError` saying so.
 
 The rules live with their family (``additive``, ``winnow``, ``experts``, ``finite``: Boolean
-learners and version spaces) and register themselves by the bound names the classes declare
-(``rule``); the margin searches they run are :mod:`mbcore.margins`'.
+learners and version spaces) and register themselves, by the bound names the classes declare,
+with the decorator ``rule(name, k_classes=...)``; the margin searches they run are those of
+:mod:`mbcore.margins`.  What they share (``Certificate``, ``BoundViolationError``, the statuses,
+the context a rule reads, the registry) is defined in the private ``_core`` and exported here,
+so that no family module imports this package's ``__init__``, which imports them all (no import
+cycle, even counting the package's ``__init__`` as a module).
 """
 
 import numpy as np
