@@ -9,7 +9,8 @@ import numbers
 
 import numpy as np
 
-__all__ = ["bad", "real", "integer", "choice", "flag", "mistake_bound", "Constraint", "Real",
+__all__ = ["bad", "real", "integer", "choice", "flag", "mistake_bound", "positive", "nonnegative",
+           "open_unit", "Constraint", "Real",
            "Integer", "Choice", "Flag", "Custom", "parameter_table"]
 
 
@@ -97,6 +98,26 @@ def mistake_bound(owner, name, value, low):
         raise bad(owner, name, value, f"a mistake bound >= {low}")
     return int(v)
 
+
+# -- the numbers of the theory's functions (mbcore.bounds, mbcore.margins, mbcore.certify): first
+# "a finite real number", then the range, each with its own message.
+
+def positive(owner, name, value):
+    """A finite real number > 0, as a float."""
+    real(owner, name, value, what="a finite real number")
+    return real(owner, name, value, 0.0, what="> 0")
+
+
+def nonnegative(owner, name, value):
+    """A finite real number >= 0, as a float."""
+    real(owner, name, value, what="a finite real number")
+    return real(owner, name, value, 0.0, low_inclusive=True, what=">= 0")
+
+
+def open_unit(owner, name, value):
+    """A finite real number in (0, 1), as a float."""
+    real(owner, name, value, what="a finite real number")
+    return real(owner, name, value, 0.0, 1.0, high_inclusive=False, what="in (0, 1)")
 
 # -- the parameters as data ---------------------------------------------------------------------
 #

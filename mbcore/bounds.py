@@ -1,20 +1,21 @@
-"""Mistake bounds of the additive learners as functions, and the data quantities they need.
+"""Mistake bounds as functions: one theorem each, of every family (additive, multiplicative,
+experts, Boolean, finite classes, the conversions and the query learners).
 
 Every bound here is a theorem with assumptions; each docstring states them, and a run that
-satisfies them and exceeds the bound is a bug in the learner.
-Data quantities (``radius``, ``margin``, ``total_distance``) accept a dense 2-D array-like or a
-sparse matrix in CSR layout (any object with ``data``, ``indices``, ``indptr`` and ``shape``, such
-as ``scipy.sparse.csr_array``; other scipy formats are converted with ``tocsr()``).  They use NumPy
-only and compute in float64, so a quantity is exact up to the rounding of float64 arithmetic.
+satisfies them and exceeds the bound is a bug in the learner.  The module holds the theorems
+only, and imports nothing of mbcore but its parameter checks (``mbcore._params``): the data
+quantities a bound is computed from (the radius, the margins, the total distance, the
+attribute errors, the best margin) are in :mod:`mbcore.margins`, re-exported here under their
+old names, and :func:`mbcore.certify` checks a run against the bound that applies.  Most of
+the module is prose: the assumptions, the sources and the examples of each theorem.
 
-Conventions: labels are -1/+1; ``u`` is a candidate separator in the learner's own feature space
-(append the constant 1 to every row yourself when the learner uses ``fit_intercept=True``, and the
-intercept to ``u``).  The multi-class quantities take any labels, among sorted classes, and a
-matrix U with one row per class (:func:`multiclass_margin`).
+Conventions: R is the radius of the data (the largest norm of a row, :func:`mbcore.margins.radius`);
+gamma a margin of a unit separator (:func:`mbcore.margins.margin`); labels are -1/+1.
 
 Examples
 --------
 >>> import numpy as np
+>>> from mbcore.margins import margin, radius
 >>> X = np.array([[2.0, 1.0], [-1.0, -3.0], [1.0, 2.0]])
 >>> y = np.array([1, -1, 1])
 >>> u = np.array([1.0, 1.0])
@@ -30,504 +31,21 @@ import numpy as np
 
 from . import _params as params
 from ._params import mistake_bound as _budget
-from ._validation import (check_compressed, empty_error, index_array, is_sparse, ndim_error,
-                          to_csr)
+# the data quantities, at home in mbcore.margins: re-exported here for the old imports
+from .margins import (BestMargin, attribute_errors, best_margin, margin,  # noqa: F401
+                      multiclass_margin, multiclass_winnow_margin, radius, total_distance)
 
-__all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "attribute_errors", "perceptron_bound", "margin_perceptron_bound",
-           "td_bound", "kernel_perceptron_bound", "multiclass_margin",
-           "multiclass_perceptron_bound", "multiclass_margin_perceptron_bound", "ovr_bound",
-           "multiclass_winnow_margin", "multiclass_winnow_bound", "winnow_bound", "elimination_winnow_bound",
+__all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "attribute_errors",
+           "perceptron_bound", "margin_perceptron_bound", "td_bound", "kernel_perceptron_bound",
+           "multiclass_margin", "multiclass_perceptron_bound",
+           "multiclass_margin_perceptron_bound", "ovr_bound", "multiclass_winnow_margin",
+           "multiclass_winnow_bound", "winnow_bound", "elimination_winnow_bound",
            "winnow_star_bound", "weighted_majority_bound", "randomized_wm_bound",
            "specialists_bound", "halving_bound", "soa_bound", "conjunction_bound",
            "disjunction_bound", "decision_list_bound", "equivalence_query_bound",
            "online_to_pac_run_length", "online_to_pac_sample_size", "eq_test_sample_size",
            "passive_aggressive_bound", "weighted_perceptron_bound", "edge_detecting_bound",
            "group_testing_bound", "lstar_equivalence_bound", "lstar_membership_bound"]
-
-
-# -- data quantities ------------------------------------------------------------------------------
-
-def radius(X) -> float:
-    """The largest Euclidean norm of a row of X: R = max_t ||x_t||.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features) or CSR matrix
-        The examples, as the learner sees them.
-
-    Returns
-    -------
-    float
-        R >= 0.
-
-    Raises
-    ------
-    ValueError
-        If X is not 2-D, is empty, or holds NaN or infinity.
-    """
-    return float(math.sqrt(_row_sqnorms(_rows("radius", X)).max()))
-
-
-def margin(X, y, u, normalize=False) -> float:
-    """The margin of the hyperplane u . x = 0 on the labelled data.
-
-    ``gamma = min_t y_t (u . x_t) / ||u||``.  A positive value means u separates the data with that
-    margin (the gamma of the Perceptron bound, Novikoff/Block; Kanade Thm 9); zero or negative
-    means it does not.  With ``normalize=True`` every row is first scaled to unit length, giving
-    Balcan's ``min_t y_t (u . x_t) / (||u|| ||x_t||)``, the margin for learners that normalise
-    their examples (Balcan lecture 3, Theorems 1 and 2).
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features) or CSR matrix
-        The examples.
-    y : array-like of shape (n_samples,)
-        Labels in {-1, +1}.
-    u : array-like of shape (n_features,)
-        The separator; any non-zero length (the margin divides by ||u||).
-    normalize : bool, default=False
-        Scale each row to unit length first.  Rows equal to zero have no direction and are left
-        out; note that a learner still errs on such a row whenever the tie rule goes against its
-        label, so bounds built on this margin assume there are no zero rows.
-
-    Returns
-    -------
-    float
-        The margin; in [-1, 1] when ``normalize=True``.
-
-    Raises
-    ------
-    ValueError
-        On bad shapes, NaN or infinity, labels outside {-1, +1}, ``u = 0``, or (with
-        ``normalize=True``) when every row is zero.
-    """
-    rows = _rows("margin", X)
-    yy = _labels("margin", y, rows[0])
-    uu = _separator("margin", u, rows[1])
-    scores = yy * _row_dots(rows, uu) / np.linalg.norm(uu)
-    if normalize:
-        norms = np.sqrt(_row_sqnorms(rows))
-        keep = norms > 0.0
-        if not keep.any():
-            raise ValueError("margin: every row of X is zero, so normalize=True leaves no example")
-        scores = scores[keep] / norms[keep]
-    return float(scores.min()) + 0.0  # + 0.0 turns -0.0 into 0.0
-
-
-def total_distance(X, y, u, gamma) -> float:
-    """Balcan's total distance TD_gamma = sum_t max(0, gamma - y_t u . x_t), unit-length x_t and u.
-
-    The total distance the examples would have to move for the unit vector u to separate them
-    with margin gamma (Balcan lecture 3, section 1); ``TD_gamma / gamma`` is the total hinge loss of
-    u.  Rows are scaled to unit length and u to unit norm first; a zero row stays zero and adds
-    gamma (the Perceptron errs on it without progress, which the bound of :func:`td_bound` allows
-    for).
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features) or CSR matrix
-        The examples.
-    y : array-like of shape (n_samples,)
-        Labels in {-1, +1}.
-    u : array-like of shape (n_features,)
-        The comparison vector (non-zero; scaled to unit norm).
-    gamma : float
-        The target margin, > 0.
-
-    Returns
-    -------
-    float
-        TD_gamma >= 0; it is 0 exactly when u separates the unit-length examples with margin
-        at least gamma.
-
-    Raises
-    ------
-    ValueError
-        On bad shapes, NaN or infinity, labels outside {-1, +1}, ``u = 0`` or ``gamma <= 0``.
-    """
-    g = _positive("total_distance", "gamma", gamma)
-    rows = _rows("total_distance", X)
-    yy = _labels("total_distance", y, rows[0])
-    uu = _separator("total_distance", u, rows[1])
-    norms = np.sqrt(_row_sqnorms(rows))
-    scaled = np.divide(_row_dots(rows, uu), norms, out=np.zeros_like(norms), where=norms > 0.0)
-    scores = yy * scaled / np.linalg.norm(uu)
-    return float(np.maximum(0.0, g - scores).sum())
-
-
-def multiclass_margin(X, y, U, classes=None) -> float:
-    """The multi-class margin of the K linear scores U x on the labelled data.
-
-    ``gamma = min_t (u_{y_t} . x_t - max_{k != y_t} u_k . x_t)`` with U first scaled to unit
-    Frobenius norm: the margin of Kesler's construction (Duda & Hart 1973, section 5.12), in
-    which U, read as one vector, scores the vector ``(e_{y_t} - e_k) (x) x_t`` by
-    ``u_{y_t} . x_t - u_k . x_t``.  A positive value means that the scores ``u_k . x`` put every
-    example's own class strictly first, by at least gamma; it is the gamma of
-    :func:`multiclass_perceptron_bound` and (on unit-length rows) of
-    :func:`multiclass_margin_perceptron_bound`.  Rows are used as given: append the constant 1
-    yourself (and the intercepts to U as its last column) for a learner with
-    ``fit_intercept=True``, and scale the rows to unit length yourself for a normalising one.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features) or CSR matrix
-        The examples.
-    y : array-like of shape (n_samples,)
-        The labels, each one of ``classes``.
-    U : array-like of shape (n_classes, n_features)
-        Row k scores class ``classes[k]``; any non-zero matrix (the margin divides by its
-        Frobenius norm).
-    classes : array-like of shape (n_classes,), optional
-        The labels of U's rows, sorted and distinct, at least two (as a learner's
-        ``classes_``); by default the sorted distinct labels of y.
-
-    Returns
-    -------
-    float
-        The margin; at most ``sqrt(2) max_t ||x_t||``.
-
-    Raises
-    ------
-    ValueError
-        On bad shapes, NaN or infinity, ``U = 0``, classes that are not sorted and distinct,
-        fewer than two classes, or a label that is not one of the classes.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[2.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])
-    >>> U = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])     # ||U||_F = 2
-    >>> multiclass_margin(X, ["a", "b", "c"], U)                 # min(2 - 0, 1 - 0, 2 + 1) / 2
-    0.5
-    """
-    gap, UU = _multiclass_gaps("multiclass_margin", X, y, U, classes, "U")
-    return float(gap / np.linalg.norm(UU)) + 0.0
-
-
-def multiclass_winnow_margin(X, y, M, classes=None) -> float:
-    """The margin delta of a nonnegative target matrix M for the multi-class Winnow bound.
-
-    ``delta = min_t (m_{y_t} . x_t - max_{k != y_t} m_k . x_t)`` with M first scaled so that its
-    entries sum to 1 (:func:`multiclass_margin` scales to unit Frobenius norm instead): the
-    delta of :func:`multiclass_winnow_bound`.  On examples in ``[0, 1]^n`` it is at most 1.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features) or CSR matrix
-        The examples (the bound needs them in ``[0, 1]``; not checked here).
-    y : array-like of shape (n_samples,)
-        The labels, each one of ``classes``.
-    M : array-like of shape (n_classes, n_features)
-        Row k is class ``classes[k]``'s target weights; nonnegative and not all zero.
-    classes : array-like of shape (n_classes,), optional
-        The labels of M's rows, sorted and distinct, at least two; by default the sorted
-        distinct labels of y.
-
-    Returns
-    -------
-    float
-        delta; positive exactly when the scores ``m_k . x`` put every example's own class
-        strictly first.
-
-    Raises
-    ------
-    ValueError
-        As :func:`multiclass_margin` (with M for U), and when M has a negative entry.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 0]])
-    >>> M = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]])   # each class owns a feature
-    >>> round(multiclass_winnow_margin(X, [0, 1, 2], M), 6)        # (1 - 0) / 3
-    0.333333
-    """
-    gap, MM = _multiclass_gaps("multiclass_winnow_margin", X, y, M, classes, "M",
-                               nonnegative=True)
-    return float(gap / MM.sum()) + 0.0
-
-
-def _multiclass_gaps(owner, X, y, U, classes, name, nonnegative=False):
-    """(min_t (u_{y_t} . x_t - max_{k != y_t} u_k . x_t), U as float64), U unscaled."""
-    rows = _rows(owner, X)
-    n, d, part = rows
-    yy = np.asarray(y)
-    if yy.ndim != 1 or yy.shape[0] != n:
-        raise ValueError(f"{owner}: y must be 1-D with one label per row of X ({n}), got shape "
-                         f"{yy.shape}")
-    if classes is None:
-        cl = np.unique(yy)
-    else:
-        cl = np.asarray(classes)
-        if cl.ndim != 1 or (cl.size > 1 and not bool((cl[1:] > cl[:-1]).all())):
-            raise ValueError(f"{owner}: classes must be sorted and distinct (row k of {name} "
-                             f"scores the k-th smallest label), got {cl.tolist()[:8]!r}")
-    K = cl.shape[0]
-    if K < 2:
-        raise ValueError(f"{owner}: a multi-class margin needs at least two classes, got "
-                         f"{cl.tolist()!r}")
-    idx = np.searchsorted(cl, yy)
-    inside = idx < K
-    inside[inside] = cl[idx[inside]] == yy[inside]
-    if not inside.all():
-        raise ValueError(f"{owner}: y holds labels that are not among the classes "
-                         f"{cl.tolist()[:8]!r}: {np.unique(yy[~inside])[:5].tolist()!r}")
-    UU = np.asarray(U, dtype=np.float64)
-    if UU.shape != (K, d):
-        raise ValueError(f"{owner}: {name} must have shape ({K}, {d}) (one row per class, one "
-                         f"column per feature of X), got {UU.shape}")
-    if not np.isfinite(UU).all():
-        raise ValueError(f"{owner}: {name} contains NaN or infinity")
-    if nonnegative and (UU < 0).any():
-        raise ValueError(f"{owner}: {name} must be nonnegative (a target of the multiplicative "
-                         f"weights), got the entry {float(UU.min())!r}")
-    if not UU.any():
-        raise ValueError(f"{owner}: {name} is the zero matrix, which has no margin")
-    if isinstance(part, tuple):
-        S = np.column_stack([_row_dots(rows, UU[k]) for k in range(K)])
-    else:
-        S = part @ UU.T                                       # S[t, k] = u_k . x_t
-    own = S[np.arange(n), idx]
-    S[np.arange(n), idx] = -np.inf
-    return float((own - S.max(axis=1)).min()), UU
-
-
-class BestMargin:
-    """The result of :func:`best_margin`: a certified bracket ``gamma <= gamma* <= upper``.
-
-    Attributes
-    ----------
-    gamma : float
-        The margin of ``u`` (of the feature-space vector with dual coefficients ``coef`` when a
-        Gram matrix was given), recomputed directly: a verified margin, > 0 exactly when
-        ``separable``.
-    upper : float
-        An upper bound on the best margin (the norm of a point of the convex hull of the
-        y_t x_t); 0.0 means the data are not separable through the origin.
-    u : ndarray of shape (n_features,) or None
-        The separator found (unit norm), None with a Gram matrix.
-    coef : ndarray of shape (n_samples,)
-        Its dual coefficients: u is proportional to ``sum_t coef[t] x_t`` (``coef[t]`` carries
-        the sign of y_t).
-    separable : bool
-        ``gamma > 0``: u separates the data, a fact checked on the data.
-    converged : bool
-        ``upper - gamma <= tol * upper`` was reached (else ``max_iter`` stopped the search, and
-        the bracket is still valid, only wider).
-    iterations : int
-    """
-
-    __slots__ = ("gamma", "upper", "u", "coef", "separable", "converged", "iterations")
-
-    def __init__(self, gamma, upper, u, coef, converged, iterations):
-        self.gamma, self.upper, self.u, self.coef = gamma, upper, u, coef
-        self.separable = gamma > 0.0
-        self.converged, self.iterations = converged, iterations
-
-    def __repr__(self):
-        return (f"BestMargin(gamma={self.gamma:.6g}, upper={self.upper:.6g}, separable="
-                f"{self.separable}, converged={self.converged}, iterations={self.iterations})")
-
-
-def best_margin(X, y, tol=1e-3, max_iter=10_000, gram=None) -> BestMargin:
-    """The largest margin of a hyperplane through the origin, bracketed: gamma* = max over unit u
-    of min_t y_t u . x_t.
-
-    Method: gamma* is the distance from the origin to the convex hull of the points
-    z_t = y_t x_t (when positive; 0 when the hull holds the origin).  Pairwise Frank-Wolfe with
-    exact line search (Lacoste-Julien & Jaggi 2015; linear convergence on a polytope) walks
-    towards the hull's nearest point p; every iterate gives a certified bracket: the margin of
-    u = p/||p|| (checked on the data) is a lower bound and ||p|| an upper bound.  It stops when
-    ``upper - gamma <= tol * upper`` or after ``max_iter`` steps; the bracket is valid either
-    way, so a bound built on ``gamma`` is a proven bound, only looser when the search stopped
-    early.  Zero rows make the data non-separable (gamma = upper = 0).
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features) or CSR matrix, or None with ``gram``
-        The examples, as the learner sees them (append the constant 1 yourself for an
-        intercept; scale rows to unit length yourself for a normalising learner).
-    y : array-like of shape (n_samples,)
-        Labels in {-1, +1}.
-    tol : float, default=1e-3
-        Relative width of the bracket at which to stop, in (0, 1).
-    max_iter : int, default=10000
-    gram : ndarray of shape (n_samples, n_samples), optional
-        A kernel matrix K(x_s, x_t): the margin is then the feature-space margin of the kernel
-        Perceptron's bound (:func:`kernel_perceptron_bound`), with ``u`` None and the solution in
-        ``coef``.
-
-    Returns
-    -------
-    BestMargin
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-1.0, -1.0]])
-    >>> r = best_margin(X, [1, 1, -1])
-    >>> r.separable, round(r.gamma, 3), round(r.upper, 3)
-    (True, 1.414, 1.414)
-    """
-    owner = "best_margin"
-    t = _open_unit(owner, "tol", tol)
-    iters = _count(owner, "max_iter", max_iter, 1)
-    if gram is None:
-        rows = _rows(owner, X)
-        n = rows[0]
-        yy = _labels(owner, y, n)
-        diag = _row_sqnorms(rows)                          # ||z_t||^2, z_t = y_t x_t
-        if n <= 2048:                                      # the Gram matrix of the z_t, once
-            dense = _dense_rows(rows) * yy[:, None]
-            G = dense @ dense.T
-            col = lambda j: G[:, j]                        # noqa: E731
-        else:                                              # columns on demand, O(nnz) each,
-            col = _ColumnCache(lambda j: yy[j] * yy * _row_dots(rows, _row_vector(rows, j)),
-                               n)                          # kept for the vertices in use
-    else:
-        G0 = np.asarray(gram, dtype=np.float64)
-        if G0.ndim != 2 or G0.shape[0] != G0.shape[1] or G0.shape[0] == 0:
-            raise ValueError(f"{owner}: gram must be a non-empty square matrix, got shape "
-                             f"{G0.shape}")
-        if not np.isfinite(G0).all():
-            raise ValueError(f"{owner}: gram contains NaN or infinity")
-        n = G0.shape[0]
-        yy = _labels(owner, y, n)
-        G = G0 * np.outer(yy, yy)
-        diag = np.diag(G).copy()
-        col = lambda j: G[:, j]                            # noqa: E731
-    lam = np.zeros(n)
-    if (diag <= 0.0).any():                                # a zero point: the origin is in the hull
-        lam[int(np.argmin(diag))] = 1.0
-        return _margin_result(X, yy, gram, lam, 0.0, True, 0)
-    j0 = int(np.argmin(diag))
-    lam[j0] = 1.0
-    g = col(j0).astype(np.float64, copy=True)             # g = G lam: z_t . p
-    q = float(diag[j0])                                    # ||p||^2
-    converged = False
-    it = 0
-    for it in range(1, iters + 1):
-        norm = math.sqrt(max(q, 0.0))
-        j = int(np.argmin(g))
-        low = g[j] / norm if norm > 0.0 else 0.0
-        if norm <= 0.0 or norm - low <= t * norm:
-            converged = True
-            break
-        active = np.flatnonzero(lam > 0.0)
-        a = int(active[np.argmax(g[active])])
-        if a == j:
-            converged = True
-            break
-        ca, cj = col(a), col(j)
-        curv = float(diag[j] - 2.0 * cj[a] + diag[a])
-        step = (g[a] - g[j]) / curv if curv > 0.0 else lam[a]
-        step = min(max(step, 0.0), lam[a])
-        if step <= 0.0:
-            converged = True
-            break
-        lam[a] -= step
-        lam[j] += step
-        g += step * (cj - ca)
-        q = float(lam @ g)
-    return _margin_result(X, yy, gram, lam, math.sqrt(max(q, 0.0)), converged, it)
-
-
-class _ColumnCache:
-    """Gram columns computed on demand and kept (up to about 200 MB, least recently used
-    first out): Frank-Wolfe keeps returning to the few points that hold the solution."""
-
-    def __init__(self, compute, n):
-        from collections import OrderedDict
-        self.compute, self.store = compute, OrderedDict()
-        self.limit = max(16, int(2e8 // (8 * n)))
-
-    def __call__(self, j):
-        c = self.store.get(j)
-        if c is None:
-            c = self.store[j] = self.compute(j)
-            if len(self.store) > self.limit:
-                self.store.popitem(last=False)
-        else:
-            self.store.move_to_end(j)
-        return c
-
-
-def _margin_result(X, yy, gram, lam, upper, converged, iterations):
-    """Turn the hull weights into a checked margin: the margin is recomputed from the data."""
-    coef = lam * yy
-    if gram is None:
-        rows = _rows("best_margin", X)
-        n, d, part = rows
-        if isinstance(part, tuple):
-            data, indices, indptr = part
-            u = np.bincount(indices, weights=data * np.repeat(coef, np.diff(indptr)),
-                            minlength=d)
-        else:
-            u = part.T @ coef
-        nu = float(np.linalg.norm(u))
-        if nu == 0.0:
-            return BestMargin(0.0, 0.0, None, coef, converged, iterations)
-        u /= nu
-        gamma = margin(X, yy, u)
-    else:
-        G = np.asarray(gram, dtype=np.float64)
-        f = G @ coef                                         # f(x_t) = sum_s coef_s K(x_s, x_t)
-        nf2 = float(coef @ f)
-        if nf2 <= 0.0:
-            return BestMargin(0.0, 0.0, None, coef, converged, iterations)
-        u = None
-        gamma = float((yy * f).min()) / math.sqrt(nf2)
-    gamma = gamma + 0.0
-    return BestMargin(gamma, max(upper, gamma), u, coef, converged, iterations)
-
-
-def attribute_errors(X, y, target) -> int:
-    """Littlestone's attribute errors A_c of the monotone disjunction c on a labelled sequence
-    (Angluin lecture 19): add 1 for every example labelled 1 on which no variable of c is 1,
-    and k for every example labelled 0 on which exactly k variables of c are 1.
-
-    ``m_c <= A_c <= r m_c`` for a disjunction of r variables with m_c mistakes, and A_c = 0
-    exactly when c is consistent with the sequence.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features) of 0/1, or CSR matrix
-    y : array-like of shape (n_samples,)
-        Labels 0/1 (or False/True).
-    target : sequence of int
-        The variables of c (0-based column indices; repeats count once).
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> attribute_errors([[1, 0, 1], [0, 1, 0], [1, 1, 0]], [1, 1, 0], [0, 2])
-    2
-    """
-    owner = "attribute_errors"
-    rows = _rows(owner, X)
-    n, d, part = rows
-    values = part[0] if isinstance(part, tuple) else part
-    if not np.isin(values, (0.0, 1.0)).all():
-        raise ValueError(f"{owner}: X must hold 0/1 values (Boolean examples)")
-    yy = np.asarray(y)
-    if yy.ndim != 1 or yy.shape[0] != n:
-        raise ValueError(f"{owner}: y must be 1-D with one label per row of X ({n}), got shape "
-                         f"{yy.shape}")
-    if yy.dtype.kind not in "biuf" or not np.isin(yy, (0, 1)).all():
-        raise ValueError(f"{owner}: y must hold labels 0 and 1 only, got "
-                         f"{np.unique(yy)[:5].tolist()}")
-    c = np.unique(np.asarray(list(target) if not isinstance(target, np.ndarray) else target))
-    if c.size and (c.dtype.kind not in "iu" or c.min() < 0 or c.max() >= d):
-        raise ValueError(f"{owner}: target must hold column indices in [0, {d}), got "
-                         f"{c.tolist()[:5]!r}")
-    on = np.zeros(d)
-    on[c.astype(np.intp)] = 1.0
-    k = np.rint(_row_dots(rows, on)).astype(np.int64)     # variables of c that are 1
-    pos = yy.astype(bool)
-    return int((pos & (k == 0)).sum() + k[~pos].sum())
 
 
 # -- bounds ---------------------------------------------------------------------------------------
@@ -564,9 +82,9 @@ def perceptron_bound(R, gamma, u_norm=1.0) -> float:
     ValueError
         If ``gamma <= 0``, ``R < 0``, ``u_norm <= 0``, or a value is not a finite real.
     """
-    r = _nonnegative("perceptron_bound", "R", R)
-    g = _positive("perceptron_bound", "gamma", gamma)
-    n = _positive("perceptron_bound", "u_norm", u_norm)
+    r = params.nonnegative("perceptron_bound", "R", R)
+    g = params.positive("perceptron_bound", "gamma", gamma)
+    n = params.positive("perceptron_bound", "u_norm", u_norm)
     return (n * r / g) ** 2
 
 
@@ -618,11 +136,11 @@ def weighted_perceptron_bound(R, gamma, s_min, s_max, u_norm=1.0) -> float:
     >>> weighted_perceptron_bound(1.0, 0.5, 0.5, 2.0)
     64.0
     """
-    r = _nonnegative("weighted_perceptron_bound", "R", R)
-    g = _positive("weighted_perceptron_bound", "gamma", gamma)
-    n = _positive("weighted_perceptron_bound", "u_norm", u_norm)
-    lo = _positive("weighted_perceptron_bound", "s_min", s_min)
-    hi = _positive("weighted_perceptron_bound", "s_max", s_max)
+    r = params.nonnegative("weighted_perceptron_bound", "R", R)
+    g = params.positive("weighted_perceptron_bound", "gamma", gamma)
+    n = params.positive("weighted_perceptron_bound", "u_norm", u_norm)
+    lo = params.positive("weighted_perceptron_bound", "s_min", s_min)
+    hi = params.positive("weighted_perceptron_bound", "s_max", s_max)
     if hi < lo:
         raise ValueError(f"weighted_perceptron_bound: s_max must be >= s_min, got s_max={s_max!r}, "
                          f"s_min={s_min!r}")
@@ -686,13 +204,13 @@ def passive_aggressive_bound(R, u_norm, variant="PA-I", C=1.0, loss=0.0) -> floa
     500.0
     """
     owner = "passive_aggressive_bound"
-    r = _nonnegative(owner, "R", R)
-    n = _positive(owner, "u_norm", u_norm)
+    r = params.nonnegative(owner, "R", R)
+    n = params.positive(owner, "u_norm", u_norm)
     if not isinstance(variant, str) or variant not in _PA_VARIANTS:
         raise ValueError(f"{owner}: parameter variant must be one of {list(_PA_VARIANTS)}, got "
                          f"{variant!r}")
-    c = _positive(owner, "C", C)
-    lo = _nonnegative(owner, "loss", loss)
+    c = params.positive(owner, "C", C)
+    lo = params.nonnegative(owner, "loss", loss)
     if variant == "PA":
         if lo > 0.0:
             raise ValueError(f"{owner}: the PA bound is proved for a u with no hinge loss "
@@ -729,7 +247,7 @@ def margin_perceptron_bound(gamma) -> float:
     ValueError
         If gamma is not a finite real in (0, 1].
     """
-    g = _positive("margin_perceptron_bound", "gamma", gamma)
+    g = params.positive("margin_perceptron_bound", "gamma", gamma)
     if g > 1.0:
         raise ValueError(f"margin_perceptron_bound: parameter gamma must be in (0, 1] (the margin "
                          f"of unit-length examples), got {gamma!r}")
@@ -762,8 +280,8 @@ def td_bound(gamma, td) -> float:
     ValueError
         If ``gamma <= 0``, ``td < 0``, or a value is not a finite real.
     """
-    g = _positive("td_bound", "gamma", gamma)
-    t = _nonnegative("td_bound", "td", td)
+    g = params.positive("td_bound", "gamma", gamma)
+    t = params.nonnegative("td_bound", "td", td)
     return 1.0 / g ** 2 + 2.0 * t / g
 
 
@@ -794,8 +312,8 @@ def kernel_perceptron_bound(R2, gamma) -> float:
     ValueError
         If ``gamma <= 0``, ``R2 < 0``, or a value is not a finite real.
     """
-    r2 = _nonnegative("kernel_perceptron_bound", "R2", R2)
-    g = _positive("kernel_perceptron_bound", "gamma", gamma)
+    r2 = params.nonnegative("kernel_perceptron_bound", "R2", R2)
+    g = params.positive("kernel_perceptron_bound", "gamma", gamma)
     return r2 / g ** 2
 
 
@@ -840,8 +358,8 @@ def multiclass_perceptron_bound(R, gamma) -> float:
     >>> multiclass_perceptron_bound(1.0, 0.5)
     8.0
     """
-    r = _nonnegative("multiclass_perceptron_bound", "R", R)
-    g = _positive("multiclass_perceptron_bound", "gamma", gamma)
+    r = params.nonnegative("multiclass_perceptron_bound", "R", R)
+    g = params.positive("multiclass_perceptron_bound", "gamma", gamma)
     return 2.0 * r ** 2 / g ** 2
 
 
@@ -885,7 +403,7 @@ def multiclass_margin_perceptron_bound(gamma) -> float:
     >>> multiclass_margin_perceptron_bound(0.5)
     96.0
     """
-    g = _positive("multiclass_margin_perceptron_bound", "gamma", gamma)
+    g = params.positive("multiclass_margin_perceptron_bound", "gamma", gamma)
     if g > math.sqrt(2.0):
         raise ValueError(f"multiclass_margin_perceptron_bound: parameter gamma must be in "
                          f"(0, sqrt(2)] (the multi-class margin of unit-length examples), got "
@@ -935,7 +453,7 @@ def ovr_bound(bounds) -> float:
         if isinstance(b, numbers.Real) and not isinstance(b, (bool, np.bool_)) and b == math.inf:
             total = math.inf
             continue
-        v = _nonnegative(owner, f"bounds[{i}]", b)
+        v = params.nonnegative(owner, f"bounds[{i}]", b)
         total += v
     if count == 0:
         raise ValueError(f"{owner}: parameter bounds must hold at least one bound (one per "
@@ -970,9 +488,9 @@ def winnow_bound(k, n, attribute_errors=0) -> float:
     >>> winnow_bound(2, 1024, attribute_errors=5)
     83.0
     """
-    k = _count("winnow_bound", "k", k)
-    n = _count("winnow_bound", "n", n, 1)
-    a = _count("winnow_bound", "attribute_errors", attribute_errors)
+    k = params.integer("winnow_bound", "k", k, 0)
+    n = params.integer("winnow_bound", "n", n, 1)
+    a = params.integer("winnow_bound", "attribute_errors", attribute_errors, 0)
     return 2.0 + 3.0 * (a + k * (1.0 + math.log2(n)))
 
 
@@ -985,8 +503,8 @@ def elimination_winnow_bound(k, n) -> float:
     >>> elimination_winnow_bound(3, 256)
     50.0
     """
-    k = _count("elimination_winnow_bound", "k", k)
-    n = _count("elimination_winnow_bound", "n", n, 1)
+    k = params.integer("elimination_winnow_bound", "k", k, 0)
+    n = params.integer("elimination_winnow_bound", "n", n, 1)
     return 2.0 * k * math.log2(n) + 2.0
 
 
@@ -1000,8 +518,8 @@ def winnow_star_bound(n, adversary_cost) -> float:
     >>> winnow_star_bound(512, 2)
     114.0
     """
-    n = _count("winnow_star_bound", "n", n, 1)
-    c = _nonnegative("winnow_star_bound", "adversary_cost", adversary_cost)
+    n = params.integer("winnow_star_bound", "n", n, 1)
+    c = params.nonnegative("winnow_star_bound", "adversary_cost", adversary_cost)
     return 4.0 + 5.0 * (1.0 + math.log2(2 * n)) * c
 
 
@@ -1068,13 +586,13 @@ def multiclass_winnow_bound(n, K, delta, alpha=2.0) -> float:
     19.8793
     """
     owner = "multiclass_winnow_bound"
-    n = _count(owner, "n", n, 1)
-    K = _count(owner, "K", K, 2)
-    d = _positive(owner, "delta", delta)
+    n = params.integer(owner, "n", n, 1)
+    K = params.integer(owner, "K", K, 2)
+    d = params.positive(owner, "delta", delta)
     if d > 1.0:
         raise ValueError(f"{owner}: parameter delta must be in (0, 1] (the margin of a target "
                          f"summing to 1 on examples in [0, 1]), got {delta!r}")
-    a = _real(owner, "alpha", alpha)
+    a = params.real(owner, "alpha", alpha, what="a finite real number")
     if not a > 1.0:
         raise ValueError(f"{owner}: parameter alpha must be > 1, got {alpha!r}")
     la = math.log(a)
@@ -1101,9 +619,9 @@ def weighted_majority_bound(m_best, n, beta=0.5) -> float:
     >>> round(weighted_majority_bound(0, 1024), 2)
     24.09
     """
-    m = _nonnegative("weighted_majority_bound", "m_best", m_best)
-    n = _count("weighted_majority_bound", "n", n, 1)
-    b = _open_unit("weighted_majority_bound", "beta", beta)
+    m = params.nonnegative("weighted_majority_bound", "m_best", m_best)
+    n = params.integer("weighted_majority_bound", "n", n, 1)
+    b = params.open_unit("weighted_majority_bound", "beta", beta)
     return (m * math.log2(1.0 / b) + math.log2(n)) / math.log2(2.0 / (1.0 + b))
 
 
@@ -1116,9 +634,9 @@ def randomized_wm_bound(m_best, n, beta=0.5) -> float:
     >>> round(randomized_wm_bound(10, 100), 3)
     23.073
     """
-    m = _nonnegative("randomized_wm_bound", "m_best", m_best)
-    n = _count("randomized_wm_bound", "n", n, 1)
-    b = _open_unit("randomized_wm_bound", "beta", beta)
+    m = params.nonnegative("randomized_wm_bound", "m_best", m_best)
+    n = params.integer("randomized_wm_bound", "n", n, 1)
+    b = params.open_unit("randomized_wm_bound", "beta", beta)
     return (m * math.log(1.0 / b) + math.log(n)) / (1.0 - b)
 
 
@@ -1137,10 +655,10 @@ def specialists_bound(r, n, promote=1.5, demote=0.5) -> float:
     >>> round(specialists_bound(2, 64), 2)
     20.51
     """
-    r = _count("specialists_bound", "r", r)
-    n = _count("specialists_bound", "n", n, 1)
-    p = _real("specialists_bound", "promote", promote)
-    d = _real("specialists_bound", "demote", demote)
+    r = params.integer("specialists_bound", "r", r, 0)
+    n = params.integer("specialists_bound", "n", n, 1)
+    p = params.real("specialists_bound", "promote", promote, what="a finite real number")
+    d = params.real("specialists_bound", "demote", demote, what="a finite real number")
     if not (0.0 < d < 1.0 < p) or d + p > 2.0:
         raise ValueError(f"specialists_bound: needs 0 < demote < 1 < promote and demote + "
                          f"promote <= 2, got demote={demote!r}, promote={promote!r}")
@@ -1163,26 +681,30 @@ def halving_bound(size) -> int:
     """
     if hasattr(size, "n_concepts"):
         size = size.n_concepts
-    m = _count("halving_bound", "size", size, 1)
+    m = params.integer("halving_bound", "size", size, 1)
     return m.bit_length() - 1
 
 
 def soa_bound(concepts) -> int:
     """SOA's bound Ldim(C), the optimal mistake bound of the class (Littlestone 1988).
 
-    Assumptions: the stream is labelled by a concept of C.  ``concepts`` is the class (its
-    Littlestone dimension is computed, within the limits of :func:`mbcore.littlestone_dimension`)
-    or the dimension itself, an integer >= 0.
+    Assumptions: the stream is labelled by a concept of C.  ``concepts`` is the Littlestone
+    dimension, an integer >= 0, or the class itself: any object with a method
+    ``littlestone_dimension()``, such as :class:`mbcore.ConceptClass` (whose method computes it,
+    within the limits of :func:`mbcore.littlestone_dimension`), is asked for its dimension
+    (this module imports no family).
 
     Examples
     --------
     >>> soa_bound(3)
     3
+    >>> from mbcore import ConceptClass
+    >>> soa_bound(ConceptClass.half_intervals(5))
+    5
     """
-    if hasattr(concepts, "n_concepts"):
-        from .version_space import littlestone_dimension
-        return littlestone_dimension(concepts)
-    return _count("soa_bound", "concepts", concepts)
+    if callable(getattr(concepts, "littlestone_dimension", None)):
+        return concepts.littlestone_dimension()
+    return params.integer("soa_bound", "concepts", concepts, 0)
 
 
 def conjunction_bound(n) -> int:
@@ -1196,7 +718,7 @@ def conjunction_bound(n) -> int:
     >>> conjunction_bound(10)
     11
     """
-    return _count("conjunction_bound", "n", n, 1) + 1
+    return params.integer("conjunction_bound", "n", n, 1) + 1
 
 
 def disjunction_bound(n, r, literals="monotone") -> int:
@@ -1211,12 +733,12 @@ def disjunction_bound(n, r, literals="monotone") -> int:
     >>> disjunction_bound(100, 3)
     97
     """
-    n = _count("disjunction_bound", "n", n, 1)
+    n = params.integer("disjunction_bound", "n", n, 1)
     if literals not in ("monotone", "all"):
         raise ValueError(f"disjunction_bound: parameter literals must be 'monotone' or 'all', "
                          f"got {literals!r}")
     top = n if literals == "monotone" else 2 * n
-    r = _count("disjunction_bound", "r", r)
+    r = params.integer("disjunction_bound", "r", r, 0)
     if r > top:
         raise ValueError(f"disjunction_bound: parameter r must be <= {top} (the number of "
                          f"{'variables' if top == n else 'literals'}), got {r!r}")
@@ -1235,8 +757,8 @@ def decision_list_bound(n, L) -> int:
     >>> decision_list_bound(2, 1)
     20
     """
-    n = _count("decision_list_bound", "n", n, 1)
-    L = _count("decision_list_bound", "L", L)
+    n = params.integer("decision_list_bound", "n", n, 1)
+    L = params.integer("decision_list_bound", "L", L, 0)
     return (4 * n + 2) * (L + 1)
 
 
@@ -1277,8 +799,8 @@ def online_to_pac_run_length(B, epsilon, delta) -> int:
     53
     """
     B = _budget("online_to_pac_run_length", "B", B, 1)
-    e = _open_unit("online_to_pac_run_length", "epsilon", epsilon)
-    d = _open_unit("online_to_pac_run_length", "delta", delta)
+    e = params.open_unit("online_to_pac_run_length", "epsilon", epsilon)
+    d = params.open_unit("online_to_pac_run_length", "delta", delta)
     return max(1, math.ceil(math.log(B / d) / e))
 
 
@@ -1319,9 +841,9 @@ def eq_test_sample_size(i, epsilon, delta, budget="geometric") -> int:
     >>> eq_test_sample_size(1, 0.1, 0.05), eq_test_sample_size(1, 0.1, 0.05, "basel")
     (37, 35)
     """
-    i = _count("eq_test_sample_size", "i", i, 1)
-    e = _open_unit("eq_test_sample_size", "epsilon", epsilon)
-    d = _open_unit("eq_test_sample_size", "delta", delta)
+    i = params.integer("eq_test_sample_size", "i", i, 1)
+    e = params.open_unit("eq_test_sample_size", "epsilon", epsilon)
+    d = params.open_unit("eq_test_sample_size", "delta", delta)
     if budget == "geometric":
         log_inv = i * math.log(2.0) - math.log(d)
     elif budget == "basel":
@@ -1363,8 +885,8 @@ def edge_detecting_bound(n, m, graph="general", counting=False) -> int:
     (12001, 4001)
     """
     o = "edge_detecting_bound"
-    n = _count(o, "n", n, 1)
-    m = _count(o, "m", m)
+    n = params.integer(o, "n", n, 1)
+    m = params.integer(o, "m", m, 0)
     if graph not in ("bipartite", "general"):
         raise ValueError(f"{o}: parameter graph must be 'bipartite' or 'general', got {graph!r}")
     if not isinstance(counting, (bool, np.bool_)):
@@ -1390,8 +912,8 @@ def group_testing_bound(n, d=1, known=True) -> int:
     (3, 30, 34)
     """
     o = "group_testing_bound"
-    n = _count(o, "n", n, 1)
-    d = _count(o, "d", d)
+    n = params.integer(o, "n", n, 1)
+    d = params.integer(o, "d", d, 0)
     if d > n:
         raise ValueError(f"{o}: parameter d must be <= n = {n}, got {d}")
     if not isinstance(known, (bool, np.bool_)):
@@ -1412,7 +934,7 @@ def lstar_equivalence_bound(n) -> int:
     >>> lstar_equivalence_bound(4)
     4
     """
-    return _count("lstar_equivalence_bound", "n", n, 1)
+    return params.integer("lstar_equivalence_bound", "n", n, 1)
 
 
 def lstar_membership_bound(n, k, m, processing="angluin") -> int:
@@ -1445,9 +967,9 @@ def lstar_membership_bound(n, k, m, processing="angluin") -> int:
     (120, 54)
     """
     o = "lstar_membership_bound"
-    n = _count(o, "n", n, 1)
-    k = _count(o, "k", k, 1)
-    m = _count(o, "m", m, 0)
+    n = params.integer(o, "n", n, 1)
+    k = params.integer(o, "k", k, 1)
+    m = params.integer(o, "m", m, 0)
     if processing == "angluin":
         return (k + 1) * (n + m * (n - 1)) * n
     if processing == "rivest-schapire":
@@ -1457,141 +979,3 @@ def lstar_membership_bound(n, k, m, processing="angluin") -> int:
         return (k + 1) * n * (1 + (n - 1) * m)
     raise ValueError(f"{o}: parameter processing must be one of ('rivest-schapire', "
                      f"'angluin', 'suffixes'), got {processing!r}")
-
-
-# -- helpers --------------------------------------------------------------------------------------
-
-def _open_unit(owner, name, value):
-    v = _real(owner, name, value)
-    if not 0.0 < v < 1.0:
-        raise ValueError(f"{owner}: parameter {name} must be in (0, 1), got {value!r}")
-    return v
-
-
-def _count(owner, name, value, low=0):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{owner}: parameter {name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _real(owner, name, value):
-    return params.real(owner, name, value, what="a finite real number")
-
-
-def _positive(owner, name, value):
-    v = _real(owner, name, value)
-    if v <= 0.0:
-        raise ValueError(f"{owner}: parameter {name} must be > 0, got {value!r}")
-    return v
-
-
-def _nonnegative(owner, name, value):
-    v = _real(owner, name, value)
-    if v < 0.0:
-        raise ValueError(f"{owner}: parameter {name} must be >= 0, got {value!r}")
-    return v
-
-
-def _rows(owner, X):
-    """Validate X; return (n, d, dense) or (n, d, (data, indices, indptr)) for CSR input."""
-    if is_sparse(X):
-        X = to_csr(owner, X)       # (other formats: structure checked, then converted)
-        n, d = (int(s) for s in X.shape)
-        check_compressed(owner, index_array(owner, X.indices, "CSR indices"),
-                              index_array(owner, X.indptr, "CSR indptr"),
-                              np.asarray(X.data).shape[0], n, d, "CSR")
-    if all(hasattr(X, a) for a in ("data", "indices", "indptr", "shape")):
-        if not getattr(X, "has_canonical_format", True):
-            X = X.copy()
-            X.sum_duplicates()
-        n, d = (int(s) for s in X.shape)
-        indptr = np.asarray(X.indptr, dtype=np.intp)
-        nnz = int(indptr[-1]) if indptr.shape == (n + 1,) else -1
-        indices = np.asarray(X.indices, dtype=np.intp)[:max(nnz, 0)]
-        values = np.asarray(X.data, dtype=np.float64)[:max(nnz, 0)]
-        if nnz < 0 or indptr[0] != 0 or (np.diff(indptr) < 0).any() or values.size != nnz or \
-                indices.size != nnz or (nnz and (indices.min() < 0 or indices.max() >= d)):
-            raise ValueError(f"{owner}: X is not a valid CSR matrix (indptr, indices and data "
-                             "disagree)")
-        part = (values, indices, indptr)
-    else:
-        part = np.asarray(X, dtype=np.float64)
-        if part.ndim != 2:
-            raise ndim_error(owner, part.ndim)
-        n, d = part.shape
-        values = part
-    if n == 0:
-        raise empty_error(owner)
-    if not np.isfinite(values).all():
-        raise ValueError(f"{owner}: X contains NaN or infinity")
-    return n, d, part
-
-
-def _labels(owner, y, n):
-    yy = np.asarray(y)
-    if yy.ndim != 1 or yy.shape[0] != n:
-        raise ValueError(f"{owner}: y must be 1-D with one label per row of X ({n}), got shape "
-                         f"{yy.shape}")
-    if yy.dtype.kind not in "biuf" or not np.isin(yy, (-1, 1)).all():
-        raise ValueError(f"{owner}: y must hold labels -1 and +1 only, got "
-                         f"{np.unique(yy)[:5].tolist()}")
-    return yy.astype(np.float64)
-
-
-def _separator(owner, u, d):
-    uu = np.asarray(u, dtype=np.float64)
-    if uu.shape != (d,):
-        raise ValueError(f"{owner}: u must have shape ({d},) to match X, got {uu.shape}")
-    if not np.isfinite(uu).all():
-        raise ValueError(f"{owner}: u contains NaN or infinity")
-    if not uu.any():
-        raise ValueError(f"{owner}: u is the zero vector, which has no margin")
-    return uu
-
-
-def _segment_sums(values, indptr, n):
-    """Per-row sums of CSR values; empty rows give 0 (np.add.reduceat alone would not)."""
-    out = np.zeros(n, dtype=np.float64)
-    starts = indptr[:-1]
-    nonempty = indptr[1:] > starts
-    if nonempty.any():
-        out[nonempty] = np.add.reduceat(values[:indptr[-1]], starts[nonempty])
-    return out
-
-
-def _row_sqnorms(rows):
-    n, _, part = rows
-    if isinstance(part, tuple):
-        data, _, indptr = part
-        return _segment_sums(data * data, indptr, n)
-    return np.einsum("ij,ij->i", part, part)
-
-
-def _row_dots(rows, u):
-    n, _, part = rows
-    if isinstance(part, tuple):
-        data, indices, indptr = part
-        return _segment_sums(data * u[indices], indptr, n)
-    return part @ u
-
-
-def _dense_rows(rows):
-    """The rows as a dense float64 array (CSR rows scattered)."""
-    n, d, part = rows
-    if not isinstance(part, tuple):
-        return part
-    data, indices, indptr = part
-    out = np.zeros((n, d))
-    out[np.repeat(np.arange(n), np.diff(indptr)), indices] = data
-    return out
-
-
-def _row_vector(rows, j):
-    """Row j as a dense float64 vector."""
-    n, d, part = rows
-    if not isinstance(part, tuple):
-        return part[j]
-    data, indices, indptr = part
-    out = np.zeros(d)
-    out[indices[indptr[j]:indptr[j + 1]]] = data[indptr[j]:indptr[j + 1]]
-    return out

@@ -21,6 +21,7 @@ from ._threads import N_JOBS, map_rows
 from ._one import widen
 from . import bounds as _bounds
 from ._tags import tags
+from .margins import cycled_separator  # noqa: F401  (now in mbcore.margins; for old imports)
 from .base import ManyClasses, OnlineLearner, Snapshot
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
@@ -576,16 +577,6 @@ class _Linear(ManyClasses, OnlineLearner):
                                  f"expected {K} (one per class)")
             rows.append(b[None, :])
         return np.ascontiguousarray(np.concatenate(rows)).ravel()
-
-
-def cycled_separator(Z, epochs):
-    """The weights of a Perceptron cycled over the rows z_t of Z (a dense array, or any object
-    with ``data``, ``indices``, ``indptr`` and ``shape`` of a CSR matrix), each labelled +1, so
-    that every z_t with w . z_t <= 0 is an update, until a clean pass (which comes on
-    separable data: Novikoff, at most (R/gamma*)^2 updates) or ``epochs`` passes; None without
-    a clean pass.  (mbcore.certify's last resort when it searches for a margin.)"""
-    p = Perceptron(max_epochs=epochs).fit(Z, np.ones(Z.shape[0]), classes=[-1, 1])
-    return np.asarray(p.coef_, dtype=np.float64) if p.converged_ else None
 
 
 _EXAMPLE_DATA = """

@@ -16,6 +16,7 @@ from ._numerics import pow2_exponent as _pow2_exponent
 from ._validation import Batch, check_2d, check_X, csr_index_error, is_index_lists
 from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, labels_and_counts, need, shape
 from ._params import Choice, Integer, Real
+from ._rows import CSR
 from ._messages import spell
 from ._threads import N_JOBS
 from ._tags import tags
@@ -364,7 +365,7 @@ def _dense_boolean(owner, X, n_features):
 
 
 def _index_lists_to_csr(owner, rows, n):
-    """Lists of active indices -> (data, indices, indptr) CSR arrays with data all ones."""
+    """Lists of active indices -> a CSR matrix (data all ones) for check_X."""
     idx, ptr = [], [0]
     for i, r in enumerate(rows):
         s = sorted(int(j) for j in r)
@@ -375,17 +376,8 @@ def _index_lists_to_csr(owner, rows, n):
                 raise ValueError(f"{owner}: active index {j} repeated in row {i}")
         idx.extend(s)
         ptr.append(len(idx))
-    return _CSR(np.ones(len(idx), dtype=np.uint8), np.array(idx, dtype=np.int64),
-                np.array(ptr, dtype=np.int64), (len(rows), n))
-
-
-class _CSR:
-    """A minimal CSR holder for check_X (duck-typed like scipy.sparse.csr_array)."""
-
-    format = "csr"
-
-    def __init__(self, data, indices, indptr, shape):
-        self.data, self.indices, self.indptr, self.shape = data, indices, indptr, shape
+    return CSR(np.ones(len(idx), dtype=np.uint8), np.array(idx, dtype=np.int64),
+               np.array(ptr, dtype=np.int64), (len(rows), n))
 
 
 _EXAMPLE = """

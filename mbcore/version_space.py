@@ -216,6 +216,11 @@ class ConceptClass:
         w, b = divmod(int(c), 64)
         return ((self._cols[:, w] >> np.uint64(b)) & np.uint64(1)).astype(int).tolist()
 
+    def littlestone_dimension(self) -> int:
+        """The class's Littlestone dimension (:func:`littlestone_dimension`), which
+        :func:`mbcore.bounds.soa_bound` asks of a class it is given."""
+        return littlestone_dimension(self)
+
     def point_index(self, x) -> int:
         """The index of a feature vector in the domain."""
         if self.points is None:

@@ -49,7 +49,7 @@ for name, run in runs.items():
 #
 # :func:`mbcore.certify` runs a fresh copy of a learner, finds the theorem that covers it and
 # checks it on the data.  Each digit against the rest is linearly separable on this slice:
-# :func:`mbcore.bounds.best_margin` finds, for each class k, a unit vector u_k with the best
+# :func:`mbcore.margins.best_margin` finds, for each class k, a unit vector u_k with the best
 # margin γ_k through the origin (within 0.1 %).  These separators give the one-vs-rest bound
 # Σ_k (R/γ_k)², and, stacked as the rows of a matrix U scaled to unit Frobenius norm, a
 # multi-class separator whose margin min (u_y − u_k)·x enters 2R²/γ².

@@ -47,8 +47,8 @@ def draw(rng, n, k, N):
 #
 # The Perceptron needs a threshold, so it gets ``fit_intercept=True``.  For its bound, the
 # vector u = (indicator of the k variables, intercept −1/2) separates the examples with a 1
-# appended: u·(x, 1) ≥ 1/2 on positives and = −1/2 on negatives.  :func:`mbcore.bounds.radius`
-# and :func:`mbcore.bounds.margin` measure R and γ on the sample, and the bound is (R/γ)².
+# appended: u·(x, 1) ≥ 1/2 on positives and = −1/2 on negatives.  :func:`mbcore.margins.radius`
+# and :func:`mbcore.margins.margin` measure R and γ on the sample, and the bound is (R/γ)².
 
 
 def trial(rng, n, k):

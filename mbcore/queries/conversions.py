@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from ..base import OnlineCounts
-from .._validation import (Batch, NotFittedError, check_2d, check_X, empty_error, encode_codes,
+from .._validation import (NotFittedError, check_2d, check_X, empty_error, encode_codes,
                            encode_y, infer_classes, is_sparse, read_2d)
 from .._params import mistake_bound as _budget
+from .._rows import CSR
 from ..bounds import eq_test_sample_size, online_to_pac_run_length
 from ..online import OnlineRun, run_online
 from ._common import check_callable, check_int, evaluate, scalar
@@ -95,38 +96,16 @@ def _rows_of(X):
     return X
 
 
-class _CheckedCSR:
-    """A sparse X whose structure was checked (``check_X``), as a CSR matrix that the
-    wrapper slices by rows for the wrapped learner.  scipy's own row slicing trusts the index
-    arrays (a caller may have changed them after construction) and drops out-of-range columns
-    silently; BSR and COO matrices cannot be sliced at all."""
-
-    format = "csr"
-
-    def __init__(self, batch):
-        self._batch = batch
-        self.data, self.indices, self.indptr = batch.data, batch.indices, batch.indptr
-        self.shape = (batch.n, batch.d)
-
-    def __len__(self):
-        return self._batch.n
-
-    def __getitem__(self, rows):
-        if not isinstance(rows, slice):
-            raise TypeError("rows of a sparse X are taken by slices only")
-        a, b, step = rows.indices(self._batch.n)
-        if step != 1:
-            raise TypeError("rows of a sparse X are taken by contiguous slices only")
-        return _CheckedCSR(self._batch.rows(a, max(a, b)))
-
-
 def _wrapper_rows(owner, X):
     """X for a wrapper that hands slices of it to a learner: a sparse matrix checked once
     (then sliced safely), anything else as given."""
     if X is not None and not isinstance(X, (np.ndarray, list, tuple, str, bytes)) and \
             is_sparse(X):
+        # checked once (scipy's own row slicing trusts the index arrays, which a caller may
+        # have changed after construction, and drops out-of-range columns silently; BSR and
+        # COO matrices cannot be sliced at all), then sliced by rows for the wrapped learner
         b = check_X(owner, X)
-        return _CheckedCSR(Batch(data=b.data, indices=b.indices, indptr=b.indptr, n=b.n, d=b.d))
+        return CSR(b.data, b.indices, b.indptr, (b.n, b.d))
     if X is not None and not isinstance(X, (str, bytes)) and hasattr(X, "shape") and \
             not hasattr(X, "__getitem__"):
         raise TypeError(f"{owner}: X must be an array-like of rows (an array, a list of rows "
@@ -362,6 +341,12 @@ class Conservative(_BlockOnline):
         self.learner = learner
 
     _PARAM = "learner"     # the one constructor parameter (get_params, set_params, repr)
+
+    def _wrapped_learner(self):
+        """(the wrapped learner after a run, why its bound is the wrapper's): the hook
+        :func:`mbcore.certify` asks a wrapper for, to check the run against the wrapped
+        learner's bound."""
+        return self.learner_, "Conservative keeps the wrapped learner's bound (Kanade Prop. 3)"
 
     @property
     def updates_(self):

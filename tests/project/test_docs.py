@@ -40,8 +40,8 @@ DOCS = ROOT / "docs"
 API = DOCS / "api.rst"
 
 # The public modules whose __all__ the reference documents (mbcore first).
-MODULES = ("mbcore", "mbcore.bounds", "mbcore.datasets", "mbcore.streaming", "mbcore.queries",
-           "mbcore.distributed", "mbcore.persistence", "mbcore.exceptions")
+MODULES = ("mbcore", "mbcore.bounds", "mbcore.margins", "mbcore.datasets", "mbcore.streaming",
+           "mbcore.queries", "mbcore.distributed", "mbcore.persistence", "mbcore.exceptions")
 
 # What the build imports: the Sphinx extensions and theme of docs/conf.py, matplotlib for the
 # gallery, and what the pages' doctests use.

@@ -17,7 +17,8 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 # are part of the build (an ImportError there is reported by the import test below instead).
 # The modules of a subpackage are listed with it: doctest finds in a module only what that module
 # defines, so each one is run on its own.
-OPTIONAL = ("mbcore.base", "mbcore.online", "mbcore.bounds", "mbcore.datasets", "mbcore.datasets.bundled",
+OPTIONAL = ("mbcore.base", "mbcore.online", "mbcore.bounds", "mbcore.margins", "mbcore.datasets",
+            "mbcore.datasets.bundled",
             "mbcore.datasets.formats", "mbcore.queries", "mbcore.queries.oracles",
             "mbcore.queries.conversions", "mbcore.queries.exact", "mbcore.queries.graphs",
             "mbcore.certificates",
