@@ -31,6 +31,7 @@ import inspect
 import mbcore
 
 __all__ = ["EXISTING", "tag", "declared", "learners", "unit_params", "entry_id", "takes_tie",
+           "is_additive",
            "kept_or_derived", "ADDITIVE", "ADDITIVE_IDS", "ADDITIVE_NAMES", "integer_exact",
            "rows_kind", "default_param"]
 
