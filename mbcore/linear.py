@@ -150,7 +150,7 @@ class _Linear(ManyClasses, OnlineLearner):
     # for the tests (tests/_cases.py): the attributes that raise NotFittedError before fit, and
     # whether the state stays exact on small integer data (not with a margin's scaling, the
     # hinge's shrink or PA's step)
-    _FITTED = ("coef_", "intercept_")
+    _FITTED: "tuple[str, ...]" = ("coef_", "intercept_")
     _INTEGER_EXACT = False
 
     # -- a stream of unknown width (mbcore.streaming, grow=True) -------------------------------
