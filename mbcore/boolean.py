@@ -166,6 +166,10 @@ class _Boolean(OnlineLearner):
         """1.0 where the hypothesis is true, 0.0 elsewhere (no state change)."""
         return super().decision_function(X)
 
+    # (for the tests: tests/_cases.py) decision_function is the prediction's indicator
+    _TIE_AT_ZERO = "negative"
+    _DECISION_INDICATOR = True
+
 
 class _Elimination(_Boolean):
     _mode = _CONJ

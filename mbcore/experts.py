@@ -393,6 +393,9 @@ class _Pool(OnlineLearner):
         out[(pred < 0) & ~(out < 0.0)] = -5e-324
         return out
 
+    # (decision_function 0: the tie q1 = q0, predicted classes_[1]; for tests/_cases.py)
+    _TIE_AT_ZERO = "positive"
+
 
 class WeightedMajority(_Pool):
     __doc__ = """Littlestone & Warmuth's Weighted Majority over a pool of experts.
@@ -498,6 +501,8 @@ class RandomizedWeightedMajority(_Pool):
     def _unit_test_params(cls):
         """Small parameter sets for the contract suite that runs every learner."""
         return [{"random_state": 3}]
+
+    _TIE_AT_ZERO = "random"     # (its prediction is a draw, not a function of its score)
 
     def _proba_one_row(self, view):
         # predict_proba_one: the probability of each class of the draw (decision_function's

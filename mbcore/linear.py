@@ -149,6 +149,12 @@ class _Linear(ManyClasses, OnlineLearner):
     def _averaging(self):
         return False
 
+    # for the tests (tests/_cases.py): the attributes that raise NotFittedError before fit, and
+    # whether the state stays exact on small integer data (not with a margin's scaling, the
+    # hinge's shrink or PA's step)
+    _FITTED: "tuple[str, ...]" = ("coef_", "intercept_")
+    _INTEGER_EXACT = False
+
     # -- a stream of unknown width (mbcore.streaming, grow=True) -------------------------------
     # A feature that was 0 in every row so far has weight 0 (and accumulator 0) in a run given
     # the full width from the start: no additive update touches it, and the norms and the
@@ -737,6 +743,8 @@ class Perceptron(_Linear):
         """Small parameter sets for the contract suite that runs every learner."""
         return [{}, {"tie": "positive", "fit_intercept": True}]
 
+    _INTEGER_EXACT = True   # with a dyadic eta and no normalisation (tests/_cases.py)
+
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
                  max_epochs=100, multi_class="multiclass", n_jobs=None,
                  class_weight=None):
@@ -819,6 +827,8 @@ class AveragedPerceptron(Perceptron):
     def _unit_test_params(cls):
         """Small parameter sets for the contract suite that runs every learner."""
         return [{}, {"mode": "vote"}]
+
+    _FITTED = ("coef_", "intercept_", "vote_vectors_", "vote_counts_")     # (tests/_cases.py)
 
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
                  eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None,
@@ -1520,6 +1530,10 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     def _unit_test_params(cls):
         """Small parameter sets for the contract suite that runs every learner."""
         return [{"kernel": "poly", "degree": 2}, {"kernel": "rbf", "budget": 5}]
+
+    # for the tests (tests/_cases.py): NotFittedError before fit; exact on small integer data
+    _FITTED = ("support_vectors_", "dual_coef_", "n_support_")
+    _INTEGER_EXACT = True
 
     def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
                  tie="negative", max_epochs=100, multi_class="multiclass", class_weight=None):

@@ -74,6 +74,10 @@ class _Winnow(ManyClasses, OnlineLearner):
     def _theta(self, d):
         return float(d) if self.theta is None else float(self.theta)
 
+    # decision_function = score - theta: 0 is the tie score >= theta, predicted classes_[1]
+    # (for the tests: tests/_cases.py)
+    _TIE_AT_ZERO = "positive"
+
     # the domains of the parameters (mbcore._params; the twin checks the same, word for word)
     _PARAMETERS = {"alpha": Real(1), "beta": Real(0, 1, low_inclusive=True, high_inclusive=False,
                                                   none=True, what="a real in [0, 1)"),

@@ -490,6 +490,10 @@ class _VersionSpace(OnlineLearner):
     def _scores(self, batch):
         return self._predict_flags(batch).astype(np.float64)
 
+    # (for the tests: tests/_cases.py) decision_function is the prediction's indicator
+    _TIE_AT_ZERO = "negative"
+    _DECISION_INDICATOR = True
+
     def _cycle_key(self):
         return None
 

@@ -4,6 +4,8 @@ by the contract suite (learners/test_learners_contract.py) and the parameter tes
 
 import numpy as np
 
+from _cases import tag
+
 N = 60
 
 
@@ -11,7 +13,7 @@ def data(cls, seed=0):
     """(rows, labels, keyword arguments of partial_fit/predict) for the kind of rows the class
     declares."""
     rng = np.random.default_rng(seed)
-    kind = cls._TAKES
+    kind = tag(cls, "takes")
     if kind == "features":
         X = (rng.random((N, 8)) < 0.4).astype(np.float64)
         y = np.where(X[:, 0] + X[:, 1] - X[:, 2] + (rng.random(N) < 0.1) > 0.5, 1, -1)

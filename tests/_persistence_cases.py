@@ -1,8 +1,10 @@
 """The persistence tests' shared cases (not a test module: pytest does not collect it).
 
-``EXTRA``: every learner that is not in the contract registry (``conftest.REGISTRY``), with data
-it takes: the Winnow family, the experts and specialists, the Boolean learners, Halving and SOA,
-with nested learners, random generators and caches.  ``learner_state`` reads a learner's state
+``EXTRA``: every learner that is not one of the additive learners (``_cases.ADDITIVE``), with
+data it takes: the Winnow family, the experts and specialists, the Boolean learners, Halving and
+SOA, with nested learners, random generators and caches (``SAVED_0_1_0``, the cases whose files
+mbcore 0.1.0 wrote: fixtures/files-0.1.0), and any learner registered since, one case per entry
+of its ``_unit_test_params()`` with the data its class declares (``_learner_data``).  ``learner_state`` reads a learner's state
 bit for bit; ``fit_params``, ``record`` and ``_observe`` feed and compare.  ``read_file`` and
 ``write_file`` take a saved file apart and write one back with every digest recomputed (from the
 format's description), so that only the consistency checks can refuse it.  Used by
@@ -19,6 +21,8 @@ import numpy as np
 
 import mbcore
 from conftest import as_list, real_stream
+from _cases import is_additive, learners, unit_params
+from _learner_data import data as declared_data
 
 
 # ------------------------------------------------------------------------------------------------
@@ -127,7 +131,7 @@ C_MONO = mbcore.ConceptClass.monotone_conjunctions(4)
 C_MATRIX = mbcore.ConceptClass.from_matrix(
     np.random.default_rng(9).integers(0, 2, (70, 32)))       # points None: indices only
 
-EXTRA = [
+SAVED_0_1_0 = [
     ("Winnow", lambda: mbcore.Winnow(), _bool_data),
     ("Winnow-alpha3-beta.25-theta4", lambda: mbcore.Winnow(alpha=3.0, beta=0.25, theta=4.0,
                                                           w0=0.5), _bool_data),
@@ -176,6 +180,19 @@ EXTRA = [
               np.random.default_rng(11).integers(0, 2, 120), {"classes": [0, 1]})),
     ("SOA", lambda: mbcore.SOA(C_HALF), _points),
 ]
+
+
+def _since():
+    """A case per ``_unit_test_params()`` entry of every registered learner that neither the
+    additive cases nor SAVED_0_1_0 cover."""
+    covered = {e[0].split("-")[0] for e in SAVED_0_1_0}
+    return [(f"{name}-unit{i}", (lambda cls=cls, p=p: cls(**p)),
+             (lambda cls=cls: declared_data(cls)))
+            for name, cls in learners() if not is_additive(cls) and name not in covered
+            for i, p in enumerate(unit_params(cls))]
+
+
+EXTRA = SAVED_0_1_0 + _since()
 EXTRA_IDS = [e[0] for e in EXTRA]
 
 

@@ -1,4 +1,4 @@
-"""Shared fixtures for the mbcore test suite: seeded stream generators and the learner registry.
+"""Shared fixtures for the mbcore test suite: seeded stream generators and test helpers.
 
 Tests import the installed packages (``mbcore``, the compiled library, and ``mbref``, its
 pure-Python twin that defines the behaviour bit for bit); there is no ``__init__.py`` here.
@@ -249,59 +249,15 @@ def chunk_bounds(n, chunking, seed=0):
 
 
 # ------------------------------------------------------------------------------------------------
-# The registry: every learner and its options
+# The additive learners' cases (derived from the registry and the classes: tests/_cases.py)
 # ------------------------------------------------------------------------------------------------
 
-REGISTRY = [
-    ("Perceptron", {}),
-    ("Perceptron", {"tie": "positive"}),
-    ("Perceptron", {"normalize": True}),
-    ("Perceptron", {"fit_intercept": True}),
-    ("Perceptron", {"eta": 0.37}),
-    ("Perceptron", {"eta": 2.5, "fit_intercept": True, "tie": "positive"}),
-    ("Perceptron", {"normalize": True, "fit_intercept": True, "tie": "positive"}),
-    ("MarginPerceptron", {"gamma": 0.1}),
-    ("MarginPerceptron", {"gamma": 0.3, "margin_fraction": 0.9}),
-    ("MarginPerceptron", {"gamma": 0.2, "fit_intercept": True}),
-    ("MarginPerceptron", {"gamma": 0.05, "tie": "positive", "margin_fraction": 0.25}),
-    ("AveragedPerceptron", {"mode": "average"}),
-    ("AveragedPerceptron", {"mode": "vote"}),
-    ("AveragedPerceptron", {"mode": "average", "normalize": True, "eta": 0.7}),
-    ("AveragedPerceptron", {"mode": "vote", "fit_intercept": True, "normalize": True,
-                            "tie": "positive"}),
-    ("AveragedPerceptron", {"mode": "average", "fit_intercept": True}),
-    ("KernelPerceptron", {"kernel": "linear"}),
-    ("KernelPerceptron", {"kernel": "poly", "degree": 2}),
-    ("KernelPerceptron", {"kernel": "poly", "degree": 3, "gamma": 0.5, "coef0": 0.25,
-                          "tie": "positive"}),
-    ("KernelPerceptron", {"kernel": "rbf"}),
-    ("KernelPerceptron", {"kernel": "rbf", "gamma": 0.3, "budget": 5}),
-    ("KernelPerceptron", {"kernel": "poly", "degree": 2, "budget": 3}),
-    ("OnlineHingeSVM", {"lam": 0.1}),
-    ("OnlineHingeSVM", {"lam": 0.01, "eta": 0.05}),
-    ("OnlineHingeSVM", {"lam": 0.05, "fit_intercept": True}),
-    ("OnlineHingeSVM", {"lam": 0.2, "normalize": True, "tie": "positive"}),
-    ("OnlineHingeSVM", {"lam": 1.0, "eta": 0.9}),       # shrink 0.1 per step: the 1e-9 refold
-    ("OnlineHingeSVM", {"lam": 1.0, "eta": 1.0}),       # shrink to exactly 0 every step
-    ("OnlineHingeSVM", {"lam": 0.5, "eta": 0.3, "fit_intercept": True, "normalize": True}),
-    ("PassiveAggressive", {}),
-    ("PassiveAggressive", {"variant": "PA", "fit_intercept": True}),
-    ("PassiveAggressive", {"variant": "PA-II", "C": 0.05, "tie": "positive"}),
-    ("PassiveAggressive", {"C": 1e-3, "fit_intercept": True}),      # PA-I's cap on every step
-]
+from _cases import ADDITIVE, ADDITIVE_IDS, entry_id, integer_exact  # noqa: E402,F401
 
-CLASS_NAMES = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-               "OnlineHingeSVM", "PassiveAggressive")
-
-
-def entry_id(entry):
-    name, params = entry
-    if not params:
-        return name
-    return name + "(" + ",".join(f"{k}={v}" for k, v in params.items()) + ")"
-
-
-REGISTRY_IDS = [entry_id(e) for e in REGISTRY]
+# The names these had before they were derived (``REGISTRY`` meant this table, beside
+# mbcore._registry): kept for the test files that still import them (learners/test_parity.py,
+# learners/test_sample_weight.py, io/test_persistence.py, io/test_persistence_fixtures.py).
+REGISTRY, REGISTRY_IDS = ADDITIVE, ADDITIVE_IDS
 
 
 def make(module, entry):
@@ -312,18 +268,6 @@ def make(module, entry):
 def make_pair(entry):
     """(compiled learner, twin learner) with the same parameters."""
     return make(mbcore, entry), make(mbref, entry)
-
-
-def integer_exact(entry):
-    """True when the learner's state stays exact on small integer data (no normalisation and
-    no hinge shrink), so every summation order, dense or CSR, gives the same results."""
-    name, params = entry
-    if name in ("MarginPerceptron", "OnlineHingeSVM", "PassiveAggressive"):
-        return False
-    if params.get("normalize"):
-        return False
-    eta = float(params.get("eta", 1.0))
-    return (eta * 1024.0).is_integer()        # a dyadic step keeps the weights exact
 
 
 # ------------------------------------------------------------------------------------------------

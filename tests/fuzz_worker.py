@@ -39,6 +39,8 @@ import numpy as np
 
 import mbcore
 
+import _cases           # (this file's folder, tests/, is first on sys.path: it runs as a script)
+
 try:                                    # scipy and pandas are optional for the package
     import scipy.sparse as sp
 except ImportError:                     # pragma: no cover - scipy is a test requirement
@@ -350,7 +352,9 @@ def family(name):
 
 
 # ------------------------------------------------------------------------------------------------
-# The learners: every public one, with the options that change how input is read
+# The learners: every public one, with the options that change how input is read (the table
+# below for the learners that existed; any other registered learner is added from what its
+# class declares: _derived)
 # ------------------------------------------------------------------------------------------------
 
 def _pool():
@@ -442,6 +446,38 @@ LEARNERS = {
 
 def class_name(learner_id):
     return learner_id.split("(")[0]
+
+
+_FAMILY_OF = {"advice": "advice", "awake advice": "awake", "categorical": "categorical",
+              "points": "points"}
+
+
+def _derived():
+    """Every registered learner the table above does not name (a learner added since): one
+    case per entry of its ``_unit_test_params()``, and for one that takes K classes the same
+    with three, the input family from its tags (tests/_cases.py: real values for the additive
+    learners, 0/1 features for the other feature learners); a ConceptClass parameter becomes
+    this file's concept class."""
+    covered = {class_name(lid) for lid in LEARNERS}
+    out = {}
+    for name, cls in _cases.learners():
+        if name in covered:
+            continue
+        takes = _cases.tag(cls, "takes")
+        fam = _FAMILY_OF.get(takes, "real" if _cases.takes_tie(cls) else "bool")
+        multi = True if takes in ("advice", "awake advice", "categorical") else \
+            "classes" if _cases.tag(cls, "k_classes") else False
+        for i, p in enumerate(_cases.unit_params(cls)):
+            def factory(cls=cls, p=p):
+                return cls(**{k: concept_class() if isinstance(v, mbcore.ConceptClass) else v
+                              for k, v in p.items()})
+            out[f"{name}(unit{i})"] = (fam, factory, multi)
+            if multi == "classes" and fam in ("real", "bool"):
+                out[f"{name}(unit{i},3 classes)"] = (fam + "3", factory, multi)
+    return out
+
+
+LEARNERS.update(_derived())
 
 
 def names_allowed(learner_id):

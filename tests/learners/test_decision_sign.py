@@ -10,8 +10,11 @@ documented tie rule sends it.
    instance, as scikit-learn asks: ``Specialists`` answers with a property that raises
    AttributeError), and in ``mbref`` the classes of the same names (its experts do not derive
    from ``mbref.base.OnlineLearner``) and its ``OnlineLearner`` subclasses, by the same test.
-   A learner found that ``SETTINGS`` below does not know fails (``test_every_learner_is_known``,
-   and its own case in the property test), so a new learner cannot slip through untested.
+   A learner found that ``SETTINGS`` below does not know gets its settings from its class
+   (``settings_of``: one per entry of its ``_unit_test_params()``, the tie outcome from its
+   ``tie`` parameter or its declared ``_TIE_AT_ZERO``, tests/_cases.py); one that declares
+   neither fails (``test_every_learner_is_known``, and its own case in the property test), so a
+   new learner cannot slip through untested, and needs no line here.
 2. For each learner and each of its settings, hypothesis streams (labels {-1, +1}, {0, 1} or
    "no"/"yes"; the input kind the learner takes) are learned with ``partial_fit`` in chunks (and
    with ``fit`` where the setting says so), and after every call, on the rows learned and on
@@ -70,6 +73,8 @@ import mbref
 import mbref.base
 from mbcore.exceptions import LearnerWarning as CoreLearnerWarning
 from mbref.exceptions import LearnerWarning as RefLearnerWarning
+
+from _cases import declared, default_param, learners, rows_kind, takes_tie, unit_params
 
 MODULES = {"mbcore": mbcore, "mbref": mbref}
 BASES = {"mbcore": mbcore.base.OnlineLearner, "mbref": mbref.base.OnlineLearner}
@@ -146,6 +151,8 @@ def S(label, params, kind, tie, modes=("partial",), indicator=False):
 
 BOTH = ("partial", "fit")
 
+# The finer settings of the learners that existed (a new learner's come from its class:
+# ``settings_of`` below)
 SETTINGS = {
     # tie: the ``tie`` parameter (Perceptron's docstring; the others "as for Perceptron")
     "Perceptron": [
@@ -263,6 +270,43 @@ SETTINGS = {
         S("vectors", {"concepts": CONCEPTS}, "vectors", NEG, indicator=True),
     ],
 }
+
+
+_TIES = {"negative": NEG, "positive": POS, "random": RANDOM}
+_KINDS = {"advice": "advice", "awake advice": "awake", "categorical": "categorical",
+          "points": "points"}
+
+
+def declared_tie(name, params):
+    """The tie outcome the class of ``name`` declares for these parameters: its ``tie``
+    parameter's, else its ``_TIE_AT_ZERO``; None if it declares neither."""
+    cls = dict(learners())[name]
+    if takes_tie(cls):
+        return _TIES[params.get("tie", default_param(cls, "tie"))]
+    return _TIES.get(declared(cls, "_TIE_AT_ZERO"))
+
+
+def settings_of(name):
+    """The settings of a learner: this file's finer ones, else one per entry of its
+    ``_unit_test_params()`` (its rows by its tags: real values for the additive learners, 0/1
+    features for the others; a ConceptClass parameter becomes the stream's); [None] when its
+    class declares no tie outcome."""
+    if name in SETTINGS:
+        return SETTINGS[name]
+    cls = dict(learners()).get(name)
+    if cls is None:
+        return [None]
+    out = []
+    for i, params in enumerate(unit_params(cls)):
+        tie = declared_tie(name, params)
+        if tie is None:
+            return [None]
+        kind = _KINDS.get(rows_kind(cls), "real" if takes_tie(cls) else "bool")
+        params = {k: CONCEPTS if isinstance(v, mbcore.ConceptClass) else v
+                  for k, v in params.items()}
+        out.append(S(f"unit{i}", params, kind, tie, BOTH if hasattr(cls, "fit") else ("partial",),
+                     indicator=bool(declared(cls, "_DECISION_INDICATOR", False))))
+    return out
 
 
 # -- the streams ---------------------------------------------------------------------------------
@@ -500,19 +544,31 @@ def _learn(method, X, y, classes, kw):
 
 @pytest.mark.parametrize("modname", list(MODULES))
 def test_every_learner_is_known(modname):
-    """Every learner with decision_function has settings here (a new one fails until it has)."""
+    """Every learner with decision_function has settings (a new one fails until its class
+    declares its tie outcome: a ``tie`` parameter or ``_TIE_AT_ZERO``)."""
     found = learners_with_decision_function(modname)
     assert "Perceptron" in found and "Winnow" in found, found     # the discovery works
-    unknown = sorted(set(found) - set(SETTINGS))
-    assert not unknown, (f"{modname}: learners with decision_function that this file's data "
-                         f"factory does not know: {unknown}; add them to SETTINGS")
+    unknown = sorted(n for n in found if settings_of(n) == [None])
+    assert not unknown, (f"{modname}: learners with decision_function whose tie outcome this "
+                         f"file cannot derive: {unknown}; declare _TIE_AT_ZERO on the class")
+
+
+def test_the_declared_tie_outcomes_agree_with_the_finer_settings():
+    """What each class declares (``tie``, ``_TIE_AT_ZERO``, ``_DECISION_INDICATOR``) gives the
+    tie outcome and the indicator of every setting kept above."""
+    classes = dict(learners())
+    for name, settings_ in SETTINGS.items():
+        for setting in settings_:
+            assert declared_tie(name, setting.params) == setting.tie, (name, setting.label)
+            assert bool(declared(classes[name], "_DECISION_INDICATOR", False)) == \
+                setting.indicator, (name, setting.label)
 
 
 def _cases():
     out = []
     for modname in MODULES:
         for name in learners_with_decision_function(modname):
-            for setting in SETTINGS.get(name, [None]):
+            for setting in settings_of(name):
                 label = setting.label if setting is not None else "UNKNOWN"
                 out.append(pytest.param(modname, name, setting,
                                         id=f"{modname}-{name}-{label}"))
@@ -522,8 +578,8 @@ def _cases():
 @pytest.mark.parametrize("modname,name,setting", _cases())
 def test_decision_function_sign_matches_predict(modname, name, setting):
     if setting is None:
-        pytest.fail(f"{modname}.{name} has decision_function but no setting in SETTINGS: this "
-                    "file's data factory does not know its input")
+        pytest.fail(f"{modname}.{name} has decision_function but no setting: its class declares "
+                    "no tie outcome (a tie parameter or _TIE_AT_ZERO)")
 
     # (fit where the class has one: the twin's Weighted Majorities have partial_fit only)
     cls = getattr(MODULES[modname], name)

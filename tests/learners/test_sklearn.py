@@ -82,6 +82,7 @@ import pytest
 
 import mbcore
 from conftest import run_isolated
+from _cases import learners, tag, unit_params
 
 _HAVE = importlib.util.find_spec("sklearn") is not None
 if _HAVE:
@@ -125,7 +126,8 @@ BOOLEAN_CHECKS = [
 ]
 
 
-def estimators():
+def _finer():
+    """The estimators the hand list held (the learners that existed, their options)."""
     return [
         mbcore.Perceptron(), mbcore.Perceptron(normalize=True, fit_intercept=True),
         mbcore.AveragedPerceptron(), mbcore.AveragedPerceptron(mode="vote"),
@@ -139,6 +141,17 @@ def estimators():
         mbcore.Winnow(features="real"), mbcore.BalancedWinnow(features="real"),
         mbcore.Winnow(), mbcore.EliminationWinnow(), mbcore.WinnowStar(), mbcore.BalancedWinnow(),
     ]
+
+
+def estimators():
+    """The classifiers scikit-learn's checks apply to: every registered learner whose rows are
+    feature vectors and that takes K classes (tags, tests/_cases.py); the finer list above for
+    the learners that existed, one estimator per ``_unit_test_params()`` entry for any other."""
+    finer = _finer()
+    covered = {type(e).__name__ for e in finer}
+    return finer + [cls(**p) for name, cls in learners()
+                    if tag(cls, "takes") == "features" and tag(cls, "k_classes")
+                    and name not in covered for p in unit_params(cls)]
 
 
 # sample_weight and class_weight (the additive learners take them; the Winnows refuse weights)
@@ -160,7 +173,7 @@ def expected_failed_checks(est):
     out = dict(ALL)
     if isinstance(est, mbcore.multiplicative._Winnow) and est.features == "boolean":
         out.update((c, BOOLEAN_ONLY) for c in BOOLEAN_CHECKS)
-    if est._WEIGHTED:
+    if tag(type(est), "weighted"):
         out.update(WEIGHTED)
         if getattr(est, "fit_intercept", False):      # (with an intercept the check passes)
             del out["check_class_weight_classifiers"]

@@ -15,25 +15,23 @@ import scipy.sparse as sp
 import mbcore
 import mbref
 from conftest import (DuckCSR, as_list, csr_from_dense, real_stream, run_isolated, snapshot)
+from _cases import entry_id, is_additive, kept_or_derived
 
 # CI runs this file on the debug build and the AddressSanitizer build too (tests/README.md)
 pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
 
-LEARNERS = [
-    ("Perceptron", {}),
-    ("Perceptron", {"normalize": True, "fit_intercept": True}),
-    ("MarginPerceptron", {}),
-    ("AveragedPerceptron", {}),
-    ("AveragedPerceptron", {"mode": "vote"}),
-    ("KernelPerceptron", {"kernel": "rbf"}),
-    ("KernelPerceptron", {"kernel": "poly", "budget": 4}),
-    ("OnlineHingeSVM", {}),
-    ("OnlineHingeSVM", {"eta": 0.1, "fit_intercept": True}),
-    ("PassiveAggressive", {}),
-    ("PassiveAggressive", {"variant": "PA-II", "fit_intercept": True}),
-]
-LEARNER_IDS = [n + ("(" + ",".join(f"{k}={v}" for k, v in p.items()) + ")" if p else "")
-               for n, p in LEARNERS]
+# The additive learners (tests/_cases.py): these finer cases for the ones that existed, every
+# other one by its _unit_test_params().
+FINER = {
+    "Perceptron": [{}, {"normalize": True, "fit_intercept": True}],
+    "MarginPerceptron": [{}],
+    "AveragedPerceptron": [{}, {"mode": "vote"}],
+    "KernelPerceptron": [{"kernel": "rbf"}, {"kernel": "poly", "budget": 4}],
+    "OnlineHingeSVM": [{}, {"eta": 0.1, "fit_intercept": True}],
+    "PassiveAggressive": [{}, {"variant": "PA-II", "fit_intercept": True}],
+}
+LEARNERS = kept_or_derived(is_additive, FINER)
+LEARNER_IDS = [entry_id(e) for e in LEARNERS]
 MODULES = [mbcore, mbref]
 
 learner_param = pytest.mark.parametrize("spec", LEARNERS, ids=LEARNER_IDS)
@@ -483,72 +481,8 @@ def test_kernel_scores_on_csr_batch_without_values(mod):
 
 
 # -- bad parameters --------------------------------------------------------------------------------
-
-BAD_PARAMS = [
-    ("Perceptron", "tie", "x"),
-    ("Perceptron", "eta", 0),
-    ("Perceptron", "eta", -1.0),
-    ("Perceptron", "eta", math.nan),
-    ("Perceptron", "eta", math.inf),
-    ("Perceptron", "eta", "fast"),
-    ("Perceptron", "max_epochs", 0),
-    ("Perceptron", "max_epochs", 2.5),
-    ("Perceptron", "normalize", "yes"),
-    ("Perceptron", "fit_intercept", "no"),
-    ("MarginPerceptron", "gamma", -1),
-    ("MarginPerceptron", "gamma", 0.0),
-    ("MarginPerceptron", "margin_fraction", 2),
-    ("MarginPerceptron", "margin_fraction", 0.0),
-    ("MarginPerceptron", "max_epochs", 0),
-    ("MarginPerceptron", "tie", "both"),
-    ("AveragedPerceptron", "mode", "median"),
-    ("AveragedPerceptron", "eta", 0),
-    ("AveragedPerceptron", "tie", None),
-    ("KernelPerceptron", "kernel", "x"),
-    ("KernelPerceptron", "budget", 0),
-    ("KernelPerceptron", "degree", 0),
-    ("KernelPerceptron", "gamma", -1.0),
-    ("KernelPerceptron", "coef0", math.nan),
-    ("KernelPerceptron", "max_epochs", 0),
-    ("KernelPerceptron", "tie", "x"),
-    ("OnlineHingeSVM", "lam", 0),
-    ("OnlineHingeSVM", "lam", -0.5),
-    ("OnlineHingeSVM", "eta", 0),
-    ("OnlineHingeSVM", "eta", "fast"),
-    ("OnlineHingeSVM", "max_epochs", 0),
-    ("PassiveAggressive", "C", 0),
-    ("PassiveAggressive", "C", -1.0),
-    ("PassiveAggressive", "C", math.inf),
-    ("PassiveAggressive", "C", "big"),
-    ("PassiveAggressive", "variant", "PA-III"),
-    ("PassiveAggressive", "variant", None),
-    ("PassiveAggressive", "max_epochs", 0),
-]
-
-
-@mod_param
-@pytest.mark.parametrize("name, param, value", BAD_PARAMS,
-                         ids=[f"{n}-{p}={v!r}" for n, p, v in BAD_PARAMS])
-def test_bad_parameter_names_class_parameter_and_value(mod, name, param, value):
-    for call in ("partial_fit", "fit"):
-        clf = getattr(mod, name)(**{param: value})
-        with pytest.raises(ValueError) as exc:
-            getattr(clf, call)(X0, Y0)
-        msg = str(exc.value)
-        assert name in msg and param in msg and repr(value) in msg, msg
-        with pytest.raises(mod.NotFittedError):
-            clf.predict(X0)
-    # set_params on a fitted learner: the next call refuses, and the state is unchanged (read
-    # back after restoring the valid value).
-    clf = getattr(mod, name)().partial_fit(X0, Y0)
-    before = frozen(clf)
-    good = clf.get_params()[param]
-    clf.set_params(**{param: value})
-    with pytest.raises(ValueError) as exc:
-        clf.partial_fit(XB, YB)
-    assert param in str(exc.value)
-    clf.set_params(**{param: good})
-    assert frozen(clf) == before
+# (every refused value of every parameter of every learner, from partial_fit, fit and set_params
+# after fit, on both twins: learners/test_parameters.py, from the declared domains)
 
 
 @mod_param

@@ -303,6 +303,10 @@ CSR_LEARNERS = {
     "experts": ["WeightedMajority", "RandomizedWeightedMajority", "Specialists",
                 "PairSpecialists"],
 }
+# (a learner added since the table: by its input family, tests/fuzz_worker.py's _derived)
+for _lid, (_fam, _, _) in W.LEARNERS.items():
+    if "(unit" in _lid and _fam in ("real", "bool", "advice", "awake", "categorical"):
+        CSR_LEARNERS["experts" if _fam not in ("real", "bool") else _fam].append(_lid)
 CSR_VALUES = {"real": [-2.0, -0.5, 0.25, 1.0, 3.0, math.nan], "bool": [1.0, 0.0, 2.0],
               "experts": [1.0, 0.0]}
 FUZZ_METHODS = ["partial_fit", "predict", "fit_unfitted"]
