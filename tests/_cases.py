@@ -49,19 +49,11 @@ EXISTING = ("Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerce
 # What a class declares
 # ------------------------------------------------------------------------------------------------
 
-# tag name -> the class attribute that holds it today (the one place to change when the tags
-# move into one object)
-_TAG_ATTRS = {"takes": "_TAKES", "k_classes": "_K_CLASSES", "peer": "_PEER", "mix": "_MIX",
-              "no_mix": "_NO_MIX", "bound": "_BOUND", "multi_bound": "_MULTI_BOUND",
-              "bound_counts": "_BOUND_COUNTS", "bound_params": "_BOUND_PARAMS",
-              "grows": "_GROWS", "needs_width": "_NEEDS_WIDTH", "weighted": "_WEIGHTED",
-              "no_weights": "_NO_WEIGHTS", "dict_features": "_DICT_FEATURES"}
-
-
 def tag(cls, name):
     """The tag ``name`` a learner class declares ("takes", "k_classes", "peer", "mix",
-    "bound", "multi_bound", "bound_counts", ...).  The tests read tags only through this."""
-    return getattr(cls, _TAG_ATTRS[name])
+    "bound", "multi_bound", "bound_counts", ...: the fields of ``mbcore._tags.LearnerTags``).
+    The tests read tags only through this."""
+    return getattr(cls._TAGS, name)
 
 
 def declared(cls, name, default=None):

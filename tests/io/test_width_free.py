@@ -170,16 +170,16 @@ def test_a_wider_warm_start_reads_narrower_chunks_at_its_width(tmp_path):
 def test_every_feature_learner_grows_or_says_why_it_cannot():
     grows = set()
     for name, cls in mbcore.all_learners():
-        if cls._TAKES != "features":
+        if cls._TAGS.takes != "features":
             continue
-        assert isinstance(cls._GROWS, bool), name
-        if cls._GROWS:
+        assert isinstance(cls._TAGS.grows, bool), name
+        if cls._TAGS.grows:
             grows.add(name)
-            assert cls._NEEDS_WIDTH is None, name
+            assert cls._TAGS.needs_width is None, name
             assert any("_grow_state" in vars(base) for base in cls.__mro__
                        if base is not mbcore.OnlineLearner), name
         else:
-            assert isinstance(cls._NEEDS_WIDTH, str) and cls._NEEDS_WIDTH, name
+            assert isinstance(cls._TAGS.needs_width, str) and cls._TAGS.needs_width, name
     assert {"Perceptron", "AveragedPerceptron", "MarginPerceptron", "OnlineHingeSVM",
             "PassiveAggressive"} <= grows
     assert not grows & {"Winnow", "BalancedWinnow", "KernelPerceptron", "Conjunction"}

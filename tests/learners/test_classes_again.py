@@ -78,7 +78,7 @@ def test_the_same_classes_on_every_call_are_checked_once(cls, params, cut, full_
     assert full_checks[0] == 1
 
 
-GROW = [(n, c) for n, c in LEARNERS if c._DICT_FEATURES == "grow"]
+GROW = [(n, c) for n, c in LEARNERS if c._TAGS.dict_features == "grow"]
 
 
 @pytest.mark.parametrize("name,cls", GROW)

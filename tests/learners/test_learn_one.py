@@ -5,7 +5,7 @@ The reference for a stream of learn_one calls is partial_fit on the same rows as
 whose columns are the names in the order they first arrived (a name first seen late is a
 column of zeros before): the two must agree bit for bit (predictions, counts, state).  The
 twin (mbref) must agree too.  Every learner is classified through what its class declares
-(``_DICT_FEATURES``, ``_TAKES``), found through ``mbcore.all_learners()``.
+(the tags ``dict_features`` and ``takes``), found through ``mbcore.all_learners()``.
 """
 
 import copy
@@ -22,10 +22,10 @@ import mbref
 pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
 
 LEARNERS = mbcore.all_learners()
-GROW = [(n, c) for n, c in LEARNERS if c._DICT_FEATURES == "grow"]
+GROW = [(n, c) for n, c in LEARNERS if c._TAGS.dict_features == "grow"]
 FIXED_FEATURES = [(n, c) for n, c in LEARNERS
-                  if c._DICT_FEATURES != "grow" and c._TAKES == "features"]
-NOT_DICTS = [(n, c) for n, c in LEARNERS if c._TAKES not in ("features", "advice")]
+                  if c._TAGS.dict_features != "grow" and c._TAGS.takes == "features"]
+NOT_DICTS = [(n, c) for n, c in LEARNERS if c._TAGS.takes not in ("features", "advice")]
 
 
 def _grow_params(cls):

@@ -28,7 +28,7 @@ from river import checks, datasets  # noqa: E402
 
 import mbcore.river as mriver  # noqa: E402
 
-GROW = [name for name, cls in mbcore.all_learners() if cls._DICT_FEATURES == "grow"]
+GROW = [name for name, cls in mbcore.all_learners() if cls._TAGS.dict_features == "grow"]
 CASES = [pytest.param(name, p, id=f"{name}-{i}") for name in GROW
          for i, p in enumerate(getattr(mriver, name)._unit_test_params())]
 

@@ -23,8 +23,8 @@ pytestmark = pytest.mark.checked
 
 N, D = 120, 8
 FORMATS = ("dense64", "dense32", "csr_i32", "csr_i64")
-WEIGHTED = [name for name, cls in mbcore.all_learners() if cls._WEIGHTED]
-REFUSING = [name for name, cls in mbcore.all_learners() if not cls._WEIGHTED]
+WEIGHTED = [name for name, cls in mbcore.all_learners() if cls._TAGS.weighted]
+REFUSING = [name for name, cls in mbcore.all_learners() if not cls._TAGS.weighted]
 
 
 def weights(seed, n, zeros=0.2):

@@ -149,7 +149,7 @@ def test_every_learner_declares_how_its_state_mixes():
 
 def test_every_learner_names_a_bound_certify_knows():
     """certify finds the bound by the name a class declares; a K-class run only ever by its
-    _MULTI_BOUND (never a binary bound for K classes)."""
+    multi_bound tag (never a binary bound for K classes)."""
     import mbcore.certificates as certs
     for name, cls in mbcore.all_learners():
         for key in (tag(cls, "bound"), tag(cls, "multi_bound")):

@@ -261,7 +261,7 @@ def test_empty_X(spec, mod):
 def test_bad_labels(spec, mod):
     X3 = XB[:3]
     # (the class declares whether it takes three classes; the vote mode does not)
-    multi = getattr(mbcore, spec[0])._K_CLASSES and spec[1].get("mode") != "vote"
+    multi = getattr(mbcore, spec[0])._TAGS.k_classes and spec[1].get("mode") != "vote"
     if multi:                            # three classes are taken; a regression target is not
         with pytest.raises(ValueError):
             new(mod, spec).partial_fit(X3, [0.5, -1.5, 2.5])
