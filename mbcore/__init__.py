@@ -36,6 +36,7 @@ from .queries import (Conservative, DNFResult, EQOnlineLearner, EQPACResult, EQR
 from .certificates import BoundViolationError, Certificate, certify
 from .persistence import load
 from .streaming import iter_csv, iter_svmlight, iter_vw, run_stream
+from ._version import __version__   # the installed distribution's (pyproject.toml's)
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "PassiveAggressive", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
@@ -50,16 +51,3 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "to_equivalence_learner", "from_equivalence_learner", "monotone_dnf_learner",
            "learn_monotone_dnf", "online_to_pac", "eq_to_pac", "load",
            "iter_svmlight", "iter_csv", "iter_vw", "run_stream"]
-
-
-def _installed_version():
-    """The version of the installed distribution, as pyproject.toml sets it (the one place it is
-    written; ``mbref`` is part of the same distribution, ``mbcore``)."""
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("mbcore")
-    except PackageNotFoundError:    # imported from a source tree that was never installed
-        return "0+unknown"
-
-
-__version__ = _installed_version()

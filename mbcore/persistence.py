@@ -130,6 +130,7 @@ import secrets
 import numpy as np
 
 from . import _messages, _registry
+from ._version import __version__
 from ._state import FIT_STATE, ONE_STATE, READ_STATE, StateError
 
 __all__ = ["save", "load", "FormatError", "FORMAT_NAME", "FORMAT_VERSION", "MAX_LOAD_BYTES",
@@ -304,7 +305,6 @@ def _check_no_aliasing(arrays, owner):
 
 
 def _document(learner):
-    from . import __version__
     w = _Writer()
     body = w.learner(learner, "", 0)
     _check_no_aliasing(w.arrays, type(learner).__name__)
