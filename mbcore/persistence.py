@@ -562,6 +562,14 @@ def _load(f, name, expected, max_bytes, max_meta):
     not_npz = _not_an_archive(f)
     if not_npz is not None:
         raise bad(not_npz)
+    return _read_archive(f, bad, lambda npz: _read(npz, expected, max_bytes, max_meta))
+
+
+def _read_archive(f, bad, read):
+    """``read(npz)`` of the .npz archive ``f``, opened without pickles and closed after.  Every
+    way the file can fail raises ``bad(why)`` (the caller's error naming the file): not an
+    archive, a single .npy array, a check of ``read`` (``_Bad``), truncation, zip and npy
+    header errors; a FormatError of ``read`` passes as it is."""
     try:
         npz = np.load(f, allow_pickle=False)
     except Exception as exc:      # noqa: BLE001 - every way a file can fail to be an archive
@@ -570,14 +578,13 @@ def _load(f, name, expected, max_bytes, max_meta):
         raise bad("it is a single NumPy array (.npy), not an .npz archive")
     with npz:
         try:
-            learner = _read(npz, expected, max_bytes, max_meta)
+            return read(npz)
         except _Bad as exc:
             raise bad(str(exc)) from None
         except FormatError:
             raise
         except Exception as exc:      # noqa: BLE001 - truncation, zip and npy header errors
             raise bad(f"{type(exc).__name__}: {exc}") from None
-    return learner
 
 
 _SAVE_SPELLING = ("mbcore.load reads the .npz archives that learner.save writes",
@@ -740,6 +747,7 @@ meta_digest = _meta_digest              # sha256 of a JSON document without its 
 check_limit = _limit                    # (value, default, what) -> a byte limit, checked
 open_archive = _open                    # (file, limit) -> (file object, name, close it?)
 read_entry = _entry                     # (npz, key, max_bytes) -> the array, bounded
+read_archive = _read_archive            # (file, bad, read) -> read(npz); failures -> bad(why)
 ArchiveCheckFailed = _Bad               # raised by read_entry; the caller names the file
 ZIP_SLACK = _ZIP_SLACK                  # bytes of zip and .npy headers beyond the arrays
 

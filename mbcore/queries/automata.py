@@ -882,19 +882,7 @@ def _load(cls, f, name, limit):
     def bad(why):
         return P.FormatError(f"{name} is not a valid mbcore DFA file: {why}")
 
-    try:
-        npz = np.load(f, allow_pickle=False)
-    except Exception as exc:      # noqa: BLE001 - every way a file can fail to be an archive
-        raise bad(f"not a NumPy .npz archive ({type(exc).__name__}: {exc})") from None
-    if not isinstance(npz, np.lib.npyio.NpzFile):
-        raise bad("it is a single NumPy array (.npy), not an .npz archive")
-    with npz:
-        try:
-            return _read(cls, npz, limit)
-        except P.ArchiveCheckFailed as exc:
-            raise bad(str(exc)) from None
-        except Exception as exc:      # noqa: BLE001 - truncation, zip and npy header errors
-            raise bad(f"{type(exc).__name__}: {exc}") from None
+    return P.read_archive(f, bad, lambda npz: _read(cls, npz, limit))
 
 
 def _read(cls, npz, limit):
