@@ -254,7 +254,7 @@ _DEFAULT_READING = {
 def _unknown_reading(model_file, name, fmt, given):
     """A model that does not record how its data was read (saved by mbcore 0.2.0): say once
     how the data will be read, when an option that decides it was not given."""
-    from .streaming import READING
+    from .workflow import READING
     missing = [_DEFAULT_READING[k] for k in READING[fmt] if k not in given and
                k in _DEFAULT_READING]
     if not missing:
@@ -315,7 +315,7 @@ def _check_warm_width(learner, args, source, name, fmt, options):
     if args.warm_start is None or args.data == "-" or args.override_reading or \
             not learner._is_fitted():
         return
-    from .streaming import read_chunks, reading_options
+    from .workflow import read_chunks, reading_options
     # (an option that contradicts the model's reading is refused first, naming both)
     fmt, resolved, _ = reading_options("--warm-start", learner, source, fmt, options)
     d = learner.n_features_in_
@@ -395,7 +395,8 @@ def _plural(n, word, plural=None):
 
 
 def _cmd_train(args):
-    from .streaming import LabelRuns, train_file
+    from .streaming import LabelRuns
+    from .workflow import train_file
     _check_output(args.model)
     learner = _workflow_learner(args)
     source, name, fmt, options = _source(args, learner, args.warm_start)
@@ -436,7 +437,7 @@ def _cmd_train(args):
 
 
 def _cmd_predict(args):
-    from .streaming import predict_file
+    from .workflow import predict_file
     if args.progress:
         raise UsageError("--progress: predict writes its output as it goes; no progress line")
     if args.out != "-":
@@ -470,7 +471,8 @@ def _cmd_predict(args):
 
 
 def _cmd_evaluate(args):
-    from .streaming import REPORT_HEADER, LabelRuns, evaluate_file, report_line
+    from .streaming import LabelRuns
+    from .workflow import REPORT_HEADER, evaluate_file, report_line
     _check_output(args.model)
     learner = _workflow_learner(args)
     source, name, fmt, options = _source(args, learner, args.warm_start)

@@ -22,7 +22,7 @@ OPTIONAL = ("mbcore.base", "mbcore.online", "mbcore.bounds", "mbcore.margins", "
             "mbcore.datasets.formats", "mbcore.queries", "mbcore.queries.oracles",
             "mbcore.queries.conversions", "mbcore.queries.exact", "mbcore.queries.graphs",
             "mbcore.certificates",
-            "mbcore.streaming", "mbcore.persistence", "mbcore.distributed")
+            "mbcore.streaming", "mbcore._streaming", "mbcore.persistence", "mbcore.distributed")
 
 
 def _run(module):
