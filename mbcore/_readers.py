@@ -18,12 +18,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._kernels.readers import csv_parse, last_line_end, svmlight_parse, svmlight_scan
+from . import _params
 from ._messages import spell
 
 __all__ = ["Reader", "Arrivals", "open_source", "source_name", "is_file_object", "line_blocks",
            "grow", "svmlight_chunks", "svmlight_scan_file", "csv_chunks", "ON_ERROR",
            "parallel_groups", "count_lines", "GROUP", "svmlight_parallel", "declared_zero_based",
-           "zero_reason", "SVM_STATE"]
+           "zero_reason", "SVM_STATE", "Options", "MAX_WORKERS"]
 
 BLOCK = 1 << 18
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -975,3 +976,104 @@ def check_on_error(owner, on_error):
                          f"{on_error!r}")
     return on_error == "skip"
 
+
+
+# -- the readers' options -----------------------------------------------------------------------
+#
+# iter_svmlight, iter_csv and iter_vw (and the workflow, which passes its options on to them)
+# check their options in one record, once, at the call: each option by its check below, in the
+# order given, and each rule that ties two options together as soon as both are checked.
+
+MAX_WORKERS = 256                     # the most parsing threads a reader takes
+
+
+def _one_of(owner, name, value, allowed, what):
+    """``value`` if it is one of ``allowed``: True, False and None by identity (a NumPy bool is
+    not one), strings by equality."""
+    if not (any(value is a for a in allowed if not isinstance(a, str)) or
+            (isinstance(value, str) and value in [a for a in allowed if isinstance(a, str)])):
+        raise _params.bad(owner, name, value, what)
+    return value
+
+
+def _n_features(owner, value):
+    _params.integer(owner, "n_features", value, 0, none=True, what="None or an integer >= 0")
+    return value                      # (as given: the width is taken with int() when read)
+
+
+def _delimiter(owner, value):
+    if value is not None and (not isinstance(value, str) or len(value) != 1
+                              or value in "\n\r#" or not value.isascii()):
+        raise _params.bad(owner, "delimiter", value,
+                          "one ASCII character (not a line break or '#') or None")
+    return value
+
+
+_CHECKS = {
+    "chunk_size": lambda o, v: _params.integer(o, "chunk_size", v, 1),
+    "n_features": _n_features,
+    "zero_based": lambda o, v: _one_of(o, "zero_based", v, (None, True, False, "auto"),
+                                       "True, False or 'auto' (or None)"),
+    "label_column": lambda o, v: _params.integer(o, "label_column", v, -float("inf"),
+                                                 none=True, what="an integer or None"),
+    "skip_header": lambda o, v: _one_of(o, "skip_header", v, (True, False, "auto"),
+                                        "True, False or 'auto'"),
+    "delimiter": _delimiter,
+    "labeled": lambda o, v: _one_of(o, "labeled", v, (True, "auto"), "True or 'auto'"),
+    "bits": lambda o, v: _params.integer(o, "bits", v, 1, 31),
+    "hash_seed": lambda o, v: _params.integer(o, "hash_seed", v, 0, (1 << 32) - 1,
+                                              what="an integer in [0, 2**32)"),
+    "on_error": lambda o, v: ON_ERROR[check_on_error(o, v)],
+    "workers": lambda o, v: _params.integer(o, "workers", v, 1, MAX_WORKERS),
+    **{name: (lambda name: lambda o, v: _params.flag(o, name, v))(name)
+       for name in ("dense", "grow", "interactive", "lines", "sample_weight")},
+}
+
+
+def _workers_one_arrival(o):
+    if o.interactive and o.workers > 1:
+        raise ValueError(f"{o.owner}: interactive=True reads one arrival at a time; it takes "
+                         f"workers=1, got workers={o.workers!r}")
+
+
+def _grow_width_free(o):
+    if o.grow and o.n_features is not None:
+        raise ValueError(f"{o.owner}: grow=True reads a stream of unknown width; it takes "
+                         f"n_features=None, got n_features={o.n_features!r}")
+
+
+def _grow_csr(o):
+    if o.grow and o.dense:
+        raise ValueError(f"{o.owner}: grow=True yields CSR chunks of growing width; it takes "
+                         "dense=False (give n_features for dense chunks)")
+
+
+# The rules that tie options together: (the options, the rule), checked once those are.
+_RULES = ((("interactive", "workers"), _workers_one_arrival),
+          (("grow", "n_features"), _grow_width_free),
+          (("grow", "dense"), _grow_csr))
+
+
+class Options:
+    """The options of one call of a reader (``owner``), each checked once, in the order given
+    (the messages of :mod:`mbcore._params`: ``"<owner>: parameter <name> must be ..."``), with
+    the rules that tie two of them together; an option not given is None.  ``skip`` is
+    ``on_error == "skip"``."""
+
+    __slots__ = ("owner",) + tuple(_CHECKS)
+
+    def __init__(self, owner, **given):
+        self.owner = owner
+        for name in _CHECKS:
+            setattr(self, name, None)
+        checked = set()
+        for name, value in given.items():
+            setattr(self, name, _CHECKS[name](owner, value))
+            checked.add(name)
+            for names, rule in _RULES:
+                if name in names and checked.issuperset(names):
+                    rule(self)
+
+    @property
+    def skip(self):
+        return self.on_error == "skip"

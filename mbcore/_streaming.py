@@ -8,7 +8,6 @@ so that the workflow can use them while ``streaming`` re-exports the workflow, w
 cycle; the ``_`` names are shared with :mod:`mbcore.workflow` (this module's API for it).
 """
 
-import numbers
 import os
 import re
 import stat
@@ -88,17 +87,6 @@ class CSRChunk:
 
 
 # -- reading files ------------------------------------------------------------------------------
-
-def _check_chunk_size(owner, chunk_size):
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, numbers.Integral) or \
-            chunk_size < 1:
-        raise ValueError(f"{owner}: parameter chunk_size must be an integer >= 1, got "
-                         f"{chunk_size!r}")
-    return int(chunk_size)
-
-
-_MAX_WORKERS = 256
-
 
 def _check_readable(owner, name):
     """Raise now (not at the first chunk) if the file does not exist or is a directory."""
@@ -253,33 +241,10 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     [[0.5, 0.0, 2.0], [0.0, 1.0, 0.0]]
     """
     owner = "iter_svmlight"
-    chunk_size = _check_chunk_size(owner, chunk_size)
-    if n_features is not None and (not isinstance(n_features, numbers.Integral)
-                                   or isinstance(n_features, bool) or n_features < 0):
-        raise ValueError(f"{owner}: parameter n_features must be None or an integer >= 0, got "
-                         f"{n_features!r}")
-    if not (zero_based is None or isinstance(zero_based, bool) or
-            (isinstance(zero_based, str) and zero_based == "auto")):
-        raise ValueError(f"{owner}: parameter zero_based must be True, False or 'auto' (or None), "
-                         f"got {zero_based!r}")
-    lines = _params.flag(owner, "lines", lines)
-    if not (labeled is True or (isinstance(labeled, str) and labeled == "auto")):
-        raise ValueError(f"{owner}: parameter labeled must be True or 'auto', got {labeled!r}")
-    if not isinstance(dense, bool):
-        raise ValueError(f"{owner}: parameter dense must be a bool, got {dense!r}")
-    skip = _readers.check_on_error(owner, on_error)
-    workers = _params.integer(owner, "workers", workers, 1, _MAX_WORKERS)
-    interactive = _params.flag(owner, "interactive", interactive)
-    if interactive and workers > 1:
-        raise ValueError(f"{owner}: interactive=True reads one arrival at a time; it takes "
-                         f"workers=1, got workers={workers!r}")
-    grow = _params.flag(owner, "grow", grow)
-    if grow and n_features is not None:
-        raise ValueError(f"{owner}: grow=True reads a stream of unknown width; it takes "
-                         f"n_features=None, got n_features={n_features!r}")
-    if grow and dense:
-        raise ValueError(f"{owner}: grow=True yields CSR chunks of growing width; it takes "
-                         "dense=False (give n_features for dense chunks)")
+    o = _readers.Options(owner, chunk_size=chunk_size, n_features=n_features,
+                         zero_based=zero_based, lines=lines, labeled=labeled, dense=dense,
+                         on_error=on_error, workers=workers, interactive=interactive, grow=grow)
+    zero_based, grow = o.zero_based, o.grow
     name = _readers.source_name(path, owner)
     regular = not _readers.is_file_object(path) and _check_readable(owner, name)
     source = name if not _readers.is_file_object(path) else path
@@ -291,7 +256,7 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
         zero_based = declared                  # the file says
     elif zero_based is None or (grow and zero_based == "auto"):
         zero_based = False                     # one-based: decided before any row arrives
-    scan = not grow and (n_features is None or zero_based == "auto")
+    scan = not grow and (o.n_features is None or zero_based == "auto")
     if scan and not regular:
         raise ValueError(f"{owner}: {name} is not a regular file, so it cannot be read twice; "
                          "pass n_features and zero_based (True, False, or None: as the file "
@@ -299,18 +264,16 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     check_max_features(owner, max_features)
     why = _readers.zero_reason(given, declared, grow)
     return _readers.Reader(name, lambda reader: _svmlight_chunks(
-        source, owner, chunk_size, n_features, zero_based, dense, scan, max_features, reader,
-        skip, workers, interactive, grow, lines, labeled == "auto", why))
+        source, o, reader, zero_based, scan, max_features, why))
 
 
-def _svmlight_chunks(source, owner, chunk_size, n_features, zero_based, dense, scan,
-                     max_features, reader, skip, workers, interactive, grow=False, lines=False,
-                     optional=False, why=None):
-    name = reader.name
-    if grow:
-        yield from _svmlight_grow(source, owner, chunk_size, zero_based, max_features, reader,
-                                  skip, workers, interactive, lines, optional, why)
+def _svmlight_chunks(source, o, reader, zero_based, scan, max_features, why):
+    """The chunks of :func:`iter_svmlight` (options ``o``, ``zero_based`` as decided)."""
+    name, owner, lines, optional = reader.name, o.owner, o.lines, o.labeled == "auto"
+    if o.grow:
+        yield from _svmlight_grow(source, o, reader, zero_based, max_features, why)
         return
+    n_features = o.n_features
     if scan:
         low, high = _readers.svmlight_scan_file(source, owner, name)
         if zero_based == "auto":
@@ -324,34 +287,33 @@ def _svmlight_chunks(source, owner, chunk_size, n_features, zero_based, dense, s
 
     def finish(labels, indptr, indices, data, high, rl):
         m = labels.shape[0]
-        if dense:
+        if o.dense:
             X = _readers.to_dense(m, d, indptr, indices, data)
         else:
             idx, ptr = _readers.to_csr_parts(indptr, indices, d, data.shape[0])
             X = CSRChunk(data, idx, ptr, (m, d))
         return (X, labels, rl) if lines else (X, labels)
 
-    with _readers.open_source(source, interactive) as f:
-        if workers > 1:
-            yield from _readers.svmlight_parallel(f, reader, owner, chunk_size, d, shift, skip,
-                                                  workers, finish, lines=lines,
+    with _readers.open_source(source, o.interactive) as f:
+        if o.workers > 1:
+            yield from _readers.svmlight_parallel(f, reader, owner, o.chunk_size, d, shift,
+                                                  o.skip, o.workers, finish, lines=lines,
                                                   optional=optional, why=why)
         else:
             st = np.zeros(_readers.SVM_STATE, dtype=np.int64)
             blocks = _readers.line_blocks(f, owner, name, lambda: int(st[1]))
-            for parts in _readers.svmlight_chunks(blocks, reader, owner, chunk_size, d, shift,
-                                                  skip, st=st, flush=interactive, lines=lines,
-                                                  optional=optional, why=why):
+            for parts in _readers.svmlight_chunks(blocks, reader, owner, o.chunk_size, d, shift,
+                                                  o.skip, st=st, flush=o.interactive,
+                                                  lines=lines, optional=optional, why=why):
                 yield finish(*parts)
     if not reader.rows:
         raise ValueError(f"{owner}: {name} holds no data rows")
 
 
-def _svmlight_grow(source, owner, chunk_size, zero_based, max_features, reader, skip, workers,
-                   interactive, lines=False, optional=False, why=None):
+def _svmlight_grow(source, o, reader, zero_based, max_features, why):
     """The chunks of a stream read width-free: the parser checks every column against the cap
     (``max_features``), and each chunk is given the width of the largest column so far."""
-    name = reader.name
+    name, owner, lines, optional = reader.name, o.owner, o.lines, o.labeled == "auto"
     cap = MAX_FEATURES if max_features is None else int(max_features)
     shift = 0 if zero_based else 1
     width = 0                                  # the columns seen so far (in the stream's order)
@@ -362,17 +324,17 @@ def _svmlight_grow(source, owner, chunk_size, zero_based, max_features, reader, 
         X = CSRChunk(data, idx, ptr, (m, high + 1))
         return (X, labels, rl) if lines else (X, labels)
 
-    with _readers.open_source(source, interactive) as f:
-        if workers > 1:
-            chunks = _readers.svmlight_parallel(f, reader, owner, chunk_size, cap, shift, skip,
-                                                workers, finish, widening=True, lines=lines,
-                                                optional=optional, why=why)
+    with _readers.open_source(source, o.interactive) as f:
+        if o.workers > 1:
+            chunks = _readers.svmlight_parallel(f, reader, owner, o.chunk_size, cap, shift,
+                                                o.skip, o.workers, finish, widening=True,
+                                                lines=lines, optional=optional, why=why)
         else:
             st = np.zeros(_readers.SVM_STATE, dtype=np.int64)
             blocks = _readers.line_blocks(f, owner, name, lambda: int(st[1]))
             chunks = (finish(*parts) for parts in _readers.svmlight_chunks(
-                blocks, reader, owner, chunk_size, cap, shift, skip, st=st, flush=interactive,
-                widening=True, lines=lines, optional=optional, why=why))
+                blocks, reader, owner, o.chunk_size, cap, shift, o.skip, st=st,
+                flush=o.interactive, widening=True, lines=lines, optional=optional, why=why))
         for item in chunks:
             X = item[0]
             if X.shape[1] > width:
@@ -465,42 +427,27 @@ def iter_csv(path: PathLike, chunk_size: int = 10_000, label_column: Optional[in
     [([[1.0, 0.0], [0.0, 2.5]], ['yes', 'no']), ([[1.0, 1.0]], ['no'])]
     """
     owner = "iter_csv"
-    chunk_size = _check_chunk_size(owner, chunk_size)
-    if label_column is not None and (not isinstance(label_column, numbers.Integral) or
-                                     isinstance(label_column, bool)):
-        raise ValueError(f"{owner}: parameter label_column must be an integer or None, got "
-                         f"{label_column!r}")
-    if not (isinstance(skip_header, bool) or
-            (isinstance(skip_header, str) and skip_header == "auto")):
-        raise ValueError(f"{owner}: parameter skip_header must be True, False or 'auto', got "
-                         f"{skip_header!r}")
-    lines = _params.flag(owner, "lines", lines)
-    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1
-                                  or delimiter in "\n\r#" or not delimiter.isascii()):
-        raise ValueError(f"{owner}: parameter delimiter must be one ASCII character (not a line "
-                         f"break or '#') or None, got {delimiter!r}")
-    skip = _readers.check_on_error(owner, on_error)
-    interactive = _params.flag(owner, "interactive", interactive)
+    o = _readers.Options(owner, chunk_size=chunk_size, label_column=label_column,
+                         skip_header=skip_header, lines=lines, delimiter=delimiter,
+                         on_error=on_error, interactive=interactive)
     name = _readers.source_name(path, owner)
     if not _readers.is_file_object(path):
         _check_readable(owner, name)
         path = name
-    return _readers.Reader(name, lambda reader: _csv_chunks(
-        path, owner, chunk_size, None if label_column is None else int(label_column), delimiter,
-        skip_header, reader, skip, interactive, lines))
+    return _readers.Reader(name, lambda reader: _csv_chunks(path, o, reader))
 
 
-def _csv_chunks(source, owner, chunk_size, label_column, delimiter, skip_header, reader, skip,
-                interactive, lines=False):
-    name = reader.name
+def _csv_chunks(source, o, reader):
+    """The chunks of :func:`iter_csv` (options ``o``)."""
+    name, owner = reader.name, o.owner
     st = np.zeros(1, dtype=np.int64)      # the lines passed, for the message of a gzip error
-    with _readers.open_source(source, interactive) as f:
+    with _readers.open_source(source, o.interactive) as f:
         blocks = _readers.line_blocks(f, owner, name, lambda: int(st[0]))
         yield from _readers.csv_chunks(
-            blocks, reader, owner, chunk_size, label_column, delimiter, skip_header, skip,
-            row_name=lambda line, row: f"line {line}",
+            blocks, reader, owner, o.chunk_size, o.label_column, o.delimiter, o.skip_header,
+            o.skip, row_name=lambda line, row: f"line {line}",
             too_few_columns=lambda n: too_few_columns(owner, name, n), line_counter=st,
-            flush=interactive, lines=lines)
+            flush=o.interactive, lines=o.lines)
     if not reader.rows:
         raise ValueError(f"{owner}: {name} holds no data rows")
 
@@ -904,28 +851,23 @@ def iter_vw(path: PathLike, chunk_size: int = 10_000, bits: int = 18, hash_seed:
     """
     from . import _vw_format
     owner = "iter_vw"
-    chunk_size = _check_chunk_size(owner, chunk_size)
-    bits = _vw_format.check_bits(owner, bits)
-    hash_seed = _vw_format.check_hash_seed(owner, hash_seed)
-    if not isinstance(sample_weight, bool):
-        raise ValueError(f"{owner}: parameter sample_weight must be a bool, got "
-                         f"{sample_weight!r}")
-    skip = _readers.check_on_error(owner, on_error)
-    interactive = _params.flag(owner, "interactive", interactive)
-    lines = _params.flag(owner, "lines", lines)
+    o = _readers.Options(owner, chunk_size=chunk_size, bits=bits, hash_seed=hash_seed,
+                         sample_weight=sample_weight, on_error=on_error,
+                         interactive=interactive, lines=lines)
     name = _readers.source_name(path, owner)
     if not _readers.is_file_object(path):
         _check_readable(owner, name)
         path = name
 
     def chunks(reader):
-        d = 1 << bits
+        d = 1 << o.bits
         for y, w, indptr, indices, data, rl in _vw_format.vw_chunks(
-                path, reader, owner, chunk_size, bits, hash_seed, skip, interactive, lines):
+                path, reader, owner, o.chunk_size, o.bits, o.hash_seed, o.skip, o.interactive,
+                o.lines):
             idx, ptr = _readers.to_csr_parts(indptr, indices, d, data.shape[0])
             X = CSRChunk(data, idx, ptr, (y.shape[0], d))
-            item = (X, y, w) if sample_weight else (X, y)
-            yield item + (rl,) if lines else item
+            item = (X, y, w) if o.sample_weight else (X, y)
+            yield item + (rl,) if o.lines else item
         if not reader.rows:
             raise ValueError(f"{owner}: {name} holds no data rows")
 
@@ -1007,7 +949,7 @@ def shuffle_chunks(chunks: Iterable[Tuple[Any, Any]], seed: int = 0,
     owner = "shuffle_chunks"
     seed = _params.integer(owner, "seed", seed, 0, 2 ** 63 - 1)
     buffer_size = _params.integer(owner, "buffer_size", buffer_size, 1, 1 << 40)
-    step = _check_chunk_size(owner, chunk_size)
+    step = _params.integer(owner, "chunk_size", chunk_size, 1)
     return _shuffled(chunks, np.random.default_rng(seed), buffer_size, step)
 
 

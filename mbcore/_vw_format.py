@@ -8,14 +8,13 @@ of one chunk.  Memory is O(chunk + block).  The semantics (grammar, hashing, val
 their messages) are those of the pure-Python twin ``mbref.vw``.
 """
 
-import numbers
 
 import numpy as np
 
 from . import _readers
 from ._kernels.vw import vw_parse
 
-__all__ = ["VWReader", "check_bits", "check_hash_seed", "vw_chunks", "VW_STATE"]
+__all__ = ["VWReader", "vw_chunks", "VW_STATE"]
 
 # the state array of vw_parse (see vw.pyx)
 _POS, _LINE, _ROW, _NNZ, _CODE, _ELINE, _TOK0, _TOK1, _AUX0, _AUX1, _SKIPPED, \
@@ -80,20 +79,6 @@ class VWReader(_readers.Reader):
         item = next(self._gen)
         self.rows += item[1].shape[0]
         return item
-
-
-def check_bits(owner, bits):
-    if isinstance(bits, bool) or not isinstance(bits, numbers.Integral) or not 1 <= bits <= 31:
-        raise ValueError(f"{owner}: parameter bits must be an integer in [1, 31], got {bits!r}")
-    return int(bits)
-
-
-def check_hash_seed(owner, seed):
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or \
-            not 0 <= seed < 1 << 32:
-        raise ValueError(f"{owner}: parameter hash_seed must be an integer in [0, 2**32), got "
-                         f"{seed!r}")
-    return int(seed)
 
 
 def vw_chunks(source, reader, owner, chunk_size, bits, seed, skip, interactive=False,

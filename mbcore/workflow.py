@@ -25,9 +25,8 @@ from . import _messages, _params, _readers
 from ._kernels.readers import join_labels, join_scores
 from ._readers import declared_zero_based
 from ._locking import holding
-from ._streaming import (_MAX_WORKERS, StreamRun, _at_line, _at_width, _classes_like,
-                         _learn_chunk, iter_csv, iter_svmlight, iter_vw, run_stream,
-                         shuffle_chunks)
+from ._streaming import (StreamRun, _at_line, _at_width, _classes_like, _learn_chunk, iter_csv,
+                         iter_svmlight, iter_vw, run_stream, shuffle_chunks)
 from ._threads import sharing_cores
 
 __all__ = ["read_chunks", "prefetch", "train_file", "predict_file", "evaluate_file",
@@ -126,8 +125,9 @@ def default_workers():
     With one, the reader still parses ahead of the learner, in one background thread."""
     text = os.environ.get("MBCORE_READ_WORKERS")
     if text:
-        if not (text.strip().isdigit() and 1 <= int(text) <= _MAX_WORKERS):
-            raise ValueError(f"MBCORE_READ_WORKERS must be an integer in [1, {_MAX_WORKERS}], "
+        top = _readers.MAX_WORKERS
+        if not (text.strip().isdigit() and 1 <= int(text) <= top):
+            raise ValueError(f"MBCORE_READ_WORKERS must be an integer in [1, {top}], "
                              f"got {text!r}")
         return int(text)
     return max(1, min(4, (os.cpu_count() or 1) - 1))
@@ -377,8 +377,7 @@ def train_file(learner, source, *, format=None, passes=1, chunk_size=CHUNK,
     :func:`evaluate_file` follow.  A value the learner refuses in a row (NaN, infinity, a 2
     for a learner of 0/1 features) raises ValueError naming the file and the row's line.
     """
-    if isinstance(passes, bool) or not isinstance(passes, int) or passes < 1:
-        raise ValueError(f"train_file: parameter passes must be an integer >= 1, got {passes!r}")
+    passes = _params.integer("train_file", "passes", passes, 1)
     if passes > 1 and hasattr(source, "read"):
         raise ValueError("train_file: more than one pass needs a file path (a stream cannot be "
                          "read again)")

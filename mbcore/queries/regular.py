@@ -76,6 +76,7 @@ import random as _random
 
 import numpy as np
 
+from .. import _params
 from ..bounds import eq_test_sample_size, lstar_equivalence_bound, lstar_membership_bound
 from ..exceptions import InconsistentOracleError
 from .._kernels.automata import run_traces as _run_traces
@@ -313,8 +314,7 @@ class SamplingEquivalenceOracle:
                             f"got {type(target).__name__}")
         self.alphabet = _check_alphabet(o, alphabet)
         for name, v in (("epsilon", epsilon), ("delta", delta)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 < v < 1.0:
-                raise ValueError(f"{o}: parameter {name} must be in (0, 1), got {v!r}")
+            _params.real(o, name, v, 0.0, 1.0, high_inclusive=False, what="in (0, 1)")
         if not _is_int(max_length) or max_length < 0:
             raise ValueError(f"{o}: parameter max_length must be an integer >= 0, got "
                              f"{max_length!r}")
