@@ -11,8 +11,8 @@ import numbers
 
 import numpy as np
 
-from ._validation import (check_2d, encode_codes, infer_classes, input_type_error, is_sparse,
-                          ndim_error, sparse_to_dense)
+from ._validation import (check_2d, check_labels, encode_codes, infer_classes, input_type_error,
+                          is_sparse, ndim_error, sparse_to_dense)
 
 __all__ = ["advice_classes", "advice_matrix", "object_rows", "exact_labels", "all_labels",
            "is_nan", "check_no_nan", "encode_labels_multi"]
@@ -141,18 +141,7 @@ def encode_labels_multi(owner, y, n, classes):
     """The labels y of n rounds as class indices (positions in the sorted ``classes``), each
     value kept as it is given (1 and "1" are two labels); a TypeError or ValueError naming the
     learner for a y that is missing, not 1-D or not n long, or a label outside the classes."""
-    if y is None:
-        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
-    try:
-        ya = np.asarray(y)
-    except ValueError:
-        raise ValueError(f"{owner}: y must be 1-D (a sequence of labels)") from None
-    if ya.ndim != 1:
-        raise ValueError(f"{owner}: y must be 1-D, got ndim={ya.ndim}")
-    if ya.shape[0] != n:
-        raise ValueError(f"{owner}: {n} rounds but y has {ya.shape[0]} labels")
+    ya = check_labels(owner, y, n, nan=False, rounds=True)    # (NaN: encode_codes names it)
     if not isinstance(y, np.ndarray):
         ya = exact_labels(owner, y)
     return encode_codes(owner, ya, classes, lambda b: f"y[{b[0]}]")

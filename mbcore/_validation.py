@@ -21,7 +21,7 @@ from ._messages import spell
 
 __all__ = ["Batch", "check_X", "check_2d", "check_dims", "read_2d", "input_type_error",
            "ndim_error", "empty_error", "feature_names", "check_feature_names", "check_finite",
-           "encode_y", "encode_y_k", "infer_classes",
+           "encode_y", "encode_y_k", "check_labels", "infer_classes",
            "encode_codes", "NotFittedError", "is_sparse", "to_csr", "check_compressed",
            "index_array", "sparse_to_dense", "label_array", "is_index_lists"]
 
@@ -543,7 +543,9 @@ def row_error(owner, batch, i, offset=0):
                       "finite: scale X or lower eta); the learner was left as before the call")
 
 
-def _key(v):
+def _py_scalar(v):
+    """A NumPy scalar as the Python value it holds (labels compared, hashed and shown as Python
+    values); anything else as it is."""
     if isinstance(v, np.generic):
         return v.item()
     return v
@@ -585,7 +587,7 @@ def infer_classes(owner, y, classes=None, *, max_classes=2, real_labels=False):
         if uniq.shape[0] > 2:
             raise ValueError(_too_many_labels(owner, ya, np.unique(ya)))   # every label, shown
     else:
-        _one_kind(owner, y, ya)
+        _check_one_label_kind(owner, y, ya)
         uniq = None
         if ya.ndim == 1 and ya.shape[0] > 64 and ya.dtype in _LABEL_DTYPES:
             found = _distinct(ya)
@@ -608,7 +610,7 @@ def infer_classes(owner, y, classes=None, *, max_classes=2, real_labels=False):
                              "values")
     if uniq.shape[0] >= 2:
         return uniq
-    v = _key(uniq[0]) if uniq.shape[0] else None
+    v = _py_scalar(uniq[0]) if uniq.shape[0] else None
     if isinstance(v, bool):
         return np.array([False, True])
     if isinstance(v, numbers.Real) and v == -1:
@@ -712,6 +714,34 @@ def _classes_array(owner, classes):
                          f"{classes!r} ({exc})") from None
 
 
+def check_labels(owner, y, n, *, nan=True, rounds=False):
+    """y as a 1-D array of n labels: the checks every label encoder opens with (``encode_y``,
+    ``encode_y_k``, the expert pools' and the conversions' encoders).  A TypeError naming the
+    learner for a y that is missing (None) or a string; a ValueError for one NumPy cannot hold
+    (:func:`label_array`), not 1-D, or not n long, and, with ``nan``, for one holding NaN (the
+    two-label path finds NaN in its one compiled pass instead).  ``rounds``: the expert pools'
+    words (their twin's), "n rounds" and "y must be 1-D (a sequence of labels)"."""
+    if y is None:
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
+    if rounds:
+        try:
+            ya = np.asarray(y)
+        except ValueError:
+            raise ValueError(f"{owner}: y must be 1-D (a sequence of labels)") from None
+    else:
+        ya = label_array(owner, y)
+    if ya.ndim != 1:
+        raise ValueError(f"{owner}: y must be 1-D, got ndim={ya.ndim}")
+    if ya.shape[0] != n:
+        rows = f"{n} rounds" if rounds else f"X has {n} rows"
+        raise ValueError(f"{owner}: {rows} but y has {ya.shape[0]} labels")
+    if nan and ya.dtype.kind == "f" and np.isnan(ya).any():
+        raise ValueError(f"{owner}: y contains NaN")
+    return ya
+
+
 def label_array(owner, y):
     """np.asarray(y) with a message naming the learner when y is not a sequence of labels
     (ragged nesting, objects NumPy cannot hold)."""
@@ -768,7 +798,7 @@ def encode_codes(owner, A, classes, what, dtype=np.int32):
         if isinstance(fast, np.ndarray):
             return fast
         bad = tuple(int(b) for b in np.unravel_index(fast, A.shape))
-        raise ValueError(f"{owner}: {what(bad)} is {_key(A[bad])!r}, outside the labels "
+        raise ValueError(f"{owner}: {what(bad)} is {_py_scalar(A[bad])!r}, outside the labels "
                          f"{classes.tolist()!r}")
     if A.dtype.kind == "f" and np.isnan(A).any():
         bad = tuple(np.argwhere(np.isnan(A))[0])
@@ -783,21 +813,21 @@ def encode_codes(owner, A, classes, what, dtype=np.int32):
     if idx is None or ok.shape != A.shape or not ok.all():
         if idx is None or ok.shape != A.shape:
             flat = A.ravel()
-            index = {_key(c): k for k, c in enumerate(classes)}
+            index = {_py_scalar(c): k for k, c in enumerate(classes)}
             codes = np.empty(flat.shape[0], dtype=np.int32)
             for j, v in enumerate(flat):
                 try:
-                    k = index.get(_key(v))
+                    k = index.get(_py_scalar(v))
                 except TypeError:            # unhashable (a dict, a list): no label
                     k = None
                 if k is None:
                     bad = np.unravel_index(j, A.shape)
                     raise ValueError(f"{owner}: {what(tuple(int(b) for b in bad))} is "
-                                     f"{_key(v)!r}, outside the labels {classes.tolist()!r}")
+                                     f"{_py_scalar(v)!r}, outside the labels {classes.tolist()!r}")
                 codes[j] = k
             return codes.reshape(A.shape).astype(dtype, copy=False)
         bad = tuple(int(b) for b in np.argwhere(~ok)[0])
-        raise ValueError(f"{owner}: {what(bad)} is {_key(A[bad])!r}, outside the labels "
+        raise ValueError(f"{owner}: {what(bad)} is {_py_scalar(A[bad])!r}, outside the labels "
                          f"{classes.tolist()!r}")
     return idx.astype(dtype)
 
@@ -827,30 +857,22 @@ def _encode_compiled(ya, neg, pos):
 
 def encode_y(owner, y, n, classes, out=None):
     """Labels -> int8 +1 (classes[1]) / -1 (classes[0]); checks length and membership."""
-    neg, pos = _key(classes[0]), _key(classes[1])
+    neg, pos = _py_scalar(classes[0]), _py_scalar(classes[1])
     if n == 1 and out is not None and isinstance(y, (list, tuple, np.ndarray)) and len(y) == 1 \
             and (not isinstance(y, np.ndarray) or y.ndim == 1):
-        v = _key(y[0])
+        v = _py_scalar(y[0])
         if v == pos and not (isinstance(v, float) and v != v):
             out[0] = 1
             return out
         if v == neg:
             out[0] = -1
             return out
-    if y is None:
-        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
-    ya = label_array(owner, y)
-    if ya.ndim != 1:
-        raise ValueError(f"{owner}: y must be 1-D, got ndim={ya.ndim}")
-    if ya.shape[0] != n:
-        raise ValueError(f"{owner}: X has {n} rows but y has {ya.shape[0]} labels")
+    ya = check_labels(owner, y, n, nan=False)
     out = _encode_compiled(ya, neg, pos)
     if out is not None:
         if isinstance(out, np.ndarray):
             return out
-        bad = _key(ya[out])
+        bad = _py_scalar(ya[out])
         if isinstance(bad, float) and bad != bad:
             raise ValueError(f"{owner}: y contains NaN")
         raise ValueError(f"{owner}: y has the label {bad!r}, outside the fitted classes "
@@ -861,17 +883,17 @@ def encode_y(owner, y, n, classes, out=None):
     is_neg = ya == neg
     ok = np.logical_or(is_pos, is_neg)
     if not np.all(ok):
-        bad = _key(ya[np.flatnonzero(~np.asarray(ok))[0]])
+        bad = _py_scalar(ya[np.flatnonzero(~np.asarray(ok))[0]])
         raise ValueError(f"{owner}: y has the label {bad!r}, outside the fitted classes "
                          f"{[neg, pos]!r}")
     return np.where(is_pos, 1, -1).astype(np.int8)
 
 
-def _one_kind(owner, y, ya):
+def _check_one_label_kind(owner, y, ya):
     """TypeError for a sequence of labels of two kinds (NumPy turns numbers mixed with strings
     into strings)."""
     if ya.dtype.kind in "US" and not isinstance(y, np.ndarray) and ya.ndim == 1:
-        vals = [_key(v) for v in y]
+        vals = [_py_scalar(v) for v in y]
         if any(not isinstance(v, (str, bytes)) for v in vals):
             raise TypeError(f"{owner}: the labels cannot be put in order (labels of different "
                             f"kinds, e.g. numbers and strings, in {vals[:10]!r}); use labels of "
@@ -881,18 +903,7 @@ def _one_kind(owner, y, ya):
 def encode_y_k(owner, y, n, classes):
     """Labels -> class indices (int32: positions in the sorted ``classes``), with the checks
     and messages of :func:`encode_y` (more than two classes)."""
-    if y is None:
-        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got a string")
-    ya = label_array(owner, y)
-    if ya.ndim != 1:
-        raise ValueError(f"{owner}: y must be 1-D, got ndim={ya.ndim}")
-    if ya.shape[0] != n:
-        raise ValueError(f"{owner}: X has {n} rows but y has {ya.shape[0]} labels")
-    if ya.dtype.kind == "f" and np.isnan(ya).any():
-        raise ValueError(f"{owner}: y contains NaN")
-
+    ya = check_labels(owner, y, n)
     try:
         return encode_codes(owner, ya, classes, lambda b: f"y[{b[0]}]")
     except ValueError:
@@ -901,7 +912,7 @@ def encode_y_k(owner, y, n, classes):
         bad = _first_outside(ya, classes)
         if bad is None:
             raise
-    v = _key(ya[bad])
+    v = _py_scalar(ya[bad])
     if isinstance(v, float) and v != v:
         raise ValueError(f"{owner}: y contains NaN")
     raise ValueError(f"{owner}: y has the label {v!r}, outside the fitted classes "
@@ -909,10 +920,11 @@ def encode_y_k(owner, y, n, classes):
 
 
 def _first_outside(ya, classes):
-    index = {_key(c) for c in classes}
+    index = {_py_scalar(c) for c in classes}
     for i, v in enumerate(ya.tolist() if ya.dtype.kind != "O" else ya):
+        v = _py_scalar(v)
         try:
-            if _key(v) not in index or (isinstance(_key(v), float) and _key(v) != _key(v)):
+            if v not in index or (isinstance(v, float) and v != v):
                 return i
         except TypeError:
             return i

@@ -18,6 +18,7 @@ import numpy as np
 from ..base import OnlineCounts
 from .._validation import (NotFittedError, check_2d, check_X, empty_error, encode_codes,
                            encode_y, infer_classes, is_sparse, read_2d)
+from .._validation import check_labels
 from .._params import mistake_bound as _budget
 from .._rows import CSR
 from ..bounds import eq_test_sample_size, online_to_pac_run_length
@@ -230,14 +231,10 @@ class _BlockOnline(OnlineCounts):
         if cl.shape[0] == 2:
             yy = encode_y(owner, y, n, cl)
             return np.asarray(y), (yy > 0).astype(np.int32)
-        if y is None or isinstance(y, (str, bytes)):
+        if y is None or isinstance(y, (str, bytes)):        # (in the conversions' words)
             raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got "
                             f"{type(y).__name__}")
-        ya = np.asarray(y)
-        if ya.ndim != 1:
-            raise ValueError(f"{owner}: y must be 1-D, got ndim={ya.ndim}")
-        if ya.shape[0] != n:
-            raise ValueError(f"{owner}: X has {n} rows but y has {ya.shape[0]} labels")
+        ya = check_labels(owner, np.asarray(y), n, nan=False)  # (NaN: encode_codes names it)
         return ya, encode_codes(owner, ya, cl, lambda b: f"y[{b[0]}]")
 
     def _check_classes_again(self, owner, classes):
