@@ -290,10 +290,10 @@ def _width_options(owner, learner, source, format, options):
     * else a fitted learner (a warm start) that cannot grow: its width; no first pass;
     * else a learner that grows (``_GROWS``: the additive learners): ``grow=True``, the width
       grows as the indices arrive, and so does the learner's state; no first pass;
-    * else (a learner that needs its width up front: Winnow's family, KernelPerceptron, the
-      Boolean learners): a regular file is read twice, a first pass finding its width; a
-      stream that cannot be read twice (a pipe, a file object) is refused here, before
-      anything is read, with a message naming the learner and ``n_features``.
+    * else (a learner that needs its width up front, whose ``_NEEDS_WIDTH`` says why): a
+      regular file is read twice, a first pass finding its width; a stream that cannot be read
+      twice (a pipe, a file object) is refused here, before anything is read, with a message
+      naming the learner and ``n_features``.
 
     ``grow`` given by the caller is kept as given."""
     if format != "svmlight" or "grow" in options:
