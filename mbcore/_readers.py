@@ -14,6 +14,7 @@ import os
 import re
 import zlib
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Optional
 
 import numpy as np
 
@@ -977,7 +978,6 @@ def check_on_error(owner, on_error):
     return on_error == "skip"
 
 
-
 # -- the readers' options -----------------------------------------------------------------------
 #
 # iter_svmlight, iter_csv and iter_vw (and the workflow, which passes its options on to them)
@@ -1061,6 +1061,24 @@ class Options:
     ``on_error == "skip"``."""
 
     __slots__ = ("owner",) + tuple(_CHECKS)
+
+    owner: str
+    chunk_size: int
+    n_features: Any
+    zero_based: Any
+    label_column: Optional[int]
+    skip_header: Any
+    delimiter: Optional[str]
+    labeled: Any
+    bits: int
+    hash_seed: int
+    on_error: str
+    workers: int
+    dense: bool
+    grow: bool
+    interactive: bool
+    lines: bool
+    sample_weight: bool
 
     def __init__(self, owner, **given):
         self.owner = owner

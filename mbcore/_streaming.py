@@ -31,9 +31,6 @@ __all__ = ["iter_svmlight", "iter_csv", "iter_vw", "run_stream", "StreamRun", "C
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 
 
-PathLike = Union[str, bytes, "os.PathLike[str]"]
-
-
 class CSRChunk:
     """A chunk of rows in compressed sparse row (CSR) layout, as :func:`iter_svmlight` yields.
 
