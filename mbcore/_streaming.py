@@ -136,9 +136,10 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
     default): no first pass, for files and pipes alike.  The width grows as indices arrive:
     each chunk is as wide as the largest column of the rows read so far (its own and the
     earlier chunks'), so the widths never decrease, and a learner given the chunks in order
-    grows its state with them (see :func:`train_file`).  Indices follow the rule above,
-    decided before any row arrives (``"auto"`` without a declaration means one-based; an
-    index 0 then raises, naming the line, rather than shifting the columns read so far).
+    grows its state with them (see :func:`~mbcore.streaming.train_file`).  Indices follow the
+    rule above, decided before any row arrives (``"auto"`` without a declaration means
+    one-based; an index 0 then raises, naming the line, rather than shifting the columns read
+    so far).
     The width may grow up to ``max_features`` columns (default
     ``mbcore.datasets.MAX_FEATURES``, 2**26): an index past it raises, naming the line,
     before anything is allocated for it.  ``n_features`` must then be None.
@@ -191,7 +192,7 @@ def iter_svmlight(path: PathLike, chunk_size: int = 10_000, n_features: Optional
         ahead); the rows, their order, the errors and their line numbers are the same, but a
         chunk then holds *at most* ``chunk_size`` rows, as it ends where its group ends.
         ``train_file``, ``predict_file`` and ``evaluate_file`` use
-        :func:`default_workers` threads.
+        :func:`~mbcore.streaming.default_workers` threads.
     interactive : bool, default=False
         Read the source as its data arrives (a pipe fed a line at a time, a terminal): never
         wait for a full block, and yield the rows of each arrival as a chunk at once (of at

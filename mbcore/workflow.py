@@ -6,7 +6,7 @@ Vowpal Wabbit text) with the chunked readers of :mod:`mbcore.streaming` and pass
 learner.  While the learner passes over one chunk, the next is parsed in a background thread
 (:func:`prefetch`): the compiled readers and the kernels both release the GIL, so the two run
 on two cores.  A learner trained from a file records how the file was read (its ``reading_``:
-:data:`READING`, :func:`reading_options`), and later reads follow it.
+:data:`~mbcore.streaming.READING`, :func:`reading_options`), and later reads follow it.
 
 Every public name here is also a name of :mod:`mbcore.streaming` (the same objects), where the
 reference documents them.
