@@ -235,9 +235,8 @@ def merged(cls):
     return out or LearnerTags()
 
 
-# The flat class attributes the tags replace (old name -> field).  They read the tags
-# (``OnlineLearner``) for the code that has not moved to ``_TAGS`` yet; a class may no longer
-# declare them.
+# The flat class attributes the tags replaced (old name -> field): a class declaring one is
+# refused with the field to declare instead.
 FLAT = {"_TAKES": "takes", "_K_CLASSES": "k_classes", "_PEER": "peer", "_MIX": "mix",
         "_NO_MIX": "no_mix", "_BOUND": "bound", "_MULTI_BOUND": "multi_bound",
         "_BOUND_COUNTS": "bound_counts", "_BOUND_PARAMS": "bound_params", "_GROWS": "grows",
@@ -256,14 +255,3 @@ def settle(cls):
     if "_TAGS_DECLARED" not in cls.__dict__:
         type.__setattr__(cls, "_TAGS_DECLARED", cls.__dict__.get("_TAGS"))
     type.__setattr__(cls, "_TAGS", merged(cls))
-
-
-class FlatTag:
-    """An old flat attribute (``_BOUND``, ...) read from the class's tags: the transition
-    for readers not yet moved to ``_TAGS`` (read-only)."""
-
-    def __init__(self, field):
-        self.field = field
-
-    def __get__(self, obj, owner=None):
-        return getattr((owner if owner is not None else type(obj))._TAGS, self.field)

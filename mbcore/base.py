@@ -13,7 +13,7 @@ from typing import Any, Dict
 import numpy as np
 
 from . import _registry, _tags
-from ._tags import FlatTag, LearnerTags, tags
+from ._tags import LearnerTags, tags
 from ._kernels.names import known_classes
 from ._locking import Guarded, get_ident
 from ._one import OneExample
@@ -726,12 +726,6 @@ class OnlineLearner(OneExample, OnlineCounts):
         pred = self.predict(X)
         return accuracy(self, pred, y)
 
-
-# The old flat tag attributes (_TAKES, _BOUND, ...: mbcore._tags.FLAT), read-only views of
-# _TAGS for the readers not moved to it yet; a class declaring one is refused (_tags.settle).
-for _old, _field in _tags.FLAT.items():
-    setattr(OnlineLearner, _old, FlatTag(_field))
-del _old, _field
 
 _registry.set_learner_base(OnlineLearner)
 

@@ -288,9 +288,9 @@ def _width_options(owner, learner, source, format, options):
 
     * ``n_features`` given: that width, checked on every line; no first pass;
     * else a fitted learner (a warm start) that cannot grow: its width; no first pass;
-    * else a learner that grows (``_GROWS``: the additive learners): ``grow=True``, the width
+    * else a learner that grows (its ``grows`` tag: the additive learners): ``grow=True``, the width
       grows as the indices arrive, and so does the learner's state; no first pass;
-    * else (a learner that needs its width up front, whose ``_NEEDS_WIDTH`` says why): a
+    * else (a learner that needs its width up front, whose ``needs_width`` tag says why): a
       regular file is read twice, a first pass finding its width; a stream that cannot be read
       twice (a pipe, a file object) is refused here, before anything is read, with a message
       naming the learner and ``n_features``.
@@ -305,13 +305,13 @@ def _width_options(owner, learner, source, format, options):
     with holding(learner):
         fitted = learner._is_fitted()
         d = learner.n_features_in_ if fitted else None
-    if learner._GROWS:
+    if learner._TAGS.grows:
         options["grow"] = True
     elif fitted:
         options["n_features"] = d
     elif _readers.is_file_object(source) or not os.path.isfile(source):
         raise ValueError(f"{owner}: {type(learner).__name__} needs the number of features up "
-                         f"front ({learner._NEEDS_WIDTH}), so it cannot read a stream of "
+                         f"front ({learner._TAGS.needs_width}), so it cannot read a stream of "
                          "unknown width; pass n_features=D (--n-features D on the command line)")
     return options
 
@@ -473,7 +473,7 @@ def _format(learner, X, raw, table):
 
 def _predicting_width(learner, X):
     """(model, X) to predict a chunk of a stream of growing width with a learner that grows
-    (``_GROWS``): a narrower CSR chunk is given the learner's width; a chunk wider than the
+    (its ``grows`` tag): a narrower CSR chunk is given the learner's width; a chunk wider than the
     learner (a feature it never saw, as in a test file with an index past the training file's
     last) is predicted by a copy of the learner grown to its width (``_widen``: every new
     feature in the state a run given that width from the start would have left it, weight 0),
@@ -531,7 +531,7 @@ def predict_file(learner, source, out=None, *, format=None, raw=False,
     with holding(learner):          # (one state: not a fit of another thread half done)
         learner._check_fitted("predict_file")
         if format == "svmlight":    # one pass (a pipe cannot be read twice)
-            if learner._GROWS and "n_features" not in options and options.get("grow", True):
+            if learner._TAGS.grows and "n_features" not in options and options.get("grow", True):
                 # width-free: a feature the model never saw has weight 0 (_predicting_width)
                 options["grow"] = True
             else:

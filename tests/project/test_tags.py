@@ -47,13 +47,12 @@ def test_the_tags_merge_along_the_bases():
     assert not mbcore.Conjunction._TAGS.k_classes
 
 
-def test_the_old_flat_attributes_read_the_tags():
-    """_TAKES, _BOUND, ... (mbcore._tags.FLAT) are views of _TAGS for the readers not moved
-    yet; a class may not declare one."""
+def test_the_old_flat_attributes_are_gone():
+    """_TAKES, _BOUND, ... (mbcore._tags.FLAT) were replaced by _TAGS: no class has them, and
+    a class may not declare one."""
     for name, cls in ALL:
-        for old, field in _tags.FLAT.items():
-            assert getattr(cls, old) == getattr(cls._TAGS, field), (name, old)
-            assert getattr(cls.__new__(cls), old) == getattr(cls._TAGS, field), (name, old)
+        for old in _tags.FLAT:
+            assert not hasattr(cls, old), (name, old)
     with pytest.raises(TypeError, match="declare bound in _TAGS"):
         type("Mine", (mbcore.Perceptron,), {"_BOUND": "perceptron"})
 
