@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ._kernels import linear as _k
+from ._kernels import kernel as _kk, linear as _k, multiclass as _kmc
 from ._params import Choice, Custom, Flag, Integer, Real
 from ._validation import (CLASS_WEIGHT_DOMAIN, Batch, check_X, check_class_weight, check_finite,
                           check_sample_weight, class_weights, csr_index_error, row_error)
@@ -288,7 +288,7 @@ class _Linear(ManyClasses, OnlineLearner):
             self._validate_params()
             K = self._K()
             if K > 1:
-                st = _k.MultiState(
+                st = _kmc.MultiState(
                     self._w, self._u, self._aux, self._counts, self._d, K, self._algo,
                     self.tie == "positive", self._normalizes(), self.fit_intercept,
                     self._averaging(), self._pegasos(), self._eta(), self._thr(), self._lam(),
@@ -326,12 +326,12 @@ class _Linear(ManyClasses, OnlineLearner):
         sw = batch.sw
         if batch.X is not None:
             if self._K() > 1:
-                status, bad = _k.mc_pass_dense(st, batch.X, yy, pred, upd, threads, sw)
+                status, bad = _kmc.mc_pass_dense(st, batch.X, yy, pred, upd, threads, sw)
             else:
                 fn = _k.lin_pass_dense64 if batch.X.dtype.char == "d" else _k.lin_pass_dense32
                 status, bad = fn(st, batch.X, yy, pred, upd, threads, sw)
         else:
-            fn = _k.mc_pass_csr if self._K() > 1 else _k.lin_pass_csr
+            fn = _kmc.mc_pass_csr if self._K() > 1 else _k.lin_pass_csr
             status, bad = fn(st, batch.data, batch.indices, batch.indptr, yy, pred, upd,
                              not batch.checked, threads, sw)
         _raise_status(self._owner, batch, status, bad)
@@ -433,8 +433,8 @@ class _Linear(ManyClasses, OnlineLearner):
         if K > 1:
             def scores(b, out):
                 if b.X is not None:
-                    return _k.mc_scores_dense(w, K, a, d, icpt, norm, b.X, out)
-                return _k.mc_scores_csr(w, K, a, d, icpt, norm, b.data, b.indices, b.indptr,
+                    return _kmc.mc_scores_dense(w, K, a, d, icpt, norm, b.X, out)
+                return _kmc.mc_scores_csr(w, K, a, d, icpt, norm, b.data, b.indices, b.indptr,
                                         out)
 
             out = np.empty((batch.n, K))
@@ -1638,11 +1638,11 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         start = 0
         while True:
             if batch.X is not None:
-                status, row = _k.kp_pass_dense(*self._kargs(), self._sv, self._svn, self._coef,
+                status, row = _kk.kp_pass_dense(*self._kargs(), self._sv, self._svn, self._coef,
                                                self._meta, budget, self._counts, batch.X, start,
                                                yy, pred, upd, None, batch.sw)
             else:
-                status, row = _k.kp_pass_csr(*self._kargs(), self._sv, self._svn, self._coef,
+                status, row = _kk.kp_pass_csr(*self._kargs(), self._sv, self._svn, self._coef,
                                              self._meta, budget, self._counts, batch.data,
                                              batch.indices, batch.indptr, start, yy, pred, upd,
                                              None, batch.sw)
@@ -1672,12 +1672,12 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                 cap = self._sv.shape[0]
                 A = self._coef.reshape(cap, self._K())
                 if batch.X is not None:
-                    status, row = _k.kpm_pass_dense(kind, degree, gamma, coef0, self._sv,
+                    status, row = _kk.kpm_pass_dense(kind, degree, gamma, coef0, self._sv,
                                                     self._svn, A, self._meta, budget,
                                                     self._counts, batch.X, start, yy, pred, upd,
                                                     batch.sw)
                 else:
-                    status, row = _k.kpm_pass_csr(kind, degree, gamma, coef0, self._sv, self._svn,
+                    status, row = _kk.kpm_pass_csr(kind, degree, gamma, coef0, self._sv, self._svn,
                                                   A, self._meta, budget, self._counts,
                                                   batch.data, batch.indices, batch.indptr, start,
                                                   yy, pred, upd, batch.sw)
@@ -1707,13 +1707,13 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                 sv, svn = self._sv[k * cap:(k + 1) * cap], self._svn[k * cap:(k + 1) * cap]
                 coef, meta = self._coef[k * cap:(k + 1) * cap], self._meta[2 * k:2 * k + 2]
                 if batch.X is not None:
-                    status, row = _k.kp_pass_dense(kind, degree, tie, gamma, coef0, sv, svn,
+                    status, row = _kk.kp_pass_dense(kind, degree, tie, gamma, coef0, sv, svn,
                                                    coef, meta, budget, counts, batch.X[:limit],
                                                    start, yk[:limit], p8[:limit], U[k, :limit],
                                                    f[:limit], None if sw is None else sw[:limit])
                 else:
                     sub = batch.rows(0, limit) if limit < n else batch
-                    status, row = _k.kp_pass_csr(kind, degree, tie, gamma, coef0, sv, svn, coef,
+                    status, row = _kk.kp_pass_csr(kind, degree, tie, gamma, coef0, sv, svn, coef,
                                                  meta, budget, counts, sub.data, sub.indices,
                                                  sub.indptr, start, yk[:limit], p8[:limit],
                                                  U[k, :limit], f[:limit], sub.sw)
@@ -1742,10 +1742,10 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         kind, degree, _, gamma, coef0 = self._kargs()
         n_sv = int(self._meta[0])
         if batch.X is not None:
-            status, bad = _k.kp_scores_dense(kind, degree, gamma, coef0, self._sv, self._svn,
+            status, bad = _kk.kp_scores_dense(kind, degree, gamma, coef0, self._sv, self._svn,
                                              self._coef, n_sv, batch.X, out)
         else:
-            status, bad = _k.kp_scores_csr(kind, degree, gamma, coef0, self._sv, self._svn,
+            status, bad = _kk.kp_scores_csr(kind, degree, gamma, coef0, self._sv, self._svn,
                                            self._coef, n_sv, batch.data, batch.indices,
                                            batch.indptr, out)
         _raise_status(self._owner, batch, status, bad)
@@ -1765,10 +1765,10 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
             A = self._coef.reshape(cap, K)
             n_sv = int(self._meta[0])
             if batch.X is not None:
-                status, bad = _k.kpm_scores_dense(kind, degree, gamma, coef0, self._sv,
+                status, bad = _kk.kpm_scores_dense(kind, degree, gamma, coef0, self._sv,
                                                   self._svn, A, n_sv, batch.X, out)
             else:
-                status, bad = _k.kpm_scores_csr(kind, degree, gamma, coef0, self._sv, self._svn,
+                status, bad = _kk.kpm_scores_csr(kind, degree, gamma, coef0, self._sv, self._svn,
                                                 A, n_sv, batch.data, batch.indices, batch.indptr,
                                                 out)
             _raise_status(self._owner, batch, status, bad)
@@ -1778,10 +1778,10 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
             sv, svn, coef, n_sv = self._slots(k)
             col = np.empty(batch.n)
             if batch.X is not None:
-                status, bad = _k.kp_scores_dense(kind, degree, gamma, coef0, sv, svn, coef, n_sv,
+                status, bad = _kk.kp_scores_dense(kind, degree, gamma, coef0, sv, svn, coef, n_sv,
                                                  batch.X, col)
             else:
-                status, bad = _k.kp_scores_csr(kind, degree, gamma, coef0, sv, svn, coef, n_sv,
+                status, bad = _kk.kp_scores_csr(kind, degree, gamma, coef0, sv, svn, coef, n_sv,
                                                batch.data, batch.indices, batch.indptr, col)
             if status and (first[0] == 0 or bad < first[1]):
                 first = (status, bad)
