@@ -52,11 +52,15 @@ def register(cls):
 
 def _rank(item):
     """The order of the learners: by module in the order the modules were first seen, then
-    as each module lists them (its ``__all__``)."""
+    as each module lists them (its ``__all__``).  A class listed by a module seen before its
+    own (the family module that imports it from a module of its own) takes its place there."""
     name, cls = item
     order = list(dict.fromkeys(c.__module__ for c in _LEARNERS.values()))
-    names = list(getattr(sys.modules.get(cls.__module__), "__all__", ()))
-    return (order.index(cls.__module__), names.index(name) if name in names else len(names))
+    for k, module in enumerate(order):
+        names = list(getattr(sys.modules.get(module), "__all__", ()))
+        if name in names:
+            return (k, names.index(name))
+    return (order.index(cls.__module__), 0)
 
 
 def learners():
