@@ -230,12 +230,13 @@ class _Linear(ManyClasses, OnlineLearner):
                     self._w, self._u, self._aux, self._counts, self._d, K, self._algo,
                     self.tie == "positive", self._normalizes(), self.fit_intercept,
                     self._averaging(), self._pegasos(), self._eta(), self._thr(), self._lam(),
-                    self.multi_class == "ovr")
+                    self.multi_class == "ovr", C=self._C(), pa_lam=self._pa_lam())
             else:
                 st = _k.LinearState(
                     self._w, self._u, self._aux, self._counts, self._d, self._algo,
                     self.tie == "positive", self._normalizes(), self.fit_intercept,
-                    self._averaging(), self._pegasos(), self._eta(), self._thr(), self._lam())
+                    self._averaging(), self._pegasos(), self._eta(), self._thr(), self._lam(),
+                    C=self._C(), pa_lam=self._pa_lam())
             self._kstate = st
         return st
 
@@ -252,6 +253,12 @@ class _Linear(ManyClasses, OnlineLearner):
         return 0.0
 
     def _lam(self):
+        return 0.0
+
+    def _C(self):
+        return math.inf
+
+    def _pa_lam(self):
         return 0.0
 
     def _check_X_learn(self, X, n_features):
@@ -1318,10 +1325,13 @@ class PassiveAggressive(_Linear):
     _PARAMETERS = {"C": Real(0), "variant": Choice(*_PA_VARIANTS)}
 
     def _eta(self):
+        return 1.0      # (no step size: PA's step is min(C, loss / (||x||^2 + pa_lam)))
+
+    def _C(self):
         # the cap on the step (PA-I's C; none otherwise)
         return float(self.C) if self.variant == "PA-I" else math.inf
 
-    def _lam(self):
+    def _pa_lam(self):
         # the term added to ||x||^2 (PA-II's 1/(2C), computed as scikit-learn does: 0.5 / C)
         return 0.5 / float(self.C) if self.variant == "PA-II" else 0.0
 

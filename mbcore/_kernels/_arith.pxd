@@ -25,21 +25,23 @@ cdef enum:
     PERCEPTRON = 0
     MARGIN = 1
     HINGE = 2
-    PA = 3              # Passive-Aggressive: eta is the step's cap C (PA-I; else inf), lam
-                        # the term added to ||x||^2 (PA-II: 1/(2C); else 0)
+    PA = 3              # Passive-Aggressive (its step: C and pa_lam)
     N_RULES = 4         # (one past the last code)
 
 
 cdef struct Params:
+    # One field per meaning; a rule reads only its own.
     int algo
     int tie_pos
     int normalize
     int intercept
-    int average
-    int pegasos
-    double eta
-    double thr
-    double lam
+    int average         # keep the averaging accumulator (AveragedPerceptron)
+    int pegasos         # Hinge: Pegasos' step 1/(lam t)
+    double eta          # Perceptron, Hinge: the step size
+    double thr          # Margin Perceptron: the margin threshold
+    double lam          # Hinge: the L2 regularisation
+    double C            # Passive-Aggressive: the cap on the step (PA-I's C; inf otherwise)
+    double pa_lam       # Passive-Aggressive: the term added to ||x||^2 (PA-II's 1/(2C); else 0)
 
 
 cdef extern from *:
@@ -254,17 +256,18 @@ cdef inline double row_sqnorm(const Params* p, const floating* v, Py_ssize_t n) 
 
 cdef inline double pa_step_size(const Params* p, double loss, double sq,
                                 double sw) noexcept nogil:
-    """Passive-Aggressive's step tau = min(C, loss / (||z||^2 + lam)) for a row z of squared
-    norm sq (PA: C = inf, lam = 0; PA-I: lam = 0; PA-II: C = inf, lam = 1/(2C)); 0 when the
-    denominator is 0 (a zero row: PA and PA-I skip it) or infinite.  A row of sample weight
-    sw > 0 has the aggressiveness C * sw (its loss weighs sw times in the PA-I/PA-II objective):
-    the cap C * sw and lam / sw = 1/(2 C sw); sw = 1 leaves both as they are, exactly."""
-    cdef double den = sq + p.lam / sw, tau
+    """Passive-Aggressive's step tau = min(C, loss / (||z||^2 + pa_lam)) for a row z of squared
+    norm sq (p.C and p.pa_lam; PA: C = inf, pa_lam = 0; PA-I: pa_lam = 0; PA-II: C = inf,
+    pa_lam = 1/(2C)); 0 when the denominator is 0 (a zero row: PA and PA-I skip it) or
+    infinite.  A row of sample weight sw > 0 has the aggressiveness C * sw (its loss weighs sw
+    times in the PA-I/PA-II objective): the cap C * sw and pa_lam / sw = 1/(2 C sw); sw = 1
+    leaves both as they are, exactly."""
+    cdef double den = sq + p.pa_lam / sw, tau
     if not (den > 0.0 and den < INFINITY):
         return 0.0
     tau = loss / den
-    if tau > p.eta * sw:
-        tau = p.eta * sw
+    if tau > p.C * sw:
+        tau = p.C * sw
     return tau
 
 
@@ -275,7 +278,7 @@ cdef inline check_rule(int algo):
 
 cdef inline Params make_lin_params(int algo, bint tie_pos, bint normalize, bint intercept,
                                   bint average, bint pegasos, double eta, double thr,
-                                  double lam) noexcept:
+                                  double lam, double C, double pa_lam) noexcept:
     cdef Params p
     p.algo = algo
     p.tie_pos = tie_pos
@@ -286,4 +289,6 @@ cdef inline Params make_lin_params(int algo, bint tie_pos, bint normalize, bint 
     p.eta = eta
     p.thr = thr
     p.lam = lam
+    p.C = C
+    p.pa_lam = pa_lam
     return p

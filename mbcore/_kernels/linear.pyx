@@ -33,6 +33,14 @@ from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, 
                     atomic_add)
 
 
+# ---------------------------------------------------------------------------------------------
+# Test and benchmark hooks: run-time knobs and counters of this module (gather_impl,
+# gather_dispatches, spec_tuning, dense_prefetch, readahead_checked_rows).  None changes a
+# result; each is module-global state, not thread-safe: set it before the passes.  The
+# K-class passes have their own (mbcore._kernels.multiclass: spec_tuning, mc_split_tuning,
+# mc_split_stats).
+# ---------------------------------------------------------------------------------------------
+
 _GATHER = mb_gather_choose(-1)
 
 
@@ -103,7 +111,7 @@ cdef inline Py_ssize_t pf_rows(Py_ssize_t row_bytes) noexcept nogil:
 
 
 # ---------------------------------------------------------------------------------------------
-# One online step of the linear learners
+# One online step of the binary linear learners
 # ---------------------------------------------------------------------------------------------
 
 cdef inline int apply_update(const Params* p, double* w, Py_ssize_t d, double c,
@@ -120,10 +128,13 @@ cdef inline int apply_update(const Params* p, double* w, Py_ssize_t d, double c,
 cdef inline int lin_judge(const Params* p, const double* w, const double* aux, Py_ssize_t d,
                           const floating* v, const index_t* ix, Py_ssize_t n, int y, int* pred,
                           double* inv_out, double* s_out, double* m_out) noexcept nogil:
-    """The prediction for a row, with no state change: -1 for a bad row (a non-finite score),
-    else 1 if the row changes the state of the Perceptron or the Margin Perceptron (a mistake,
-    or a margin mistake), else 0.  lin_step acts on it; the speculative scans (lin_scan) call
-    it alone, so both judge a row by the same arithmetic."""
+    """The prediction for a row, with no state change: -1 for a bad row (a non-finite score, or
+    a rule code no branch names), else 1 if the row calls for its rule's update, else 0: a
+    mistake (Perceptron, Hinge), a mistake or a margin mistake (Margin Perceptron), a positive
+    hinge loss (Passive-Aggressive).  (The Hinge rule also shrinks w on every row: lin_step
+    does that whatever the judge says, and its pass never speculates.)  lin_step acts on it;
+    the speculative scans (lin_scan) call it alone, so both judge a row by the same
+    arithmetic."""
     cdef double inv = 1.0, s, m, nw
     cdef int pr
     if p.normalize:
@@ -254,7 +265,7 @@ cdef class LinearState:
     def __init__(self, double[::1] w not None, double[::1] u not None, double[::1] aux not None,
                  long long[::1] counts not None, Py_ssize_t d, int algo, bint tie_pos,
                  bint normalize, bint intercept, bint average, bint pegasos, double eta,
-                 double thr, double lam):
+                 double thr, double lam, double C=INFINITY, double pa_lam=0.0):
         check_rule(algo)
         self.w = w
         self.u = u
@@ -264,7 +275,7 @@ cdef class LinearState:
         self.snap_w = np.empty(w.shape[0], dtype=np.float64)
         self.snap_u = np.empty(max(u.shape[0], 1), dtype=np.float64)
         self.p = make_lin_params(algo, tie_pos, normalize, intercept, average, pegasos, eta,
-                                 thr, lam)
+                                 thr, lam, C, pa_lam)
 
     cdef LinCtx ctx(self):
         cdef LinCtx c

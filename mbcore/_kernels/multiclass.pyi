@@ -18,7 +18,8 @@ class MultiState:
     def __init__(self, W: NDArray[np.float64], U: NDArray[np.float64],
                  aux: NDArray[np.float64], counts: NDArray[np.int64], d: int, K: int,
                  algo: int, tie_pos: bool, normalize: bool, intercept: bool, average: bool,
-                 pegasos: bool, eta: float, thr: float, lam: float, ovr: bool) -> None: ...
+                 pegasos: bool, eta: float, thr: float, lam: float, ovr: bool,
+                 C: float = ..., pa_lam: float = ...) -> None: ...
 def mc_pass_dense(st: MultiState, X: _F, y: NDArray[np.int32],
                   pred: Optional[NDArray[np.int32]] = ...,
                   upd: Optional[NDArray[np.uint8]] = ..., threads: int = ...,

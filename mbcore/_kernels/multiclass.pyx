@@ -29,10 +29,48 @@ from ._spec cimport (mb_split, mb_split_new, mb_split_free, mb_split_serving, mb
                      mb_spec_pass_split)
 
 
+# ---------------------------------------------------------------------------------------------
+# Test and benchmark hooks: run-time knobs and counters of this module (spec_tuning,
+# mc_split_tuning, mc_split_stats).  None changes a result; each is module-global state, not
+# thread-safe: set it before the passes.
+# ---------------------------------------------------------------------------------------------
+
 def spec_tuning(seq_gap=None, min_rows=None, max_rows=None, stretch=None):
     """This module's block sizes (see _spec.pxd): the old (seq_gap, min_rows, max_rows,
     stretch); the arguments that are not None replace them."""
     return spec_tuning_impl(seq_gap, min_rows, max_rows, stretch)
+
+
+# Row splitting (mc_part): a row's scores are split on the team when its K x (non-zero terms)
+# multiply-adds are at least mc_split_work (the hand-off of a row to the other threads and back
+# costs about as much as 1,000-2,000 of them on the machine of bench/README.md, issue 27);
+# mc_split_tuning changes it (tests: 0 splits every row).  mc_stats: rows split, parts computed
+# by the caller for a late worker, stretches served, stretches after which the split paused (its
+# workers were late), over the passes since the last reset (diagnostics, read by the tests).
+cdef Py_ssize_t mc_split_work = 3000
+cdef long long mc_stats[4]
+mc_stats[:] = [0, 0, 0, 0]
+
+
+def mc_split_tuning(min_work=None):
+    """The least K x (non-zero terms per row) at which the multi-class passes on several
+    threads split each row's scores between them (the old value); min_work, if not None,
+    replaces it (0: split whenever there are threads).  For tests and benchmarks; not
+    thread-safe: set it before the passes."""
+    global mc_split_work
+    old = mc_split_work
+    if min_work is not None:
+        mc_split_work = max(0, int(min_work))
+    return old
+
+
+def mc_split_stats(bint reset=False):
+    """(rows split, parts stolen, stretches served, stretches late) since the last reset, over
+    the multi-class passes; reset: zero them after reading."""
+    out = (mc_stats[0], mc_stats[1], mc_stats[2], mc_stats[3])
+    if reset:
+        mc_stats[:] = [0, 0, 0, 0]
+    return out
 
 
 # mb_spec_pass's callbacks mc_run_cb, mc_scan_cb and mb_split_row's mc_part_cb: mc_run, mc_scan
@@ -666,7 +704,8 @@ cdef class MultiState:
     def __init__(self, double[::1] W not None, double[::1] U not None,
                  double[::1] aux not None, long long[::1] counts not None, Py_ssize_t d,
                  Py_ssize_t K, int algo, bint tie_pos, bint normalize, bint intercept,
-                 bint average, bint pegasos, double eta, double thr, double lam, bint ovr):
+                 bint average, bint pegasos, double eta, double thr, double lam, bint ovr,
+                 double C=INFINITY, double pa_lam=0.0):
         cdef Py_ssize_t D = d + (1 if intercept else 0)
         check_rule(algo)
         if K < 3 or W.shape[0] != D * K or aux.shape[0] != 2 + K or counts.shape[0] != 3 or \
@@ -686,7 +725,7 @@ cdef class MultiState:
         self.s = np.empty(K, dtype=np.float64)
         self.m = np.empty(K, dtype=np.float64)
         self.p = make_lin_params(algo, tie_pos, normalize, intercept, average, pegasos, eta,
-                                 thr, lam)
+                                 thr, lam, C, pa_lam)
 
     cdef MCCtx ctx(self):
         cdef MCCtx c
@@ -799,38 +838,6 @@ cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
 cdef void mc_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     cdef MCJob* j = <MCJob*>ctx
     touch_rows(j.val, value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, j.row_len, lo, hi)
-
-
-# Row splitting (mc_part): a row's scores are split on the team when its K x (non-zero terms)
-# multiply-adds are at least mc_split_work (the hand-off of a row to the other threads and back
-# costs about as much as 1,000-2,000 of them on the machine of bench/README.md, issue 27);
-# mc_split_tuning changes it (tests: 0 splits every row).  mc_stats: rows split, parts computed
-# by the caller for a late worker, stretches served, stretches after which the split paused (its
-# workers were late), over the passes since the last reset (diagnostics, read by the tests).
-cdef Py_ssize_t mc_split_work = 3000
-cdef long long mc_stats[4]
-mc_stats[:] = [0, 0, 0, 0]
-
-
-def mc_split_tuning(min_work=None):
-    """The least K x (non-zero terms per row) at which the multi-class passes on several
-    threads split each row's scores between them (the old value); min_work, if not None,
-    replaces it (0: split whenever there are threads).  For tests and benchmarks; not
-    thread-safe: set it before the passes."""
-    global mc_split_work
-    old = mc_split_work
-    if min_work is not None:
-        mc_split_work = max(0, int(min_work))
-    return old
-
-
-def mc_split_stats(bint reset=False):
-    """(rows split, parts stolen, stretches served, stretches late) since the last reset, over
-    the multi-class passes; reset: zero them after reading."""
-    out = (mc_stats[0], mc_stats[1], mc_stats[2], mc_stats[3])
-    if reset:
-        mc_stats[:] = [0, 0, 0, 0]
-    return out
 
 
 cdef double mc_terms_est(const void* val, int vt, const void* indptr, int it,
