@@ -1,10 +1,55 @@
 # cython: language_level=3
-"""Rows of a batch, as the additive kernels read them: dense rows are (val + i * row_len,
-row_len); CSR rows are told apart by a non-NULL indptr.  The status codes the passes return to
-Python, and the per-row check of a CSR row's column indices.  Cimported by each additive kernel
-module; inline only."""
+"""Rows of a batch, as the kernels' passes read them (scikit-learn's SequentialDataset idea,
+without a class hierarchy): one ``Rows`` view built once per batch by the entry point, dense
+rows (val + i * row_len, row_len) or CSR rows (told apart by a non-NULL indptr), their dtypes as
+codes for the passes that run on several threads.  Also the status codes the additive passes
+return to Python and the per-row check of a CSR row's column indices.  Cimported by the kernel
+modules; inline only."""
 
 from ._arith cimport floating, index_t
+
+cdef struct Rows:
+    # The rows of one batch, for a pass: built once by its entry point (dense_rows, csr_rows)
+    const void* val         # values: dense, n_rows x row_len, row-major; CSR, the stored values
+    const void* ix          # CSR column indices (NULL: dense rows)
+    const void* indptr      # CSR row pointers, n_rows + 1 of the indices' type (NULL: dense)
+    int vt                  # the values' dtype code (the module's: float32 0, float64 1; Winnow's
+                            # uint8 0, float32 1, float64 2)
+    int it                  # the indices' (and indptr's) dtype code: int32 0, int64 1
+    Py_ssize_t n_rows
+    Py_ssize_t row_len      # dense: values per row (CSR: 0)
+    const double* sw        # the rows' sample weights, or NULL (no weights: all 1)
+
+
+cdef inline Rows dense_rows(const void* val, int vt, Py_ssize_t n_rows, Py_ssize_t row_len,
+                            const double* sw=NULL) noexcept nogil:
+    """The Rows of a C-contiguous n_rows x row_len matrix at val, of dtype code vt."""
+    cdef Rows r
+    r.val = val
+    r.vt = vt
+    r.ix = NULL
+    r.it = 0
+    r.indptr = NULL
+    r.n_rows = n_rows
+    r.row_len = row_len
+    r.sw = sw
+    return r
+
+
+cdef inline Rows csr_rows(const void* val, int vt, const void* ix, int it, const void* indptr,
+                          Py_ssize_t n_rows, const double* sw=NULL) noexcept nogil:
+    """The Rows of a CSR matrix (data at val, indices at ix, indptr of n_rows + 1)."""
+    cdef Rows r
+    r.val = val
+    r.vt = vt
+    r.ix = ix
+    r.it = it
+    r.indptr = indptr
+    r.n_rows = n_rows
+    r.row_len = 0
+    r.sw = sw
+    return r
+
 
 # status codes returned to Python
 cdef enum:

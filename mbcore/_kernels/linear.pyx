@@ -25,8 +25,8 @@ from ._arith cimport (floating, index_t, PERCEPTRON, MARGIN, HINGE, PA, N_RULES,
                       axpy_row, sqnorm_w, row_inv, raw_score, sign_of, row_sqnorm,
                       pa_step_size, check_rule, make_lin_params, mb_gather_choose,
                       mb_gather_dispatches, mb_gather_on, mb_prefetch_bytes)
-from ._rows cimport (OK, BAD_ROW, NEED_ROOM, BAD_INDEX, BAD_ORDER, BAD_SHAPE, row_at,
-                     values_ptr, index_ptr, weights_ptr, csr_row_ok)
+from ._rows cimport (Rows, dense_rows, csr_rows, OK, BAD_ROW, NEED_ROOM, BAD_INDEX, BAD_ORDER,
+                     BAD_SHAPE, row_at, values_ptr, index_ptr, weights_ptr, csr_row_ok)
 
 from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows,
                     volatile_load, store_release, load_acquire,
@@ -302,20 +302,15 @@ cdef Py_ssize_t csr_rows_ok(const index_t* ix, const index_t* indptr, Py_ssize_t
 
 
 cdef struct LinJob:
-    # One pass of a binary linear learner, for mb_spec_pass: the rows (values, indices and
-    # indptr as void pointers, their types in vt and it), the labels and outputs, and the
-    # counters of the pass.
+    # One pass of a binary linear learner, for mb_spec_pass: the rows (their Rows view: the
+    # prefetch stops at the last; their sample weights or NULL), the labels and outputs, and
+    # the counters of the pass.
     LinCtx* st
-    const void* val
-    const void* ix
-    const void* indptr
-    Py_ssize_t row_len
-    Py_ssize_t n_rows           # the rows of the pass (the prefetch stops at the last)
+    Rows rows
     Py_ssize_t pf               # dense rows: prefetch this many rows ahead (0: none)
     const signed char* y
     signed char* pred
     unsigned char* upd
-    const double* sw            # the rows' sample weights, or NULL (no weights: all 1)
     long long n_seen            # before the pass (row i is example n_seen + i + 1)
     long long mistakes          # during the pass
     int check                   # check each CSR row's indices as it is read
@@ -324,8 +319,6 @@ cdef struct LinJob:
     Py_ssize_t ck_lo
     Py_ssize_t ck_hi
     Py_ssize_t ck_rows          # rows the read-ahead checked (written by the worker only)
-    int vt                      # values: 0 float32, 1 float64
-    int it                      # indices: 0 int32, 1 int64
     int err                     # the status of the failing row
 
 
@@ -337,11 +330,11 @@ cdef Py_ssize_t lin_run_plain(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_
     cdef LinCtx* st = j.st
     cdef double* w = st.w
     cdef Py_ssize_t d = st.d, i, n, a
-    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const index_t* indptr = <const index_t*>j.rows.indptr
     cdef const signed char* y = j.y
     cdef signed char* pred = j.pred
     cdef unsigned char* upd = j.upd
-    cdef Py_ssize_t row_len = j.row_len
+    cdef Py_ssize_t row_len = j.rows.row_len
     cdef bint check = j.check, intercept = st.p.intercept, tie_pos = st.p.tie_pos
     cdef double eta = st.p.eta, sc
     cdef long long mistakes = 0, changed = 0
@@ -354,7 +347,7 @@ cdef Py_ssize_t lin_run_plain(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_
             x = val + i * row_len
             xi = NULL
             n = row_len
-            if j.pf and i + j.pf < j.n_rows:
+            if j.pf and i + j.pf < j.rows.n_rows:
                 mb_prefetch_bytes(x + j.pf * row_len, row_len * sizeof(floating))
         else:
             a = indptr[i]
@@ -401,7 +394,7 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
     cdef Params* p = &st.p
     cdef double* w = st.w
     cdef Py_ssize_t d = st.d, i, n
-    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const index_t* indptr = <const index_t*>j.rows.indptr
     cdef const signed char* y = j.y
     cdef long long mistakes = 0, changed = 0
     cdef int r, code, pr = 0
@@ -409,14 +402,14 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
     cdef const index_t* xi
     # (the rows the read-ahead has checked: the end first, whose release orders the start)
     cdef Py_ssize_t ck_hi, ck_lo
-    if p.algo == PERCEPTRON and not p.normalize and st.u == NULL and j.sw == NULL:
+    if p.algo == PERCEPTRON and not p.normalize and st.u == NULL and j.rows.sw == NULL:
         return lin_run_plain(j, lo, hi, bad, val, ix)
     ck_hi = load_acquire(&j.ck_hi)
     ck_lo = load_acquire(&j.ck_lo)
     for i in range(lo, hi):
-        n = row_at(val, ix, indptr, j.row_len, i, &x, &xi)
-        if j.pf and i + j.pf < j.n_rows:
-            mb_prefetch_bytes(x + j.pf * j.row_len, j.row_len * sizeof(floating))
+        n = row_at(val, ix, indptr, j.rows.row_len, i, &x, &xi)
+        if j.pf and i + j.pf < j.rows.n_rows:
+            mb_prefetch_bytes(x + j.pf * j.rows.row_len, j.rows.row_len * sizeof(floating))
         if j.check and not (ck_lo <= i < ck_hi):
             code = csr_row_ok(xi, n, d)
             if code != OK:
@@ -424,7 +417,7 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
                 bad[0] = i
                 return -1
         r = lin_step(p, w, st.u, st.aux, d, x, xi, n, y[i], j.n_seen + i + 1,
-                     1.0 if j.sw == NULL else j.sw[i], &pr)
+                     1.0 if j.rows.sw == NULL else j.rows.sw[i], &pr)
         if r < 0:
             j.err = BAD_ROW
             bad[0] = i
@@ -446,7 +439,7 @@ cdef Py_ssize_t lin_scan(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize
     cdef LinCtx* st = j.st
     cdef const Params* p = &st.p
     cdef Py_ssize_t d = st.d, i, n
-    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const index_t* indptr = <const index_t*>j.rows.indptr
     cdef int pr = 0
     cdef double inv, s, m
     cdef const floating* x
@@ -454,9 +447,9 @@ cdef Py_ssize_t lin_scan(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize
     for i in range(lo, hi):
         if (i & 15) == 0 and volatile_load(stop) < lo:
             return hi                   # an earlier slice found a row: this one cannot matter
-        n = row_at(val, ix, indptr, j.row_len, i, &x, &xi)
-        if j.pf and i + j.pf < j.n_rows:
-            mb_prefetch_bytes(x + j.pf * j.row_len, j.row_len * sizeof(floating))
+        n = row_at(val, ix, indptr, j.rows.row_len, i, &x, &xi)
+        if j.pf and i + j.pf < j.rows.n_rows:
+            mb_prefetch_bytes(x + j.pf * j.rows.row_len, j.rows.row_len * sizeof(floating))
         if j.check and csr_row_ok(xi, n, d) != OK:
             return i
         if lin_judge(p, st.w, st.aux, d, x, xi, n, j.y[i], &pr, &inv, &s, &m) != 0:
@@ -483,43 +476,37 @@ cdef void lin_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     if j.check:
         store_release(&j.ck_hi, -1)
         store_release(&j.ck_lo, lo)
-        if j.it == 1:
-            e = csr_rows_ok(<const long long*>j.ix, <const long long*>j.indptr, lo, hi, j.st.d)
+        if j.rows.it == 1:
+            e = csr_rows_ok(<const long long*>j.rows.ix, <const long long*>j.rows.indptr, lo, hi,
+                            j.st.d)
         else:
-            e = csr_rows_ok(<const int*>j.ix, <const int*>j.indptr, lo, hi, j.st.d)
+            e = csr_rows_ok(<const int*>j.rows.ix, <const int*>j.rows.indptr, lo, hi, j.st.d)
         store_release(&j.ck_hi, e)
         j.ck_rows += e - lo
-    touch_rows(j.val, value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, j.row_len, lo, hi)
+    touch_rows(j.rows.val, value_bytes(j.rows.vt), j.rows.ix, index_bytes(j.rows.it),
+               j.rows.indptr, j.rows.row_len, lo, hi)
 
 
-cdef int lin_pass(LinCtx* st, const void* val, int vt, const void* ix, int it,
-                  const void* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
-                  const signed char* y, signed char* pred, unsigned char* upd, int check,
-                  int threads, Py_ssize_t* bad, const double* sw=NULL) noexcept nogil:
-    """One online pass on up to `threads` threads (mb_spec_pass: the same results for any
-    number; the Hinge learner, which changes its state on every row, runs on one).  sw: the
-    rows' sample weights, or NULL for none (the scans judge rows without them: a row they stop
-    at that a weight of 0 keeps from updating is run, and changes nothing)."""
+cdef int lin_pass(LinCtx* st, const Rows* rows, const signed char* y, signed char* pred,
+                  unsigned char* upd, int check, int threads, Py_ssize_t* bad) noexcept nogil:
+    """One online pass over rows on up to `threads` threads (mb_spec_pass: the same results
+    for any number; the Hinge learner, which changes its state on every row, runs on one).
+    rows.sw: the rows' sample weights, or NULL for none (the scans judge rows without them: a
+    row they stop at that a weight of 0 keeps from updating is run, and changes nothing)."""
     cdef LinJob j
     cdef Py_ssize_t changed
     cdef mb_touch_fn touch = NULL
     cdef double aux0 = st.aux[0], aux1 = st.aux[1]
+    cdef Py_ssize_t n_rows = rows.n_rows
     j.st = st
-    j.val = val
-    j.vt = vt
-    j.ix = ix
-    j.it = it
-    j.indptr = indptr
-    j.row_len = row_len
-    j.n_rows = n_rows
-    j.pf = pf_rows(row_len * value_bytes(vt)) if indptr == NULL else 0
+    j.rows = rows[0]
+    j.pf = pf_rows(rows.row_len * value_bytes(rows.vt)) if rows.indptr == NULL else 0
     j.y = y
     j.pred = pred
     j.upd = upd
-    j.sw = sw
     j.n_seen = st.counts[0]
     j.mistakes = 0
-    j.check = check and indptr != NULL
+    j.check = check and rows.indptr != NULL
     j.ck_lo = 0
     j.ck_hi = 0
     j.ck_rows = 0
@@ -531,7 +518,7 @@ cdef int lin_pass(LinCtx* st, const void* val, int vt, const void* ix, int it,
         threads = 1
     # (dense rows stream in order at the memory's pace already: touching them ahead only
     # competes for it; CSR rows, whose sums gather, gain from it)
-    if indptr != NULL:
+    if rows.indptr != NULL:
         touch = lin_touch_cb
     changed = mb_spec_pass(threads, n_rows, &j, lin_scan_cb, lin_run_cb, touch, bad)
     if j.ck_rows:                       # (the team has stopped: its writes are visible)
@@ -560,9 +547,9 @@ def lin_pass_dense64(LinearState st, const double[:, ::1] X, const signed char[:
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
     cdef const double* wp = weights_ptr(sw, X.shape[0])
+    cdef Rows rows = dense_rows(&X[0, 0], 1, X.shape[0], X.shape[1], wp)
     with nogil:
-        status = lin_pass(&c, &X[0, 0], 1, NULL, 0, NULL, X.shape[0], X.shape[1], &y[0], pp,
-                          up, 0, threads, &bad, wp)
+        status = lin_pass(&c, &rows, &y[0], pp, up, 0, threads, &bad)
     return status, bad
 
 
@@ -570,7 +557,8 @@ def lin_step1(LinearState st, const double[:, ::1] X, signed char y):
     """One online step on a single dense float64 row with label y (+-1); returns the status."""
     cdef LinCtx c = st.ctx()
     cdef Py_ssize_t bad = -1
-    return lin_pass(&c, &X[0, 0], 1, NULL, 0, NULL, 1, X.shape[1], &y, NULL, NULL, 0, 1, &bad)
+    cdef Rows row = dense_rows(&X[0, 0], 1, 1, X.shape[1])
+    return lin_pass(&c, &row, &y, NULL, NULL, 0, 1, &bad)
 
 
 def lin_predict_few(LinearState st, const double[:, ::1] X, unsigned char[::1] flags,
@@ -638,9 +626,9 @@ def lin_pass_dense32(LinearState st, const float[:, ::1] X, const signed char[::
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
     cdef const double* wp = weights_ptr(sw, X.shape[0])
+    cdef Rows rows = dense_rows(&X[0, 0], 0, X.shape[0], X.shape[1], wp)
     with nogil:
-        status = lin_pass(&c, &X[0, 0], 0, NULL, 0, NULL, X.shape[0], X.shape[1], &y[0], pp,
-                          up, 0, threads, &bad, wp)
+        status = lin_pass(&c, &rows, &y[0], pp, up, 0, threads, &bad)
     return status, bad
 
 
@@ -665,9 +653,9 @@ def lin_pass_csr(LinearState st, const floating[::1] data, const index_t[::1] in
     cdef int vt = 1 if sizeof(floating) == 8 else 0
     cdef int it = 1 if sizeof(index_t) == 8 else 0
     cdef const double* wp = weights_ptr(sw, indptr.shape[0] - 1)
+    cdef Rows rows = csr_rows(dp, vt, ip, it, &indptr[0], indptr.shape[0] - 1, wp)
     with nogil:
-        status = lin_pass(&c, dp, vt, ip, it, &indptr[0], indptr.shape[0] - 1, 0, &y[0], pp,
-                          up, check, threads, &bad, wp)
+        status = lin_pass(&c, &rows, &y[0], pp, up, check, threads, &bad)
     return status, bad
 
 
@@ -740,6 +728,7 @@ cdef class OneLinear(OneFast):
         cdef signed char code
         cdef Py_ssize_t n
         cdef LinCtx c
+        cdef Rows row
         cdef Py_ssize_t bad = -1
         cdef object t
         if strict:
@@ -760,8 +749,8 @@ cdef class OneLinear(OneFast):
         if n != self.st.d:
             return -5
         c = self.st.ctx()
-        return lin_pass(&c, self.idx.row_ptr(), 1, NULL, 0, NULL, 1, n, &code, NULL, NULL, 0,
-                        1, &bad)
+        row = dense_rows(self.idx.row_ptr(), 1, 1, n)
+        return lin_pass(&c, &row, &code, NULL, NULL, 0, 1, &bad)
 
     cdef object predict_c(self, object x, object miss, int strict):
         cdef Py_ssize_t n

@@ -19,8 +19,8 @@ from ._arith cimport (floating, index_t, PERCEPTRON, MARGIN, HINGE, PA, N_RULES,
                       axpy_row, sqnorm_w, row_inv, raw_score, sign_of, row_sqnorm,
                       pa_step_size, check_rule, make_lin_params, mb_gather_choose,
                       mb_gather_dispatches, mb_gather_on, mb_prefetch_bytes)
-from ._rows cimport (OK, BAD_ROW, NEED_ROOM, BAD_INDEX, BAD_ORDER, BAD_SHAPE, row_at,
-                     values_ptr, index_ptr, weights_ptr, csr_row_ok)
+from ._rows cimport (Rows, dense_rows, csr_rows, OK, BAD_ROW, NEED_ROOM, BAD_INDEX, BAD_ORDER,
+                     BAD_SHAPE, row_at, values_ptr, index_ptr, weights_ptr, csr_row_ok)
 
 from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows,
                     volatile_load, store_release, load_acquire,
@@ -113,19 +113,13 @@ cdef struct MCJob:
     # One pass with K classes, for mb_spec_pass (as LinJob); scr: the scratch of the scan
     # slots 1.. (slot 0, the calling thread, uses the state's own), `stride` doubles each.
     MCCtx* c
-    const void* val
-    const void* ix
-    const void* indptr
-    Py_ssize_t row_len
+    Rows rows
     const int* y
     int* pred
     unsigned char* upd
-    const double* sw
     long long n_seen
     long long mistakes
     int check
-    int vt
-    int it
     int err
     double* scr
     Py_ssize_t stride
@@ -253,7 +247,7 @@ cdef Py_ssize_t mc_part(MCJob* j, int part, const floating* val,
                                      <Py_ssize_t>hdr[0])
     if j.flush_only:
         return 0
-    n = row_at(val, ix, <const index_t*>j.indptr, j.row_len, j.cur_row, &v, &xi)
+    n = row_at(val, ix, <const index_t*>j.rows.indptr, j.rows.row_len, j.cur_row, &v, &xi)
     for b in range(bg * width, bg * width + width):
         memset(acc + b * K + k0, 0, (k1 - k0) * sizeof(double))
     # the group's positions, in order: base + bg * width + w (t, hence base, is a multiple
@@ -759,22 +753,22 @@ cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
                        const floating* val, const index_t* ix) noexcept nogil:
     """The sequential pass over rows lo..hi-1 (as lin_run)."""
     cdef MCCtx* c = j.c
-    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const index_t* indptr = <const index_t*>j.rows.indptr
     cdef long long mistakes = 0, changed = 0
     cdef Py_ssize_t i, n
     cdef int r, code, pr = 0
     cdef const floating* x
     cdef const index_t* xi
     for i in range(lo, hi):
-        n = row_at(val, ix, indptr, j.row_len, i, &x, &xi)
+        n = row_at(val, ix, indptr, j.rows.row_len, i, &x, &xi)
         if j.check:
             code = csr_row_ok(xi, n, c.d)
             if code != OK:
                 j.err = code
                 bad[0] = i
                 return -1
-        if j.sw != NULL:
-            c.sw = j.sw[i]
+        if j.rows.sw != NULL:
+            c.sw = j.rows.sw[i]
         j.cur_row = i
         r = mc_step(c, x, xi, n, j.y[i], j.n_seen + i + 1, &pr, j)
         if r < 0:
@@ -800,7 +794,7 @@ cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
                         const index_t* ix) noexcept nogil:
     """Judge rows lo..hi-1 with the current state (as lin_scan), in slot's scratch."""
     cdef MCCtx* c = j.c
-    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const index_t* indptr = <const index_t*>j.rows.indptr
     cdef Py_ssize_t i, n, K = c.K
     cdef double* acc = c.acc
     cdef double* sc = c.s
@@ -820,7 +814,7 @@ cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
     for i in range(lo, hi):
         if (i & 15) == 0 and volatile_load(stop) < lo:
             return hi
-        n = row_at(val, ix, indptr, j.row_len, i, &x, &xi)
+        n = row_at(val, ix, indptr, j.rows.row_len, i, &x, &xi)
         if j.check and csr_row_ok(xi, n, c.d) != OK:
             return i
         if mc_judge(c, sc, m, acc, act, x, xi, n, j.y[i], &pr, &inv) != 0:
@@ -837,13 +831,17 @@ cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
 
 cdef void mc_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     cdef MCJob* j = <MCJob*>ctx
-    touch_rows(j.val, value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, j.row_len, lo, hi)
+    touch_rows(j.rows.val, value_bytes(j.rows.vt), j.rows.ix, index_bytes(j.rows.it),
+               j.rows.indptr, j.rows.row_len, lo, hi)
 
 
-cdef double mc_terms_est(const void* val, int vt, const void* indptr, int it,
-                         Py_ssize_t n_rows, Py_ssize_t row_len) noexcept nogil:
+cdef double mc_terms_est(const Rows* rw) noexcept nogil:
     """The mean number of non-zero terms per row: CSR, its stored values; dense, the non-zeros
     of up to 16 rows spread over the batch."""
+    cdef const void* val = rw.val
+    cdef const void* indptr = rw.indptr
+    cdef int vt = rw.vt, it = rw.it
+    cdef Py_ssize_t n_rows = rw.n_rows, row_len = rw.row_len
     cdef Py_ssize_t i, r, t, nz = 0, rows = 0, step
     cdef const double* vd
     cdef const float* vf
@@ -871,11 +869,10 @@ cdef double mc_terms_est(const void* val, int vt, const void* indptr, int it,
     return <double>nz / rows
 
 
-cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
-                 const void* indptr, Py_ssize_t n_rows, Py_ssize_t row_len, const int* y,
-                 int* pred, unsigned char* upd, int check, int threads,
-                 Py_ssize_t* bad, const double* sw=NULL, long long* stats=NULL) noexcept nogil:
-    """One online pass on up to `threads` threads (as lin_pass; the Hinge learner runs on one);
+cdef int mc_pass(MCCtx* c, const Rows* rows, const int* y, int* pred, unsigned char* upd,
+                 int check, int threads, Py_ssize_t* bad, long long* stats=NULL) noexcept nogil:
+    """One online pass over rows on up to `threads` threads (as lin_pass; the Hinge learner
+    runs on one);
     on a bad row the state is left half-way (the caller restores it) and the counts are not
     written.  With threads, the sequential stretches (dense mistakes) split each row's scores
     between them when the row is large enough (mc_split_work); stats (or NULL) gets
@@ -885,17 +882,13 @@ cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
     cdef mb_touch_fn touch = NULL
     cdef void* pmem = NULL
     cdef int parts
+    cdef Py_ssize_t n_rows = rows.n_rows, row_len = rows.row_len
+    cdef const void* indptr = rows.indptr
     j.c = c
-    j.val = val
-    j.vt = vt
-    j.ix = ix
-    j.it = it
-    j.indptr = indptr
-    j.row_len = row_len
+    j.rows = rows[0]
     j.y = y
     j.pred = pred
     j.upd = upd
-    j.sw = sw
     c.sw = 1.0
     j.n_seen = c.counts[0]
     j.mistakes = 0
@@ -920,7 +913,7 @@ cdef int mc_pass(MCCtx* c, const void* val, int vt, const void* ix, int it,
         j.scr = <double*>malloc((threads - 1) * j.stride * sizeof(double))
         if j.scr == NULL:
             threads = 1
-    if threads > 1 and c.K * mc_terms_est(val, vt, indptr, it, n_rows, row_len) >= \
+    if threads > 1 and c.K * mc_terms_est(rows) >= \
             mc_split_work:
         # the parts: the four partial sums in nb groups (2 threads: halves, 4 or more:
         # quarters), times nk ranges of at least 16 classes for the threads beyond 4
@@ -984,11 +977,11 @@ def mc_pass_dense(MultiState st, const floating[:, ::1] X, const int[::1] y,
             (upd is not None and upd.shape[0] != X.shape[0]):
         raise ValueError("mc_pass_dense: the arrays do not match the state")
     cdef const double* wp = weights_ptr(sw, X.shape[0])
+    cdef Rows rows = dense_rows(&X[0, 0], vt, X.shape[0], X.shape[1], wp)
     cdef long long stats[4]
     stats[:] = [0, 0, 0, 0]
     with nogil:
-        status = mc_pass(&c, &X[0, 0], vt, NULL, 0, NULL, X.shape[0], X.shape[1], &y[0], pp,
-                         up, 0, threads, &bad, wp, stats)
+        status = mc_pass(&c, &rows, &y[0], pp, up, 0, threads, &bad, stats)
     add_mc_stats(stats)
     return status, bad
 
@@ -1017,11 +1010,11 @@ def mc_pass_csr(MultiState st, const floating[::1] data, const index_t[::1] indi
             (pred is not None and pred.shape[0] != n) or (upd is not None and upd.shape[0] != n):
         raise ValueError("mc_pass_csr: the arrays do not match the state (or unchecked CSR)")
     cdef const double* wp = weights_ptr(sw, n)
+    cdef Rows rows = csr_rows(dp, vt, ip, it, &indptr[0], n, wp)
     cdef long long stats[4]
     stats[:] = [0, 0, 0, 0]
     with nogil:
-        status = mc_pass(&c, dp, vt, ip, it, &indptr[0], n, 0, &y[0], pp, up, check, threads,
-                         &bad, wp, stats)
+        status = mc_pass(&c, &rows, &y[0], pp, up, check, threads, &bad, stats)
     add_mc_stats(stats)
     return status, bad
 
