@@ -6,19 +6,13 @@ The arithmetic is ``_arith.pxd``'s (``mbref._arith``'s contract), so that the pu
 reproduces every prediction and update bit for bit.
 """
 
-from libc.math cimport sqrt, exp, isfinite, fabs, INFINITY, NAN
-from libc.stdlib cimport malloc, free
-from libc.string cimport memcpy, memset
+from libc.math cimport exp, isfinite
+from libc.string cimport memset
 
 import numpy as np
 
-from ._arith cimport (floating, index_t, PERCEPTRON, MARGIN, HINGE, PA, N_RULES, Params,
-                      NORM_LOW, PEGASOS_RESCALE, dot_row, sumsq_vals, row_inv_scaled,
-                      axpy_row, sqnorm_w, row_inv, raw_score, sign_of, row_sqnorm,
-                      pa_step_size, check_rule, make_lin_params, mb_gather_choose,
-                      mb_gather_dispatches, mb_gather_on, mb_prefetch_bytes)
-from ._rows cimport (OK, BAD_ROW, NEED_ROOM, BAD_INDEX, BAD_ORDER, BAD_SHAPE, row_at,
-                     values_ptr, index_ptr, weights_ptr, csr_row_ok)
+from ._arith cimport (floating, index_t, dot_row, sumsq_vals, sign_of)
+from ._rows cimport (OK, BAD_ROW, NEED_ROOM, row_at, values_ptr, index_ptr, weights_ptr)
 
 
 # ---------------------------------------------------------------------------------------------

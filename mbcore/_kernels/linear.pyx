@@ -14,23 +14,20 @@ layer then raises with the row index.
 """
 
 
-from libc.math cimport sqrt, exp, isfinite, fabs, INFINITY, NAN
-from libc.stdlib cimport malloc, free
+from libc.math cimport sqrt, isfinite, INFINITY, NAN
 from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from ._arith cimport (floating, index_t, PERCEPTRON, MARGIN, HINGE, PA, N_RULES, Params,
-                      NORM_LOW, PEGASOS_RESCALE, dot_row, sumsq_vals, row_inv_scaled,
-                      axpy_row, sqnorm_w, row_inv, raw_score, sign_of, row_sqnorm,
+from ._arith cimport (floating, index_t, PERCEPTRON, MARGIN, HINGE, PA, Params, PEGASOS_RESCALE,
+                      dot_row, axpy_row, sqnorm_w, row_inv, raw_score, sign_of, row_sqnorm,
                       pa_step_size, check_rule, make_lin_params, mb_gather_choose,
-                      mb_gather_dispatches, mb_gather_on, mb_prefetch_bytes)
-from ._rows cimport (Rows, dense_rows, csr_rows, OK, BAD_ROW, NEED_ROOM, BAD_INDEX, BAD_ORDER,
-                     BAD_SHAPE, row_at, values_ptr, index_ptr, weights_ptr, csr_row_ok)
+                      mb_gather_dispatches, mb_prefetch_bytes)
+from ._rows cimport (Rows, dense_rows, csr_rows, OK, BAD_ROW, BAD_INDEX, BAD_ORDER, BAD_SHAPE,
+                     row_at, values_ptr, index_ptr, weights_ptr, csr_row_ok)
 
-from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows,
-                    volatile_load, store_release, load_acquire,
-                    atomic_add)
+from ._spec cimport (mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows, volatile_load,
+                     store_release, load_acquire, atomic_add)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,23 +8,20 @@ reproduces every prediction and update bit for bit.  A pass is all or nothing, a
 the Python layer keeps the state as it was when a pass fails (mbcore.base.Snapshot).
 """
 
-from libc.math cimport sqrt, exp, isfinite, fabs, INFINITY, NAN
+from libc.math cimport sqrt, isfinite, INFINITY
 from libc.stdlib cimport malloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
 import numpy as np
 
-from ._arith cimport (floating, index_t, PERCEPTRON, MARGIN, HINGE, PA, N_RULES, Params,
-                      NORM_LOW, PEGASOS_RESCALE, dot_row, sumsq_vals, row_inv_scaled,
-                      axpy_row, sqnorm_w, row_inv, raw_score, sign_of, row_sqnorm,
-                      pa_step_size, check_rule, make_lin_params, mb_gather_choose,
-                      mb_gather_dispatches, mb_gather_on, mb_prefetch_bytes)
-from ._rows cimport (Rows, dense_rows, csr_rows, OK, BAD_ROW, NEED_ROOM, BAD_INDEX, BAD_ORDER,
-                     BAD_SHAPE, row_at, values_ptr, index_ptr, weights_ptr, csr_row_ok)
+from ._arith cimport (floating, index_t, PERCEPTRON, MARGIN, HINGE, PA, Params, PEGASOS_RESCALE,
+                      sqnorm_w, row_inv, sign_of, row_sqnorm, pa_step_size, check_rule,
+                      make_lin_params)
+from ._rows cimport (Rows, dense_rows, csr_rows, OK, BAD_ROW, NEED_ROOM, row_at, values_ptr,
+                     index_ptr, weights_ptr, csr_row_ok)
 
-from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows,
-                    volatile_load, store_release, load_acquire,
-                    atomic_add)
+from ._spec cimport MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows
+from ._spec cimport volatile_load
 from ._spec cimport (mb_split, mb_split_new, mb_split_free, mb_split_serving, mb_split_row,
                      mb_spec_pass_split)
 
