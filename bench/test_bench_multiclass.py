@@ -260,7 +260,7 @@ def test_mnist_split_later_pass_ab(benchmark, mnist60k, K):
     the ratios (min/min, median/median) against n_jobs=1."""
     import copy
     import time
-    from mbcore._kernels import linear as klin
+    from mbcore._kernels import multiclass as kmc
     d = mnist60k
     y = make_split_labels(d, K)
     base = mbcore.Perceptron(n_jobs=1).partial_fit(d.X, y, classes=np.arange(K))
@@ -268,22 +268,22 @@ def test_mnist_split_later_pass_ab(benchmark, mnist60k, K):
     arms = {"t1": (1, None), "t2_nosplit": (2, 1 << 60), "t2": (2, None), "t2_forced": (2, 0)}
     times = {a: [] for a in arms}
     states = {}
-    default_work = klin.mc_split_tuning(None)
+    default_work = kmc.mc_split_tuning(None)
 
     def go():
         try:
             for _ in range(SPLIT_ROUNDS):
                 for arm, (jobs, work) in arms.items():
-                    klin.mc_split_tuning(default_work if work is None else work)
+                    kmc.mc_split_tuning(default_work if work is None else work)
                     c = copy.deepcopy(base)
                     c.set_params(n_jobs=jobs)
-                    klin.mc_split_stats(reset=True)
+                    kmc.mc_split_stats(reset=True)
                     t0 = time.perf_counter()
                     c.partial_fit(d.X, y)
                     times[arm].append(time.perf_counter() - t0)
-                    states[arm] = (c.coef_.tobytes(), int(c.mistakes_), klin.mc_split_stats())
+                    states[arm] = (c.coef_.tobytes(), int(c.mistakes_), kmc.mc_split_stats())
         finally:
-            klin.mc_split_tuning(default_work)
+            kmc.mc_split_tuning(default_work)
 
     benchmark.pedantic(go, rounds=1, iterations=1)
     rate = (states["t1"][1] - m0) / d.X.shape[0]

@@ -19,8 +19,9 @@ except ImportError as exc:  # pragma: no cover - only without a build
 
 from .base import NotFittedError, OnlineLearner, all_learners, clone
 from .exceptions import LearnerWarning
-from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
-                     PassiveAggressive, Perceptron)
+from .linear import (AveragedPerceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive,
+                     Perceptron)
+from .kernel import KernelPerceptron
 from .experts import RandomizedWeightedMajority, WeightedMajority
 from .specialists import PairSpecialists, Specialists
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar

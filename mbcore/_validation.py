@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from ._kernels import linear as _klin
+from ._kernels import checks as _kchecks
 from ._messages import spell
 
 __all__ = ["Batch", "check_X", "check_2d", "check_dims", "read_2d", "input_type_error",
@@ -326,9 +326,9 @@ def _csr_common(owner, X, n_features, check_indices=True):
             data.shape[0] != nnz or int(indptr[0]) != 0 or int(indptr[n]) != nnz:
         return None
     if check_indices:
-        if _klin.csr_check(indices, indptr, d)[0]:
+        if _kchecks.csr_check(indices, indptr, d)[0]:
             return None
-    elif _klin.indptr_check(indptr) >= 0:
+    elif _kchecks.indptr_check(indptr) >= 0:
         return None
     return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d, checked=check_indices)
 
@@ -377,7 +377,7 @@ def _check_csr(owner, X, n_features, check_indices=True, keep_uint8=False):
                              f"{row})")
         # The caller's kernel checks each row's column indices as it reads them.
         return Batch(data=data, indices=indices, indptr=indptr, n=n, d=d, checked=False)
-    code, row = _klin.csr_check(indices, indptr, d)
+    code, row = _kchecks.csr_check(indices, indptr, d)
     if code in (1, 2):
         raise csr_index_error(owner, d, code, row)
     if code == 3:
@@ -555,7 +555,7 @@ def _distinct(ya):
     """np.unique(ya) for 1-D labels, in one compiled pass when the dtype allows."""
     if ya.ndim == 1 and ya.shape[0] > 64 and (ya.dtype in _LABEL_DTYPES or ya.dtype.kind == "b"):
         v = ya.view(np.uint8) if ya.dtype.kind == "b" else ya
-        count, i1, i2 = _klin.distinct_labels(np.ascontiguousarray(v))
+        count, i1, i2 = _kchecks.distinct_labels(np.ascontiguousarray(v))
         idx = [0] + [i for i in (i1, i2) if i >= 0]
         return np.unique(ya[idx])
     return np.unique(ya)
@@ -777,12 +777,11 @@ def _encode_small(A, classes, dtype=np.int32):
     lo, hi = int(classes[0]), int(classes[-1])
     if hi - lo >= 1 << 16:
         return None
-    from ._kernels import experts as _kx
     table = np.full(hi - lo + 1, -1, dtype=np.int32)
     table[classes.astype(np.int64) - lo] = np.arange(classes.shape[0], dtype=np.int32)
     flat = np.ascontiguousarray(A).reshape(-1)
     out = np.empty(flat.shape[0], dtype=dtype)
-    bad = _kx.encode_small(flat, lo, table, out)
+    bad = _kchecks.encode_small(flat, lo, table, out)
     if bad >= 0:
         return int(bad)
     return out.reshape(A.shape)
@@ -851,7 +850,7 @@ def _encode_compiled(ya, neg, pos):
     if not (n_ == neg and p_ == pos):
         return None
     out = np.empty(ya.shape[0], dtype=np.int8)
-    bad = _klin.encode_labels(np.ascontiguousarray(ya), n_, p_, out)
+    bad = _kchecks.encode_labels(np.ascontiguousarray(ya), n_, p_, out)
     return out if bad < 0 else bad
 
 

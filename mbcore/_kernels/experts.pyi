@@ -1,9 +1,8 @@
 """Type stubs for mbcore._kernels.experts (compiled; not a public API).
 
 Fused types of the .pyx as unions: ``label_t`` -> ``_Label`` (int8, uint8, int16, int32, int64,
-float32, float64), ``code_t``/``code_out_t`` -> ``_Code`` (uint8, int32), ``small_t`` ->
-``_Small`` (int8, uint8, int16, int32, int64); every array is C-contiguous.  Arguments typed
-Optional may be None (the kernel skips them; labels are read only with ``update``).
+float32, float64), ``code_t`` -> ``_Code`` (uint8, int32); every array is C-contiguous.
+Arguments typed Optional may be None (the kernel skips them; labels are read only with ``update``).
 """
 
 from typing import Optional, Union
@@ -14,7 +13,6 @@ from numpy.typing import NDArray
 _Label = NDArray[Union[np.int8, np.uint8, np.int16, np.int32, np.int64, np.float32,
                        np.float64]]
 _Code = NDArray[Union[np.uint8, np.int32]]
-_Small = NDArray[Union[np.int8, np.uint8, np.int16, np.int32, np.int64]]
 _Scalar = Union[int, float, np.integer, np.floating]
 
 def wm_pass(adv: NDArray[np.uint8], y: Optional[NDArray[np.int8]], l: NDArray[np.float64],
@@ -42,7 +40,6 @@ def specialists_pass(indptr: NDArray[np.int64], ids: NDArray[np.int64],
 def terms(x: NDArray[np.float64], out: NDArray[np.float64]) -> None: ...
 def splitmix_uniforms(state: NDArray[np.uint64], out: NDArray[np.float64]) -> None: ...
 def encode_advice(A: _Label, neg: _Scalar, pos: _Scalar, out: NDArray[np.uint8]) -> int: ...
-def encode_small(a: _Small, lo: int, table: NDArray[np.int32], out: _Code) -> int: ...
 def simd_level(force: Optional[int] = ...) -> int: ...
 def pair_lookup(keys: NDArray[np.int64], tkeys: NDArray[np.int64], tids: NDArray[np.int64],
                 by_id: NDArray[np.int64], n_ids: NDArray[np.int64], out: NDArray[np.int64],

@@ -694,41 +694,6 @@ def simd_level(force=None):
     return mb_wm_simd_level()
 
 
-ctypedef fused small_t:
-    signed char
-    unsigned char
-    short
-    int
-    long long
-
-
-ctypedef fused code_out_t:
-    unsigned char
-    int
-
-
-def encode_small(const small_t[::1] a, long long lo, const int[::1] table,
-                 code_out_t[::1] out):
-    """out[k] = table[a[k] - lo] (class codes of integer labels through a lookup table; -1 in
-    the table marks a value outside the classes).  Returns the index of the first value outside
-    the table's range or outside the classes, or -1."""
-    cdef Py_ssize_t k, n = a.shape[0], span = table.shape[0], bad = -1
-    cdef long long x
-    cdef int c
-    with nogil:
-        for k in range(n):
-            x = <long long>a[k] - lo
-            if x < 0 or x >= span:
-                bad = k
-                break
-            c = table[x]
-            if c < 0:
-                bad = k
-                break
-            out[k] = <code_out_t>c
-    return bad
-
-
 # -- PairSpecialists' key -> id table -------------------------------------------------------------
 
 cdef inline unsigned long long mix64(unsigned long long z) noexcept nogil:

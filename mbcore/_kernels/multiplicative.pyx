@@ -19,6 +19,7 @@ from libc.string cimport memset
 cimport cython
 
 from ._exact cimport bits_ge_bits, bits_ge_double, carry_bits, term
+from ._rows cimport Rows, dense_rows, csr_rows
 from ._spec cimport (MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows,
                     volatile_load)
 
@@ -523,17 +524,14 @@ cdef int decide(const WParams* p, const double* l, const value_t* v, const index
 
 cdef struct WJob:
     # One pass of a binary Winnow learner, for mb_spec_pass: the state and parameters, the rows
-    # (values, indices and indptr as void pointers, their types in vt and it), the labels and
-    # outputs, the per-slot scratch of winnow_row and the pass's counter.
+    # (their Rows view; vt: 0 uint8, 1 float32, 2 float64), the labels and outputs, the per-slot
+    # scratch of winnow_row and the pass's counter.
     const WParams* p
     double* l
     double* w
     double* ln
     double* wn
-    const void* val
-    const void* ix
-    const void* indptr
-    Py_ssize_t row_len
+    Rows rows
     Py_ssize_t d
     int boolean
     double limit
@@ -547,8 +545,6 @@ cdef struct WJob:
     long long** bits            # per slot: its bits (two regions of `half` entries)
     Py_ssize_t half
     long long mistakes          # during the pass
-    int vt                      # values: 0 uint8, 1 float32, 2 float64
-    int it                      # indices: 0 int32, 1 int64
     int err                     # the ROW_* code of the failing row
     int ones                    # CSR values known to be all 1: only the indices are read
     int* not_ones               # per slot (NOT_ONES_STRIDE apart): a checked row held a 0
@@ -559,7 +555,7 @@ cdef Py_ssize_t w_run(WJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
     """The sequential pass over rows lo..hi-1 (predict, update, count): the number of rows
     that changed the state (the mistakes), or -1 (j.err, *bad) at a bad row, the state then
     half-way (winnow_pass undoes it)."""
-    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const index_t* indptr = <const index_t*>j.rows.indptr
     cdef const WParams* p = j.p
     cdef Py_ssize_t i, n
     cdef const value_t* v
@@ -567,7 +563,7 @@ cdef Py_ssize_t w_run(WJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
     cdef int pr, yi, code
     cdef long long mistakes = 0
     for i in range(lo, hi):
-        code = next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v,
+        code = next_row(val, ix, indptr, j.rows.row_len, i, j.d, j.boolean, j.limit, j.check, &v,
                         &xi, &n, j.not_ones)
         if code != ROW_OK:
             j.err = code
@@ -595,7 +591,7 @@ cdef Py_ssize_t w_scan(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi, const Py
     """Judge rows lo..hi-1 with the current state, which it only reads (mb_spec_pass): the
     first row that is bad or a mistake (the update would change the state), or hi; the
     predictions of the rows before it.  The same checks and winnow_row as w_run."""
-    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const index_t* indptr = <const index_t*>j.rows.indptr
     cdef const WParams* p = j.p
     cdef long long* e = j.e[slot]
     cdef long long* bits = j.bits[slot]
@@ -607,7 +603,7 @@ cdef Py_ssize_t w_scan(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi, const Py
     for i in range(lo, hi):
         if (i & 15) == 0 and volatile_load(stop) < lo:
             return hi                   # an earlier slice found a row: this one cannot matter
-        if next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v, &xi,
+        if next_row(val, ix, indptr, j.rows.row_len, i, j.d, j.boolean, j.limit, j.check, &v, &xi,
                     &n, not_ones) != ROW_OK:
             return i
         yi = j.y[i]
@@ -649,7 +645,7 @@ cdef Py_ssize_t w_run_ones(WJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* ba
     by decide's float filter, the values not read; a row that changes the state, that the
     filter leaves open, or that is bad goes to w_run itself, which reads it as every pass does
     (the same results)."""
-    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const index_t* indptr = <const index_t*>j.rows.indptr
     cdef double theta = j.p.theta
     cdef Py_ssize_t i, a, n, c, total = 0
     cdef int pr
@@ -673,7 +669,7 @@ cdef Py_ssize_t w_scan_ones(WJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
                             const Py_ssize_t* stop, const index_t* ix) noexcept nogil:
     """w_scan over CSR rows whose values are all 1 (j.ones), as w_run_ones decides them (a row
     the filter leaves open is returned, for the run to settle)."""
-    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const index_t* indptr = <const index_t*>j.rows.indptr
     cdef double theta = j.p.theta
     cdef Py_ssize_t i, a, n
     cdef int pr
@@ -697,25 +693,25 @@ cdef Py_ssize_t w_run_ones_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi,
     """mb_spec_pass's run callback of a pass with j.ones (CSR rows whose values are all 1:
     only the indices' dtype matters)."""
     cdef WJob* j = <WJob*>ctx
-    if j.it == 1:
-        return w_run_ones(j, lo, hi, bad, <const long long*>j.ix)
-    return w_run_ones(j, lo, hi, bad, <const int*>j.ix)
+    if j.rows.it == 1:
+        return w_run_ones(j, lo, hi, bad, <const long long*>j.rows.ix)
+    return w_run_ones(j, lo, hi, bad, <const int*>j.rows.ix)
 
 
 cdef Py_ssize_t w_scan_ones_cb(void* ctx, int slot, Py_ssize_t lo, Py_ssize_t hi,
                               const Py_ssize_t* stop) noexcept nogil:
     """mb_spec_pass's scan callback of a pass with j.ones."""
     cdef WJob* j = <WJob*>ctx
-    if j.it == 1:
-        return w_scan_ones(j, slot, lo, hi, stop, <const long long*>j.ix)
-    return w_scan_ones(j, slot, lo, hi, stop, <const int*>j.ix)
+    if j.rows.it == 1:
+        return w_scan_ones(j, slot, lo, hi, stop, <const long long*>j.rows.ix)
+    return w_scan_ones(j, slot, lo, hi, stop, <const int*>j.rows.ix)
 
 
 cdef void w_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """Read CSR rows lo..hi-1 into the caches (mb_spec_pass: ahead of the sequential pass)."""
     cdef WJob* j = <WJob*>ctx
-    touch_rows(j.val, 0 if j.ones else value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, 0,
-               lo, hi)
+    touch_rows(j.rows.val, 0 if j.ones else value_bytes(j.rows.vt), j.rows.ix,
+               index_bytes(j.rows.it), j.rows.indptr, 0, lo, hi)
 
 
 cdef int spec_slots(int threads) noexcept nogil:
@@ -727,8 +723,7 @@ cdef int spec_slots(int threads) noexcept nogil:
 
 
 cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double* wn,
-                     const void* val, int vt, const void* ix, int it, const void* indptr,
-                     Py_ssize_t n_rows, Py_ssize_t row_len, Py_ssize_t max_row, Py_ssize_t d,
+                     const Rows* rows, Py_ssize_t max_row, Py_ssize_t d,
                      int boolean, double limit, int check, const signed char* y,
                      signed char* pred, long long* counts, int update, double* scores,
                      int threads, Py_ssize_t* bad_row, int ones,
@@ -743,6 +738,8 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
     the column indices alone (w_run_ones, w_scan_ones; elsewhere `ones` is ignored).
     *all_ones is set to whether this pass checked every value and found them all to be 1."""
     cdef WJob j
+    cdef const void* indptr = rows.indptr
+    cdef Py_ssize_t n_rows = rows.n_rows
     cdef Undo undo
     cdef mb_touch_fn touch = NULL
     cdef Py_ssize_t changed, s, T
@@ -791,10 +788,7 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
         j.w = w
         j.ln = ln
         j.wn = wn
-        j.val = val
-        j.ix = ix
-        j.indptr = indptr
-        j.row_len = row_len
+        j.rows = rows[0]
         j.d = d
         j.boolean = boolean
         j.limit = limit
@@ -805,8 +799,6 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
         j.update = update
         j.undo = &undo if update else NULL
         j.mistakes = 0
-        j.vt = vt
-        j.it = it
         j.err = ROW_OK
         j.ones = ones
         # whether a checked row held a 0, per slot: only where a pass of Boolean CSR rows
@@ -875,11 +867,11 @@ def winnow_dense(int variant, bint exact, double la, double lb, double theta,
     cdef int vt = 0 if sizeof(value_t) == 1 else (1 if sizeof(value_t) == 4 else 2)
     cdef int status, all_ones
     cdef Py_ssize_t bad = -1
+    cdef Rows rows = dense_rows(&X[0, 0], vt, X.shape[0], X.shape[1])
     with nogil:
-        status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, &X[0, 0], vt, NULL, 0, NULL,
-                             X.shape[0], X.shape[1], X.shape[1], X.shape[1], boolean, limit,
-                             CHECK_VALUES if check_values else 0, yp, pp, &counts[0], update, sp,
-                             threads, &bad, 0, &all_ones)
+        status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, &rows, X.shape[1], X.shape[1], boolean,
+                             limit, CHECK_VALUES if check_values else 0, yp, pp, &counts[0],
+                             update, sp, threads, &bad, 0, &all_ones)
     if status == NO_MEMORY:
         raise MemoryError("Winnow: no memory for the pass's buffers")
     return status, bad
@@ -913,9 +905,9 @@ def winnow_csr(int variant, bint exact, double la, double lb, double theta,
     cdef int it = 1 if sizeof(index_t) == 8 else 0
     cdef int status, all_ones = 0
     cdef Py_ssize_t bad = -1
+    cdef Rows rows = csr_rows(dp, vt, ip, it, &indptr[0], indptr.shape[0] - 1)
     with nogil:
-        status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, dp, vt, ip, it, &indptr[0],
-                             indptr.shape[0] - 1, 0, max_row, n_cols, boolean, limit,
+        status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, &rows, max_row, n_cols, boolean, limit,
                              (CHECK_INDICES if check else 0) |
                              (CHECK_VALUES if check_values else 0),
                              yp, pp, &counts[0], update, sp, threads, &bad, ones, &all_ones)
@@ -1195,10 +1187,7 @@ cdef struct MCJob:
     double* w
     double* ln
     double* wn
-    const void* val
-    const void* ix
-    const void* indptr
-    Py_ssize_t row_len
+    Rows rows
     Py_ssize_t d
     int boolean
     double limit
@@ -1211,8 +1200,6 @@ cdef struct MCJob:
     MCBuf* bufs                 # per slot (slot 0: the run's too)
     long long mistakes          # during the pass
     long long changes           # rows that changed the state, during the pass
-    int vt                      # values: 0 uint8, 1 float32, 2 float64
-    int it                      # indices: 0 int32, 1 int64
     int err                     # the ROW_* code of the failing row
 
 
@@ -1220,7 +1207,7 @@ cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
                        const value_t* val, const index_t* ix) noexcept nogil:
     """The sequential pass over rows lo..hi-1 (predict, learn, count): the number of rows
     that were mistakes or changed the state, or -1 (j.err, *bad) at a bad row."""
-    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const index_t* indptr = <const index_t*>j.rows.indptr
     cdef MCBuf* b = &j.bufs[0]
     cdef Py_ssize_t i, n, k, K = j.K
     cdef const value_t* v
@@ -1228,7 +1215,7 @@ cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
     cdef int pr = 0, r, yi, code
     cdef long long mistakes = 0, changes = 0, touched = 0
     for i in range(lo, hi):
-        code = next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v,
+        code = next_row(val, ix, indptr, j.rows.row_len, i, j.d, j.boolean, j.limit, j.check, &v,
                         &xi, &n, NULL)
         if code != ROW_OK:
             j.err = code
@@ -1259,7 +1246,7 @@ cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
     """Judge rows lo..hi-1 with the current state, which it only reads (mb_spec_pass): the
     first row that is bad, a mistake or would change the state, or hi; the outputs (pred,
     upd = 0) of the rows before it.  The same checks and mc_winnow_row as mc_run."""
-    cdef const index_t* indptr = <const index_t*>j.indptr
+    cdef const index_t* indptr = <const index_t*>j.rows.indptr
     cdef MCBuf* b = &j.bufs[slot]
     cdef Py_ssize_t i, n
     cdef const value_t* v
@@ -1268,7 +1255,7 @@ cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
     for i in range(lo, hi):
         if (i & 15) == 0 and volatile_load(stop) < lo:
             return hi                   # an earlier slice found a row: this one cannot matter
-        if next_row(val, ix, indptr, j.row_len, i, j.d, j.boolean, j.limit, j.check, &v, &xi,
+        if next_row(val, ix, indptr, j.rows.row_len, i, j.d, j.boolean, j.limit, j.check, &v, &xi,
                     &n, NULL) != ROW_OK:
             return i
         yi = j.y[i]
@@ -1287,13 +1274,13 @@ cdef Py_ssize_t mc_scan(MCJob* j, int slot, Py_ssize_t lo, Py_ssize_t hi,
 cdef void mc_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """Read CSR rows lo..hi-1 into the caches (mb_spec_pass: ahead of the sequential pass)."""
     cdef MCJob* j = <MCJob*>ctx
-    touch_rows(j.val, value_bytes(j.vt), j.ix, index_bytes(j.it), j.indptr, 0, lo, hi)
+    touch_rows(j.rows.val, value_bytes(j.rows.vt), j.rows.ix, index_bytes(j.rows.it),
+               j.rows.indptr, 0, lo, hi)
 
 
 cdef int mc_winnow_pass(const WParams* p, int ovr, Py_ssize_t K, double* l, double* w,
-                        double* ln, double* wn, const void* val, int vt, const void* ix, int it,
-                        const void* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
-                        Py_ssize_t max_row, Py_ssize_t d, int boolean, double limit, int check,
+                        double* ln, double* wn, const Rows* rows, Py_ssize_t max_row,
+                        Py_ssize_t d, int boolean, double limit, int check,
                         const int* y, int* pred, unsigned char* upd, long long* counts,
                         int update, double* scores, int threads,
                         Py_ssize_t* bad_row) noexcept nogil:
@@ -1302,6 +1289,8 @@ cdef int mc_winnow_pass(const WParams* p, int ovr, Py_ssize_t K, double* l, doub
     weights).  A learning pass (update, no scores) runs on up to `threads` threads
     (mb_spec_pass: the same results for any number)."""
     cdef MCJob j
+    cdef const void* indptr = rows.indptr
+    cdef Py_ssize_t n_rows = rows.n_rows
     cdef MCBuf b0
     cdef mb_touch_fn touch = NULL
     cdef Py_ssize_t changed, s, T
@@ -1328,10 +1317,7 @@ cdef int mc_winnow_pass(const WParams* p, int ovr, Py_ssize_t K, double* l, doub
         j.w = w
         j.ln = ln
         j.wn = wn
-        j.val = val
-        j.ix = ix
-        j.indptr = indptr
-        j.row_len = row_len
+        j.rows = rows[0]
         j.d = d
         j.boolean = boolean
         j.limit = limit
@@ -1343,8 +1329,6 @@ cdef int mc_winnow_pass(const WParams* p, int ovr, Py_ssize_t K, double* l, doub
         j.update = update
         j.mistakes = 0
         j.changes = 0
-        j.vt = vt
-        j.it = it
         j.err = ROW_OK
         if indptr != NULL:
             touch = mc_touch_cb
@@ -1392,11 +1376,11 @@ def mc_winnow_dense(int variant, bint exact, double la, double lb, double theta,
             (upd is not None and upd.shape[0] != X.shape[0]) or \
             (scores is not None and (scores.shape[0] != X.shape[0] or scores.shape[1] != K)):
         raise ValueError("mc_winnow_dense: the output arrays do not match X")
+    cdef Rows rows = dense_rows(&X[0, 0], vt, X.shape[0], X.shape[1])
     with nogil:
-        status = mc_winnow_pass(&p, ovr, K, &l[0], &w[0], lnp, wnp, &X[0, 0], vt, NULL, 0,
-                                NULL, X.shape[0], X.shape[1], X.shape[1], X.shape[1], boolean,
-                                limit, CHECK_VALUES if check_values else 0, yp, &pred[0], up,
-                                &counts[0], update, sp, threads, &bad)
+        status = mc_winnow_pass(&p, ovr, K, &l[0], &w[0], lnp, wnp, &rows, X.shape[1],
+                                X.shape[1], boolean, limit, CHECK_VALUES if check_values else 0,
+                                yp, &pred[0], up, &counts[0], update, sp, threads, &bad)
     if status == NO_MEMORY:
         raise MemoryError("Winnow: no memory for the pass's buffers")
     return status, bad
@@ -1434,9 +1418,10 @@ def mc_winnow_csr(int variant, bint exact, double la, double lb, double theta, P
             (upd is not None and upd.shape[0] != n_rows) or \
             (scores is not None and (scores.shape[0] != n_rows or scores.shape[1] != K)):
         raise ValueError("mc_winnow_csr: the arrays do not match")
+    cdef Rows rows = csr_rows(dp, vt, ip, it, &indptr[0], n_rows)
     with nogil:
-        status = mc_winnow_pass(&p, ovr, K, &l[0], &w[0], lnp, wnp, dp, vt, ip, it, &indptr[0],
-                                n_rows, 0, max_row, n_cols, boolean, limit,
+        status = mc_winnow_pass(&p, ovr, K, &l[0], &w[0], lnp, wnp, &rows, max_row, n_cols,
+                                boolean, limit,
                                 (CHECK_INDICES if check else 0) |
                                 (CHECK_VALUES if check_values else 0), yp, &pred[0], up,
                                 &counts[0], update, sp, threads, &bad)

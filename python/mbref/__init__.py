@@ -12,8 +12,9 @@ from .base import NotFittedError, OnlineLearner
 from .exceptions import LearnerWarning
 from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjunction,
                       GreedyDecisionList, greedy_decision_list, most_specific_conjunction)
-from .linear import (AveragedPerceptron, KernelPerceptron, MarginPerceptron, OnlineHingeSVM,
-                     PassiveAggressive, Perceptron)
+from .linear import (AveragedPerceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive,
+                     Perceptron)
+from .kernel import KernelPerceptron
 from .experts import RandomizedWeightedMajority, WeightedMajority
 from .specialists import PairSpecialists, Specialists
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar

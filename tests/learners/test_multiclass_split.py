@@ -1,6 +1,6 @@
 """K classes on every core (issue 27): while the mistakes are dense, the multi-class passes with
 ``n_jobs`` > 1 split each row's scores between the threads (the four partial sums of every class
-in groups, a group per thread; see ``mc_part`` in mbcore/_kernels/linear.pyx and the row
+in groups, a group per thread; see ``mc_part`` in mbcore/_kernels/multiclass.pyx and the row
 splitting of _spec.h).  Each partial sum is computed by the arithmetic of the sequential pass,
 whichever thread computes it, so the results are the sequential pass's, bit for bit.
 
@@ -30,7 +30,7 @@ import scipy.sparse as sp
 import mbcore
 import mbcore._threads as mthreads
 import mbref
-from mbcore._kernels import linear as klin
+from mbcore._kernels import multiclass as kmc
 
 # CI runs this file on the debug build and the AddressSanitizer build too (tests/README.md)
 pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
@@ -57,14 +57,14 @@ def eid(entry):
 @contextlib.contextmanager
 def split_everything(tuning, min_work=0):
     old_min = mthreads.SPEC_MIN_VALUES
-    old_work = klin.mc_split_tuning(min_work)
-    old_spec = klin.spec_tuning(*TUNINGS[tuning])
+    old_work = kmc.mc_split_tuning(min_work)
+    old_spec = kmc.spec_tuning(*TUNINGS[tuning])
     try:
         mthreads.SPEC_MIN_VALUES = 0
         yield
     finally:
-        klin.spec_tuning(*old_spec)
-        klin.mc_split_tuning(old_work)
+        kmc.spec_tuning(*old_spec)
+        kmc.mc_split_tuning(old_work)
         mthreads.SPEC_MIN_VALUES = old_min
 
 
@@ -119,7 +119,7 @@ def noisy_stream(seed, n, d, K, fmt):
 
 
 def split_rows():
-    return klin.mc_split_stats()[0]
+    return kmc.mc_split_stats()[0]
 
 
 # -- the tests -----------------------------------------------------------------------------------
@@ -142,7 +142,7 @@ def test_split_rows_same_for_all_n_jobs(entry, multi_class, K, fmt, tuning):
     want = public(ref)
     base = None
     for jobs in JOBS:
-        klin.mc_split_stats(reset=True)
+        kmc.mc_split_stats(reset=True)
         clf = getattr(mbcore, name)(multi_class=multi_class, n_jobs=jobs, **params)
         clf.partial_fit(X[: n // 2], y[: n // 2], classes=classes)
         clf.partial_fit(X, y)
@@ -167,23 +167,23 @@ def test_small_rows_are_not_split_by_default(fmt):
     """The size threshold: rows whose K x non-zeros are below it run unsplit (same results)."""
     X, y = noisy_stream(3, 300, 8, 10, fmt)
     old_min = mthreads.SPEC_MIN_VALUES
-    old_work = klin.mc_split_tuning(None)
+    old_work = kmc.mc_split_tuning(None)
     try:
         mthreads.SPEC_MIN_VALUES = 0
         assert old_work > 10 * 8
         states = []
         for jobs in (1, 2):
-            klin.mc_split_stats(reset=True)
+            kmc.mc_split_stats(reset=True)
             clf = mbcore.Perceptron(n_jobs=jobs).partial_fit(X, y, classes=np.arange(10) * 10)
             assert split_rows() == 0
             states.append(internal(clf))
-        klin.mc_split_tuning(10)              # below these rows' 10 x (about 6): split
-        klin.mc_split_stats(reset=True)
+        kmc.mc_split_tuning(10)              # below these rows' 10 x (about 6): split
+        kmc.mc_split_stats(reset=True)
         clf = mbcore.Perceptron(n_jobs=2).partial_fit(X, y, classes=np.arange(10) * 10)
         assert split_rows() > 0
         states.append(internal(clf))
     finally:
-        klin.mc_split_tuning(old_work)
+        kmc.mc_split_tuning(old_work)
         mthreads.SPEC_MIN_VALUES = old_min
     assert states[0] == states[1] == states[2]
 
@@ -211,7 +211,7 @@ def test_nan_row_mid_pass_rolls_back(entry, fmt, tuning):
         clf = getattr(mbcore, name)(n_jobs=jobs, **params).partial_fit(X[:40], y[:40],
                                                                       classes=classes)
         before = (internal(clf), public(clf))
-        klin.mc_split_stats(reset=True)
+        kmc.mc_split_stats(reset=True)
         with pytest.raises(ValueError, match=r"\brow 173\b") as exc:
             clf.partial_fit(Xbad, y)
         msgs.add(str(exc.value))
@@ -226,14 +226,14 @@ def test_nan_row_mid_pass_rolls_back(entry, fmt, tuning):
 
 def test_split_tuning_and_stats_api():
     """mc_split_tuning returns the old threshold and clamps below at 0; mc_split_stats resets."""
-    old = klin.mc_split_tuning(None)
+    old = kmc.mc_split_tuning(None)
     try:
-        assert klin.mc_split_tuning(-5) == old
-        assert klin.mc_split_tuning(None) == 0
+        assert kmc.mc_split_tuning(-5) == old
+        assert kmc.mc_split_tuning(None) == 0
     finally:
-        klin.mc_split_tuning(old)
-    klin.mc_split_stats(reset=True)
-    assert klin.mc_split_stats() == (0, 0, 0, 0)
+        kmc.mc_split_tuning(old)
+    kmc.mc_split_stats(reset=True)
+    assert kmc.mc_split_stats() == (0, 0, 0, 0)
 
 
 @pytest.mark.parametrize("fmt", ("dense64", "csr64"))
@@ -261,7 +261,7 @@ def test_update_overflow_mid_pass_rolls_back(fmt, tuning):
         clf = mbcore.Perceptron(eta=1e10, n_jobs=jobs).partial_fit(Xf[:40], y[:40],
                                                                    classes=classes)
         before = (internal(clf), public(clf))
-        klin.mc_split_stats(reset=True)
+        kmc.mc_split_stats(reset=True)
         with pytest.raises(ValueError, match=r"\brow 150\b") as exc:
             clf.partial_fit(Xf, y)
         msgs.add(str(exc.value))

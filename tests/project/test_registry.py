@@ -166,13 +166,14 @@ def test_every_learner_names_a_bound_certify_knows():
 def test_an_unknown_rule_code_is_refused_by_the_kernel(multi):
     """The linear kernels name every rule code they run: a code none of their branches knows
     is refused when the state is bound, so it can never run another rule's arithmetic."""
-    from mbcore._kernels import linear as k
+    from mbcore._kernels import linear as k, multiclass as kmc
     counts = np.zeros(3, dtype=np.int64)
     for code, ok in [(0, True), (2, True), (-1, False), (99, False)]:
         if multi:
-            make = lambda: k.MultiState(np.zeros(9), np.zeros(0), np.array([1.0, 0, 0, 0, 0]),
-                                        counts, 3, 3, code, False, False, False, False, False,
-                                        1.0, 0.0, 0.01, False)
+            make = lambda: kmc.MultiState(np.zeros(9), np.zeros(0),
+                                          np.array([1.0, 0, 0, 0, 0]), counts, 3, 3, code,
+                                          False, False, False, False, False, 1.0, 0.0, 0.01,
+                                          False)
         else:
             make = lambda: k.LinearState(np.zeros(3), np.zeros(0), np.array([1.0, 0.0]), counts,
                                          3, code, False, False, False, False, False, 1.0, 0.0,

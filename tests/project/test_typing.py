@@ -28,8 +28,8 @@ try:
 except ImportError:  # pragma: no cover - mypy is in the test extra
     mypy_api = None
 
-KERNELS = ["linear", "multiplicative", "experts", "boolean", "bitset", "readers", "vw", "names",
-           "automata"]
+KERNELS = ["linear", "multiclass", "kernel", "checks", "multiplicative", "experts", "boolean",
+           "bitset", "readers", "vw", "names", "automata"]
 KERNEL_DIR = Path(importlib.import_module("mbcore._kernels").__file__).parent
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -322,10 +322,10 @@ def queries() -> int:
 
 
 def kernels() -> int:
-    from mbcore._kernels import bitset, linear
+    from mbcore._kernels import bitset, checks
     words = np.array([3, 0, 1], dtype=np.uint64)
     out = np.zeros(3, dtype=np.int32)
-    status: Tuple[int, int] = linear.csr_check(np.array([0, 1], dtype=np.int32),
+    status: Tuple[int, int] = checks.csr_check(np.array([0, 1], dtype=np.int32),
                                                np.array([0, 2], dtype=np.int32), 2)
     return bitset.popcount_words(words) + bitset.nonzero_words(words, out) + status[0]
 

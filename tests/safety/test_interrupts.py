@@ -15,12 +15,13 @@ import numpy as np
 import pytest
 
 import mbcore
-from mbcore._kernels import bitset, boolean, experts, linear, multiplicative
+from mbcore._kernels import (bitset, boolean, checks, experts, kernel, linear, multiclass,
+                             multiplicative)
 
 # CI runs this file on the AddressSanitizer build too (tests/README.md)
 pytestmark = pytest.mark.sanitized
 
-KERNEL_MODULES = (linear, multiplicative, experts, boolean, bitset)
+KERNEL_MODULES = (linear, multiclass, kernel, checks, multiplicative, experts, boolean, bitset)
 
 
 def fingerprint(obj, depth=0):
