@@ -15,12 +15,14 @@ import numpy as np
 from . import _params as params
 from ._kernels import boolean as _k
 from ._messages import spell
-from ._validation import Batch, check_2d, empty_error, is_sparse, read_2d
+from ._validation import (Batch, check_2d, empty_error, encode_y, infer_classes, is_sparse,
+                          read_2d)
 from ._state import (COMMON, I4, I8, INT, U1, arr, failure, need, nonneg, py, shape,
                      two_labels)
 from .base import OnlineLearner
 from ._tags import tags
 from .exceptions import warn_failure
+from .online import play_against
 
 __all__ = ["Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
            "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary"]
@@ -551,7 +553,6 @@ class DecisionList(_Boolean):
 # -- PAC learners (batch) ---------------------------------------------------------------------------
 
 def _labels01(owner, X, y, classes):
-    from ._validation import encode_y, infer_classes
     A = boolean_rows(owner, X, None)
     if y is None:
         raise TypeError(f"{owner}: y must be a 1-D array-like of labels, got None")
@@ -716,7 +717,6 @@ class ConjunctionAdversary:
     def run(self, learner):
         """Play the n rounds against ``learner`` (predict, then partial_fit); returns
         {"mistakes": n, "target": the sorted variables of a consistent monotone conjunction}."""
-        from .online import play_against
         n = self.n
         target = []
         mistakes = 0

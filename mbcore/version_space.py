@@ -17,6 +17,7 @@ from ._threads import N_JOBS, pass_threads
 from .base import OnlineLearner
 from ._tags import tags
 from .exceptions import warn_failure
+from .online import play_against
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary"]
@@ -891,7 +892,6 @@ class HalfIntervalAdversary:
     def run(self, learner):
         """Play k rounds (predict, then partial_fit with point indices); returns
         {"mistakes": k, "threshold": a threshold t consistent with every label}."""
-        from .online import play_against
         lo, hi = 0, 2 ** self.k          # the consistent thresholds: lo..hi
         mistakes = 0
         for _ in range(self.k):
