@@ -254,11 +254,6 @@ def chunk_bounds(n, chunking, seed=0):
 
 from _cases import ADDITIVE, ADDITIVE_IDS, entry_id, integer_exact  # noqa: E402,F401
 
-# The names these had before they were derived (``REGISTRY`` meant this table, beside
-# mbcore._registry): kept for the test files that still import them (learners/test_parity.py,
-# learners/test_sample_weight.py, io/test_persistence.py, io/test_persistence_fixtures.py).
-REGISTRY, REGISTRY_IDS = ADDITIVE, ADDITIVE_IDS
-
 
 def make(module, entry):
     name, params = entry

@@ -2,7 +2,7 @@
 the state arrays plus a JSON document (parameters, scalars, digests); ``mbcore.load(file)`` and
 ``Cls.load(file)`` read it with ``np.load(allow_pickle=False)``.
 
-1. Bit-for-bit continuation: every learner of the contract registry (conftest.REGISTRY) and
+1. Bit-for-bit continuation: every additive learner's cases (tests/_cases.py: ADDITIVE) and
    every other learner (EXTRA, in _persistence_cases.py: the Winnow family, the experts and
    specialists, the Boolean learners, Halving and SOA, with nested learners, random generators
    and caches), saved mid-stream, loaded and fed the rest, gives exactly the online record, the
@@ -36,7 +36,7 @@ import pytest
 
 import mbcore
 from mbcore.persistence import FORMAT_VERSION, FormatError
-from conftest import (REGISTRY, REGISTRY_IDS, as_list, make, real_stream, snapshot,
+from conftest import (ADDITIVE, ADDITIVE_IDS, as_list, make, real_stream, snapshot,
                       whole_record)
 # the learners outside the registry (EXTRA) and the bit-for-bit comparison, shared with the
 # other persistence tests
@@ -54,7 +54,7 @@ def test_every_learner_is_covered():
                 getattr(mbcore, n) is not mbcore.OnlineLearner}
     from mbcore.persistence import _classes
     assert exported == set(_classes())
-    tested = {e[0] for e in REGISTRY} | {e[0].split("-")[0] for e in EXTRA}
+    tested = {e[0] for e in ADDITIVE} | {e[0].split("-")[0] for e in EXTRA}
     assert exported == tested
 
 
@@ -112,7 +112,7 @@ def check_continuation(mk, A, y, extra, cut=50, how="bytes", tmp_path=None, comp
 # 1. Bit-for-bit continuation
 # ------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("entry", REGISTRY, ids=REGISTRY_IDS)
+@pytest.mark.parametrize("entry", ADDITIVE, ids=ADDITIVE_IDS)
 def test_registry_saved_mid_stream_continues_bit_for_bit(entry):
     ref, loaded = check_continuation(lambda: make(mbcore, entry), X, Y, {})
     assert snapshot(loaded) == snapshot(ref)                 # the contract tests' helper
@@ -126,7 +126,7 @@ def test_other_learners_saved_mid_stream_continue_bit_for_bit(name, mk, data):
     check_continuation(mk, A, y, extra)
 
 
-@pytest.mark.parametrize("entry", REGISTRY, ids=REGISTRY_IDS)
+@pytest.mark.parametrize("entry", ADDITIVE, ids=ADDITIVE_IDS)
 def test_registry_after_fit_and_unfitted(entry):
     e = (entry[0], dict(entry[1], max_epochs=3))
     a = make(mbcore, e).fit(X[:60], Y[:60])
@@ -227,7 +227,7 @@ def test_numpy_scalar_parameters_keep_their_type():
 
 # -- pickle and save/load agree --------------------------------------------------------------------
 
-@pytest.mark.parametrize("entry", REGISTRY[::4], ids=REGISTRY_IDS[::4])
+@pytest.mark.parametrize("entry", ADDITIVE[::4], ids=ADDITIVE_IDS[::4])
 def test_pickle_and_save_load_give_identical_continuations(entry):
     clf = make(mbcore, entry).partial_fit(X[:50], Y[:50])
     a, b = pickle.loads(pickle.dumps(clf)), roundtrip(clf)
@@ -245,8 +245,8 @@ def test_pickle_and_save_load_give_identical_continuations(entry):
 
 @pytest.mark.parametrize("how", ["str", "pathlib", "fileobj", "bytes"])
 @pytest.mark.parametrize("compress", [False, True], ids=["plain", "compressed"])
-@pytest.mark.parametrize("entry", [REGISTRY[0], REGISTRY[12], REGISTRY[20]],
-                         ids=[REGISTRY_IDS[0], REGISTRY_IDS[12], REGISTRY_IDS[20]])
+@pytest.mark.parametrize("entry", [ADDITIVE[0], ADDITIVE[12], ADDITIVE[20]],
+                         ids=[ADDITIVE_IDS[0], ADDITIVE_IDS[12], ADDITIVE_IDS[20]])
 def test_paths_file_objects_and_compression(entry, how, compress, tmp_path):
     check_continuation(lambda: make(mbcore, entry), X, Y, {}, how=how, tmp_path=tmp_path,
                        compress=compress)
@@ -289,7 +289,7 @@ def test_non_seekable_file_objects(tmp_path):
 
 def test_save_leaves_inputs_and_learner_unchanged(tmp_path):
     Xc, Yc = X.copy(), Y.copy()
-    for entry in REGISTRY:
+    for entry in ADDITIVE:
         clf = make(mbcore, entry).partial_fit(X, Y)
         clf.predict(XT)
         before, pickled = learner_state(clf), pickle.dumps(clf)

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import mbcore
-from conftest import FILES_0_1_0, REGISTRY, entry_id, make, real_stream
-from _persistence_cases import (EXTRA, _observe, fit_params, learner_state, record)
+from conftest import FILES_0_1_0, ADDITIVE, entry_id, make, real_stream
+from _persistence_cases import (SAVED_0_1_0, _observe, fit_params, learner_state, record)
 
 FOLDER = FILES_0_1_0
 
@@ -28,7 +28,7 @@ _LINEAR = ["Perceptron(fit_intercept=True)", "MarginPerceptron(gamma=0.2,fit_int
            "AveragedPerceptron(mode=average)", "KernelPerceptron(kernel=rbf,gamma=0.3,budget=5)",
            "KernelPerceptron(kernel=poly,degree=2)", "OnlineHingeSVM(lam=0.05,fit_intercept=True)"]
 CASES = [(entry_id(e), (lambda e=e: make(mbcore, e)), (lambda: (X, Y, {})))
-         for e in REGISTRY if entry_id(e) in _LINEAR] + list(EXTRA)
+         for e in ADDITIVE if entry_id(e) in _LINEAR] + list(SAVED_0_1_0)
 
 
 def first_half(clf, A, y, extra):
@@ -56,7 +56,7 @@ def same_state(clf):
 
 
 def test_every_case_has_a_file():
-    assert len(CASES) == len(_LINEAR) + len(EXTRA)
+    assert len(CASES) == len(_LINEAR) + len(SAVED_0_1_0)
     names = {n + ".npz" for n, _, _ in CASES}
     assert names <= set(os.listdir(FOLDER)), sorted(names - set(os.listdir(FOLDER)))
 

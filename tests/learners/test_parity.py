@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import mbcore
 import mbref
-from conftest import (FORMATS, REGISTRY, REGISTRY_IDS, as_list, chunk_bounds, csr_from_dense,
+from conftest import (FORMATS, ADDITIVE, ADDITIVE_IDS, as_list, chunk_bounds, csr_from_dense,
                       entry_id, guard, integer_exact, integer_stream, make, make_pair,
                       real_stream, run_chunked, snapshot, sparse_stream, take_rows, to_format,
                       whole_record)
@@ -65,7 +65,7 @@ def fresh_outputs(learner, seed, fmt):
 @pytest.mark.parametrize("chunking", CHUNKINGS, ids=lambda c: f"chunks={c}")
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("seed", SEEDS, ids=lambda s: f"seed={s}")
-@pytest.mark.parametrize("entry", REGISTRY, ids=REGISTRY_IDS)
+@pytest.mark.parametrize("entry", ADDITIVE, ids=ADDITIVE_IDS)
 def test_online_parity(entry, seed, fmt, chunking):
     rec_ref, snap_ref, fresh_ref = twin_run(entry, seed, fmt)
     X, y = stream(seed)
@@ -104,7 +104,7 @@ def fit_state(clf):
 
 @pytest.mark.parametrize("fmt", ("dense64", "dense32", "csr_i64"))
 @pytest.mark.parametrize("seed", (0, 1), ids=lambda s: f"seed={s}")
-@pytest.mark.parametrize("entry", REGISTRY, ids=REGISTRY_IDS)
+@pytest.mark.parametrize("entry", ADDITIVE, ids=ADDITIVE_IDS)
 def test_fit_parity(entry, seed, fmt):
     n = 50 if entry[0] == "KernelPerceptron" else 100
     X, y = stream(seed, n, 8)
@@ -124,7 +124,7 @@ def test_fit_parity(entry, seed, fmt):
 
 
 # Entries whose fit can converge or cycle on small integer data: the stopping rule must agree.
-_CYCLE_ENTRIES = [e for e in REGISTRY if e[0] in ("Perceptron", "AveragedPerceptron",
+_CYCLE_ENTRIES = [e for e in ADDITIVE if e[0] in ("Perceptron", "AveragedPerceptron",
                                                    "MarginPerceptron", "KernelPerceptron")]
 
 
@@ -156,7 +156,7 @@ def test_fit_detects_cycling_on_nonseparable_integer_data():
 
 
 @pytest.mark.parametrize("fmt", ("dense64", "csr_i64"))
-@pytest.mark.parametrize("entry", REGISTRY, ids=REGISTRY_IDS)
+@pytest.mark.parametrize("entry", ADDITIVE, ids=ADDITIVE_IDS)
 def test_twin_chunked_like_compiled(entry, fmt):
     """Both sides fed the same random chunks (the twin chunked too)."""
     X, y = stream(9, 90, 7)
@@ -170,7 +170,7 @@ def test_twin_chunked_like_compiled(entry, fmt):
 
 
 @pytest.mark.parametrize("integer", [False, True], ids=["real", "integer"])
-@pytest.mark.parametrize("entry", REGISTRY, ids=REGISTRY_IDS)
+@pytest.mark.parametrize("entry", ADDITIVE, ids=ADDITIVE_IDS)
 def test_sparse_stream_parity(entry, integer):
     """A sparser stream (30% density, 20% empty rows), int64 indices and float32 values, fed in
     single rows then chunks of 5: some one-row chunks hold no stored value at all."""
@@ -187,7 +187,7 @@ def test_sparse_stream_parity(entry, integer):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("entry", REGISTRY, ids=REGISTRY_IDS)
+@pytest.mark.parametrize("entry", ADDITIVE, ids=ADDITIVE_IDS)
 def test_chunk_invariance(entry, fmt):
     """mbcore alone, longer stream: chunked feeding equals one whole batch."""
     X, y = stream(21, 400, 20)
@@ -201,7 +201,7 @@ def test_chunk_invariance(entry, fmt):
         assert snapshot(clf) == snapshot(whole), chunking
 
 
-_EXACT = [e for e in REGISTRY if integer_exact(e)]
+_EXACT = [e for e in ADDITIVE if integer_exact(e)]
 
 
 @pytest.mark.parametrize("seed", (0, 1), ids=lambda s: f"seed={s}")
@@ -246,7 +246,7 @@ _VALUES = st.one_of(st.sampled_from([0.0, 0.0, 1.0, -1.0, 0.5, -2.25, 3.0]),
 
 @st.composite
 def streams(draw):
-    entry = draw(st.sampled_from(REGISTRY))
+    entry = draw(st.sampled_from(ADDITIVE))
     n = draw(st.integers(1, 25))
     d = draw(st.integers(1, 6))
     pool_size = draw(st.integers(1, n))

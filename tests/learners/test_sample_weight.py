@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 import mbcore
 import mbref
-from conftest import (REGISTRY, REGISTRY_IDS, as_list, chunk_bounds, csr_from_dense, make,
+from conftest import (ADDITIVE, ADDITIVE_IDS, as_list, chunk_bounds, csr_from_dense, make,
                       real_stream, take_rows, to_format)
 
 # CI runs this file on the debug build too (tests/README.md)
@@ -151,7 +151,7 @@ def test_hinge_step_scaled_and_shrink_kept(module):
 # ------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("entry", REGISTRY, ids=REGISTRY_IDS)
+@pytest.mark.parametrize("entry", ADDITIVE, ids=ADDITIVE_IDS)
 def test_all_ones_equal_no_weights_bit_for_bit(entry, fmt):
     X, y = real_stream(0, N, D)
     Xf = to_format(X, fmt)
@@ -163,7 +163,7 @@ def test_all_ones_equal_no_weights_bit_for_bit(entry, fmt):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("entry", REGISTRY, ids=REGISTRY_IDS)
+@pytest.mark.parametrize("entry", ADDITIVE, ids=ADDITIVE_IDS)
 def test_twin_parity_with_weights(entry, fmt):
     """run_online chunk by chunk (whole, 7 rows) against the twin's whole run: records and
     states equal with ==."""
