@@ -4,6 +4,7 @@ import json
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 import numpy as np
 import pytest
@@ -12,7 +13,9 @@ import mbcore
 import mbcore.cli
 from mbcore.datasets import load_mushrooms
 
-EXE = shutil.which("mbcore")
+# where pip puts this interpreter's commands (an environment's bin/, on PATH only once it is
+# activated: `venv/bin/python -m pytest` runs without), else wherever PATH finds it
+EXE = shutil.which("mbcore", path=sysconfig.get_path("scripts")) or shutil.which("mbcore")
 
 
 def run_cli(*args):
