@@ -76,6 +76,24 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(suite)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """One worker process per core (at most 4) when pytest-xdist is installed (the ``test`` extra)
+    and no ``-n`` was given: ``-n auto --maxprocesses=4 --dist worksteal``, each worker a
+    contiguous part of the collection, stealing from the others when done.  ``-n0`` runs in one
+    process.  Here, not in pyproject's addopts: environments without pytest-xdist (the wheel's
+    smoke run, the checked builds) and ``pytest bench`` (benchmarks need one process) never see
+    an ``-n``.  Before xdist's own hook, which turns these options into workers."""
+    if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("xdist"):
+        return
+    if config.option.numprocesses is None and not config.option.collectonly:
+        config.option.numprocesses = "auto"
+        if config.option.maxprocesses is None:
+            config.option.maxprocesses = 4
+        if config.option.dist == "no":
+            config.option.dist = "worksteal"
+
+
 # ------------------------------------------------------------------------------------------------
 # Stream generators
 # ------------------------------------------------------------------------------------------------

@@ -8,8 +8,9 @@ the states are replayed from the stream itself (integer mistake counts and log-w
 decisions sampled along the way are recomputed exactly by binary carry-addition in Python
 (``exact_ge``), independent of the library's own exact arithmetic.
 
-These are the slowest tests (about four minutes together): a plain ``pytest`` leaves them out
-(pyproject's addopts); ``pytest -m longrun`` runs them, and CI does.
+These are the slowest tests (about 4½ minutes of one core together): a plain ``pytest`` leaves
+them out (pyproject's addopts), with the other long runs marked the same way (tests/README.md);
+``pytest -m longrun`` runs them, and CI does.
 """
 
 import math
