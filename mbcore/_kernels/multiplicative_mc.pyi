@@ -1,11 +1,7 @@
 """Type stubs for mbcore._kernels.multiplicative_mc (compiled; not a public API): K >= 3 classes.
 
-The fused ``value_t`` (uint8, float32, float64) and ``index_t`` (int32, int64) of the .pyx are
-the unions ``_V`` and ``_I``; every array is C-contiguous.  ``y``/``pred``/``scores`` may be
-None where the kernel skips them (``y`` is read only with ``update``).  ``threads``: the
-threads of a learning pass (the same results for any number); ``check``, ``check_values``:
-check each CSR row's column indices, each row's values, as the pass reads it (what is not
-checked must have been checked before).
+The types and flags read as in multiplicative.pyi (``_V``, ``_I``: the .pyx's fused value and
+index types; C-contiguous arrays; ``upd``, ``scores`` None where the kernel skips them).
 """
 
 from typing import Optional, Tuple, Union
