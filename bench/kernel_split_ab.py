@@ -180,6 +180,11 @@ def main():
                 times[(n, arm)].append(time.perf_counter() - t)
             if not same(got["old"], got["new"]):
                 raise SystemExit(f"round {r}, {n}: the two builds disagree")
+    report(args, names, times)
+
+
+def report(args, names, times):
+    """Print the table: per workload, the min and median of each build and new / old."""
     print(f"{args.rounds} rounds; old = {args.old}, new = {args.new}")
     print(f"  {'workload':36s} {'old min':>9s} {'new min':>9s} {'old med':>9s} {'new med':>9s}"
           f"  new/old (min)  new/old (median of rounds)")

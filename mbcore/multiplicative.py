@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._kernels import multiplicative as _k
+from ._kernels import multiplicative as _k, multiplicative_mc as _kmc
 from ._numerics import pow2_exponent as _pow2_exponent
 from ._validation import Batch, check_2d, check_X, csr_index_error, is_index_lists
 from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, labels_and_counts, need, shape
@@ -247,16 +247,16 @@ class _Winnow(ManyClasses, OnlineLearner):
             head = (self._variant, self._exact_mode, self._la, self._lb, self.theta_, K,
                     self.multi_class == "ovr", self._l, self._w, self._ln, self._wn)
             if batch.X is not None:
-                code, row = _k.mc_winnow_dense(*head, batch.X, boolean, _X_LIMIT, yy, pred, upd,
-                                               counts, update, scores, threads=threads,
-                                               check_values=check_values)
+                code, row = _kmc.mc_winnow_dense(*head, batch.X, boolean, _X_LIMIT, yy, pred, upd,
+                                                 counts, update, scores, threads=threads,
+                                                 check_values=check_values)
             else:
                 max_row = int(np.diff(batch.indptr).max()) if batch.n else 0
-                code, row = _k.mc_winnow_csr(*head, batch.data, batch.indices, batch.indptr,
-                                             max_row, batch.d, boolean, _X_LIMIT, yy, pred, upd,
-                                             counts, update, scores, threads=threads,
-                                             check=not batch.checked,
-                                             check_values=check_values)
+                code, row = _kmc.mc_winnow_csr(*head, batch.data, batch.indices, batch.indptr,
+                                               max_row, batch.d, boolean, _X_LIMIT, yy, pred,
+                                               upd, counts, update, scores, threads=threads,
+                                               check=not batch.checked,
+                                               check_values=check_values)
             if code:
                 raise self._row_error(batch, code, row)
             return False

@@ -1492,7 +1492,7 @@ def build_fuzz_input(kind, p):
 # The loop
 # ------------------------------------------------------------------------------------------------
 
-_SPEC_MODULES = ("linear", "multiclass", "multiplicative", "bitset")
+_SPEC_MODULES = ("linear", "multiclass", "multiplicative", "multiplicative_mc", "bitset")
 _SPEC_DEFAULTS = {}
 
 

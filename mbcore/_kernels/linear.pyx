@@ -122,16 +122,120 @@ cdef inline int apply_update(const Params* p, double* w, Py_ssize_t d, double c,
     return ok
 
 
+# Each rule's judge (does the row call for its update? from the prediction pr, the score s and
+# the margin m) and its step (the update, once the judge says so), side by side; lin_judge and
+# lin_step below compute what every rule reads and branch on p.algo to them, once per row (all
+# inline: no call per row).  A new rule adds its pair here and its branch in both.
+
+# -- Perceptron (and the Averaged and Voted Perceptrons): a mistake; w += eta y x -----------------
+
+cdef inline int perceptron_judge(int y, int pr) noexcept nogil:
+    return pr != y
+
+
+cdef inline int perceptron_step(const Params* p, double* w, double* u, Py_ssize_t d,
+                                const floating* v, const index_t* ix, Py_ssize_t n, double yd,
+                                long long t, double sw, double inv) noexcept nogil:
+    cdef double c = p.eta * yd
+    if p.normalize:
+        c = c * inv
+    c = c * sw
+    if not apply_update(p, w, d, c, v, ix, n):
+        return -1
+    if p.average:
+        if not apply_update(p, u, d, (<double>t) * c, v, ix, n):
+            return -1
+    return 1
+
+
+# -- Margin Perceptron: a mistake or a margin mistake (|m| < thr); w += y x ----------------------
+
+cdef inline int margin_judge(const Params* p, int y, int pr, double m) noexcept nogil:
+    return pr != y or (-p.thr < m and m < p.thr)
+
+
+cdef inline int margin_step(const Params* p, double* w, double* aux, Py_ssize_t d,
+                            const floating* v, const index_t* ix, Py_ssize_t n, double yd,
+                            double sw, double inv) noexcept nogil:
+    cdef double c = (yd * inv) * sw
+    if not apply_update(p, w, d, c, v, ix, n):
+        return -1
+    aux[1] = sqnorm_w(w, d, p.intercept)
+    if not isfinite(aux[1]):
+        return -1
+    return 1
+
+
+# -- Passive-Aggressive: a positive hinge loss; w += tau y x (pa_step_size) -------------------
+
+cdef inline int pa_judge(int y, double s) noexcept nogil:
+    return (<double>y) * s < 1.0
+
+
+cdef inline int pa_step(const Params* p, double* w, Py_ssize_t d, const floating* v,
+                        const index_t* ix, Py_ssize_t n, double yd, double s,
+                        double sw) noexcept nogil:
+    cdef double c = pa_step_size(p, 1.0 - yd * s, row_sqnorm(p, v, n), sw) * yd
+    if c != 0.0:
+        if not apply_update(p, w, d, c, v, ix, n):
+            return -1
+        return 1
+    return 0
+
+
+# -- Hinge (SGD or Pegasos): w shrinks on every row; a positive hinge loss adds eta_t y x -------
+# (its judge, a mistake, only counts: the step decides by the loss, and its pass never
+# speculates)
+
+cdef inline int hinge_judge(int y, int pr) noexcept nogil:
+    return pr != y
+
+
+cdef inline int hinge_step(const Params* p, double* w, double* aux, Py_ssize_t d,
+                           const floating* v, const index_t* ix, Py_ssize_t n, double yd,
+                           long long t, double sw, double inv, double s) noexcept nogil:
+    cdef double c, a, factor, eta_t, ca
+    cdef Py_ssize_t j
+    cdef int upd = yd * s < 1.0 and sw != 0.0
+    if p.pegasos:
+        eta_t = 1.0 / (p.lam * <double>t)
+        factor = 1.0 - 1.0 / <double>t
+    else:
+        eta_t = p.eta
+        factor = 1.0 - p.eta * p.lam
+    a = aux[0] * factor
+    if a == 0.0:
+        memset(w, 0, d * sizeof(double))
+        a = 1.0
+    elif a < PEGASOS_RESCALE:
+        for j in range(d):
+            w[j] = w[j] * a
+        a = 1.0
+    aux[0] = a
+    if upd:
+        c = eta_t * yd
+        if p.normalize:
+            c = c * inv
+        c = c * sw
+        ca = c / a
+        if not axpy_row(w, ca, v, ix, n):
+            return -1
+        if p.intercept:
+            w[d] = w[d] + c
+            if not isfinite(w[d]):
+                return -1
+    return upd
+
+
+# -- The row: what every rule reads, then its judge and its step ---------------------------------
+
 cdef inline int lin_judge(const Params* p, const double* w, const double* aux, Py_ssize_t d,
                           const floating* v, const index_t* ix, Py_ssize_t n, int y, int* pred,
                           double* inv_out, double* s_out, double* m_out) noexcept nogil:
     """The prediction for a row, with no state change: -1 for a bad row (a non-finite score, or
-    a rule code no branch names), else 1 if the row calls for its rule's update, else 0: a
-    mistake (Perceptron, Hinge), a mistake or a margin mistake (Margin Perceptron), a positive
-    hinge loss (Passive-Aggressive).  (The Hinge rule also shrinks w on every row: lin_step
-    does that whatever the judge says, and its pass never speculates.)  lin_step acts on it;
-    the speculative scans (lin_scan) call it alone, so both judge a row by the same
-    arithmetic."""
+    a rule code no branch names), else the rule's judge: 1 if the row calls for its update,
+    else 0.  lin_step acts on it; the speculative scans (lin_scan) call it alone, so both judge
+    a row by the same arithmetic."""
     cdef double inv = 1.0, s, m, nw
     cdef int pr
     if p.normalize:
@@ -150,11 +254,13 @@ cdef inline int lin_judge(const Params* p, const double* w, const double* aux, P
     s_out[0] = s
     m_out[0] = m
     if p.algo == MARGIN:
-        return pr != y or (-p.thr < m and m < p.thr)
-    if p.algo == PERCEPTRON or p.algo == HINGE:     # (the Hinge pass never speculates)
-        return pr != y
-    if p.algo == PA:                                # a positive hinge loss
-        return (<double>y) * s < 1.0
+        return margin_judge(p, y, pr, m)
+    if p.algo == PERCEPTRON:
+        return perceptron_judge(y, pr)
+    if p.algo == HINGE:
+        return hinge_judge(y, pr)
+    if p.algo == PA:
+        return pa_judge(y, s)
     return -1
 
 
@@ -166,74 +272,22 @@ cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_
     sw: the row's sample weight (1.0 without weights); the rule's coefficient is multiplied
     by it last (c * 1.0 == c exactly), and a row of weight 0 is predicted but never updates
     (the Hinge learner's shrink, which is not the row's, still applies)."""
-    cdef double inv = 1.0, s = 0.0, m = 0.0, c, a, factor, eta_t, ca, yd = y
-    cdef int upd = 0, change
-    cdef Py_ssize_t j
+    cdef double inv = 1.0, s = 0.0, m = 0.0, yd = y
+    cdef int change
     change = lin_judge(p, w, aux, d, v, ix, n, y, pred, &inv, &s, &m)
     if change < 0:
         return -1
     if sw == 0.0 and p.algo != HINGE:
         return 0
     if p.algo == PERCEPTRON:
-        if change:
-            c = p.eta * yd
-            if p.normalize:
-                c = c * inv
-            c = c * sw
-            if not apply_update(p, w, d, c, v, ix, n):
-                return -1
-            if p.average:
-                if not apply_update(p, u, d, (<double>t) * c, v, ix, n):
-                    return -1
-            upd = 1
-    elif p.algo == MARGIN:
-        if change:
-            c = (yd * inv) * sw
-            if not apply_update(p, w, d, c, v, ix, n):
-                return -1
-            aux[1] = sqnorm_w(w, d, p.intercept)
-            if not isfinite(aux[1]):
-                return -1
-            upd = 1
-    elif p.algo == PA:
-        if change:
-            c = pa_step_size(p, 1.0 - yd * s, row_sqnorm(p, v, n), sw) * yd
-            if c != 0.0:
-                if not apply_update(p, w, d, c, v, ix, n):
-                    return -1
-                upd = 1
-    elif p.algo == HINGE:
-        upd = yd * s < 1.0 and sw != 0.0
-        if p.pegasos:
-            eta_t = 1.0 / (p.lam * <double>t)
-            factor = 1.0 - 1.0 / <double>t
-        else:
-            eta_t = p.eta
-            factor = 1.0 - p.eta * p.lam
-        a = aux[0] * factor
-        if a == 0.0:
-            memset(w, 0, d * sizeof(double))
-            a = 1.0
-        elif a < PEGASOS_RESCALE:
-            for j in range(d):
-                w[j] = w[j] * a
-            a = 1.0
-        aux[0] = a
-        if upd:
-            c = eta_t * yd
-            if p.normalize:
-                c = c * inv
-            c = c * sw
-            ca = c / a
-            if not axpy_row(w, ca, v, ix, n):
-                return -1
-            if p.intercept:
-                w[d] = w[d] + c
-                if not isfinite(w[d]):
-                    return -1
-    else:
-        return -1
-    return upd
+        return perceptron_step(p, w, u, d, v, ix, n, yd, t, sw, inv) if change else 0
+    if p.algo == MARGIN:
+        return margin_step(p, w, aux, d, v, ix, n, yd, sw, inv) if change else 0
+    if p.algo == PA:
+        return pa_step(p, w, d, v, ix, n, yd, s, sw) if change else 0
+    if p.algo == HINGE:
+        return hinge_step(p, w, aux, d, v, ix, n, yd, t, sw, inv, s)
+    return -1
 
 
 cdef struct LinCtx:

@@ -1,4 +1,4 @@
-"""Type stubs for mbcore._kernels.multiplicative (compiled; not a public API).
+"""Type stubs for mbcore._kernels.multiplicative (compiled; not a public API): the binary passes.
 
 The fused ``value_t`` (uint8, float32, float64) and ``index_t`` (int32, int64) of the .pyx are
 the unions ``_V`` and ``_I``; every array is C-contiguous.  ``y``/``pred``/``scores`` may be
@@ -32,21 +32,6 @@ def winnow_csr(variant: int, exact: bool, la: float, lb: float, theta: float,
                scores: Optional[NDArray[np.float64]] = ..., threads: int = ...,
                check: bool = ..., check_values: bool = ...,
                ones: bool = ...) -> Tuple[int, int, bool]: ...
-def mc_winnow_dense(variant: int, exact: bool, la: float, lb: float, theta: float, K: int,
-                    ovr: bool, l: NDArray[np.float64], w: NDArray[np.float64],
-                    ln: NDArray[np.float64], wn: NDArray[np.float64], X: _V, boolean: bool,
-                    limit: float, y: Optional[NDArray[np.int32]], pred: NDArray[np.int32],
-                    upd: Optional[NDArray[np.uint8]], counts: NDArray[np.int64], update: bool,
-                    scores: Optional[NDArray[np.float64]] = ..., threads: int = ...,
-                    check_values: bool = ...) -> _Status: ...
-def mc_winnow_csr(variant: int, exact: bool, la: float, lb: float, theta: float, K: int,
-                  ovr: bool, l: NDArray[np.float64], w: NDArray[np.float64],
-                  ln: NDArray[np.float64], wn: NDArray[np.float64], data: _V, indices: _I,
-                  indptr: _I, max_row: int, n_cols: int, boolean: bool, limit: float,
-                  y: Optional[NDArray[np.int32]], pred: NDArray[np.int32],
-                  upd: Optional[NDArray[np.uint8]], counts: NDArray[np.int64], update: bool,
-                  scores: Optional[NDArray[np.float64]] = ..., threads: int = ...,
-                  check: bool = ..., check_values: bool = ...) -> _Status: ...
 def spec_tuning(seq_gap: Optional[int] = ..., min_rows: Optional[int] = ...,
                 max_rows: Optional[int] = ...,
                 stretch: Optional[int] = ...) -> Tuple[int, int, int, int]: ...

@@ -52,7 +52,7 @@ pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
 
 JOBS = (1, 2, 4)
 TUNINGS = {"forced": (0, 1, None, 1), "default": (48, 16, 4096, 256)}
-KERNEL_MODULES = ("linear", "multiclass", "multiplicative", "bitset")
+KERNEL_MODULES = ("linear", "multiclass", "multiplicative", "multiplicative_mc", "bitset")
 SKIP_ATTRS = frozenset(("_kstate", "_fast", "_y1"))
 
 

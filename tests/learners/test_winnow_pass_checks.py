@@ -23,7 +23,7 @@ import scipy.sparse as sp
 import mbcore
 import mbcore._threads as mthreads
 import mbref
-from mbcore._kernels import multiplicative as mk
+from mbcore._kernels import multiplicative as mk, multiplicative_mc as mkmc
 
 N, D = 400, 16
 BAD, BAD2 = 237, 311          # the first bad row (and a later one, which must not be named)
@@ -34,15 +34,18 @@ TUNINGS = {"forced": (0, 1, None, 1), "default": (48, 16, 4096, 256)}
 @contextlib.contextmanager
 def tuned(name):
     """Small batches through the multithreaded pass: SPEC_MIN_VALUES = 0 and the block sizes
-    of TUNINGS[name] ("forced": every row through tiny speculative blocks)."""
+    of TUNINGS[name] ("forced": every row through tiny speculative blocks), in both Winnow
+    kernel modules (binary and K classes: each has its own)."""
     old_min = mthreads.SPEC_MIN_VALUES
-    old = mk.spec_tuning()
+    old = [(m, m.spec_tuning()) for m in (mk, mkmc)]
     try:
         mthreads.SPEC_MIN_VALUES = 0
-        mk.spec_tuning(*TUNINGS[name])
+        for m, _ in old:
+            m.spec_tuning(*TUNINGS[name])
         yield name
     finally:
-        mk.spec_tuning(*old)
+        for m, o in reversed(old):
+            m.spec_tuning(*o)
         mthreads.SPEC_MIN_VALUES = old_min
 
 

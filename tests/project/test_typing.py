@@ -28,8 +28,8 @@ try:
 except ImportError:  # pragma: no cover - mypy is in the test extra
     mypy_api = None
 
-KERNELS = ["linear", "multiclass", "kernel", "checks", "multiplicative", "experts", "boolean",
-           "bitset", "readers", "vw", "names", "automata"]
+KERNELS = ["linear", "multiclass", "kernel", "checks", "multiplicative", "multiplicative_mc",
+           "experts", "boolean", "bitset", "readers", "vw", "names", "automata"]
 KERNEL_DIR = Path(importlib.import_module("mbcore._kernels").__file__).parent
 ROOT = Path(__file__).resolve().parents[2]
 

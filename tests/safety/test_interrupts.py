@@ -16,12 +16,13 @@ import pytest
 
 import mbcore
 from mbcore._kernels import (bitset, boolean, checks, experts, kernel, linear, multiclass,
-                             multiplicative)
+                             multiplicative, multiplicative_mc)
 
 # CI runs this file on the AddressSanitizer build too (tests/README.md)
 pytestmark = pytest.mark.sanitized
 
-KERNEL_MODULES = (linear, multiclass, kernel, checks, multiplicative, experts, boolean, bitset)
+KERNEL_MODULES = (linear, multiclass, kernel, checks, multiplicative, multiplicative_mc, experts,
+                  boolean, bitset)
 
 
 def fingerprint(obj, depth=0):
