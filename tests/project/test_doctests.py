@@ -21,6 +21,7 @@ OPTIONAL = ("mbcore.base", "mbcore.online", "mbcore.bounds", "mbcore.margins", "
             "mbcore.datasets.bundled",
             "mbcore.datasets.formats", "mbcore.queries", "mbcore.queries.oracles",
             "mbcore.queries.conversions", "mbcore.queries.exact", "mbcore.queries.graphs",
+            "mbcore.queries.group_testing",
             "mbcore.certificates",
             "mbcore.streaming", "mbcore._streaming", "mbcore.persistence", "mbcore.distributed")
 
