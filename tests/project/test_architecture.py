@@ -233,7 +233,8 @@ def test_the_checks_can_fail():
 
 # The modules that serve every learner: they find the learners in mbcore._registry and read
 # what each class declares, so adding a learner never edits them.
-CENTRAL = ("cli", "_cli_common", "_cli_workflow", "distributed", "certificates", "persistence")
+CENTRAL = ("cli", "_cli_common", "_cli_workflow", "_cli_teaching", "_cli_data", "distributed",
+           "certificates", "persistence")
 
 
 def _learner_names():
@@ -263,9 +264,9 @@ def names_a_learner(source, learners):
 
 @pytest.mark.parametrize("module", CENTRAL)
 def test_no_central_module_names_a_learner(module):
-    """The command line (cli and its modules _cli_common, _cli_workflow), distributed,
-    certificates and persistence name no learner class: what they need of a learner (its
-    inputs, labels, bound, mixing, state) the class declares."""
+    """The command line (cli and its modules _cli_common, _cli_workflow, _cli_teaching,
+    _cli_data), distributed, certificates and persistence name no learner class: what they
+    need of a learner (its inputs, labels, bound, mixing, state) the class declares."""
     hits = []
     for path in module_files(module):
         with open(path, encoding="utf-8") as f:
@@ -340,3 +341,4 @@ def test_the_shape_word_check_can_fail():
     assert shape_words('raise ValueError(f"{o}: X is empty (0 rows); at least one")\n')
     assert shape_words('x = f"{o}: X has 0 feature(s) (shape={s})"\n')
     assert shape_words('x = "the learner is fine"\n') == []
+
