@@ -1,12 +1,22 @@
 """What the additive family's modules share (``mbcore.linear`` and ``mbcore.kernel``): the
 parameter domains of the tie and the multi-class rules, ``class_weight`` and its file codec, the
-weights of a pass's rows, and the error of a failed pass."""
+weights of a pass's rows, and the error of a failed pass; and the base class of
+``mbcore.linear``'s learners, ``_Linear`` (their state, the compiled passes, the small-input
+paths, the growth of the width, mixing), importable from ``mbcore.linear`` as before."""
+
+import math
 
 import numpy as np
 
-from ._params import Custom
-from ._validation import (CLASS_WEIGHT_DOMAIN, check_class_weight, check_sample_weight,
-                          class_weights, csr_index_error, row_error)
+from ._kernels import linear as _k, multiclass as _kmc
+from ._params import Choice, Custom, Flag, Integer
+from ._validation import (CLASS_WEIGHT_DOMAIN, Batch, check_class_weight, check_sample_weight,
+                          check_X, class_weights, csr_index_error, row_error)
+from ._state import COMMON, F8, INT, arr, finite, labels_and_counts, need, shape
+from ._threads import N_JOBS, map_rows
+from ._one import widen
+from ._tags import tags
+from .base import ManyClasses, OnlineLearner, Snapshot
 from . import _registry
 
 _TIES = ("negative", "positive")
@@ -73,3 +83,508 @@ _registry.register_codec("dict", dict, _encode_dict, _decode_dict)
 _EXAMPLE_DATA = """
     >>> from mbcore.datasets import load_mushrooms
     >>> X, y = load_mushrooms()          # 8124 x 112 one-hot, y = +1 edible / -1 poisonous"""
+
+
+_PERCEPTRON, _MARGIN, _HINGE, _PA = 0, 1, 2, 3
+
+
+class _Linear(ManyClasses, OnlineLearner):
+    """Shared state of the linear learners.
+
+    Two classes: ``_w``: weights, with the intercept at index d when ``fit_intercept``;
+    ``_u``: the averaging accumulator (AveragedPerceptron) or empty; ``_aux`` = [scale a,
+    ||w||^2]; ``_counts`` = [n_seen, mistakes, updates].
+
+    K >= 3 classes: ``_w`` is the D x K weight matrix W, feature-major and flattened
+    (``_w[j * K + k]`` is the weight of feature j for class k; row d holds the intercepts),
+    ``_u`` the same for the accumulator, ``_aux`` = [scale a, ||W||_F^2, ||w_0||^2, ...,
+    ||w_{K-1}||^2] (the norms kept by the Margin Perceptron, zero otherwise).
+    """
+
+    # rows are feature vectors; shards mix by averaging their weights (mbcore.distributed:
+    # _mix_vectors below); learn_one on dicts: a new name is a new column, its weights zero
+    # (mbcore._one); sample_weight scales each row's update; the state grows with the width
+    # of a stream (_grow_state below)
+    _TAGS = tags(takes="features", mix="additive", no_mix=None, dict_features="grow",
+                 weighted=True, no_weights=None, grows=True, needs_width=None)
+
+    _algo = _PERCEPTRON
+    normalize = False
+    multi_class = "multiclass"
+    _sk_sparse = True
+    _sk_multiclass = True
+    # parameters added after 0.1.0 (files of 0.1.0 lack them: mbcore.persistence gives them
+    # their defaults, under which two classes behave as they did)
+    _NEW_PARAMS = frozenset(("multi_class", "n_jobs", "class_weight"))
+
+    _PARAMETERS = {"tie": Choice(*_TIES), "max_epochs": Integer(1), "fit_intercept": Flag(),
+                   "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS, "normalize": Flag(),
+                   "class_weight": _CLASS_WEIGHT}
+
+    def _row_weights(self, sample_weight, yy, n, fitting):
+        return _row_weights(self, sample_weight, yy, n, fitting)
+
+    def _validate_params(self):
+        super()._validate_params()
+        o = self._owner
+        w = self.__dict__.get("_w")
+        if w is not None and w.shape[0] != (self._d + bool(self.fit_intercept)) * self._K():
+            raise ValueError(f"{o}: parameter fit_intercept was changed to "
+                             f"{self.fit_intercept!r} after fitting; call fit, or clone the "
+                             "learner, to start again with it")
+
+    def _init_state(self, d, w_init=None):
+        D = d + (1 if self.fit_intercept else 0)
+        K = self._K()
+        self._d = d
+        self._w = np.zeros(D * K) if w_init is None else w_init
+        self._u = self._w.copy() if self._averaging() else np.zeros(0)
+        self._aux = np.array([1.0, 0.0] + ([0.0] * K if K > 1 else []))
+        self._kstate = None
+
+    def _averaging(self):
+        return False
+
+    # for the tests (tests/_cases.py): the attributes that raise NotFittedError before fit, and
+    # whether the state stays exact on small integer data (not with a margin's scaling, the
+    # hinge's shrink or PA's step)
+    _FITTED: "tuple[str, ...]" = ("coef_", "intercept_")
+    _INTEGER_EXACT = False
+
+    # -- a stream of unknown width (mbcore.streaming, grow=True) -------------------------------
+    # A feature that was 0 in every row so far has weight 0 (and accumulator 0) in a run given
+    # the full width from the start: no additive update touches it, and the norms and the
+    # scale do not see it.  So the new rows of W are zeros, inserted before the intercepts.
+
+    def _widened(self, w, d):
+        """The flat weights ``w`` (of ``self._d`` features) with zero rows for the features
+        ``self._d .. d - 1``, the intercept row (if any) kept last."""
+        K, icpt, old = self._K(), int(bool(self.fit_intercept)), self._d
+        W = w.reshape(-1, K) if w.ndim == 1 else w.reshape(w.shape[0], -1, K)
+        out = np.zeros(W.shape[:-2] + (d + icpt, K))
+        out[..., :old, :] = W[..., :old, :]
+        if icpt:
+            out[..., d, :] = W[..., old, :]
+        return out.reshape(-1) if w.ndim == 1 else out.reshape(w.shape[0], -1)
+
+    def _grow_state(self, d):
+        self._w = self._widened(self._w, d)
+        if self._u.shape[0]:
+            self._u = self._widened(self._u, d)
+        self._d = d
+
+    def _grow_features(self, d):
+        """Widen the state to d features (learn_one: new names), their weights zero, in place
+        where the arrays have room (capacity doubling); returns the function that undoes it."""
+        K, d0 = self._K(), self._d
+        tail = K if self.fit_intercept else 0
+        dd = self.__dict__
+        saved = []
+        for name in ("_w", "_u"):
+            a = dd[name]
+            if a.shape[0]:
+                saved.append((name, a, a[d0 * K:].copy()))
+                dd[name] = widen(a, d0 * K, d * K, tail)
+
+        def undo():
+            for name, a, t in saved:
+                a[d0 * K:] = t
+                dd[name] = a
+            self._d = self.n_features_in_ = d0
+            self._kstate = self._fast = None
+
+        self._d = self.n_features_in_ = d
+        self._kstate = self._fast = None
+        return undo
+
+    def _one_binder(self, fast, one):
+        # learn_one / predict_one: the row, the label and the one-row kernel in one compiled
+        # call each (predict: where the flag comes from the state's own w and scale)
+        return _k.OneLinear(self, fast, one, type(self)._flag_weights is _Linear._flag_weights)
+
+    def _one_step(self, fast, view, y):
+        # learn_one's step: the one-row kernel of partial_fit's fast path; the row is the
+        # name index's own float64 buffer, so only the label is left to check
+        if view.shape[1] != fast[1]:
+            return False
+        return self._step1(fast, view, y)
+
+    def _step1(self, fast, X, v):
+        """The one-row step of partial_fit's and learn_one's fast paths: the label's code,
+        then lin_step1 on the one dense float64 row X; False for a label of neither class
+        (the general path then says so)."""
+        st, d, pos, neg = fast[:4]
+        if v == pos:
+            code = 1
+        elif v == neg:
+            code = -1
+        else:
+            return False
+        if _k.lin_step1(st, X, code):
+            raise row_error(self._owner, Batch(X=X, n=1, d=d), 0)
+        return True
+
+    def _predict_one_row(self, view):
+        # predict_one: predict's flag on the one row, without the batch checks
+        fast = self.__dict__.get("_fast")
+        if fast is None or view.shape[1] != fast[1]:
+            return super()._predict_one_row(view)
+        st, d, pos, neg = fast[:4]
+        if type(self)._flag_weights is _Linear._flag_weights:     # (the state's w and scale)
+            f = _k.lin_flag1(st, view)
+        else:
+            wa = self._flag_weights()
+            if wa is None:
+                return super()._predict_one_row(view)
+            out = np.empty(1, dtype=np.uint8)
+            f = -1 if _k.lin_flags_dense(wa[0], wa[1], d, self.fit_intercept,
+                                         self._normalizes(), self.tie == "positive", view,
+                                         out)[0] else int(out[0])
+        if f < 0:
+            raise row_error(self._owner, Batch(X=view, n=1, d=d), 0)
+        return pos if f else neg
+
+    # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
+    _STATE = dict(COMMON, _d=INT, _w=arr(F8, 1), _u=arr(F8, 1), _aux=arr(F8, 1))
+
+    def _scale_reached(self, a):
+        """Whether a run reaches the weight scale a (only the hinge learner rescales)."""
+        return a == 1.0
+
+    # -- the bounds as code (mbcore.certify: the rules "margin", "perceptron", "multiclass") --
+    def _margin_bound(self, R, gamma):
+        """(name, value, source) of the bound for two classes when a unit u separates the
+        rows as the learner sees them (radius R) with margin gamma > 0; None: no such bound."""
+        return None
+
+    def _kesler_bound(self, R, gamma):
+        """The same for K >= 3 classes (``multi_class="multiclass"``): a U of unit Frobenius
+        norm with u_y.x - u_k.x >= gamma for every k != y on every row."""
+        return None
+
+    def _search_learner(self):
+        """The learner certify fits to the data when it searches for a multi-class separator
+        (its weights are one candidate; any candidate is checked on the data): the Perceptron
+        (mbcore.linear's, found in the registry: mbcore.linear imports this module)."""
+        perceptron = _registry.learner("Perceptron")
+        return perceptron(tie=self.tie, normalize=self._normalizes(),
+                          fit_intercept=self.fit_intercept, max_epochs=100,
+                          multi_class="multiclass")
+
+    def _check_state(self, st):
+        o, d = self._owner, st["n_features_in_"]
+        K = self._K()
+        labels_and_counts(self, st)
+        need(st["_d"] == d, f"{o}: _d != n_features_in_")
+        D = d + bool(self.fit_intercept)
+        shape(self, "_w", (D * K,))
+        shape(self, "_u", (D * K,) if self._averaging() else (0,))
+        shape(self, "_aux", (2,) if K == 1 else (2 + K,))
+        finite(self, "_w", "_u", "_aux")
+        a = float(st["_aux"][0])
+        need(self._scale_reached(a), f"{o}: the weight scale _aux[0] = {a!r} is not one a run "
+                                     "reaches")
+
+
+    def _state(self):
+        st = self.__dict__.get("_kstate")
+        if st is None:
+            self._validate_params()
+            K = self._K()
+            if K > 1:
+                st = _kmc.MultiState(
+                    self._w, self._u, self._aux, self._counts, self._d, K, self._algo,
+                    self.tie == "positive", self._normalizes(), self.fit_intercept,
+                    self._averaging(), self._pegasos(), self._eta(), self._thr(), self._lam(),
+                    self.multi_class == "ovr", C=self._C(), pa_lam=self._pa_lam())
+            else:
+                st = _k.LinearState(
+                    self._w, self._u, self._aux, self._counts, self._d, self._algo,
+                    self.tie == "positive", self._normalizes(), self.fit_intercept,
+                    self._averaging(), self._pegasos(), self._eta(), self._thr(), self._lam(),
+                    C=self._C(), pa_lam=self._pa_lam())
+            self._kstate = st
+        return st
+
+    def _normalizes(self):
+        return bool(self.normalize)
+
+    def _pegasos(self):
+        return False
+
+    def _eta(self):
+        return float(self.eta)
+
+    def _thr(self):
+        return 0.0
+
+    def _lam(self):
+        return 0.0
+
+    def _C(self):
+        return math.inf
+
+    def _pa_lam(self):
+        return 0.0
+
+    def _check_X_learn(self, X, n_features):
+        # CSR column indices are checked by the pass, row by row, as it reads them
+        return check_X(self._owner, X, n_features, check_indices=False)
+
+    def _pass(self, batch, yy, pred, upd):
+        st = self._state()
+        threads = self._threads(batch)
+        sw = batch.sw
+        if batch.X is not None:
+            if self._K() > 1:
+                status, bad = _kmc.mc_pass_dense(st, batch.X, yy, pred, upd, threads, sw)
+            else:
+                fn = _k.lin_pass_dense64 if batch.X.dtype.char == "d" else _k.lin_pass_dense32
+                status, bad = fn(st, batch.X, yy, pred, upd, threads, sw)
+        else:
+            fn = _kmc.mc_pass_csr if self._K() > 1 else _k.lin_pass_csr
+            status, bad = fn(st, batch.data, batch.indices, batch.indptr, yy, pred, upd,
+                             not batch.checked, threads, sw)
+        _raise_status(self._owner, batch, status, bad)
+        batch.checked = True            # (later epochs over this batch skip the index checks)
+
+    def _fast_path(self):
+        """The binding of the small-input paths (two classes): (state, d, positive label,
+        negative label, whether predict and decision_function score with the state's own w and
+        scale as the general path does, classes_, each class as a 1-element array)."""
+        if self._K() > 1 or self.class_weight is not None:    # (the one-row step is unweighted)
+            return None
+        cl = self.classes_
+        pos, neg = cl[1], cl[0]
+        plain = type(self)._scores is _Linear._scores and \
+            type(self)._flag_weights is _Linear._flag_weights
+        # (object-dtype classes_ hold Python values, which have no .item())
+        return (self._state(), self._d, pos.item() if isinstance(pos, np.generic) else pos,
+                neg.item() if isinstance(neg, np.generic) else neg, plain, cl,
+                (cl[0:1].copy(), cl[1:2].copy()))
+
+    # -- the small-input path of predict and decision_function --------------------------------
+    # A few dense, native, C-contiguous float64 rows of the fitted width, on a learner that
+    # scores with its own weights (two classes): the kernels lin_flag1/lin_score1 (one row) and
+    # lin_predict_few compute each score with the arithmetic of the general path
+    # (lin_scores_impl), so both paths give the same results; anything else, or a row whose
+    # score is not finite, takes the general path (which says what is wrong).
+    _FEW = 16       # up to this many rows
+
+    def _few(self, X):
+        """The binding of the small-input path (built when missing, as partial_fit binds it),
+        or None for the general path."""
+        if type(X) is not np.ndarray or X.ndim != 2 or X.dtype.char != "d" or \
+                not 0 < X.shape[0] <= self._FEW or not X.flags.c_contiguous or \
+                not X.dtype.isnative:
+            return None
+        d = self.__dict__
+        fast = d.get("_fast")
+        if fast is None:
+            if d.get("classes_") is None or "_feature_names" in d:
+                return None
+            fast = self._fast_path()
+            if fast is None:
+                return None
+            d["_fast"] = fast
+        if X.shape[1] != fast[1] or not fast[4]:
+            return None
+        return fast
+
+    def predict(self, X):
+        fast = self._few(X)
+        if fast is not None:
+            if X.shape[0] == 1:
+                f = _k.lin_flag1(fast[0], X)
+                if f >= 0:
+                    return fast[6][f].copy()
+            else:
+                flags = np.empty(X.shape[0], dtype=np.uint8)
+                if _k.lin_predict_few(fast[0], X, flags, None) == 0:
+                    return fast[5].take(flags)
+        return super().predict(X)
+
+    predict.__doc__ = OnlineLearner.predict.__doc__
+
+    def decision_function(self, X):
+        fast = self._few(X)
+        if fast is not None:
+            if X.shape[0] == 1:
+                s = _k.lin_score1(fast[0], X)
+                if s == s:
+                    out = np.empty(1)
+                    out[0] = s
+                    return out
+            else:
+                out = np.empty(X.shape[0])
+                if _k.lin_predict_few(fast[0], X, None, out) == 0:
+                    return out
+        return super().decision_function(X)
+
+    decision_function.__doc__ = OnlineLearner.decision_function.__doc__
+
+    def _fast_step(self, fast, X, y):
+        if X.shape[1] != fast[1] or X.dtype.char != "d" or not X.dtype.isnative or \
+                not X.flags.c_contiguous:
+            return False
+        if type(y) is np.ndarray:
+            if y.ndim != 1 or y.shape[0] != 1:
+                return False
+            v = y[0]
+        elif type(y) is list and len(y) == 1:
+            v = y[0]
+        else:
+            return False
+        return self._step1(fast, X, v)
+
+    def _raw_scores(self, batch, w, a=1.0):
+        self._state()  # re-validates parameters changed since the last call
+        d, icpt, norm = self._d, self.fit_intercept, self._normalizes()
+        K = self._K()
+        if K > 1:
+            def scores(b, out):
+                if b.X is not None:
+                    return _kmc.mc_scores_dense(w, K, a, d, icpt, norm, b.X, out)
+                return _kmc.mc_scores_csr(w, K, a, d, icpt, norm, b.data, b.indices, b.indptr,
+                                        out)
+
+            out = np.empty((batch.n, K))
+            _raise_status(self._owner, batch, *map_rows(batch, scores, out))
+            return out
+
+        def score(b, out):
+            if b.X is not None:
+                return _k.lin_scores_dense(w, a, d, icpt, norm, b.X, out)
+            return _k.lin_scores_csr(w, a, d, icpt, norm, b.data, b.indices, b.indptr, out)
+
+        out = np.empty(batch.n)
+        _raise_status(self._owner, batch, *map_rows(batch, score, out))
+        return out
+
+    def _scores(self, batch):
+        return self._raw_scores(batch, self._w, float(self._aux[0]))
+
+    def _flag_weights(self):
+        """(w, a) whose score sign is the prediction, or None when predict needs the scores."""
+        return self._w, float(self._aux[0])
+
+    def _class_scores(self, batch):
+        """K >= 3: the scores whose argmax is the prediction (the raw scores, except for the
+        one-vs-rest Margin Perceptron: each learner's normalised margin)."""
+        return self._scores(batch)
+
+    def _predict_flags(self, batch):
+        if self._K() > 1:      # the class indices (np.argmax: ties -> the smallest index)
+            return np.argmax(self._class_scores(batch), axis=1)
+        wa = self._flag_weights()
+        if wa is None:
+            return super()._predict_flags(batch)
+        self._state()  # re-validates parameters changed since the last call
+        (w, a), d, icpt, norm = wa, self._d, self.fit_intercept, self._normalizes()
+        tie = self.tie == "positive"
+
+        def flags(b, out):
+            if b.X is not None:
+                return _k.lin_flags_dense(w, a, d, icpt, norm, tie, b.X, out)
+            return _k.lin_flags_csr(w, a, d, icpt, norm, tie, b.data, b.indices, b.indptr, out)
+
+        out = np.empty(batch.n, dtype=np.uint8)
+        _raise_status(self._owner, batch, *map_rows(batch, flags, out))
+        return out.view(np.bool_)
+
+    def _cycle_key(self):
+        return self._digest(self._w)
+
+    def _weights(self):
+        return self._w
+
+    # -- parameter mixing (mbcore.distributed): one weight vector (intercept last), or with
+    # K >= 3 classes the flattened weight matrix, mixed entry by entry
+    def _mix_state(self):
+        """The arrays that are the whole state (identical states mix to themselves)."""
+        return (self._w, self._aux)
+
+    def _mix_vectors(self):
+        """What is averaged: the effective weights (a·v for the hinge SVM)."""
+        return (np.array(self._weights(), dtype=np.float64),)
+
+    def _set_mixed(self, vectors):
+        """Start from these weights, as ``fit(coef_init=..., intercept_init=...)`` does
+        (``_aux`` rebuilt: scale 1 and, for the Margin Perceptron, the norms)."""
+        self._init_state(self._d, np.ascontiguousarray(vectors[0], dtype=np.float64))
+        self._kstate = None
+        self._fast = None
+
+    def _settle_mixed(self):
+        """Nothing derived to recompute."""
+
+    @property
+    def coef_(self):
+        """The weight vector w, shape (n_features,); with K >= 3 classes the matrix of the
+        class weight vectors, shape (K, n_features)."""
+        self._check_fitted("coef_")
+        K, d = self._K(), self._d
+        if K > 1:
+            return self._weights()[:d * K].reshape(d, K).T.copy()
+        return self._weights()[:d]
+
+    @property
+    def intercept_(self):
+        """The intercept (the weight of the constant coordinate), 0.0 without one; with K >= 3
+        classes one per class, shape (K,)."""
+        self._check_fitted("intercept_")
+        K, d = self._K(), self._d
+        if K > 1:
+            return self._weights()[d * K:].copy() if self.fit_intercept else np.zeros(K)
+        return float(self._weights()[self._d]) if self.fit_intercept else 0.0
+
+    def fit(self, X, y, classes=None, coef_init=None, intercept_init=None, sample_weight=None):
+        """Reset (optionally to ``coef_init``/``intercept_init``), then cycle through the data
+        until a pass with no update (``converged_``) or ``max_epochs``.  ``sample_weight``
+        scales each row's updates in every epoch (see the class; ``class_weight="balanced"``
+        is computed from this call's y).
+
+        On integer-valued data the Perceptron's weights are exact, so a weight vector that
+        repeats at an epoch boundary proves the run would cycle for ever (the cycling theorem):
+        ``fit`` then stops and sets ``cycled_`` (detected by a 160-bit digest of w).
+        """
+        with Snapshot(self, copy_arrays=False):     # (the reset replaces every state array)
+            self._reset()
+            self._fit_from(X, y, classes, coef_init, intercept_init, sample_weight)
+        return self
+
+    def _fit_from(self, X, y, classes, coef_init, intercept_init, sample_weight=None):
+        batch, yy = self._prepare(X, y, classes)
+        batch.sw = self._row_weights(sample_weight, yy, batch.n, True)
+        if coef_init is not None:
+            K, d = self._K(), self._d
+            if K > 1:
+                w0 = self._matrix_init(coef_init, intercept_init)
+            else:
+                w0 = np.array(coef_init, dtype=np.float64).ravel()
+                if w0.shape[0] != d:
+                    raise ValueError(f"{self._owner}: coef_init has {w0.shape[0]} values, X has "
+                                     f"{d} features")
+                if self.fit_intercept:
+                    w0 = np.append(w0, float(intercept_init or 0.0))
+            if not np.isfinite(w0).all():
+                raise ValueError(f"{self._owner}: coef_init contains NaN or infinity")
+            self._init_state(d, w0)
+        self._epochs(batch, yy)
+
+    def _matrix_init(self, coef_init, intercept_init):
+        """coef_init (K, d) and intercept_init (K,) as the flat feature-major W."""
+        K, d = self._K(), self._d
+        C = np.array(coef_init, dtype=np.float64)
+        if C.shape != (K, d):
+            raise ValueError(f"{self._owner}: coef_init has shape {C.shape}, expected ({K}, {d}) "
+                             f"(one row per class)")
+        rows = [C.T]
+        if self.fit_intercept:
+            b = np.zeros(K) if intercept_init is None else \
+                np.array(intercept_init, dtype=np.float64).ravel()
+            if b.shape != (K,):
+                raise ValueError(f"{self._owner}: intercept_init has {b.shape[0]} values, "
+                                 f"expected {K} (one per class)")
+            rows.append(b[None, :])
+        return np.ascontiguousarray(np.concatenate(rows)).ravel()

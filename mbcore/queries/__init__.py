@@ -14,8 +14,9 @@ and group testing.
 The oracles are in ``mbcore.queries.oracles``, the conversions in
 ``mbcore.queries.conversions``, the exact learner of monotone DNF in
 ``mbcore.queries.exact``, deterministic finite automata in ``mbcore.queries.automata`` and
-Angluin's L* with its oracles in ``mbcore.queries.regular`` (lectures 26-27; Angluin 1987), and
-the hidden graphs and group testing in ``mbcore.queries.graphs`` (lectures 28-31);
+Angluin's L* with its oracles in ``mbcore.queries.regular`` (lectures 26-27; Angluin 1987), the
+hidden graphs in ``mbcore.queries.graphs`` (lectures 28-31) and group testing in
+``mbcore.queries.group_testing`` (lecture 28; its names importable from ``graphs`` too);
 every public name is importable from here.
 
 Conventions
@@ -50,8 +51,8 @@ from .conversions import (Conservative, EQOnlineLearner, EQPACResult, EQResult, 
                           eq_to_pac, from_equivalence_learner, online_to_pac,
                           to_equivalence_learner)
 from .exact import DNFResult, MonotoneDNF, learn_monotone_dnf, monotone_dnf_learner
-from .graphs import (EdgeDetectingOracle, GraphResult, GroupTestResult, QueryBudgetExceeded,
-                     find_defective, find_defectives, find_edge, learn_graph)
+from .graphs import EdgeDetectingOracle, GraphResult, QueryBudgetExceeded, find_edge, learn_graph
+from .group_testing import GroupTestResult, find_defective, find_defectives
 from .oracles import EquivalenceOracle, ExampleOracle, MembershipOracle
 from .automata import DFA
 from .regular import (BoundCheck, DFAEquivalenceOracle, DFAMembershipOracle, DFATraceOracle,

@@ -32,7 +32,7 @@ from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 import mbcore  # noqa: E402
-from mbcore import cli  # noqa: E402
+from mbcore import _cli_teaching, cli  # noqa: E402
 from mbcore.datasets import load_mushrooms  # noqa: E402
 from mbcore.online import BOUND_GID, CURVE_GID, distinct_colours, plural  # noqa: E402
 
@@ -130,7 +130,7 @@ def problems(fig):
 def _capture_cli(monkeypatch, capsys, *argv):
     """Run ``mbcore plot`` in-process and return (its Figure, its stdout)."""
     figs = []
-    monkeypatch.setattr(cli, "_save_figure", lambda fig, out: figs.append(fig))
+    monkeypatch.setattr(_cli_teaching, "_save_figure", lambda fig, out: figs.append(fig))
     assert cli.main(["plot", *argv]) == 0
     (fig,) = figs
     return fig, capsys.readouterr().out

@@ -1,7 +1,7 @@
 """The twin of :mod:`mbcore.queries`' query learners (standard library only): deterministic
 finite automata (``automata``), Angluin's L* and its oracles (``regular``), hidden graphs with
-edge-detecting queries and group testing (``graphs``), module for module as in mbcore; every
-public name is importable from here.
+edge-detecting queries (``graphs``) and group testing (``group_testing``), module for module as
+in mbcore; every public name is importable from here.
 
 Each module is written from the rules of the papers and lecture notes it cites, not from
 mbcore's code; mbcore's tests demand the same results from both (the same queries in the same
@@ -16,9 +16,10 @@ from .regular import (DEFAULT_MAX_STATES, PROCESSINGS, BoundCheck, DFAEquivalenc
                       DFAMembershipOracle, DFATraceOracle, LStarResult,
                       SamplingEquivalenceOracle, WMethodEquivalenceOracle, eq_test_sample_size,
                       lstar, lstar_equivalence_bound, lstar_membership_bound, run_dfa_demo)
-from .graphs import (EdgeDetectingOracle, GraphResult, GroupTestResult, QueryBudgetExceeded,
-                     edge_detecting_bound, find_defective, find_defectives, find_edge,
-                     group_testing_bound, learn_graph)
+from .graphs import (EdgeDetectingOracle, GraphResult, QueryBudgetExceeded, edge_detecting_bound,
+                     find_edge, learn_graph)
+from .group_testing import (GroupTestResult, find_defective, find_defectives,
+                            group_testing_bound)
 from ..exceptions import InconsistentOracleError
 
 __all__ = ["DFA", "lstar", "LStarResult", "BoundCheck", "DFAMembershipOracle", "DFATraceOracle",
