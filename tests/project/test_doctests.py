@@ -38,7 +38,7 @@ def _run(module):
     # only the names of the module itself.
     package, _, _ = module.__name__.rpartition(".")
     extraglobs = {}
-    if package != "mbcore":
+    if package not in ("", "mbcore"):
         pkg = importlib.import_module(package)
         extraglobs = {name: getattr(pkg, name) for name in getattr(pkg, "__all__", ())
                       if name not in vars(module)}
