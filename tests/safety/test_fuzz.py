@@ -14,14 +14,18 @@ family each reads), methods and input kinds, from which a case is rebuilt from i
 One child process (``python fuzz_worker.py``, started from an empty directory so that it
 imports the installed package, with this process's environment so that CI's LD_PRELOAD /
 ASAN_OPTIONS reach it) serves all of them: each test sends its case id and gets the facts
-back.  If the child dies (a segfault, an AddressSanitizer abort) or hangs, that test fails
-naming the signal and the case, and the next test starts a new child.
+back.  If the child dies (a segfault, an AddressSanitizer abort) or hangs, that case fails
+naming the signal and the case, and the next case starts a new child.  The cases are grouped
+by learner and method (one test each, every case still sent on its own; the failures of a
+group are all named).
 
-* ``test_bad_input_case[<learner>-<method>-<kind>]``: the call raises ValueError or TypeError
+* ``test_bad_input_cases[<learner>-<method>]``, each case ``<learner>-<method>-<kind>``: the
+  call raises ValueError or TypeError
   (not IndexError, AttributeError, OverflowError, SystemError, MemoryError, ...), never
   returns silently; the message names the class and what is wrong; the learner (fitted or
   not, ``fit`` on a fitted one included) and the inputs are exactly unchanged.
-* ``test_valid_layout_case[<learner>-<method>-<layout>]``: the unusual layout gives exactly
+* ``test_valid_layout_cases[<learner>-<method>]``, each case ``<learner>-<method>-<layout>``:
+  the unusual layout gives exactly
   the result of the plain C-contiguous array (or canonical CSR matrix), and is not modified.
 * ``test_fuzz_*``: hypothesis generates corrupted CSR structures, packed rows and point indices
   here, sends them to the child, and checks them against this file's own validity rule: an
@@ -222,8 +226,9 @@ def test_the_table_covers_every_public_learner():
                 assert (W.class_name(lid), m) in methods, (lid, m)
 
 
-@pytest.mark.parametrize("case", BAD_CASES)
-def test_bad_input_case(worker, case):
+def check_bad_case(worker, case):
+    """One bad input to one method of one learner (in the child): a clean refusal, or, for an
+    unusual value some learners may take, a sane result with the input unchanged."""
     reply = ask(worker, {"case": case}, case)
     assert reply["runs"], f"{case}: nothing was run"
     for rec in reply["runs"]:
@@ -235,8 +240,9 @@ def test_bad_input_case(worker, case):
         check_refused(rec, reply["names"], reply["expect"], case)
 
 
-@pytest.mark.parametrize("case", LAYOUT_CASES)
-def test_valid_layout_case(worker, case):
+def check_layout_case(worker, case):
+    """One valid but unusual layout of X (in the child): the same result and learner as the
+    plain array, the input unchanged."""
     reply = ask(worker, {"case": case}, case)
     for rec in reply["runs"]:
         where = f"{case} ({rec['state']} learner)"
@@ -249,6 +255,58 @@ def test_valid_layout_case(worker, case):
         assert rec["same_learner"], f"{where}: the learner's state differs from the plain " \
                                     "array's"
         assert rec["input_same"], f"{where}: the call modified its input"
+
+
+def by_method(cases):
+    """The cases grouped by learner and method ("Perceptron-partial_fit": its inputs), one test
+    each: every case still runs in the child on its own, and a case that fails or crashes the
+    child is named while the rest of its group goes on (a crashed child is replaced)."""
+    groups = {}
+    for case in cases:
+        groups.setdefault("-".join(case.split("-")[:2]), []).append(case)
+    return groups
+
+
+def run_group(worker, check, cases):
+    failed = []
+    for case in cases:
+        try:
+            check(worker, case)
+        except (AssertionError, pytest.fail.Exception) as exc:
+            failed.append(f"{case}: {exc}")
+    assert not failed, f"{len(failed)} of {len(cases)} cases failed:\n" + "\n".join(failed)
+
+
+BAD_GROUPS = by_method(BAD_CASES)
+LAYOUT_GROUPS = by_method(LAYOUT_CASES)
+
+
+@pytest.mark.parametrize("group", list(BAD_GROUPS))
+def test_bad_input_cases(worker, group):
+    run_group(worker, check_bad_case, BAD_GROUPS[group])
+
+
+@pytest.mark.parametrize("group", list(LAYOUT_GROUPS))
+def test_valid_layout_cases(worker, group):
+    run_group(worker, check_layout_case, LAYOUT_GROUPS[group])
+
+
+def test_the_groups_hold_every_case_once():
+    for groups, cases in ((BAD_GROUPS, BAD_CASES), (LAYOUT_GROUPS, LAYOUT_CASES)):
+        grouped = [c for g in groups.values() for c in g]
+        assert sorted(grouped) == sorted(cases) and len(set(cases)) == len(cases)
+
+
+def test_a_failing_case_is_named_and_its_group_goes_on(worker):
+    """run_group: a case that fails is reported by name, and the cases after it still run."""
+    seen = []
+
+    def check(w, case):
+        seen.append(case)
+        assert case != "b", "b is wrong"
+    with pytest.raises(AssertionError, match=r"(?s)1 of 3 cases failed:.*b: b is wrong"):
+        run_group(worker, check, ["a", "b", "c"])
+    assert seen == ["a", "b", "c"]
 
 
 def test_a_crash_fails_the_case_and_the_next_case_gets_a_new_child(worker):
