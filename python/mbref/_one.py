@@ -75,15 +75,17 @@ class _ProbaOne:
     absent: an AttributeError that says why (``hasattr`` is False), as in mbcore."""
 
     def __init__(self, method):
-        method.__name__ = "predict_proba_one"
-        method.__qualname__ = method.__qualname__.replace("_predict_proba_one",
-                                                          "predict_proba_one")
         self.method = method
         self.__doc__ = method.__doc__
+        method.__name__ = "predict_proba_one"            # its public name, also in __qualname__
+        method.__qualname__ = "predict_proba_one".join(
+            method.__qualname__.split("_predict_proba_one"))
 
     def __get__(self, obj, cls=None):
-        cls = type(obj) if cls is None else cls
-        if cls._proba_one_row is OneExample._proba_one_row:
+        if cls is None:
+            cls = type(obj)
+        no_probabilities = cls._proba_one_row is OneExample._proba_one_row
+        if no_probabilities:
             raise NoProbabilities(
                 f"{cls.__name__} predicts labels, not probabilities: it has no "
                 "predict_proba_one, so a metric that needs probabilities (river's ROCAUC, "

@@ -830,20 +830,18 @@ class OnlineLearner(OneExample):
         self.cycled_ = False
         self.epoch_mistakes_ = []
         self.epoch_updates_ = []
-        seen = set()
-        for _ in range(self.max_epochs):
-            m0, u0 = self.mistakes_, self.updates_
+        seen = set()                     # the states met after each epoch (when keyed)
+        while len(self.epoch_updates_) < self.max_epochs:
+            before = (self.mistakes_, self.updates_)
             self._run(rows, yy, sw)
-            self.epoch_mistakes_.append(self.mistakes_ - m0)
-            self.epoch_updates_.append(self.updates_ - u0)
-            if self.updates_ == u0:
-                self.converged_ = True
+            self.epoch_mistakes_.append(self.mistakes_ - before[0])
+            self.epoch_updates_.append(self.updates_ - before[1])
+            self.converged_ = self.epoch_updates_[-1] == 0      # a clean epoch: done
+            key = None if self.converged_ else self._cycle_key()
+            self.cycled_ = key is not None and key in seen       # a state met before: a cycle
+            if self.converged_ or self.cycled_:
                 break
-            key = self._cycle_key()
             if key is not None:
-                if key in seen:
-                    self.cycled_ = True
-                    break
                 seen.add(key)
         self.n_iter_ = len(self.epoch_updates_)
 

@@ -76,11 +76,12 @@ def declared_zero_based(data):
 def zero_reason(zero_based, declared, grow=False):
     """Why a stream is read one-based (None: it is read zero-based): ``zero_based`` as given
     (True, False, None or "auto"), ``declared`` what the file declares."""
-    if zero_based is True or zero_based is False or (zero_based in (None, "auto") and declared):
-        return None                        # (zero_based=False: its own message)
-    if declared is False:
+    told = zero_based is True or zero_based is False      # (False: a message of its own)
+    if told or (declared and zero_based in (None, "auto")):
+        return None
+    if declared is False:                                  # the file says one-based
         return "the file declares them one-based"
-    if zero_based == "auto" and grow:
+    if grow and zero_based == "auto":
         return ("a stream read without its width is one-based unless told otherwise: the index "
                 "0 cannot be known before it arrives")
     return ("the file does not declare them zero-based, as scikit-learn's comment "
