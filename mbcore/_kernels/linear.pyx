@@ -385,7 +385,7 @@ cdef Py_ssize_t lin_run_plain(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_
     cdef const signed char* y = j.y
     cdef signed char* pred = j.pred
     cdef unsigned char* upd = j.upd
-    cdef Py_ssize_t row_len = j.rows.row_len
+    cdef Py_ssize_t row_len = j.rows.row_len, n_rows = j.rows.n_rows, pf = j.pf
     cdef bint check = j.check, intercept = st.p.intercept, tie_pos = st.p.tie_pos
     cdef double eta = st.p.eta, sc
     cdef long long mistakes = 0, changed = 0
@@ -398,8 +398,8 @@ cdef Py_ssize_t lin_run_plain(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_
             x = val + i * row_len
             xi = NULL
             n = row_len
-            if j.pf and i + j.pf < j.rows.n_rows:
-                mb_prefetch_bytes(x + j.pf * row_len, row_len * sizeof(floating))
+            if pf and i + pf < n_rows:
+                mb_prefetch_bytes(x + pf * row_len, row_len * sizeof(floating))
         else:
             a = indptr[i]
             n = indptr[i + 1] - a
