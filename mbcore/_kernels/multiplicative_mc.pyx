@@ -343,27 +343,40 @@ cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
     cdef const index_t* xi
     cdef int pr = 0, r, yi, code
     cdef long long mistakes = 0, changes = 0, touched = 0
+    # every setting read once into a local: the stores to the outputs would otherwise make
+    # the compiler read them through j again after every row
+    cdef const WParams* p = j.p
+    cdef int ovr = j.ovr, boolean = j.boolean, check = j.check, update = j.update
+    cdef double* l = j.l
+    cdef double* w = j.w
+    cdef double* ln = j.ln
+    cdef double* wn = j.wn
+    cdef Py_ssize_t row_len = j.rows.row_len, d = j.d
+    cdef double limit = j.limit
+    cdef const int* y = j.y
+    cdef int* pred = j.pred
+    cdef unsigned char* upd = j.upd
+    cdef double* scores = j.scores
     for i in range(lo, hi):
-        code = next_row(val, ix, indptr, j.rows.row_len, i, j.d, j.boolean, j.limit, j.check, &v,
-                        &xi, &n, NULL)
+        code = next_row(val, ix, indptr, row_len, i, d, boolean, limit, check, &v, &xi, &n, NULL)
         if code != ROW_OK:
             j.err = code
             bad[0] = i
             return -1
-        yi = j.y[i] if j.y != NULL else 0
-        r = mc_winnow_row(j.p, j.ovr, j.l, j.w, j.ln, j.wn, b, v, xi, n, yi, j.update, &pr,
-                          j.scores + i * K if j.scores != NULL else NULL)
+        yi = y[i] if y != NULL else 0
+        r = mc_winnow_row(p, ovr, l, w, ln, wn, b, v, xi, n, yi, update, &pr,
+                          scores + i * K if scores != NULL else NULL)
         if r < 0:
             j.err = ROW_NONFINITE
             bad[0] = i
             return -1
-        j.pred[i] = pr
-        if j.update:
+        pred[i] = pr
+        if update:
             mistakes += pr != yi
             changes += r
             touched += r != 0 or pr != yi
-            if j.upd != NULL:
-                j.upd[i] = <unsigned char>r
+            if upd != NULL:
+                upd[i] = <unsigned char>r
     j.mistakes += mistakes
     j.changes += changes
     return touched
