@@ -791,7 +791,8 @@ def sniff_header(block, delimiter, label_column):
     """The header line that ``skip_header="auto"`` skips, as (line number, position after it),
     or None: the first data line is a header when some of its fields outside the label column
     are not numbers and the next data line (when the block holds one) has a number in one of
-    those columns."""
+    those columns, or when only its label is text and the next data line's label is a
+    number."""
     from ._kernels.readers import parse_number
     first = _data_lines(block, 2)
     if not first:
@@ -801,6 +802,12 @@ def sniff_header(block, delimiter, label_column):
     label = None if label_column is None or not -n <= label_column < n else label_column % n
     text = [j for j, f in enumerate(fields) if j != label and parse_number(f) is None]
     if not text:
+        # pandas' header of integer column names ("0,1,2,label"): only the label is text, over
+        # numeric labels below; labels are of one kind, so that line can only be a header
+        nxt = _fields(first[1][1], delimiter) if len(first) > 1 else []
+        if label is not None and len(nxt) == n and fields[label] and \
+                parse_number(fields[label]) is None and parse_number(nxt[label]) is not None:
+            return first[0][0], first[0][2]
         return None
     if len(first) > 1:
         nxt = _fields(first[1][1], delimiter)

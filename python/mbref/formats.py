@@ -21,7 +21,8 @@ kind is a bad line.  A line whose first token holds ':' starts with a feature: a
 with ``labeled="auto"``, a row without a label (NaN, or '' among text labels).
 
 CSV: ``skip_header="auto"`` skips the first data line when some of its fields outside the label
-column are not numbers and the next data line has a number in one of those columns;
+column are not numbers and the next data line has a number in one of those columns, or when
+only its label is text and the next data line's label is a number;
 ``label_column=None`` reads every column as a feature (the labels are NaN).
 """
 
@@ -302,8 +303,11 @@ def _header_line(lines, delimiter, label_column):
     n = len(fields)
     label = None if label_column is None or not -n <= label_column < n else label_column % n
     text = [j for j, f in enumerate(fields) if j != label and parse_number(f) is None]
-    if not text:
-        return 0
+    if not text:              # only a text label over a numeric one: pandas' integer names
+        nxt = first[1][1] if len(first) > 1 else []
+        header = label is not None and len(nxt) == n and fields[label] != b"" and \
+            parse_number(fields[label]) is None and parse_number(nxt[label]) is not None
+        return first[0][0] if header else 0
     if len(first) > 1:
         nxt = first[1][1]
         if len(nxt) != n or all(parse_number(nxt[j]) is None for j in text):

@@ -926,3 +926,28 @@ def test_csv_header_sniffing_agrees_with_the_twin(tmp_path, data, rows, delimite
     if rows == 1 and data.startswith(b"a"):
         with pytest.raises(ValueError, match="skip_header=True"):
             list(iter_csv(path, delimiter=delimiter, skip_header=False))
+
+
+def test_pandas_integer_column_names_are_a_header(tmp_path):
+    """pandas' to_csv of a frame built from an array writes "0,1,...,label": only the label is
+    text, over numeric labels, so it is the header (before, the line was read as a row with a
+    third, text label); a text label over text labels stays a row."""
+    pd = pytest.importorskip("pandas")
+    X = np.array([[0.5, -1.0], [2.0, 0.25], [1.0, 1.0]])
+    df = pd.DataFrame(X)
+    df["label"] = [1, -1, 1]
+    path = tmp_path / "a.csv"
+    df.to_csv(path, index=False)
+    data = path.read_bytes()
+    assert data.startswith(b"0,1,label\n")
+    Xl, yl = load_csv(str(path))
+    assert np.array_equal(Xl.toarray() if hasattr(Xl, "toarray") else Xl, X)
+    assert list(yl) == [1, -1, 1]
+    Xr, yr, _ = read_csv(data, str(path))
+    assert Xr == X.tolist() and yr == [1, -1, 1]
+    chunks = list(iter_csv(str(path)))
+    assert sum(len(y) for _, y in chunks) == 3
+    # a text label over a text label: a data row, in both twins
+    text = tmp_path / "t.csv"
+    text.write_bytes(b"0,1,spam\n2,3,ham\n")
+    assert len(load_csv(str(text))[1]) == 2 and len(read_csv(text.read_bytes(), "t.csv")[1]) == 2
