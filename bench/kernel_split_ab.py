@@ -15,7 +15,7 @@ OLD_KERNELS_DIR and NEW_KERNELS_DIR are built ``mbcore/_kernels`` directories (e
 worktree of ``main`` built in place, and of this branch).  Run it from the new tree (its
 ``mbcore`` is imported for the data and the shared ``names`` kernel).  Both APIs are
 understood: before the split (``linear`` holds everything; Passive-Aggressive's C and 1/(2C)
-in ``eta``/``lam``) and after it.
+in ``eta``/``lam``) and after it, with dense and CSR entry points or one per operation.
 
 Workloads (the data of bench/conftest.py):
 
@@ -82,18 +82,28 @@ class Build:
                                 1.0, 0.0, 0.0, False)
         return st, (W, aux, counts)
 
+    # (the entry points: one per operation since issue 37's last step, X a 2-D array or the
+    # CSR triple; before it, a dense and a CSR variant)
     def pass_dense(self, st, X, y, threads):
-        return self.lin.lin_pass_dense64(st, X, y, None, None, threads)
+        if hasattr(self.lin, "lin_pass_dense64"):
+            return self.lin.lin_pass_dense64(st, X, y, None, None, threads)
+        return self.lin.lin_pass(st, X, y, None, None, False, threads)
 
     def pass_csr(self, st, X, y, threads):
-        return self.lin.lin_pass_csr(st, X.data, X.indices, X.indptr, y, None, None, True,
-                                     threads)
+        if hasattr(self.lin, "lin_pass_csr"):
+            return self.lin.lin_pass_csr(st, X.data, X.indices, X.indptr, y, None, None, True,
+                                         threads)
+        return self.lin.lin_pass(st, (X.data, X.indices, X.indptr), y, None, None, True,
+                                 threads)
 
     def scores_dense(self, w, X, out):
-        return self.lin.lin_scores_dense(w, 1.0, X.shape[1], False, False, X, out)
+        fn = getattr(self.lin, "lin_scores_dense", None) or self.lin.lin_scores
+        return fn(w, 1.0, X.shape[1], False, False, X, out)
 
     def mc_pass_dense(self, st, X, y):
-        return self.mc.mc_pass_dense(st, X, y, None, None, 1)
+        if hasattr(self.mc, "mc_pass_dense"):
+            return self.mc.mc_pass_dense(st, X, y, None, None, 1)
+        return self.mc.mc_pass(st, X, y, None, None, False, 1)
 
 
 def workloads(dense, csr, a9a, a9a_csr, mc):

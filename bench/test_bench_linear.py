@@ -358,13 +358,13 @@ def _bound_state(X, y, classes=(-1, 1)):
 
 @pytest.mark.benchmark(group="diag-dense")
 def test_diag_kernel_only(benchmark, record, dense):
-    """lin_pass_dense64 on a fresh bound state: the pass without any Python-side work."""
+    """lin_pass on a fresh bound state: the pass without any Python-side work."""
     yy = dense.y.astype(np.int8)
     record("diag.dense.kernel_only", dense.X.shape[0])
 
     def setup():
         return (_bound_state(dense.X, dense.y), dense.X, yy, None, None), {}
-    benchmark.pedantic(_k.lin_pass_dense64, setup=setup, rounds=PASS_ROUNDS,
+    benchmark.pedantic(_k.lin_pass, setup=setup, rounds=PASS_ROUNDS,
                        warmup_rounds=PASS_WARMUP)
 
 
@@ -407,8 +407,8 @@ def test_diag_csr_kernel_only(benchmark, record, csr):
     record("diag.csr.kernel_only", X.shape[0])
 
     def setup():
-        return (_bound_state(X, csr.y), X.data, X.indices, X.indptr, yy, None, None), {}
-    benchmark.pedantic(_k.lin_pass_csr, setup=setup, rounds=PASS_ROUNDS,
+        return (_bound_state(X, csr.y), (X.data, X.indices, X.indptr), yy, None, None), {}
+    benchmark.pedantic(_k.lin_pass, setup=setup, rounds=PASS_ROUNDS,
                        warmup_rounds=PASS_WARMUP)
 
 
@@ -440,11 +440,11 @@ def test_diag_row_prepare(benchmark, record, dense, one_row):
 
 @pytest.mark.benchmark(group="diag-one-row")
 def test_diag_row_kernel_call(benchmark, record, dense, one_row):
-    """lin_pass_dense64 on one row with a bound state: the call cost without validation."""
+    """lin_pass on one row with a bound state: the call cost without validation."""
     x1, y1 = one_row
     st = _fitted(mbcore.Perceptron, dense)._state()
     record("diag.row.kernel_call", 1)
-    benchmark.pedantic(_k.lin_pass_dense64, args=(st, x1, y1.astype(np.int8), None, None),
+    benchmark.pedantic(_k.lin_pass, args=(st, x1, y1.astype(np.int8), None, None),
                        iterations=ROW_ITER, rounds=ROW_ROUNDS)
 
 

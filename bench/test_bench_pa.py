@@ -18,7 +18,7 @@ scikit-learn 1.8: FutureWarning; max_iter=1: ConvergenceWarning).  Three workloa
 
 Reported without a target: a9a tiled 10 times (325,610 rows, a steadier time), scikit-learn's
 ``partial_fit`` (one call, classes given) on a9a, and diagnostics: the pass with ``n_jobs=1``, the
-compiled pass alone (``lin_pass_dense64`` / ``lin_pass_csr`` on a bound state, one thread),
+compiled pass alone (``lin_pass`` on a bound state, one thread),
 ``partial_fit`` on a learner that has already seen a9a once (no label inference or allocation of
 a fresh learner), and ``X @ w`` on a9a (the read-only floor; dense with the default BLAS
 threads and with one: their ratio says whether the second core was free).
@@ -215,15 +215,15 @@ def test_a9a_pass_again(benchmark, record, a9a):
 
 @pytest.mark.benchmark(group="pa-a9a-diag")
 def test_a9a_kernel_only(benchmark, record, a9a):
-    """lin_pass_dense64 on a fresh bound state, one thread: the pass without any Python-side
-    work (private API, may change)."""
+    """lin_pass on a fresh bound state, one thread: the pass without any Python-side work
+    (private API, may change)."""
     yy = a9a.y.astype(np.int8)
     record("pa.a9a.diag.kernel_only", a9a.X.shape[0])
 
     def setup():
-        return (_bound_state(a9a.X, a9a.y), a9a.X, yy, None, None, 1), {}
+        return (_bound_state(a9a.X, a9a.y), a9a.X, yy, None, None, True, 1), {}
     _settle()
-    benchmark.pedantic(_k.lin_pass_dense64, setup=setup, rounds=PASS_ROUNDS,
+    benchmark.pedantic(_k.lin_pass, setup=setup, rounds=PASS_ROUNDS,
                        warmup_rounds=PASS_WARMUP)
 
 
@@ -259,17 +259,17 @@ def test_a9a_csr_pass_1thread(benchmark, record, a9a):
 
 @pytest.mark.benchmark(group="pa-a9a-csr-diag")
 def test_a9a_csr_kernel_only(benchmark, record, a9a):
-    """lin_pass_csr on a fresh bound state, one thread, index checks on (as partial_fit runs
+    """lin_pass on CSR rows and a fresh bound state, one thread, index checks on (as partial_fit runs
     it on a new batch)."""
     X = a9a.csr
     yy = a9a.y.astype(np.int8)
     record("pa.a9a_csr.diag.kernel_only", X.shape[0])
 
     def setup():
-        return (_bound_state(X, a9a.y), X.data, X.indices, X.indptr, yy, None, None, True,
+        return (_bound_state(X, a9a.y), (X.data, X.indices, X.indptr), yy, None, None, True,
                 1), {}
     _settle()
-    benchmark.pedantic(_k.lin_pass_csr, setup=setup, rounds=PASS_ROUNDS,
+    benchmark.pedantic(_k.lin_pass, setup=setup, rounds=PASS_ROUNDS,
                        warmup_rounds=PASS_WARMUP)
 
 

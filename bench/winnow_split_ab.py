@@ -32,10 +32,54 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from kernel_split_ab import load, report, same  # noqa: E402  (bench/ is not a package)
 
 
+class OldEntryPoints:
+    """A build from before issue 37's last step (a dense and a CSR entry point per pass) under
+    the entry points this tree's Python layer calls (one per pass, X a 2-D array or the CSR
+    triple), with the Python work the old layer did (max_row from indptr)."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def __getattr__(self, name):
+        return getattr(self.module, name)
+
+    @staticmethod
+    def _max_row(indptr):
+        return int(np.diff(indptr).max()) if indptr.shape[0] > 1 else 0
+
+    def winnow_pass(self, *args, scores=None, threads=1, check=True, check_values=True,
+                    ones=False):
+        head, (X, n_cols, boolean, limit, y, pred, counts, update) = args[:9], args[9:17]
+        if len(args) > 17:
+            scores = args[17]
+        if not isinstance(X, tuple):
+            code, row = self.module.winnow_dense(*head, X, boolean, limit, y, pred, counts,
+                                                 update, scores, threads=threads,
+                                                 check_values=check_values)
+            return code, row, False
+        return self.module.winnow_csr(*head, *X, self._max_row(X[2]), n_cols, boolean, limit, y,
+                                      pred, counts, update, scores, threads=threads,
+                                      check=check, check_values=check_values, ones=ones)
+
+    def mc_winnow_pass(self, *args, scores=None, threads=1, check=True, check_values=True):
+        head, (X, n_cols, boolean, limit, y, pred, upd, counts, update) = args[:11], args[11:20]
+        if len(args) > 20:
+            scores = args[20]
+        if not isinstance(X, tuple):
+            return self.module.mc_winnow_dense(*head, X, boolean, limit, y, pred, upd, counts,
+                                               update, scores, threads=threads,
+                                               check_values=check_values)
+        return self.module.mc_winnow_csr(*head, *X, self._max_row(X[2]), n_cols, boolean, limit,
+                                         y, pred, upd, counts, update, scores, threads=threads,
+                                         check=check, check_values=check_values)
+
+
 class Build:
     def __init__(self, directory):
         self.k = load(directory, "multiplicative")
         self.kmc = load(directory, "multiplicative_mc") or self.k
+        if not hasattr(self.k, "winnow_pass"):
+            self.k, self.kmc = OldEntryPoints(self.k), OldEntryPoints(self.kmc)
 
     def use(self):
         mm._k, mm._kmc = self.k, self.kmc

@@ -237,9 +237,8 @@ class _Linear(ManyClasses, OnlineLearner):
             if wa is None:
                 return super()._predict_one_row(view)
             out = np.empty(1, dtype=np.uint8)
-            f = -1 if _k.lin_flags_dense(wa[0], wa[1], d, self.fit_intercept,
-                                         self._normalizes(), self.tie == "positive", view,
-                                         out)[0] else int(out[0])
+            f = -1 if _k.lin_flags(wa[0], wa[1], d, self.fit_intercept, self._normalizes(),
+                                   self.tie == "positive", view, out)[0] else int(out[0])
         if f < 0:
             raise row_error(self._owner, Batch(X=view, n=1, d=d), 0)
         return pos if f else neg
@@ -335,16 +334,8 @@ class _Linear(ManyClasses, OnlineLearner):
         st = self._state()
         threads = self._threads(batch)
         sw = batch.sw
-        if batch.X is not None:
-            if self._K() > 1:
-                status, bad = _kmc.mc_pass_dense(st, batch.X, yy, pred, upd, threads, sw)
-            else:
-                fn = _k.lin_pass_dense64 if batch.X.dtype.char == "d" else _k.lin_pass_dense32
-                status, bad = fn(st, batch.X, yy, pred, upd, threads, sw)
-        else:
-            fn = _kmc.mc_pass_csr if self._K() > 1 else _k.lin_pass_csr
-            status, bad = fn(st, batch.data, batch.indices, batch.indptr, yy, pred, upd,
-                             not batch.checked, threads, sw)
+        fn = _kmc.mc_pass if self._K() > 1 else _k.lin_pass
+        status, bad = fn(st, batch.arrays, yy, pred, upd, not batch.checked, threads, sw)
         _raise_status(self._owner, batch, status, bad)
         batch.checked = True            # (later epochs over this batch skip the index checks)
 
@@ -443,19 +434,14 @@ class _Linear(ManyClasses, OnlineLearner):
         K = self._K()
         if K > 1:
             def scores(b, out):
-                if b.X is not None:
-                    return _kmc.mc_scores_dense(w, K, a, d, icpt, norm, b.X, out)
-                return _kmc.mc_scores_csr(w, K, a, d, icpt, norm, b.data, b.indices, b.indptr,
-                                        out)
+                return _kmc.mc_scores(w, K, a, d, icpt, norm, b.arrays, out)
 
             out = np.empty((batch.n, K))
             _raise_status(self._owner, batch, *map_rows(batch, scores, out))
             return out
 
         def score(b, out):
-            if b.X is not None:
-                return _k.lin_scores_dense(w, a, d, icpt, norm, b.X, out)
-            return _k.lin_scores_csr(w, a, d, icpt, norm, b.data, b.indices, b.indptr, out)
+            return _k.lin_scores(w, a, d, icpt, norm, b.arrays, out)
 
         out = np.empty(batch.n)
         _raise_status(self._owner, batch, *map_rows(batch, score, out))
@@ -484,9 +470,7 @@ class _Linear(ManyClasses, OnlineLearner):
         tie = self.tie == "positive"
 
         def flags(b, out):
-            if b.X is not None:
-                return _k.lin_flags_dense(w, a, d, icpt, norm, tie, b.X, out)
-            return _k.lin_flags_csr(w, a, d, icpt, norm, tie, b.data, b.indices, b.indptr, out)
+            return _k.lin_flags(w, a, d, icpt, norm, tie, b.arrays, out)
 
         out = np.empty(batch.n, dtype=np.uint8)
         _raise_status(self._owner, batch, *map_rows(batch, flags, out))

@@ -82,6 +82,11 @@ class Batch:
     def sparse(self):
         return self.X is None
 
+    @property
+    def arrays(self):
+        """The rows as every kernel entry point takes them: X, or (data, indices, indptr)."""
+        return self.X if self.X is not None else (self.data, self.indices, self.indptr)
+
     def rows(self, start, stop):
         """The sub-batch of rows start..stop-1 (views, no copy of the values)."""
         sw = None if self.sw is None else self.sw[start:stop]

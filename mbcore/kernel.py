@@ -251,15 +251,9 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         budget = -1 if self.budget is None else int(self.budget)
         start = 0
         while True:
-            if batch.X is not None:
-                status, row = _kk.kp_pass_dense(*self._kargs(), self._sv, self._svn, self._coef,
-                                               self._meta, budget, self._counts, batch.X, start,
-                                               yy, pred, upd, None, batch.sw)
-            else:
-                status, row = _kk.kp_pass_csr(*self._kargs(), self._sv, self._svn, self._coef,
-                                             self._meta, budget, self._counts, batch.data,
-                                             batch.indices, batch.indptr, start, yy, pred, upd,
-                                             None, batch.sw)
+            status, row = _kk.kp_pass(*self._kargs(), self._sv, self._svn, self._coef,
+                                      self._meta, budget, self._counts, batch.arrays, start, yy,
+                                      pred, upd, None, batch.sw)
             if status == 2:
                 self._grow()
                 start = row
@@ -285,16 +279,9 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
             while True:
                 cap = self._sv.shape[0]
                 A = self._coef.reshape(cap, self._K())
-                if batch.X is not None:
-                    status, row = _kk.kpm_pass_dense(kind, degree, gamma, coef0, self._sv,
-                                                    self._svn, A, self._meta, budget,
-                                                    self._counts, batch.X, start, yy, pred, upd,
-                                                    batch.sw)
-                else:
-                    status, row = _kk.kpm_pass_csr(kind, degree, gamma, coef0, self._sv, self._svn,
-                                                  A, self._meta, budget, self._counts,
-                                                  batch.data, batch.indices, batch.indptr, start,
-                                                  yy, pred, upd, batch.sw)
+                status, row = _kk.kpm_pass(kind, degree, gamma, coef0, self._sv, self._svn, A,
+                                           self._meta, budget, self._counts, batch.arrays, start,
+                                           yy, pred, upd, batch.sw)
                 if status != 2:
                     break
                 self._grow()
@@ -320,17 +307,10 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                 cap = self._sv.shape[0] // K
                 sv, svn = self._sv[k * cap:(k + 1) * cap], self._svn[k * cap:(k + 1) * cap]
                 coef, meta = self._coef[k * cap:(k + 1) * cap], self._meta[2 * k:2 * k + 2]
-                if batch.X is not None:
-                    status, row = _kk.kp_pass_dense(kind, degree, tie, gamma, coef0, sv, svn,
-                                                   coef, meta, budget, counts, batch.X[:limit],
-                                                   start, yk[:limit], p8[:limit], U[k, :limit],
-                                                   f[:limit], None if sw is None else sw[:limit])
-                else:
-                    sub = batch.rows(0, limit) if limit < n else batch
-                    status, row = _kk.kp_pass_csr(kind, degree, tie, gamma, coef0, sv, svn, coef,
-                                                 meta, budget, counts, sub.data, sub.indices,
-                                                 sub.indptr, start, yk[:limit], p8[:limit],
-                                                 U[k, :limit], f[:limit], sub.sw)
+                sub = batch.rows(0, limit) if limit < n else batch
+                status, row = _kk.kp_pass(kind, degree, tie, gamma, coef0, sv, svn, coef, meta,
+                                          budget, counts, sub.arrays, start, yk[:limit],
+                                          p8[:limit], U[k, :limit], f[:limit], sub.sw)
                 if status != 2:
                     break
                 self._grow()
@@ -355,13 +335,8 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         out = np.empty(batch.n)
         kind, degree, _, gamma, coef0 = self._kargs()
         n_sv = int(self._meta[0])
-        if batch.X is not None:
-            status, bad = _kk.kp_scores_dense(kind, degree, gamma, coef0, self._sv, self._svn,
-                                             self._coef, n_sv, batch.X, out)
-        else:
-            status, bad = _kk.kp_scores_csr(kind, degree, gamma, coef0, self._sv, self._svn,
-                                           self._coef, n_sv, batch.data, batch.indices,
-                                           batch.indptr, out)
+        status, bad = _kk.kp_scores(kind, degree, gamma, coef0, self._sv, self._svn,
+                                    self._coef, n_sv, batch.arrays, out)
         _raise_status(self._owner, batch, status, bad)
         return out
 
@@ -378,25 +353,16 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
             cap = self._sv.shape[0]
             A = self._coef.reshape(cap, K)
             n_sv = int(self._meta[0])
-            if batch.X is not None:
-                status, bad = _kk.kpm_scores_dense(kind, degree, gamma, coef0, self._sv,
-                                                  self._svn, A, n_sv, batch.X, out)
-            else:
-                status, bad = _kk.kpm_scores_csr(kind, degree, gamma, coef0, self._sv, self._svn,
-                                                A, n_sv, batch.data, batch.indices, batch.indptr,
-                                                out)
+            status, bad = _kk.kpm_scores(kind, degree, gamma, coef0, self._sv, self._svn, A,
+                                         n_sv, batch.arrays, out)
             _raise_status(self._owner, batch, status, bad)
             return out
         first = (0, -1)
         for k in range(K):
             sv, svn, coef, n_sv = self._slots(k)
             col = np.empty(batch.n)
-            if batch.X is not None:
-                status, bad = _kk.kp_scores_dense(kind, degree, gamma, coef0, sv, svn, coef, n_sv,
-                                                 batch.X, col)
-            else:
-                status, bad = _kk.kp_scores_csr(kind, degree, gamma, coef0, sv, svn, coef, n_sv,
-                                               batch.data, batch.indices, batch.indptr, col)
+            status, bad = _kk.kp_scores(kind, degree, gamma, coef0, sv, svn, coef, n_sv,
+                                        batch.arrays, col)
             if status and (first[0] == 0 or bad < first[1]):
                 first = (status, bad)
             out[:, k] = col

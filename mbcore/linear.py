@@ -346,10 +346,7 @@ class AveragedPerceptron(Perceptron):
             return
         V = np.empty((rows.shape[0], w0.shape[0]))
         args = (w0, self._d, self.fit_intercept, self.normalize, float(self.eta))
-        if batch.X is not None:
-            _k.replay_dense(*args, batch.X, rows, yy, V, batch.sw)
-        else:
-            _k.replay_csr(*args, batch.data, batch.indices, batch.indptr, rows, yy, V, batch.sw)
+        _k.replay(*args, batch.arrays, rows, yy, V, batch.sw)
         c = np.empty(rows.shape[0], dtype=np.int64)
         c[:-1] = np.diff(rows)
         c[-1] = batch.n - rows[-1]
@@ -419,12 +416,8 @@ class AveragedPerceptron(Perceptron):
         V, c = self._vote_arrays()
         out = np.empty(batch.n)
         tie = self.tie == "positive"
-        if batch.X is not None:
-            status, bad = _k.vote_scores_dense(V, c, self._d, self.fit_intercept, self.normalize,
-                                               tie, batch.X, out)
-        else:
-            status, bad = _k.vote_scores_csr(V, c, self._d, self.fit_intercept, self.normalize,
-                                             tie, batch.data, batch.indices, batch.indptr, out)
+        status, bad = _k.vote_scores(V, c, self._d, self.fit_intercept, self.normalize, tie,
+                                     batch.arrays, out)
         _raise_status(self._owner, batch, status, bad)
         return out
 

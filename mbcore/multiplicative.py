@@ -246,31 +246,17 @@ class _Winnow(ManyClasses, OnlineLearner):
         if K > 1:
             head = (self._variant, self._exact_mode, self._la, self._lb, self.theta_, K,
                     self.multi_class == "ovr", self._l, self._w, self._ln, self._wn)
-            if batch.X is not None:
-                code, row = _kmc.mc_winnow_dense(*head, batch.X, boolean, _X_LIMIT, yy, pred, upd,
-                                                 counts, update, scores, threads=threads,
-                                                 check_values=check_values)
-            else:
-                max_row = int(np.diff(batch.indptr).max()) if batch.n else 0
-                code, row = _kmc.mc_winnow_csr(*head, batch.data, batch.indices, batch.indptr,
-                                               max_row, batch.d, boolean, _X_LIMIT, yy, pred,
-                                               upd, counts, update, scores, threads=threads,
-                                               check=not batch.checked,
-                                               check_values=check_values)
+            code, row = _kmc.mc_winnow_pass(*head, batch.arrays, batch.d, boolean, _X_LIMIT, yy,
+                                            pred, upd, counts, update, scores, threads=threads,
+                                            check=not batch.checked,
+                                            check_values=check_values)
             if code:
                 raise self._row_error(batch, code, row)
             return False
-        if batch.X is not None:
-            code, row = _k.winnow_dense(*self._kargs(), batch.X, boolean, _X_LIMIT, yy, pred,
-                                        counts, update, scores, threads=threads,
-                                        check_values=check_values)
-            all_ones = False
-        else:
-            max_row = int(np.diff(batch.indptr).max()) if batch.n else 0
-            code, row, all_ones = _k.winnow_csr(
-                *self._kargs(), batch.data, batch.indices, batch.indptr, max_row, batch.d,
-                boolean, _X_LIMIT, yy, pred, counts, update, scores, threads=threads,
-                check=not batch.checked, check_values=check_values, ones=ones)
+        code, row, all_ones = _k.winnow_pass(
+            *self._kargs(), batch.arrays, batch.d, boolean, _X_LIMIT, yy, pred, counts, update,
+            scores, threads=threads, check=not batch.checked, check_values=check_values,
+            ones=ones)
         if code:
             raise self._row_error(batch, code, row)
         return all_ones

@@ -112,3 +112,137 @@ cdef inline int csr_row_ok(const index_t* xi, Py_ssize_t n, Py_ssize_t d) noexce
     if xi[0] < 0 or xi[n - 1] >= d:
         return BAD_INDEX
     return BAD_ORDER if bad else OK
+
+
+cdef inline Py_ssize_t longest_row(const Rows* r) noexcept nogil:
+    """The most stored values in a row (a dense row's length; 0 for no rows)."""
+    cdef Py_ssize_t i, k, most = 0
+    if r.indptr == NULL:
+        return r.row_len if r.n_rows else 0
+    for i in range(r.n_rows):
+        if r.it == 1:
+            k = (<const long long*>r.indptr)[i + 1] - (<const long long*>r.indptr)[i]
+        else:
+            k = (<const int*>r.indptr)[i + 1] - (<const int*>r.indptr)[i]
+        if k > most:
+            most = k
+    return most
+
+
+# -- the one Python-facing way in: a batch as the entry points take it ------------------------
+# Each operation has one entry point (def), whatever the layout and dtypes of its rows: X is a
+# C-contiguous 2-D array, or a CSR matrix as the triple (data, indices, indptr).  rows_of
+# builds its Rows view (a dtype dispatch on Python objects: a few attribute reads per call),
+# and the generated <op>_view functions of _dispatch.pxi.tp call the fused core for the view's
+# dtypes.
+
+cdef extern from *:
+    """
+    /* a non-NULL address for the values and indices of a CSR matrix with no stored value (never
+       read: its rows are empty; a NULL index pointer would mean dense rows to row_at's callers) */
+    static const long long mb_no_values[1] = {0};
+    """
+    const long long mb_no_values[1]
+
+
+cdef enum:
+    ADDITIVE_CODES = 0      # values: float32 0, float64 1
+    WINNOW_CODES = 1        # values: uint8 0, float32 1, float64 2
+
+
+cdef inline Py_ssize_t rows_of(object X, Rows* r, int codes, const double[::1] sw,
+                               Py_ssize_t start=0) except -1:
+    """Fill r with the rows start.. of X and return X's number of rows.  X: a C-contiguous 2-D
+    array of float64 or float32 (or uint8 with WINNOW_CODES), or a CSR triple (data, indices,
+    indptr) of such values and int32 or int64 indices (indices and indptr of one dtype; indptr
+    already checked: non-decreasing from 0 to nnz).  sw: the sample weights of all of X's rows
+    (as weights_ptr), or None.  Another dtype or layout raises (the Python layer sends only
+    these); 0 <= start is the caller's to ensure (start >= X's rows gives no rows)."""
+    cdef const double[:, ::1] x64
+    cdef const float[:, ::1] x32
+    cdef const unsigned char[:, ::1] x8
+    cdef const double[::1] v64
+    cdef const float[::1] v32
+    cdef const unsigned char[::1] v8
+    cdef const int[::1] i32
+    cdef const int[::1] p32
+    cdef const long long[::1] i64
+    cdef const long long[::1] p64
+    cdef Py_ssize_t n, m, width = 0, nnz, at
+    cdef int vt, size
+    cdef const void* val = <const void*>mb_no_values
+    cdef const void* ix = <const void*>mb_no_values
+    cdef const void* ip = NULL
+    cdef bint csr = type(X) is tuple
+    if csr:
+        data, indices, indptr = <tuple>X
+        size = data.dtype.itemsize
+    else:
+        size = X.dtype.itemsize
+    vt = 1 if size == 8 else (0 if size == 4 else -1)
+    if codes == WINNOW_CODES:
+        vt = 0 if size == 1 else vt + 1
+    if vt < 0:
+        raise TypeError(f"rows_of: no kernel for values of {size} bytes")
+    if csr:
+        if size == 8:
+            v64 = data
+            nnz = v64.shape[0]
+            if nnz:
+                val = &v64[0]
+        elif size == 4:
+            v32 = data
+            nnz = v32.shape[0]
+            if nnz:
+                val = &v32[0]
+        else:
+            v8 = data
+            nnz = v8.shape[0]
+            if nnz:
+                val = &v8[0]
+        if indptr.dtype.itemsize == 8:
+            i64 = indices
+            p64 = indptr
+            n = p64.shape[0] - 1
+            if i64.shape[0] != nnz or n < 0:
+                raise ValueError("rows_of: the CSR arrays do not match")
+            if nnz:
+                ix = &i64[0]
+            at = start if start < n else n
+            ip = &p64[at]
+            r[0] = csr_rows(val, vt, ix, 1, ip, n - at)
+        else:
+            i32 = indices
+            p32 = indptr
+            n = p32.shape[0] - 1
+            if i32.shape[0] != nnz or n < 0:
+                raise ValueError("rows_of: the CSR arrays do not match")
+            if nnz:
+                ix = &i32[0]
+            at = start if start < n else n
+            ip = &p32[at]
+            r[0] = csr_rows(val, vt, ix, 0, ip, n - at)
+    else:
+        if size == 8:
+            x64 = X
+            n, width = x64.shape[0], x64.shape[1]
+            at = start if start < n else n
+            if at < n and width:
+                val = &x64[at, 0]
+        elif size == 4:
+            x32 = X
+            n, width = x32.shape[0], x32.shape[1]
+            at = start if start < n else n
+            if at < n and width:
+                val = &x32[at, 0]
+        else:
+            x8 = X
+            n, width = x8.shape[0], x8.shape[1]
+            at = start if start < n else n
+            if at < n and width:
+                val = &x8[at, 0]
+        r[0] = dense_rows(val, vt, n - at, width)
+    r.sw = weights_ptr(sw, n)
+    if r.sw != NULL:
+        r.sw = r.sw + at
+    return n

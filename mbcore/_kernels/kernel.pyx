@@ -12,7 +12,7 @@ from libc.string cimport memset
 import numpy as np
 
 from ._arith cimport (floating, index_t, dot_row, sumsq_vals, sign_of)
-from ._rows cimport (OK, BAD_ROW, NEED_ROOM, row_at, values_ptr, index_ptr, weights_ptr)
+from ._rows cimport Rows, rows_of, ADDITIVE_CODES, OK, BAD_ROW, NEED_ROOM, row_at
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,12 +116,12 @@ cdef Py_ssize_t kp_store(double* sv, double* svn, long long* meta, long long bud
     return slot
 
 
-cdef int kp_pass(const KParams* kp, double* sv, double* svn, double* coef, long long* meta,
-                 Py_ssize_t cap, long long budget, Py_ssize_t d, long long* counts,
-                 const floating* val, const index_t* ix, const index_t* indptr,
-                 Py_ssize_t n_rows, Py_ssize_t row_len, const signed char* y, signed char* pred,
-                 unsigned char* upd, Py_ssize_t* stop, double* fout=NULL,
-                 const double* sw=NULL) noexcept nogil:
+cdef int kp_pass_impl(const KParams* kp, double* sv, double* svn, double* coef, long long* meta,
+                      Py_ssize_t cap, long long budget, Py_ssize_t d, long long* counts,
+                      const floating* val, const index_t* ix, const index_t* indptr,
+                      Py_ssize_t n_rows, Py_ssize_t row_len, const signed char* y,
+                      signed char* pred, unsigned char* upd, Py_ssize_t* stop, double* fout=NULL,
+                      const double* sw=NULL) noexcept nogil:
     """meta = [n_sv, head].  Stops with NEED_ROOM at row stop[0] when a new support vector may
     not fit, with BAD_ROW at row stop[0] on a non-finite score or a support vector whose squared
     norm overflows (the caller restores meta, counts and any overwritten slot).  fout, when not
@@ -177,64 +177,35 @@ cdef KParams make_kparams(int kind, int degree, bint tie_pos, double gamma, doub
     return kp
 
 
-def kp_pass_dense(int kind, int degree, bint tie_pos, double gamma, double coef0,
-                  double[:, ::1] sv, double[::1] svn, double[::1] coef, long long[::1] meta,
-                  long long budget, long long[::1] counts, const floating[:, ::1] X,
-                  Py_ssize_t start, const signed char[::1] y, signed char[::1] pred,
-                  unsigned char[::1] upd, double[::1] scores=None, const double[::1] sw=None):
-    """Kernel Perceptron pass over dense rows X[start:]; returns (status, row).  scores, when
-    given, receives each row's score; sw: the rows' sample weights (of all of X), or None."""
-    cdef KParams kp = make_kparams(kind, degree, tie_pos, gamma, coef0)
-    cdef Py_ssize_t stop = 0
-    cdef int status
-    cdef Py_ssize_t d = X.shape[1]
-    cdef double* fp = NULL
-    if start >= X.shape[0]:
-        return OK, start
-    if scores is not None:
-        if scores.shape[0] != X.shape[0]:
-            raise ValueError("kp_pass_dense: scores does not match X")
-        fp = &scores[start]
-    cdef const double* wp = weights_ptr(sw, X.shape[0])
-    if wp != NULL:
-        wp = wp + start
-    with nogil:
-        status = kp_pass(&kp, &sv[0, 0], &svn[0], &coef[0], &meta[0], sv.shape[0], budget, d,
-                         &counts[0], &X[start, 0], <const int*>NULL, <const int*>NULL,
-                         X.shape[0] - start, d, &y[start], &pred[start], &upd[start], &stop, fp,
-                         wp)
-    return status, start + stop
-
-
-def kp_pass_csr(int kind, int degree, bint tie_pos, double gamma, double coef0,
-                double[:, ::1] sv, double[::1] svn, double[::1] coef, long long[::1] meta,
-                long long budget, long long[::1] counts, const floating[::1] data,
-                const index_t[::1] indices, const index_t[::1] indptr, Py_ssize_t start,
-                const signed char[::1] y, signed char[::1] pred, unsigned char[::1] upd,
-                double[::1] scores=None, const double[::1] sw=None):
-    """Kernel Perceptron pass over CSR rows start..; returns (status, row)."""
+def kp_pass(int kind, int degree, bint tie_pos, double gamma, double coef0,
+            double[:, ::1] sv, double[::1] svn, double[::1] coef, long long[::1] meta,
+            long long budget, long long[::1] counts, X, Py_ssize_t start,
+            const signed char[::1] y, signed char[::1] pred, unsigned char[::1] upd,
+            double[::1] scores=None, const double[::1] sw=None):
+    """Kernel Perceptron pass over the rows start.. of X (as linear.lin_pass takes it; CSR
+    indices checked against sv.shape[1]); returns (status, row).  scores, when given,
+    receives each row's score; sw: the rows' sample weights (of all of X), or None."""
     cdef KParams kp = make_kparams(kind, degree, tie_pos, gamma, coef0)
     cdef Py_ssize_t stop = 0
     cdef int status
     cdef Py_ssize_t d = sv.shape[1]
-    cdef floating dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const floating* dp = values_ptr(data, &dummy_v)
-    cdef const index_t* ip = index_ptr(indices, &dummy_i)
     cdef double* fp = NULL
-    if start >= indptr.shape[0] - 1:
+    cdef Rows r
+    cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, sw, start)
+    if (r.indptr == NULL and r.row_len != d) or y.shape[0] != n or pred.shape[0] != n or \
+            upd.shape[0] != n or svn.shape[0] != sv.shape[0] or coef.shape[0] != sv.shape[0] or \
+            meta.shape[0] != 2 or counts.shape[0] != 3 or start < 0:
+        raise ValueError("kp_pass: the arrays do not match")
+    if start >= n:
         return OK, start
     if scores is not None:
-        if scores.shape[0] != indptr.shape[0] - 1:
-            raise ValueError("kp_pass_csr: scores does not match X")
+        if scores.shape[0] != n:
+            raise ValueError("kp_pass: scores does not match X")
         fp = &scores[start]
-    cdef const double* wp = weights_ptr(sw, indptr.shape[0] - 1)
-    if wp != NULL:
-        wp = wp + start
     with nogil:
-        status = kp_pass(&kp, &sv[0, 0], &svn[0], &coef[0], &meta[0], sv.shape[0], budget, d,
-                         &counts[0], dp, ip, &indptr[start], indptr.shape[0] - 1 - start, 0,
-                         &y[start], &pred[start], &upd[start], &stop, fp, wp)
+        status = kp_pass_view(&kp, &sv[0, 0], &svn[0], &coef[0], &meta[0], sv.shape[0], budget,
+                              d, &counts[0], &r, &y[start], &pred[start], &upd[start], &stop,
+                              fp, r.sw)
     return status, start + stop
 
 
@@ -256,13 +227,13 @@ cdef inline void kpm_scores_row(const KParams* kp, const double* sv, const doubl
             f[k] = f[k] + A[s * K + k] * kv
 
 
-cdef int kpm_pass(const KParams* kp, double* sv, double* svn, double* A, long long* meta,
-                  Py_ssize_t cap, long long budget, Py_ssize_t d, Py_ssize_t K,
-                  long long* counts, const floating* val, const index_t* ix,
-                  const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len, const int* y,
-                  int* pred, unsigned char* upd, double* f, Py_ssize_t* stop,
-                  const double* sw=NULL) noexcept nogil:
-    """The multi-class kernel Perceptron (see kp_pass for meta, NEED_ROOM and BAD_ROW): predict
+cdef int kpm_pass_impl(const KParams* kp, double* sv, double* svn, double* A, long long* meta,
+                       Py_ssize_t cap, long long budget, Py_ssize_t d, Py_ssize_t K,
+                       long long* counts, const floating* val, const index_t* ix,
+                       const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len, const int* y,
+                       int* pred, unsigned char* upd, double* f, Py_ssize_t* stop,
+                       const double* sw=NULL) noexcept nogil:
+    """The multi-class kernel Perceptron (see kp_pass_impl for meta, NEED_ROOM and BAD_ROW): predict
     the argmax of the K scores (f: K doubles of scratch); on a mistake store the row with +1
     for its class and -1 for the predicted one."""
     cdef Py_ssize_t i, n, slot, k, best
@@ -304,61 +275,29 @@ cdef int kpm_pass(const KParams* kp, double* sv, double* svn, double* A, long lo
     return OK
 
 
-def kpm_pass_dense(int kind, int degree, double gamma, double coef0, double[:, ::1] sv,
-                   double[::1] svn, double[:, ::1] A, long long[::1] meta, long long budget,
-                   long long[::1] counts, const floating[:, ::1] X, Py_ssize_t start,
-                   const int[::1] y, int[::1] pred, unsigned char[::1] upd,
-                   const double[::1] sw=None):
-    """Multi-class kernel Perceptron pass over dense rows X[start:]; returns (status, row)."""
+def kpm_pass(int kind, int degree, double gamma, double coef0, double[:, ::1] sv,
+             double[::1] svn, double[:, ::1] A, long long[::1] meta, long long budget,
+             long long[::1] counts, X, Py_ssize_t start, const int[::1] y, int[::1] pred,
+             unsigned char[::1] upd, const double[::1] sw=None):
+    """Multi-class kernel Perceptron pass over the rows start.. of X (as kp_pass); returns
+    (status, row)."""
     cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
-    cdef Py_ssize_t stop = 0, K = A.shape[1], n = X.shape[0]
-    cdef int status
-    cdef Py_ssize_t d = X.shape[1]
-    cdef double[::1] f = np.empty(K)
-    if sv.shape[1] != d or A.shape[0] != sv.shape[0] or svn.shape[0] != sv.shape[0] or \
-            meta.shape[0] != 2 or counts.shape[0] != 3 or y.shape[0] != n or \
-            pred.shape[0] != n or upd.shape[0] != n or K < 3:
-        raise ValueError("kpm_pass_dense: the arrays do not match")
-    if start >= n:
-        return OK, start
-    cdef const double* wp = weights_ptr(sw, n)
-    if wp != NULL:
-        wp = wp + start
-    with nogil:
-        status = kpm_pass(&kp, &sv[0, 0], &svn[0], &A[0, 0], &meta[0], sv.shape[0], budget, d,
-                          K, &counts[0], &X[start, 0], <const int*>NULL, <const int*>NULL,
-                          n - start, d, &y[start], &pred[start], &upd[start], &f[0], &stop, wp)
-    return status, start + stop
-
-
-def kpm_pass_csr(int kind, int degree, double gamma, double coef0, double[:, ::1] sv,
-                 double[::1] svn, double[:, ::1] A, long long[::1] meta, long long budget,
-                 long long[::1] counts, const floating[::1] data, const index_t[::1] indices,
-                 const index_t[::1] indptr, Py_ssize_t start, const int[::1] y, int[::1] pred,
-                 unsigned char[::1] upd, const double[::1] sw=None):
-    """As kpm_pass_dense, for CSR rows (indices checked against sv.shape[1])."""
-    cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
-    cdef Py_ssize_t stop = 0, K = A.shape[1], n = indptr.shape[0] - 1
+    cdef Py_ssize_t stop = 0, K = A.shape[1]
     cdef int status
     cdef Py_ssize_t d = sv.shape[1]
-    cdef floating dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const floating* dp = values_ptr(data, &dummy_v)
-    cdef const index_t* ip = index_ptr(indices, &dummy_i)
     cdef double[::1] f = np.empty(K)
-    if A.shape[0] != sv.shape[0] or svn.shape[0] != sv.shape[0] or meta.shape[0] != 2 or \
-            counts.shape[0] != 3 or y.shape[0] != n or pred.shape[0] != n or \
-            upd.shape[0] != n or K < 3:
-        raise ValueError("kpm_pass_csr: the arrays do not match")
+    cdef Rows r
+    cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, sw, start)
+    if (r.indptr == NULL and r.row_len != d) or A.shape[0] != sv.shape[0] or \
+            svn.shape[0] != sv.shape[0] or meta.shape[0] != 2 or counts.shape[0] != 3 or \
+            y.shape[0] != n or pred.shape[0] != n or upd.shape[0] != n or K < 3 or start < 0:
+        raise ValueError("kpm_pass: the arrays do not match")
     if start >= n:
         return OK, start
-    cdef const double* wp = weights_ptr(sw, n)
-    if wp != NULL:
-        wp = wp + start
     with nogil:
-        status = kpm_pass(&kp, &sv[0, 0], &svn[0], &A[0, 0], &meta[0], sv.shape[0], budget, d,
-                          K, &counts[0], dp, ip, &indptr[start], n - start, 0, &y[start],
-                          &pred[start], &upd[start], &f[0], &stop, wp)
+        status = kpm_pass_view(&kp, &sv[0, 0], &svn[0], &A[0, 0], &meta[0], sv.shape[0], budget,
+                               d, K, &counts[0], &r, &y[start], &pred[start], &upd[start], &f[0],
+                               &stop, r.sw)
     return status, start + stop
 
 
@@ -380,43 +319,23 @@ cdef int kpm_scores_impl(const KParams* kp, const double* sv, const double* svn,
     return OK
 
 
-def kpm_scores_dense(int kind, int degree, double gamma, double coef0, const double[:, ::1] sv,
-                     const double[::1] svn, const double[:, ::1] A, Py_ssize_t n_sv,
-                     const floating[:, ::1] X, double[:, ::1] out):
-    """The K scores of every dense row into out (n, K); returns (status, bad_row)."""
+def kpm_scores(int kind, int degree, double gamma, double coef0, const double[:, ::1] sv,
+               const double[::1] svn, const double[:, ::1] A, Py_ssize_t n_sv, X,
+               double[:, ::1] out):
+    """The K scores of every row of X (as kp_pass takes it) into out (n, K); returns
+    (status, bad_row)."""
     cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
     cdef Py_ssize_t bad = -1, K = A.shape[1]
     cdef int status
-    if sv.shape[1] != X.shape[1] or A.shape[0] != sv.shape[0] or n_sv > sv.shape[0] or \
-            n_sv < 0 or svn.shape[0] != sv.shape[0] or out.shape[0] != X.shape[0] or \
-            out.shape[1] != K:
-        raise ValueError("kpm_scores_dense: the arrays do not match")
+    cdef Rows r
+    cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, None)
+    if (r.indptr == NULL and r.row_len != sv.shape[1]) or A.shape[0] != sv.shape[0] or \
+            n_sv > sv.shape[0] or n_sv < 0 or svn.shape[0] != sv.shape[0] or \
+            out.shape[0] != n or out.shape[1] != K:
+        raise ValueError("kpm_scores: the arrays do not match")
     with nogil:
-        status = kpm_scores_impl(&kp, &sv[0, 0], &svn[0], &A[0, 0], n_sv, sv.shape[1], K,
-                                 &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[0],
-                                 X.shape[1], &out[0, 0], &bad)
-    return status, bad
-
-
-def kpm_scores_csr(int kind, int degree, double gamma, double coef0, const double[:, ::1] sv,
-                   const double[::1] svn, const double[:, ::1] A, Py_ssize_t n_sv,
-                   const floating[::1] data, const index_t[::1] indices,
-                   const index_t[::1] indptr, double[:, ::1] out):
-    """As kpm_scores_dense, for CSR rows."""
-    cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
-    cdef Py_ssize_t bad = -1, K = A.shape[1]
-    cdef int status
-    cdef floating dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const floating* dp = values_ptr(data, &dummy_v)
-    cdef const index_t* ip = index_ptr(indices, &dummy_i)
-    if A.shape[0] != sv.shape[0] or n_sv > sv.shape[0] or n_sv < 0 or \
-            svn.shape[0] != sv.shape[0] or out.shape[0] != indptr.shape[0] - 1 or \
-            out.shape[1] != K:
-        raise ValueError("kpm_scores_csr: the arrays do not match")
-    with nogil:
-        status = kpm_scores_impl(&kp, &sv[0, 0], &svn[0], &A[0, 0], n_sv, sv.shape[1], K, dp,
-                                 ip, &indptr[0], indptr.shape[0] - 1, 0, &out[0, 0], &bad)
+        status = kpm_scores_view(&kp, &sv[0, 0], &svn[0], &A[0, 0], n_sv, sv.shape[1], K, &r,
+                                 &out[0, 0], &bad)
     return status, bad
 
 
@@ -438,33 +357,24 @@ cdef int kp_scores_impl(const KParams* kp, const double* sv, const double* svn,
     return OK
 
 
-def kp_scores_dense(int kind, int degree, double gamma, double coef0, const double[:, ::1] sv,
-                    const double[::1] svn, const double[::1] coef, Py_ssize_t n_sv,
-                    const floating[:, ::1] X, double[::1] out):
-    """f(x) = sum_s coef[s] K(sv[s], x) for every dense row."""
+def kp_scores(int kind, int degree, double gamma, double coef0, const double[:, ::1] sv,
+              const double[::1] svn, const double[::1] coef, Py_ssize_t n_sv, X,
+              double[::1] out):
+    """f(x) = sum_s coef[s] K(sv[s], x) for every row of X (as kp_pass takes it)."""
     cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
     cdef Py_ssize_t bad = -1
     cdef int status
+    cdef Rows r
+    cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, None)
+    if (r.indptr == NULL and r.row_len != sv.shape[1]) or n_sv > sv.shape[0] or n_sv < 0 or \
+            svn.shape[0] != sv.shape[0] or coef.shape[0] != sv.shape[0] or out.shape[0] != n:
+        raise ValueError("kp_scores: the arrays do not match")
     with nogil:
-        status = kp_scores_impl(&kp, &sv[0, 0], &svn[0], &coef[0], n_sv, sv.shape[1], &X[0, 0],
-                                <const int*>NULL, <const int*>NULL, X.shape[0], X.shape[1],
+        status = kp_scores_view(&kp, &sv[0, 0], &svn[0], &coef[0], n_sv, sv.shape[1], &r,
                                 &out[0], &bad)
     return status, bad
 
 
-def kp_scores_csr(int kind, int degree, double gamma, double coef0, const double[:, ::1] sv,
-                  const double[::1] svn, const double[::1] coef, Py_ssize_t n_sv,
-                  const floating[::1] data, const index_t[::1] indices,
-                  const index_t[::1] indptr, double[::1] out):
-    """As kp_scores_dense, for CSR rows."""
-    cdef KParams kp = make_kparams(kind, degree, 0, gamma, coef0)
-    cdef Py_ssize_t bad = -1
-    cdef int status
-    cdef floating dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const floating* dp = values_ptr(data, &dummy_v)
-    cdef const index_t* ip = index_ptr(indices, &dummy_i)
-    with nogil:
-        status = kp_scores_impl(&kp, &sv[0, 0], &svn[0], &coef[0], n_sv, sv.shape[1], dp, ip,
-                                &indptr[0], indptr.shape[0] - 1, 0, &out[0], &bad)
-    return status, bad
+# kp_pass_view, kpm_pass_view, kp_scores_view, kpm_scores_view: the fused cores for a Rows
+# view's dtypes, generated from _dispatch.pxi.tp by setup.py.
+include "_dispatch_kernel.pxi"

@@ -23,8 +23,8 @@ from ._arith cimport (floating, index_t, PERCEPTRON, MARGIN, HINGE, PA, Params, 
                       dot_row, axpy_row, sqnorm_w, row_inv, raw_score, sign_of, row_sqnorm,
                       pa_step_size, check_rule, make_lin_params, mb_gather_choose,
                       mb_gather_dispatches, mb_prefetch_bytes)
-from ._rows cimport (Rows, dense_rows, csr_rows, OK, BAD_ROW, BAD_INDEX, BAD_ORDER, BAD_SHAPE,
-                     row_at, values_ptr, index_ptr, weights_ptr, csr_row_ok)
+from ._rows cimport (Rows, dense_rows, rows_of, ADDITIVE_CODES, OK, BAD_ROW, BAD_INDEX,
+                     BAD_ORDER, BAD_SHAPE, row_at, csr_row_ok)
 
 from ._spec cimport (mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows, volatile_load,
                      store_release, load_acquire, atomic_add)
@@ -440,7 +440,7 @@ cdef Py_ssize_t lin_run_plain(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_
 cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
                         const floating* val, const index_t* ix) noexcept nogil:
     """The sequential pass over rows lo..hi-1: the number of rows that changed the state, or
-    -1 (j.err, *bad) at a bad row, the state then half-way (lin_pass restores it)."""
+    -1 (j.err, *bad) at a bad row, the state then half-way (lin_pass_impl restores it)."""
     cdef LinCtx* st = j.st
     cdef Params* p = &st.p
     cdef double* w = st.w
@@ -538,8 +538,8 @@ cdef void lin_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
                j.rows.indptr, j.rows.row_len, lo, hi)
 
 
-cdef int lin_pass(LinCtx* st, const Rows* rows, const signed char* y, signed char* pred,
-                  unsigned char* upd, int check, int threads, Py_ssize_t* bad) noexcept nogil:
+cdef int lin_pass_impl(LinCtx* st, const Rows* rows, const signed char* y, signed char* pred,
+                       unsigned char* upd, int check, int threads, Py_ssize_t* bad) noexcept nogil:
     """One online pass over rows on up to `threads` threads (mb_spec_pass: the same results
     for any number; the Hinge learner, which changes its state on every row, runs on one).
     rows.sw: the rows' sample weights, or NULL for none (the scans judge rows without them: a
@@ -587,20 +587,25 @@ cdef int lin_pass(LinCtx* st, const Rows* rows, const signed char* y, signed cha
     return OK
 
 
-def lin_pass_dense64(LinearState st, const double[:, ::1] X, const signed char[::1] y,
-                     signed char[::1] pred=None, unsigned char[::1] upd=None, int threads=1,
-                     const double[::1] sw=None):
-    """One online pass over dense float64 rows; returns (status, bad_row).  sw: the rows'
-    sample weights (finite, >= 0), or None."""
+def lin_pass(LinearState st, X, const signed char[::1] y, signed char[::1] pred=None,
+             unsigned char[::1] upd=None, bint check=True, int threads=1,
+             const double[::1] sw=None):
+    """One online pass over the rows of X; returns (status, bad_row).  X: a C-contiguous 2-D
+    float64 or float32 array, or CSR rows (data, indices, indptr) whose indptr was checked;
+    sw: the rows' sample weights (finite, >= 0), or None.  CSR rows with ``check``: each row's
+    column indices are checked as the pass reads it (status BAD_INDEX or BAD_ORDER at the
+    first bad row, the codes of csr_check); without it they must have been checked before."""
     cdef Py_ssize_t bad = -1
     cdef int status
     cdef LinCtx c = st.ctx()
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
-    cdef const double* wp = weights_ptr(sw, X.shape[0])
-    cdef Rows rows = dense_rows(&X[0, 0], 1, X.shape[0], X.shape[1], wp)
+    cdef Rows rows
+    rows_of(X, &rows, ADDITIVE_CODES, sw)
+    if y.shape[0] < rows.n_rows:
+        raise ValueError("lin_pass: y is shorter than X")
     with nogil:
-        status = lin_pass(&c, &rows, &y[0], pp, up, 0, threads, &bad)
+        status = lin_pass_impl(&c, &rows, &y[0], pp, up, check, threads, &bad)
     return status, bad
 
 
@@ -609,7 +614,7 @@ def lin_step1(LinearState st, const double[:, ::1] X, signed char y):
     cdef LinCtx c = st.ctx()
     cdef Py_ssize_t bad = -1
     cdef Rows row = dense_rows(&X[0, 0], 1, 1, X.shape[1])
-    return lin_pass(&c, &row, &y, NULL, NULL, 0, 1, &bad)
+    return lin_pass_impl(&c, &row, &y, NULL, NULL, 0, 1, &bad)
 
 
 def lin_predict_few(LinearState st, const double[:, ::1] X, unsigned char[::1] flags,
@@ -665,49 +670,6 @@ def lin_flag1(LinearState st, const double[:, ::1] X):
         status = lin_scores_impl(&st.p, &st.w[0], st.aux[0], st.d, &X[0, 0], <const int*>NULL,
                                  <const int*>NULL, 1, X.shape[1], NULL, &bad, &f)
     return f if status == OK else -1
-
-
-def lin_pass_dense32(LinearState st, const float[:, ::1] X, const signed char[::1] y,
-                     signed char[::1] pred=None, unsigned char[::1] upd=None, int threads=1,
-                     const double[::1] sw=None):
-    """One online pass over dense float32 rows; returns (status, bad_row)."""
-    cdef Py_ssize_t bad = -1
-    cdef int status
-    cdef LinCtx c = st.ctx()
-    cdef signed char* pp = &pred[0] if pred is not None else NULL
-    cdef unsigned char* up = &upd[0] if upd is not None else NULL
-    cdef const double* wp = weights_ptr(sw, X.shape[0])
-    cdef Rows rows = dense_rows(&X[0, 0], 0, X.shape[0], X.shape[1], wp)
-    with nogil:
-        status = lin_pass(&c, &rows, &y[0], pp, up, 0, threads, &bad)
-    return status, bad
-
-
-def lin_pass_csr(LinearState st, const floating[::1] data, const index_t[::1] indices,
-                 const index_t[::1] indptr, const signed char[::1] y,
-                 signed char[::1] pred=None, unsigned char[::1] upd=None, bint check=True,
-                 int threads=1, const double[::1] sw=None):
-    """One online pass over CSR rows (data, indices, indptr); returns (status, bad_row).
-
-    indptr must be checked (non-decreasing from 0 to nnz); with ``check`` each row's column
-    indices are checked as the pass reads it (status BAD_INDEX or BAD_ORDER at the first bad
-    row, the codes of csr_check); without it they must have been checked before."""
-    cdef Py_ssize_t bad = -1
-    cdef int status
-    cdef LinCtx c = st.ctx()
-    cdef signed char* pp = &pred[0] if pred is not None else NULL
-    cdef unsigned char* up = &upd[0] if upd is not None else NULL
-    cdef floating dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const floating* dp = values_ptr(data, &dummy_v)
-    cdef const index_t* ip = index_ptr(indices, &dummy_i)
-    cdef int vt = 1 if sizeof(floating) == 8 else 0
-    cdef int it = 1 if sizeof(index_t) == 8 else 0
-    cdef const double* wp = weights_ptr(sw, indptr.shape[0] - 1)
-    cdef Rows rows = csr_rows(dp, vt, ip, it, &indptr[0], indptr.shape[0] - 1, wp)
-    with nogil:
-        status = lin_pass(&c, &rows, &y[0], pp, up, check, threads, &bad)
-    return status, bad
 
 
 # ---------------------------------------------------------------------------------------------
@@ -801,7 +763,7 @@ cdef class OneLinear(OneFast):
             return -5
         c = self.st.ctx()
         row = dense_rows(self.idx.row_ptr(), 1, 1, n)
-        return lin_pass(&c, &row, &code, NULL, NULL, 0, 1, &bad)
+        return lin_pass_impl(&c, &row, &code, NULL, NULL, 0, 1, &bad)
 
     cdef object predict_c(self, object x, object miss, int strict):
         cdef Py_ssize_t n
@@ -820,72 +782,45 @@ cdef class OneLinear(OneFast):
         return self.pos if f else self.neg
 
 
-def lin_flags_dense(const double[::1] w, double a, Py_ssize_t d, bint intercept,
-                    bint normalize, bint tie_pos, const floating[:, ::1] X,
-                    unsigned char[::1] out):
-    """1 where the score of the row is positive under the tie rule, else 0 (for predict)."""
+cdef inline Params score_params(bint intercept, bint normalize, bint tie_pos) noexcept:
+    """The Params of a scoring call: these three set, every other field 0."""
     cdef Params p
-    cdef Py_ssize_t bad = -1
-    cdef int status
+    memset(&p, 0, sizeof(Params))
     p.intercept = intercept
     p.normalize = normalize
     p.tie_pos = tie_pos
+    return p
+
+
+def lin_flags(const double[::1] w, double a, Py_ssize_t d, bint intercept, bint normalize,
+              bint tie_pos, X, unsigned char[::1] out):
+    """1 where the score of the row is positive under the tie rule, else 0 (for predict); X as
+    lin_pass takes it (CSR indices checked against d).  Returns (status, bad_row)."""
+    cdef Params p = score_params(intercept, normalize, tie_pos)
+    cdef Py_ssize_t bad = -1
+    cdef int status
+    cdef Rows r
+    rows_of(X, &r, ADDITIVE_CODES, None)
+    if out.shape[0] < r.n_rows:
+        raise ValueError("lin_flags: out is shorter than X")
     with nogil:
-        status = lin_scores_impl(&p, &w[0], a, d, &X[0, 0], <const int*>NULL,
-                                 <const int*>NULL, X.shape[0], X.shape[1], NULL, &bad, &out[0])
+        status = lin_scores_view(&p, &w[0], a, d, &r, NULL, &bad, &out[0])
     return status, bad
 
 
-def lin_flags_csr(const double[::1] w, double a, Py_ssize_t d, bint intercept, bint normalize,
-                  bint tie_pos, const floating[::1] data, const index_t[::1] indices,
-                  const index_t[::1] indptr, unsigned char[::1] out):
-    """As lin_flags_dense, for CSR rows."""
-    cdef Params p
+def lin_scores(const double[::1] w, double a, Py_ssize_t d, bint intercept, bint normalize,
+               X, double[::1] out):
+    """score = a * (w . x) + b (times 1/||x'|| when normalising) for every row of X (as
+    lin_pass takes it; CSR indices checked against d).  Returns (status, bad_row)."""
+    cdef Params p = score_params(intercept, normalize, False)
     cdef Py_ssize_t bad = -1
     cdef int status
-    cdef floating dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const floating* dp = values_ptr(data, &dummy_v)
-    cdef const index_t* ip = index_ptr(indices, &dummy_i)
-    p.intercept = intercept
-    p.normalize = normalize
-    p.tie_pos = tie_pos
+    cdef Rows r
+    rows_of(X, &r, ADDITIVE_CODES, None)
+    if out.shape[0] < r.n_rows:
+        raise ValueError("lin_scores: out is shorter than X")
     with nogil:
-        status = lin_scores_impl(&p, &w[0], a, d, dp, ip, &indptr[0], indptr.shape[0] - 1, 0,
-                                 NULL, &bad, &out[0])
-    return status, bad
-
-
-def lin_scores_dense(const double[::1] w, double a, Py_ssize_t d, bint intercept,
-                     bint normalize, const floating[:, ::1] X, double[::1] out):
-    """score = a * (w . x) + b (times 1/||x'|| when normalising) for every row."""
-    cdef Params p
-    cdef Py_ssize_t bad = -1
-    cdef int status
-    p.intercept = intercept
-    p.normalize = normalize
-    with nogil:
-        status = lin_scores_impl(&p, &w[0], a, d, &X[0, 0], <const int*>NULL,
-                                 <const int*>NULL, X.shape[0], X.shape[1], &out[0], &bad)
-    return status, bad
-
-
-def lin_scores_csr(const double[::1] w, double a, Py_ssize_t d, bint intercept, bint normalize,
-                   const floating[::1] data, const index_t[::1] indices,
-                   const index_t[::1] indptr, double[::1] out):
-    """As lin_scores_dense, for CSR rows."""
-    cdef Params p
-    cdef Py_ssize_t bad = -1
-    cdef int status
-    cdef floating dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const floating* dp = values_ptr(data, &dummy_v)
-    cdef const index_t* ip = index_ptr(indices, &dummy_i)
-    p.intercept = intercept
-    p.normalize = normalize
-    with nogil:
-        status = lin_scores_impl(&p, &w[0], a, d, dp, ip, &indptr[0], indptr.shape[0] - 1, 0,
-                                 &out[0], &bad)
+        status = lin_scores_view(&p, &w[0], a, d, &r, &out[0], &bad, NULL)
     return status, bad
 
 
@@ -898,10 +833,13 @@ def sqnorm(const double[::1] w, Py_ssize_t d, bint intercept):
 # Voted Perceptron: replay the updates of a pass to record the prediction vectors
 # ---------------------------------------------------------------------------------------------
 
-cdef void replay_impl(const Params* p, double* w, Py_ssize_t d, const floating* val,
-                      const index_t* ix, const index_t* indptr, Py_ssize_t row_len,
-                      const long long* rows, Py_ssize_t n_upd, const signed char* y,
-                      double* out, Py_ssize_t D, const double* sw=NULL) noexcept nogil:
+cdef int replay_impl(const Params* p, double* w, Py_ssize_t d, const floating* val,
+                     const index_t* ix, const index_t* indptr, Py_ssize_t n_rows,
+                     Py_ssize_t row_len, const long long* rows, Py_ssize_t n_upd,
+                     const signed char* y, double* out, Py_ssize_t D,
+                     const double* sw=NULL) noexcept nogil:
+    """Re-apply the updates made on rows[0..n_upd) (each in [0, n_rows)), recording w after
+    each in out (n_upd x D); returns OK."""
     cdef Py_ssize_t k, i, n
     cdef const floating* v
     cdef const index_t* xi
@@ -917,44 +855,29 @@ cdef void replay_impl(const Params* p, double* w, Py_ssize_t d, const floating* 
             c = c * sw[i]
         apply_update(p, w, d, c, v, xi, n)
         memcpy(out + k * D, w, D * sizeof(double))
+    return OK
 
 
-def replay_dense(double[::1] w, Py_ssize_t d, bint intercept, bint normalize, double eta,
-                 const floating[:, ::1] X, const long long[::1] rows, const signed char[::1] y,
-                 double[:, ::1] out, const double[::1] sw=None):
-    """Re-apply the Perceptron updates made on ``rows`` from ``w`` and record w after each
-    (sw: the rows' sample weights, or None)."""
-    cdef Params p
-    cdef const double* wp = weights_ptr(sw, X.shape[0])
-    p.intercept = intercept
-    p.normalize = normalize
+def replay(double[::1] w, Py_ssize_t d, bint intercept, bint normalize, double eta, X,
+           const long long[::1] rows, const signed char[::1] y, double[:, ::1] out,
+           const double[::1] sw=None):
+    """Re-apply the Perceptron updates made on ``rows`` (of X, as lin_pass takes it) from ``w``
+    and record w after each (sw: the rows' sample weights, or None)."""
+    cdef Params p = score_params(intercept, normalize, False)
+    cdef Rows r
+    cdef Py_ssize_t k
     p.eta = eta
+    rows_of(X, &r, ADDITIVE_CODES, sw)
     if rows.shape[0] == 0:
         return
+    if out.shape[0] < rows.shape[0] or y.shape[0] < r.n_rows:
+        raise ValueError("replay: the arrays do not match")
+    for k in range(rows.shape[0]):
+        if not 0 <= rows[k] < r.n_rows:
+            raise ValueError("replay: a row index out of range")
     with nogil:
-        replay_impl(&p, &w[0], d, &X[0, 0], <const int*>NULL, <const int*>NULL, X.shape[1],
-                    &rows[0], rows.shape[0], &y[0], &out[0, 0], out.shape[1], wp)
-
-
-def replay_csr(double[::1] w, Py_ssize_t d, bint intercept, bint normalize, double eta,
-               const floating[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
-               const long long[::1] rows, const signed char[::1] y, double[:, ::1] out,
-               const double[::1] sw=None):
-    """As replay_dense, for CSR rows."""
-    cdef Params p
-    cdef const double* wp = weights_ptr(sw, indptr.shape[0] - 1)
-    cdef floating dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const floating* dp = values_ptr(data, &dummy_v)
-    cdef const index_t* ip = index_ptr(indices, &dummy_i)
-    p.intercept = intercept
-    p.normalize = normalize
-    p.eta = eta
-    if rows.shape[0] == 0:
-        return
-    with nogil:
-        replay_impl(&p, &w[0], d, dp, ip, &indptr[0], 0, &rows[0], rows.shape[0], &y[0],
-                    &out[0, 0], out.shape[1], wp)
+        replay_view(&p, &w[0], d, &r, &rows[0], rows.shape[0], &y[0], &out[0, 0], out.shape[1],
+                    r.sw)
 
 
 cdef int vote_impl(const Params* p, const double* V, const long long* counts, Py_ssize_t K,
@@ -980,38 +903,17 @@ cdef int vote_impl(const Params* p, const double* V, const long long* counts, Py
     return OK
 
 
-def vote_scores_dense(const double[:, ::1] V, const long long[::1] counts, Py_ssize_t d,
-                      bint intercept, bint normalize, bint tie_pos, const floating[:, ::1] X,
-                      double[::1] out):
-    """Voted Perceptron: sum_k c_k sign(v_k . x) for every row."""
-    cdef Params p
+def vote_scores(const double[:, ::1] V, const long long[::1] counts, Py_ssize_t d,
+                bint intercept, bint normalize, bint tie_pos, X, double[::1] out):
+    """Voted Perceptron: sum_k c_k sign(v_k . x) for every row of X (as lin_pass takes it)."""
+    cdef Params p = score_params(intercept, normalize, tie_pos)
     cdef Py_ssize_t bad = -1
     cdef int status
-    p.intercept = intercept
-    p.normalize = normalize
-    p.tie_pos = tie_pos
+    cdef Rows r
+    rows_of(X, &r, ADDITIVE_CODES, None)
+    if out.shape[0] < r.n_rows or counts.shape[0] < V.shape[0]:
+        raise ValueError("vote_scores: the arrays do not match")
     with nogil:
-        status = vote_impl(&p, &V[0, 0], &counts[0], V.shape[0], V.shape[1], d, &X[0, 0],
-                           <const int*>NULL, <const int*>NULL, X.shape[0], X.shape[1], &out[0],
+        status = vote_view(&p, &V[0, 0], &counts[0], V.shape[0], V.shape[1], d, &r, &out[0],
                            &bad)
-    return status, bad
-
-
-def vote_scores_csr(const double[:, ::1] V, const long long[::1] counts, Py_ssize_t d,
-                    bint intercept, bint normalize, bint tie_pos, const floating[::1] data,
-                    const index_t[::1] indices, const index_t[::1] indptr, double[::1] out):
-    """As vote_scores_dense, for CSR rows."""
-    cdef Params p
-    cdef Py_ssize_t bad = -1
-    cdef int status
-    cdef floating dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const floating* dp = values_ptr(data, &dummy_v)
-    cdef const index_t* ip = index_ptr(indices, &dummy_i)
-    p.intercept = intercept
-    p.normalize = normalize
-    p.tie_pos = tie_pos
-    with nogil:
-        status = vote_impl(&p, &V[0, 0], &counts[0], V.shape[0], V.shape[1], d, dp, ip,
-                           &indptr[0], indptr.shape[0] - 1, 0, &out[0], &bad)
     return status, bad

@@ -1,12 +1,13 @@
 """Type stubs for mbcore._kernels.multiclass (compiled; not a public API)."""
 
-from typing import Optional, Tuple
+from typing import Optional, Tuple, Union
 
 import numpy as np
 from numpy.typing import NDArray
 
 _F = NDArray[np.floating]
 _I = NDArray[np.integer]
+_Rows = Union[_F, Tuple[_F, _I, _I]]       # as linear.pyi's
 _Status = Tuple[int, int]
 
 def spec_tuning(seq_gap: Optional[int] = ..., min_rows: Optional[int] = ...,
@@ -20,16 +21,9 @@ class MultiState:
                  algo: int, tie_pos: bool, normalize: bool, intercept: bool, average: bool,
                  pegasos: bool, eta: float, thr: float, lam: float, ovr: bool,
                  C: float = ..., pa_lam: float = ...) -> None: ...
-def mc_pass_dense(st: MultiState, X: _F, y: NDArray[np.int32],
-                  pred: Optional[NDArray[np.int32]] = ...,
-                  upd: Optional[NDArray[np.uint8]] = ..., threads: int = ...,
-                  sw: Optional[NDArray[np.float64]] = ...) -> _Status: ...
-def mc_pass_csr(st: MultiState, data: _F, indices: _I, indptr: _I, y: NDArray[np.int32],
-                pred: Optional[NDArray[np.int32]] = ...,
-                upd: Optional[NDArray[np.uint8]] = ..., check: bool = ...,
-                threads: int = ..., sw: Optional[NDArray[np.float64]] = ...) -> _Status: ...
-def mc_scores_dense(W: NDArray[np.float64], K: int, a: float, d: int, intercept: bool,
-                    normalize: bool, X: _F, out: NDArray[np.float64]) -> _Status: ...
-def mc_scores_csr(W: NDArray[np.float64], K: int, a: float, d: int, intercept: bool,
-                  normalize: bool, data: _F, indices: _I, indptr: _I,
-                  out: NDArray[np.float64]) -> _Status: ...
+def mc_pass(st: MultiState, X: _Rows, y: NDArray[np.int32],
+            pred: Optional[NDArray[np.int32]] = ..., upd: Optional[NDArray[np.uint8]] = ...,
+            check: bool = ..., threads: int = ...,
+            sw: Optional[NDArray[np.float64]] = ...) -> _Status: ...
+def mc_scores(W: NDArray[np.float64], K: int, a: float, d: int, intercept: bool,
+              normalize: bool, X: _Rows, out: NDArray[np.float64]) -> _Status: ...

@@ -17,8 +17,8 @@ import numpy as np
 from ._arith cimport (floating, index_t, PERCEPTRON, MARGIN, HINGE, PA, Params, PEGASOS_RESCALE,
                       sqnorm_w, row_inv, sign_of, row_sqnorm, pa_step_size, check_rule,
                       make_lin_params)
-from ._rows cimport (Rows, dense_rows, csr_rows, OK, BAD_ROW, NEED_ROOM, row_at, values_ptr,
-                     index_ptr, weights_ptr, csr_row_ok)
+from ._rows cimport (Rows, rows_of, longest_row, ADDITIVE_CODES, OK, BAD_ROW, NEED_ROOM,
+                     row_at, csr_row_ok)
 
 from ._spec cimport MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows
 from ._spec cimport volatile_load
@@ -736,16 +736,6 @@ cdef class MultiState:
         return c
 
 
-cdef Py_ssize_t longest_row(const index_t[::1] indptr) noexcept:
-    """The most stored values in a row of a CSR matrix (0 for none)."""
-    cdef Py_ssize_t i, r, most = 0
-    for i in range(indptr.shape[0] - 1):
-        r = indptr[i + 1] - indptr[i]
-        if r > most:
-            most = r
-    return most
-
-
 cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
                        const floating* val, const index_t* ix) noexcept nogil:
     """The sequential pass over rows lo..hi-1 (as lin_run)."""
@@ -866,9 +856,10 @@ cdef double mc_terms_est(const Rows* rw) noexcept nogil:
     return <double>nz / rows
 
 
-cdef int mc_pass(MCCtx* c, const Rows* rows, const int* y, int* pred, unsigned char* upd,
-                 int check, int threads, Py_ssize_t* bad, long long* stats=NULL) noexcept nogil:
-    """One online pass over rows on up to `threads` threads (as lin_pass; the Hinge learner
+cdef int mc_pass_impl(MCCtx* c, const Rows* rows, const int* y, int* pred, unsigned char* upd,
+                      int check, int threads, Py_ssize_t* bad,
+                      long long* stats=NULL) noexcept nogil:
+    """One online pass over rows on up to `threads` threads (as lin_pass_impl; the Hinge learner
     runs on one);
     on a bad row the state is left half-way (the caller restores it) and the counts are not
     written.  With threads, the sequential stretches (dense mistakes) split each row's scores
@@ -958,60 +949,31 @@ cdef void add_mc_stats(const long long* stats) noexcept:
         mc_stats[k] += stats[k]
 
 
-def mc_pass_dense(MultiState st, const floating[:, ::1] X, const int[::1] y,
-                  int[::1] pred=None, unsigned char[::1] upd=None, int threads=1,
-                  const double[::1] sw=None):
-    """One online pass over dense rows with class indices y in [0, K); returns (status, bad).
-    sw: the rows' sample weights (finite, >= 0), or None."""
+def mc_pass(MultiState st, X, const int[::1] y, int[::1] pred=None,
+            unsigned char[::1] upd=None, bint check=True, int threads=1,
+            const double[::1] sw=None):
+    """One online pass over the rows of X (as linear.lin_pass takes it) with class indices y in
+    [0, K); returns (status, bad).  sw: the rows' sample weights (finite, >= 0), or None.  CSR
+    rows: ``check`` as in lin_pass (each row's column indices checked as the pass reads it;
+    without it, rows from a checked matrix)."""
     cdef Py_ssize_t bad = -1
     cdef int status
     cdef MCCtx c = st.ctx()
     cdef int* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
-    cdef int vt = 1 if sizeof(floating) == 8 else 0
-    if X.shape[1] != st.d or y.shape[0] != X.shape[0] or \
-            (pred is not None and pred.shape[0] != X.shape[0]) or \
-            (upd is not None and upd.shape[0] != X.shape[0]):
-        raise ValueError("mc_pass_dense: the arrays do not match the state")
-    cdef const double* wp = weights_ptr(sw, X.shape[0])
-    cdef Rows rows = dense_rows(&X[0, 0], vt, X.shape[0], X.shape[1], wp)
-    cdef long long stats[4]
-    stats[:] = [0, 0, 0, 0]
-    with nogil:
-        status = mc_pass(&c, &rows, &y[0], pp, up, 0, threads, &bad, stats)
-    add_mc_stats(stats)
-    return status, bad
-
-
-def mc_pass_csr(MultiState st, const floating[::1] data, const index_t[::1] indices,
-                const index_t[::1] indptr, const int[::1] y, int[::1] pred=None,
-                unsigned char[::1] upd=None, bint check=True, int threads=1,
-                const double[::1] sw=None):
-    """As mc_pass_dense, for CSR rows (indptr checked; ``check``: each row's column indices
-    are checked as the pass reads it, as in lin_pass_csr)."""
-    cdef Py_ssize_t bad = -1
-    cdef int status
-    cdef MCCtx c = st.ctx()
-    cdef int* pp = &pred[0] if pred is not None else NULL
-    cdef unsigned char* up = &upd[0] if upd is not None else NULL
-    cdef floating dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const floating* dp = values_ptr(data, &dummy_v)
-    cdef const index_t* ip = index_ptr(indices, &dummy_i)
-    cdef Py_ssize_t n = indptr.shape[0] - 1
-    cdef int vt = 1 if sizeof(floating) == 8 else 0
-    cdef int it = 1 if sizeof(index_t) == 8 else 0
+    cdef Rows rows
+    cdef Py_ssize_t n = rows_of(X, &rows, ADDITIVE_CODES, sw)
     # (a checked row has at most d distinct indices: the scratch holds d terms; unchecked rows
     # must come from a checked matrix)
-    if (not check and longest_row(indptr) > st.d) or y.shape[0] != n or \
-            (pred is not None and pred.shape[0] != n) or (upd is not None and upd.shape[0] != n):
-        raise ValueError("mc_pass_csr: the arrays do not match the state (or unchecked CSR)")
-    cdef const double* wp = weights_ptr(sw, n)
-    cdef Rows rows = csr_rows(dp, vt, ip, it, &indptr[0], n, wp)
+    if (rows.indptr == NULL and rows.row_len != st.d) or \
+            (rows.indptr != NULL and not check and longest_row(&rows) > st.d) or \
+            y.shape[0] != n or (pred is not None and pred.shape[0] != n) or \
+            (upd is not None and upd.shape[0] != n):
+        raise ValueError("mc_pass: the arrays do not match the state (or unchecked CSR)")
     cdef long long stats[4]
     stats[:] = [0, 0, 0, 0]
     with nogil:
-        status = mc_pass(&c, &rows, &y[0], pp, up, check, threads, &bad, stats)
+        status = mc_pass_impl(&c, &rows, &y[0], pp, up, check, threads, &bad, stats)
     add_mc_stats(stats)
     return status, bad
 
@@ -1058,40 +1020,20 @@ cdef int mc_scores_impl(const double* W, Py_ssize_t K, double a, Py_ssize_t d, i
     return OK
 
 
-def mc_scores_dense(const double[::1] W, Py_ssize_t K, double a, Py_ssize_t d, bint intercept,
-                    bint normalize, const floating[:, ::1] X, double[:, ::1] out):
-    """Every class score of every dense row into out (n, K); returns (status, bad_row)."""
+def mc_scores(const double[::1] W, Py_ssize_t K, double a, Py_ssize_t d, bint intercept,
+              bint normalize, X, double[:, ::1] out):
+    """Every class score of every row of X (as linear.lin_pass takes it; CSR indices checked
+    against d) into out (n, K); returns (status, bad_row)."""
     cdef Py_ssize_t bad = -1
     cdef int status
-    if W.shape[0] != (d + (1 if intercept else 0)) * K or X.shape[1] != d or \
-            out.shape[0] != X.shape[0] or out.shape[1] != K:
-        raise ValueError("mc_scores_dense: shapes do not match")
+    cdef Rows r
+    cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, None)
+    if W.shape[0] != (d + (1 if intercept else 0)) * K or out.shape[0] != n or \
+            out.shape[1] != K or (r.indptr == NULL and r.row_len != d) or \
+            (r.indptr != NULL and longest_row(&r) > d):
+        raise ValueError("mc_scores: shapes do not match")
     with nogil:
-        status = mc_scores_impl(&W[0], K, a, d, intercept, normalize, &X[0, 0],
-                                <const int*>NULL, <const int*>NULL, X.shape[0], X.shape[1],
-                                &out[0, 0], &bad)
-    if status == NEED_ROOM:
-        raise MemoryError()
-    return status, bad
-
-
-def mc_scores_csr(const double[::1] W, Py_ssize_t K, double a, Py_ssize_t d, bint intercept,
-                  bint normalize, const floating[::1] data, const index_t[::1] indices,
-                  const index_t[::1] indptr, double[:, ::1] out):
-    """As mc_scores_dense, for CSR rows (whose indices were checked against d)."""
-    cdef Py_ssize_t bad = -1
-    cdef int status
-    cdef floating dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const floating* dp = values_ptr(data, &dummy_v)
-    cdef const index_t* ip = index_ptr(indices, &dummy_i)
-    if W.shape[0] != (d + (1 if intercept else 0)) * K or \
-            out.shape[0] != indptr.shape[0] - 1 or out.shape[1] != K or \
-            longest_row(indptr) > d:
-        raise ValueError("mc_scores_csr: shapes do not match")
-    with nogil:
-        status = mc_scores_impl(&W[0], K, a, d, intercept, normalize, dp, ip, &indptr[0],
-                                indptr.shape[0] - 1, 0, &out[0, 0], &bad)
+        status = mc_scores_view(&W[0], K, a, d, intercept, normalize, &r, &out[0, 0], &bad)
     if status == NEED_ROOM:
         raise MemoryError()
     return status, bad

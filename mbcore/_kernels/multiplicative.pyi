@@ -15,23 +15,16 @@ from numpy.typing import NDArray
 
 _V = NDArray[Union[np.uint8, np.float32, np.float64]]
 _I = NDArray[Union[np.int32, np.int64]]
-_Status = Tuple[int, int]
+_Rows = Union[_V, Tuple[_V, _I, _I]]       # a 2-D array, or CSR (data, indices, indptr)
 
-def winnow_dense(variant: int, exact: bool, la: float, lb: float, theta: float,
-                 l: NDArray[np.float64], w: NDArray[np.float64], ln: NDArray[np.float64],
-                 wn: NDArray[np.float64], X: _V, boolean: bool, limit: float,
-                 y: Optional[NDArray[np.int8]], pred: Optional[NDArray[np.int8]],
-                 counts: NDArray[np.int64], update: bool,
-                 scores: Optional[NDArray[np.float64]] = ..., threads: int = ...,
-                 check_values: bool = ...) -> _Status: ...
-def winnow_csr(variant: int, exact: bool, la: float, lb: float, theta: float,
-               l: NDArray[np.float64], w: NDArray[np.float64], ln: NDArray[np.float64],
-               wn: NDArray[np.float64], data: _V, indices: _I, indptr: _I, max_row: int,
-               n_cols: int, boolean: bool, limit: float, y: Optional[NDArray[np.int8]],
-               pred: Optional[NDArray[np.int8]], counts: NDArray[np.int64], update: bool,
-               scores: Optional[NDArray[np.float64]] = ..., threads: int = ...,
-               check: bool = ..., check_values: bool = ...,
-               ones: bool = ...) -> Tuple[int, int, bool]: ...
+def winnow_pass(variant: int, exact: bool, la: float, lb: float, theta: float,
+                l: NDArray[np.float64], w: NDArray[np.float64], ln: NDArray[np.float64],
+                wn: NDArray[np.float64], X: _Rows, n_cols: int, boolean: bool, limit: float,
+                y: Optional[NDArray[np.int8]], pred: Optional[NDArray[np.int8]],
+                counts: NDArray[np.int64], update: bool,
+                scores: Optional[NDArray[np.float64]] = ..., threads: int = ...,
+                check: bool = ..., check_values: bool = ...,
+                ones: bool = ...) -> Tuple[int, int, bool]: ...
 def spec_tuning(seq_gap: Optional[int] = ..., min_rows: Optional[int] = ...,
                 max_rows: Optional[int] = ...,
                 stretch: Optional[int] = ...) -> Tuple[int, int, int, int]: ...

@@ -21,7 +21,7 @@ from libc.stdlib cimport calloc, malloc, free, realloc
 cimport cython
 
 from ._exact cimport bits_ge_bits, bits_ge_double, carry_bits, term
-from ._rows cimport Rows, dense_rows, csr_rows
+from ._rows cimport Rows, rows_of, longest_row, WINNOW_CODES
 from ._spec cimport mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows, volatile_load
 from ._winnow cimport (value_t, index_t, BALANCED, WParams, make_params, ROW_OK, NO_MEMORY,
                        ROW_NONFINITE, CHECK_INDICES, CHECK_VALUES, EPS, DENORM, sum_bits,
@@ -327,7 +327,7 @@ cdef Py_ssize_t w_run(WJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
                       const value_t* val, const index_t* ix) noexcept nogil:
     """The sequential pass over rows lo..hi-1 (predict, update, count): the number of rows
     that changed the state (the mistakes), or -1 (j.err, *bad) at a bad row, the state then
-    half-way (winnow_pass undoes it)."""
+    half-way (winnow_pass_impl undoes it)."""
     cdef const index_t* indptr = <const index_t*>j.rows.indptr
     cdef const WParams* p = j.p
     cdef Py_ssize_t i, n
@@ -486,12 +486,12 @@ cdef void w_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
                index_bytes(j.rows.it), j.rows.indptr, 0, lo, hi)
 
 
-cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double* wn,
-                     const Rows* rows, Py_ssize_t max_row, Py_ssize_t d,
-                     int boolean, double limit, int check, const signed char* y,
-                     signed char* pred, long long* counts, int update, double* scores,
-                     int threads, Py_ssize_t* bad_row, int ones,
-                     int* all_ones) noexcept nogil:
+cdef int winnow_pass_impl(const WParams* p, double* l, double* w, double* ln, double* wn,
+                          const Rows* rows, Py_ssize_t max_row, Py_ssize_t d,
+                          int boolean, double limit, int check, const signed char* y,
+                          signed char* pred, long long* counts, int update, double* scores,
+                          int threads, Py_ssize_t* bad_row, int ones,
+                          int* all_ones) noexcept nogil:
     """The whole pass; validates each row just before it is used.  On a bad row every weight
     changed in this call is restored (all or nothing) and the row and a ROW_* code returned.
     A learning pass (update, no scores) runs on up to `threads` threads (mb_spec_pass: the same
@@ -603,67 +603,44 @@ cdef int winnow_pass(const WParams* p, double* l, double* w, double* ln, double*
     free(not_ones)
     return code
 
-def winnow_dense(int variant, bint exact, double la, double lb, double theta,
-                 double[::1] l, double[::1] w, double[::1] ln, double[::1] wn,
-                 const value_t[:, ::1] X, bint boolean, double limit,
-                 const signed char[::1] y, signed char[::1] pred, long long[::1] counts,
-                 bint update, double[::1] scores=None, int threads=1, bint check_values=True):
-    """One pass over dense rows (update=True: the online protocol; False: predict only).
-    A learning pass without scores runs on up to `threads` threads, with the same results.
-    Without ``check_values`` the values must have been checked before (a complete pass)."""
+def winnow_pass(int variant, bint exact, double la, double lb, double theta,
+                double[::1] l, double[::1] w, double[::1] ln, double[::1] wn, X,
+                Py_ssize_t n_cols, bint boolean, double limit, const signed char[::1] y,
+                signed char[::1] pred, long long[::1] counts, bint update,
+                double[::1] scores=None, int threads=1, bint check=True,
+                bint check_values=True, bint ones=False):
+    """One pass over the rows of X (update=True: the online protocol; False: predict only): a
+    C-contiguous 2-D uint8, float32 or float64 array of n_cols columns, or CSR rows (data,
+    indices, indptr) of such values whose indptr was checked.  A learning pass without scores
+    runs on up to `threads` threads, with the same results.  With ``check`` each CSR row's
+    column indices are checked as the pass reads it (codes 1 and 2), with ``check_values``
+    its values (code 3); what is not checked must have been checked before.  Boolean CSR
+    values: ``ones`` (without ``check_values``) says an earlier complete pass found every
+    stored value to be 1: the values are then not read.  Returns (code, row, all_ones): the
+    ROW_* code (0: the pass went through) and the bad row, and whether the pass checked every
+    value and found them all to be 1 (Boolean CSR)."""
     cdef WParams p = make_params(variant, exact, la, lb, theta)
     cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
     cdef double* wnp = &wn[0] if wn.shape[0] > 0 else NULL
     cdef const signed char* yp = &y[0] if y is not None else NULL
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef double* sp = &scores[0] if scores is not None else NULL
-    cdef int vt = 0 if sizeof(value_t) == 1 else (1 if sizeof(value_t) == 4 else 2)
-    cdef int status, all_ones
-    cdef Py_ssize_t bad = -1
-    cdef Rows rows = dense_rows(&X[0, 0], vt, X.shape[0], X.shape[1])
-    with nogil:
-        status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, &rows, X.shape[1], X.shape[1], boolean,
-                             limit, CHECK_VALUES if check_values else 0, yp, pp, &counts[0],
-                             update, sp, threads, &bad, 0, &all_ones)
-    if status == NO_MEMORY:
-        raise MemoryError("Winnow: no memory for the pass's buffers")
-    return status, bad
-
-
-def winnow_csr(int variant, bint exact, double la, double lb, double theta,
-               double[::1] l, double[::1] w, double[::1] ln, double[::1] wn,
-               const value_t[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
-               Py_ssize_t max_row, Py_ssize_t n_cols, bint boolean, double limit,
-               const signed char[::1] y, signed char[::1] pred, long long[::1] counts,
-               bint update, double[::1] scores=None, int threads=1, bint check=True,
-               bint check_values=True, bint ones=False):
-    """One pass over CSR rows; max_row is the largest number of stored values in a row.
-    With ``check`` each row's column indices are checked as the pass reads it (codes 1 and 2),
-    with ``check_values`` its values (code 3); what is not checked must have been checked
-    before (indptr always is).  Boolean values: ``ones`` (without ``check_values``) says an
-    earlier complete pass found every stored value to be 1: the values are then not read.
-    Returns (code, row, all_ones): the ROW_* code (0: the pass went through) and the bad row,
-    and whether the pass checked every value and found them all to be 1 (Boolean)."""
-    cdef WParams p = make_params(variant, exact, la, lb, theta)
-    cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
-    cdef double* wnp = &wn[0] if wn.shape[0] > 0 else NULL
-    cdef const signed char* yp = &y[0] if y is not None else NULL
-    cdef signed char* pp = &pred[0] if pred is not None else NULL
-    cdef double* sp = &scores[0] if scores is not None else NULL
-    cdef value_t dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const value_t* dp = &data[0] if data.shape[0] > 0 else &dummy_v
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
-    cdef int vt = 0 if sizeof(value_t) == 1 else (1 if sizeof(value_t) == 4 else 2)
-    cdef int it = 1 if sizeof(index_t) == 8 else 0
     cdef int status, all_ones = 0
     cdef Py_ssize_t bad = -1
-    cdef Rows rows = csr_rows(dp, vt, ip, it, &indptr[0], indptr.shape[0] - 1)
+    cdef Rows rows
+    cdef Py_ssize_t n = rows_of(X, &rows, WINNOW_CODES, None)
+    cdef Py_ssize_t max_row = longest_row(&rows)
+    cdef bint csr = rows.indptr != NULL
+    if (not csr and rows.row_len != n_cols) or (update and (y is None or y.shape[0] != n)) or \
+            (pred is not None and pred.shape[0] != n) or \
+            (scores is not None and scores.shape[0] != n) or l.shape[0] != w.shape[0]:
+        raise ValueError("winnow_pass: the arrays do not match")
     with nogil:
-        status = winnow_pass(&p, &l[0], &w[0], lnp, wnp, &rows, max_row, n_cols, boolean, limit,
-                             (CHECK_INDICES if check else 0) |
-                             (CHECK_VALUES if check_values else 0),
-                             yp, pp, &counts[0], update, sp, threads, &bad, ones, &all_ones)
+        status = winnow_pass_impl(&p, &l[0], &w[0], lnp, wnp, &rows, max_row, n_cols, boolean,
+                                  limit, (CHECK_INDICES if check and csr else 0) |
+                                  (CHECK_VALUES if check_values else 0),
+                                  yp, pp, &counts[0], update, sp, threads, &bad,
+                                  ones and csr, &all_ones)
     if status == NO_MEMORY:
         raise MemoryError("Winnow: no memory for the pass's buffers")
     return status, bad, bool(all_ones)

@@ -16,7 +16,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
 from ._exact cimport bits_ge_bits, bits_ge_double, carry_bits
-from ._rows cimport Rows, dense_rows, csr_rows
+from ._rows cimport Rows, rows_of, longest_row, WINNOW_CODES
 from ._spec cimport mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows, volatile_load
 from ._winnow cimport (value_t, index_t, BALANCED, WParams, make_params, ROW_OK, NO_MEMORY,
                        ROW_NONFINITE, CHECK_INDICES, CHECK_VALUES, EPS, DENORM, DBL_MAX,
@@ -420,12 +420,12 @@ cdef void mc_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
                j.rows.indptr, 0, lo, hi)
 
 
-cdef int mc_winnow_pass(const WParams* p, int ovr, Py_ssize_t K, double* l, double* w,
-                        double* ln, double* wn, const Rows* rows, Py_ssize_t max_row,
-                        Py_ssize_t d, int boolean, double limit, int check,
-                        const int* y, int* pred, unsigned char* upd, long long* counts,
-                        int update, double* scores, int threads,
-                        Py_ssize_t* bad_row) noexcept nogil:
+cdef int mc_winnow_pass_impl(const WParams* p, int ovr, Py_ssize_t K, double* l, double* w,
+                             double* ln, double* wn, const Rows* rows, Py_ssize_t max_row,
+                             Py_ssize_t d, int boolean, double limit, int check,
+                             const int* y, int* pred, unsigned char* upd, long long* counts,
+                             int update, double* scores, int threads,
+                             Py_ssize_t* bad_row) noexcept nogil:
     """The whole pass for K >= 3 classes; each row validated just before it is used.  On a
     bad row: its code and index (the counts are not written; the caller restores the
     weights).  A learning pass (update, no scores) runs on up to `threads` threads
@@ -496,78 +496,40 @@ cdef int mc_sizes(Py_ssize_t K, Py_ssize_t d, Py_ssize_t nl, Py_ssize_t nw, Py_s
     return 0
 
 
-def mc_winnow_dense(int variant, bint exact, double la, double lb, double theta, Py_ssize_t K,
-                    bint ovr, double[::1] l, double[::1] w, double[::1] ln, double[::1] wn,
-                    const value_t[:, ::1] X, bint boolean, double limit, const int[::1] y,
-                    int[::1] pred, unsigned char[::1] upd, long long[::1] counts, bint update,
-                    double[:, ::1] scores=None, int threads=1, bint check_values=True):
-    """One pass over dense rows with K >= 3 classes (update=False: predict only; scores: the
-    K class sums of every row); returns (status, bad_row).  A learning pass without scores
-    runs on up to `threads` threads, with the same results (check_values: as winnow_dense)."""
+def mc_winnow_pass(int variant, bint exact, double la, double lb, double theta, Py_ssize_t K,
+                   bint ovr, double[::1] l, double[::1] w, double[::1] ln, double[::1] wn, X,
+                   Py_ssize_t n_cols, bint boolean, double limit, const int[::1] y,
+                   int[::1] pred, unsigned char[::1] upd, long long[::1] counts, bint update,
+                   double[:, ::1] scores=None, int threads=1, bint check=True,
+                   bint check_values=True):
+    """One pass over the rows of X (as multiplicative.winnow_pass takes it) with K >= 3 classes
+    (update=False: predict only; scores: the K class sums of every row); returns (status,
+    bad_row).  A learning pass without scores runs on up to `threads` threads, with the same
+    results (``check``, ``check_values``: as winnow_pass)."""
     cdef WParams p = make_params(variant, exact, la, lb, theta)
     cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
     cdef double* wnp = &wn[0] if wn.shape[0] > 0 else NULL
     cdef const int* yp = &y[0] if y is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
     cdef double* sp = &scores[0, 0] if scores is not None else NULL
-    cdef int vt = 0 if sizeof(value_t) == 1 else (1 if sizeof(value_t) == 4 else 2)
     cdef int status
     cdef Py_ssize_t bad = -1
-    mc_sizes(K, X.shape[1], l.shape[0], w.shape[0], ln.shape[0], wn.shape[0], variant)
-    if pred.shape[0] != X.shape[0] or (update and (y is None or y.shape[0] != X.shape[0])) or \
-            (upd is not None and upd.shape[0] != X.shape[0]) or \
-            (scores is not None and (scores.shape[0] != X.shape[0] or scores.shape[1] != K)):
-        raise ValueError("mc_winnow_dense: the output arrays do not match X")
-    cdef Rows rows = dense_rows(&X[0, 0], vt, X.shape[0], X.shape[1])
-    with nogil:
-        status = mc_winnow_pass(&p, ovr, K, &l[0], &w[0], lnp, wnp, &rows, X.shape[1],
-                                X.shape[1], boolean, limit, CHECK_VALUES if check_values else 0,
-                                yp, &pred[0], up, &counts[0], update, sp, threads, &bad)
-    if status == NO_MEMORY:
-        raise MemoryError("Winnow: no memory for the pass's buffers")
-    return status, bad
-
-
-def mc_winnow_csr(int variant, bint exact, double la, double lb, double theta, Py_ssize_t K,
-                  bint ovr, double[::1] l, double[::1] w, double[::1] ln, double[::1] wn,
-                  const value_t[::1] data, const index_t[::1] indices,
-                  const index_t[::1] indptr, Py_ssize_t max_row, Py_ssize_t n_cols,
-                  bint boolean, double limit, const int[::1] y, int[::1] pred,
-                  unsigned char[::1] upd, long long[::1] counts, bint update,
-                  double[:, ::1] scores=None, int threads=1, bint check=True,
-                  bint check_values=True):
-    """As mc_winnow_dense, for CSR rows (max_row: the most stored values in a row; ``check``,
-    ``check_values``: as winnow_csr)."""
-    cdef WParams p = make_params(variant, exact, la, lb, theta)
-    cdef double* lnp = &ln[0] if ln.shape[0] > 0 else NULL
-    cdef double* wnp = &wn[0] if wn.shape[0] > 0 else NULL
-    cdef const int* yp = &y[0] if y is not None else NULL
-    cdef unsigned char* up = &upd[0] if upd is not None else NULL
-    cdef double* sp = &scores[0, 0] if scores is not None else NULL
-    cdef value_t dummy_v = 0
-    cdef index_t dummy_i = 0
-    cdef const value_t* dp = &data[0] if data.shape[0] > 0 else &dummy_v
-    cdef const index_t* ip = &indices[0] if indices.shape[0] > 0 else &dummy_i
-    cdef int vt = 0 if sizeof(value_t) == 1 else (1 if sizeof(value_t) == 4 else 2)
-    cdef int it = 1 if sizeof(index_t) == 8 else 0
-    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
-    cdef int status
-    cdef Py_ssize_t bad = -1
+    cdef Rows rows
+    cdef Py_ssize_t n = rows_of(X, &rows, WINNOW_CODES, None)
+    cdef Py_ssize_t max_row = longest_row(&rows)
+    cdef bint csr = rows.indptr != NULL
     mc_sizes(K, n_cols, l.shape[0], w.shape[0], ln.shape[0], wn.shape[0], variant)
-    if n_rows < 0 or indptr[0] != 0 or indptr[n_rows] > data.shape[0] or \
-            indices.shape[0] != data.shape[0] or pred.shape[0] != n_rows or \
-            (update and (y is None or y.shape[0] != n_rows)) or \
-            (upd is not None and upd.shape[0] != n_rows) or \
-            (scores is not None and (scores.shape[0] != n_rows or scores.shape[1] != K)):
-        raise ValueError("mc_winnow_csr: the arrays do not match")
-    cdef Rows rows = csr_rows(dp, vt, ip, it, &indptr[0], n_rows)
+    if (not csr and rows.row_len != n_cols) or pred.shape[0] != n or \
+            (update and (y is None or y.shape[0] != n)) or \
+            (upd is not None and upd.shape[0] != n) or \
+            (scores is not None and (scores.shape[0] != n or scores.shape[1] != K)):
+        raise ValueError("mc_winnow_pass: the arrays do not match")
     with nogil:
-        status = mc_winnow_pass(&p, ovr, K, &l[0], &w[0], lnp, wnp, &rows, max_row, n_cols,
-                                boolean, limit,
-                                (CHECK_INDICES if check else 0) |
-                                (CHECK_VALUES if check_values else 0), yp, &pred[0], up,
-                                &counts[0], update, sp, threads, &bad)
+        status = mc_winnow_pass_impl(&p, ovr, K, &l[0], &w[0], lnp, wnp, &rows, max_row, n_cols,
+                                     boolean, limit,
+                                     (CHECK_INDICES if check and csr else 0) |
+                                     (CHECK_VALUES if check_values else 0), yp, &pred[0], up,
+                                     &counts[0], update, sp, threads, &bad)
     if status == NO_MEMORY:
         raise MemoryError("Winnow: no memory for the pass's buffers")
     return status, bad
-

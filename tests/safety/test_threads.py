@@ -379,12 +379,12 @@ def test_a_call_that_raises_releases_the_lock(monkeypatch):
         clf.partial_fit(X[:, :3], y)
     with pytest.raises(ValueError):
         clf.predict(X[:, :3])
-    real = linear_kernels.lin_pass_dense64
+    real = linear_kernels.lin_pass
 
     def interrupted(*args, **kwargs):
         real(*args, **kwargs)
         raise KeyboardInterrupt
-    monkeypatch.setattr(linear_kernels, "lin_pass_dense64", interrupted)
+    monkeypatch.setattr(linear_kernels, "lin_pass", interrupted)
     with pytest.raises(KeyboardInterrupt):
         clf.partial_fit(X, y)
     with pytest.raises(KeyboardInterrupt):
