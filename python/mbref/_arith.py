@@ -19,11 +19,21 @@ Updates (``axpy``)
 ------------------
 ``w[j] = w[j] + c * x[j]`` for every coordinate of a dense row, and for every stored non-zero of a
 sparse row; ``c`` is computed once per update by the caller.
+
+Second-order learners (``mbref.second_order``)
+----------------------------------------------
+``wsumsq(sigma, x)`` is ``sum_j sigma_j x_j^2`` in the same four-partial order, term ``k`` being
+``(sigma[j] * x_k) * x_k`` (the variance times the value first, then times the value again).
+``axpy_dense(w, c, u)`` is ``w[i] = w[i] + c * u[i]`` for every ``i < len(u)`` (a dense vector,
+e.g. ``u = Sigma x``).  ``dense_dot(u, z)`` is ``u . z`` over two dense vectors of the same
+length with the four-partial order (the same as ``dot(u, z)`` with ``z`` a dense row).  The
+covariance updates built on these are written in ``mbref._covariance``.
 """
 
 import math
 
-__all__ = ["dot", "sumsq", "axpy", "row_inv", "dense_sumsq", "sqdist"]
+__all__ = ["dot", "sumsq", "axpy", "row_inv", "dense_sumsq", "sqdist", "wsumsq", "axpy_dense",
+           "dense_dot"]
 
 
 def dot(w, row):
@@ -164,3 +174,43 @@ def sqdist(row, z, zz):
         else:
             s3 += p
     return (s0 + s1) + (s2 + s3)
+
+
+def wsumsq(sigma, row):
+    """sum_j sigma_j x_j^2 over the row's stored values: term k is ``(sigma[j] * x_k) * x_k``
+    (j the coordinate of the k-th stored value), added to the partial sum ``s[k % 4]``; the
+    result is ``(s0 + s1) + (s2 + s3)``."""
+    s0 = s1 = s2 = s3 = 0.0
+    if isinstance(row, tuple):
+        idx, val = row
+        pairs = [(sigma[idx[k]], val[k]) for k in range(len(idx))]
+    else:
+        pairs = [(sigma[k], row[k]) for k in range(len(row))]
+    for k, (sj, xk) in enumerate(pairs):
+        p = (sj * xk) * xk
+        r = k & 3
+        if r == 0:
+            s0 += p
+        elif r == 1:
+            s1 += p
+        elif r == 2:
+            s2 += p
+        else:
+            s3 += p
+    return (s0 + s1) + (s2 + s3)
+
+
+def axpy_dense(w, c, u):
+    """w[i] = w[i] + c * u[i] for i < len(u); returns False if a weight became non-finite."""
+    ok = True
+    for i in range(len(u)):
+        v = w[i] + c * u[i]
+        w[i] = v
+        if not math.isfinite(v):
+            ok = False
+    return ok
+
+
+def dense_dot(u, z):
+    """u . z over two dense vectors of the same length, four-partial order."""
+    return dot(u, z)
