@@ -36,10 +36,9 @@ import math
 from statistics import NormalDist
 
 from . import _arith
-from ._additive import _argmax, _check_choice, _check_real
+from ._additive import _Linear, _argmax, _check_choice, _check_real
 from ._covariance import (FULL_LIMIT, diag_shrink, diag_step, diag_v, full_downdate, full_step,
                           full_times, full_u, full_v, new_cov, widen_cov)
-from .linear import _Linear
 
 __all__ = ["AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron",
            "ALMA"]
