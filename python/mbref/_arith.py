@@ -22,18 +22,19 @@ sparse row; ``c`` is computed once per update by the caller.
 
 Second-order learners (``mbref.second_order``)
 ----------------------------------------------
+``sum4(terms)`` is that order over any sequence of rounded terms (the k-th term into ``s[k % 4]``).
 ``wsumsq(sigma, x)`` is ``sum_j sigma_j x_j^2`` in the same four-partial order, term ``k`` being
 ``(sigma[j] * x_k) * x_k`` (the variance times the value first, then times the value again).
-``axpy_dense(w, c, u)`` is ``w[i] = w[i] + c * u[i]`` for every ``i < len(u)`` (a dense vector,
-e.g. ``u = Sigma x``).  ``dense_dot(u, z)`` is ``u . z`` over two dense vectors of the same
-length with the four-partial order (the same as ``dot(u, z)`` with ``z`` a dense row).  The
-covariance updates built on these are written in ``mbref._covariance``.
+A dense vector (``u = Sigma x``, ``theta``) goes to ``axpy`` and ``dot`` as a dense row:
+``axpy(w, c, u)`` is ``w[i] = w[i] + c * u[i]`` for every ``i < len(u)``, ``dot(u, z)`` the
+four-partial sum over all of ``z``'s coordinates.  The covariance updates built on these are
+written in ``mbref._covariance``.
 """
 
 import math
 
-__all__ = ["dot", "sumsq", "axpy", "row_inv", "dense_sumsq", "sqdist", "wsumsq", "axpy_dense",
-           "dense_dot"]
+__all__ = ["dot", "sumsq", "axpy", "row_inv", "dense_sumsq", "sqdist", "wsumsq", "sum4",
+           "row_pairs"]
 
 
 def dot(w, row):
@@ -176,41 +177,21 @@ def sqdist(row, z, zz):
     return (s0 + s1) + (s2 + s3)
 
 
+def sum4(terms):
+    """The four-partial-sum order over a sequence of rounded terms: term k is added to
+    ``s[k % 4]``, the result is ``(s0 + s1) + (s2 + s3)`` (what ``dot`` and ``sumsq`` do)."""
+    s = [0.0, 0.0, 0.0, 0.0]
+    for k, p in enumerate(terms):
+        s[k & 3] += p
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def row_pairs(row):
+    """(coordinate, value) of each stored value of a row, in the row's order."""
+    return list(zip(*row)) if isinstance(row, tuple) else list(enumerate(row))
+
+
 def wsumsq(sigma, row):
     """sum_j sigma_j x_j^2 over the row's stored values: term k is ``(sigma[j] * x_k) * x_k``
-    (j the coordinate of the k-th stored value), added to the partial sum ``s[k % 4]``; the
-    result is ``(s0 + s1) + (s2 + s3)``."""
-    s0 = s1 = s2 = s3 = 0.0
-    if isinstance(row, tuple):
-        idx, val = row
-        pairs = [(sigma[idx[k]], val[k]) for k in range(len(idx))]
-    else:
-        pairs = [(sigma[k], row[k]) for k in range(len(row))]
-    for k, (sj, xk) in enumerate(pairs):
-        p = (sj * xk) * xk
-        r = k & 3
-        if r == 0:
-            s0 += p
-        elif r == 1:
-            s1 += p
-        elif r == 2:
-            s2 += p
-        else:
-            s3 += p
-    return (s0 + s1) + (s2 + s3)
-
-
-def axpy_dense(w, c, u):
-    """w[i] = w[i] + c * u[i] for i < len(u); returns False if a weight became non-finite."""
-    ok = True
-    for i in range(len(u)):
-        v = w[i] + c * u[i]
-        w[i] = v
-        if not math.isfinite(v):
-            ok = False
-    return ok
-
-
-def dense_dot(u, z):
-    """u . z over two dense vectors of the same length, four-partial order."""
-    return dot(u, z)
+    (j the coordinate of the k-th stored value), in the order of ``sum4``."""
+    return sum4((sigma[j] * xk) * xk for j, xk in row_pairs(row))

@@ -28,12 +28,12 @@ Full covariance: ``S`` a list of ``D`` lists (symmetric, positive definite).
   intercept.
 * ``v = x' S x'`` is ``dot(u, x)``, then ``v = v + u[d]`` with an intercept.
 * The update with mean step ``ay`` and covariance coefficient ``beta``
-  (``S <- S - beta (S x)(S x)^T``): ``axpy_dense(w, ay, u)`` (every coordinate), then for
+  (``S <- S - beta (S x)(S x)^T``): ``axpy(w, ay, u)`` (u dense: every coordinate), then for
   ``i = 0..D-1``: ``bi = beta * u[i]`` and for ``j = i..D-1``:
   ``S[i][j] = S[i][j] - bi * u[j]`` and ``S[j][i] = S[i][j]`` (the same value written in both
   triangles: symmetric by construction).  ``u`` is the vector of before the update.
 * ``S z`` for a dense vector ``z`` (the mean ``w = S theta`` of the dual-form learners):
-  ``dense_dot(S[i], z)`` for each ``i`` (all ``D`` terms in the four-partial order).
+  ``dot(S[i], z)`` for each ``i`` (z dense: all ``D`` terms in the four-partial order).
 
 Sparse rows: ``dot`` and ``wsumsq`` run over the stored values, so a stored zero is a term (its
 product is +0.0 or -0.0 and changes no partial sum but a -0.0 one); ``u`` is always dense.
@@ -41,10 +41,10 @@ product is +0.0 or -0.0 and changes no partial sum but a -0.0 one); ``u`` is alw
 
 import math
 
-from ._arith import axpy_dense, dense_dot, dot, wsumsq
+from ._arith import axpy, dot, row_pairs, wsumsq
 
 __all__ = ["SIGMA_FLOOR", "new_cov", "diag_v", "diag_step", "full_u", "full_v", "full_step",
-           "full_times", "widen_cov", "FULL_LIMIT", "full_downdate", "diag_shrink"]
+           "full_times", "widen_cov", "FULL_LIMIT", "full_downdate"]
 
 SIGMA_FLOOR = math.ldexp(1.0, -1022)
 
@@ -83,63 +83,41 @@ def diag_v(S, x, d, intercept):
     return v
 
 
-def _diag_one(w, S, j, xj, ay, c):
-    g = S[j] * xj
-    w[j] = w[j] + ay * g
-    t = S[j] / (1.0 + c * (g * xj))
-    S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
-    return math.isfinite(w[j]) and math.isfinite(t)
-
-
 def diag_step(w, S, x, d, intercept, ay, c):
-    """The diagonal update (module docstring); False if a value became non-finite."""
-    ok = True
-    if isinstance(x, tuple):
-        idx, val = x
-        for k in range(len(idx)):
-            ok = _diag_one(w, S, idx[k], val[k], ay, c) and ok
-    else:
-        for j in range(len(x)):
-            ok = _diag_one(w, S, j, x[j], ay, c) and ok
-    if intercept:
-        ok = _diag_one(w, S, d, 1.0, ay, c) and ok
-    return ok
-
-
-def diag_shrink(S, x, d, intercept, c):
-    """The diagonal covariance update alone (no mean step): for each stored x_j, then the
-    intercept with 1.0, ``t = S[j] / (1.0 + c * ((S[j] * x_j) * x_j))``, floored as above."""
-    pairs = list(zip(*x)) if isinstance(x, tuple) else list(enumerate(x))
+    """The diagonal update (module docstring), for each stored value of the row in order, then
+    the intercept with 1.0; with ``w`` None, the covariance alone (no mean step).  False if a
+    value became non-finite."""
+    pairs = row_pairs(x)
     if intercept:
         pairs.append((d, 1.0))
     ok = True
     for j, xj in pairs:
-        t = S[j] / (1.0 + c * ((S[j] * xj) * xj))
+        g = S[j] * xj
+        if w is not None:
+            w[j] = w[j] + ay * g
+            ok = ok and math.isfinite(w[j])
+        t = S[j] / (1.0 + c * (g * xj))
         S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
         ok = ok and math.isfinite(t)
     return ok
 
 
-def full_u(S, x, d, intercept):
-    u = []
-    for i in range(len(S)):
-        ui = dot(S[i], x)
-        if intercept:
-            ui = ui + S[i][d]
-        u.append(ui)
-    return u
-
-
 def full_v(u, x, d, intercept):
+    """u . x' = dot(u, x), then + u[d] with an intercept (u a dense vector of D values)."""
     v = dot(u, x)
     if intercept:
         v = v + u[d]
     return v
 
 
+def full_u(S, x, d, intercept):
+    """Sigma x', row by row: u[i] = full_v(S[i], x, d, intercept)."""
+    return [full_v(Si, x, d, intercept) for Si in S]
+
+
 def full_step(w, S, u, ay, beta):
     """w += ay u; S -= beta u u^T (module docstring); False if a value became non-finite."""
-    ok = axpy_dense(w, ay, u)
+    ok = axpy(w, ay, u)
     return full_downdate(S, u, beta) and ok
 
 
@@ -160,5 +138,5 @@ def full_downdate(S, u, beta):
 
 
 def full_times(S, z):
-    """S z for a dense z: dense_dot(S[i], z) for each row i."""
-    return [dense_dot(S[i], z) for i in range(len(S))]
+    """S z for a dense z: dot(S[i], z) for each row i."""
+    return [dot(S[i], z) for i in range(len(S))]

@@ -37,7 +37,7 @@ from statistics import NormalDist
 
 from . import _arith
 from ._additive import _Linear, _argmax, _check_choice, _check_real
-from ._covariance import (FULL_LIMIT, diag_shrink, diag_step, diag_v, full_downdate, full_step,
+from ._covariance import (FULL_LIMIT, diag_step, diag_v, full_downdate, full_step,
                           full_times, full_u, full_v, new_cov, widen_cov)
 
 __all__ = ["AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron",
@@ -51,22 +51,75 @@ def _full_size_check(owner, n, D):
                          "use covariance='diagonal'")
 
 
-class _Covariant(_Linear):
-    """What the second-order learners share: the covariance beside the weights, its parameter
-    checks, its growth with new features, the state dict."""
+class _Second(_Linear):
+    """What the learners of this module share: the state beside w, one slot per class
+    (``_SLOTS``: pairs of the binary attribute and the K-class list), the state dict, the
+    binary and one-vs-rest steps (``_binary(slot, x, y, i)`` -> (score, updated)), the refusal
+    of sample weights where the paper has none and of a K-class form the paper does not give."""
 
     normalize = False
     class_weight = None
     _WEIGHTED = False
     _NO_WEIGHTS = "its paper's update has no weighted form"
-    _MULTI_STATE = ("_W", "_a", "_SK")
     _MC_FORM = True              # has the single-constraint K-class form
+    _SLOTS = ()
 
     def _row_weights(self, sample_weight, yy, n, fitting):
         if not self._WEIGHTED:
             self._refuse_weights(sample_weight)
             return None
         return super()._row_weights(sample_weight, yy, n, fitting)
+
+    def _init_state(self, d):
+        super()._init_state(d)
+        if self._multi() and self.multi_class == "multiclass" and not self._MC_FORM:
+            raise ValueError(f"{self._owner}: multi_class='multiclass' with {self._K} classes "
+                             "is not defined for this learner (no single-constraint K-class "
+                             "form in its paper); use multi_class='ovr'")
+
+    def _state_dict(self):
+        if self._multi():
+            return super()._state_dict()
+        return {k: getattr(self, k) for k in ("_w", "_a") + tuple(b for b, _ in self._SLOTS)}
+
+    def _load_state_dict(self, s):
+        if self._multi():
+            super()._load_state_dict(s)
+            return
+        for k, v in s.items():
+            setattr(self, k, v)
+
+    def _cycle_key(self):
+        return None
+
+    def _slot(self, k=None):
+        """The state of the binary learner (k None) or of class k: (w, then the _SLOTS')."""
+        if k is None:
+            return (self._w,) + tuple(getattr(self, b) for b, _ in self._SLOTS)
+        return (self._W[k],) + tuple(getattr(self, K)[k] for _, K in self._SLOTS)
+
+    def _step(self, x, y, i):
+        if self._multi():
+            return self._step_multi(x, y, i)
+        f, upd = self._binary(self._slot(), x, y, i)
+        return self._sign(f), upd
+
+    def _step_ovr(self, x, y, i):
+        """One-vs-rest: learner k the binary rule on +1 iff y == k; yhat = argmax of their
+        scores (each taken before its own step)."""
+        f, updated = [], False
+        for k in range(self._K):
+            fk, u = self._binary(self._slot(k), x, 1 if y == k else -1, i)
+            f.append(fk)
+            updated = updated or u
+        return _argmax(f), updated
+
+
+class _Covariant(_Second):
+    """The covariance beside the weights: its parameter checks, its growth with new features."""
+
+    _MULTI_STATE = ("_W", "_a", "_SK")
+    _SLOTS = (("_S", "_SK"),)
 
     def _full(self):
         return self.covariance == "full"
@@ -90,11 +143,6 @@ class _Covariant(_Linear):
         D = d + (1 if self.fit_intercept else 0)
         full = self._full()
         if self._multi():
-            if self.multi_class == "multiclass" and not self._MC_FORM:
-                raise ValueError(f"{self._owner}: multi_class='multiclass' with {self._K} "
-                                 "classes is not defined for this learner (no single-"
-                                 "constraint K-class form in its paper); use "
-                                 "multi_class='ovr'")
             if full and self.multi_class == "multiclass":
                 raise ValueError(f"{self._owner}: covariance='full' with {self._K} classes "
                                  f"and multi_class='multiclass' would keep one "
@@ -109,17 +157,6 @@ class _Covariant(_Linear):
             _full_size_check(self._owner, 1, D)
         self._S = new_cov(D, self._cov0(), full)
 
-    def _state_dict(self):
-        if self._multi():
-            return super()._state_dict()
-        return {"w": self._w, "a": self._a, "S": self._S}
-
-    def _load_state_dict(self, s):
-        if self._multi():
-            super()._load_state_dict(s)
-            return
-        self._w, self._a, self._S = s["w"], s["a"], s["S"]
-
     def _grow_features(self, d):
         d0, fi, full = self._d, self.fit_intercept, self._full()
         if self._multi():
@@ -127,9 +164,6 @@ class _Covariant(_Linear):
         else:
             self._S = widen_cov(self._S, d0, d, self._cov0(), fi, full)
         super()._grow_features(d)
-
-    def _cycle_key(self):
-        return None
 
     @property
     def covariance_(self):
@@ -157,14 +191,9 @@ class _Gaussian(_Covariant):
     def _coef(self, m, v, sw):
         raise NotImplementedError
 
-    def _step(self, x, y, i):
-        if self._multi():
-            return self._step_multi(x, y, i)
-        s, upd = self._binary(self._w, self._S, x, y, i)
-        return self._sign(s), upd
-
-    def _binary(self, w, S, x, y, i):
+    def _binary(self, slot, x, y, i):
         """One binary step on (w, S); returns (score before the step, updated)."""
+        w, S = slot
         s = self._raw(w, 1.0, x, 1.0)
         if not math.isfinite(s):
             raise self._row_error(i)
@@ -212,14 +241,6 @@ class _Gaussian(_Covariant):
         if not ok:
             raise self._row_error(i)
         return p, True
-
-    def _step_ovr(self, x, y, i):
-        s, updated = [], False
-        for k in range(self._K):
-            sk, u = self._binary(self._W[k], self._SK[k], x, 1 if y == k else -1, i)
-            s.append(sk)
-            updated = updated or u
-        return _argmax(s), updated
 
 
 def _cw_cov(alpha, v, phi):
@@ -507,6 +528,7 @@ class _Dual(_Covariant):
 
     _MC_FORM = False
     _MULTI_STATE = ("_W", "_a", "_SK", "_VK")
+    _SLOTS = (("_S", "_SK"), ("_V", "_VK"))
 
     def _init_state(self, d):
         if getattr(self, "_w_init", None) is not None:
@@ -520,17 +542,6 @@ class _Dual(_Covariant):
         else:
             self._V = [0.0] * D
 
-    def _state_dict(self):
-        if self._multi():
-            return super()._state_dict()
-        return {"w": self._w, "a": self._a, "S": self._S, "V": self._V}
-
-    def _load_state_dict(self, s):
-        if self._multi():
-            super()._load_state_dict(s)
-            return
-        self._w, self._a, self._S, self._V = s["w"], s["a"], s["S"], s["V"]
-
     def _grow_features(self, d):
         if self._multi():
             self._VK = [self._widened(v, d) for v in self._VK]
@@ -541,10 +552,7 @@ class _Dual(_Covariant):
     def _support(self, x):
         """The coordinates the row touches: its stored indices (all d for a dense row), then
         the intercept."""
-        js = list(x[0]) if isinstance(x, tuple) else list(range(len(x)))
-        if self.fit_intercept:
-            js.append(self._d)
-        return js
+        return [j for j, _ in _arith.row_pairs(x)] + ([self._d] if self.fit_intercept else [])
 
     def _add_theta(self, V, y, x):
         """theta += y x' (``_arith.axpy`` with c = float(y); the intercept: + y)."""
@@ -553,27 +561,11 @@ class _Dual(_Covariant):
             V[self._d] = V[self._d] + float(y)
         return ok
 
-    def _step(self, x, y, i):
-        if self._multi():
-            return self._step_multi(x, y, i)
-        f, upd = self._binary(self._w, self._S, self._V, x, y, i)
-        return self._sign(f), upd
-
-    def _step_ovr(self, x, y, i):
-        f, updated = [], False
-        for k in range(self._K):
-            fk, u = self._binary(self._W[k], self._SK[k], self._VK[k], x,
-                                 1 if y == k else -1, i)
-            f.append(fk)
-            updated = updated or u
-        return _argmax(f), updated
-
     def _score(self, x):
-        return self._predictive(self._w, self._S, self._V, x)[0]
+        return self._predictive(self._slot(), x)[0]
 
     def _rule_scores(self, x):
-        return [self._predictive(self._W[k], self._SK[k], self._VK[k], x)[0]
-                for k in range(self._K)]
+        return [self._predictive(self._slot(k), x)[0] for k in range(self._K)]
 
 
 class NAROW(_Dual):
@@ -627,8 +619,9 @@ class NAROW(_Dual):
         super()._validate_params()
         _check_real(self._owner, "b", self.b, 0)
 
-    def _predictive(self, w, S, V, x):
+    def _predictive(self, slot, x):
         """(f, u, chi, r) of the rule (r None when infinite)."""
+        w, S, _ = slot
         s = self._raw(w, 1.0, x, 1.0)
         u, chi = self._confidence(S, x)
         bchi = float(self.b) * chi
@@ -637,8 +630,9 @@ class NAROW(_Dual):
             return (r * s) / (chi + r), u, chi, r
         return s, u, chi, None
 
-    def _binary(self, w, S, V, x, y, i):
-        f, u, chi, r = self._predictive(w, S, V, x)
+    def _binary(self, slot, x, y, i):
+        w, S, V = slot
+        f, u, chi, r = self._predictive(slot, x)
         if not (math.isfinite(f) and math.isfinite(chi)):
             raise self._row_error(i)
         if not y * f < 1.0 or self._weight(i) == 0.0:
@@ -649,7 +643,7 @@ class NAROW(_Dual):
             if full:
                 ok = full_downdate(S, u, 1.0 / (r + chi)) and ok
             else:
-                ok = diag_shrink(S, x, self._d, self.fit_intercept, 1.0 / r) and ok
+                ok = diag_step(None, S, x, self._d, self.fit_intercept, 0.0, 1.0 / r) and ok
         if full:
             w[:] = full_times(S, V)
         else:
@@ -710,33 +704,22 @@ class SecondOrderPerceptron(_Dual):
         return 1.0 / float(self.a) if self._full() else float(self.a)
 
     def _diag_score(self, A, V, x):
-        s0 = s1 = s2 = s3 = 0.0
-        pairs = list(zip(*x)) if isinstance(x, tuple) else list(enumerate(x))
-        for k, (j, xk) in enumerate(pairs):
-            p = (V[j] * xk) / (A[j] + xk * xk)
-            q = k & 3
-            if q == 0:
-                s0 += p
-            elif q == 1:
-                s1 += p
-            elif q == 2:
-                s2 += p
-            else:
-                s3 += p
-        f = (s0 + s1) + (s2 + s3)
+        f = _arith.sum4((V[j] * xk) / (A[j] + xk * xk) for j, xk in _arith.row_pairs(x))
         if self.fit_intercept:
             d = self._d
             f = f + V[d] / (A[d] + 1.0)
         return f
 
-    def _predictive(self, w, S, V, x):
+    def _predictive(self, slot, x):
+        w, S, V = slot
         if self._full():
             u, chi = self._confidence(S, x)
             return self._raw(w, 1.0, x, 1.0) / (1.0 + chi), u, chi
         return self._diag_score(S, V, x), None, None
 
-    def _binary(self, w, S, V, x, y, i):
-        f, u, chi = self._predictive(w, S, V, x)
+    def _binary(self, slot, x, y, i):
+        w, S, V = slot
+        f, u, chi = self._predictive(slot, x)
         if not math.isfinite(f):
             raise self._row_error(i)
         p = self._sign(f)
@@ -747,9 +730,7 @@ class SecondOrderPerceptron(_Dual):
             ok = full_downdate(S, u, 1.0 / (1.0 + chi)) and ok
             w[:] = full_times(S, V)
         else:
-            pairs = list(zip(*x)) if isinstance(x, tuple) else list(enumerate(x))
-            if self.fit_intercept:
-                pairs.append((self._d, 1.0))
+            pairs = _arith.row_pairs(x) + ([(self._d, 1.0)] if self.fit_intercept else [])
             for j, xj in pairs:
                 S[j] = S[j] + xj * xj
             for j in self._support(x):
@@ -759,7 +740,7 @@ class SecondOrderPerceptron(_Dual):
         return f, True
 
 
-class ALMA(_Linear):
+class ALMA(_Second):
     """ALMA_2, the approximate large margin algorithm (Gentile, JMLR 2, 2001, "A new approximate
     maximal margin classification algorithm"), with p = 2.
 
@@ -803,9 +784,8 @@ class ALMA(_Linear):
     """
 
     _MULTI_STATE = ("_W", "_a", "_ks")
-    class_weight = None
-    _WEIGHTED = False
-    _NO_WEIGHTS = "its paper's update has no weighted form"
+    _SLOTS = (("_k", "_ks"),)
+    _MC_FORM = False
 
     def __init__(self, p=2, alpha=0.9, B=None, C=math.sqrt(2.0), tie="negative",
                  fit_intercept=False, max_epochs=100, multi_class="ovr", n_jobs=None):
@@ -818,10 +798,6 @@ class ALMA(_Linear):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs        # (checked, no effect: the twin's pass is sequential)
-
-    def _row_weights(self, sample_weight, yy, n, fitting):
-        self._refuse_weights(sample_weight)
-        return None
 
     def _normalizes(self):
         return True
@@ -842,40 +818,22 @@ class ALMA(_Linear):
     def _init_state(self, d):
         super()._init_state(d)
         if self._multi():
-            if self.multi_class == "multiclass":
-                raise ValueError(f"{self._owner}: multi_class='multiclass' with {self._K} "
-                                 "classes is not defined for this learner (no single-"
-                                 "constraint K-class form in its paper); use "
-                                 "multi_class='ovr'")
-            self._ks = [1.0] * self._K
+            self._ks = [[1.0] for _ in range(self._K)]
         else:
-            self._k = 1.0
+            self._k = [1.0]
 
-    def _state_dict(self):
-        if self._multi():
-            return super()._state_dict()
-        return {"w": self._w, "a": self._a, "k": self._k}
-
-    def _load_state_dict(self, s):
-        if self._multi():
-            super()._load_state_dict(s)
-            return
-        self._w, self._a, self._k = s["w"], s["a"], s["k"]
-
-    def _cycle_key(self):
-        return None
-
-    def _binary(self, w, k, x, y, i):
-        """One step on w with counter k; returns (score, new k, updated)."""
+    def _binary(self, slot, x, y, i):
+        """One step on w with its counter kk = [k]; returns (score, updated)."""
+        w, kk = slot
         inv = self._inv(x)
         s = self._raw(w, 1.0, x, inv)
         if not math.isfinite(s):
             raise self._row_error(i)
         if inv == 0.0:
-            return s, k, False
-        sk = math.sqrt(k)
+            return s, False
+        sk = math.sqrt(kk[0])
         if not y * s <= (1.0 - float(self.alpha)) * (self._B() / sk):
-            return s, k, False
+            return s, False
         c = ((float(self.C) / sk) * y) * inv
         ok = self._apply(w, c, x)
         n2 = _arith.dense_sumsq(w, self._d)
@@ -887,18 +845,5 @@ class ALMA(_Linear):
                 w[j] = w[j] / n
         if not ok or not math.isfinite(n2):
             raise self._row_error(i)
-        return s, k + 1.0, True
-
-    def _step(self, x, y, i):
-        if self._multi():
-            return self._step_multi(x, y, i)
-        s, self._k, upd = self._binary(self._w, self._k, x, y, i)
-        return self._sign(s), upd
-
-    def _step_ovr(self, x, y, i):
-        s, updated = [], False
-        for k in range(self._K):
-            sk, self._ks[k], u = self._binary(self._W[k], self._ks[k], x, 1 if y == k else -1, i)
-            s.append(sk)
-            updated = updated or u
-        return _argmax(s), updated
+        kk[0] = kk[0] + 1.0
+        return s, True
