@@ -12,8 +12,14 @@ Shared conventions (the linear learners' ones, ``mbref.linear``):
   as Perceptron and PassiveAggressive.  LIBOL predicts +1 at 0 (``tie="positive"`` gives it).
 * ``m = y s`` is the margin, ``v = x' Sigma x'`` the confidence; every floating-point operation
   on the covariance is in ``mbref._covariance`` (diagonal and full), the order written there.
-* A row with ``v == 0`` (a zero row without intercept) changes nothing.  A non-finite score,
-  ``v`` or state raises ValueError naming the row, the learner left as before the call.
+* Zero rows: AROW, ConfidenceWeighted, SCW and NHERD skip a row with ``v == 0`` (a zero row
+  without intercept: no update); SecondOrderPerceptron and NAROW treat it as the Perceptron
+  does (a mistake, or margin error, on it is an update that adds 0); ALMA skips a row it cannot
+  normalise (no update).  A non-finite score, ``v`` or state raises ValueError naming the row,
+  the learner left as before the call.
+* Sample weights: SCW and NHERD (C times the row's weight, as PassiveAggressive; a row of
+  weight 0 changes nothing; ``class_weight`` likewise); the others refuse ``sample_weight``
+  with a TypeError (their papers' updates have no weighted form).
 * ``a`` is the initial covariance scale, ``Sigma_0 = a I`` (SecondOrderPerceptron: its paper's
   ``a``, the correlation matrix ``a I + sum x x^T``, so ``Sigma_0 = (1/a) I``).
 * ``covariance="diagonal"`` (default: a list of D variances; one list per class with K >= 3) or
@@ -675,9 +681,11 @@ class SecondOrderPerceptron(_Dual):
     ``theta[d] / (A[d] + 1.0)`` added last; on a mistake A_jj += x_j^2 (``A[j] + x_j * x_j``;
     the intercept + 1.0) and w_j = theta_j / A_jj on the row's coordinates.
 
-    Bound (the paper's Theorem 1): for any u and gamma > 0, with the mistakes' matrix X_M
-    (eigenvalues lambda_i of X_M^T X_M... its Gram form) and hinge loss D_gamma(u) of u on them,
-    M <= D_gamma(u)/gamma + (1/gamma) sqrt((a ||u||^2 + u^T X_M X_M^T u) sum_i ln(1 + lambda_i/a)).
+    Bound (the paper's Theorem 1, no separability assumed): for any u and gamma > 0, with X_M
+    the matrix whose columns are the mistakes' x, lambda_i the eigenvalues of X_M X_M^T and
+    D_gamma(u) = sum over the mistakes of max(0, gamma - y u . x),
+    M <= D_gamma(u) / gamma + (1 / gamma) sqrt((a ||u||^2 + u^T X_M X_M^T u)
+    sum_i ln(1 + lambda_i / a)).
 
     Parameters
     ----------

@@ -571,3 +571,26 @@ def test_long_run_stays_finite_and_positive():
         m.partial_fit([[1.0, 1e3]] * 20000, [1, -1] * 10000)
         S = m.covariance_
         assert all(0.0 < s < math.inf for s in S)
+
+
+@pytest.mark.parametrize("make", [lambda: AROW(covariance="full", fit_intercept=True),
+                                  lambda: NAROW(fit_intercept=True),
+                                  lambda: SecondOrderPerceptron(covariance="full"),
+                                  lambda: SecondOrderPerceptron(fit_intercept=True),
+                                  lambda: ALMA(fit_intercept=True),
+                                  lambda: SCW(covariance="full", variant="SCW-II")])
+def test_learn_one_growing_features_equals_the_matrix(make):
+    # features c, d arrive at row 10: each new feature's state is what a learner given the
+    # width from the start keeps for a feature never seen (weight 0, variance a, no covariance)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 4))
+    y = np.where(X[:, 0] + 0.3 * X[:, 2] > 0, 1, -1)
+    one = make()
+    for i, (x, t) in enumerate(zip(X, y)):
+        k = 2 if i < 10 else 4
+        one.learn_one({"abcd"[j]: float(x[j]) for j in range(k)}, int(t), classes=[-1, 1])
+    Xb = X.copy()
+    Xb[:10, 2:] = 0.0
+    batch = make().partial_fit(Xb, y)
+    assert one.coef_ == batch.coef_ and one.mistakes_ == batch.mistakes_
+    assert getattr(one, "covariance_", None) == getattr(batch, "covariance_", None)
