@@ -344,30 +344,29 @@ def _three_classes(n=150, d=5, seed=7):
     return X, y
 
 
-def test_multiclass_single_constraint_against_numpy():
-    # Crammer, Dredze, Kulesza 2009, the single-constraint form with AROW's step: r = the best
-    # wrong class, m = s_y - s_r, v = x'S_y x + x'S_r x; on m < 1: beta = 1/(v + r),
-    # alpha = (1 - m) beta, w_y += alpha S_y x, w_r -= alpha S_r x, both precisions += x^2/r.
+@pytest.mark.parametrize("name", ["AROW", "CW", "SCW-I", "SCW-II", "NHERD"])
+def test_multiclass_single_constraint_against_numpy(name):
+    # Crammer, Dredze, Kulesza 2009, the single-constraint form: r = the best wrong class (the
+    # smallest index among equal scores), m = s_y - s_r, v = x'S_y x + x'S_r x; the binary
+    # rule's (alpha, precision step) on (m, v): w_y += alpha S_y x, w_r -= alpha S_r x, and the
+    # diagonal precisions of both classes grow by prec x^2.
     X, y = _three_classes()
-    r = 0.5
-    W, S = np.zeros((3, 5)), np.ones((3, 5))
-    model = AROW(r=r)
+    model, ref = _pair(name, 5, False, False)
+    model.set_params(multi_class="multiclass")
+    W, S = np.zeros((3, 5)), np.full((3, 5), ref.S[0])
     for t, (x, c) in enumerate(zip(X, y)):
         s = W @ x
-        order = [k for k in range(3) if k != c]
-        rr = max(order, key=lambda k: (s[k], -k))
-        m = s[c] - s[rr]
+        rr = max((k for k in range(3) if k != c), key=lambda k: (s[k], -k))
         before = model.mistakes_ if t else 0
         model.partial_fit(x[None, :], [int(c)], classes=[0, 1, 2])
         assert model.mistakes_ - before == int(int(np.argmax(s)) != c)
-        if m < 1:
-            v = x @ (S[c] * x) + x @ (S[rr] * x)
-            beta = 1 / (v + r)
-            alpha = (1 - m) * beta
+        got = ref.coef(s[c] - s[rr], x @ (S[c] * x) + x @ (S[rr] * x))
+        if got is not None:
+            alpha, _, prec = got
             W[c] += alpha * S[c] * x
             W[rr] -= alpha * S[rr] * x
-            S[c] = 1 / (1 / S[c] + x * x / r)
-            S[rr] = 1 / (1 / S[rr] + x * x / r)
+            S[c] = 1 / (1 / S[c] + prec * x * x)
+            S[rr] = 1 / (1 / S[rr] + prec * x * x)
         np.testing.assert_allclose(np.array(model.coef_), W, rtol=RTOL, atol=ATOL)
         np.testing.assert_allclose(np.array(model.covariance_), S, rtol=RTOL, atol=ATOL)
 
