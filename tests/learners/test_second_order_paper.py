@@ -242,6 +242,36 @@ class RefALMA:
         return s, True
 
 
+class RefALMAp:
+    # Gentile 2001, ALMA_p(alpha; B, C), literally: q = p/(p-1), f the link of index q (the
+    # gradient of ||w||_q^2/2), f^-1 the link of index p; x^ = x/||x||_p;
+    # gamma_k = B sqrt(p-1)/sqrt(k); if y w.x^ <= (1 - alpha) gamma_k:
+    # w' = f^-1(f(w) + C/(sqrt(p-1) sqrt(k)) y x^), w = w'/max(1, ||w'||_q), k += 1.
+    def __init__(self, D, p, alpha, B, C):
+        self.w, self.k, self.p, self.q = np.zeros(D), 1, p, p / (p - 1)
+        self.alpha, self.B, self.C = alpha, B, C
+
+    @staticmethod
+    def link(v, r):
+        n = np.linalg.norm(v, r)
+        return np.zeros_like(v) if n == 0 else np.sign(v) * np.abs(v) ** (r - 1) / n ** (r - 2)
+
+    def step(self, x, y):
+        p, k = self.p, self.k
+        nx = np.linalg.norm(x, p)
+        if nx == 0:
+            return 0.0, False
+        xh = x / nx
+        s = float(self.w @ xh)
+        if y * s > (1 - self.alpha) * self.B * math.sqrt(p - 1) / math.sqrt(k):
+            return s, False
+        eta = self.C / (math.sqrt(p - 1) * math.sqrt(k))
+        w = self.link(self.link(self.w, self.q) + eta * y * xh, p)
+        self.w = w / max(1.0, np.linalg.norm(w, self.q))
+        self.k += 1
+        return s, True
+
+
 # -- the comparison -----------------------------------------------------------------------------
 def _pair(name, D, full, fi):
     cov = "full" if full else "diagonal"
@@ -262,6 +292,10 @@ def _pair(name, D, full, fi):
                 RefSOP(D, 0.5, full))
     if name == "ALMA":
         return ALMA(alpha=0.8, fit_intercept=fi), RefALMA(D, 0.8, 1 / 0.8, math.sqrt(2))
+    if name.startswith("ALMA_"):
+        p = float(name[5:])
+        return (ALMA(p=p, alpha=0.7, fit_intercept=fi),
+                RefALMAp(D, p, 0.7, 1 / 0.7, math.sqrt(2)))
     raise AssertionError(name)
 
 
@@ -287,7 +321,7 @@ def _compare(name, X, Y, full, fi, check_cov_every=1):
         assert model.updates_ - u0 == int(upd), (name, t)
         np.testing.assert_allclose(_state(model, fi), ref.w, rtol=RTOL, atol=ATOL,
                                    err_msg=f"{name} w, step {t}")
-        if name != "ALMA" and (t % check_cov_every == 0 or t == len(Y) - 1):
+        if not name.startswith("ALMA") and (t % check_cov_every == 0 or t == len(Y) - 1):
             S = np.array(model.covariance_)
             if name == "SOP" and not full:
                 S = 1.0 / S                  # the diagonal SOP keeps A's diagonal
@@ -522,7 +556,7 @@ def test_alma_equals_river_on_phishing():
     (lambda: AROW(a=0.0), "parameter a"), (lambda: NHERD(a=-2.0), "parameter a"),
     (lambda: NAROW(b=0.0), "parameter b"), (lambda: SecondOrderPerceptron(a=0), "parameter a"),
     (lambda: AROW(covariance="dense"), "covariance"), (lambda: SCW(variant="SCW-III"), "variant"),
-    (lambda: ALMA(p=3), "parameter p"), (lambda: ALMA(alpha=0.0), "alpha"),
+    (lambda: ALMA(p=1.5), "parameter p"), (lambda: ALMA(alpha=0.0), "alpha"),
     (lambda: SCW(C=0.0), "parameter C"), (lambda: AROW(r=math.nan), "parameter r"),
 ])
 def test_parameter_refusals(make, match):
@@ -593,3 +627,14 @@ def test_learn_one_growing_features_equals_the_matrix(make):
     batch = make().partial_fit(Xb, y)
     assert one.coef_ == batch.coef_ and one.mistakes_ == batch.mistakes_
     assert getattr(one, "covariance_", None) == getattr(batch, "covariance_", None)
+
+
+@pytest.mark.parametrize("p", [2.0, 3.0, 4.5])
+@pytest.mark.parametrize("fi", [False, True])
+def test_alma_p_against_the_papers_link_functions(p, fi):
+    # D20: the weights kept in the dual norm; the twin keeps theta = f(w) and projects it in
+    # p-norm, the reference follows the paper's w' = f^-1(f(w) + eta y x^), w'/max(1, ||w'||_q)
+    X, y = _real()
+    _compare(f"ALMA_{p}", X, y, full=False, fi=fi)
+    X, y = _a1a(300)
+    _compare(f"ALMA_{p}", X[:, :40], y, full=False, fi=fi)
