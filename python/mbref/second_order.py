@@ -347,7 +347,8 @@ class ConfidenceWeighted(_Gaussian):
             beta    = alpha phi / (sqrt(u) + v alpha phi)
             w       = w + (alpha y) Sigma x'
             Sigma   = Sigma - beta (Sigma x')(Sigma x')^T         (full)
-            1/Sigma_jj += (alpha phi / sqrt(u)) x_j^2              (diagonal: c = alpha phi / sqrt(u))
+            1/Sigma_jj += (alpha phi / sqrt(u)) x_j^2              (diagonal)
+                        (c = alpha phi / sqrt(u))
 
     Exact order: ``_cw_alpha`` and ``_cw_cov`` (sqrt(u) in its cancellation-free form).  The
     diagonal form keeps the diagonal of the inverse update, the paper's diagonal approximation
@@ -748,51 +749,75 @@ class SecondOrderPerceptron(_Dual):
         return f, True
 
 
+def _link(v, r):
+    """The p-norm link function of index r: ``sign(v_i) |v_i|^(r - 1) / ||v||_r^(r - 2)``.
+
+    Exact order: ``n = pow(sum4(pow(abs(v_i), r)), 1.0 / r)`` over all coordinates (0 gives the
+    zero vector), ``den = pow(n, r - 2.0)``, then ``copysign(pow(abs(v_i), r - 1.0) / den, v_i)``
+    for v_i != 0 (0.0 otherwise).  ``pow`` is C's (``math.pow``)."""
+    n = math.pow(_arith.sum4(math.pow(abs(t), r) for t in v), 1.0 / r)
+    if n == 0.0:
+        return [0.0] * len(v)
+    den = math.pow(n, r - 2.0)
+    return [math.copysign(math.pow(abs(t), r - 1.0) / den, t) if t != 0.0 else 0.0 for t in v]
+
+
 class ALMA(_Second):
-    """ALMA_2, the approximate large margin algorithm (Gentile, JMLR 2, 2001, "A new approximate
-    maximal margin classification algorithm"), with p = 2.
+    """ALMA_p, the approximate large margin algorithm (Gentile, JMLR 2, 2001, "A new approximate
+    maximal margin classification algorithm"); ALMA_2 by default.
 
-    Rule (two classes).  State: w (0) and k = 1 (one more than the number of updates).  Each row
-    is normalised, x^ = x' / ||x'|| (``_arith.row_inv``; x' = (x, 1) with an intercept); a zero
-    row changes nothing.  s = w . x^ (``(w . x (+ w[d])) * inv``); predict by its sign (tie rule,
-    default "negative", which is river's: a score of 0 gives probability 0.5 to both and its
-    predict_one picks the first, False).  With gamma_k = B / sqrt(k): if y s <= (1 - alpha)
-    gamma_k::
+    Rule (two classes).  q = p / (p - 1) is the dual norm's index; f(w) is the link of index q
+    (the gradient of ||w||_q^2 / 2) and f^-1 the link of index p (``_link``).  State: theta =
+    f(w) (0), w = f^-1(theta) (0) and k = 1 (one more than the number of updates).  Each row is
+    normalised in p-norm, x^ = x' / ||x'||_p (x' = (x, 1) with an intercept); a zero row changes
+    nothing.  s = w . x^; predict by its sign (tie rule, default "negative", which is river's: a
+    score of 0 gives probability 0.5 to both and river's predict_one picks the first, False).
+    With gamma_k = B sqrt(p - 1) / sqrt(k): if y s <= (1 - alpha) gamma_k::
 
-        eta_k = C / sqrt(k)
-        w     = w + (eta_k y) x^         (c = (eta_k * y) * inv; w_j += c * x_j, w_d += c)
-        w     = w / max(1, ||w||)         (if ||w||^2 > 1: every coordinate divided by sqrt(||w||^2))
+        eta_k = C / (sqrt(p - 1) sqrt(k))
+        theta = theta + eta_k y x^                  (w' = f^-1(f(w) + eta_k y x^))
+        theta = theta / max(1, ||theta||_p)         (w = w' / max(1, ||w'||_q): ||f^-1(theta)||_q
+                                                     = ||theta||_p, and f is 1-homogeneous)
+        w     = f^-1(theta)
         k     = k + 1
 
-    ``||w||^2 = dense_sumsq(w, d) (+ w_d * w_d)``.  (The paper's sqrt(p - 1) factors are 1.)
+    Exact order.  ``inv``: p = 2, ``_arith.row_inv(x, fit_intercept)``; p > 2,
+    ``P = sum4(pow(abs(x_j), p))`` over the stored values (+ 1.0 with an intercept),
+    ``inv = 1.0 / pow(P, 1.0 / p)`` (0 when P is 0).  ``s = (w . x (+ w[d])) * inv``;
+    ``sp = sqrt(p - 1.0)``, ``sk = sqrt(k)``; the test
+    ``y * s <= (1.0 - alpha) * ((B * sp) / sk)``; ``c = ((C / (sp * sk)) * y) * inv``,
+    ``theta_j += c * x_j`` (``_arith.axpy``; ``theta_d += c``).  The projection: p = 2,
+    ``n2 = dense_sumsq(theta, d) (+ theta_d * theta_d)``, if ``n2 > 1.0`` every theta_i is
+    divided by ``sqrt(n2)``, and w = theta (a copy); p > 2,
+    ``n = pow(sum4(pow(abs(theta_i), p)), 1.0 / p)`` over all D coordinates, if ``n > 1.0``
+    every theta_i is divided by n, and w = ``_link(theta, p)``.
 
-    River's ``ALMAClassifier`` (0.26) differs from the paper in three places: it does not
+    D20 settled: p > 2 keeps the weights in the dual norm through the link function, as the
+    paper (LIBOL's ``ALMA`` only scales ALMA_2's steps by sqrt(p - 1)).  River's
+    ``ALMAClassifier`` (0.26, p = 2) differs from the paper in three places: it does not
     normalise x, it divides only the coordinates of the current x by max(1, ||w||) (the
-    projection must scale all of w), and it updates on y s < (1 - alpha) gamma_k (strict); on
-    rows of unit norm that hold every feature (Phishing's dicts, normalised) and alpha < 1 the
-    two agree.  D15 (defaults): the paper proves its bound for B = 1/alpha and C = sqrt(2), the
+    projection scales all of w), and it updates on y s < (1 - alpha) gamma_k (strict); on rows of
+    unit norm that hold every feature (Phishing's dicts, normalised) and alpha < 1 the two agree
+    (tested).  D15 (defaults): the paper proves its bound for B = 1/alpha and C = sqrt(2), the
     defaults here (river's too); it gives no default alpha: 0.9 is river's (JSAT 0.8; DOGMA
-    alpha 0, B 1, C sqrt(2) - 1, "not the paper's").  D20: p > 2 needs the p-norm link
-    function (the weights kept in the dual norm); it is refused here (not LIBOL's
-    sqrt(p - 1) scaling of ALMA_2).
+    alpha 0, B 1, C sqrt(2) - 1, "not the paper's").
 
-    Bound (the paper's Theorem 3 with B = 1/alpha, C = sqrt(2)): on data with normalised
+    Bound (the paper's Theorem 3 with B = 1/alpha, C = sqrt(2)): on data with normalised p-norm
     margin gamma, at most 2 (p - 1) / (alpha^2 gamma^2) + 8 / alpha - 4 corrections.
 
     Parameters
     ----------
-    p : int, default 2
-        Only 2.
+    p : float >= 2, default 2
     alpha : float in (0, 1], default 0.9
     B : float > 0 or None, default None (1 / alpha)
     C : float > 0, default sqrt(2)
     tie, fit_intercept, max_epochs, n_jobs : as PassiveAggressive.
     multi_class : {"ovr", "multiclass"}, default "ovr"
-        K >= 3 classes: one-vs-rest ("multiclass" is refused).
+        K >= 3 classes: one-vs-rest ("multiclass" is refused: no K-class form in the paper).
     """
 
-    _MULTI_STATE = ("_W", "_a", "_ks")
-    _SLOTS = (("_k", "_ks"),)
+    _MULTI_STATE = ("_W", "_a", "_ks", "_TK")
+    _SLOTS = (("_k", "_ks"), ("_T", "_TK"))
     _MC_FORM = False
 
     def __init__(self, p=2, alpha=0.9, B=None, C=math.sqrt(2.0), tie="negative",
@@ -812,9 +837,7 @@ class ALMA(_Second):
 
     def _validate_params(self):
         super()._validate_params()
-        if isinstance(self.p, bool) or self.p != 2:
-            raise ValueError(f"{self._owner}: parameter p must be 2 (ALMA_2; ALMA_p with p > 2 "
-                             f"needs the p-norm link function, not implemented), got {self.p!r}")
+        _check_real(self._owner, "p", self.p, 2, low_open=False)
         _check_real(self._owner, "alpha", self.alpha, 0, 1)
         if self.B is not None:
             _check_real(self._owner, "B", self.B, 0)
@@ -825,33 +848,58 @@ class ALMA(_Second):
 
     def _init_state(self, d):
         super()._init_state(d)
+        p = float(self.p)
+        q = p / (p - 1.0)
         if self._multi():
             self._ks = [[1.0] for _ in range(self._K)]
+            self._TK = [list(w) if p == 2.0 else _link(w, q) for w in self._W]
         else:
             self._k = [1.0]
+            self._T = list(self._w) if p == 2.0 else _link(self._w, q)
+
+    def _grow_features(self, d):
+        if self._multi():
+            self._TK = [self._widened(t, d) for t in self._TK]
+        else:
+            self._T = self._widened(self._T, d)
+        super()._grow_features(d)
+
+    def _inv(self, x):
+        p = float(self.p)
+        if p == 2.0:
+            return _arith.row_inv(x, self.fit_intercept)
+        P = _arith.sum4(math.pow(abs(v), p) for _, v in _arith.row_pairs(x))
+        if self.fit_intercept:
+            P = P + 1.0
+        return 1.0 / math.pow(P, 1.0 / p) if P != 0.0 else 0.0
 
     def _binary(self, slot, x, y, i):
-        """One step on w with its counter kk = [k]; returns (score, updated)."""
-        w, kk = slot
+        """One step on w with its counter kk = [k] and theta; returns (score, updated)."""
+        w, kk, T = slot
+        p = float(self.p)
         inv = self._inv(x)
         s = self._raw(w, 1.0, x, inv)
         if not math.isfinite(s):
             raise self._row_error(i)
         if inv == 0.0:
             return s, False
-        sk = math.sqrt(kk[0])
-        if not y * s <= (1.0 - float(self.alpha)) * (self._B() / sk):
+        sp, sk = math.sqrt(p - 1.0), math.sqrt(kk[0])
+        if not y * s <= (1.0 - float(self.alpha)) * ((self._B() * sp) / sk):
             return s, False
-        c = ((float(self.C) / sk) * y) * inv
-        ok = self._apply(w, c, x)
-        n2 = _arith.dense_sumsq(w, self._d)
-        if self.fit_intercept:
-            n2 = n2 + w[self._d] * w[self._d]
-        if n2 > 1.0:
-            n = math.sqrt(n2)
-            for j in range(len(w)):
-                w[j] = w[j] / n
-        if not ok or not math.isfinite(n2):
+        c = ((float(self.C) / (sp * sk)) * y) * inv
+        ok = self._apply(T, c, x)
+        if p == 2.0:
+            n2 = _arith.dense_sumsq(T, self._d)
+            if self.fit_intercept:
+                n2 = n2 + T[self._d] * T[self._d]
+            n = math.sqrt(n2) if n2 > 1.0 else 1.0
+        else:
+            n = math.pow(_arith.sum4(math.pow(abs(t), p) for t in T), 1.0 / p)
+        if n > 1.0:
+            for j in range(len(T)):
+                T[j] = T[j] / n
+        w[:] = T if p == 2.0 else _link(T, p)
+        if not ok or not math.isfinite(n) or not all(math.isfinite(v) for v in w):
             raise self._row_error(i)
         kk[0] = kk[0] + 1.0
         return s, True
