@@ -638,3 +638,13 @@ def test_alma_p_against_the_papers_link_functions(p, fi):
     _compare(f"ALMA_{p}", X, y, full=False, fi=fi)
     X, y = _a1a(300)
     _compare(f"ALMA_{p}", X[:, :40], y, full=False, fi=fi)
+
+
+def test_class_weight_is_the_rows_weight():
+    X, y = _a1a(120)
+    for make in (lambda **k: SCW(**k), lambda **k: NHERD(covariance="full", **k)):
+        a = make(class_weight={1: 2.5}).partial_fit(X[:, :30], y)
+        b = make().partial_fit(X[:, :30], y, sample_weight=np.where(y == 1, 2.5, 1.0))
+        assert a.coef_ == b.coef_ and a.covariance_ == b.covariance_
+        c = make().partial_fit(X[:, :30], y)
+        assert c.coef_ != a.coef_
