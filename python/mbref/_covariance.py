@@ -18,9 +18,11 @@ Diagonal covariance: a list ``S`` of ``D`` variances.
       t = S[j] / (1.0 + c * (g * x_j))
       S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
 
-  ``SIGMA_FLOOR = 2**-1022`` (the smallest normal double): a variance never underflows to 0 (so
-  ``v > 0`` for any non-zero row and the steps stay finite over any run); the clamp only acts
-  after some 10**300 shrinking steps on one coordinate.
+  With ``w`` None (NAROW) the mean line is skipped.  ``SIGMA_FLOOR = 2**-1022`` (the smallest
+  normal double): a variance never underflows to 0 (so ``v > 0`` for any non-zero row and the
+  steps stay finite over any run).  The variance along a coordinate falls like 1/(c n x^2)
+  after n steps, so with values near 1 the clamp acts only after some 10**300 steps; huge
+  values reach it sooner.
 
 Full covariance: ``S`` a list of ``D`` lists (symmetric, positive definite).
 
@@ -32,6 +34,9 @@ Full covariance: ``S`` a list of ``D`` lists (symmetric, positive definite).
   ``i = 0..D-1``: ``bi = beta * u[i]`` and for ``j = i..D-1``:
   ``S[i][j] = S[i][j] - bi * u[j]`` and ``S[j][i] = S[i][j]`` (the same value written in both
   triangles: symmetric by construction).  ``u`` is the vector of before the update.
+* No clamp: the full form's positive definiteness rests on the downdate's coefficient
+  (``beta v < 1`` in exact arithmetic for every rule); a diagonal entry that became non-finite
+  is a row error.
 * ``S z`` for a dense vector ``z`` (the mean ``w = S theta`` of the dual-form learners):
   ``dot(S[i], z)`` for each ``i`` (z dense: all ``D`` terms in the four-partial order).
 
