@@ -15,6 +15,7 @@ from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjuncti
 from .linear import (AveragedPerceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive,
                      Perceptron)
 from .kernel import KernelPerceptron
+from .second_order import ALMA, AROW, NAROW, NHERD, SCW, ConfidenceWeighted, SecondOrderPerceptron
 from .experts import RandomizedWeightedMajority, WeightedMajority
 from .specialists import PairSpecialists, Specialists
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
@@ -23,7 +24,9 @@ from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
                             littlestone_dimension, vc_dimension)
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
-           "OnlineHingeSVM", "PassiveAggressive", "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
+           "OnlineHingeSVM", "PassiveAggressive", "ALMA", "AROW", "ConfidenceWeighted", "SCW",
+           "NHERD", "NAROW", "SecondOrderPerceptron",
+           "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
            "WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
            "Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
            "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary",

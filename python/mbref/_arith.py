@@ -19,11 +19,22 @@ Updates (``axpy``)
 ------------------
 ``w[j] = w[j] + c * x[j]`` for every coordinate of a dense row, and for every stored non-zero of a
 sparse row; ``c`` is computed once per update by the caller.
+
+Second-order learners (``mbref.second_order``)
+----------------------------------------------
+``sum4(terms)`` is that order over any sequence of rounded terms (the k-th term into ``s[k % 4]``).
+``wsumsq(sigma, x)`` is ``sum_j sigma_j x_j^2`` in the same four-partial order, term ``k`` being
+``(sigma[j] * x_k) * x_k`` (the variance times the value first, then times the value again).
+A dense vector (``u = Sigma x``, ``theta``) goes to ``axpy`` and ``dot`` as a dense row:
+``axpy(w, c, u)`` is ``w[i] = w[i] + c * u[i]`` for every ``i < len(u)``, ``dot(u, z)`` the
+four-partial sum over all of ``z``'s coordinates.  The covariance updates built on these are
+written in ``mbref._covariance``.
 """
 
 import math
 
-__all__ = ["dot", "sumsq", "axpy", "row_inv", "dense_sumsq", "sqdist"]
+__all__ = ["dot", "sumsq", "axpy", "row_inv", "dense_sumsq", "sqdist", "wsumsq", "sum4",
+           "row_pairs"]
 
 
 def dot(w, row):
@@ -164,3 +175,23 @@ def sqdist(row, z, zz):
         else:
             s3 += p
     return (s0 + s1) + (s2 + s3)
+
+
+def sum4(terms):
+    """The four-partial-sum order over a sequence of rounded terms: term k is added to
+    ``s[k % 4]``, the result is ``(s0 + s1) + (s2 + s3)`` (what ``dot`` and ``sumsq`` do)."""
+    s = [0.0, 0.0, 0.0, 0.0]
+    for k, p in enumerate(terms):
+        s[k & 3] += p
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def row_pairs(row):
+    """(coordinate, value) of each stored value of a row, in the row's order."""
+    return list(zip(*row)) if isinstance(row, tuple) else list(enumerate(row))
+
+
+def wsumsq(sigma, row):
+    """sum_j sigma_j x_j^2 over the row's stored values: term k is ``(sigma[j] * x_k) * x_k``
+    (j the coordinate of the k-th stored value), in the order of ``sum4``."""
+    return sum4((sigma[j] * xk) * xk for j, xk in row_pairs(row))
