@@ -1,0 +1,650 @@
+# cython: language_level=3
+"""Compiled kernels of the second-order linear learners (mbcore.second_order): AROW, the exact
+confidence-weighted rule (CW), SCW-I/II and NHERD, and the dual-form NAROW and second-order
+Perceptron, with a diagonal or a full covariance, for two classes and for K classes (the
+single-constraint form of the first four; one-vs-rest runs the binary pass once per class).
+
+The arithmetic is the contract of ``mbref._arith`` and ``mbref._covariance``: sums in the four
+interleaved partial sums of ``_arith.pxd`` (no fused multiply-add), every covariance update in
+the order written there, so that the pure-Python twin reproduces every prediction and update
+bit for bit.  A pass is all or nothing: the state is saved at the start of the call and
+restored if a row fails (a non-finite score, confidence or state); the Python layer then raises
+with the row's index.
+"""
+
+from libc.math cimport sqrt, isfinite
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
+
+from ._arith cimport floating, index_t, dot_row, axpy_row, sign_of
+from ._rows cimport (Rows, rows_of, ADDITIVE_CODES, OK, BAD_ROW, NEED_ROOM, row_at,
+                     csr_row_ok)
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules: a step (alpha, beta, c) from the margin m = y s and the confidence v = x' Sigma x'
+# ---------------------------------------------------------------------------------------------
+
+cdef enum:
+    AROW = 0            # p0 = r
+    CW = 1              # p0 = phi
+    SCW1 = 2            # p0 = C, p1 = phi
+    SCW2 = 3            # p0 = C, p1 = phi
+    NHERD = 4           # p0 = C
+    NAROW = 5           # p0 = b; theta beside w and Sigma (V)
+    SOP = 6             # theta (V); S: A's diagonal (diagonal) or Sigma = A^-1 (full)
+    N_SO_RULES = 7
+
+# the smallest normal double: a diagonal variance never underflows to 0 (mbref._covariance)
+cdef double SIGMA_FLOOR = 2.2250738585072014e-308
+
+
+cdef struct SOCtx:
+    int rule
+    int full            # 0: diagonal Sigma (D values), 1: full (D x D, row-major)
+    int intercept
+    int tie_pos
+    double p0
+    double p1
+    double* w
+    double* S
+    double* V           # theta (NAROW, SOP: the sum of y x' over the updates), else NULL
+    double* u           # scratch: D doubles (the full form's Sigma x')
+    Py_ssize_t d
+    Py_ssize_t D        # d, or d + 1 with an intercept (the last coordinate)
+    long long* counts   # [rows seen, mistakes, updates]
+
+
+cdef inline void cw_cov(double alpha, double v, double phi, double* beta,
+                        double* c) noexcept nogil:
+    """The exact CW covariance step for a mean step alpha (mbref.second_order._cw_cov)."""
+    cdef double t = (alpha * v) * phi
+    cdef double su = (2.0 * v) / (sqrt(t * t + 4.0 * v) + t)
+    cdef double ap = alpha * phi
+    beta[0] = ap / (su + t)
+    c[0] = ap / su
+
+
+cdef inline double cw_alpha(double m, double v, double phi) noexcept nogil:
+    """The exact CW mean step before max(0, .) (mbref.second_order._cw_alpha)."""
+    cdef double phi2 = phi * phi
+    cdef double psi = 1.0 + phi2 / 2.0
+    cdef double xi = 1.0 + phi2
+    return (-(m * psi) + sqrt(((m * m) * (phi2 * phi2)) / 4.0 + (v * phi2) * xi)) / (v * xi)
+
+
+cdef inline int so_coef(const SOCtx* c, double m, double v, double sw, double* alpha,
+                        double* beta, double* cc) noexcept nogil:
+    """1 and the step (alpha, beta, c) when the rule updates on (m, v) with sample weight sw,
+    else 0 (each rule as its twin's _coef)."""
+    cdef double r, C, phi, phi2, n, gamma, q
+    if c.rule == AROW:
+        if not m < 1.0:
+            return 0
+        r = c.p0
+        beta[0] = 1.0 / (v + r)
+        alpha[0] = (1.0 - m) * beta[0]
+        cc[0] = 1.0 / r
+        return 1
+    if c.rule == CW:
+        phi = c.p0
+        alpha[0] = cw_alpha(m, v, phi)
+        if not alpha[0] > 0.0:
+            return 0
+        cw_cov(alpha[0], v, phi, beta, cc)
+        return 1
+    if c.rule == SCW1 or c.rule == SCW2:
+        phi = c.p1
+        if not phi * sqrt(v) - m > 0.0:
+            return 0
+        C = c.p0 * sw
+        if c.rule == SCW1:
+            alpha[0] = cw_alpha(m, v, phi)
+            if alpha[0] > C:
+                alpha[0] = C
+        else:
+            phi2 = phi * phi
+            n = v + 1.0 / (2.0 * C)
+            gamma = phi * sqrt((phi2 * (m * m)) * (v * v) + ((4.0 * n) * v) * (n + v * phi2))
+            alpha[0] = (gamma - ((2.0 * m) * n + (phi2 * m) * v)) / \
+                (2.0 * (n * n + (n * v) * phi2))
+        if not alpha[0] > 0.0:
+            return 0
+        cw_cov(alpha[0], v, phi, beta, cc)
+        return 1
+    if c.rule == NHERD:
+        if not m < 1.0:
+            return 0
+        C = c.p0 * sw
+        alpha[0] = (1.0 - m) / (v + 1.0 / C)
+        cc[0] = C * (C * v + 2.0)
+        q = 1.0 + C * v
+        beta[0] = cc[0] / (q * q)
+        return 1
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# The covariance arithmetic (mbref._covariance, in its order)
+# ---------------------------------------------------------------------------------------------
+
+cdef inline double wsumsq_row(const double* S, const floating* v, const index_t* ix,
+                              Py_ssize_t n) noexcept nogil:
+    """sum_j S_j x_j^2 over the row's stored values (every coordinate of a dense row), term k
+    (S[j] * x_k) * x_k, in the four-partial order (mbref._arith.wsumsq)."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, x
+    cdef Py_ssize_t k, j
+    for k in range(n):
+        j = k if ix == NULL else ix[k]
+        x = <double>v[k]
+        if (k & 3) == 0:
+            s0 += (S[j] * x) * x
+        elif (k & 3) == 1:
+            s1 += (S[j] * x) * x
+        elif (k & 3) == 2:
+            s2 += (S[j] * x) * x
+        else:
+            s3 += (S[j] * x) * x
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline int diag_step(double* w, double* S, const floating* v, const index_t* ix,
+                          Py_ssize_t n, Py_ssize_t d, int intercept, double ay,
+                          double c) noexcept nogil:
+    """The diagonal update of every stored value in the row's order, then the intercept's
+    (mbref._covariance.diag_step); 0 if a value became non-finite."""
+    cdef Py_ssize_t k, j
+    cdef double x, g, t
+    cdef int ok = 1
+    for k in range(n + (1 if intercept else 0)):
+        if k < n:
+            j = k if ix == NULL else ix[k]
+            x = <double>v[k]
+        else:
+            j = d
+            x = 1.0
+        g = S[j] * x
+        w[j] = w[j] + ay * g
+        if not isfinite(w[j]):
+            ok = 0
+        t = S[j] / (1.0 + c * (g * x))
+        S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
+        if not isfinite(t):
+            ok = 0
+    return ok
+
+
+cdef inline int diag_cov_step(double* S, const floating* v, const index_t* ix, Py_ssize_t n,
+                              Py_ssize_t d, int intercept, double c) noexcept nogil:
+    """diag_step without the mean line (NAROW: mbref._covariance.diag_step with w None)."""
+    cdef Py_ssize_t k, j
+    cdef double x, g, t
+    cdef int ok = 1
+    for k in range(n + (1 if intercept else 0)):
+        if k < n:
+            j = k if ix == NULL else ix[k]
+            x = <double>v[k]
+        else:
+            j = d
+            x = 1.0
+        g = S[j] * x
+        t = S[j] / (1.0 + c * (g * x))
+        S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
+        if not isfinite(t):
+            ok = 0
+    return ok
+
+
+cdef inline double diag_v(const SOCtx* c, const double* S, const floating* v,
+                          const index_t* ix, Py_ssize_t n) noexcept nogil:
+    cdef double s = wsumsq_row(S, v, ix, n)
+    if c.intercept:
+        s = s + S[c.d]
+    return s
+
+
+cdef inline double full_uv(const SOCtx* c, const floating* v, const index_t* ix,
+                           Py_ssize_t n) noexcept nogil:
+    """u = Sigma x' row by row into c.u, and v = u . x' (mbref._covariance.full_u, full_v)."""
+    cdef Py_ssize_t i, D = c.D
+    cdef double s
+    for i in range(D):
+        s = dot_row(c.S + i * D, v, ix, n)
+        if c.intercept:
+            s = s + c.S[i * D + c.d]
+        c.u[i] = s
+    s = dot_row(c.u, v, ix, n)
+    if c.intercept:
+        s = s + c.u[c.d]
+    return s
+
+
+cdef inline int full_downdate(SOCtx* c, double beta) noexcept nogil:
+    """Sigma -= beta u u^T, both triangles from one expression, u = c.u
+    (mbref._covariance.full_downdate); 0 if a value became non-finite."""
+    cdef Py_ssize_t i, j, D = c.D
+    cdef double bi, t
+    cdef double* S = c.S
+    cdef const double* u = c.u
+    cdef int ok = 1
+    for i in range(D):
+        bi = beta * u[i]
+        for j in range(i, D):
+            t = S[i * D + j] - bi * u[j]
+            S[i * D + j] = t
+            S[j * D + i] = t
+            if not isfinite(t):
+                ok = 0
+    return ok
+
+
+cdef inline int full_step(SOCtx* c, double ay, double beta) noexcept nogil:
+    """w += ay u; Sigma -= beta u u^T (mbref._covariance.full_step); 0 if a value became
+    non-finite."""
+    cdef Py_ssize_t i
+    cdef double t
+    cdef int ok = 1
+    for i in range(c.D):
+        t = c.w[i] + ay * c.u[i]
+        c.w[i] = t
+        if not isfinite(t):
+            ok = 0
+    return full_downdate(c, beta) and ok
+
+
+# ---------------------------------------------------------------------------------------------
+# The passes
+# ---------------------------------------------------------------------------------------------
+
+cdef inline double score_of(const SOCtx* c, const double* w, const floating* v,
+                            const index_t* ix, Py_ssize_t n) noexcept nogil:
+    """s = 1.0 * (w . x) (+ w[d]): the linear learners' raw score with scale 1."""
+    cdef double s = 1.0 * dot_row(w, v, ix, n)
+    if c.intercept:
+        s = s + w[c.d]
+    return s
+
+
+cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssize_t n,
+                          int y, double s, double wi) noexcept nogil:
+    """The step of AROW, CW, SCW, NHERD on a row of score s (the twin's _Gaussian._binary):
+    -1 (a bad row), 0 (no update) or 1."""
+    cdef double v, alpha = 0.0, beta = 0.0, cc = 0.0
+    cdef int ok
+    if wi == 0.0:
+        return 0
+    if c.full:
+        v = full_uv(c, x, xi, n)
+    else:
+        v = diag_v(c, c.S, x, xi, n)
+    if not isfinite(v):
+        return -1
+    if not v > 0.0:
+        return 0
+    if not so_coef(c, y * s, v, wi, &alpha, &beta, &cc):
+        return 0
+    if c.full:
+        ok = full_step(c, alpha * y, beta)
+    else:
+        ok = diag_step(c.w, c.S, x, xi, n, c.d, c.intercept, alpha * y, cc)
+    return 1 if ok else -1
+
+
+cdef inline int add_theta(SOCtx* c, const floating* x, const index_t* xi, Py_ssize_t n,
+                          int y) noexcept nogil:
+    """theta += y x' (axpy with c = y; the intercept's + y); 0 if a value became non-finite."""
+    cdef int ok = axpy_row(c.V, <double>y, x, xi, n)
+    if c.intercept:
+        c.V[c.d] = c.V[c.d] + <double>y
+    return ok
+
+
+cdef inline int w_from_theta(SOCtx* c, const index_t* xi, Py_ssize_t n) noexcept nogil:
+    """w = Sigma theta: the full form row by row (dot over all D), the diagonal form on the
+    row's coordinates and the intercept (NAROW: Sigma_jj theta_j; SOP: theta_j / A_jj); 0 if a
+    weight became non-finite."""
+    cdef Py_ssize_t i, k, j, D = c.D
+    cdef int ok = 1
+    if c.full:
+        for i in range(D):
+            c.w[i] = dot_row(c.S + i * D, c.V, <const int*>NULL, D)
+            if not isfinite(c.w[i]):
+                ok = 0
+        return ok
+    for k in range(n + (1 if c.intercept else 0)):
+        if k < n:
+            j = k if xi == NULL else xi[k]
+        else:
+            j = c.d
+        if c.rule == NAROW:
+            c.w[j] = c.S[j] * c.V[j]
+        else:
+            c.w[j] = c.V[j] / c.S[j]
+        if not isfinite(c.w[j]):
+            ok = 0
+    return ok
+
+
+cdef inline double sop_diag_score(const SOCtx* c, const floating* v, const index_t* ix,
+                                  Py_ssize_t n) noexcept nogil:
+    """The diagonal second-order Perceptron's f: term k (theta[j] * x_k) / (A[j] + x_k * x_k)
+    in the four-partial order, the intercept's theta[d] / (A[d] + 1.0) added last."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, x, t
+    cdef Py_ssize_t k, j
+    for k in range(n):
+        j = k if ix == NULL else ix[k]
+        x = <double>v[k]
+        t = (c.V[j] * x) / (c.S[j] + x * x)
+        if (k & 3) == 0:
+            s0 += t
+        elif (k & 3) == 1:
+            s1 += t
+        elif (k & 3) == 2:
+            s2 += t
+        else:
+            s3 += t
+    t = (s0 + s1) + (s2 + s3)
+    if c.intercept:
+        t = t + c.V[c.d] / (c.S[c.d] + 1.0)
+    return t
+
+
+cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssize_t n, int y,
+                         double wi, double* f) noexcept nogil:
+    """NAROW's and the second-order Perceptron's row (the twins' _binary): f into *f, then -1
+    (a bad row), 0 (no update) or 1."""
+    cdef double s, chi = 0.0, r = 0.0, bchi
+    cdef int finite_r = 0, ok, k
+    cdef Py_ssize_t j
+    if c.rule == SOP and not c.full:
+        f[0] = sop_diag_score(c, x, xi, n)
+    else:
+        s = score_of(c, c.w, x, xi, n)
+        if c.full:
+            chi = full_uv(c, x, xi, n)
+        else:
+            chi = diag_v(c, c.S, x, xi, n)
+        if c.rule == SOP:
+            f[0] = s / (1.0 + chi)
+        else:
+            bchi = c.p0 * chi
+            if bchi > 1.0:
+                r = chi / (bchi - 1.0)
+                finite_r = 1
+                f[0] = (r * s) / (chi + r)
+            else:
+                f[0] = s
+            if not isfinite(chi):
+                return -1
+    if not isfinite(f[0]):
+        return -1
+    if c.rule == SOP:
+        if sign_of(f[0], c.tie_pos) == y or wi == 0.0:
+            return 0
+    elif not y * f[0] < 1.0 or wi == 0.0:
+        return 0
+    ok = add_theta(c, x, xi, n, y)
+    if c.rule == SOP:
+        if c.full:
+            ok = full_downdate(c, 1.0 / (1.0 + chi)) and ok
+        else:
+            for k in range(n + (1 if c.intercept else 0)):
+                if k < n:
+                    j = k if xi == NULL else xi[k]
+                    c.S[j] = c.S[j] + <double>x[k] * <double>x[k]
+                else:
+                    c.S[c.d] = c.S[c.d] + 1.0 * 1.0
+    elif finite_r:
+        if c.full:
+            ok = full_downdate(c, 1.0 / (r + chi)) and ok
+        else:
+            ok = diag_cov_step(c.S, x, xi, n, c.d, c.intercept, 1.0 / r) and ok
+    ok = w_from_theta(c, xi, n) and ok
+    return 1 if ok else -1
+
+
+cdef int so_pass_impl(SOCtx* c, const floating* val, const index_t* ix, const index_t* indptr,
+                      Py_ssize_t n_rows, Py_ssize_t row_len, const signed char* y,
+                      signed char* pred, unsigned char* upd, double* scores, int check,
+                      const double* sw, Py_ssize_t* bad) noexcept nogil:
+    """The binary pass (the twin's _binary for each row in order); OK, or a status and the
+    row (*bad) where it stopped, the state then half-way (the caller restores it)."""
+    cdef Py_ssize_t i, n
+    cdef const floating* x
+    cdef const index_t* xi
+    cdef double f = 0.0, wi
+    cdef int pr, st, step
+    cdef long long mistakes = 0, updates = 0
+    cdef bint dual = c.rule == NAROW or c.rule == SOP
+    for i in range(n_rows):
+        n = row_at(val, ix, indptr, row_len, i, &x, &xi)
+        if check and indptr != NULL:
+            st = csr_row_ok(xi, n, c.d)
+            if st != OK:
+                bad[0] = i
+                return st
+        wi = 1.0 if sw == NULL else sw[i]
+        if dual:
+            step = dual_row(c, x, xi, n, y[i], wi, &f)
+        else:
+            f = score_of(c, c.w, x, xi, n)
+            step = gauss_row(c, x, xi, n, y[i], f, wi) if isfinite(f) else -1
+        if step < 0:
+            bad[0] = i
+            return BAD_ROW
+        if scores != NULL:
+            scores[i] = f
+        pr = sign_of(f, c.tie_pos)
+        if pred != NULL:
+            pred[i] = <signed char>pr
+        if pr != y[i]:
+            mistakes += 1
+        if upd != NULL:
+            upd[i] = <unsigned char>step
+        updates += step
+    c.counts[0] += n_rows
+    c.counts[1] += mistakes
+    c.counts[2] += updates
+    return OK
+
+
+cdef int so_mc_pass_impl(SOCtx* c, Py_ssize_t K, const floating* val, const index_t* ix,
+                         const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
+                         const int* y, int* pred, unsigned char* upd, double* s, int check,
+                         const double* sw, Py_ssize_t* bad) noexcept nogil:
+    """The K-class single-constraint pass, diagonal (the twin's _step_mc for each row): the
+    scores s_k (s: K doubles of scratch), r the best wrong class, m = s_y - s_r and
+    v = v_y + v_r; then w_y, Sigma_y with +alpha and w_r, Sigma_r with -alpha."""
+    cdef Py_ssize_t i, n, k, p, r, yi, D = c.D
+    cdef const floating* x
+    cdef const index_t* xi
+    cdef double v, wi, alpha = 0.0, beta = 0.0, cc = 0.0
+    cdef int st, ok
+    cdef long long mistakes = 0, updates = 0
+    for i in range(n_rows):
+        n = row_at(val, ix, indptr, row_len, i, &x, &xi)
+        if check and indptr != NULL:
+            st = csr_row_ok(xi, n, c.d)
+            if st != OK:
+                bad[0] = i
+                return st
+        for k in range(K):
+            s[k] = score_of(c, c.w + k * D, x, xi, n)
+            if not isfinite(s[k]):
+                bad[0] = i
+                return BAD_ROW
+        yi = y[i]
+        p = 0
+        r = -1
+        for k in range(K):
+            if s[k] > s[p]:
+                p = k
+            if k != yi and (r < 0 or s[k] > s[r]):
+                r = k
+        if pred != NULL:
+            pred[i] = <int>p
+        if p != yi:
+            mistakes += 1
+        if upd != NULL:
+            upd[i] = 0
+        wi = 1.0 if sw == NULL else sw[i]
+        if wi == 0.0:
+            continue
+        v = diag_v(c, c.S + yi * D, x, xi, n) + diag_v(c, c.S + r * D, x, xi, n)
+        if not isfinite(v):
+            bad[0] = i
+            return BAD_ROW
+        if not v > 0.0:
+            continue
+        if not so_coef(c, s[yi] - s[r], v, wi, &alpha, &beta, &cc):
+            continue
+        ok = diag_step(c.w + yi * D, c.S + yi * D, x, xi, n, c.d, c.intercept, alpha, cc)
+        ok = diag_step(c.w + r * D, c.S + r * D, x, xi, n, c.d, c.intercept, -alpha, cc) and ok
+        if not ok:
+            bad[0] = i
+            return BAD_ROW
+        updates += 1
+        if upd != NULL:
+            upd[i] = 1
+    c.counts[0] += n_rows
+    c.counts[1] += mistakes
+    c.counts[2] += updates
+    return OK
+
+
+# so_pass_view, so_mc_pass_view: the fused passes for a Rows view's dtypes, generated from
+# _dispatch.pxi.tp by setup.py.
+include "_dispatch_second_order.pxi"
+
+
+cdef SOCtx make_ctx(int rule, bint full, bint intercept, bint tie_pos, double p0, double p1,
+                    double[::1] w, double[::1] S, Py_ssize_t d, long long[::1] counts,
+                    Py_ssize_t K) except *:
+    cdef SOCtx c
+    cdef Py_ssize_t D = d + (1 if intercept else 0)
+    if not 0 <= rule < N_SO_RULES:
+        raise ValueError(f"second_order: unknown rule code {rule}")
+    if d < 1 or w.shape[0] != K * D or S.shape[0] != K * (D * D if full else D) or \
+            counts.shape[0] != 3:
+        raise ValueError("second_order: the state arrays do not match d")
+    c.rule = rule
+    c.full = full
+    c.intercept = intercept
+    c.tie_pos = tie_pos
+    c.p0 = p0
+    c.p1 = p1
+    c.w = &w[0]
+    c.S = &S[0]
+    c.u = NULL
+    c.V = NULL
+    c.d = d
+    c.D = D
+    c.counts = &counts[0]
+    return c
+
+
+def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double p1,
+            double[::1] w, double[::1] S, Py_ssize_t d, long long[::1] counts, X,
+            const signed char[::1] y, signed char[::1] pred=None, unsigned char[::1] upd=None,
+            double[::1] scores=None, bint check=True, const double[::1] sw=None,
+            double[::1] V=None):
+    """One online pass of a binary second-order learner over the rows of X (a C-contiguous 2-D
+    float64/float32 array of d columns, or CSR rows (data, indices, indptr) whose indptr was
+    checked; with ``check`` each CSR row's column indices are checked as the pass reads it).
+    w: D = d (+ 1 with an intercept) weights; S: the D variances (the second-order
+    Perceptron's diagonal form: A's diagonal), or the D x D covariance (``full``), row-major;
+    V: theta, D values (NAROW and the second-order Perceptron; None for the others); counts:
+    [rows, mistakes, updates].  y: labels +-1; pred, upd, scores (each row's score f, the one
+    its prediction is the sign of, before its step): outputs, or None; sw: the rows' sample
+    weights (finite, >= 0), or None.  Returns (status, bad_row); on a bad row the state is as
+    before the call."""
+    cdef SOCtx c = make_ctx(rule, full, intercept, tie_pos, p0, p1, w, S, d, counts, 1)
+    cdef Rows r
+    cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, sw)
+    cdef Py_ssize_t bad = -1, size = S.shape[0]
+    cdef int status
+    cdef double* saved
+    cdef bint dual = rule == NAROW or rule == SOP
+    cdef Py_ssize_t nv = c.D if dual else 0
+    cdef signed char* pp = &pred[0] if pred is not None else NULL
+    cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    cdef double* fp = &scores[0] if scores is not None else NULL
+    if (r.indptr == NULL and r.row_len != d) or y.shape[0] != n or \
+            (pred is not None and pred.shape[0] != n) or \
+            (upd is not None and upd.shape[0] != n) or \
+            (scores is not None and scores.shape[0] != n) or \
+            (dual and (V is None or V.shape[0] != c.D)) or (not dual and V is not None):
+        raise ValueError("so_pass: the arrays do not match")
+    if n == 0:
+        return OK, -1
+    if dual:
+        c.V = &V[0]
+    saved = <double*>malloc((c.D + size + nv + (c.D if full else 0)) * sizeof(double))
+    if saved == NULL:
+        raise MemoryError()
+    c.u = saved + c.D + size + nv if full else NULL
+    memcpy(saved, c.w, c.D * sizeof(double))
+    memcpy(saved + c.D, c.S, size * sizeof(double))
+    if dual:
+        memcpy(saved + c.D + size, c.V, nv * sizeof(double))
+    cdef long long counts0[3]
+    counts0[:] = [counts[0], counts[1], counts[2]]
+    with nogil:
+        status = so_pass_view(&c, &r, &y[0], pp, up, fp, check, r.sw, &bad)
+        if status != OK:
+            memcpy(c.w, saved, c.D * sizeof(double))
+            memcpy(c.S, saved + c.D, size * sizeof(double))
+            if dual:
+                memcpy(c.V, saved + c.D + size, nv * sizeof(double))
+            c.counts[0] = counts0[0]
+            c.counts[1] = counts0[1]
+            c.counts[2] = counts0[2]
+    free(saved)
+    return status, bad
+
+
+def so_mc_pass(int rule, bint intercept, double p0, double p1, Py_ssize_t K, double[::1] W,
+               double[::1] S, Py_ssize_t d, long long[::1] counts, X, const int[::1] y,
+               int[::1] pred=None, unsigned char[::1] upd=None, bint check=True,
+               const double[::1] sw=None):
+    """One online pass of the K-class single-constraint form (diagonal covariance) over the rows
+    of X (as so_pass takes it).  W and S: K rows of D values each (class k's weights at
+    W[k * D:(k + 1) * D], its variances likewise); y: class indices in [0, K).  Returns
+    (status, bad_row); on a bad row the state is as before the call."""
+    cdef SOCtx c = make_ctx(rule, False, intercept, False, p0, p1, W, S, d, counts, K)
+    if rule == NAROW or rule == SOP:
+        raise ValueError("so_mc_pass: NAROW and the second-order Perceptron have no "
+                         "single-constraint K-class form")
+    cdef Rows r
+    cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, sw)
+    cdef Py_ssize_t bad = -1, size = K * c.D, i
+    cdef int status
+    cdef double* saved
+    cdef int* pp = &pred[0] if pred is not None else NULL
+    cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    if K < 3 or (r.indptr == NULL and r.row_len != d) or y.shape[0] != n or \
+            (pred is not None and pred.shape[0] != n) or \
+            (upd is not None and upd.shape[0] != n):
+        raise ValueError("so_mc_pass: the arrays do not match")
+    for i in range(n):
+        if not 0 <= y[i] < K:
+            raise ValueError("so_mc_pass: a class index out of [0, K)")
+    if n == 0:
+        return OK, -1
+    saved = <double*>malloc((2 * size + K) * sizeof(double))
+    if saved == NULL:
+        raise MemoryError()
+    memcpy(saved, c.w, size * sizeof(double))
+    memcpy(saved + size, c.S, size * sizeof(double))
+    cdef long long counts0[3]
+    counts0[:] = [counts[0], counts[1], counts[2]]
+    with nogil:
+        status = so_mc_pass_view(&c, K, &r, &y[0], pp, up, saved + 2 * size, check, r.sw, &bad)
+        if status != OK:
+            memcpy(c.w, saved, size * sizeof(double))
+            memcpy(c.S, saved + size, size * sizeof(double))
+            c.counts[0] = counts0[0]
+            c.counts[1] = counts0[1]
+            c.counts[2] = counts0[2]
+    free(saved)
+    return status, bad
