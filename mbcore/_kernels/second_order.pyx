@@ -152,7 +152,8 @@ cdef inline int diag_step(double* w, double* S, const floating* v, const index_t
                           Py_ssize_t n, Py_ssize_t d, int intercept, double ay,
                           double c) noexcept nogil:
     """The diagonal update of every stored value in the row's order, then the intercept's
-    (mbref._covariance.diag_step); 0 if a value became non-finite."""
+    (mbref._covariance.diag_step; w NULL: the covariance alone, NAROW's); 0 if a value became
+    non-finite."""
     cdef Py_ssize_t k, j
     cdef double x, g, t
     cdef int ok = 1
@@ -164,30 +165,10 @@ cdef inline int diag_step(double* w, double* S, const floating* v, const index_t
             j = d
             x = 1.0
         g = S[j] * x
-        w[j] = w[j] + ay * g
-        if not isfinite(w[j]):
-            ok = 0
-        t = S[j] / (1.0 + c * (g * x))
-        S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
-        if not isfinite(t):
-            ok = 0
-    return ok
-
-
-cdef inline int diag_cov_step(double* S, const floating* v, const index_t* ix, Py_ssize_t n,
-                              Py_ssize_t d, int intercept, double c) noexcept nogil:
-    """diag_step without the mean line (NAROW: mbref._covariance.diag_step with w None)."""
-    cdef Py_ssize_t k, j
-    cdef double x, g, t
-    cdef int ok = 1
-    for k in range(n + (1 if intercept else 0)):
-        if k < n:
-            j = k if ix == NULL else ix[k]
-            x = <double>v[k]
-        else:
-            j = d
-            x = 1.0
-        g = S[j] * x
+        if w != NULL:
+            w[j] = w[j] + ay * g
+            if not isfinite(w[j]):
+                ok = 0
         t = S[j] / (1.0 + c * (g * x))
         S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
         if not isfinite(t):
@@ -398,7 +379,7 @@ cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssiz
         if c.full:
             ok = full_downdate(c, 1.0 / (r + chi)) and ok
         else:
-            ok = diag_cov_step(c.S, x, xi, n, c.d, c.intercept, 1.0 / r) and ok
+            ok = diag_step(NULL, c.S, x, xi, n, c.d, c.intercept, 0.0, 1.0 / r) and ok
     ok = w_from_theta(c, xi, n) and ok
     return 1 if ok else -1
 
