@@ -226,39 +226,76 @@ cdef inline double diag_v(const SOCtx* c, const double* S, const floating* v,
     return s
 
 
+cdef inline double dot_nz(const double* w, const floating* v, const int* nz,
+                          Py_ssize_t m) noexcept nogil:
+    """w . x for a dense row x whose non-zero positions are nz[0..m): term j into the partial
+    sum j & 3, as dot_row's dense loop puts it; the zeros' products (+-0.0, w finite) change no
+    partial sum, so the result is dot_row's, bit for bit."""
+    cdef double s[4]
+    cdef Py_ssize_t q
+    cdef int j
+    s[0] = 0.0
+    s[1] = 0.0
+    s[2] = 0.0
+    s[3] = 0.0
+    for q in range(m):
+        j = nz[q]
+        s[j & 3] += w[j] * <double>v[j]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
 cdef inline double full_uv(const SOCtx* c, const floating* v, const index_t* ix,
                            Py_ssize_t n) noexcept nogil:
-    """u = Sigma x' row by row into c.u, and v = u . x' (mbref._covariance.full_u, full_v)."""
-    cdef Py_ssize_t i, D = c.D
+    """u = Sigma x' row by row into c.u, and v = u . x' (mbref._covariance.full_u, full_v).
+    A dense row's products run over its non-zero values only (dot_nz: the same sums)."""
+    cdef Py_ssize_t i, k, m = 0, D = c.D
     cdef double s
+    if ix == NULL:
+        for k in range(n):
+            c.nz[m] = <int>k
+            m += v[k] != 0.0        # (NaN is kept)
     for i in range(D):
-        s = dot_row(c.S + i * D, v, ix, n)
+        if ix == NULL:
+            s = dot_nz(c.S + i * D, v, c.nz, m)
+        else:
+            s = dot_row(c.S + i * D, v, ix, n)
         if c.intercept:
             s = s + c.S[i * D + c.d]
         c.u[i] = s
-    s = dot_row(c.u, v, ix, n)
+    if ix == NULL:
+        s = dot_nz(c.u, v, c.nz, m)
+    else:
+        s = dot_row(c.u, v, ix, n)
     if c.intercept:
         s = s + c.u[c.d]
     return s
 
 
+cdef inline unsigned long long nonfinite_bits(double t) noexcept nogil:
+    """1 when t is NaN or infinite (its exponent bits all ones), else 0: an integer test, so that
+    a loop's check has no floating-point chain from one value to the next."""
+    cdef unsigned long long b
+    memcpy(&b, &t, sizeof(double))
+    return ((b >> 52) & 0x7ff) == 0x7ff
+
+
 cdef inline int full_downdate(SOCtx* c, double beta) noexcept nogil:
     """Sigma -= beta u u^T, both triangles from one expression, u = c.u
-    (mbref._covariance.full_downdate); 0 if a value became non-finite."""
+    (mbref._covariance.full_downdate: for i <= j, t = S[i][j] - (beta * u[i]) * u[j] is
+    written to S[i][j] and S[j][i]); 0 if a value became non-finite."""
     cdef Py_ssize_t i, j, D = c.D
     cdef double bi, t
     cdef double* S = c.S
     cdef const double* u = c.u
-    cdef int ok = 1
+    cdef unsigned long long bad = 0
     for i in range(D):
         bi = beta * u[i]
         for j in range(i, D):
             t = S[i * D + j] - bi * u[j]
             S[i * D + j] = t
             S[j * D + i] = t
-            if not isfinite(t):
-                ok = 0
-    return ok
+            bad |= nonfinite_bits(t)
+    return bad == 0
 
 
 cdef inline int full_step(SOCtx* c, double ay, double beta) noexcept nogil:
