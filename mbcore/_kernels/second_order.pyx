@@ -647,6 +647,7 @@ cdef struct AlmaCtx:
     Py_ssize_t d
     Py_ssize_t D
     long long* counts
+    int learn           # 0: scores and predictions only (no step)
 
 
 cdef inline double pow_sum(const double* v, Py_ssize_t n, double r) noexcept nogil:
@@ -740,7 +741,7 @@ cdef int alma_pass_impl(AlmaCtx* c, const floating* val, const index_t* ix,
             mistakes += 1
         if upd != NULL:
             upd[i] = 0
-        if inv == 0.0:
+        if inv == 0.0 or not c.learn:
             continue
         sk = sqrt(c.k[0])
         if not yi * s <= (1.0 - c.alpha) * ((c.B * sp) / sk):
@@ -775,9 +776,10 @@ cdef int alma_pass_impl(AlmaCtx* c, const floating* val, const index_t* ix,
         updates += 1
         if upd != NULL:
             upd[i] = 1
-    c.counts[0] += n_rows
-    c.counts[1] += mistakes
-    c.counts[2] += updates
+    if c.learn:
+        c.counts[0] += n_rows
+        c.counts[1] += mistakes
+        c.counts[2] += updates
     return OK
 
 
@@ -935,10 +937,13 @@ def so_mc_pass(int rule, bint intercept, double p0, double p1, double floor, Py_
 def alma_pass(double p, double alpha, double B, double C, bint intercept, bint tie_pos,
               double[::1] w, double[::1] T, double[::1] k, Py_ssize_t d,
               long long[::1] counts, X, const signed char[::1] y, signed char[::1] pred=None,
-              unsigned char[::1] upd=None, double[::1] scores=None, bint check=True):
+              unsigned char[::1] upd=None, double[::1] scores=None, bint check=True,
+              bint learn=True):
     """One online pass of binary ALMA_p over the rows of X (as so_pass takes it): w and theta
     (T) of D = d (+ 1) values, k = [one more than the updates so far]; returns
-    (status, bad_row); on a bad row the state is as before the call."""
+    (status, bad_row); on a bad row the state is as before the call.  learn=False: the
+    scores (s = (w . x') / ||x'||_p, the prediction's) and predictions alone, nothing
+    changed (counts too)."""
     cdef AlmaCtx c
     cdef Rows r
     cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, None)
@@ -959,6 +964,7 @@ def alma_pass(double p, double alpha, double B, double C, bint intercept, bint t
     c.p, c.alpha, c.B, c.C = p, alpha, B, C
     c.intercept, c.tie_pos = intercept, tie_pos
     c.w, c.T, c.k, c.d, c.D, c.counts = &w[0], &T[0], &k[0], d, D, &counts[0]
+    c.learn = learn
     saved = <double*>malloc((2 * D + 1) * sizeof(double))
     if saved == NULL:
         raise MemoryError()
