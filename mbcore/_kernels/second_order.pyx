@@ -437,22 +437,30 @@ cdef inline int w_from_theta(SOCtx* c, const index_t* xi, Py_ssize_t n) noexcept
 cdef inline double sop_diag_score(const SOCtx* c, const floating* v, const index_t* ix,
                                   Py_ssize_t n) noexcept nogil:
     """The diagonal second-order Perceptron's f: term k (theta[j] * x_k) / (A[j] + x_k * x_k)
-    in the four-partial order, the intercept's theta[d] / (A[d] + 1.0) added last."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, x, t
-    cdef Py_ssize_t k, j
-    for k in range(n):
-        j = k if ix == NULL else ix[k]
-        x = <double>v[k]
-        t = (c.V[j] * x) / (c.S[j] + x * x)
-        if (k & 3) == 0:
-            s0 += t
-        elif (k & 3) == 1:
-            s1 += t
-        elif (k & 3) == 2:
-            s2 += t
-        else:
-            s3 += t
-    t = (s0 + s1) + (s2 + s3)
+    in the four-partial order, the intercept's theta[d] / (A[d] + 1.0) added last.  A dense
+    row's zeros are skipped (their terms are +-0.0, which change no partial sum: a partial
+    sum is never -0.0), so that a row pays its non-zero values' divisions only."""
+    cdef double s[4]
+    cdef double x, t
+    cdef Py_ssize_t k, j, q, m = 0
+    s[0] = 0.0
+    s[1] = 0.0
+    s[2] = 0.0
+    s[3] = 0.0
+    if ix == NULL:
+        for k in range(n):
+            c.nz[m] = <int>k
+            m += v[k] != 0.0        # (NaN is kept)
+        for q in range(m):
+            j = c.nz[q]
+            x = <double>v[j]
+            s[j & 3] += (c.V[j] * x) / (c.S[j] + x * x)
+    else:
+        for k in range(n):
+            j = ix[k]
+            x = <double>v[k]
+            s[k & 3] += (c.V[j] * x) / (c.S[j] + x * x)
+    t = (s[0] + s[1]) + (s[2] + s[3])
     if c.intercept:
         t = t + c.V[c.d] / (c.S[c.d] + 1.0)
     return t
