@@ -505,3 +505,264 @@ class AROW(_SecondOrder):
 
     def _rule(self):
         return _AROW, float(self.r), 0.0
+
+
+_CW_STEP = """alpha = max(0, (-m psi + sqrt(m^2 phi^4 / 4 + v phi^2 xi)) / (v xi)),
+                psi = 1 + phi^2 / 2, xi = 1 + phi^2"""
+
+_CW_COV = """sqrt(u) = (-alpha v phi + sqrt(alpha^2 v^2 phi^2 + 4 v)) / 2
+            beta    = alpha phi / (sqrt(u) + v alpha phi)
+            w       = w + (alpha y) Sigma x'
+            Sigma   = Sigma - beta (Sigma x')(Sigma x')^T         (full)
+            1/Sigma_jj += (alpha phi / sqrt(u)) x_j^2              (diagonal)"""
+
+
+class ConfidenceWeighted(_SecondOrder):
+    __doc__ = """Confidence-weighted learning, the exact closed form (Crammer, Dredze & Pereira,
+    JMLR 13, 2012, "Confidence-weighted linear classification for text categorization";
+    Dredze, Crammer & Pereira, ICML 2008).
+
+    Rule (two classes).  State: the mean w (0) and the covariance Sigma (a I);
+    phi = Phi^-1(eta) > 0, the standard normal quantile of the confidence eta.  Predict by the
+    sign of s = w . x.  With m = y s and v = x' Sigma x' > 0::
+
+        {_CW_STEP}
+        if alpha > 0 (equivalently m < phi sqrt(v)):
+            {_CW_COV}
+
+    The update is the smallest change (in KL divergence) of the Gaussian that gives the row a
+    probability of at least eta of being right.  sqrt(u) is computed without the cancellation
+    ((2 v) / (sqrt(t^2 + 4 v) + t), t = alpha v phi); the diagonal form keeps the diagonal of
+    the update of the inverse covariance (the paper's diagonal approximation).
+
+    Mistake bound: the paper's, for the separable case (not checked by ``certify``).
+
+    {_COMMON_DOC}
+
+    {_K_DOC}
+
+    Parameters
+    ----------
+    eta : float in (0.5, 1), default=0.7
+        The confidence (phi = Phi^-1(0.7) = 0.5244; LIBOL's and SOL's default).
+    a : float > 0, default=1.0
+        The initial covariance, Sigma_0 = a I.
+    covariance : {{"diagonal", "full"}}, default="diagonal"
+    tie : {{"negative", "positive"}}, default="negative"
+    fit_intercept : bool, default=False
+    max_epochs : int, default=100
+    multi_class : {{"multiclass", "ovr"}}, default="multiclass"
+    n_jobs : int or None, default=None
+        Checked as the linear learners' (the pass runs on one thread).
+
+    ``sample_weight`` is refused (TypeError): the paper's update has no weighted form.
+
+    Attributes
+    ----------
+    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Examples
+    --------
+    {_EXAMPLE}
+    >>> from mbcore import ConfidenceWeighted
+    >>> cw = ConfidenceWeighted(eta=0.7).partial_fit(X[:4000], y[:4000])
+    >>> cw.mistakes_, cw.updates_
+    (888, 1459)
+    >>> round(cw.score(X[30000:], y[30000:]), 3)
+    0.76
+    """.format(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE, _CW_STEP=_CW_STEP,
+               _CW_COV=_CW_COV)
+
+    _PARAMETERS = {"eta": Real(0.5, 1, high_inclusive=False)}
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"eta": 0.9, "covariance": "full", "fit_intercept": True},
+                {"eta": 0.6, "multi_class": "ovr"}]
+
+    def __init__(self, eta=0.7, a=1.0, covariance="diagonal", tie="negative",
+                 fit_intercept=False, max_epochs=100, multi_class="multiclass", n_jobs=None):
+        self.eta = eta
+        self.a = a
+        self.covariance = covariance
+        self.tie = tie
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+        self.multi_class = multi_class
+        self.n_jobs = n_jobs
+
+    def _rule(self):
+        return _CW, _phi(self.eta), 0.0
+
+
+class SCW(_Weighted, _SecondOrder):
+    __doc__ = """Soft confidence-weighted learning, SCW-I and SCW-II (Wang, Zhao & Hoi, ICML 2012,
+    "Exact soft confidence-weighted learning").
+
+    Rule (two classes).  State: the mean w (0) and the covariance Sigma (a I);
+    phi = Phi^-1(eta).  Predict by the sign of s = w . x.  With m = y s and v = x' Sigma x' > 0,
+    the loss is l = phi sqrt(v) - m; if l > 0::
+
+        SCW-I:  alpha = min(C, max(0, (-m psi + sqrt(m^2 phi^4 / 4 + v phi^2 xi)) / (v xi)))
+                (psi = 1 + phi^2 / 2, xi = 1 + phi^2: CW's step, capped at C)
+        SCW-II: n = v + 1 / (2 C)
+                gamma = phi sqrt(phi^2 m^2 v^2 + 4 n v (n + v phi^2))
+                alpha = max(0, (gamma - (2 m n + phi^2 m v)) / (2 (n^2 + n v phi^2)))
+        if alpha > 0: ConfidenceWeighted's update of w and Sigma with this alpha.
+
+    CW's constraint made soft: SCW-I pays the loss linearly (a cap on the step, as PA-I),
+    SCW-II quadratically (as PA-II).  This is the paper's SCW-II (LIBOL's ``SCW2`` and other
+    ports differ from it; the twin's docstring lists how).
+
+    Sample weights: a row of weight s has the aggressiveness C s (SCW-I's cap C s, SCW-II's
+    n = v + 1 / (2 C s)), as PassiveAggressive; a row of weight 0 changes nothing;
+    ``class_weight`` likewise.
+
+    Loss bound: the paper's (not checked by ``certify``).
+
+    {_COMMON_DOC}
+
+    {_K_DOC}
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        The aggressiveness (LIBOL's default).
+    eta : float in (0.5, 1), default=0.75
+        The confidence (LIBOL's SCW-I default).
+    variant : {{"SCW-I", "SCW-II"}}, default="SCW-I"
+    a : float > 0, default=1.0
+        The initial covariance, Sigma_0 = a I.
+    covariance : {{"diagonal", "full"}}, default="diagonal"
+    tie : {{"negative", "positive"}}, default="negative"
+    fit_intercept : bool, default=False
+    max_epochs : int, default=100
+    multi_class : {{"multiclass", "ovr"}}, default="multiclass"
+    n_jobs : int or None, default=None
+        Checked as the linear learners' (the pass runs on one thread).
+    class_weight : dict, "balanced" or None, default=None
+        As for :class:`PassiveAggressive`: multiplies each row's sample weight.
+
+    Attributes
+    ----------
+    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Examples
+    --------
+    {_EXAMPLE}
+    >>> from mbcore import SCW
+    >>> scw = SCW(C=0.1, variant="SCW-I").partial_fit(X[:30000], y[:30000])
+    >>> scw.mistakes_, scw.updates_
+    (4643, 8710)
+    >>> round(scw.score(X[30000:], y[30000:]), 3)
+    0.848
+    """.format(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE)
+
+    _PARAMETERS = {"C": Real(0), "eta": Real(0.5, 1, high_inclusive=False),
+                   "variant": Choice("SCW-I", "SCW-II"), "class_weight": _CLASS_WEIGHT}
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"variant": "SCW-II", "C": 0.3, "covariance": "full", "fit_intercept": True},
+                {"C": 0.05, "eta": 0.9, "multi_class": "ovr"}]
+
+    def __init__(self, C=1.0, eta=0.75, variant="SCW-I", a=1.0, covariance="diagonal",
+                 tie="negative", fit_intercept=False, max_epochs=100, multi_class="multiclass",
+                 n_jobs=None, class_weight=None):
+        self.C = C
+        self.eta = eta
+        self.variant = variant
+        self.a = a
+        self.covariance = covariance
+        self.tie = tie
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+        self.multi_class = multi_class
+        self.n_jobs = n_jobs
+        self.class_weight = class_weight
+
+    def _rule(self):
+        return (_SCW1 if self.variant == "SCW-I" else _SCW2), float(self.C), _phi(self.eta)
+
+
+class NHERD(_Weighted, _SecondOrder):
+    __doc__ = """Normal Herd (Crammer & Lee, NIPS 2010, "Learning via Gaussian herding").
+
+    Rule (two classes).  State: the mean w (0) and the covariance Sigma (a I).  Predict by the
+    sign of s = w . x.  With m = y s and v = x' Sigma x' > 0: if m < 1::
+
+        alpha = (1 - m) / (v + 1 / C)
+        w     = w + (alpha y) Sigma x'
+        Sigma = Sigma - ((C^2 v + 2 C) / (1 + C v)^2) (Sigma x')(Sigma x')^T     (full)
+        1/Sigma_jj += (C^2 v + 2 C) x_j^2                                        (diagonal)
+
+    The herd of weight vectors all take PA-II's step, and the Gaussian follows them: the
+    covariance coefficient is (C^2 v + 2 C) / (1 + C v)^2 (the paper's full update; ports that
+    use its square differ).  The diagonal form is the paper's "project" approximation: the
+    same increase of the inverse covariance kept on its diagonal.
+
+    Sample weights: a row of weight s has C s in place of C; a row of weight 0 changes
+    nothing; ``class_weight`` likewise.
+
+    Mistake bound: the paper's (not checked by ``certify``).
+
+    {_COMMON_DOC}
+
+    {_K_DOC}
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        The aggressiveness (LIBOL's default).
+    a : float > 0, default=1.0
+        The initial covariance, Sigma_0 = a I.
+    covariance : {{"diagonal", "full"}}, default="diagonal"
+    tie : {{"negative", "positive"}}, default="negative"
+    fit_intercept : bool, default=False
+    max_epochs : int, default=100
+    multi_class : {{"multiclass", "ovr"}}, default="multiclass"
+    n_jobs : int or None, default=None
+        Checked as the linear learners' (the pass runs on one thread).
+    class_weight : dict, "balanced" or None, default=None
+        As for :class:`PassiveAggressive`: multiplies each row's sample weight.
+
+    Attributes
+    ----------
+    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Examples
+    --------
+    {_EXAMPLE}
+    >>> from mbcore import NHERD
+    >>> nherd = NHERD(C=0.1).partial_fit(X[:30000], y[:30000])
+    >>> nherd.mistakes_, nherd.updates_
+    (4652, 19101)
+    >>> round(nherd.score(X[30000:], y[30000:]), 3)
+    0.843
+    """.format(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE)
+
+    _PARAMETERS = {"C": Real(0), "class_weight": _CLASS_WEIGHT}
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"C": 0.3, "covariance": "full", "fit_intercept": True},
+                {"C": 0.05, "multi_class": "ovr"}]
+
+    def __init__(self, C=1.0, a=1.0, covariance="diagonal", tie="negative",
+                 fit_intercept=False, max_epochs=100, multi_class="multiclass", n_jobs=None,
+                 class_weight=None):
+        self.C = C
+        self.a = a
+        self.covariance = covariance
+        self.tie = tie
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+        self.multi_class = multi_class
+        self.n_jobs = n_jobs
+        self.class_weight = class_weight
+
+    def _rule(self):
+        return _NHERD, float(self.C), 0.0
