@@ -766,3 +766,181 @@ class NHERD(_Weighted, _SecondOrder):
 
     def _rule(self):
         return _NHERD, float(self.C), 0.0
+
+
+class _Dual(_SecondOrder):
+    """NAROW and SecondOrderPerceptron: theta (the sum of y x' over the updates, 0 at start)
+    beside Sigma, and w = Sigma theta (rebuilt after each update); K >= 3 classes: one-vs-rest
+    only."""
+
+    _DUAL = True
+    _MC_FORM = False
+    _PARAMETERS = {"multi_class": Choice(*_MULTI)}
+
+
+class NAROW(_Dual):
+    __doc__ = """NAROW, the narrow adaptive regularisation of weights (Orabona & Crammer, NIPS
+    2010, "New adaptive algorithms for online classification").
+
+    Rule (two classes).  State: theta (0), Sigma (a I; the inverse of the paper's A) and
+    w = Sigma theta.  For each row, with s = w . x' and chi = x' Sigma x'::
+
+        if b chi > 1:  r = chi / (b chi - 1),  f = (r s) / (chi + r)
+        else:          r = infinity,           f = s
+
+    f is the prediction with the row's own term, x'^T (A + x' x'^T / r)^-1 theta; predict by
+    its sign.  If y f < 1 (a margin error): theta += y x'; if r is finite, Sigma <- Sigma -
+    Sigma x' x'^T Sigma / (r + chi) (full) or 1/Sigma_jj += x_j^2 / r (diagonal); then
+    w = Sigma theta.  So theta moves on every margin error and the matrix only when r_t is
+    finite (the paper's algorithm; LIBOL's port makes no update at all when r_t is infinite and
+    predicts with w . x).  A zero row is treated as the Perceptron treats it (a margin error
+    on it is an update that adds 0).  ``decision_function`` is f.
+
+    Mistake bound: the paper's (not checked by ``certify``).
+
+    {_COMMON_DOC}
+
+    Three classes or more (``classes_`` sorted; argmax ties to the smallest index): one-vs-rest
+    only (learner k on +1 iff y is class k, each with its own theta and covariance, diagonal or
+    full; the prediction is the argmax of their f); ``multi_class="multiclass"`` is refused
+    (the paper gives no single-constraint form).
+
+    Parameters
+    ----------
+    b : float > 0, default=1.0
+        The paper's b (LIBOL's and DOGMA's default 1).
+    a : float > 0, default=1.0
+        The initial covariance, Sigma_0 = a I.
+    covariance : {{"diagonal", "full"}}, default="diagonal"
+    tie : {{"negative", "positive"}}, default="negative"
+    fit_intercept : bool, default=False
+    max_epochs : int, default=100
+    multi_class : {{"ovr", "multiclass"}}, default="ovr"
+        "multiclass" is refused with three classes or more.
+    n_jobs : int or None, default=None
+        Checked as the linear learners' (the pass runs on one thread).
+
+    ``sample_weight`` is refused (TypeError), and ``fit``'s ``coef_init`` (the state is theta).
+
+    Attributes
+    ----------
+    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Examples
+    --------
+    {_EXAMPLE}
+    >>> from mbcore import NAROW
+    >>> narow = NAROW(b=1.0).partial_fit(X[:30000], y[:30000])
+    >>> narow.mistakes_, narow.updates_
+    (5026, 9638)
+    >>> round(narow.score(X[30000:], y[30000:]), 3)
+    0.833
+    """.format(_COMMON_DOC=_COMMON_DOC, _EXAMPLE=_EXAMPLE)
+
+    _PARAMETERS = {"b": Real(0)}
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"b": 0.3, "covariance": "full", "fit_intercept": True},
+                {"b": 2.0, "tie": "positive"}]
+
+    def __init__(self, b=1.0, a=1.0, covariance="diagonal", tie="negative",
+                 fit_intercept=False, max_epochs=100, multi_class="ovr", n_jobs=None):
+        self.b = b
+        self.a = a
+        self.covariance = covariance
+        self.tie = tie
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+        self.multi_class = multi_class
+        self.n_jobs = n_jobs
+
+    def _rule(self):
+        return _NAROW, float(self.b), 0.0
+
+
+class SecondOrderPerceptron(_Dual):
+    __doc__ = """The second-order Perceptron (Cesa-Bianchi, Conconi & Gentile, SIAM J. Comput.
+    34(3), 2005, "A second-order Perceptron algorithm").
+
+    Rule (two classes).  State: theta = the sum of y x' over the mistakes (0), the correlation
+    matrix A = a I + the sum of x' x'^T over the mistakes, and w = A^-1 theta.  Each row is
+    predicted with its own term added, f = x'^T (A + x' x'^T)^-1 theta, by the sign of f.  On a
+    mistake only: theta += y x' and A += x' x'^T (correct rows never join the matrix).
+
+    * Full form: Sigma = A^-1 is kept (Sigma_0 = (1/a) I); with u = Sigma x',
+      chi = x' Sigma x' and s = w . x', f = s / (1 + chi) (the sign of x'^T A^-1 theta with the
+      row's term); on a mistake Sigma <- Sigma - u u^T / (1 + chi) (Sherman-Morrison) and
+      w = Sigma theta.
+    * Diagonal form (A and x' x'^T each replaced by their diagonal): A's diagonal is kept
+      (``covariance_``: a precision, starting at a); f = sum_j theta_j x_j / (A_jj + x_j^2)
+      (the intercept's theta_d / (A_dd + 1) last); on a mistake A_jj += x_j^2 and
+      w_j = theta_j / A_jj on the row's coordinates.
+
+    ``decision_function`` is f.  A zero row is treated as the Perceptron treats it.
+
+    Mistake bound (the paper's Theorem 1; no separability assumed): for any u and gamma > 0,
+    with X_M the matrix of the mistakes' x, lambda_i the eigenvalues of X_M X_M^T and
+    D_gamma(u) = sum over the mistakes of max(0, gamma - y u . x),
+    M <= D_gamma(u) / gamma + (1 / gamma) sqrt((a ||u||^2 + u^T X_M X_M^T u)
+    sum_i ln(1 + lambda_i / a)) (not checked by ``certify``).
+
+    {_COMMON_DOC}
+
+    Three classes or more (``classes_`` sorted; argmax ties to the smallest index): one-vs-rest
+    only (learner k on +1 iff y is class k; the prediction is the argmax of their f);
+    ``multi_class="multiclass"`` is refused (no single-constraint form in the paper).
+
+    Parameters
+    ----------
+    a : float > 0, default=1.0
+        The paper's a (A_0 = a I; LIBOL's, DOGMA's and SOL's default 1).
+    covariance : {{"diagonal", "full"}}, default="diagonal"
+    tie : {{"negative", "positive"}}, default="negative"
+    fit_intercept : bool, default=False
+    max_epochs : int, default=100
+    multi_class : {{"ovr", "multiclass"}}, default="ovr"
+        "multiclass" is refused with three classes or more.
+    n_jobs : int or None, default=None
+        Checked as the linear learners' (the pass runs on one thread).
+
+    ``sample_weight`` is refused (TypeError), and ``fit``'s ``coef_init`` (the state is theta).
+
+    Attributes
+    ----------
+    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Examples
+    --------
+    {_EXAMPLE}
+    >>> from mbcore import SecondOrderPerceptron
+    >>> sop = SecondOrderPerceptron(a=1.0).partial_fit(X[:30000], y[:30000])
+    >>> sop.mistakes_ == sop.updates_
+    True
+    >>> sop.mistakes_, round(sop.score(X[30000:], y[30000:]), 3)
+    (6174, 0.788)
+    """.format(_COMMON_DOC=_COMMON_DOC, _EXAMPLE=_EXAMPLE)
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"a": 0.5, "covariance": "full", "fit_intercept": True},
+                {"a": 2.0, "tie": "positive"}]
+
+    def __init__(self, a=1.0, covariance="diagonal", tie="negative", fit_intercept=False,
+                 max_epochs=100, multi_class="ovr", n_jobs=None):
+        self.a = a
+        self.covariance = covariance
+        self.tie = tie
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+        self.multi_class = multi_class
+        self.n_jobs = n_jobs
+
+    def _cov0(self):
+        # full: Sigma_0 = (1/a) I; diagonal: A's diagonal, a
+        return 1.0 / float(self.a) if self._full() else float(self.a)
+
+    def _rule(self):
+        return _SOP, 0.0, 0.0

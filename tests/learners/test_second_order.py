@@ -31,6 +31,9 @@ RULES = [
     ("SCW", {"C": 0.5, "eta": 0.75, "variant": "SCW-I"}),
     ("SCW", {"C": 0.3, "eta": 0.9, "variant": "SCW-II"}),
     ("NHERD", {"C": 0.3}),
+    ("NAROW", {"b": 0.8}),
+    ("NAROW", {"b": 3.0}),
+    ("SecondOrderPerceptron", {"a": 0.6}),
 ]
 
 A9A_X, A9A_Y = load_a9a()
@@ -140,10 +143,14 @@ def test_binary_tie_positive_and_initial_scale(case):
 @rules
 def test_k_classes_diagonal_equals_the_twin(case, multi, how, intercept):
     name = case[0]
-    if multi == "multiclass" and not getattr(mbcore, name)._MC_FORM:
-        pytest.skip("no single-constraint form (refused: test_refusals)")
     Xf, Xn = fmt(MN_X[:160], how), fmt(MN_X[160:], how)
     clf, ref = pair(*case, multi_class=multi, fit_intercept=intercept)
+    if multi == "multiclass" and name in ("NAROW", "SecondOrderPerceptron"):
+        # no single-constraint form in the paper: refused, in the twin's words
+        msg = same_error(lambda m: getattr(m, name)(**case[1], multi_class=multi)
+                         .partial_fit(Xf, MN_Y[:160]))
+        assert "multi_class='ovr'" in msg
+        return
     assert record(mbcore.run_online(clf, Xf, MN_Y[:160])) == \
         record(mbref.run_online(ref, Xf, MN_Y[:160]))
     assert_same(clf, ref, Xn)
@@ -361,3 +368,26 @@ def test_confidence_weighted_on_dense_a9a_stops_where_the_twin_stops():
         msgs.append(clf)
     a, b = (m.partial_fit(X[:4677], y[:4677]) for m in msgs)
     assert state(a) == state(b)
+
+
+# -- fit's initial means -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("intercept", (False, True), ids=("", "intercept"))
+@rules
+def test_coef_init_equals_the_twin_or_is_refused_as_the_twin_refuses_it(case, intercept):
+    name, params = case
+    rng = np.random.default_rng(3)
+    for X, y, shape in ((a1a(80)[0], a1a(80)[1], (123,)), (MN_X[:160], MN_Y[:160], (10, 40))):
+        c0 = rng.normal(size=shape) * 0.1
+        b0 = rng.normal(size=shape[:-1]) * 0.1 if len(shape) == 2 else 0.25
+        more = {"multi_class": "ovr"} if len(shape) == 2 else {}
+        if name in ("NAROW", "SecondOrderPerceptron"):
+            msg = same_error(lambda m: getattr(m, name)(**params, **more).fit(
+                X, y, coef_init=c0.tolist()))
+            assert "coef_init" in msg
+            continue
+        clf, ref = pair(name, params, max_epochs=2, fit_intercept=intercept, **more)
+        clf.fit(X, y, coef_init=c0, intercept_init=b0)
+        ref.fit(X, y, coef_init=c0.tolist(), intercept_init=np.atleast_1d(b0).tolist()
+                if len(shape) == 2 else b0)
+        assert_same(clf, ref, X[:20])
