@@ -26,6 +26,7 @@ from ._params import Choice, Flag, Integer, Real
 from ._state import BOOL, COMMON, F8, INT, arr, finite, labels_and_counts, need, shape
 from ._tags import tags
 from ._threads import N_JOBS, map_rows
+from ._validation import Batch, check_X
 from .base import ManyClasses, OnlineLearner, Snapshot
 
 __all__ = ["AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron"]
@@ -231,7 +232,6 @@ class _SecondOrder(ManyClasses, OnlineLearner):
     # -- the passes ----------------------------------------------------------------------------
     def _check_X_learn(self, X, n_features):
         # CSR column indices are checked by the pass, row by row, as it reads them
-        from ._validation import check_X
         return check_X(self._owner, X, n_features, check_indices=False)
 
     def _pass(self, batch, yy, pred, upd):
@@ -250,6 +250,28 @@ class _SecondOrder(ManyClasses, OnlineLearner):
                                        not batch.checked, self._w, self._S, self._V)
             _raise_status(self._owner, batch, status, bad)
         batch.checked = True            # (later epochs over this batch skip the index checks)
+
+    # -- one row (partial_fit of one dense float64 row; learn_one's step) -------------------
+    def _fast_path(self):
+        return True if self.__dict__.get("classes_") is not None else None
+
+    def _fast_step(self, fast, X, y):
+        """The pass on one dense float64 row of the fitted width, without the batch checks;
+        False (the general path, which says what is wrong) for anything else."""
+        if type(X) is not np.ndarray or X.ndim != 2 or X.shape != (1, self._d) or \
+                X.dtype.char != "d" or not X.dtype.isnative or not X.flags.c_contiguous:
+            return False
+        try:
+            yy = self._encode_y(y, 1, self.classes_)
+        except (ValueError, TypeError):
+            return False
+        batch = Batch(X=X, n=1, d=self._d)
+        if self._K() > 1 and self.multi_class == "ovr":
+            with Snapshot(self):         # (the one-vs-rest pass is all or nothing by this)
+                self._pass(batch, yy, None, None)
+        else:
+            self._pass(batch, yy, None, None)       # (the kernel's pass is all or nothing)
+        return True
 
     def _slot(self, k):
         """Class k's (w, S, V) views (one-vs-rest)."""
@@ -489,7 +511,8 @@ class AROW(_SecondOrder):
     @classmethod
     def _unit_test_params(cls):
         """Small parameter sets for the contract suite that runs every learner."""
-        return [{}, {"r": 0.5, "covariance": "full", "fit_intercept": True},
+        return [{}, {"r": 0.5, "covariance": "full", "fit_intercept": True,
+                 "multi_class": "ovr"},
                 {"r": 2.0, "multi_class": "ovr", "tie": "positive"}]
 
     def __init__(self, r=1.0, a=1.0, covariance="diagonal", tie="negative",
@@ -578,7 +601,8 @@ class ConfidenceWeighted(_SecondOrder):
     @classmethod
     def _unit_test_params(cls):
         """Small parameter sets for the contract suite that runs every learner."""
-        return [{}, {"eta": 0.9, "covariance": "full", "fit_intercept": True},
+        return [{}, {"eta": 0.9, "covariance": "full", "fit_intercept": True,
+                 "multi_class": "ovr"},
                 {"eta": 0.6, "multi_class": "ovr"}]
 
     def __init__(self, eta=0.7, a=1.0, covariance="diagonal", tie="negative",
@@ -665,7 +689,8 @@ class SCW(_Weighted, _SecondOrder):
     @classmethod
     def _unit_test_params(cls):
         """Small parameter sets for the contract suite that runs every learner."""
-        return [{}, {"variant": "SCW-II", "C": 0.3, "covariance": "full", "fit_intercept": True},
+        return [{}, {"variant": "SCW-II", "C": 0.3, "covariance": "full", "fit_intercept": True,
+                 "multi_class": "ovr"},
                 {"C": 0.05, "eta": 0.9, "multi_class": "ovr"}]
 
     def __init__(self, C=1.0, eta=0.75, variant="SCW-I", a=1.0, covariance="diagonal",
@@ -748,7 +773,8 @@ class NHERD(_Weighted, _SecondOrder):
     @classmethod
     def _unit_test_params(cls):
         """Small parameter sets for the contract suite that runs every learner."""
-        return [{}, {"C": 0.3, "covariance": "full", "fit_intercept": True},
+        return [{}, {"C": 0.3, "covariance": "full", "fit_intercept": True,
+                 "multi_class": "ovr"},
                 {"C": 0.05, "multi_class": "ovr"}]
 
     def __init__(self, C=1.0, a=1.0, covariance="diagonal", tie="negative",
