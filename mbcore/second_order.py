@@ -29,7 +29,8 @@ from ._threads import N_JOBS, map_rows
 from ._validation import Batch, check_X
 from .base import ManyClasses, OnlineLearner, Snapshot
 
-__all__ = ["AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron"]
+__all__ = ["AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron",
+           "ALMA"]
 
 # the kernel's rule codes (mbcore/_kernels/second_order.pyx)
 _AROW, _CW, _SCW1, _SCW2, _NHERD, _NAROW, _SOP = range(7)
@@ -107,7 +108,7 @@ class _SecondOrder(ManyClasses, OnlineLearner):
                    "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS}
 
     # for the tests (tests/_cases.py): NotFittedError before fit; not exact on integers
-    _FITTED = ("coef_", "intercept_", "covariance_")
+    _FITTED: "tuple[str, ...]" = ("coef_", "intercept_", "covariance_")
     _INTEGER_EXACT = False
 
     # -- the rule's parameters for the kernel ----------------------------------------------
@@ -979,3 +980,206 @@ class SecondOrderPerceptron(_Dual):
 
     def _rule(self):
         return _SOP, 0.0, 0.0
+
+
+class ALMA(_SecondOrder):
+    __doc__ = """ALMA_p, the approximate large margin algorithm (Gentile, JMLR 2, 2001, "A new
+    approximate maximal margin classification algorithm"); ALMA_2 by default.
+
+    Rule (two classes, labels y = +-1).  q = p / (p - 1); f is the link function of index q
+    (the gradient of ||w||_q^2 / 2) and f^-1 the one of index p.  State: theta = f(w) (0),
+    w = f^-1(theta) and k = 1 (one more than the number of updates).  Each row is normalised
+    in p-norm, x^ = x' / ||x'||_p (x' = (x, 1) with an intercept); a zero row changes nothing.
+    Predict by the sign of s = w . x^.  With gamma_k = B sqrt(p - 1) / sqrt(k), if
+    y s <= (1 - alpha) gamma_k::
+
+        eta_k = C / (sqrt(p - 1) sqrt(k))
+        theta = theta + eta_k y x^
+        theta = theta / max(1, ||theta||_p)        (w / max(1, ||w||_q): the projection)
+        w     = f^-1(theta)                          (w = theta for p = 2)
+        k     = k + 1
+
+    Defaults (D15 of the project's notes on other ports): the paper proves its bound for
+    B = 1 / alpha and C = sqrt(2), the defaults here and river's; it gives no default alpha:
+    0.9 is river's (JSAT uses 0.8; DOGMA alpha 0, B 1, C sqrt(2) - 1).  For p > 2 the
+    weights live in the dual norm through the link function, as in the paper (LIBOL's ALMA
+    only scales ALMA_2's steps by sqrt(p - 1)).  River's ``ALMAClassifier`` differs from the
+    paper in three places: it does not normalise x, it divides only the current row's
+    coordinates by max(1, ||w||), and its test is strict (<); on rows of unit norm that hold
+    every feature the two agree.
+
+    Mistake bound (the paper's Theorem 3, with B = 1 / alpha and C = sqrt(2)): on rows whose
+    normalised p-norm margin is gamma, at most 2 (p - 1) / (alpha^2 gamma^2) + 8 / alpha - 4
+    corrections (not checked by ``certify``).
+
+    Prediction: +1 iff the score is > 0, or == 0 with ``tie="positive"`` (default "negative",
+    river's).  A row whose score or update is not finite raises ValueError naming the row; the
+    learner is left as before the call.
+
+    Three classes or more: one-vs-rest (``multi_class="ovr"``, the default; "multiclass" is
+    refused: the paper has no K-class form), learner k the binary rule on +1 iff y is class k,
+    the prediction the argmax of their scores.
+
+    ``sample_weight`` is refused (TypeError): the paper's update has no weighted form.
+
+    Parameters
+    ----------
+    p : float >= 2, default=2
+    alpha : float in (0, 1], default=0.9
+    B : float > 0 or None, default=None
+        None is 1 / alpha.
+    C : float > 0, default=sqrt(2)
+    tie : {{"negative", "positive"}}, default="negative"
+    fit_intercept : bool, default=False
+    max_epochs : int, default=100
+    multi_class : {{"ovr", "multiclass"}}, default="ovr"
+    n_jobs : int or None, default=None
+        Checked as the linear learners' (the pass runs on one thread).
+
+
+    Attributes
+    ----------
+    coef_, intercept_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Examples
+    --------
+    {_EXAMPLE}
+    >>> from mbcore import ALMA
+    >>> alma = ALMA(alpha=0.9).partial_fit(X[:30000], y[:30000])
+    >>> alma.mistakes_, alma.updates_
+    (5987, 6613)
+    >>> round(alma.score(X[30000:], y[30000:]), 3)
+    0.801
+    """.format(_EXAMPLE=_EXAMPLE)
+
+    _PARAMETERS = {"p": Real(2, low_inclusive=True), "alpha": Real(0, 1),
+                   "B": Real(0, none=True), "C": Real(0), "tie": Choice(*_TIES),
+                   "fit_intercept": Flag(), "max_epochs": Integer(1),
+                   "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS}
+    _FITTED = ("coef_", "intercept_")
+    _MC_FORM = False
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"alpha": 0.5, "fit_intercept": True}, {"p": 3.0, "tie": "positive"}]
+
+    def __init__(self, p=2, alpha=0.9, B=None, C=math.sqrt(2.0), tie="negative",
+                 fit_intercept=False, max_epochs=100, multi_class="ovr", n_jobs=None):
+        self.p = p
+        self.alpha = alpha
+        self.B = B
+        self.C = C
+        self.tie = tie
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+        self.multi_class = multi_class
+        self.n_jobs = n_jobs
+
+    covariance = "diagonal"         # (no covariance: the base's checks read this)
+
+    def _full(self):
+        return False
+
+    def _cov0(self):
+        return 1.0
+
+    def _rule(self):
+        raise AssertionError("ALMA has no rule code of so_pass (its kernel is alma_pass)")
+
+    def _B(self):
+        return 1.0 / float(self.alpha) if self.B is None else float(self.B)
+
+    @property
+    def covariance_(self):
+        raise AttributeError("ALMA has no covariance")
+
+    # -- state: w, theta (_T) and k (_k, one per class) -----------------------------------
+    def _init_state(self, d, w_init=None):
+        super()._init_state(d, w_init)
+        K, p = self._K(), float(self.p)
+        self._S = np.zeros(0)
+        self._ks = np.ones(K)
+        if p == 2.0:
+            self._T = self._w.copy()
+        else:
+            D = d + bool(self.fit_intercept)
+            self._T = np.empty_like(self._w)
+            for c in range(K):
+                w = self._w[c * D:(c + 1) * D]
+                if w.any():
+                    _kso.alma_link(w, p / (p - 1.0), self._T[c * D:(c + 1) * D])
+                else:
+                    self._T[c * D:(c + 1) * D] = 0.0
+
+    _STATE = dict(COMMON, _d=INT, _w=arr(F8, 1), _S=arr(F8, 1), _V=arr(F8, 1),
+                  _full_fitted=BOOL, _T=arr(F8, 1), _ks=arr(F8, 1))
+
+    def _check_state(self, st):
+        o, d, K = self._owner, st["n_features_in_"], self._K()
+        labels_and_counts(self, st)
+        need(st["_d"] == d, f"{o}: _d != n_features_in_")
+        need(not st["_full_fitted"], f"{o}: ALMA has no covariance")
+        need(not (K > 1 and self.multi_class == "multiclass"),
+             f"{o}: a K-class state of a form this learner refuses")
+        D = d + bool(self.fit_intercept)
+        shape(self, "_w", (K * D,))
+        shape(self, "_T", (K * D,))
+        shape(self, "_ks", (K,))
+        shape(self, "_S", (0,))
+        shape(self, "_V", (0,))
+        finite(self, "_w", "_T", "_ks")
+        need(bool((st["_ks"] >= 1.0).all()), f"{o}: a correction count below 1")
+
+    def _widened(self, d):
+        w, S, V = super()._widened(d)
+        K, d0, icpt = self._K(), self._d, bool(self.fit_intercept)
+        D0, D1 = d0 + icpt, d + icpt
+        T = np.zeros((K, D1))
+        T[:, list(range(d0)) + ([d] if icpt else [])] = self._T.reshape(K, D0)
+        return w, S, V, T.ravel()
+
+    def _grow_state(self, d):
+        self._w, self._S, self._V, self._T = self._widened(d)
+        self._d = d
+
+    def _grow_features(self, d):
+        old = (self._w, self._S, self._V, self._T, self._d)
+        self._grow_state(d)
+        self.n_features_in_ = d
+
+        def undo():
+            self._w, self._S, self._V, self._T, self._d = old
+            self.n_features_in_ = old[4]
+
+        return undo
+
+    # -- the passes -----------------------------------------------------------------------
+    def _slot(self, k):
+        D = self._d + bool(self.fit_intercept)
+        return (self._w[k * D:(k + 1) * D], self._T[k * D:(k + 1) * D], self._ks[k:k + 1])
+
+    def _pass(self, batch, yy, pred, upd):
+        self._validate_params()
+        if self._K() > 1:                   # (one-vs-rest: "multiclass" is refused at fit)
+            self._pass_ovr(batch, yy, pred, upd)
+        else:
+            status, bad = self._binary(0, batch, yy, pred, upd, None, self._counts,
+                                       not batch.checked, *self._slot(0))
+            _raise_status(self._owner, batch, status, bad)
+        batch.checked = True
+
+    def _binary(self, k, batch, y8, pred, upd, scores, counts, check, w, T, kk, sw=False,
+                learn=True):
+        """alma_pass of the binary rule on (w, theta, k) over the batch; (status, bad row)."""
+        return _kso.alma_pass(float(self.p), float(self.alpha), self._B(), float(self.C),
+                              self.fit_intercept, self.tie == "positive", w, T, kk, self._d,
+                              counts, batch.arrays, y8, pred, upd, scores, check, learn)
+
+    def _class_score(self, k, batch):
+        out = np.empty(batch.n)
+        w, T, kk = self._slot(k)
+        y8 = np.ones(batch.n, dtype=np.int8)
+        st = self._binary(k, batch, y8, None, None, out, np.zeros(3, dtype=np.int64), False,
+                          w, T, kk, learn=False)
+        return out, st

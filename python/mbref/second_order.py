@@ -39,6 +39,7 @@ Shared conventions (the linear learners' ones, ``mbref.linear``):
 """
 
 import math
+import numbers
 from statistics import NormalDist
 
 from . import _arith
@@ -847,8 +848,11 @@ class ALMA(_Second):
         super()._validate_params()
         _check_real(self._owner, "p", self.p, 2, low_open=False)
         _check_real(self._owner, "alpha", self.alpha, 0, 1)
-        if self.B is not None:
-            _check_real(self._owner, "B", self.B, 0)
+        B = self.B
+        if B is not None and not (isinstance(B, numbers.Real) and not isinstance(B, bool) and
+                                  math.isfinite(float(B)) and B > 0):
+            raise ValueError(f"{self._owner}: parameter B must be a finite real > 0 or None, "
+                             f"got {B!r}")
         _check_real(self._owner, "C", self.C, 0)
 
     def _B(self):
