@@ -262,7 +262,31 @@ class _SecondOrder(ManyClasses, OnlineLearner):
 
     # -- one row (partial_fit of one dense float64 row; learn_one's step) -------------------
     def _fast_path(self):
-        return True if self.__dict__.get("classes_") is not None else None
+        """The one-row binding: two classes, no class weights (the one-row step is
+        unweighted): (the kernel's ``OneBinding`` of the current arrays, d, positive label,
+        negative label), which learn_one and predict_one run in one compiled call each
+        (``OneSecondOrder``); else True (partial_fit's one-row path alone) or None."""
+        cl = self.__dict__.get("classes_")
+        if cl is None:
+            return None
+        if self._K() > 1 or self.class_weight is not None or \
+                self._w.shape[0] != self._d + bool(self.fit_intercept):
+            return True
+        pos, neg = cl[1], cl[0]
+        return (self._binding(), self._d, pos.item() if isinstance(pos, np.generic) else pos,
+                neg.item() if isinstance(neg, np.generic) else neg)
+
+    def _binding(self):
+        rule, p0, p1 = self._rule()
+        return _kso.so_binding(rule, self._full_fitted, self.fit_intercept,
+                               self.tie == "positive", p0, p1, self._floor(), self._w, self._S,
+                               self._d, self._counts, self._V if self._DUAL else None)
+
+    def _one_binder(self, fast, one):
+        # learn_one / predict_one: the row, the label and the one-row step in one compiled call
+        if type(fast) is not tuple:
+            return None
+        return _kso.OneSecondOrder(self, fast, one)
 
     def _fast_step(self, fast, X, y):
         """The pass on one dense float64 row of the fitted width, without the batch checks;
@@ -1108,7 +1132,8 @@ class ALMA(_SecondOrder):
             for c in range(K):
                 w = self._w[c * D:(c + 1) * D]
                 if w.any():
-                    _kso.alma_link(w, p / (p - 1.0), self._T[c * D:(c + 1) * D])
+                    _kso.alma_link(w, p / (p - 1.0), self.fit_intercept,
+                                   self._T[c * D:(c + 1) * D])
                 else:
                     self._T[c * D:(c + 1) * D] = 0.0
 
@@ -1175,6 +1200,11 @@ class ALMA(_SecondOrder):
         return _kso.alma_pass(float(self.p), float(self.alpha), self._B(), float(self.C),
                               self.fit_intercept, self.tie == "positive", w, T, kk, self._d,
                               counts, batch.arrays, y8, pred, upd, scores, check, learn)
+
+    def _binding(self):
+        return _kso.alma_binding(float(self.p), float(self.alpha), self._B(), float(self.C),
+                                 self.fit_intercept, self.tie == "positive", self._w, self._T,
+                                 self._ks, self._d, self._counts)
 
     def _class_score(self, k, batch):
         out = np.empty(batch.n)
