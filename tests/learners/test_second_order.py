@@ -370,7 +370,7 @@ def test_confidence_weighted_on_dense_a9a_stops_where_the_twin_stops():
     assert state(a) == state(b)
 
 
-# -- fit's initial means -----------------------------------------------------------------------------
+# -- fit's initial means ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("intercept", (False, True), ids=("", "intercept"))
 @rules
