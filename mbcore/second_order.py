@@ -38,8 +38,8 @@ _AROW, _CW, _SCW1, _SCW2, _NHERD, _NAROW, _SOP = range(7)
 # doubles, 1 GiB; mbref._covariance.FULL_LIMIT): a wider learner is refused.
 FULL_LIMIT = 1 << 27
 
-# the smallest normal double: a diagonal variance never goes below it (mbref._covariance)
-_SIGMA_FLOOR = 2.2250738585072014e-308
+# a diagonal variance never goes below a * 2**-52 (mbref._covariance.variance_floor)
+_FLOOR_SCALE = 2.0 ** -52
 
 _NO_WEIGHTS = "its paper's update has no weighted form"
 
@@ -60,7 +60,9 @@ _COMMON_DOC = """Conventions of the family (the twin ``mbref.second_order`` stat
     * ``covariance="diagonal"`` keeps D variances (the diagonal form); ``"full"`` a D x D
       matrix, refused when all the learner's matrices would hold more than 2**27 entries
       (1 GiB), with a message naming ``covariance="diagonal"``.  A diagonal variance never
-      goes below the smallest normal double (2**-1022).
+      goes below a * 2**-52 (the initial one times the machine epsilon: without this floor
+      the exact CW step drove variances to 0 within one pass over a9a and then stopped on a
+      finite row).
     * A row whose score, confidence or update is not finite raises ValueError naming the row;
       the learner is left as before the call (every call is all or nothing)."""
 
@@ -143,6 +145,10 @@ class _SecondOrder(ManyClasses, OnlineLearner):
         """The initial value on the covariance's diagonal (Sigma_0 = a I)."""
         return float(self.a)
 
+    def _floor(self):
+        """The diagonal variances' floor, a * 2**-52 (mbref._covariance.variance_floor)."""
+        return float(self.a) * _FLOOR_SCALE
+
     def _validate_params(self):
         super()._validate_params()
         o = self._owner
@@ -209,7 +215,8 @@ class _SecondOrder(ManyClasses, OnlineLearner):
             need(bool((np.diagonal(M, axis1=1, axis2=2) > 0.0).all()),
                  f"{o}: a covariance has a diagonal entry <= 0")
         else:
-            need(bool((S >= _SIGMA_FLOOR).all()), f"{o}: a variance is below 2**-1022")
+            need(bool((S >= self._floor()).all()) if self._rule()[0] != _SOP else
+                 bool((S > 0.0).all()), f"{o}: a variance is below a * 2**-52")
 
     # -- a stream of unknown width (mbcore.streaming, learn_one on new names) ---------------
     # A feature that was 0 in every row so far has, in a run given the full width from the
@@ -264,9 +271,10 @@ class _SecondOrder(ManyClasses, OnlineLearner):
             self._pass_ovr(batch, yy, pred, upd)
         elif K > 1:
             rule, p0, p1 = self._rule()
-            status, bad = _kso.so_mc_pass(rule, self.fit_intercept, p0, p1, K, self._w, self._S,
-                                          self._d, self._counts, batch.arrays, yy, pred, upd,
-                                          not batch.checked, batch.sw)
+            status, bad = _kso.so_mc_pass(rule, self.fit_intercept, p0, p1, self._floor(), K,
+                                          self._w, self._S, self._d, self._counts,
+                                          batch.arrays, yy, pred, upd, not batch.checked,
+                                          batch.sw)
             _raise_status(self._owner, batch, status, bad)
         else:
             status, bad = self._binary(0, batch, yy, pred, upd, None, self._counts,
@@ -307,8 +315,9 @@ class _SecondOrder(ManyClasses, OnlineLearner):
         """so_pass of the binary rule on (w, S, V) over the batch; (status, bad row)."""
         rule, p0, p1 = self._rule()
         return _kso.so_pass(rule, self._full_fitted, self.fit_intercept, self.tie == "positive",
-                            p0, p1, w, S, self._d, counts, batch.arrays, y8, pred, upd, scores,
-                            check, batch.sw if sw is False else sw, V if self._DUAL else None)
+                            p0, p1, self._floor(), w, S, self._d, counts, batch.arrays, y8, pred,
+                            upd, scores, check, batch.sw if sw is False else sw,
+                            V if self._DUAL else None)
 
     def _pass_ovr(self, batch, yy, pred, upd):
         """One-vs-rest: learner k is independent of the others, so each runs its whole pass in
@@ -487,6 +496,8 @@ class AROW(_SecondOrder):
 
     {_K_DOC}
 
+    ``sample_weight`` is refused (TypeError): the paper's update has no weighted form.
+
     Parameters
     ----------
     r : float > 0, default=1.0
@@ -500,8 +511,6 @@ class AROW(_SecondOrder):
     multi_class : {{"multiclass", "ovr"}}, default="multiclass"
     n_jobs : int or None, default=None
         Checked as the linear learners' (the pass runs on one thread).
-
-    ``sample_weight`` is refused (TypeError): the paper's update has no weighted form.
 
     {_ATTRS}
 
@@ -574,14 +583,14 @@ class ConfidenceWeighted(_SecondOrder):
 
     {_K_DOC}
 
+    ``sample_weight`` is refused (TypeError): the paper's update has no weighted form.
+
     Parameters
     ----------
     eta : float in (0.5, 1), default=0.7
         The confidence (phi = Phi^-1(0.7) = 0.5244; LIBOL's and SOL's default).
     {_A_PARAM}
     {_PARAMS}
-
-    ``sample_weight`` is refused (TypeError): the paper's update has no weighted form.
 
     {_ATTRS}
 
@@ -811,14 +820,14 @@ class NAROW(_Dual):
     full; the prediction is the argmax of their f); ``multi_class="multiclass"`` is refused
     (the paper gives no single-constraint form).
 
+    ``sample_weight`` is refused (TypeError), and ``fit``'s ``coef_init`` (the state is theta).
+
     Parameters
     ----------
     b : float > 0, default=1.0
         The paper's b (LIBOL's and DOGMA's default 1).
     {_A_PARAM}
     {_DUAL_PARAMS}
-
-    ``sample_weight`` is refused (TypeError), and ``fit``'s ``coef_init`` (the state is theta).
 
     {_ATTRS}
 
@@ -888,13 +897,13 @@ class SecondOrderPerceptron(_Dual):
     only (learner k on +1 iff y is class k; the prediction is the argmax of their f);
     ``multi_class="multiclass"`` is refused (no single-constraint form in the paper).
 
+    ``sample_weight`` is refused (TypeError), and ``fit``'s ``coef_init`` (the state is theta).
+
     Parameters
     ----------
     a : float > 0, default=1.0
         The paper's a (A_0 = a I; LIBOL's, DOGMA's and SOL's default 1).
     {_DUAL_PARAMS}
-
-    ``sample_weight`` is refused (TypeError), and ``fit``'s ``coef_init`` (the state is theta).
 
     {_ATTRS}
 

@@ -2,7 +2,9 @@
 """Compiled kernels of the second-order linear learners (mbcore.second_order): AROW, the exact
 confidence-weighted rule (CW), SCW-I/II and NHERD, and the dual-form NAROW and second-order
 Perceptron, with a diagonal or a full covariance, for two classes and for K classes (the
-single-constraint form of the first four; one-vs-rest runs the binary pass once per class).
+single-constraint form of the first four; one-vs-rest runs the binary pass once per class);
+and ALMA_p, the approximate large-margin rule, which lives in the same house (a binary pass,
+one-vs-rest for K classes).
 
 The arithmetic is the contract of ``mbref._arith`` and ``mbref._covariance``: sums in the four
 interleaved partial sums of ``_arith.pxd`` (no fused multiply-add), every covariance update in
@@ -12,11 +14,12 @@ restored if a row fails (a non-finite score, confidence or state); the Python la
 with the row's index.
 """
 
-from libc.math cimport sqrt, isfinite
+from libc.math cimport sqrt, isfinite, pow, fabs, copysign
 from libc.stdlib cimport malloc, free
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
-from ._arith cimport floating, index_t, dot_row, axpy_row, sign_of
+from ._arith cimport (floating, index_t, Params, dot_row, axpy_row, sign_of, sumsq_vals,
+                      sqnorm_w, row_inv, raw_score)
 from ._rows cimport (Rows, rows_of, ADDITIVE_CODES, OK, BAD_ROW, NEED_ROOM, row_at,
                      csr_row_ok)
 
@@ -35,8 +38,6 @@ cdef enum:
     SOP = 6             # theta (V); S: A's diagonal (diagonal) or Sigma = A^-1 (full)
     N_SO_RULES = 7
 
-# the smallest normal double: a diagonal variance never underflows to 0 (mbref._covariance)
-cdef double SIGMA_FLOOR = 2.2250738585072014e-308
 
 
 cdef struct SOCtx:
@@ -46,10 +47,12 @@ cdef struct SOCtx:
     int tie_pos
     double p0
     double p1
+    double floor        # the diagonal variances' floor (mbref._covariance: a * 2**-52)
     double* w
     double* S
     double* V           # theta (NAROW, SOP: the sum of y x' over the updates), else NULL
     double* u           # scratch: D doubles (the full form's Sigma x')
+    int* nz             # scratch: d ints (a dense row's non-zero positions)
     Py_ssize_t d
     Py_ssize_t D        # d, or d + 1 with an intercept (the last coordinate)
     long long* counts   # [rows seen, mistakes, updates]
@@ -131,68 +134,97 @@ cdef inline int so_coef(const SOCtx* c, double m, double v, double sw, double* a
 cdef inline double wsumsq_row(const double* S, const floating* v, const index_t* ix,
                               Py_ssize_t n) noexcept nogil:
     """sum_j S_j x_j^2 over the row's stored values (every coordinate of a dense row), term k
-    (S[j] * x_k) * x_k, in the four-partial order (mbref._arith.wsumsq)."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, x
-    cdef Py_ssize_t k, j
-    for k in range(n):
-        j = k if ix == NULL else ix[k]
-        x = <double>v[k]
-        if (k & 3) == 0:
-            s0 += (S[j] * x) * x
-        elif (k & 3) == 1:
-            s1 += (S[j] * x) * x
-        elif (k & 3) == 2:
-            s2 += (S[j] * x) * x
-        else:
-            s3 += (S[j] * x) * x
+    (S[j] * x_k) * x_k, in the four-partial order (mbref._arith.wsumsq); unrolled as
+    _arith.pxd's dot_row."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, x0, x1, x2, x3
+    cdef Py_ssize_t k, n4 = n - (n % 4)
+    if ix == NULL:
+        for k in range(0, n4, 4):
+            x0 = v[k]
+            x1 = v[k + 1]
+            x2 = v[k + 2]
+            x3 = v[k + 3]
+            s0 += (S[k] * x0) * x0
+            s1 += (S[k + 1] * x1) * x1
+            s2 += (S[k + 2] * x2) * x2
+            s3 += (S[k + 3] * x3) * x3
+        if n4 < n:
+            x0 = v[n4]
+            s0 += (S[n4] * x0) * x0
+        if n4 + 1 < n:
+            x1 = v[n4 + 1]
+            s1 += (S[n4 + 1] * x1) * x1
+        if n4 + 2 < n:
+            x2 = v[n4 + 2]
+            s2 += (S[n4 + 2] * x2) * x2
+    else:
+        for k in range(0, n4, 4):
+            x0 = v[k]
+            x1 = v[k + 1]
+            x2 = v[k + 2]
+            x3 = v[k + 3]
+            s0 += (S[ix[k]] * x0) * x0
+            s1 += (S[ix[k + 1]] * x1) * x1
+            s2 += (S[ix[k + 2]] * x2) * x2
+            s3 += (S[ix[k + 3]] * x3) * x3
+        if n4 < n:
+            x0 = v[n4]
+            s0 += (S[ix[n4]] * x0) * x0
+        if n4 + 1 < n:
+            x1 = v[n4 + 1]
+            s1 += (S[ix[n4 + 1]] * x1) * x1
+        if n4 + 2 < n:
+            x2 = v[n4 + 2]
+            s2 += (S[ix[n4 + 2]] * x2) * x2
     return (s0 + s1) + (s2 + s3)
 
 
+cdef inline unsigned long long nonfinite_bits(double t) noexcept nogil:
+    """1 when t is NaN or infinite (its exponent bits all ones), else 0: an integer test, so that
+    a loop's check has no floating-point chain from one value to the next."""
+    cdef unsigned long long b
+    memcpy(&b, &t, sizeof(double))
+    return ((b >> 52) & 0x7ff) == 0x7ff
+
+
 cdef inline int diag_step(double* w, double* S, const floating* v, const index_t* ix,
-                          Py_ssize_t n, Py_ssize_t d, int intercept, double ay,
-                          double c) noexcept nogil:
-    """The diagonal update of every stored value in the row's order, then the intercept's
-    (mbref._covariance.diag_step); 0 if a value became non-finite."""
-    cdef Py_ssize_t k, j
+                          Py_ssize_t n, Py_ssize_t d, int intercept, double ay, double c,
+                          double floor, int* nz) noexcept nogil:
+    """The diagonal update of every non-zero value in the row's order, then the intercept's
+    (mbref._covariance.diag_step; w NULL: the covariance alone, NAROW's); 0 if a value became
+    non-finite.  A dense row's non-zero positions are gathered first into nz (d ints of
+    scratch), without branches: its zeros would make the loop's branch unpredictable."""
+    cdef Py_ssize_t k, j, q, m = 0
     cdef double x, g, t
-    cdef int ok = 1
-    for k in range(n + (1 if intercept else 0)):
-        if k < n:
-            j = k if ix == NULL else ix[k]
-            x = <double>v[k]
+    cdef unsigned long long bad = 0
+    if ix == NULL:
+        for k in range(n):
+            nz[m] = <int>k
+            m += v[k] != 0.0        # (NaN is kept: the step makes it a bad row)
+    else:
+        m = n
+    for q in range(m + (1 if intercept else 0)):
+        if q < m:
+            if ix == NULL:
+                j = nz[q]
+                x = <double>v[j]
+            else:
+                x = <double>v[q]
+                if x == 0.0:
+                    continue
+                j = ix[q]
         else:
             j = d
             x = 1.0
         g = S[j] * x
-        w[j] = w[j] + ay * g
-        if not isfinite(w[j]):
-            ok = 0
+        if w != NULL:
+            t = w[j] + ay * g
+            w[j] = t
+            bad |= nonfinite_bits(t)
         t = S[j] / (1.0 + c * (g * x))
-        S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
-        if not isfinite(t):
-            ok = 0
-    return ok
-
-
-cdef inline int diag_cov_step(double* S, const floating* v, const index_t* ix, Py_ssize_t n,
-                              Py_ssize_t d, int intercept, double c) noexcept nogil:
-    """diag_step without the mean line (NAROW: mbref._covariance.diag_step with w None)."""
-    cdef Py_ssize_t k, j
-    cdef double x, g, t
-    cdef int ok = 1
-    for k in range(n + (1 if intercept else 0)):
-        if k < n:
-            j = k if ix == NULL else ix[k]
-            x = <double>v[k]
-        else:
-            j = d
-            x = 1.0
-        g = S[j] * x
-        t = S[j] / (1.0 + c * (g * x))
-        S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
-        if not isfinite(t):
-            ok = 0
-    return ok
+        S[j] = t if t >= floor else floor
+        bad |= nonfinite_bits(t)
+    return bad == 0
 
 
 cdef inline double diag_v(const SOCtx* c, const double* S, const floating* v,
@@ -203,17 +235,46 @@ cdef inline double diag_v(const SOCtx* c, const double* S, const floating* v,
     return s
 
 
+cdef inline double dot_nz(const double* w, const floating* v, const int* nz,
+                          Py_ssize_t m) noexcept nogil:
+    """w . x for a dense row x whose non-zero positions are nz[0..m): term j into the partial
+    sum j & 3, as dot_row's dense loop puts it; the zeros' products (+-0.0, w finite) change no
+    partial sum, so the result is dot_row's, bit for bit."""
+    cdef double s[4]
+    cdef Py_ssize_t q
+    cdef int j
+    s[0] = 0.0
+    s[1] = 0.0
+    s[2] = 0.0
+    s[3] = 0.0
+    for q in range(m):
+        j = nz[q]
+        s[j & 3] += w[j] * <double>v[j]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
 cdef inline double full_uv(const SOCtx* c, const floating* v, const index_t* ix,
                            Py_ssize_t n) noexcept nogil:
-    """u = Sigma x' row by row into c.u, and v = u . x' (mbref._covariance.full_u, full_v)."""
-    cdef Py_ssize_t i, D = c.D
+    """u = Sigma x' row by row into c.u, and v = u . x' (mbref._covariance.full_u, full_v).
+    A dense row's products run over its non-zero values only (dot_nz: the same sums)."""
+    cdef Py_ssize_t i, k, m = 0, D = c.D
     cdef double s
+    if ix == NULL:
+        for k in range(n):
+            c.nz[m] = <int>k
+            m += v[k] != 0.0        # (NaN is kept)
     for i in range(D):
-        s = dot_row(c.S + i * D, v, ix, n)
+        if ix == NULL:
+            s = dot_nz(c.S + i * D, v, c.nz, m)
+        else:
+            s = dot_row(c.S + i * D, v, ix, n)
         if c.intercept:
             s = s + c.S[i * D + c.d]
         c.u[i] = s
-    s = dot_row(c.u, v, ix, n)
+    if ix == NULL:
+        s = dot_nz(c.u, v, c.nz, m)
+    else:
+        s = dot_row(c.u, v, ix, n)
     if c.intercept:
         s = s + c.u[c.d]
     return s
@@ -221,21 +282,21 @@ cdef inline double full_uv(const SOCtx* c, const floating* v, const index_t* ix,
 
 cdef inline int full_downdate(SOCtx* c, double beta) noexcept nogil:
     """Sigma -= beta u u^T, both triangles from one expression, u = c.u
-    (mbref._covariance.full_downdate); 0 if a value became non-finite."""
+    (mbref._covariance.full_downdate: for i <= j, t = S[i][j] - (beta * u[i]) * u[j] is
+    written to S[i][j] and S[j][i]); 0 if a value became non-finite."""
     cdef Py_ssize_t i, j, D = c.D
     cdef double bi, t
     cdef double* S = c.S
     cdef const double* u = c.u
-    cdef int ok = 1
+    cdef unsigned long long bad = 0
     for i in range(D):
         bi = beta * u[i]
         for j in range(i, D):
             t = S[i * D + j] - bi * u[j]
             S[i * D + j] = t
             S[j * D + i] = t
-            if not isfinite(t):
-                ok = 0
-    return ok
+            bad |= nonfinite_bits(t)
+    return bad == 0
 
 
 cdef inline int full_step(SOCtx* c, double ay, double beta) noexcept nogil:
@@ -265,18 +326,66 @@ cdef inline double score_of(const SOCtx* c, const double* w, const floating* v,
     return s
 
 
+cdef inline double score_conf(const SOCtx* c, const floating* v, const index_t* ix,
+                              Py_ssize_t n, double* conf) noexcept nogil:
+    """score_of and diag_v in one pass over the row (the diagonal rules): the same two
+    four-partial sums, each term into the same partial in the same order, so both are the
+    separate loops' values bit for bit; *conf = v, returns s."""
+    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
+    cdef double b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0
+    cdef double x0, x1, x2, x3, s, q
+    cdef const double* w = c.w
+    cdef const double* S = c.S
+    cdef Py_ssize_t k, j0, j1, j2, j3, n4 = n - (n % 4)
+    for k in range(0, n4, 4):
+        if ix == NULL:
+            j0, j1, j2, j3 = k, k + 1, k + 2, k + 3
+        else:
+            j0, j1, j2, j3 = ix[k], ix[k + 1], ix[k + 2], ix[k + 3]
+        x0 = v[k]
+        x1 = v[k + 1]
+        x2 = v[k + 2]
+        x3 = v[k + 3]
+        a0 += w[j0] * x0
+        a1 += w[j1] * x1
+        a2 += w[j2] * x2
+        a3 += w[j3] * x3
+        b0 += (S[j0] * x0) * x0
+        b1 += (S[j1] * x1) * x1
+        b2 += (S[j2] * x2) * x2
+        b3 += (S[j3] * x3) * x3
+    for k in range(n4, n):
+        j0 = k if ix == NULL else ix[k]
+        x0 = v[k]
+        if k == n4:
+            a0 += w[j0] * x0
+            b0 += (S[j0] * x0) * x0
+        elif k == n4 + 1:
+            a1 += w[j0] * x0
+            b1 += (S[j0] * x0) * x0
+        else:
+            a2 += w[j0] * x0
+            b2 += (S[j0] * x0) * x0
+    s = 1.0 * ((a0 + a1) + (a2 + a3))
+    q = (b0 + b1) + (b2 + b3)
+    if c.intercept:
+        s = s + w[c.d]
+        q = q + S[c.d]
+    conf[0] = q
+    return s
+
+
 cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssize_t n,
-                          int y, double s, double wi) noexcept nogil:
-    """The step of AROW, CW, SCW, NHERD on a row of score s (the twin's _Gaussian._binary):
-    -1 (a bad row), 0 (no update) or 1."""
-    cdef double v, alpha = 0.0, beta = 0.0, cc = 0.0
+                          int y, double s, double v, double wi) noexcept nogil:
+    """The step of AROW, CW, SCW, NHERD on a row of score s (the twin's _Gaussian._binary;
+    v: the diagonal form's confidence, computed with s by score_conf; the full form computes
+    its own): -1 (a bad row), 0 (no update) or 1."""
+    cdef double alpha = 0.0, beta = 0.0, cc = 0.0
     cdef int ok
     if wi == 0.0:
         return 0
     if c.full:
         v = full_uv(c, x, xi, n)
-    else:
-        v = diag_v(c, c.S, x, xi, n)
     if not isfinite(v):
         return -1
     if not v > 0.0:
@@ -286,7 +395,7 @@ cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssi
     if c.full:
         ok = full_step(c, alpha * y, beta)
     else:
-        ok = diag_step(c.w, c.S, x, xi, n, c.d, c.intercept, alpha * y, cc)
+        ok = diag_step(c.w, c.S, x, xi, n, c.d, c.intercept, alpha * y, cc, c.floor, c.nz)
     return 1 if ok else -1
 
 
@@ -328,22 +437,30 @@ cdef inline int w_from_theta(SOCtx* c, const index_t* xi, Py_ssize_t n) noexcept
 cdef inline double sop_diag_score(const SOCtx* c, const floating* v, const index_t* ix,
                                   Py_ssize_t n) noexcept nogil:
     """The diagonal second-order Perceptron's f: term k (theta[j] * x_k) / (A[j] + x_k * x_k)
-    in the four-partial order, the intercept's theta[d] / (A[d] + 1.0) added last."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, x, t
-    cdef Py_ssize_t k, j
-    for k in range(n):
-        j = k if ix == NULL else ix[k]
-        x = <double>v[k]
-        t = (c.V[j] * x) / (c.S[j] + x * x)
-        if (k & 3) == 0:
-            s0 += t
-        elif (k & 3) == 1:
-            s1 += t
-        elif (k & 3) == 2:
-            s2 += t
-        else:
-            s3 += t
-    t = (s0 + s1) + (s2 + s3)
+    in the four-partial order, the intercept's theta[d] / (A[d] + 1.0) added last.  A dense
+    row's zeros are skipped (their terms are +-0.0, which change no partial sum: a partial
+    sum is never -0.0), so that a row pays its non-zero values' divisions only."""
+    cdef double s[4]
+    cdef double x, t
+    cdef Py_ssize_t k, j, q, m = 0
+    s[0] = 0.0
+    s[1] = 0.0
+    s[2] = 0.0
+    s[3] = 0.0
+    if ix == NULL:
+        for k in range(n):
+            c.nz[m] = <int>k
+            m += v[k] != 0.0        # (NaN is kept)
+        for q in range(m):
+            j = c.nz[q]
+            x = <double>v[j]
+            s[j & 3] += (c.V[j] * x) / (c.S[j] + x * x)
+    else:
+        for k in range(n):
+            j = ix[k]
+            x = <double>v[k]
+            s[k & 3] += (c.V[j] * x) / (c.S[j] + x * x)
+    t = (s[0] + s[1]) + (s[2] + s[3])
     if c.intercept:
         t = t + c.V[c.d] / (c.S[c.d] + 1.0)
     return t
@@ -398,7 +515,8 @@ cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssiz
         if c.full:
             ok = full_downdate(c, 1.0 / (r + chi)) and ok
         else:
-            ok = diag_cov_step(c.S, x, xi, n, c.d, c.intercept, 1.0 / r) and ok
+            ok = diag_step(NULL, c.S, x, xi, n, c.d, c.intercept, 0.0, 1.0 / r, c.floor,
+                           c.nz) and ok
     ok = w_from_theta(c, xi, n) and ok
     return 1 if ok else -1
 
@@ -412,7 +530,7 @@ cdef int so_pass_impl(SOCtx* c, const floating* val, const index_t* ix, const in
     cdef Py_ssize_t i, n
     cdef const floating* x
     cdef const index_t* xi
-    cdef double f = 0.0, wi
+    cdef double f = 0.0, v = 0.0, wi
     cdef int pr, st, step
     cdef long long mistakes = 0, updates = 0
     cdef bint dual = c.rule == NAROW or c.rule == SOP
@@ -427,8 +545,14 @@ cdef int so_pass_impl(SOCtx* c, const floating* val, const index_t* ix, const in
         if dual:
             step = dual_row(c, x, xi, n, y[i], wi, &f)
         else:
-            f = score_of(c, c.w, x, xi, n)
-            step = gauss_row(c, x, xi, n, y[i], f, wi) if isfinite(f) else -1
+            if c.full:
+                f = score_of(c, c.w, x, xi, n)
+            elif xi == NULL:        # (dense: the two vectorised loops are faster than one)
+                f = score_of(c, c.w, x, xi, n)
+                v = diag_v(c, c.S, x, xi, n)
+            else:
+                f = score_conf(c, x, xi, n, &v)
+            step = gauss_row(c, x, xi, n, y[i], f, v, wi) if isfinite(f) else -1
         if step < 0:
             bad[0] = i
             return BAD_ROW
@@ -498,8 +622,10 @@ cdef int so_mc_pass_impl(SOCtx* c, Py_ssize_t K, const floating* val, const inde
             continue
         if not so_coef(c, s[yi] - s[r], v, wi, &alpha, &beta, &cc):
             continue
-        ok = diag_step(c.w + yi * D, c.S + yi * D, x, xi, n, c.d, c.intercept, alpha, cc)
-        ok = diag_step(c.w + r * D, c.S + r * D, x, xi, n, c.d, c.intercept, -alpha, cc) and ok
+        ok = diag_step(c.w + yi * D, c.S + yi * D, x, xi, n, c.d, c.intercept, alpha, cc,
+                       c.floor, c.nz)
+        ok = diag_step(c.w + r * D, c.S + r * D, x, xi, n, c.d, c.intercept, -alpha, cc,
+                       c.floor, c.nz) and ok
         if not ok:
             bad[0] = i
             return BAD_ROW
@@ -512,18 +638,199 @@ cdef int so_mc_pass_impl(SOCtx* c, Py_ssize_t K, const floating* val, const inde
     return OK
 
 
-# so_pass_view, so_mc_pass_view: the fused passes for a Rows view's dtypes, generated from
-# _dispatch.pxi.tp by setup.py.
+# ---------------------------------------------------------------------------------------------
+# ALMA_p (Gentile 2001): w = f^-1(theta), theta projected onto the unit p-norm ball
+# ---------------------------------------------------------------------------------------------
+
+cdef struct AlmaCtx:
+    double p            # >= 2
+    double alpha
+    double B
+    double C
+    int intercept
+    int tie_pos
+    double* w
+    double* T           # theta = f(w)
+    double* k           # one more than the number of updates
+    Py_ssize_t d
+    Py_ssize_t D
+    long long* counts
+    int learn           # 0: scores and predictions only (no step)
+
+
+cdef inline double pow_sum(const floating* v, Py_ssize_t n, double r) noexcept nogil:
+    """sum4(pow(abs(v_i), r)) over n values (mbref._arith.sum4's order)."""
+    cdef double s[4]
+    cdef Py_ssize_t k
+    s[0] = 0.0
+    s[1] = 0.0
+    s[2] = 0.0
+    s[3] = 0.0
+    for k in range(n):
+        s[k & 3] += pow(fabs(<double>v[k]), r)
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+cdef inline void p_link(const double* v, Py_ssize_t n, double r, double* out) noexcept nogil:
+    """The p-norm link of index r (mbref.second_order._link): sign(v_i) |v_i|^(r-1) /
+    ||v||_r^(r-2), the zero vector for v = 0."""
+    cdef double nr = pow(pow_sum(v, n, r), 1.0 / r), den
+    cdef Py_ssize_t i
+    if nr == 0.0:
+        for i in range(n):
+            out[i] = 0.0
+        return
+    den = pow(nr, r - 2.0)
+    for i in range(n):
+        out[i] = copysign(pow(fabs(v[i]), r - 1.0) / den, v[i]) if v[i] != 0.0 else 0.0
+
+
+cdef inline double alma_inv(const AlmaCtx* c, const Params* pr, const floating* v,
+                            const index_t* ix, Py_ssize_t n) noexcept nogil:
+    """1 / ||x'||_p (0 for a zero row; p = 2: the linear learners' row_inv)."""
+    cdef double P
+    if c.p == 2.0:
+        return row_inv(pr, v, n)
+    P = pow_sum(v, n, c.p)
+    if c.intercept:
+        P = P + 1.0
+    return 1.0 / pow(P, 1.0 / c.p) if P != 0.0 else 0.0
+
+
+cdef int alma_pass_impl(AlmaCtx* c, const floating* val, const index_t* ix,
+                        const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
+                        const signed char* y, signed char* pred, unsigned char* upd,
+                        double* scores, int check, Py_ssize_t* bad) noexcept nogil:
+    """The binary ALMA_p pass (the twin's ALMA._binary for each row in order)."""
+    cdef Params pr
+    cdef Py_ssize_t i, n, j, D = c.D
+    cdef const floating* x
+    cdef const index_t* xi
+    cdef double inv, s, sp = sqrt(c.p - 1.0), sk, cc, n2, nrm
+    cdef int st, ok, yi, p_i
+    cdef long long mistakes = 0, updates = 0
+    memset(&pr, 0, sizeof(Params))
+    pr.intercept = c.intercept
+    pr.normalize = 1
+    for i in range(n_rows):
+        n = row_at(val, ix, indptr, row_len, i, &x, &xi)
+        if check and indptr != NULL:
+            st = csr_row_ok(xi, n, c.d)
+            if st != OK:
+                bad[0] = i
+                return st
+        yi = y[i]
+        inv = alma_inv(c, &pr, x, xi, n)
+        s = raw_score(&pr, c.w, 1.0, c.d, x, xi, n, inv)
+        if not isfinite(s):
+            bad[0] = i
+            return BAD_ROW
+        if scores != NULL:
+            scores[i] = s
+        p_i = sign_of(s, c.tie_pos)
+        if pred != NULL:
+            pred[i] = <signed char>p_i
+        if p_i != yi:
+            mistakes += 1
+        if upd != NULL:
+            upd[i] = 0
+        if inv == 0.0 or not c.learn:
+            continue
+        sk = sqrt(c.k[0])
+        if not yi * s <= (1.0 - c.alpha) * ((c.B * sp) / sk):
+            continue
+        cc = ((c.C / (sp * sk)) * yi) * inv
+        ok = axpy_row(c.T, cc, x, xi, n)
+        if c.intercept:
+            c.T[c.d] = c.T[c.d] + cc
+            if not isfinite(c.T[c.d]):
+                ok = 0
+        if c.p == 2.0:
+            n2 = sqnorm_w(c.T, c.d, c.intercept)
+            nrm = sqrt(n2) if n2 > 1.0 else 1.0
+        else:
+            nrm = pow(pow_sum(c.T, D, c.p), 1.0 / c.p)
+        if nrm > 1.0:
+            for j in range(D):
+                c.T[j] = c.T[j] / nrm
+        if c.p == 2.0:
+            memcpy(c.w, c.T, D * sizeof(double))
+        else:
+            p_link(c.T, D, c.p, c.w)
+        if not isfinite(nrm):
+            ok = 0
+        for j in range(D):
+            if not isfinite(c.w[j]):
+                ok = 0
+        if not ok:
+            bad[0] = i
+            return BAD_ROW
+        c.k[0] = c.k[0] + 1.0
+        updates += 1
+        if upd != NULL:
+            upd[i] = 1
+    if c.learn:
+        c.counts[0] += n_rows
+        c.counts[1] += mistakes
+        c.counts[2] += updates
+    return OK
+
+
+# so_pass_view, so_mc_pass_view, alma_pass_view: the fused passes for a Rows view's dtypes,
+# generated from _dispatch.pxi.tp by setup.py.
 include "_dispatch_second_order.pxi"
 
 
+cdef struct Kept:
+    # the state arrays of a call as they were at its start, put back when a row fails (every
+    # pass is all or nothing), and the call's scratch after them
+    double* buf
+    double* dst[3]
+    Py_ssize_t size[3]
+    long long* counts
+    long long counts0[3]
+
+
+cdef double* kept_take(Kept* k, long long* counts, double* a0, Py_ssize_t s0, double* a1,
+                       Py_ssize_t s1, double* a2, Py_ssize_t s2,
+                       Py_ssize_t scratch) except NULL:
+    """Copy a0, a1, a2 (a2 may be NULL) and counts into k; returns the scratch of `scratch`
+    doubles after the copies."""
+    cdef Py_ssize_t i, at = 0
+    k.buf = <double*>malloc((s0 + s1 + s2 + scratch + 1) * sizeof(double))
+    if k.buf == NULL:
+        raise MemoryError()
+    k.dst[0], k.dst[1], k.dst[2] = a0, a1, a2
+    k.size[0], k.size[1], k.size[2] = s0, s1, (s2 if a2 != NULL else 0)
+    for i in range(3):
+        if k.size[i]:
+            memcpy(k.buf + at, k.dst[i], k.size[i] * sizeof(double))
+        at += k.size[i]
+    k.counts = counts
+    for i in range(3):
+        k.counts0[i] = counts[i]
+    return k.buf + at
+
+
+cdef void kept_put_back(Kept* k) noexcept nogil:
+    cdef Py_ssize_t i, at = 0
+    for i in range(3):
+        if k.size[i]:
+            memcpy(k.dst[i], k.buf + at, k.size[i] * sizeof(double))
+        at += k.size[i]
+    for i in range(3):
+        k.counts[i] = k.counts0[i]
+
+
 cdef SOCtx make_ctx(int rule, bint full, bint intercept, bint tie_pos, double p0, double p1,
-                    double[::1] w, double[::1] S, Py_ssize_t d, long long[::1] counts,
-                    Py_ssize_t K) except *:
+                    double floor, double[::1] w, double[::1] S, Py_ssize_t d,
+                    long long[::1] counts, Py_ssize_t K) except *:
     cdef SOCtx c
     cdef Py_ssize_t D = d + (1 if intercept else 0)
     if not 0 <= rule < N_SO_RULES:
         raise ValueError(f"second_order: unknown rule code {rule}")
+    if not (floor > 0.0 and isfinite(floor)):
+        raise ValueError("second_order: the variance floor must be positive and finite")
     if d < 1 or w.shape[0] != K * D or S.shape[0] != K * (D * D if full else D) or \
             counts.shape[0] != 3:
         raise ValueError("second_order: the state arrays do not match d")
@@ -533,9 +840,11 @@ cdef SOCtx make_ctx(int rule, bint full, bint intercept, bint tie_pos, double p0
     c.tie_pos = tie_pos
     c.p0 = p0
     c.p1 = p1
+    c.floor = floor
     c.w = &w[0]
     c.S = &S[0]
     c.u = NULL
+    c.nz = NULL
     c.V = NULL
     c.d = d
     c.D = D
@@ -544,8 +853,8 @@ cdef SOCtx make_ctx(int rule, bint full, bint intercept, bint tie_pos, double p0
 
 
 def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double p1,
-            double[::1] w, double[::1] S, Py_ssize_t d, long long[::1] counts, X,
-            const signed char[::1] y, signed char[::1] pred=None, unsigned char[::1] upd=None,
+            double floor, double[::1] w, double[::1] S, Py_ssize_t d, long long[::1] counts,
+            X, const signed char[::1] y, signed char[::1] pred=None, unsigned char[::1] upd=None,
             double[::1] scores=None, bint check=True, const double[::1] sw=None,
             double[::1] V=None):
     """One online pass of a binary second-order learner over the rows of X (a C-contiguous 2-D
@@ -553,17 +862,17 @@ def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double
     checked; with ``check`` each CSR row's column indices are checked as the pass reads it).
     w: D = d (+ 1 with an intercept) weights; S: the D variances (the second-order
     Perceptron's diagonal form: A's diagonal), or the D x D covariance (``full``), row-major;
+    floor: the diagonal variances' floor (a * 2**-52, as the twin's);
     V: theta, D values (NAROW and the second-order Perceptron; None for the others); counts:
     [rows, mistakes, updates].  y: labels +-1; pred, upd, scores (each row's score f, the one
     its prediction is the sign of, before its step): outputs, or None; sw: the rows' sample
     weights (finite, >= 0), or None.  Returns (status, bad_row); on a bad row the state is as
     before the call."""
-    cdef SOCtx c = make_ctx(rule, full, intercept, tie_pos, p0, p1, w, S, d, counts, 1)
+    cdef SOCtx c = make_ctx(rule, full, intercept, tie_pos, p0, p1, floor, w, S, d, counts, 1)
     cdef Rows r
     cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, sw)
     cdef Py_ssize_t bad = -1, size = S.shape[0]
     cdef int status
-    cdef double* saved
     cdef bint dual = rule == NAROW or rule == SOP
     cdef Py_ssize_t nv = c.D if dual else 0
     cdef signed char* pp = &pred[0] if pred is not None else NULL
@@ -579,39 +888,32 @@ def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double
         return OK, -1
     if dual:
         c.V = &V[0]
-    saved = <double*>malloc((c.D + size + nv + (c.D if full else 0)) * sizeof(double))
-    if saved == NULL:
+    cdef Kept kept
+    cdef double* scratch = kept_take(&kept, &counts[0], c.w, c.D, c.S, size, c.V, nv,
+                                     c.D if full else 0)
+    c.u = scratch if full else NULL
+    c.nz = <int*>malloc(c.D * sizeof(int))
+    if c.nz == NULL:
+        free(kept.buf)
         raise MemoryError()
-    c.u = saved + c.D + size + nv if full else NULL
-    memcpy(saved, c.w, c.D * sizeof(double))
-    memcpy(saved + c.D, c.S, size * sizeof(double))
-    if dual:
-        memcpy(saved + c.D + size, c.V, nv * sizeof(double))
-    cdef long long counts0[3]
-    counts0[:] = [counts[0], counts[1], counts[2]]
     with nogil:
         status = so_pass_view(&c, &r, &y[0], pp, up, fp, check, r.sw, &bad)
         if status != OK:
-            memcpy(c.w, saved, c.D * sizeof(double))
-            memcpy(c.S, saved + c.D, size * sizeof(double))
-            if dual:
-                memcpy(c.V, saved + c.D + size, nv * sizeof(double))
-            c.counts[0] = counts0[0]
-            c.counts[1] = counts0[1]
-            c.counts[2] = counts0[2]
-    free(saved)
+            kept_put_back(&kept)
+    free(kept.buf)
+    free(c.nz)
     return status, bad
 
 
-def so_mc_pass(int rule, bint intercept, double p0, double p1, Py_ssize_t K, double[::1] W,
-               double[::1] S, Py_ssize_t d, long long[::1] counts, X, const int[::1] y,
-               int[::1] pred=None, unsigned char[::1] upd=None, bint check=True,
+def so_mc_pass(int rule, bint intercept, double p0, double p1, double floor, Py_ssize_t K,
+               double[::1] W, double[::1] S, Py_ssize_t d, long long[::1] counts, X,
+               const int[::1] y, int[::1] pred=None, unsigned char[::1] upd=None, bint check=True,
                const double[::1] sw=None):
     """One online pass of the K-class single-constraint form (diagonal covariance) over the rows
     of X (as so_pass takes it).  W and S: K rows of D values each (class k's weights at
     W[k * D:(k + 1) * D], its variances likewise); y: class indices in [0, K).  Returns
     (status, bad_row); on a bad row the state is as before the call."""
-    cdef SOCtx c = make_ctx(rule, False, intercept, False, p0, p1, W, S, d, counts, K)
+    cdef SOCtx c = make_ctx(rule, False, intercept, False, p0, p1, floor, W, S, d, counts, K)
     if rule == NAROW or rule == SOP:
         raise ValueError("so_mc_pass: NAROW and the second-order Perceptron have no "
                          "single-constraint K-class form")
@@ -619,7 +921,6 @@ def so_mc_pass(int rule, bint intercept, double p0, double p1, Py_ssize_t K, dou
     cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, sw)
     cdef Py_ssize_t bad = -1, size = K * c.D, i
     cdef int status
-    cdef double* saved
     cdef int* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
     if K < 3 or (r.indptr == NULL and r.row_len != d) or y.shape[0] != n or \
@@ -631,20 +932,64 @@ def so_mc_pass(int rule, bint intercept, double p0, double p1, Py_ssize_t K, dou
             raise ValueError("so_mc_pass: a class index out of [0, K)")
     if n == 0:
         return OK, -1
-    saved = <double*>malloc((2 * size + K) * sizeof(double))
-    if saved == NULL:
+    cdef Kept kept
+    cdef double* scores = kept_take(&kept, &counts[0], c.w, size, c.S, size, NULL, 0, K)
+    c.nz = <int*>malloc(c.D * sizeof(int))
+    if c.nz == NULL:
+        free(kept.buf)
         raise MemoryError()
-    memcpy(saved, c.w, size * sizeof(double))
-    memcpy(saved + size, c.S, size * sizeof(double))
-    cdef long long counts0[3]
-    counts0[:] = [counts[0], counts[1], counts[2]]
     with nogil:
-        status = so_mc_pass_view(&c, K, &r, &y[0], pp, up, saved + 2 * size, check, r.sw, &bad)
+        status = so_mc_pass_view(&c, K, &r, &y[0], pp, up, scores, check, r.sw, &bad)
         if status != OK:
-            memcpy(c.w, saved, size * sizeof(double))
-            memcpy(c.S, saved + size, size * sizeof(double))
-            c.counts[0] = counts0[0]
-            c.counts[1] = counts0[1]
-            c.counts[2] = counts0[2]
-    free(saved)
+            kept_put_back(&kept)
+    free(kept.buf)
+    free(c.nz)
     return status, bad
+
+
+def alma_pass(double p, double alpha, double B, double C, bint intercept, bint tie_pos,
+              double[::1] w, double[::1] T, double[::1] k, Py_ssize_t d,
+              long long[::1] counts, X, const signed char[::1] y, signed char[::1] pred=None,
+              unsigned char[::1] upd=None, double[::1] scores=None, bint check=True,
+              bint learn=True):
+    """One online pass of binary ALMA_p over the rows of X (as so_pass takes it): w and theta
+    (T) of D = d (+ 1) values, k = [one more than the updates so far]; returns
+    (status, bad_row); on a bad row the state is as before the call.  learn=False: the
+    scores (s = (w . x') / ||x'||_p, the prediction's) and predictions alone, nothing
+    changed (counts too)."""
+    cdef AlmaCtx c
+    cdef Rows r
+    cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, None)
+    cdef Py_ssize_t bad = -1, D = d + (1 if intercept else 0)
+    cdef int status
+    cdef signed char* pp = &pred[0] if pred is not None else NULL
+    cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    cdef double* fp = &scores[0] if scores is not None else NULL
+    if not p >= 2.0 or d < 1 or w.shape[0] != D or T.shape[0] != D or k.shape[0] != 1 or \
+            counts.shape[0] != 3 or (r.indptr == NULL and r.row_len != d) or \
+            y.shape[0] != n or (pred is not None and pred.shape[0] != n) or \
+            (upd is not None and upd.shape[0] != n) or \
+            (scores is not None and scores.shape[0] != n):
+        raise ValueError("alma_pass: the arrays do not match")
+    if n == 0:
+        return OK, -1
+    c.p, c.alpha, c.B, c.C = p, alpha, B, C
+    c.intercept, c.tie_pos = intercept, tie_pos
+    c.w, c.T, c.k, c.d, c.D, c.counts = &w[0], &T[0], &k[0], d, D, &counts[0]
+    c.learn = learn
+    cdef Kept kept
+    kept_take(&kept, &counts[0], c.w, D, c.T, D, c.k, 1, 0)
+    with nogil:
+        status = alma_pass_view(&c, &r, &y[0], pp, up, fp, check, &bad)
+        if status != OK:
+            kept_put_back(&kept)
+    free(kept.buf)
+    return status, bad
+
+
+def alma_link(const double[::1] v, double r, double[::1] out):
+    """out = the p-norm link of index r of v (mbref.second_order._link): theta = f(w) of a
+    learner started from given weights."""
+    if out.shape[0] != v.shape[0] or v.shape[0] == 0 or not r > 1.0:
+        raise ValueError("alma_link: the arrays do not match")
+    p_link(&v[0], v.shape[0], r, &out[0])
