@@ -20,7 +20,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ._additive import (_CLASS_WEIGHT, _MULTI, _TIES, _raise_status, _row_weights)
+from ._additive import _CLASS_WEIGHT, _MULTI, _TIES, _Linear, _raise_status, _row_weights
 from ._kernels import linear as _k, second_order as _kso
 from ._params import Choice, Flag, Integer, Real
 from ._state import BOOL, COMMON, F8, INT, arr, finite, labels_and_counts, need, shape
@@ -83,6 +83,29 @@ _K_DOC = """Three classes or more (``classes_`` sorted; every argmax takes the s
 
 _EXAMPLE = """>>> from mbcore.datasets import load_a9a
     >>> X, y = load_a9a()                      # UCI Adult: 32561 x 123 indicators"""
+
+_A_PARAM = """a : float > 0, default=1.0
+        The initial covariance, Sigma_0 = a I."""
+
+_TAIL = """covariance : {"diagonal", "full"}, default="diagonal"
+    tie : {"negative", "positive"}, default="negative"
+    fit_intercept : bool, default=False
+    max_epochs : int, default=100
+    %s
+    n_jobs : int or None, default=None
+        Checked as the linear learners' (the pass runs on one thread)."""
+
+_PARAMS = _TAIL % 'multi_class : {"multiclass", "ovr"}, default="multiclass"'
+_DUAL_PARAMS = _TAIL % ('multi_class : {"ovr", "multiclass"}, default="ovr"\n'
+                        '        "multiclass" is refused with three classes or more.')
+_CLASS_WEIGHT_PARAM = """class_weight : dict, "balanced" or None, default=None
+        As for :class:`PassiveAggressive`: multiplies each row's sample weight."""
+_ATTRS = """Attributes
+    ----------
+    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_"""
+_PIECES = dict(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE, _A_PARAM=_A_PARAM,
+               _PARAMS=_PARAMS, _DUAL_PARAMS=_DUAL_PARAMS,
+               _CLASS_WEIGHT_PARAM=_CLASS_WEIGHT_PARAM, _ATTRS=_ATTRS)
 
 
 class _SecondOrder(ManyClasses, OnlineLearner):
@@ -413,22 +436,11 @@ class _SecondOrder(ManyClasses, OnlineLearner):
         if self._DUAL:
             raise ValueError(f"{o}: coef_init is not supported (its state is theta, the sum of "
                              "the updates' y x, with w = Sigma theta); fit from w = 0")
-        C = np.array(coef_init, dtype=np.float64)
-        if K > 1:
-            if C.shape != (K, d):
-                raise ValueError(f"{o}: coef_init has shape {C.shape}, expected ({K}, {d}) "
-                                 "(one row per class)")
-            cols = [C]
-            if self.fit_intercept:
-                b = np.zeros(K) if intercept_init is None else \
-                    np.array(intercept_init, dtype=np.float64).ravel()
-                if b.shape != (K,):
-                    raise ValueError(f"{o}: intercept_init has {b.shape[0]} values, expected "
-                                     f"{K} (one per class)")
-                cols.append(b[:, None])
-            w0 = np.ascontiguousarray(np.concatenate(cols, axis=1)).ravel()
+        if K > 1:       # (the linear learners' checks; their W is feature-major)
+            w0 = _Linear._matrix_init(self, coef_init, intercept_init)
+            w0 = np.ascontiguousarray(w0.reshape(-1, K).T).ravel()
         else:
-            w0 = C.ravel()
+            w0 = np.array(coef_init, dtype=np.float64).ravel()
             if w0.shape[0] != d:
                 raise ValueError(f"{o}: coef_init has {w0.shape[0]} values, X has {d} features")
             if self.fit_intercept:
@@ -484,7 +496,8 @@ class _Weighted:
 
 
 class AROW(_SecondOrder):
-    __doc__ = """Adaptive Regularization of Weights (Crammer, Kulesza & Dredze, NIPS 2009; MLJ 2013).
+    __doc__ = """Adaptive Regularization of Weights (Crammer, Kulesza & Dredze, NIPS 2009;
+    MLJ 2013).
 
     Rule (two classes, labels y = +-1).  State: the mean w (0) and the covariance Sigma (a I).
     Predict by the sign of s = w . x.  With m = y s and v = x' Sigma x': if m < 1 (the hinge
@@ -514,8 +527,7 @@ class AROW(_SecondOrder):
     ----------
     r : float > 0, default=1.0
         The regularisation (the paper's r; LIBOL's and SOL's default 1).
-    a : float > 0, default=1.0
-        The initial covariance, Sigma_0 = a I.
+    {_A_PARAM}
     covariance : {{"diagonal", "full"}}, default="diagonal"
     tie : {{"negative", "positive"}}, default="negative"
     fit_intercept : bool, default=False
@@ -525,9 +537,7 @@ class AROW(_SecondOrder):
     n_jobs : int or None, default=None
         Checked as the linear learners' (the pass runs on one thread).
 
-    Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+    {_ATTRS}
 
     Examples
     --------
@@ -538,7 +548,7 @@ class AROW(_SecondOrder):
     (4666, 18032)
     >>> round(arow.score(X[30000:], y[30000:]), 3)
     0.843
-    """.format(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE)
+    """.format(**_PIECES)
 
     _PARAMETERS = {"r": Real(0)}
 
@@ -604,19 +614,10 @@ class ConfidenceWeighted(_SecondOrder):
     ----------
     eta : float in (0.5, 1), default=0.7
         The confidence (phi = Phi^-1(0.7) = 0.5244; LIBOL's and SOL's default).
-    a : float > 0, default=1.0
-        The initial covariance, Sigma_0 = a I.
-    covariance : {{"diagonal", "full"}}, default="diagonal"
-    tie : {{"negative", "positive"}}, default="negative"
-    fit_intercept : bool, default=False
-    max_epochs : int, default=100
-    multi_class : {{"multiclass", "ovr"}}, default="multiclass"
-    n_jobs : int or None, default=None
-        Checked as the linear learners' (the pass runs on one thread).
+    {_A_PARAM}
+    {_PARAMS}
 
-    Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+    {_ATTRS}
 
     Examples
     --------
@@ -627,8 +628,7 @@ class ConfidenceWeighted(_SecondOrder):
     (888, 1459)
     >>> round(cw.score(X[30000:], y[30000:]), 3)
     0.76
-    """.format(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE, _CW_STEP=_CW_STEP,
-               _CW_COV=_CW_COV)
+    """.format(_CW_STEP=_CW_STEP, _CW_COV=_CW_COV, **_PIECES)
 
     _PARAMETERS = {"eta": Real(0.5, 1, high_inclusive=False)}
 
@@ -690,21 +690,11 @@ class SCW(_Weighted, _SecondOrder):
     eta : float in (0.5, 1), default=0.75
         The confidence (LIBOL's SCW-I default).
     variant : {{"SCW-I", "SCW-II"}}, default="SCW-I"
-    a : float > 0, default=1.0
-        The initial covariance, Sigma_0 = a I.
-    covariance : {{"diagonal", "full"}}, default="diagonal"
-    tie : {{"negative", "positive"}}, default="negative"
-    fit_intercept : bool, default=False
-    max_epochs : int, default=100
-    multi_class : {{"multiclass", "ovr"}}, default="multiclass"
-    n_jobs : int or None, default=None
-        Checked as the linear learners' (the pass runs on one thread).
-    class_weight : dict, "balanced" or None, default=None
-        As for :class:`PassiveAggressive`: multiplies each row's sample weight.
+    {_A_PARAM}
+    {_PARAMS}
+    {_CLASS_WEIGHT_PARAM}
 
-    Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+    {_ATTRS}
 
     Examples
     --------
@@ -715,7 +705,7 @@ class SCW(_Weighted, _SecondOrder):
     (4643, 8710)
     >>> round(scw.score(X[30000:], y[30000:]), 3)
     0.848
-    """.format(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE)
+    """.format(**_PIECES)
 
     _PARAMETERS = {"C": Real(0), "eta": Real(0.5, 1, high_inclusive=False),
                    "variant": Choice("SCW-I", "SCW-II"), "class_weight": _CLASS_WEIGHT}
@@ -775,21 +765,11 @@ class NHERD(_Weighted, _SecondOrder):
     ----------
     C : float > 0, default=1.0
         The aggressiveness (LIBOL's default).
-    a : float > 0, default=1.0
-        The initial covariance, Sigma_0 = a I.
-    covariance : {{"diagonal", "full"}}, default="diagonal"
-    tie : {{"negative", "positive"}}, default="negative"
-    fit_intercept : bool, default=False
-    max_epochs : int, default=100
-    multi_class : {{"multiclass", "ovr"}}, default="multiclass"
-    n_jobs : int or None, default=None
-        Checked as the linear learners' (the pass runs on one thread).
-    class_weight : dict, "balanced" or None, default=None
-        As for :class:`PassiveAggressive`: multiplies each row's sample weight.
+    {_A_PARAM}
+    {_PARAMS}
+    {_CLASS_WEIGHT_PARAM}
 
-    Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+    {_ATTRS}
 
     Examples
     --------
@@ -800,7 +780,7 @@ class NHERD(_Weighted, _SecondOrder):
     (4652, 19101)
     >>> round(nherd.score(X[30000:], y[30000:]), 3)
     0.843
-    """.format(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE)
+    """.format(**_PIECES)
 
     _PARAMETERS = {"C": Real(0), "class_weight": _CLASS_WEIGHT}
 
@@ -871,20 +851,10 @@ class NAROW(_Dual):
     ----------
     b : float > 0, default=1.0
         The paper's b (LIBOL's and DOGMA's default 1).
-    a : float > 0, default=1.0
-        The initial covariance, Sigma_0 = a I.
-    covariance : {{"diagonal", "full"}}, default="diagonal"
-    tie : {{"negative", "positive"}}, default="negative"
-    fit_intercept : bool, default=False
-    max_epochs : int, default=100
-    multi_class : {{"ovr", "multiclass"}}, default="ovr"
-        "multiclass" is refused with three classes or more.
-    n_jobs : int or None, default=None
-        Checked as the linear learners' (the pass runs on one thread).
+    {_A_PARAM}
+    {_DUAL_PARAMS}
 
-    Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+    {_ATTRS}
 
     Examples
     --------
@@ -895,7 +865,7 @@ class NAROW(_Dual):
     (5026, 9638)
     >>> round(narow.score(X[30000:], y[30000:]), 3)
     0.833
-    """.format(_COMMON_DOC=_COMMON_DOC, _EXAMPLE=_EXAMPLE)
+    """.format(**_PIECES)
 
     _PARAMETERS = {"b": Real(0)}
 
@@ -958,18 +928,9 @@ class SecondOrderPerceptron(_Dual):
     ----------
     a : float > 0, default=1.0
         The paper's a (A_0 = a I; LIBOL's, DOGMA's and SOL's default 1).
-    covariance : {{"diagonal", "full"}}, default="diagonal"
-    tie : {{"negative", "positive"}}, default="negative"
-    fit_intercept : bool, default=False
-    max_epochs : int, default=100
-    multi_class : {{"ovr", "multiclass"}}, default="ovr"
-        "multiclass" is refused with three classes or more.
-    n_jobs : int or None, default=None
-        Checked as the linear learners' (the pass runs on one thread).
+    {_DUAL_PARAMS}
 
-    Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+    {_ATTRS}
 
     Examples
     --------
@@ -980,7 +941,7 @@ class SecondOrderPerceptron(_Dual):
     True
     >>> sop.mistakes_, round(sop.score(X[30000:], y[30000:]), 3)
     (6174, 0.788)
-    """.format(_COMMON_DOC=_COMMON_DOC, _EXAMPLE=_EXAMPLE)
+    """.format(**_PIECES)
 
     @classmethod
     def _unit_test_params(cls):
