@@ -297,6 +297,11 @@ def to_csr(owner, X):
                          f"converted to CSR ({exc})") from None
     if hasattr(out, "sum_duplicates"):           # a new object of ours: canonical order
         out.sum_duplicates()
+    if fmt == "bsr" and hasattr(out, "eliminate_zeros"):
+        # a BSR matrix's blocks hold the zeros around its values (storage, not data): as
+        # stored values of the CSR they would be terms of the sums, and the rows would not be
+        # the rows of the same matrix given as CSR
+        out.eliminate_zeros()
     return out
 
 

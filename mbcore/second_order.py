@@ -635,7 +635,7 @@ class ConfidenceWeighted(_SecondOrder):
     @classmethod
     def _unit_test_params(cls):
         """Small parameter sets for the contract suite that runs every learner."""
-        return [{}, {"eta": 0.9, "covariance": "full", "fit_intercept": True,
+        return [{}, {"eta": 0.7, "covariance": "full", "fit_intercept": True,
                  "multi_class": "ovr"},
                 {"eta": 0.6, "multi_class": "ovr"}]
 

@@ -288,15 +288,16 @@ cdef inline int full_downdate(SOCtx* c, double beta) noexcept nogil:
     cdef double bi, t
     cdef double* S = c.S
     cdef const double* u = c.u
-    cdef unsigned long long bad = 0
+    cdef int ok = 1
     for i in range(D):
         bi = beta * u[i]
         for j in range(i, D):
             t = S[i * D + j] - bi * u[j]
             S[i * D + j] = t
             S[j * D + i] = t
-            bad |= nonfinite_bits(t)
-    return bad == 0
+            if not isfinite(t):     # (a branch never taken: cheaper here than a check chain)
+                ok = 0
+    return ok
 
 
 cdef inline int full_step(SOCtx* c, double ay, double beta) noexcept nogil:
@@ -380,7 +381,7 @@ cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssi
     """The step of AROW, CW, SCW, NHERD on a row of score s (the twin's _Gaussian._binary;
     v: the diagonal form's confidence, computed with s by score_conf; the full form computes
     its own): -1 (a bad row), 0 (no update) or 1."""
-    cdef double alpha = 0.0, beta = 0.0, cc = 0.0
+    cdef double alpha = 0.0, beta = 0.0, cc = 0.0, xx
     cdef int ok
     if wi == 0.0:
         return 0
@@ -390,6 +391,14 @@ cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssi
         return -1
     if not v > 0.0:
         return 0
+    if c.full:
+        # the full form's floor (mbref._covariance): a row along which the covariance is
+        # certain to working precision, v <= floor ||x'||^2, is not an update
+        xx = sumsq_vals(x, n)
+        if c.intercept:
+            xx = xx + 1.0
+        if not v > c.floor * xx:
+            return 0
     if not so_coef(c, y * s, v, wi, &alpha, &beta, &cc):
         return 0
     if c.full:
@@ -481,6 +490,8 @@ cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssiz
             chi = full_uv(c, x, xi, n)
         else:
             chi = diag_v(c, c.S, x, xi, n)
+        if not isfinite(chi):
+            return -1
         if c.rule == SOP:
             f[0] = s / (1.0 + chi)
         else:
@@ -491,8 +502,6 @@ cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssiz
                 f[0] = (r * s) / (chi + r)
             else:
                 f[0] = s
-            if not isfinite(chi):
-                return -1
     if not isfinite(f[0]):
         return -1
     if c.rule == SOP:
@@ -510,7 +519,10 @@ cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssiz
                     j = k if xi == NULL else xi[k]
                     c.S[j] = c.S[j] + <double>x[k] * <double>x[k]
                 else:
-                    c.S[c.d] = c.S[c.d] + 1.0 * 1.0
+                    j = c.d
+                    c.S[j] = c.S[j] + 1.0 * 1.0
+                if not isfinite(c.S[j]):
+                    ok = 0
     elif finite_r:
         if c.full:
             ok = full_downdate(c, 1.0 / (r + chi)) and ok

@@ -39,9 +39,12 @@ Full covariance: ``S`` a list of ``D`` lists (symmetric, positive definite).
   ``i = 0..D-1``: ``bi = beta * u[i]`` and for ``j = i..D-1``:
   ``S[i][j] = S[i][j] - bi * u[j]`` and ``S[j][i] = S[i][j]`` (the same value written in both
   triangles: symmetric by construction).  ``u`` is the vector of before the update.
-* No clamp: the full form's positive definiteness rests on the downdate's coefficient
+* No clamp on the matrix: its positive definiteness rests on the downdate's coefficient
   (``beta v < 1`` in exact arithmetic for every rule); a diagonal entry that became non-finite
-  is a row error.
+  is a row error.  Its floor is on the rows instead: for AROW, CW, SCW and NHERD a row whose
+  confidence is ``v <= floor * xx``, with ``xx = sumsq(x) (+ 1.0 with an intercept)``, is not
+  an update (the covariance is certain along x' to working precision; the exact CW step
+  there divides by v ~ m^2, and a few more such steps overflowed on three blobs of 30 rows).
 * ``S z`` for a dense vector ``z`` (the mean ``w = S theta`` of the dual-form learners):
   ``dot(S[i], z)`` for each ``i`` (z dense: all ``D`` terms in the four-partial order).
 

@@ -216,6 +216,14 @@ class _Gaussian(_Covariant):
             raise self._row_error(i)
         if not v > 0.0:
             return s, False
+        if self._full():
+            # the full form's floor: a row along which the covariance is already certain to
+            # working precision (v <= a 2**-52 ||x'||^2) is not an update
+            xx = _arith.sumsq(x)
+            if self.fit_intercept:
+                xx = xx + 1.0
+            if not v > self._floor() * xx:
+                return s, False
         k = self._coef(y * s, v, sw)
         if k is None:
             return s, False
@@ -689,7 +697,8 @@ class SecondOrderPerceptron(_Dual):
     f = sum_j theta_j x_j / (A_jj + x_j^2) over the stored values, term k
     ``(theta[j] * x_k) / (A[j] + x_k * x_k)`` in the four-partial order, the intercept's term
     ``theta[d] / (A[d] + 1.0)`` added last; on a mistake A_jj += x_j^2 (``A[j] + x_j * x_j``;
-    the intercept + 1.0) and w_j = theta_j / A_jj on the row's coordinates.
+    the intercept + 1.0) and w_j = theta_j / A_jj on the row's coordinates.  A row whose chi
+    (full) or A_jj (diagonal) is not finite is a bad row (its x_j^2 overflowed).
 
     Bound (the paper's Theorem 1, no separability assumed): for any u and gamma > 0, with X_M
     the matrix whose columns are the mistakes' x, lambda_i the eigenvalues of X_M X_M^T and
@@ -738,7 +747,7 @@ class SecondOrderPerceptron(_Dual):
     def _binary(self, slot, x, y, i):
         w, S, V = slot
         f, u, chi = self._predictive(slot, x)
-        if not math.isfinite(f):
+        if not math.isfinite(f) or (chi is not None and not math.isfinite(chi)):
             raise self._row_error(i)
         p = self._sign(f)
         if p == y or self._weight(i) == 0.0:
@@ -751,6 +760,7 @@ class SecondOrderPerceptron(_Dual):
             pairs = _arith.row_pairs(x) + ([(self._d, 1.0)] if self.fit_intercept else [])
             for j, xj in pairs:
                 S[j] = S[j] + xj * xj
+                ok = ok and math.isfinite(S[j])
             for j in self._support(x):
                 w[j] = V[j] / S[j]
         if not ok or not all(math.isfinite(v) for v in w):

@@ -140,7 +140,13 @@ def test_a_class_taken_on_the_way_would_not_be_the_same_learner(name):
             model.learn_one(x, y)
         if np.any(model.learner.coef_[labels.index(c)] != 0):
             changed.append(c)
-    assert changed, "no class changed before its first example"
+    if not changed:
+        # a mistake-driven one-vs-rest learner with the negative tie (SecondOrderPerceptron):
+        # the learner of a class that has not come yet predicts "not this class", is right and
+        # never moves; the refusal is then only conservative
+        lrn = model.learner
+        assert lrn.multi_class == "ovr" and lrn.tie == "negative", \
+            "no class changed before its first example"
 
 
 @pytest.mark.parametrize("ours, theirs, param", [
