@@ -21,3 +21,9 @@ def so_mc_pass(rule: int, intercept: bool, p0: float, p1: float, K: int,
                counts: NDArray[np.int64], X: _Rows, y: NDArray[np.int32],
                pred: Optional[NDArray[np.int32]] = ..., upd: Optional[NDArray[np.uint8]] = ...,
                check: bool = ..., sw: Optional[NDArray[np.float64]] = ...) -> _Status: ...
+def alma_pass(p: float, alpha: float, B: float, C: float, intercept: bool, tie_pos: bool,
+              w: NDArray[np.float64], T: NDArray[np.float64], k: NDArray[np.float64], d: int,
+              counts: NDArray[np.int64], X: _Rows, y: NDArray[np.int8],
+              pred: Optional[NDArray[np.int8]] = ..., upd: Optional[NDArray[np.uint8]] = ...,
+              scores: Optional[NDArray[np.float64]] = ..., check: bool = ...) -> _Status: ...
+def alma_link(v: NDArray[np.float64], r: float, out: NDArray[np.float64]) -> None: ...

@@ -2,7 +2,9 @@
 """Compiled kernels of the second-order linear learners (mbcore.second_order): AROW, the exact
 confidence-weighted rule (CW), SCW-I/II and NHERD, and the dual-form NAROW and second-order
 Perceptron, with a diagonal or a full covariance, for two classes and for K classes (the
-single-constraint form of the first four; one-vs-rest runs the binary pass once per class).
+single-constraint form of the first four; one-vs-rest runs the binary pass once per class);
+and ALMA_p, the approximate large-margin rule, which lives in the same house (a binary pass,
+one-vs-rest for K classes).
 
 The arithmetic is the contract of ``mbref._arith`` and ``mbref._covariance``: sums in the four
 interleaved partial sums of ``_arith.pxd`` (no fused multiply-add), every covariance update in
@@ -12,11 +14,12 @@ restored if a row fails (a non-finite score, confidence or state); the Python la
 with the row's index.
 """
 
-from libc.math cimport sqrt, isfinite
+from libc.math cimport sqrt, isfinite, pow, fabs, copysign
 from libc.stdlib cimport malloc, free
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
-from ._arith cimport floating, index_t, dot_row, axpy_row, sign_of
+from ._arith cimport (floating, index_t, Params, dot_row, axpy_row, sign_of, sumsq_vals,
+                      sqnorm_w, row_inv, raw_score)
 from ._rows cimport (Rows, rows_of, ADDITIVE_CODES, OK, BAD_ROW, NEED_ROOM, row_at,
                      csr_row_ok)
 
@@ -152,7 +155,8 @@ cdef inline int diag_step(double* w, double* S, const floating* v, const index_t
                           Py_ssize_t n, Py_ssize_t d, int intercept, double ay,
                           double c) noexcept nogil:
     """The diagonal update of every stored value in the row's order, then the intercept's
-    (mbref._covariance.diag_step); 0 if a value became non-finite."""
+    (mbref._covariance.diag_step; w NULL: the covariance alone, NAROW's); 0 if a value became
+    non-finite."""
     cdef Py_ssize_t k, j
     cdef double x, g, t
     cdef int ok = 1
@@ -164,30 +168,10 @@ cdef inline int diag_step(double* w, double* S, const floating* v, const index_t
             j = d
             x = 1.0
         g = S[j] * x
-        w[j] = w[j] + ay * g
-        if not isfinite(w[j]):
-            ok = 0
-        t = S[j] / (1.0 + c * (g * x))
-        S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
-        if not isfinite(t):
-            ok = 0
-    return ok
-
-
-cdef inline int diag_cov_step(double* S, const floating* v, const index_t* ix, Py_ssize_t n,
-                              Py_ssize_t d, int intercept, double c) noexcept nogil:
-    """diag_step without the mean line (NAROW: mbref._covariance.diag_step with w None)."""
-    cdef Py_ssize_t k, j
-    cdef double x, g, t
-    cdef int ok = 1
-    for k in range(n + (1 if intercept else 0)):
-        if k < n:
-            j = k if ix == NULL else ix[k]
-            x = <double>v[k]
-        else:
-            j = d
-            x = 1.0
-        g = S[j] * x
+        if w != NULL:
+            w[j] = w[j] + ay * g
+            if not isfinite(w[j]):
+                ok = 0
         t = S[j] / (1.0 + c * (g * x))
         S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
         if not isfinite(t):
@@ -398,7 +382,7 @@ cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssiz
         if c.full:
             ok = full_downdate(c, 1.0 / (r + chi)) and ok
         else:
-            ok = diag_cov_step(c.S, x, xi, n, c.d, c.intercept, 1.0 / r) and ok
+            ok = diag_step(NULL, c.S, x, xi, n, c.d, c.intercept, 0.0, 1.0 / r) and ok
     ok = w_from_theta(c, xi, n) and ok
     return 1 if ok else -1
 
@@ -512,8 +496,159 @@ cdef int so_mc_pass_impl(SOCtx* c, Py_ssize_t K, const floating* val, const inde
     return OK
 
 
-# so_pass_view, so_mc_pass_view: the fused passes for a Rows view's dtypes, generated from
-# _dispatch.pxi.tp by setup.py.
+# ---------------------------------------------------------------------------------------------
+# ALMA_p (Gentile 2001): w = f^-1(theta), theta projected onto the unit p-norm ball
+# ---------------------------------------------------------------------------------------------
+
+cdef struct AlmaCtx:
+    double p            # >= 2
+    double alpha
+    double B
+    double C
+    int intercept
+    int tie_pos
+    double* w
+    double* T           # theta = f(w)
+    double* k           # one more than the number of updates
+    Py_ssize_t d
+    Py_ssize_t D
+    long long* counts
+
+
+cdef inline double pow_sum(const double* v, Py_ssize_t n, double r) noexcept nogil:
+    """sum4(pow(abs(v_i), r)) over n values (mbref._arith.sum4's order)."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, t
+    cdef Py_ssize_t k
+    for k in range(n):
+        t = pow(fabs(v[k]), r)
+        if (k & 3) == 0:
+            s0 += t
+        elif (k & 3) == 1:
+            s1 += t
+        elif (k & 3) == 2:
+            s2 += t
+        else:
+            s3 += t
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline void p_link(const double* v, Py_ssize_t n, double r, double* out) noexcept nogil:
+    """The p-norm link of index r (mbref.second_order._link): sign(v_i) |v_i|^(r-1) /
+    ||v||_r^(r-2), the zero vector for v = 0."""
+    cdef double nr = pow(pow_sum(v, n, r), 1.0 / r), den
+    cdef Py_ssize_t i
+    if nr == 0.0:
+        for i in range(n):
+            out[i] = 0.0
+        return
+    den = pow(nr, r - 2.0)
+    for i in range(n):
+        out[i] = copysign(pow(fabs(v[i]), r - 1.0) / den, v[i]) if v[i] != 0.0 else 0.0
+
+
+cdef inline double alma_inv(const AlmaCtx* c, const Params* pr, const floating* v,
+                            const index_t* ix, Py_ssize_t n) noexcept nogil:
+    """1 / ||x'||_p (0 for a zero row; p = 2: the linear learners' row_inv)."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, t, P
+    cdef Py_ssize_t k
+    if c.p == 2.0:
+        return row_inv(pr, v, n)
+    for k in range(n):
+        t = pow(fabs(<double>v[k]), c.p)
+        if (k & 3) == 0:
+            s0 += t
+        elif (k & 3) == 1:
+            s1 += t
+        elif (k & 3) == 2:
+            s2 += t
+        else:
+            s3 += t
+    P = (s0 + s1) + (s2 + s3)
+    if c.intercept:
+        P = P + 1.0
+    return 1.0 / pow(P, 1.0 / c.p) if P != 0.0 else 0.0
+
+
+cdef int alma_pass_impl(AlmaCtx* c, const floating* val, const index_t* ix,
+                        const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
+                        const signed char* y, signed char* pred, unsigned char* upd,
+                        double* scores, int check, Py_ssize_t* bad) noexcept nogil:
+    """The binary ALMA_p pass (the twin's ALMA._binary for each row in order)."""
+    cdef Params pr
+    cdef Py_ssize_t i, n, j, D = c.D
+    cdef const floating* x
+    cdef const index_t* xi
+    cdef double inv, s, sp = sqrt(c.p - 1.0), sk, cc, n2, nrm
+    cdef int st, ok, yi, p_i
+    cdef long long mistakes = 0, updates = 0
+    memset(&pr, 0, sizeof(Params))
+    pr.intercept = c.intercept
+    pr.normalize = 1
+    for i in range(n_rows):
+        n = row_at(val, ix, indptr, row_len, i, &x, &xi)
+        if check and indptr != NULL:
+            st = csr_row_ok(xi, n, c.d)
+            if st != OK:
+                bad[0] = i
+                return st
+        yi = y[i]
+        inv = alma_inv(c, &pr, x, xi, n)
+        s = raw_score(&pr, c.w, 1.0, c.d, x, xi, n, inv)
+        if not isfinite(s):
+            bad[0] = i
+            return BAD_ROW
+        if scores != NULL:
+            scores[i] = s
+        p_i = sign_of(s, c.tie_pos)
+        if pred != NULL:
+            pred[i] = <signed char>p_i
+        if p_i != yi:
+            mistakes += 1
+        if upd != NULL:
+            upd[i] = 0
+        if inv == 0.0:
+            continue
+        sk = sqrt(c.k[0])
+        if not yi * s <= (1.0 - c.alpha) * ((c.B * sp) / sk):
+            continue
+        cc = ((c.C / (sp * sk)) * yi) * inv
+        ok = axpy_row(c.T, cc, x, xi, n)
+        if c.intercept:
+            c.T[c.d] = c.T[c.d] + cc
+            if not isfinite(c.T[c.d]):
+                ok = 0
+        if c.p == 2.0:
+            n2 = sqnorm_w(c.T, c.d, c.intercept)
+            nrm = sqrt(n2) if n2 > 1.0 else 1.0
+        else:
+            nrm = pow(pow_sum(c.T, D, c.p), 1.0 / c.p)
+        if nrm > 1.0:
+            for j in range(D):
+                c.T[j] = c.T[j] / nrm
+        if c.p == 2.0:
+            memcpy(c.w, c.T, D * sizeof(double))
+        else:
+            p_link(c.T, D, c.p, c.w)
+        if not isfinite(nrm):
+            ok = 0
+        for j in range(D):
+            if not isfinite(c.w[j]):
+                ok = 0
+        if not ok:
+            bad[0] = i
+            return BAD_ROW
+        c.k[0] = c.k[0] + 1.0
+        updates += 1
+        if upd != NULL:
+            upd[i] = 1
+    c.counts[0] += n_rows
+    c.counts[1] += mistakes
+    c.counts[2] += updates
+    return OK
+
+
+# so_pass_view, so_mc_pass_view, alma_pass_view: the fused passes for a Rows view's dtypes,
+# generated from _dispatch.pxi.tp by setup.py.
 include "_dispatch_second_order.pxi"
 
 
@@ -648,3 +783,59 @@ def so_mc_pass(int rule, bint intercept, double p0, double p1, Py_ssize_t K, dou
             c.counts[2] = counts0[2]
     free(saved)
     return status, bad
+
+
+def alma_pass(double p, double alpha, double B, double C, bint intercept, bint tie_pos,
+              double[::1] w, double[::1] T, double[::1] k, Py_ssize_t d,
+              long long[::1] counts, X, const signed char[::1] y, signed char[::1] pred=None,
+              unsigned char[::1] upd=None, double[::1] scores=None, bint check=True):
+    """One online pass of binary ALMA_p over the rows of X (as so_pass takes it): w and theta
+    (T) of D = d (+ 1) values, k = [one more than the updates so far]; returns
+    (status, bad_row); on a bad row the state is as before the call."""
+    cdef AlmaCtx c
+    cdef Rows r
+    cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, None)
+    cdef Py_ssize_t bad = -1, D = d + (1 if intercept else 0)
+    cdef int status
+    cdef double* saved
+    cdef signed char* pp = &pred[0] if pred is not None else NULL
+    cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    cdef double* fp = &scores[0] if scores is not None else NULL
+    if not p >= 2.0 or d < 1 or w.shape[0] != D or T.shape[0] != D or k.shape[0] != 1 or \
+            counts.shape[0] != 3 or (r.indptr == NULL and r.row_len != d) or \
+            y.shape[0] != n or (pred is not None and pred.shape[0] != n) or \
+            (upd is not None and upd.shape[0] != n) or \
+            (scores is not None and scores.shape[0] != n):
+        raise ValueError("alma_pass: the arrays do not match")
+    if n == 0:
+        return OK, -1
+    c.p, c.alpha, c.B, c.C = p, alpha, B, C
+    c.intercept, c.tie_pos = intercept, tie_pos
+    c.w, c.T, c.k, c.d, c.D, c.counts = &w[0], &T[0], &k[0], d, D, &counts[0]
+    saved = <double*>malloc((2 * D + 1) * sizeof(double))
+    if saved == NULL:
+        raise MemoryError()
+    memcpy(saved, c.w, D * sizeof(double))
+    memcpy(saved + D, c.T, D * sizeof(double))
+    saved[2 * D] = k[0]
+    cdef long long counts0[3]
+    counts0[:] = [counts[0], counts[1], counts[2]]
+    with nogil:
+        status = alma_pass_view(&c, &r, &y[0], pp, up, fp, check, &bad)
+        if status != OK:
+            memcpy(c.w, saved, D * sizeof(double))
+            memcpy(c.T, saved + D, D * sizeof(double))
+            c.k[0] = saved[2 * D]
+            c.counts[0] = counts0[0]
+            c.counts[1] = counts0[1]
+            c.counts[2] = counts0[2]
+    free(saved)
+    return status, bad
+
+
+def alma_link(const double[::1] v, double r, double[::1] out):
+    """out = the p-norm link of index r of v (mbref.second_order._link): theta = f(w) of a
+    learner started from given weights."""
+    if out.shape[0] != v.shape[0] or v.shape[0] == 0 or not r > 1.0:
+        raise ValueError("alma_link: the arrays do not match")
+    p_link(&v[0], v.shape[0], r, &out[0])
