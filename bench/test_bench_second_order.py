@@ -149,6 +149,11 @@ def _rows(X):
     return (X.data, X.indices, X.indptr) if sp.issparse(X) else X
 
 
+# so_pass takes the diagonal variances' floor after p1 in later builds (a * 2**-52, a = 1 here)
+_TAKES_FLOOR = "double floor" in (_so.so_pass.__doc__ or "").split("\n")[0]
+COUNTS = -3                     # the counts array's position among so_pass's arguments
+
+
 def _so_args(rule, X, y, full=False, upd=None):
     """Positional and keyword arguments of so_pass on a fresh state (w = 0, Sigma_0 = I;
     the second-order Perceptron's diagonal: A = a = 1)."""
@@ -156,8 +161,9 @@ def _so_args(rule, X, y, full=False, upd=None):
     d = X.shape[1]
     S = np.eye(d).ravel() if full else np.ones(d)
     kw = {"V": np.zeros(d) if rule in DUAL else None, "upd": upd}
-    return (code, full, False, False, p0, p1, np.zeros(d), S, d, np.zeros(3, np.int64),
-            _rows(X), y), kw
+    floor = (2.0 ** -52,) if _TAKES_FLOOR else ()
+    return (code, full, False, False, p0, p1, *floor, np.zeros(d), S, d,
+            np.zeros(3, np.int64), _rows(X), y), kw
 
 
 def _probe(rule, X, y, full=False):
@@ -169,7 +175,7 @@ def _probe(rule, X, y, full=False):
         pytest.skip(f"{RULES[rule][-1]}{' (full)' if full else ''} with the default parameters: "
                     f"the kernel refuses row {bad} of this data (status {status}), the pass is "
                     "not timed")
-    return upd, args[9]
+    return upd, args[COUNTS]
 
 
 def _perceptron_state(X, y):
