@@ -11,12 +11,12 @@ _Rows = Union[_F, Tuple[_F, _I, _I]]       # as linear.pyi's
 _Status = Tuple[int, int]
 
 def so_pass(rule: int, full: bool, intercept: bool, tie_pos: bool, p0: float, p1: float,
-            w: NDArray[np.float64], S: NDArray[np.float64], d: int, counts: NDArray[np.int64],
+            floor: float, w: NDArray[np.float64], S: NDArray[np.float64], d: int, counts: NDArray[np.int64],
             X: _Rows, y: NDArray[np.int8], pred: Optional[NDArray[np.int8]] = ...,
             upd: Optional[NDArray[np.uint8]] = ..., scores: Optional[NDArray[np.float64]] = ...,
             check: bool = ..., sw: Optional[NDArray[np.float64]] = ...,
             V: Optional[NDArray[np.float64]] = ...) -> _Status: ...
-def so_mc_pass(rule: int, intercept: bool, p0: float, p1: float, K: int,
+def so_mc_pass(rule: int, intercept: bool, p0: float, p1: float, floor: float, K: int,
                W: NDArray[np.float64], S: NDArray[np.float64], d: int,
                counts: NDArray[np.int64], X: _Rows, y: NDArray[np.int32],
                pred: Optional[NDArray[np.int32]] = ..., upd: Optional[NDArray[np.uint8]] = ...,

@@ -38,8 +38,6 @@ cdef enum:
     SOP = 6             # theta (V); S: A's diagonal (diagonal) or Sigma = A^-1 (full)
     N_SO_RULES = 7
 
-# the smallest normal double: a diagonal variance never underflows to 0 (mbref._covariance)
-cdef double SIGMA_FLOOR = 2.2250738585072014e-308
 
 
 cdef struct SOCtx:
@@ -49,10 +47,12 @@ cdef struct SOCtx:
     int tie_pos
     double p0
     double p1
+    double floor        # the diagonal variances' floor (mbref._covariance: a * 2**-52)
     double* w
     double* S
     double* V           # theta (NAROW, SOP: the sum of y x' over the updates), else NULL
     double* u           # scratch: D doubles (the full form's Sigma x')
+    int* nz             # scratch: d ints (a dense row's non-zero positions)
     Py_ssize_t d
     Py_ssize_t D        # d, or d + 1 with an intercept (the last coordinate)
     long long* counts   # [rows seen, mistakes, updates]
@@ -134,49 +134,88 @@ cdef inline int so_coef(const SOCtx* c, double m, double v, double sw, double* a
 cdef inline double wsumsq_row(const double* S, const floating* v, const index_t* ix,
                               Py_ssize_t n) noexcept nogil:
     """sum_j S_j x_j^2 over the row's stored values (every coordinate of a dense row), term k
-    (S[j] * x_k) * x_k, in the four-partial order (mbref._arith.wsumsq)."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, x
-    cdef Py_ssize_t k, j
-    for k in range(n):
-        j = k if ix == NULL else ix[k]
-        x = <double>v[k]
-        if (k & 3) == 0:
-            s0 += (S[j] * x) * x
-        elif (k & 3) == 1:
-            s1 += (S[j] * x) * x
-        elif (k & 3) == 2:
-            s2 += (S[j] * x) * x
-        else:
-            s3 += (S[j] * x) * x
+    (S[j] * x_k) * x_k, in the four-partial order (mbref._arith.wsumsq); unrolled as
+    _arith.pxd's dot_row."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, x0, x1, x2, x3
+    cdef Py_ssize_t k, n4 = n - (n % 4)
+    if ix == NULL:
+        for k in range(0, n4, 4):
+            x0 = v[k]
+            x1 = v[k + 1]
+            x2 = v[k + 2]
+            x3 = v[k + 3]
+            s0 += (S[k] * x0) * x0
+            s1 += (S[k + 1] * x1) * x1
+            s2 += (S[k + 2] * x2) * x2
+            s3 += (S[k + 3] * x3) * x3
+        if n4 < n:
+            x0 = v[n4]
+            s0 += (S[n4] * x0) * x0
+        if n4 + 1 < n:
+            x1 = v[n4 + 1]
+            s1 += (S[n4 + 1] * x1) * x1
+        if n4 + 2 < n:
+            x2 = v[n4 + 2]
+            s2 += (S[n4 + 2] * x2) * x2
+    else:
+        for k in range(0, n4, 4):
+            x0 = v[k]
+            x1 = v[k + 1]
+            x2 = v[k + 2]
+            x3 = v[k + 3]
+            s0 += (S[ix[k]] * x0) * x0
+            s1 += (S[ix[k + 1]] * x1) * x1
+            s2 += (S[ix[k + 2]] * x2) * x2
+            s3 += (S[ix[k + 3]] * x3) * x3
+        if n4 < n:
+            x0 = v[n4]
+            s0 += (S[ix[n4]] * x0) * x0
+        if n4 + 1 < n:
+            x1 = v[n4 + 1]
+            s1 += (S[ix[n4 + 1]] * x1) * x1
+        if n4 + 2 < n:
+            x2 = v[n4 + 2]
+            s2 += (S[ix[n4 + 2]] * x2) * x2
     return (s0 + s1) + (s2 + s3)
 
 
 cdef inline int diag_step(double* w, double* S, const floating* v, const index_t* ix,
-                          Py_ssize_t n, Py_ssize_t d, int intercept, double ay,
-                          double c) noexcept nogil:
-    """The diagonal update of every stored value in the row's order, then the intercept's
+                          Py_ssize_t n, Py_ssize_t d, int intercept, double ay, double c,
+                          double floor, int* nz) noexcept nogil:
+    """The diagonal update of every non-zero value in the row's order, then the intercept's
     (mbref._covariance.diag_step; w NULL: the covariance alone, NAROW's); 0 if a value became
-    non-finite."""
-    cdef Py_ssize_t k, j
-    cdef double x, g, t
-    cdef int ok = 1
-    for k in range(n + (1 if intercept else 0)):
-        if k < n:
-            j = k if ix == NULL else ix[k]
-            x = <double>v[k]
+    non-finite.  A dense row's non-zero positions are gathered first into nz (d ints of
+    scratch), without branches: its zeros would make the loop's branch unpredictable."""
+    cdef Py_ssize_t k, j, q, m = 0
+    cdef double x, g, t, chk = 0.0
+    if ix == NULL:
+        for k in range(n):
+            nz[m] = <int>k
+            m += v[k] != 0.0        # (NaN is kept: the step makes it a bad row)
+    else:
+        m = n
+    for q in range(m + (1 if intercept else 0)):
+        if q < m:
+            if ix == NULL:
+                j = nz[q]
+                x = <double>v[j]
+            else:
+                x = <double>v[q]
+                if x == 0.0:
+                    continue
+                j = ix[q]
         else:
             j = d
             x = 1.0
         g = S[j] * x
         if w != NULL:
-            w[j] = w[j] + ay * g
-            if not isfinite(w[j]):
-                ok = 0
+            t = w[j] + ay * g
+            w[j] = t
+            chk += t - t            # (0 for a finite t, NaN otherwise)
         t = S[j] / (1.0 + c * (g * x))
-        S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
-        if not isfinite(t):
-            ok = 0
-    return ok
+        S[j] = t if t >= floor else floor
+        chk += t - t
+    return chk == 0.0
 
 
 cdef inline double diag_v(const SOCtx* c, const double* S, const floating* v,
@@ -270,7 +309,7 @@ cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssi
     if c.full:
         ok = full_step(c, alpha * y, beta)
     else:
-        ok = diag_step(c.w, c.S, x, xi, n, c.d, c.intercept, alpha * y, cc)
+        ok = diag_step(c.w, c.S, x, xi, n, c.d, c.intercept, alpha * y, cc, c.floor, c.nz)
     return 1 if ok else -1
 
 
@@ -382,7 +421,8 @@ cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssiz
         if c.full:
             ok = full_downdate(c, 1.0 / (r + chi)) and ok
         else:
-            ok = diag_step(NULL, c.S, x, xi, n, c.d, c.intercept, 0.0, 1.0 / r) and ok
+            ok = diag_step(NULL, c.S, x, xi, n, c.d, c.intercept, 0.0, 1.0 / r, c.floor,
+                           c.nz) and ok
     ok = w_from_theta(c, xi, n) and ok
     return 1 if ok else -1
 
@@ -482,8 +522,10 @@ cdef int so_mc_pass_impl(SOCtx* c, Py_ssize_t K, const floating* val, const inde
             continue
         if not so_coef(c, s[yi] - s[r], v, wi, &alpha, &beta, &cc):
             continue
-        ok = diag_step(c.w + yi * D, c.S + yi * D, x, xi, n, c.d, c.intercept, alpha, cc)
-        ok = diag_step(c.w + r * D, c.S + r * D, x, xi, n, c.d, c.intercept, -alpha, cc) and ok
+        ok = diag_step(c.w + yi * D, c.S + yi * D, x, xi, n, c.d, c.intercept, alpha, cc,
+                       c.floor, c.nz)
+        ok = diag_step(c.w + r * D, c.S + r * D, x, xi, n, c.d, c.intercept, -alpha, cc,
+                       c.floor, c.nz) and ok
         if not ok:
             bad[0] = i
             return BAD_ROW
@@ -653,12 +695,14 @@ include "_dispatch_second_order.pxi"
 
 
 cdef SOCtx make_ctx(int rule, bint full, bint intercept, bint tie_pos, double p0, double p1,
-                    double[::1] w, double[::1] S, Py_ssize_t d, long long[::1] counts,
-                    Py_ssize_t K) except *:
+                    double floor, double[::1] w, double[::1] S, Py_ssize_t d,
+                    long long[::1] counts, Py_ssize_t K) except *:
     cdef SOCtx c
     cdef Py_ssize_t D = d + (1 if intercept else 0)
     if not 0 <= rule < N_SO_RULES:
         raise ValueError(f"second_order: unknown rule code {rule}")
+    if not (floor > 0.0 and isfinite(floor)):
+        raise ValueError("second_order: the variance floor must be positive and finite")
     if d < 1 or w.shape[0] != K * D or S.shape[0] != K * (D * D if full else D) or \
             counts.shape[0] != 3:
         raise ValueError("second_order: the state arrays do not match d")
@@ -668,9 +712,11 @@ cdef SOCtx make_ctx(int rule, bint full, bint intercept, bint tie_pos, double p0
     c.tie_pos = tie_pos
     c.p0 = p0
     c.p1 = p1
+    c.floor = floor
     c.w = &w[0]
     c.S = &S[0]
     c.u = NULL
+    c.nz = NULL
     c.V = NULL
     c.d = d
     c.D = D
@@ -679,8 +725,8 @@ cdef SOCtx make_ctx(int rule, bint full, bint intercept, bint tie_pos, double p0
 
 
 def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double p1,
-            double[::1] w, double[::1] S, Py_ssize_t d, long long[::1] counts, X,
-            const signed char[::1] y, signed char[::1] pred=None, unsigned char[::1] upd=None,
+            double floor, double[::1] w, double[::1] S, Py_ssize_t d, long long[::1] counts,
+            X, const signed char[::1] y, signed char[::1] pred=None, unsigned char[::1] upd=None,
             double[::1] scores=None, bint check=True, const double[::1] sw=None,
             double[::1] V=None):
     """One online pass of a binary second-order learner over the rows of X (a C-contiguous 2-D
@@ -688,12 +734,13 @@ def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double
     checked; with ``check`` each CSR row's column indices are checked as the pass reads it).
     w: D = d (+ 1 with an intercept) weights; S: the D variances (the second-order
     Perceptron's diagonal form: A's diagonal), or the D x D covariance (``full``), row-major;
+    floor: the diagonal variances' floor (a * 2**-52, as the twin's);
     V: theta, D values (NAROW and the second-order Perceptron; None for the others); counts:
     [rows, mistakes, updates].  y: labels +-1; pred, upd, scores (each row's score f, the one
     its prediction is the sign of, before its step): outputs, or None; sw: the rows' sample
     weights (finite, >= 0), or None.  Returns (status, bad_row); on a bad row the state is as
     before the call."""
-    cdef SOCtx c = make_ctx(rule, full, intercept, tie_pos, p0, p1, w, S, d, counts, 1)
+    cdef SOCtx c = make_ctx(rule, full, intercept, tie_pos, p0, p1, floor, w, S, d, counts, 1)
     cdef Rows r
     cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, sw)
     cdef Py_ssize_t bad = -1, size = S.shape[0]
@@ -715,7 +762,10 @@ def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double
     if dual:
         c.V = &V[0]
     saved = <double*>malloc((c.D + size + nv + (c.D if full else 0)) * sizeof(double))
-    if saved == NULL:
+    c.nz = <int*>malloc(c.D * sizeof(int))
+    if saved == NULL or c.nz == NULL:
+        free(saved)
+        free(c.nz)
         raise MemoryError()
     c.u = saved + c.D + size + nv if full else NULL
     memcpy(saved, c.w, c.D * sizeof(double))
@@ -735,18 +785,19 @@ def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double
             c.counts[1] = counts0[1]
             c.counts[2] = counts0[2]
     free(saved)
+    free(c.nz)
     return status, bad
 
 
-def so_mc_pass(int rule, bint intercept, double p0, double p1, Py_ssize_t K, double[::1] W,
-               double[::1] S, Py_ssize_t d, long long[::1] counts, X, const int[::1] y,
+def so_mc_pass(int rule, bint intercept, double p0, double p1, double floor, Py_ssize_t K,
+               double[::1] W, double[::1] S, Py_ssize_t d, long long[::1] counts, X, const int[::1] y,
                int[::1] pred=None, unsigned char[::1] upd=None, bint check=True,
                const double[::1] sw=None):
     """One online pass of the K-class single-constraint form (diagonal covariance) over the rows
     of X (as so_pass takes it).  W and S: K rows of D values each (class k's weights at
     W[k * D:(k + 1) * D], its variances likewise); y: class indices in [0, K).  Returns
     (status, bad_row); on a bad row the state is as before the call."""
-    cdef SOCtx c = make_ctx(rule, False, intercept, False, p0, p1, W, S, d, counts, K)
+    cdef SOCtx c = make_ctx(rule, False, intercept, False, p0, p1, floor, W, S, d, counts, K)
     if rule == NAROW or rule == SOP:
         raise ValueError("so_mc_pass: NAROW and the second-order Perceptron have no "
                          "single-constraint K-class form")
@@ -767,7 +818,10 @@ def so_mc_pass(int rule, bint intercept, double p0, double p1, Py_ssize_t K, dou
     if n == 0:
         return OK, -1
     saved = <double*>malloc((2 * size + K) * sizeof(double))
-    if saved == NULL:
+    c.nz = <int*>malloc(c.D * sizeof(int))
+    if saved == NULL or c.nz == NULL:
+        free(saved)
+        free(c.nz)
         raise MemoryError()
     memcpy(saved, c.w, size * sizeof(double))
     memcpy(saved + size, c.S, size * sizeof(double))
@@ -782,6 +836,7 @@ def so_mc_pass(int rule, bint intercept, double p0, double p1, Py_ssize_t K, dou
             c.counts[1] = counts0[1]
             c.counts[2] = counts0[2]
     free(saved)
+    free(c.nz)
     return status, bad
 
 

@@ -10,19 +10,24 @@ Diagonal covariance: a list ``S`` of ``D`` variances.
 
 * ``v = x' S x'`` is ``wsumsq(S, x)``, then ``v = v + S[d]`` with an intercept.
 * The update with mean step ``ay`` (``alpha * y``) and precision coefficient ``c`` (the update
-  adds ``c x x^T`` to the inverse covariance, kept on its diagonal), for every stored value
-  ``x_j`` of the row, in the row's order, then for the intercept with ``x_j = 1.0``::
+  adds ``c x x^T`` to the inverse covariance, kept on its diagonal), for every non-zero value
+  ``x_j`` of the row (dense or sparse: a zero changes neither w_j nor S_j in exact
+  arithmetic, and is skipped), in the row's order, then for the intercept with ``x_j = 1.0``::
 
       g = S[j] * x_j
       w[j] = w[j] + ay * g
       t = S[j] / (1.0 + c * (g * x_j))
-      S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
+      S[j] = t if t >= floor else floor
 
-  With ``w`` None (NAROW) the mean line is skipped.  ``SIGMA_FLOOR = 2**-1022`` (the smallest
-  normal double): a variance never underflows to 0 (so ``v > 0`` for any non-zero row and the
-  steps stay finite over any run).  The variance along a coordinate falls like 1/(c n x^2)
-  after n steps, so with values near 1 the clamp acts only after some 10**300 steps; huge
-  values reach it sooner.
+  With ``w`` None (NAROW) the mean line is skipped.  ``floor`` is the learner's
+  ``variance_floor(a) = a * 2**-52``: a variance never falls below the initial one times the
+  machine epsilon.  Without it the exact CW step, whose precision coefficient grows like
+  m^2 phi^2 / v^2 as the confidence v shrinks, drove variances of the diagonal form to 0 in
+  one pass over a9a; the next step then multiplied an infinite coefficient by a zero value
+  (NaN) and the learner stopped on a finite row.  At the floor a variance is certain to
+  working precision relative to the prior, v stays > 0 for any non-zero row and the steps
+  stay finite; AROW's and NAROW's variances, which fall like 1/(n x^2 / r), meet it only
+  after some 10**16 steps along one coordinate.
 
 Full covariance: ``S`` a list of ``D`` lists (symmetric, positive definite).
 
@@ -48,10 +53,15 @@ import math
 
 from ._arith import axpy, dot, row_pairs, wsumsq
 
-__all__ = ["SIGMA_FLOOR", "new_cov", "diag_v", "diag_step", "full_u", "full_v", "full_step",
+__all__ = ["variance_floor", "new_cov", "diag_v", "diag_step", "full_u", "full_v", "full_step",
            "full_times", "widen_cov", "FULL_LIMIT", "full_downdate"]
 
-SIGMA_FLOOR = math.ldexp(1.0, -1022)
+
+
+def variance_floor(a):
+    """The diagonal variances' floor of a learner started from Sigma_0 = a I: a * 2**-52 (the
+    module docstring)."""
+    return float(a) * math.ldexp(1.0, -52)
 
 # Full covariance: at most this many matrix entries over all the learner's matrices (2**27
 # doubles, 1 GiB): a wider learner is refused, naming covariance="diagonal".
@@ -88,11 +98,11 @@ def diag_v(S, x, d, intercept):
     return v
 
 
-def diag_step(w, S, x, d, intercept, ay, c):
+def diag_step(w, S, x, d, intercept, ay, c, floor):
     """The diagonal update (module docstring), for each stored value of the row in order, then
     the intercept with 1.0; with ``w`` None, the covariance alone (no mean step).  False if a
     value became non-finite."""
-    pairs = row_pairs(x)
+    pairs = [(j, xj) for j, xj in row_pairs(x) if xj != 0.0]
     if intercept:
         pairs.append((d, 1.0))
     ok = True
@@ -102,7 +112,7 @@ def diag_step(w, S, x, d, intercept, ay, c):
             w[j] = w[j] + ay * g
             ok = ok and math.isfinite(w[j])
         t = S[j] / (1.0 + c * (g * xj))
-        S[j] = t if t >= SIGMA_FLOOR else SIGMA_FLOOR
+        S[j] = t if t >= floor else floor
         ok = ok and math.isfinite(t)
     return ok
 

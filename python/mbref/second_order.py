@@ -44,7 +44,7 @@ from statistics import NormalDist
 from . import _arith
 from ._additive import _Linear, _argmax, _check_choice, _check_real
 from ._covariance import (FULL_LIMIT, diag_step, diag_v, full_downdate, full_step,
-                          full_times, full_u, full_v, new_cov, widen_cov)
+                          full_times, full_u, full_v, new_cov, variance_floor, widen_cov)
 
 __all__ = ["AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron",
            "ALMA"]
@@ -134,6 +134,10 @@ class _Covariant(_Second):
         """The initial value on the covariance's diagonal."""
         return float(self.a)
 
+    def _floor(self):
+        """The diagonal variances' floor (``_covariance.variance_floor``)."""
+        return variance_floor(self.a)
+
     def _validate_params(self):
         super()._validate_params()
         _check_real(self._owner, "a", self.a, 0)
@@ -219,7 +223,7 @@ class _Gaussian(_Covariant):
         if self._full():
             ok = full_step(w, S, u, ay, beta)
         else:
-            ok = diag_step(w, S, x, self._d, self.fit_intercept, ay, c)
+            ok = diag_step(w, S, x, self._d, self.fit_intercept, ay, c, self._floor())
         if not ok:
             raise self._row_error(i)
         return s, True
@@ -242,8 +246,8 @@ class _Gaussian(_Covariant):
         if k is None:
             return p, False
         alpha, _, c = k
-        ok = diag_step(self._W[y], self._SK[y], x, d, fi, alpha, c)
-        ok = diag_step(self._W[r], self._SK[r], x, d, fi, -alpha, c) and ok
+        ok = diag_step(self._W[y], self._SK[y], x, d, fi, alpha, c, self._floor())
+        ok = diag_step(self._W[r], self._SK[r], x, d, fi, -alpha, c, self._floor()) and ok
         if not ok:
             raise self._row_error(i)
         return p, True
@@ -653,7 +657,8 @@ class NAROW(_Dual):
             if full:
                 ok = full_downdate(S, u, 1.0 / (r + chi)) and ok
             else:
-                ok = diag_step(None, S, x, self._d, self.fit_intercept, 0.0, 1.0 / r) and ok
+                ok = diag_step(None, S, x, self._d, self.fit_intercept, 0.0, 1.0 / r,
+                                self._floor()) and ok
         if full:
             w[:] = full_times(S, V)
         else:
