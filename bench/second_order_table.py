@@ -168,16 +168,19 @@ def run_a1a(args, seed, quiet=False):
         t0 = time.perf_counter()
         tried = [(label, make, one_pass(make, X0, y0)) for label, make in grid]
         done = [i for i in range(len(tried)) if tried[i][2] is not None]
-        best = min(done, key=lambda i: tried[i][2])                # first on a tie
-        label, make, _ = tried[best]
-        passes = [one_pass(make, X[p], y[p]) for p in perms]
-        rates = [m / n for m in passes if m is not None]
-        mean = float(np.mean(rates))
+        if done:
+            best = min(done, key=lambda i: tried[i][2])            # first on a tie
+            label, make, first_rate = tried[best][0], tried[best][1], tried[best][2] / n
+            rates = [m / n for m in (one_pass(make, X[p], y[p]) for p in perms)
+                     if m is not None]
+        else:                                   # every grid value refused shuffle 0
+            label, first_rate, rates = "every grid value refused", None, []
+        mean = float(np.mean(rates)) if rates else float("nan")
         std = float(np.std(rates, ddof=1)) if len(rates) > 1 else 0.0
         sol_acc, sol_std = SOL_A1A[name]
         sol_rate = 1.0 - sol_acc
         row = {"learner": name, "implementation": impl, "grid_size": len(grid),
-               "chosen": label, "first_shuffle_rate": tried[best][2] / n,
+               "chosen": label, "first_shuffle_rate": first_rate,
                "grid_rates": {lab: None if m is None else m / n for lab, _, m in tried},
                "grid_failed": len(tried) - len(done), "failed": len(perms) - len(rates),
                "rates": rates, "mean": mean, "std": std,
@@ -192,7 +195,8 @@ def run_a1a(args, seed, quiet=False):
         rows.append(row)
         if not quiet:
             print(f"  {name}: {impl}, {len(grid)} grid values, chosen {label}, "
-              f"{100 * mean:.2f} +- {100 * std:.2f} % ({row['seconds']:.1f} s)", file=sys.stderr)
+                  f"{100 * mean:.2f} +- {100 * std:.2f} % ({row['seconds']:.1f} s)",
+                  file=sys.stderr)
     return {"n": n, "shuffles": args.shuffles, "seed": seed, "tie": args.tie, "rows": rows,
             "refused": FAILURES[refused:]}
 
@@ -216,6 +220,8 @@ def run_mnist(args):
         print(f"  mnist AROW r={r:g}: {'refused' if m is None else f'{100 * m / n:.2f} %'} "
               f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
     perceptron = one_pass(lambda: mbcore.Perceptron(tie=args.tie, n_jobs=1), X, y) / n
+    if not arow:
+        raise SystemExit("mnist: AROW refused the pass at every r")
     chosen = min(arow, key=arow.get)
     return {"n": n, "seed": args.seed, "arow": arow, "chosen": chosen,
             "arow_rate": arow[chosen], "perceptron_rate": perceptron,
@@ -225,6 +231,11 @@ def run_mnist(args):
 
 
 def markdown(a1a, mnist):
+    return "\n\n".join(([markdown_a1a(a1a)] if a1a is not None else []) +
+                       ([markdown_mnist(mnist)] if mnist is not None else []))
+
+
+def markdown_a1a(a1a):
     out = [f"a1a: {a1a['n']} rows, {a1a['shuffles']} shuffles (seed {a1a['seed']}), "
            f"tie={a1a['tie']!r}, parameters chosen on shuffle 0", "",
            "| learner | run with | grid | chosen | mistake rate, mean +- std | SOL's | "
@@ -241,13 +252,6 @@ def markdown(a1a, mnist):
     out += ["", f"CW against SOL's ECCW (the exact closed form, as ConfidenceWeighted): "
             f"{100 * cw['sol_eccw_mean']:.2f} +- {100 * cw['sol_eccw_std']:.2f} %, "
             f"(mean - ECCW) / std = {cw['eccw_deviations']:+.2f}"]
-    if mnist is not None:
-        out += ["", f"mnist-t10k ({mnist['n']} rows, one shuffle, seed {mnist['seed']}): AROW "
-                f"({mnist['chosen']}) {100 * mnist['arow_rate']:.2f} % against the Perceptron's "
-                f"{100 * mnist['perceptron_rate']:.2f} % (SOL's mnist: "
-                f"{100 * mnist['sol_arow']:.2f} % and {100 * mnist['sol_perceptron']:.2f} %); "
-                f"AROW below: {'yes' if mnist['arow_below'] else 'no'} "
-                f"({mnist['r_below']} of {len(mnist['arow'])} r values)"]
     refused = a1a["refused"]
     if refused:
         out += ["", f"Passes refused ({len(refused)}, each a grid value on a shuffle):"]
@@ -255,6 +259,16 @@ def markdown(a1a, mnist):
         if len(refused) > 12:
             out.append(f"* ... and {len(refused) - 12} more")
     return "\n".join(out)
+
+
+def markdown_mnist(mnist):
+    rates = ", ".join(f"{k} {100 * v:.2f} %" for k, v in mnist["arow"].items())
+    return (f"mnist-t10k ({mnist['n']} rows, one shuffle, seed {mnist['seed']}): AROW "
+            f"({mnist['chosen']}) {100 * mnist['arow_rate']:.2f} % against the Perceptron's "
+            f"{100 * mnist['perceptron_rate']:.2f} % (SOL's mnist: "
+            f"{100 * mnist['sol_arow']:.2f} % and {100 * mnist['sol_perceptron']:.2f} %); "
+            f"AROW below: {'yes' if mnist['arow_below'] else 'no'} "
+            f"({mnist['r_below']} of {len(mnist['arow'])} r values).\n\nAROW over r: {rates}")
 
 
 def seeds_summary(runs):
@@ -299,13 +313,11 @@ def main(argv=None):
     runs = [a1a] + [run_a1a(args, args.seed + k, quiet=True) for k in range(1, args.seeds)] \
         if a1a is not None and args.seeds > 1 else None
     mnist = run_mnist(args) if args.mnist else None
-    if a1a is not None:
+    if a1a is not None or mnist is not None:
         print(markdown(a1a, mnist))
-        if runs:
-            print()
-            print(seeds_summary(runs))
-    elif mnist is not None:
-        print(json.dumps(mnist, indent=1))
+    if runs:
+        print()
+        print(seeds_summary(runs))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"a1a": a1a, "a1a_seeds": runs, "mnist": mnist, "refused": FAILURES},
