@@ -179,6 +179,14 @@ cdef inline double wsumsq_row(const double* S, const floating* v, const index_t*
     return (s0 + s1) + (s2 + s3)
 
 
+cdef inline unsigned long long nonfinite_bits(double t) noexcept nogil:
+    """1 when t is NaN or infinite (its exponent bits all ones), else 0: an integer test, so that
+    a loop's check has no floating-point chain from one value to the next."""
+    cdef unsigned long long b
+    memcpy(&b, &t, sizeof(double))
+    return ((b >> 52) & 0x7ff) == 0x7ff
+
+
 cdef inline int diag_step(double* w, double* S, const floating* v, const index_t* ix,
                           Py_ssize_t n, Py_ssize_t d, int intercept, double ay, double c,
                           double floor, int* nz) noexcept nogil:
@@ -187,7 +195,8 @@ cdef inline int diag_step(double* w, double* S, const floating* v, const index_t
     non-finite.  A dense row's non-zero positions are gathered first into nz (d ints of
     scratch), without branches: its zeros would make the loop's branch unpredictable."""
     cdef Py_ssize_t k, j, q, m = 0
-    cdef double x, g, t, chk = 0.0
+    cdef double x, g, t
+    cdef unsigned long long bad = 0
     if ix == NULL:
         for k in range(n):
             nz[m] = <int>k
@@ -211,11 +220,11 @@ cdef inline int diag_step(double* w, double* S, const floating* v, const index_t
         if w != NULL:
             t = w[j] + ay * g
             w[j] = t
-            chk += t - t            # (0 for a finite t, NaN otherwise)
+            bad |= nonfinite_bits(t)
         t = S[j] / (1.0 + c * (g * x))
         S[j] = t if t >= floor else floor
-        chk += t - t
-    return chk == 0.0
+        bad |= nonfinite_bits(t)
+    return bad == 0
 
 
 cdef inline double diag_v(const SOCtx* c, const double* S, const floating* v,
@@ -226,17 +235,46 @@ cdef inline double diag_v(const SOCtx* c, const double* S, const floating* v,
     return s
 
 
+cdef inline double dot_nz(const double* w, const floating* v, const int* nz,
+                          Py_ssize_t m) noexcept nogil:
+    """w . x for a dense row x whose non-zero positions are nz[0..m): term j into the partial
+    sum j & 3, as dot_row's dense loop puts it; the zeros' products (+-0.0, w finite) change no
+    partial sum, so the result is dot_row's, bit for bit."""
+    cdef double s[4]
+    cdef Py_ssize_t q
+    cdef int j
+    s[0] = 0.0
+    s[1] = 0.0
+    s[2] = 0.0
+    s[3] = 0.0
+    for q in range(m):
+        j = nz[q]
+        s[j & 3] += w[j] * <double>v[j]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
 cdef inline double full_uv(const SOCtx* c, const floating* v, const index_t* ix,
                            Py_ssize_t n) noexcept nogil:
-    """u = Sigma x' row by row into c.u, and v = u . x' (mbref._covariance.full_u, full_v)."""
-    cdef Py_ssize_t i, D = c.D
+    """u = Sigma x' row by row into c.u, and v = u . x' (mbref._covariance.full_u, full_v).
+    A dense row's products run over its non-zero values only (dot_nz: the same sums)."""
+    cdef Py_ssize_t i, k, m = 0, D = c.D
     cdef double s
+    if ix == NULL:
+        for k in range(n):
+            c.nz[m] = <int>k
+            m += v[k] != 0.0        # (NaN is kept)
     for i in range(D):
-        s = dot_row(c.S + i * D, v, ix, n)
+        if ix == NULL:
+            s = dot_nz(c.S + i * D, v, c.nz, m)
+        else:
+            s = dot_row(c.S + i * D, v, ix, n)
         if c.intercept:
             s = s + c.S[i * D + c.d]
         c.u[i] = s
-    s = dot_row(c.u, v, ix, n)
+    if ix == NULL:
+        s = dot_nz(c.u, v, c.nz, m)
+    else:
+        s = dot_row(c.u, v, ix, n)
     if c.intercept:
         s = s + c.u[c.d]
     return s
@@ -244,21 +282,21 @@ cdef inline double full_uv(const SOCtx* c, const floating* v, const index_t* ix,
 
 cdef inline int full_downdate(SOCtx* c, double beta) noexcept nogil:
     """Sigma -= beta u u^T, both triangles from one expression, u = c.u
-    (mbref._covariance.full_downdate); 0 if a value became non-finite."""
+    (mbref._covariance.full_downdate: for i <= j, t = S[i][j] - (beta * u[i]) * u[j] is
+    written to S[i][j] and S[j][i]); 0 if a value became non-finite."""
     cdef Py_ssize_t i, j, D = c.D
     cdef double bi, t
     cdef double* S = c.S
     cdef const double* u = c.u
-    cdef int ok = 1
+    cdef unsigned long long bad = 0
     for i in range(D):
         bi = beta * u[i]
         for j in range(i, D):
             t = S[i * D + j] - bi * u[j]
             S[i * D + j] = t
             S[j * D + i] = t
-            if not isfinite(t):
-                ok = 0
-    return ok
+            bad |= nonfinite_bits(t)
+    return bad == 0
 
 
 cdef inline int full_step(SOCtx* c, double ay, double beta) noexcept nogil:
@@ -288,18 +326,66 @@ cdef inline double score_of(const SOCtx* c, const double* w, const floating* v,
     return s
 
 
+cdef inline double score_conf(const SOCtx* c, const floating* v, const index_t* ix,
+                              Py_ssize_t n, double* conf) noexcept nogil:
+    """score_of and diag_v in one pass over the row (the diagonal rules): the same two
+    four-partial sums, each term into the same partial in the same order, so both are the
+    separate loops' values bit for bit; *conf = v, returns s."""
+    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
+    cdef double b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0
+    cdef double x0, x1, x2, x3, s, q
+    cdef const double* w = c.w
+    cdef const double* S = c.S
+    cdef Py_ssize_t k, j0, j1, j2, j3, n4 = n - (n % 4)
+    for k in range(0, n4, 4):
+        if ix == NULL:
+            j0, j1, j2, j3 = k, k + 1, k + 2, k + 3
+        else:
+            j0, j1, j2, j3 = ix[k], ix[k + 1], ix[k + 2], ix[k + 3]
+        x0 = v[k]
+        x1 = v[k + 1]
+        x2 = v[k + 2]
+        x3 = v[k + 3]
+        a0 += w[j0] * x0
+        a1 += w[j1] * x1
+        a2 += w[j2] * x2
+        a3 += w[j3] * x3
+        b0 += (S[j0] * x0) * x0
+        b1 += (S[j1] * x1) * x1
+        b2 += (S[j2] * x2) * x2
+        b3 += (S[j3] * x3) * x3
+    for k in range(n4, n):
+        j0 = k if ix == NULL else ix[k]
+        x0 = v[k]
+        if k == n4:
+            a0 += w[j0] * x0
+            b0 += (S[j0] * x0) * x0
+        elif k == n4 + 1:
+            a1 += w[j0] * x0
+            b1 += (S[j0] * x0) * x0
+        else:
+            a2 += w[j0] * x0
+            b2 += (S[j0] * x0) * x0
+    s = 1.0 * ((a0 + a1) + (a2 + a3))
+    q = (b0 + b1) + (b2 + b3)
+    if c.intercept:
+        s = s + w[c.d]
+        q = q + S[c.d]
+    conf[0] = q
+    return s
+
+
 cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssize_t n,
-                          int y, double s, double wi) noexcept nogil:
-    """The step of AROW, CW, SCW, NHERD on a row of score s (the twin's _Gaussian._binary):
-    -1 (a bad row), 0 (no update) or 1."""
-    cdef double v, alpha = 0.0, beta = 0.0, cc = 0.0
+                          int y, double s, double v, double wi) noexcept nogil:
+    """The step of AROW, CW, SCW, NHERD on a row of score s (the twin's _Gaussian._binary;
+    v: the diagonal form's confidence, computed with s by score_conf; the full form computes
+    its own): -1 (a bad row), 0 (no update) or 1."""
+    cdef double alpha = 0.0, beta = 0.0, cc = 0.0
     cdef int ok
     if wi == 0.0:
         return 0
     if c.full:
         v = full_uv(c, x, xi, n)
-    else:
-        v = diag_v(c, c.S, x, xi, n)
     if not isfinite(v):
         return -1
     if not v > 0.0:
@@ -436,7 +522,7 @@ cdef int so_pass_impl(SOCtx* c, const floating* val, const index_t* ix, const in
     cdef Py_ssize_t i, n
     cdef const floating* x
     cdef const index_t* xi
-    cdef double f = 0.0, wi
+    cdef double f = 0.0, v = 0.0, wi
     cdef int pr, st, step
     cdef long long mistakes = 0, updates = 0
     cdef bint dual = c.rule == NAROW or c.rule == SOP
@@ -451,8 +537,14 @@ cdef int so_pass_impl(SOCtx* c, const floating* val, const index_t* ix, const in
         if dual:
             step = dual_row(c, x, xi, n, y[i], wi, &f)
         else:
-            f = score_of(c, c.w, x, xi, n)
-            step = gauss_row(c, x, xi, n, y[i], f, wi) if isfinite(f) else -1
+            if c.full:
+                f = score_of(c, c.w, x, xi, n)
+            elif xi == NULL:        # (dense: the two vectorised loops are faster than one)
+                f = score_of(c, c.w, x, xi, n)
+                v = diag_v(c, c.S, x, xi, n)
+            else:
+                f = score_conf(c, x, xi, n, &v)
+            step = gauss_row(c, x, xi, n, y[i], f, v, wi) if isfinite(f) else -1
         if step < 0:
             bad[0] = i
             return BAD_ROW
