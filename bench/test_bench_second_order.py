@@ -5,7 +5,8 @@ section "Second-order learners (issue 38)".
 The targets (issue 38, "Speed"):
 
 * each diagonal learner's pass <= 2x the Perceptron's pass on the same data: a9a dense, a9a CSR
-  and w8a CSR;
+  and w8a CSR (the user's path against the Perceptron's default, which takes both cores; also
+  against ``Perceptron(n_jobs=1)``, info: the second-order passes are sequential);
 * the full-covariance pass at d = 123 (a9a) within 1.5x of a BLAS floor timed in the same run.
 
 Two levels are timed.  The compiled pass alone (``so_pass`` of ``mbcore._kernels.second_order``
@@ -89,6 +90,10 @@ for _d, _dl in DATA.items():
     for _r, (*_, _label) in RULES.items():
         SO_RATIOS.append((f"SO: {_dl}, {_label}.partial_fit / Perceptron.partial_fit",
                           f"so.{_d}.mbcore.{_r}", f"so.{_d}.mbcore.perceptron", "le", 2.0))
+for _d, _dl in DATA.items():
+    for _r, (*_, _label) in RULES.items():
+        SO_RATIOS.append((f"SO: {_dl}, {_label}.partial_fit / Perceptron(n_jobs=1) (info)",
+                          f"so.{_d}.mbcore.{_r}", f"so.{_d}.mbcore.perceptron_t1", "info", None))
 for _r in FULL:
     _label = RULES[_r][-1]
     SO_RATIOS += [
@@ -277,6 +282,20 @@ def test_user_perceptron(benchmark, record, sodata, data):
     _settle()
     benchmark.pedantic(_pf, setup=_fresh(mbcore.Perceptron, D.X, D.y), rounds=PASS_ROUNDS,
                        warmup_rounds=PASS_WARMUP)
+
+
+@pytest.mark.parametrize("data", list(DATA))
+@pytest.mark.benchmark(group="so-user")
+def test_user_perceptron_1thread(benchmark, record, sodata, data):
+    """The Perceptron's pass with n_jobs=1: its default takes both cores, and a busy second
+    core slows it (the second-order passes are sequential)."""
+    D = _data(sodata, data)
+    if not hasattr(mbcore, "AROW"):
+        pytest.skip("its second-order counterparts are not in mbcore yet")
+    record(f"so.{data}.mbcore.perceptron_t1", D.X.shape[0])
+    _settle()
+    benchmark.pedantic(_pf, setup=_fresh(lambda: mbcore.Perceptron(n_jobs=1), D.X, D.y),
+                       rounds=PASS_ROUNDS, warmup_rounds=PASS_WARMUP)
 
 
 @pytest.mark.parametrize("rule", list(RULES))
