@@ -437,22 +437,30 @@ cdef inline int w_from_theta(SOCtx* c, const index_t* xi, Py_ssize_t n) noexcept
 cdef inline double sop_diag_score(const SOCtx* c, const floating* v, const index_t* ix,
                                   Py_ssize_t n) noexcept nogil:
     """The diagonal second-order Perceptron's f: term k (theta[j] * x_k) / (A[j] + x_k * x_k)
-    in the four-partial order, the intercept's theta[d] / (A[d] + 1.0) added last."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, x, t
-    cdef Py_ssize_t k, j
-    for k in range(n):
-        j = k if ix == NULL else ix[k]
-        x = <double>v[k]
-        t = (c.V[j] * x) / (c.S[j] + x * x)
-        if (k & 3) == 0:
-            s0 += t
-        elif (k & 3) == 1:
-            s1 += t
-        elif (k & 3) == 2:
-            s2 += t
-        else:
-            s3 += t
-    t = (s0 + s1) + (s2 + s3)
+    in the four-partial order, the intercept's theta[d] / (A[d] + 1.0) added last.  A dense
+    row's zeros are skipped (their terms are +-0.0, which change no partial sum: a partial
+    sum is never -0.0), so that a row pays its non-zero values' divisions only."""
+    cdef double s[4]
+    cdef double x, t
+    cdef Py_ssize_t k, j, q, m = 0
+    s[0] = 0.0
+    s[1] = 0.0
+    s[2] = 0.0
+    s[3] = 0.0
+    if ix == NULL:
+        for k in range(n):
+            c.nz[m] = <int>k
+            m += v[k] != 0.0        # (NaN is kept)
+        for q in range(m):
+            j = c.nz[q]
+            x = <double>v[j]
+            s[j & 3] += (c.V[j] * x) / (c.S[j] + x * x)
+    else:
+        for k in range(n):
+            j = ix[k]
+            x = <double>v[k]
+            s[k & 3] += (c.V[j] * x) / (c.S[j] + x * x)
+    t = (s[0] + s[1]) + (s[2] + s[3])
     if c.intercept:
         t = t + c.V[c.d] / (c.S[c.d] + 1.0)
     return t
@@ -647,23 +655,20 @@ cdef struct AlmaCtx:
     Py_ssize_t d
     Py_ssize_t D
     long long* counts
+    int learn           # 0: scores and predictions only (no step)
 
 
-cdef inline double pow_sum(const double* v, Py_ssize_t n, double r) noexcept nogil:
+cdef inline double pow_sum(const floating* v, Py_ssize_t n, double r) noexcept nogil:
     """sum4(pow(abs(v_i), r)) over n values (mbref._arith.sum4's order)."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, t
+    cdef double s[4]
     cdef Py_ssize_t k
+    s[0] = 0.0
+    s[1] = 0.0
+    s[2] = 0.0
+    s[3] = 0.0
     for k in range(n):
-        t = pow(fabs(v[k]), r)
-        if (k & 3) == 0:
-            s0 += t
-        elif (k & 3) == 1:
-            s1 += t
-        elif (k & 3) == 2:
-            s2 += t
-        else:
-            s3 += t
-    return (s0 + s1) + (s2 + s3)
+        s[k & 3] += pow(fabs(<double>v[k]), r)
+    return (s[0] + s[1]) + (s[2] + s[3])
 
 
 cdef inline void p_link(const double* v, Py_ssize_t n, double r, double* out) noexcept nogil:
@@ -683,21 +688,10 @@ cdef inline void p_link(const double* v, Py_ssize_t n, double r, double* out) no
 cdef inline double alma_inv(const AlmaCtx* c, const Params* pr, const floating* v,
                             const index_t* ix, Py_ssize_t n) noexcept nogil:
     """1 / ||x'||_p (0 for a zero row; p = 2: the linear learners' row_inv)."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, t, P
-    cdef Py_ssize_t k
+    cdef double P
     if c.p == 2.0:
         return row_inv(pr, v, n)
-    for k in range(n):
-        t = pow(fabs(<double>v[k]), c.p)
-        if (k & 3) == 0:
-            s0 += t
-        elif (k & 3) == 1:
-            s1 += t
-        elif (k & 3) == 2:
-            s2 += t
-        else:
-            s3 += t
-    P = (s0 + s1) + (s2 + s3)
+    P = pow_sum(v, n, c.p)
     if c.intercept:
         P = P + 1.0
     return 1.0 / pow(P, 1.0 / c.p) if P != 0.0 else 0.0
@@ -740,7 +734,7 @@ cdef int alma_pass_impl(AlmaCtx* c, const floating* val, const index_t* ix,
             mistakes += 1
         if upd != NULL:
             upd[i] = 0
-        if inv == 0.0:
+        if inv == 0.0 or not c.learn:
             continue
         sk = sqrt(c.k[0])
         if not yi * s <= (1.0 - c.alpha) * ((c.B * sp) / sk):
@@ -775,15 +769,57 @@ cdef int alma_pass_impl(AlmaCtx* c, const floating* val, const index_t* ix,
         updates += 1
         if upd != NULL:
             upd[i] = 1
-    c.counts[0] += n_rows
-    c.counts[1] += mistakes
-    c.counts[2] += updates
+    if c.learn:
+        c.counts[0] += n_rows
+        c.counts[1] += mistakes
+        c.counts[2] += updates
     return OK
 
 
 # so_pass_view, so_mc_pass_view, alma_pass_view: the fused passes for a Rows view's dtypes,
 # generated from _dispatch.pxi.tp by setup.py.
 include "_dispatch_second_order.pxi"
+
+
+cdef struct Kept:
+    # the state arrays of a call as they were at its start, put back when a row fails (every
+    # pass is all or nothing), and the call's scratch after them
+    double* buf
+    double* dst[3]
+    Py_ssize_t size[3]
+    long long* counts
+    long long counts0[3]
+
+
+cdef double* kept_take(Kept* k, long long* counts, double* a0, Py_ssize_t s0, double* a1,
+                       Py_ssize_t s1, double* a2, Py_ssize_t s2,
+                       Py_ssize_t scratch) except NULL:
+    """Copy a0, a1, a2 (a2 may be NULL) and counts into k; returns the scratch of `scratch`
+    doubles after the copies."""
+    cdef Py_ssize_t i, at = 0
+    k.buf = <double*>malloc((s0 + s1 + s2 + scratch + 1) * sizeof(double))
+    if k.buf == NULL:
+        raise MemoryError()
+    k.dst[0], k.dst[1], k.dst[2] = a0, a1, a2
+    k.size[0], k.size[1], k.size[2] = s0, s1, (s2 if a2 != NULL else 0)
+    for i in range(3):
+        if k.size[i]:
+            memcpy(k.buf + at, k.dst[i], k.size[i] * sizeof(double))
+        at += k.size[i]
+    k.counts = counts
+    for i in range(3):
+        k.counts0[i] = counts[i]
+    return k.buf + at
+
+
+cdef void kept_put_back(Kept* k) noexcept nogil:
+    cdef Py_ssize_t i, at = 0
+    for i in range(3):
+        if k.size[i]:
+            memcpy(k.dst[i], k.buf + at, k.size[i] * sizeof(double))
+        at += k.size[i]
+    for i in range(3):
+        k.counts[i] = k.counts0[i]
 
 
 cdef SOCtx make_ctx(int rule, bint full, bint intercept, bint tie_pos, double p0, double p1,
@@ -837,7 +873,6 @@ def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double
     cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, sw)
     cdef Py_ssize_t bad = -1, size = S.shape[0]
     cdef int status
-    cdef double* saved
     cdef bint dual = rule == NAROW or rule == SOP
     cdef Py_ssize_t nv = c.D if dual else 0
     cdef signed char* pp = &pred[0] if pred is not None else NULL
@@ -853,37 +888,26 @@ def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double
         return OK, -1
     if dual:
         c.V = &V[0]
-    saved = <double*>malloc((c.D + size + nv + (c.D if full else 0)) * sizeof(double))
+    cdef Kept kept
+    cdef double* scratch = kept_take(&kept, &counts[0], c.w, c.D, c.S, size, c.V, nv,
+                                     c.D if full else 0)
+    c.u = scratch if full else NULL
     c.nz = <int*>malloc(c.D * sizeof(int))
-    if saved == NULL or c.nz == NULL:
-        free(saved)
-        free(c.nz)
+    if c.nz == NULL:
+        free(kept.buf)
         raise MemoryError()
-    c.u = saved + c.D + size + nv if full else NULL
-    memcpy(saved, c.w, c.D * sizeof(double))
-    memcpy(saved + c.D, c.S, size * sizeof(double))
-    if dual:
-        memcpy(saved + c.D + size, c.V, nv * sizeof(double))
-    cdef long long counts0[3]
-    counts0[:] = [counts[0], counts[1], counts[2]]
     with nogil:
         status = so_pass_view(&c, &r, &y[0], pp, up, fp, check, r.sw, &bad)
         if status != OK:
-            memcpy(c.w, saved, c.D * sizeof(double))
-            memcpy(c.S, saved + c.D, size * sizeof(double))
-            if dual:
-                memcpy(c.V, saved + c.D + size, nv * sizeof(double))
-            c.counts[0] = counts0[0]
-            c.counts[1] = counts0[1]
-            c.counts[2] = counts0[2]
-    free(saved)
+            kept_put_back(&kept)
+    free(kept.buf)
     free(c.nz)
     return status, bad
 
 
 def so_mc_pass(int rule, bint intercept, double p0, double p1, double floor, Py_ssize_t K,
-               double[::1] W, double[::1] S, Py_ssize_t d, long long[::1] counts, X, const int[::1] y,
-               int[::1] pred=None, unsigned char[::1] upd=None, bint check=True,
+               double[::1] W, double[::1] S, Py_ssize_t d, long long[::1] counts, X,
+               const int[::1] y, int[::1] pred=None, unsigned char[::1] upd=None, bint check=True,
                const double[::1] sw=None):
     """One online pass of the K-class single-constraint form (diagonal covariance) over the rows
     of X (as so_pass takes it).  W and S: K rows of D values each (class k's weights at
@@ -897,7 +921,6 @@ def so_mc_pass(int rule, bint intercept, double p0, double p1, double floor, Py_
     cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, sw)
     cdef Py_ssize_t bad = -1, size = K * c.D, i
     cdef int status
-    cdef double* saved
     cdef int* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
     if K < 3 or (r.indptr == NULL and r.row_len != d) or y.shape[0] != n or \
@@ -909,25 +932,17 @@ def so_mc_pass(int rule, bint intercept, double p0, double p1, double floor, Py_
             raise ValueError("so_mc_pass: a class index out of [0, K)")
     if n == 0:
         return OK, -1
-    saved = <double*>malloc((2 * size + K) * sizeof(double))
+    cdef Kept kept
+    cdef double* scores = kept_take(&kept, &counts[0], c.w, size, c.S, size, NULL, 0, K)
     c.nz = <int*>malloc(c.D * sizeof(int))
-    if saved == NULL or c.nz == NULL:
-        free(saved)
-        free(c.nz)
+    if c.nz == NULL:
+        free(kept.buf)
         raise MemoryError()
-    memcpy(saved, c.w, size * sizeof(double))
-    memcpy(saved + size, c.S, size * sizeof(double))
-    cdef long long counts0[3]
-    counts0[:] = [counts[0], counts[1], counts[2]]
     with nogil:
-        status = so_mc_pass_view(&c, K, &r, &y[0], pp, up, saved + 2 * size, check, r.sw, &bad)
+        status = so_mc_pass_view(&c, K, &r, &y[0], pp, up, scores, check, r.sw, &bad)
         if status != OK:
-            memcpy(c.w, saved, size * sizeof(double))
-            memcpy(c.S, saved + size, size * sizeof(double))
-            c.counts[0] = counts0[0]
-            c.counts[1] = counts0[1]
-            c.counts[2] = counts0[2]
-    free(saved)
+            kept_put_back(&kept)
+    free(kept.buf)
     free(c.nz)
     return status, bad
 
@@ -935,16 +950,18 @@ def so_mc_pass(int rule, bint intercept, double p0, double p1, double floor, Py_
 def alma_pass(double p, double alpha, double B, double C, bint intercept, bint tie_pos,
               double[::1] w, double[::1] T, double[::1] k, Py_ssize_t d,
               long long[::1] counts, X, const signed char[::1] y, signed char[::1] pred=None,
-              unsigned char[::1] upd=None, double[::1] scores=None, bint check=True):
+              unsigned char[::1] upd=None, double[::1] scores=None, bint check=True,
+              bint learn=True):
     """One online pass of binary ALMA_p over the rows of X (as so_pass takes it): w and theta
     (T) of D = d (+ 1) values, k = [one more than the updates so far]; returns
-    (status, bad_row); on a bad row the state is as before the call."""
+    (status, bad_row); on a bad row the state is as before the call.  learn=False: the
+    scores (s = (w . x') / ||x'||_p, the prediction's) and predictions alone, nothing
+    changed (counts too)."""
     cdef AlmaCtx c
     cdef Rows r
     cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, None)
     cdef Py_ssize_t bad = -1, D = d + (1 if intercept else 0)
     cdef int status
-    cdef double* saved
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
     cdef double* fp = &scores[0] if scores is not None else NULL
@@ -959,24 +976,14 @@ def alma_pass(double p, double alpha, double B, double C, bint intercept, bint t
     c.p, c.alpha, c.B, c.C = p, alpha, B, C
     c.intercept, c.tie_pos = intercept, tie_pos
     c.w, c.T, c.k, c.d, c.D, c.counts = &w[0], &T[0], &k[0], d, D, &counts[0]
-    saved = <double*>malloc((2 * D + 1) * sizeof(double))
-    if saved == NULL:
-        raise MemoryError()
-    memcpy(saved, c.w, D * sizeof(double))
-    memcpy(saved + D, c.T, D * sizeof(double))
-    saved[2 * D] = k[0]
-    cdef long long counts0[3]
-    counts0[:] = [counts[0], counts[1], counts[2]]
+    c.learn = learn
+    cdef Kept kept
+    kept_take(&kept, &counts[0], c.w, D, c.T, D, c.k, 1, 0)
     with nogil:
         status = alma_pass_view(&c, &r, &y[0], pp, up, fp, check, &bad)
         if status != OK:
-            memcpy(c.w, saved, D * sizeof(double))
-            memcpy(c.T, saved + D, D * sizeof(double))
-            c.k[0] = saved[2 * D]
-            c.counts[0] = counts0[0]
-            c.counts[1] = counts0[1]
-            c.counts[2] = counts0[2]
-    free(saved)
+            kept_put_back(&kept)
+    free(kept.buf)
     return status, bad
 
 
