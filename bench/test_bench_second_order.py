@@ -35,6 +35,12 @@ cores):
 
     python -m pytest bench/test_bench_second_order.py -p no:cacheprovider --benchmark-only
 
+The pairs that decide a target are also timed in alternation (``test_kernel_interleaved``,
+``test_floor_interleaved``): each round runs the second-order pass and then its reference, so
+both see the same machine, and the median of the rounds' ratios is kept in ``extra_info``
+(``python bench/test_bench_second_order.py --interleaved RUN.json`` lists them).  On a shared
+machine these are steadier than the ratio of two tests' times.
+
 The ratios (keys ``so.*``) are printed at the end of the session with the others: this module
 adds its ratio lines (``SO_RATIOS``) to bench/report.py's table when it is imported.  For
 pytest-benchmark JSON files, ``python bench/test_bench_second_order.py [--markdown] RUN.json
@@ -268,6 +274,38 @@ def test_kernel_diagonal(benchmark, record, sodata, data, rule):
     benchmark.pedantic(_so.so_pass, setup=setup, rounds=PASS_ROUNDS, warmup_rounds=PASS_WARMUP)
 
 
+@pytest.mark.parametrize("rule", list(RULES))
+@pytest.mark.parametrize("data", list(DATA))
+@pytest.mark.benchmark(group="so-kernel-interleaved")
+def test_kernel_interleaved(benchmark, sodata, data, rule):
+    """so_pass and the Perceptron's lin_pass in alternation, each on a fresh state: the median
+    and range of the rounds' ratios in extra_info (``ratios``), the timed call being the pair
+    (as test_floor_interleaved)."""
+    D = _data(sodata, data)
+    _, counts = _probe(rule, D.X, D.y8)
+    _info(benchmark, counts)
+    ratios = []
+
+    def pair(so_args, so_kw, perceptron_args):
+        t0 = time.perf_counter()
+        _so.so_pass(*so_args, **so_kw)
+        t1 = time.perf_counter()
+        _lk.lin_pass(*perceptron_args)
+        t2 = time.perf_counter()
+        ratios.append((t1 - t0) / (t2 - t1))
+
+    def setup():
+        args, kw = _so_args(rule, D.X, D.y8)
+        return (args, kw, (_perceptron_state(D.X, D.y), _rows(D.X), D.y8, None, None, True,
+                           1)), {}
+    _settle()
+    benchmark.pedantic(pair, setup=setup, rounds=PASS_ROUNDS, warmup_rounds=PASS_WARMUP)
+    r = sorted(ratios[PASS_WARMUP:])
+    benchmark.extra_info["key"] = f"so.{data}.interleaved.{rule}"
+    benchmark.extra_info["ratios"] = [round(v, 4) for v in r]
+    benchmark.extra_info["ratio_median"] = round(float(np.median(r)), 4)
+
+
 # =============================================================================================
 # The user's path: partial_fit on a new learner, default n_jobs (when the classes exist)
 # =============================================================================================
@@ -395,6 +433,38 @@ def test_floor(benchmark, record, sodata, blas_one_thread, rule, kind):
         benchmark.pedantic(run, rounds=FULL_ROUNDS, warmup_rounds=FULL_WARMUP)
 
 
+@pytest.mark.parametrize("rule", FULL)
+@pytest.mark.benchmark(group="so-floor")
+def test_floor_interleaved(benchmark, sodata, blas_one_thread, rule):
+    """The full pass against its floor (gemv + ger) in alternation: each round times the
+    compiled pass on a fresh state and then the floor, so that both see the same machine; the
+    median and the range of the rounds' ratios are in extra_info (``ratios``), the timed call
+    being the pair.  A steadier ratio than two tests' times when other jobs share the cores."""
+    D = sodata["a9a"]
+    upd, counts = _probe(rule, D.X, D.y8, full=True)
+    _info(benchmark, counts)
+    floor = _floor_loop(D.X, upd, D.X.shape[1], False, rule in DUAL)
+    ratios = []
+
+    def pair(*args, **kw):
+        t0 = time.perf_counter()
+        _so.so_pass(*args, **kw)
+        t1 = time.perf_counter()
+        floor()
+        t2 = time.perf_counter()
+        ratios.append((t1 - t0) / (t2 - t1))
+
+    def setup():
+        return _so_args(rule, D.X, D.y8, full=True)
+    with blas_one_thread():
+        _settle()
+        benchmark.pedantic(pair, setup=setup, rounds=FULL_ROUNDS, warmup_rounds=FULL_WARMUP)
+    r = sorted(ratios[FULL_WARMUP:])
+    benchmark.extra_info["key"] = f"so.a9a.interleaved.{rule}_full"
+    benchmark.extra_info["ratios"] = [round(v, 4) for v in r]
+    benchmark.extra_info["ratio_median"] = round(float(np.median(r)), 4)
+
+
 # -- bench/report.py's tables for JSON files, with these ratio lines ---------------------------
 def _report_main(argv):
     import importlib.util
@@ -407,5 +477,24 @@ def _report_main(argv):
     return report.main(argv)
 
 
+def _interleaved(paths):
+    """The interleaved ratios of pytest-benchmark JSON files: median and range per pair."""
+    import json
+    for path in paths:
+        with open(path) as fh:
+            doc = json.load(fh)
+        print(f"== {path} ({doc.get('datetime', '?')}, load average at the start "
+              f"{doc.get('machine_info', {}).get('mbcore_loadavg_start')})")
+        for b in doc.get("benchmarks", []):
+            info = b.get("extra_info") or {}
+            if "ratio_median" in info:
+                r = info["ratios"]
+                print(f"{info['key']:<32} median {info['ratio_median']:.3f}  "
+                      f"range {r[0]:.3f} .. {r[-1]:.3f}  ({len(r)} rounds)")
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--interleaved"]:
+        sys.exit(_interleaved(sys.argv[2:]))
     sys.exit(_report_main(sys.argv[1:]))
