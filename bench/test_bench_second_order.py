@@ -10,9 +10,10 @@ The targets (issue 38, "Speed"):
 * the full-covariance pass at d = 123 (a9a) within 1.5x of a BLAS floor timed in the same run.
 
 Two levels are timed.  The compiled pass alone (``so_pass`` of ``mbcore._kernels.second_order``
-on a fresh state, against ``lin_pass`` on a fresh Perceptron state, both on one thread): it
-exists now.  The user's path (``mbcore.<Class>().partial_fit(X, y)`` on a new learner, default
-``n_jobs``, against ``mbcore.Perceptron().partial_fit``): skipped until mbcore has the classes.
+on a fresh state, against ``lin_pass`` on a fresh Perceptron state, both on one thread; the
+``so_pass`` of a build with or without its variance-floor argument).  The user's path
+(``mbcore.<Class>().partial_fit(X, y)`` on a new learner, default ``n_jobs``, against
+``mbcore.Perceptron().partial_fit``), skipped for a class mbcore does not have.
 The parameters are the classes' defaults: AROW r = 1, CW eta = 0.7, SCW-I and SCW-II C = 1 and
 eta = 0.75, NHERD C = 1, NAROW b = 1, the second-order Perceptron a = 1; Sigma_0 = I; no
 intercept; tie "negative".  A pass the kernel refuses (status != 0: a covariance that collapsed,
@@ -30,7 +31,7 @@ Data: a9a from ``mbcore.datasets.load_a9a()`` (32,561 x 123, 0/1), dense float64
 (49,749 x 300, CSR) when the environment variable MBCORE_DATA names the datasets' directory
 (``w8a/w8a.gz``), else its tests are skipped.
 
-Not part of the default test run.  From the repository root (about a minute and a half on 2
+Not part of the default test run.  From the repository root (about 75 s on 2
 cores):
 
     python -m pytest bench/test_bench_second_order.py -p no:cacheprovider --benchmark-only
