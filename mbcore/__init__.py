@@ -22,7 +22,8 @@ from .exceptions import LearnerWarning
 from .linear import (AveragedPerceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive,
                      Perceptron)
 from .kernel import KernelPerceptron
-from .second_order import AROW, NAROW, NHERD, SCW, ConfidenceWeighted, SecondOrderPerceptron
+from .second_order import (ALMA, AROW, NAROW, NHERD, SCW, ConfidenceWeighted,
+                           SecondOrderPerceptron)
 from .experts import RandomizedWeightedMajority, WeightedMajority
 from .specialists import PairSpecialists, Specialists
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
@@ -53,4 +54,5 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "to_equivalence_learner", "from_equivalence_learner", "monotone_dnf_learner",
            "learn_monotone_dnf", "online_to_pac", "eq_to_pac", "load",
            "iter_svmlight", "iter_csv", "iter_vw", "run_stream",
-           "AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron"]
+           "AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron",
+           "ALMA"]

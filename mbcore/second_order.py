@@ -20,7 +20,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ._additive import (_CLASS_WEIGHT, _MULTI, _TIES, _raise_status, _row_weights)
+from ._additive import _CLASS_WEIGHT, _MULTI, _TIES, _Linear, _raise_status, _row_weights
 from ._kernels import linear as _k, second_order as _kso
 from ._params import Choice, Flag, Integer, Real
 from ._state import BOOL, COMMON, F8, INT, arr, finite, labels_and_counts, need, shape
@@ -29,7 +29,8 @@ from ._threads import N_JOBS, map_rows
 from ._validation import Batch, check_X
 from .base import ManyClasses, OnlineLearner, Snapshot
 
-__all__ = ["AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron"]
+__all__ = ["AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron",
+           "ALMA"]
 
 # the kernel's rule codes (mbcore/_kernels/second_order.pyx)
 _AROW, _CW, _SCW1, _SCW2, _NHERD, _NAROW, _SOP = range(7)
@@ -83,6 +84,29 @@ _K_DOC = """Three classes or more (``classes_`` sorted; every argmax takes the s
 _EXAMPLE = """>>> from mbcore.datasets import load_a9a
     >>> X, y = load_a9a()                      # UCI Adult: 32561 x 123 indicators"""
 
+_A_PARAM = """a : float > 0, default=1.0
+        The initial covariance, Sigma_0 = a I."""
+
+_TAIL = """covariance : {"diagonal", "full"}, default="diagonal"
+    tie : {"negative", "positive"}, default="negative"
+    fit_intercept : bool, default=False
+    max_epochs : int, default=100
+    %s
+    n_jobs : int or None, default=None
+        Checked as the linear learners' (the pass runs on one thread)."""
+
+_PARAMS = _TAIL % 'multi_class : {"multiclass", "ovr"}, default="multiclass"'
+_DUAL_PARAMS = _TAIL % ('multi_class : {"ovr", "multiclass"}, default="ovr"\n'
+                        '        "multiclass" is refused with three classes or more.')
+_CLASS_WEIGHT_PARAM = """class_weight : dict, "balanced" or None, default=None
+        As for :class:`PassiveAggressive`: multiplies each row's sample weight."""
+_ATTRS = """Attributes
+    ----------
+    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_"""
+_PIECES = dict(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE, _A_PARAM=_A_PARAM,
+               _PARAMS=_PARAMS, _DUAL_PARAMS=_DUAL_PARAMS,
+               _CLASS_WEIGHT_PARAM=_CLASS_WEIGHT_PARAM, _ATTRS=_ATTRS)
+
 
 class _SecondOrder(ManyClasses, OnlineLearner):
     """What the second-order learners share: the state (means, covariances, theta), the
@@ -107,7 +131,7 @@ class _SecondOrder(ManyClasses, OnlineLearner):
                    "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS}
 
     # for the tests (tests/_cases.py): NotFittedError before fit; not exact on integers
-    _FITTED = ("coef_", "intercept_", "covariance_")
+    _FITTED: "tuple[str, ...]" = ("coef_", "intercept_", "covariance_")
     _INTEGER_EXACT = False
 
     # -- the rule's parameters for the kernel ----------------------------------------------
@@ -261,7 +285,31 @@ class _SecondOrder(ManyClasses, OnlineLearner):
 
     # -- one row (partial_fit of one dense float64 row; learn_one's step) -------------------
     def _fast_path(self):
-        return True if self.__dict__.get("classes_") is not None else None
+        """The one-row binding: two classes, no class weights (the one-row step is
+        unweighted): (the kernel's ``OneBinding`` of the current arrays, d, positive label,
+        negative label), which learn_one and predict_one run in one compiled call each
+        (``OneSecondOrder``); else True (partial_fit's one-row path alone) or None."""
+        cl = self.__dict__.get("classes_")
+        if cl is None:
+            return None
+        if self._K() > 1 or self.class_weight is not None or \
+                self._w.shape[0] != self._d + bool(self.fit_intercept):
+            return True
+        pos, neg = cl[1], cl[0]
+        return (self._binding(), self._d, pos.item() if isinstance(pos, np.generic) else pos,
+                neg.item() if isinstance(neg, np.generic) else neg)
+
+    def _binding(self):
+        rule, p0, p1 = self._rule()
+        return _kso.so_binding(rule, self._full_fitted, self.fit_intercept,
+                               self.tie == "positive", p0, p1, self._floor(), self._w, self._S,
+                               self._d, self._counts, self._V if self._DUAL else None)
+
+    def _one_binder(self, fast, one):
+        # learn_one / predict_one: the row, the label and the one-row step in one compiled call
+        if type(fast) is not tuple:
+            return None
+        return _kso.OneSecondOrder(self, fast, one)
 
     def _fast_step(self, fast, X, y):
         """The pass on one dense float64 row of the fitted width, without the batch checks;
@@ -388,22 +436,11 @@ class _SecondOrder(ManyClasses, OnlineLearner):
         if self._DUAL:
             raise ValueError(f"{o}: coef_init is not supported (its state is theta, the sum of "
                              "the updates' y x, with w = Sigma theta); fit from w = 0")
-        C = np.array(coef_init, dtype=np.float64)
-        if K > 1:
-            if C.shape != (K, d):
-                raise ValueError(f"{o}: coef_init has shape {C.shape}, expected ({K}, {d}) "
-                                 "(one row per class)")
-            cols = [C]
-            if self.fit_intercept:
-                b = np.zeros(K) if intercept_init is None else \
-                    np.array(intercept_init, dtype=np.float64).ravel()
-                if b.shape != (K,):
-                    raise ValueError(f"{o}: intercept_init has {b.shape[0]} values, expected "
-                                     f"{K} (one per class)")
-                cols.append(b[:, None])
-            w0 = np.ascontiguousarray(np.concatenate(cols, axis=1)).ravel()
+        if K > 1:       # (the linear learners' checks; their W is feature-major)
+            w0 = _Linear._matrix_init(self, coef_init, intercept_init)
+            w0 = np.ascontiguousarray(w0.reshape(-1, K).T).ravel()
         else:
-            w0 = C.ravel()
+            w0 = np.array(coef_init, dtype=np.float64).ravel()
             if w0.shape[0] != d:
                 raise ValueError(f"{o}: coef_init has {w0.shape[0]} values, X has {d} features")
             if self.fit_intercept:
@@ -459,7 +496,8 @@ class _Weighted:
 
 
 class AROW(_SecondOrder):
-    __doc__ = """Adaptive Regularization of Weights (Crammer, Kulesza & Dredze, NIPS 2009; MLJ 2013).
+    __doc__ = """Adaptive Regularization of Weights (Crammer, Kulesza & Dredze, NIPS 2009;
+    MLJ 2013).
 
     Rule (two classes, labels y = +-1).  State: the mean w (0) and the covariance Sigma (a I).
     Predict by the sign of s = w . x.  With m = y s and v = x' Sigma x': if m < 1 (the hinge
@@ -489,8 +527,7 @@ class AROW(_SecondOrder):
     ----------
     r : float > 0, default=1.0
         The regularisation (the paper's r; LIBOL's and SOL's default 1).
-    a : float > 0, default=1.0
-        The initial covariance, Sigma_0 = a I.
+    {_A_PARAM}
     covariance : {{"diagonal", "full"}}, default="diagonal"
     tie : {{"negative", "positive"}}, default="negative"
     fit_intercept : bool, default=False
@@ -500,9 +537,7 @@ class AROW(_SecondOrder):
     n_jobs : int or None, default=None
         Checked as the linear learners' (the pass runs on one thread).
 
-    Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+    {_ATTRS}
 
     Examples
     --------
@@ -513,7 +548,7 @@ class AROW(_SecondOrder):
     (4666, 18032)
     >>> round(arow.score(X[30000:], y[30000:]), 3)
     0.843
-    """.format(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE)
+    """.format(**_PIECES)
 
     _PARAMETERS = {"r": Real(0)}
 
@@ -579,19 +614,10 @@ class ConfidenceWeighted(_SecondOrder):
     ----------
     eta : float in (0.5, 1), default=0.7
         The confidence (phi = Phi^-1(0.7) = 0.5244; LIBOL's and SOL's default).
-    a : float > 0, default=1.0
-        The initial covariance, Sigma_0 = a I.
-    covariance : {{"diagonal", "full"}}, default="diagonal"
-    tie : {{"negative", "positive"}}, default="negative"
-    fit_intercept : bool, default=False
-    max_epochs : int, default=100
-    multi_class : {{"multiclass", "ovr"}}, default="multiclass"
-    n_jobs : int or None, default=None
-        Checked as the linear learners' (the pass runs on one thread).
+    {_A_PARAM}
+    {_PARAMS}
 
-    Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+    {_ATTRS}
 
     Examples
     --------
@@ -602,8 +628,7 @@ class ConfidenceWeighted(_SecondOrder):
     (888, 1459)
     >>> round(cw.score(X[30000:], y[30000:]), 3)
     0.76
-    """.format(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE, _CW_STEP=_CW_STEP,
-               _CW_COV=_CW_COV)
+    """.format(_CW_STEP=_CW_STEP, _CW_COV=_CW_COV, **_PIECES)
 
     _PARAMETERS = {"eta": Real(0.5, 1, high_inclusive=False)}
 
@@ -665,21 +690,11 @@ class SCW(_Weighted, _SecondOrder):
     eta : float in (0.5, 1), default=0.75
         The confidence (LIBOL's SCW-I default).
     variant : {{"SCW-I", "SCW-II"}}, default="SCW-I"
-    a : float > 0, default=1.0
-        The initial covariance, Sigma_0 = a I.
-    covariance : {{"diagonal", "full"}}, default="diagonal"
-    tie : {{"negative", "positive"}}, default="negative"
-    fit_intercept : bool, default=False
-    max_epochs : int, default=100
-    multi_class : {{"multiclass", "ovr"}}, default="multiclass"
-    n_jobs : int or None, default=None
-        Checked as the linear learners' (the pass runs on one thread).
-    class_weight : dict, "balanced" or None, default=None
-        As for :class:`PassiveAggressive`: multiplies each row's sample weight.
+    {_A_PARAM}
+    {_PARAMS}
+    {_CLASS_WEIGHT_PARAM}
 
-    Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+    {_ATTRS}
 
     Examples
     --------
@@ -690,7 +705,7 @@ class SCW(_Weighted, _SecondOrder):
     (4643, 8710)
     >>> round(scw.score(X[30000:], y[30000:]), 3)
     0.848
-    """.format(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE)
+    """.format(**_PIECES)
 
     _PARAMETERS = {"C": Real(0), "eta": Real(0.5, 1, high_inclusive=False),
                    "variant": Choice("SCW-I", "SCW-II"), "class_weight": _CLASS_WEIGHT}
@@ -750,21 +765,11 @@ class NHERD(_Weighted, _SecondOrder):
     ----------
     C : float > 0, default=1.0
         The aggressiveness (LIBOL's default).
-    a : float > 0, default=1.0
-        The initial covariance, Sigma_0 = a I.
-    covariance : {{"diagonal", "full"}}, default="diagonal"
-    tie : {{"negative", "positive"}}, default="negative"
-    fit_intercept : bool, default=False
-    max_epochs : int, default=100
-    multi_class : {{"multiclass", "ovr"}}, default="multiclass"
-    n_jobs : int or None, default=None
-        Checked as the linear learners' (the pass runs on one thread).
-    class_weight : dict, "balanced" or None, default=None
-        As for :class:`PassiveAggressive`: multiplies each row's sample weight.
+    {_A_PARAM}
+    {_PARAMS}
+    {_CLASS_WEIGHT_PARAM}
 
-    Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+    {_ATTRS}
 
     Examples
     --------
@@ -775,7 +780,7 @@ class NHERD(_Weighted, _SecondOrder):
     (4652, 19101)
     >>> round(nherd.score(X[30000:], y[30000:]), 3)
     0.843
-    """.format(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE)
+    """.format(**_PIECES)
 
     _PARAMETERS = {"C": Real(0), "class_weight": _CLASS_WEIGHT}
 
@@ -846,20 +851,10 @@ class NAROW(_Dual):
     ----------
     b : float > 0, default=1.0
         The paper's b (LIBOL's and DOGMA's default 1).
-    a : float > 0, default=1.0
-        The initial covariance, Sigma_0 = a I.
-    covariance : {{"diagonal", "full"}}, default="diagonal"
-    tie : {{"negative", "positive"}}, default="negative"
-    fit_intercept : bool, default=False
-    max_epochs : int, default=100
-    multi_class : {{"ovr", "multiclass"}}, default="ovr"
-        "multiclass" is refused with three classes or more.
-    n_jobs : int or None, default=None
-        Checked as the linear learners' (the pass runs on one thread).
+    {_A_PARAM}
+    {_DUAL_PARAMS}
 
-    Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+    {_ATTRS}
 
     Examples
     --------
@@ -870,7 +865,7 @@ class NAROW(_Dual):
     (5026, 9638)
     >>> round(narow.score(X[30000:], y[30000:]), 3)
     0.833
-    """.format(_COMMON_DOC=_COMMON_DOC, _EXAMPLE=_EXAMPLE)
+    """.format(**_PIECES)
 
     _PARAMETERS = {"b": Real(0)}
 
@@ -933,18 +928,9 @@ class SecondOrderPerceptron(_Dual):
     ----------
     a : float > 0, default=1.0
         The paper's a (A_0 = a I; LIBOL's, DOGMA's and SOL's default 1).
-    covariance : {{"diagonal", "full"}}, default="diagonal"
-    tie : {{"negative", "positive"}}, default="negative"
-    fit_intercept : bool, default=False
-    max_epochs : int, default=100
-    multi_class : {{"ovr", "multiclass"}}, default="ovr"
-        "multiclass" is refused with three classes or more.
-    n_jobs : int or None, default=None
-        Checked as the linear learners' (the pass runs on one thread).
+    {_DUAL_PARAMS}
 
-    Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+    {_ATTRS}
 
     Examples
     --------
@@ -955,7 +941,7 @@ class SecondOrderPerceptron(_Dual):
     True
     >>> sop.mistakes_, round(sop.score(X[30000:], y[30000:]), 3)
     (6174, 0.788)
-    """.format(_COMMON_DOC=_COMMON_DOC, _EXAMPLE=_EXAMPLE)
+    """.format(**_PIECES)
 
     @classmethod
     def _unit_test_params(cls):
@@ -979,3 +965,212 @@ class SecondOrderPerceptron(_Dual):
 
     def _rule(self):
         return _SOP, 0.0, 0.0
+
+
+class ALMA(_SecondOrder):
+    __doc__ = """ALMA_p, the approximate large margin algorithm (Gentile, JMLR 2, 2001, "A new
+    approximate maximal margin classification algorithm"); ALMA_2 by default.
+
+    Rule (two classes, labels y = +-1).  q = p / (p - 1); f is the link function of index q
+    (the gradient of ||w||_q^2 / 2) and f^-1 the one of index p.  State: theta = f(w) (0),
+    w = f^-1(theta) and k = 1 (one more than the number of updates).  Each row is normalised
+    in p-norm, x^ = x' / ||x'||_p (x' = (x, 1) with an intercept); a zero row changes nothing.
+    Predict by the sign of s = w . x^.  With gamma_k = B sqrt(p - 1) / sqrt(k), if
+    y s <= (1 - alpha) gamma_k::
+
+        eta_k = C / (sqrt(p - 1) sqrt(k))
+        theta = theta + eta_k y x^
+        theta = theta / max(1, ||theta||_p)        (w / max(1, ||w||_q): the projection)
+        w     = f^-1(theta)                          (w = theta for p = 2)
+        k     = k + 1
+
+    Defaults (D15 of the project's notes on other ports): the paper proves its bound for
+    B = 1 / alpha and C = sqrt(2), the defaults here and river's; it gives no default alpha:
+    0.9 is river's (JSAT uses 0.8; DOGMA alpha 0, B 1, C sqrt(2) - 1).  For p > 2 the
+    weights live in the dual norm through the link function, as in the paper (LIBOL's ALMA
+    only scales ALMA_2's steps by sqrt(p - 1)).  River's ``ALMAClassifier`` differs from the
+    paper in three places: it does not normalise x, it divides only the current row's
+    coordinates by max(1, ||w||), and its test is strict (<); on rows of unit norm that hold
+    every feature the two agree.
+
+    Mistake bound (the paper's Theorem 3, with B = 1 / alpha and C = sqrt(2)): on rows whose
+    normalised p-norm margin is gamma, at most 2 (p - 1) / (alpha^2 gamma^2) + 8 / alpha - 4
+    corrections (not checked by ``certify``).
+
+    Prediction: +1 iff the score is > 0, or == 0 with ``tie="positive"`` (default "negative",
+    river's).  A row whose score or update is not finite raises ValueError naming the row; the
+    learner is left as before the call.
+
+    Three classes or more: one-vs-rest (``multi_class="ovr"``, the default; "multiclass" is
+    refused: the paper has no K-class form), learner k the binary rule on +1 iff y is class k,
+    the prediction the argmax of their scores.
+
+    ``sample_weight`` is refused (TypeError): the paper's update has no weighted form.
+
+    Parameters
+    ----------
+    p : float >= 2, default=2
+    alpha : float in (0, 1], default=0.9
+    B : float > 0 or None, default=None
+        None is 1 / alpha.
+    C : float > 0, default=sqrt(2)
+    tie : {{"negative", "positive"}}, default="negative"
+    fit_intercept : bool, default=False
+    max_epochs : int, default=100
+    multi_class : {{"ovr", "multiclass"}}, default="ovr"
+    n_jobs : int or None, default=None
+        Checked as the linear learners' (the pass runs on one thread).
+
+
+    Attributes
+    ----------
+    coef_, intercept_, mistakes_, updates_, n_seen_, classes_, n_features_in_
+
+    Examples
+    --------
+    {_EXAMPLE}
+    >>> from mbcore import ALMA
+    >>> alma = ALMA(alpha=0.9).partial_fit(X[:30000], y[:30000])
+    >>> alma.mistakes_, alma.updates_
+    (5987, 6613)
+    >>> round(alma.score(X[30000:], y[30000:]), 3)
+    0.801
+    """.format(_EXAMPLE=_EXAMPLE)
+
+    _PARAMETERS = {"p": Real(2, low_inclusive=True), "alpha": Real(0, 1),
+                   "B": Real(0, none=True), "C": Real(0), "tie": Choice(*_TIES),
+                   "fit_intercept": Flag(), "max_epochs": Integer(1),
+                   "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS}
+    _FITTED = ("coef_", "intercept_")
+    _MC_FORM = False
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Small parameter sets for the contract suite that runs every learner."""
+        return [{}, {"alpha": 0.5, "fit_intercept": True}, {"p": 3.0, "tie": "positive"}]
+
+    def __init__(self, p=2, alpha=0.9, B=None, C=math.sqrt(2.0), tie="negative",
+                 fit_intercept=False, max_epochs=100, multi_class="ovr", n_jobs=None):
+        self.p = p
+        self.alpha = alpha
+        self.B = B
+        self.C = C
+        self.tie = tie
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+        self.multi_class = multi_class
+        self.n_jobs = n_jobs
+
+    covariance = "diagonal"         # (no covariance: the base's checks read this)
+
+    def _full(self):
+        return False
+
+    def _cov0(self):
+        return 1.0
+
+    def _rule(self):
+        raise AssertionError("ALMA has no rule code of so_pass (its kernel is alma_pass)")
+
+    def _B(self):
+        return 1.0 / float(self.alpha) if self.B is None else float(self.B)
+
+    @property
+    def covariance_(self):
+        raise AttributeError("ALMA has no covariance")
+
+    # -- state: w, theta (_T) and k (_k, one per class) -----------------------------------
+    def _init_state(self, d, w_init=None):
+        super()._init_state(d, w_init)
+        K, p = self._K(), float(self.p)
+        self._S = np.zeros(0)
+        self._ks = np.ones(K)
+        if p == 2.0:
+            self._T = self._w.copy()
+        else:
+            D = d + bool(self.fit_intercept)
+            self._T = np.empty_like(self._w)
+            for c in range(K):
+                w = self._w[c * D:(c + 1) * D]
+                if w.any():
+                    _kso.alma_link(w, p / (p - 1.0), self.fit_intercept,
+                                   self._T[c * D:(c + 1) * D])
+                else:
+                    self._T[c * D:(c + 1) * D] = 0.0
+
+    _STATE = dict(COMMON, _d=INT, _w=arr(F8, 1), _S=arr(F8, 1), _V=arr(F8, 1),
+                  _full_fitted=BOOL, _T=arr(F8, 1), _ks=arr(F8, 1))
+
+    def _check_state(self, st):
+        o, d, K = self._owner, st["n_features_in_"], self._K()
+        labels_and_counts(self, st)
+        need(st["_d"] == d, f"{o}: _d != n_features_in_")
+        need(not st["_full_fitted"], f"{o}: ALMA has no covariance")
+        need(not (K > 1 and self.multi_class == "multiclass"),
+             f"{o}: a K-class state of a form this learner refuses")
+        D = d + bool(self.fit_intercept)
+        shape(self, "_w", (K * D,))
+        shape(self, "_T", (K * D,))
+        shape(self, "_ks", (K,))
+        shape(self, "_S", (0,))
+        shape(self, "_V", (0,))
+        finite(self, "_w", "_T", "_ks")
+        need(bool((st["_ks"] >= 1.0).all()), f"{o}: a correction count below 1")
+
+    def _widened(self, d):
+        w, S, V = super()._widened(d)
+        K, d0, icpt = self._K(), self._d, bool(self.fit_intercept)
+        D0, D1 = d0 + icpt, d + icpt
+        T = np.zeros((K, D1))
+        T[:, list(range(d0)) + ([d] if icpt else [])] = self._T.reshape(K, D0)
+        return w, S, V, T.ravel()
+
+    def _grow_state(self, d):
+        self._w, self._S, self._V, self._T = self._widened(d)
+        self._d = d
+
+    def _grow_features(self, d):
+        old = (self._w, self._S, self._V, self._T, self._d)
+        self._grow_state(d)
+        self.n_features_in_ = d
+
+        def undo():
+            self._w, self._S, self._V, self._T, self._d = old
+            self.n_features_in_ = old[4]
+
+        return undo
+
+    # -- the passes -----------------------------------------------------------------------
+    def _slot(self, k):
+        D = self._d + bool(self.fit_intercept)
+        return (self._w[k * D:(k + 1) * D], self._T[k * D:(k + 1) * D], self._ks[k:k + 1])
+
+    def _pass(self, batch, yy, pred, upd):
+        self._validate_params()
+        if self._K() > 1:                   # (one-vs-rest: "multiclass" is refused at fit)
+            self._pass_ovr(batch, yy, pred, upd)
+        else:
+            status, bad = self._binary(0, batch, yy, pred, upd, None, self._counts,
+                                       not batch.checked, *self._slot(0))
+            _raise_status(self._owner, batch, status, bad)
+        batch.checked = True
+
+    def _binary(self, k, batch, y8, pred, upd, scores, counts, check, w, T, kk, sw=False,
+                learn=True):
+        """alma_pass of the binary rule on (w, theta, k) over the batch; (status, bad row)."""
+        return _kso.alma_pass(float(self.p), float(self.alpha), self._B(), float(self.C),
+                              self.fit_intercept, self.tie == "positive", w, T, kk, self._d,
+                              counts, batch.arrays, y8, pred, upd, scores, check, learn)
+
+    def _binding(self):
+        return _kso.alma_binding(float(self.p), float(self.alpha), self._B(), float(self.C),
+                                 self.fit_intercept, self.tie == "positive", self._w, self._T,
+                                 self._ks, self._d, self._counts)
+
+    def _class_score(self, k, batch):
+        out = np.empty(batch.n)
+        w, T, kk = self._slot(k)
+        y8 = np.ones(batch.n, dtype=np.int8)
+        st = self._binary(k, batch, y8, None, None, out, np.zeros(3, dtype=np.int64), False,
+                          w, T, kk, learn=False)
+        return out, st

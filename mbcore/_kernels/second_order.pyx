@@ -671,11 +671,21 @@ cdef inline double pow_sum(const floating* v, Py_ssize_t n, double r) noexcept n
     return (s[0] + s[1]) + (s[2] + s[3])
 
 
-cdef inline void p_link(const double* v, Py_ssize_t n, double r, double* out) noexcept nogil:
+cdef inline double p_norm(const double* v, Py_ssize_t d, int intercept, double r) noexcept nogil:
+    """||v||_r over d coordinates, the intercept's term (v[d]) added last
+    (mbref.second_order._pnorm)."""
+    cdef double P = pow_sum(v, d, r)
+    if intercept:
+        P = P + pow(fabs(v[d]), r)
+    return pow(P, 1.0 / r)
+
+
+cdef inline void p_link(const double* v, Py_ssize_t d, int intercept, double r,
+                        double* out) noexcept nogil:
     """The p-norm link of index r (mbref.second_order._link): sign(v_i) |v_i|^(r-1) /
     ||v||_r^(r-2), the zero vector for v = 0."""
-    cdef double nr = pow(pow_sum(v, n, r), 1.0 / r), den
-    cdef Py_ssize_t i
+    cdef double nr = p_norm(v, d, intercept, r), den
+    cdef Py_ssize_t i, n = d + (1 if intercept else 0)
     if nr == 0.0:
         for i in range(n):
             out[i] = 0.0
@@ -749,14 +759,14 @@ cdef int alma_pass_impl(AlmaCtx* c, const floating* val, const index_t* ix,
             n2 = sqnorm_w(c.T, c.d, c.intercept)
             nrm = sqrt(n2) if n2 > 1.0 else 1.0
         else:
-            nrm = pow(pow_sum(c.T, D, c.p), 1.0 / c.p)
+            nrm = p_norm(c.T, c.d, c.intercept, c.p)
         if nrm > 1.0:
             for j in range(D):
                 c.T[j] = c.T[j] / nrm
         if c.p == 2.0:
             memcpy(c.w, c.T, D * sizeof(double))
         else:
-            p_link(c.T, D, c.p, c.w)
+            p_link(c.T, c.d, c.intercept, c.p, c.w)
         if not isfinite(nrm):
             ok = 0
         for j in range(D):
@@ -987,9 +997,202 @@ def alma_pass(double p, double alpha, double B, double C, bint intercept, bint t
     return status, bad
 
 
-def alma_link(const double[::1] v, double r, double[::1] out):
-    """out = the p-norm link of index r of v (mbref.second_order._link): theta = f(w) of a
-    learner started from given weights."""
-    if out.shape[0] != v.shape[0] or v.shape[0] == 0 or not r > 1.0:
+def alma_link(const double[::1] v, double r, bint intercept, double[::1] out):
+    """out = the p-norm link of index r of v (mbref.second_order._link; the intercept's
+    coordinate last): theta = f(w) of a learner started from given weights."""
+    cdef Py_ssize_t d = v.shape[0] - (1 if intercept else 0)
+    if out.shape[0] != v.shape[0] or d < 1 or not r > 1.0:
         raise ValueError("alma_link: the arrays do not match")
-    p_link(&v[0], v.shape[0], r, &out[0])
+    p_link(&v[0], d, intercept, r, &out[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# One example at a time (learn_one / predict_one: mbcore._one and names.OneFast)
+# ---------------------------------------------------------------------------------------------
+
+from ._rows cimport dense_rows
+from .names cimport NameIndex, OneFast, STRICT, BAIL
+
+
+cdef class OneBinding:
+    """A binary learner's state as the one-row step reads it (``so_binding``,
+    ``alma_binding``): pointers into the learner's arrays, which it keeps alive, and the
+    row's scratch.  Made by the learner's ``_fast_path`` for its current arrays and parameters
+    (a new one whenever they change)."""
+
+    cdef SOCtx c
+    cdef AlmaCtx a
+    cdef bint alma
+    cdef readonly Py_ssize_t d
+    cdef Py_ssize_t size            # the values the step may change, saved before it
+    cdef object arrays              # (the learner's arrays: alive while this is)
+    cdef double* keep
+    cdef int* nz
+    cdef double* u
+
+    def __cinit__(self):
+        self.keep = NULL
+        self.nz = NULL
+        self.u = NULL
+
+    def __dealloc__(self):
+        free(self.keep)
+        free(self.nz)
+        free(self.u)
+
+    cdef int step(self, const double* x, Py_ssize_t n, signed char y) noexcept nogil:
+        """The online step on one dense row: OK, or BAD_ROW with the state as before."""
+        cdef Rows row = dense_rows(x, 1, 1, n)
+        cdef Py_ssize_t bad = -1, D, at = 0
+        cdef long long c0, c1, c2
+        cdef int status
+        cdef long long* counts = self.a.counts if self.alma else self.c.counts
+        c0, c1, c2 = counts[0], counts[1], counts[2]
+        if self.alma:
+            D = self.a.D
+            memcpy(self.keep, self.a.w, D * sizeof(double))
+            memcpy(self.keep + D, self.a.T, D * sizeof(double))
+            self.keep[2 * D] = self.a.k[0]
+            status = alma_pass_view(&self.a, &row, &y, NULL, NULL, NULL, 0, &bad)
+            if status != OK:
+                memcpy(self.a.w, self.keep, D * sizeof(double))
+                memcpy(self.a.T, self.keep + D, D * sizeof(double))
+                self.a.k[0] = self.keep[2 * D]
+        else:
+            D = self.c.D
+            at = self.size - D - (D if self.c.V != NULL else 0)      # (the covariance's)
+            memcpy(self.keep, self.c.w, D * sizeof(double))
+            memcpy(self.keep + D, self.c.S, at * sizeof(double))
+            if self.c.V != NULL:
+                memcpy(self.keep + D + at, self.c.V, D * sizeof(double))
+            status = so_pass_view(&self.c, &row, &y, NULL, NULL, NULL, 0, NULL, &bad)
+            if status != OK:
+                memcpy(self.c.w, self.keep, D * sizeof(double))
+                memcpy(self.c.S, self.keep + D, at * sizeof(double))
+                if self.c.V != NULL:
+                    memcpy(self.c.V, self.keep + D + at, D * sizeof(double))
+        if status != OK:
+            counts[0], counts[1], counts[2] = c0, c1, c2
+        return status
+
+    cdef int score(self, const double* x, Py_ssize_t n, double* f) noexcept nogil:
+        """The score whose sign is the prediction of one dense row (no state change): 0, or -1
+        when it is not finite."""
+        cdef Params pr
+        cdef double inv
+        if self.alma:
+            memset(&pr, 0, sizeof(Params))
+            pr.intercept = self.a.intercept
+            pr.normalize = 1
+            inv = alma_inv(&self.a, &pr, x, <const int*>NULL, n)
+            f[0] = raw_score(&pr, self.a.w, 1.0, self.a.d, x, <const int*>NULL, n, inv)
+        elif self.c.rule == NAROW or self.c.rule == SOP:
+            if dual_row(&self.c, x, <const int*>NULL, n, 1, 0.0, f) < 0:
+                return -1
+        else:
+            f[0] = score_of(&self.c, self.c.w, x, <const int*>NULL, n)
+        return 0 if isfinite(f[0]) else -1
+
+    cdef int tie_pos(self) noexcept nogil:
+        return self.a.tie_pos if self.alma else self.c.tie_pos
+
+
+def so_binding(int rule, bint full, bint intercept, bint tie_pos, double p0, double p1,
+               double floor, double[::1] w, double[::1] S, Py_ssize_t d,
+               long long[::1] counts, double[::1] V=None):
+    """The one-row binding of a binary learner of so_pass (its arguments as so_pass's)."""
+    cdef OneBinding b = OneBinding()
+    cdef bint dual = rule == NAROW or rule == SOP
+    b.c = make_ctx(rule, full, intercept, tie_pos, p0, p1, floor, w, S, d, counts, 1)
+    if dual != (V is not None) or (dual and V.shape[0] != b.c.D):
+        raise ValueError("so_binding: the arrays do not match")
+    b.alma = False
+    b.d = d
+    b.arrays = (w, S, V, counts)
+    if dual:
+        b.c.V = &V[0]
+    b.size = b.c.D + S.shape[0] + (b.c.D if dual else 0)
+    b.keep = <double*>malloc(b.size * sizeof(double))
+    b.nz = <int*>malloc(b.c.D * sizeof(int))
+    b.u = <double*>malloc(b.c.D * sizeof(double)) if full else NULL
+    if b.keep == NULL or b.nz == NULL or (full and b.u == NULL):
+        raise MemoryError()
+    b.c.nz = b.nz
+    b.c.u = b.u
+    return b
+
+
+def alma_binding(double p, double alpha, double B, double C, bint intercept, bint tie_pos,
+                 double[::1] w, double[::1] T, double[::1] k, Py_ssize_t d,
+                 long long[::1] counts):
+    """The one-row binding of binary ALMA_p (its arguments as alma_pass's)."""
+    cdef OneBinding b = OneBinding()
+    cdef Py_ssize_t D = d + (1 if intercept else 0)
+    if not p >= 2.0 or d < 1 or w.shape[0] != D or T.shape[0] != D or k.shape[0] != 1 or \
+            counts.shape[0] != 3:
+        raise ValueError("alma_binding: the arrays do not match")
+    b.alma = True
+    b.d = d
+    b.arrays = (w, T, k, counts)
+    b.a.p, b.a.alpha, b.a.B, b.a.C = p, alpha, B, C
+    b.a.intercept, b.a.tie_pos = intercept, tie_pos
+    b.a.w, b.a.T, b.a.k, b.a.d, b.a.D, b.a.counts = &w[0], &T[0], &k[0], d, D, &counts[0]
+    b.a.learn = 1
+    b.size = 2 * D + 1
+    b.keep = <double*>malloc(b.size * sizeof(double))
+    if b.keep == NULL:
+        raise MemoryError()
+    return b
+
+
+cdef class OneSecondOrder(OneFast):
+    """learn_one and predict_one of a binary learner of this module, each one compiled call
+    (the lock and the binding: ``names.OneFast``): the name index's fill, the label's code and
+    the one-row step (``OneBinding``).  ``fast`` is the learner's ``_fast`` (binding, d,
+    positive label, negative label), ``one`` its ``_one`` (index, fill's modes)."""
+
+    cdef OneBinding b
+    cdef NameIndex idx
+    cdef object pos, neg
+    cdef int learn_mode, predict_mode
+
+    def __init__(self, learner, tuple fast not None, tuple one not None):
+        OneFast.__init__(self, learner, fast, one)
+        self.b, self.pos, self.neg = fast[0], fast[2], fast[3]
+        self.idx = one[0]
+        self.learn_mode = one[1]
+        self.predict_mode = one[2]
+
+    cdef Py_ssize_t learn_c(self, object x, object y, int strict) except? -100:
+        # as linear.OneLinear's: 0 done; > 0 a bad row (the state unchanged); < 0 the general
+        # path (fill's status, -5 new names, -7 a label of neither class)
+        cdef signed char code
+        cdef Py_ssize_t n
+        cdef object t
+        if strict:
+            t = type(y)
+            if (t is not bool and t is not int and t is not str and t is not float) or \
+                    type(self.pos) is not t or type(self.neg) is not t:
+                return BAIL
+        if y == self.pos:
+            code = 1
+        elif y == self.neg:
+            code = -1
+        else:
+            return -7
+        n = self.idx.fill_c(x, self.learn_mode | (STRICT if strict else 0))
+        if n < 0:
+            return n
+        if n != self.b.d:
+            return -5
+        return self.b.step(self.idx.row_ptr(), n, code)
+
+    cdef object predict_c(self, object x, object miss, int strict):
+        cdef Py_ssize_t n
+        cdef double f = 0.0
+        n = self.idx.fill_c(x, self.predict_mode | (STRICT if strict else 0))
+        if n < 0 or n != self.b.d:
+            return miss
+        if self.b.score(self.idx.row_ptr(), n, &f) != 0:
+            return miss
+        return self.pos if sign_of(f, self.b.tie_pos()) > 0 else self.neg

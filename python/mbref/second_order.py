@@ -39,6 +39,7 @@ Shared conventions (the linear learners' ones, ``mbref.linear``):
 """
 
 import math
+import numbers
 from statistics import NormalDist
 
 from . import _arith
@@ -757,13 +758,24 @@ class SecondOrderPerceptron(_Dual):
         return f, True
 
 
-def _link(v, r):
+def _pnorm(v, r, intercept):
+    """||v||_r: ``pow(P, 1.0 / r)`` with ``P = sum4(pow(abs(v_j), r))`` over the features'
+    coordinates, then ``+ pow(abs(v_d), r)`` for the intercept, added last (as every sum of this
+    package: its place does not move when features are added)."""
+    d = len(v) - (1 if intercept else 0)
+    P = _arith.sum4(math.pow(abs(t), r) for t in v[:d])
+    if intercept:
+        P = P + math.pow(abs(v[d]), r)
+    return math.pow(P, 1.0 / r)
+
+
+def _link(v, r, intercept):
     """The p-norm link function of index r: ``sign(v_i) |v_i|^(r - 1) / ||v||_r^(r - 2)``.
 
-    Exact order: ``n = pow(sum4(pow(abs(v_i), r)), 1.0 / r)`` over all coordinates (0 gives the
-    zero vector), ``den = pow(n, r - 2.0)``, then ``copysign(pow(abs(v_i), r - 1.0) / den, v_i)``
-    for v_i != 0 (0.0 otherwise).  ``pow`` is C's (``math.pow``)."""
-    n = math.pow(_arith.sum4(math.pow(abs(t), r) for t in v), 1.0 / r)
+    Exact order: ``n = _pnorm(v, r, intercept)`` (0 gives the zero vector),
+    ``den = pow(n, r - 2.0)``, then ``copysign(pow(abs(v_i), r - 1.0) / den, v_i)`` for
+    v_i != 0 (0.0 otherwise).  ``pow`` is C's (``math.pow``)."""
+    n = _pnorm(v, r, intercept)
     if n == 0.0:
         return [0.0] * len(v)
     den = math.pow(n, r - 2.0)
@@ -797,8 +809,8 @@ class ALMA(_Second):
     ``theta_j += c * x_j`` (``_arith.axpy``; ``theta_d += c``).  The projection: p = 2,
     ``n2 = dense_sumsq(theta, d) (+ theta_d * theta_d)``, if ``n2 > 1.0`` every theta_i is
     divided by ``sqrt(n2)``, and w = theta (a copy); p > 2,
-    ``n = pow(sum4(pow(abs(theta_i), p)), 1.0 / p)`` over all D coordinates, if ``n > 1.0``
-    every theta_i is divided by n, and w = ``_link(theta, p)``.
+    ``n = _pnorm(theta, p, fit_intercept)`` (the intercept's term added last), if ``n > 1.0``
+    every theta_i is divided by n, and w = ``_link(theta, p, fit_intercept)``.
 
     D20 settled: p > 2 keeps the weights in the dual norm through the link function, as the
     paper (LIBOL's ``ALMA`` only scales ALMA_2's steps by sqrt(p - 1)).  River's
@@ -847,8 +859,11 @@ class ALMA(_Second):
         super()._validate_params()
         _check_real(self._owner, "p", self.p, 2, low_open=False)
         _check_real(self._owner, "alpha", self.alpha, 0, 1)
-        if self.B is not None:
-            _check_real(self._owner, "B", self.B, 0)
+        B = self.B
+        if B is not None and not (isinstance(B, numbers.Real) and not isinstance(B, bool) and
+                                  math.isfinite(float(B)) and B > 0):
+            raise ValueError(f"{self._owner}: parameter B must be a finite real > 0 or None, "
+                             f"got {B!r}")
         _check_real(self._owner, "C", self.C, 0)
 
     def _B(self):
@@ -860,10 +875,11 @@ class ALMA(_Second):
         q = p / (p - 1.0)
         if self._multi():
             self._ks = [[1.0] for _ in range(self._K)]
-            self._TK = [list(w) if p == 2.0 else _link(w, q) for w in self._W]
+            self._TK = [list(w) if p == 2.0 else _link(w, q, self.fit_intercept)
+                        for w in self._W]
         else:
             self._k = [1.0]
-            self._T = list(self._w) if p == 2.0 else _link(self._w, q)
+            self._T = list(self._w) if p == 2.0 else _link(self._w, q, self.fit_intercept)
 
     def _grow_features(self, d):
         if self._multi():
@@ -902,11 +918,11 @@ class ALMA(_Second):
                 n2 = n2 + T[self._d] * T[self._d]
             n = math.sqrt(n2) if n2 > 1.0 else 1.0
         else:
-            n = math.pow(_arith.sum4(math.pow(abs(t), p) for t in T), 1.0 / p)
+            n = _pnorm(T, p, self.fit_intercept)
         if n > 1.0:
             for j in range(len(T)):
                 T[j] = T[j] / n
-        w[:] = T if p == 2.0 else _link(T, p)
+        w[:] = T if p == 2.0 else _link(T, p, self.fit_intercept)
         if not ok or not math.isfinite(n) or not all(math.isfinite(v) for v in w):
             raise self._row_error(i)
         kk[0] = kk[0] + 1.0
