@@ -243,10 +243,7 @@ cdef inline double dot_nz(const double* w, const floating* v, const int* nz,
     cdef double s[4]
     cdef Py_ssize_t q
     cdef int j
-    s[0] = 0.0
-    s[1] = 0.0
-    s[2] = 0.0
-    s[3] = 0.0
+    s[:] = [0.0, 0.0, 0.0, 0.0]
     for q in range(m):
         j = nz[q]
         s[j & 3] += w[j] * <double>v[j]
@@ -452,10 +449,7 @@ cdef inline double sop_diag_score(const SOCtx* c, const floating* v, const index
     cdef double s[4]
     cdef double x, t
     cdef Py_ssize_t k, j, q, m = 0
-    s[0] = 0.0
-    s[1] = 0.0
-    s[2] = 0.0
-    s[3] = 0.0
+    s[:] = [0.0, 0.0, 0.0, 0.0]
     if ix == NULL:
         for k in range(n):
             c.nz[m] = <int>k
@@ -674,10 +668,7 @@ cdef inline double pow_sum(const floating* v, Py_ssize_t n, double r) noexcept n
     """sum4(pow(abs(v_i), r)) over n values (mbref._arith.sum4's order)."""
     cdef double s[4]
     cdef Py_ssize_t k
-    s[0] = 0.0
-    s[1] = 0.0
-    s[2] = 0.0
-    s[3] = 0.0
+    s[:] = [0.0, 0.0, 0.0, 0.0]
     for k in range(n):
         s[k & 3] += pow(fabs(<double>v[k]), r)
     return (s[0] + s[1]) + (s[2] + s[3])
@@ -1105,9 +1096,6 @@ cdef class OneBinding:
             f[0] = score_of(&self.c, self.c.w, x, <const int*>NULL, n)
         return 0 if isfinite(f[0]) else -1
 
-    cdef int tie_pos(self) noexcept nogil:
-        return self.a.tie_pos if self.alma else self.c.tie_pos
-
 
 def so_binding(int rule, bint full, bint intercept, bint tie_pos, double p0, double p1,
                double floor, double[::1] w, double[::1] S, Py_ssize_t d,
@@ -1207,4 +1195,5 @@ cdef class OneSecondOrder(OneFast):
             return miss
         if self.b.score(self.idx.row_ptr(), n, &f) != 0:
             return miss
-        return self.pos if sign_of(f, self.b.tie_pos()) > 0 else self.neg
+        return self.pos if sign_of(f, self.b.a.tie_pos if self.b.alma else self.b.c.tie_pos) > 0 \
+            else self.neg

@@ -274,10 +274,8 @@ def test_clone():
         assert type(c) is type(est) and c.get_params() == est.get_params()
         assert not hasattr(c, "classes_") or c.classes_ is None
         assert is_classifier(c)
-        # more than two classes: the linear, kernel and Winnow learners (not the voted mode)
-        multi = isinstance(c, (mbcore.linear._Linear, mbcore.KernelPerceptron,
-                               mbcore.multiplicative._Winnow)) and \
-            getattr(c, "mode", None) != "vote"
+        # more than two classes: as the class declares (its k_classes tag; not the voted mode)
+        multi = type(c)._TAGS.k_classes and getattr(c, "mode", None) != "vote"
         assert sklearn.utils.get_tags(c).classifier_tags.multi_class is multi
 
 
