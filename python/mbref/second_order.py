@@ -268,9 +268,19 @@ def _cw_cov(alpha, v, phi):
     sqrt(u) = (-alpha v phi + sqrt(alpha^2 v^2 phi^2 + 4 v)) / 2, written without the
     cancellation), ``beta = (alpha * phi) / (su + t)``, ``c = (alpha * phi) / su``."""
     t = (alpha * v) * phi
-    su = (2.0 * v) / (math.sqrt(t * t + 4.0 * v) + t)
+    su = _div(2.0 * v, math.sqrt(t * t + 4.0 * v) + t)
     ap = alpha * phi
-    return alpha, ap / (su + t), ap / su
+    return alpha, _div(ap, su + t), _div(ap, su)
+
+
+def _div(a, b):
+    """a / b as IEEE 754 divides (the kernel's C): +-inf or NaN for b = 0, where Python raises
+    ZeroDivisionError; the step that uses it is then a bad row in both twins."""
+    if b != 0.0:
+        return a / b
+    if a == 0.0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
 def _cw_alpha(m, v, phi):
