@@ -708,7 +708,7 @@ cdef int lin_scores_impl(const Params* p, const double* w, double a, Py_ssize_t 
 # The example goes through the name index's fill (its row buffer, mbcore._kernels.names) and the
 # one-row kernel in one call.  One row: the GIL is kept, as in lin_step1.
 
-from .names cimport NameIndex, OneFast, STRICT, BAIL
+from .names cimport NameIndex, OneFast, STRICT, binary_code
 
 
 cdef class OneLinear(OneFast):
@@ -743,19 +743,10 @@ cdef class OneLinear(OneFast):
         cdef LinCtx c
         cdef Rows row
         cdef Py_ssize_t bad = -1
-        cdef object t
-        if strict:
-            # (comparisons that run no Python code: see names.OneFast)
-            t = type(y)
-            if (t is not bool and t is not int and t is not str and t is not float) or \
-                    type(self.pos) is not t or type(self.neg) is not t:
-                return BAIL
-        if y == self.pos:
-            code = 1
-        elif y == self.neg:
-            code = -1
-        else:
-            return -7
+        cdef int k = binary_code(y, self.pos, self.neg, strict)
+        if k != 1 and k != -1:
+            return k
+        code = <signed char>k
         n = self.idx.fill_c(x, self.learn_mode | (STRICT if strict else 0))
         if n < 0:
             return n

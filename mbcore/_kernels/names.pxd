@@ -51,3 +51,20 @@ cdef class OneFast:
     cdef bint _enter(self) except -1
     cdef Py_ssize_t learn_s(self, object x, object y) except? -100
     cdef object predict_s(self, object x, object miss)
+
+
+cdef inline int binary_code(object y, object pos, object neg, int strict) except? -100:
+    """A binary learner's one-example label code: 1 (pos), -1 (neg), -7 (neither class: the
+    general path says so) or, in the lock-free step (strict), BAIL for a label whose comparison
+    could run Python code (anything but a bool, int, str or float of the classes' own type)."""
+    cdef object t
+    if strict:
+        t = type(y)
+        if (t is not bool and t is not int and t is not str and t is not float) or \
+                type(pos) is not t or type(neg) is not t:
+            return BAIL
+    if y == pos:
+        return 1
+    if y == neg:
+        return -1
+    return -7

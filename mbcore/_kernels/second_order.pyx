@@ -1014,7 +1014,7 @@ def alma_link(const double[::1] v, double r, bint intercept, double[::1] out):
 # ---------------------------------------------------------------------------------------------
 
 from ._rows cimport dense_rows
-from .names cimport NameIndex, OneFast, STRICT, BAIL
+from .names cimport NameIndex, OneFast, STRICT, binary_code
 
 
 cdef class OneBinding:
@@ -1166,26 +1166,16 @@ cdef class OneSecondOrder(OneFast):
     cdef Py_ssize_t learn_c(self, object x, object y, int strict) except? -100:
         # as linear.OneLinear's: 0 done; > 0 a bad row (the state unchanged); < 0 the general
         # path (fill's status, -5 new names, -7 a label of neither class)
-        cdef signed char code
         cdef Py_ssize_t n
-        cdef object t
-        if strict:
-            t = type(y)
-            if (t is not bool and t is not int and t is not str and t is not float) or \
-                    type(self.pos) is not t or type(self.neg) is not t:
-                return BAIL
-        if y == self.pos:
-            code = 1
-        elif y == self.neg:
-            code = -1
-        else:
-            return -7
+        cdef int k = binary_code(y, self.pos, self.neg, strict)
+        if k != 1 and k != -1:
+            return k
         n = self.idx.fill_c(x, self.learn_mode | (STRICT if strict else 0))
         if n < 0:
             return n
         if n != self.b.d:
             return -5
-        return self.b.step(self.idx.row_ptr(), n, code)
+        return self.b.step(self.idx.row_ptr(), n, <signed char>k)
 
     cdef object predict_c(self, object x, object miss, int strict):
         cdef Py_ssize_t n
