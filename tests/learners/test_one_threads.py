@@ -21,8 +21,16 @@ from mbcore._locking import get_ident
 pytestmark = [pytest.mark.sanitized]
 
 
-def _fitted():
-    p = mbcore.Perceptron(fit_intercept=True)
+# the families with a compiled one-example step: the linear learners' (OneLinear) and the
+# second-order ones' (OneSecondOrder: a covariance, a full matrix, ALMA's theta)
+MAKERS = {"Perceptron": lambda: mbcore.Perceptron(fit_intercept=True),
+          "AROW": lambda: mbcore.AROW(fit_intercept=True),
+          "SecondOrderPerceptron-full": lambda: mbcore.SecondOrderPerceptron(covariance="full"),
+          "ALMA": lambda: mbcore.ALMA(fit_intercept=True)}
+
+
+def _fitted(make=MAKERS["Perceptron"]):
+    p = make()
     p.learn_one({"a": 1.0, "b": -1.0}, True)
     p.learn_one({"a": -1.0, "b": 1.0}, False)
     p.predict_one({"a": 1.0})           # (binds the compiled step)
@@ -47,8 +55,9 @@ def _runs_while_mutex_is_held(p, call, wait=10.0):
 
 @pytest.mark.skipif(getattr(sys, "_is_gil_enabled", lambda: True)() is False,
                     reason="free-threaded build: the step always takes the lock")
-def test_a_plain_example_needs_no_lock():
-    p = _fitted()
+@pytest.mark.parametrize("name", list(MAKERS))
+def test_a_plain_example_needs_no_lock(name):
+    p = _fitted(MAKERS[name])
     assert _runs_while_mutex_is_held(p, lambda: p.learn_one({"a": 0.5, "b": 2}, False))
     assert _runs_while_mutex_is_held(p, lambda: p.predict_one({"a": 0.5, "b": True}))
     assert p.n_seen_ == 3
@@ -100,13 +109,14 @@ def test_python_code_of_keys_and_values_runs_under_the_lock():
 
 
 @pytest.mark.filterwarnings("ignore:.*X does not have valid feature names")
-def test_many_threads_lose_nothing():
+@pytest.mark.parametrize("name", list(MAKERS))
+def test_many_threads_lose_nothing(name):
     # threads in the plain lock-free step, in the locked step (NumPy scalars every 7th
     # example), and a thread with whole batches (partial_fit and predict, whose kernels release
     # the GIL), on one learner, switching as often as the interpreter allows
     rng = np.random.default_rng(3)
     names = [f"f{j}" for j in range(20)]
-    p = mbcore.Perceptron(fit_intercept=True)
+    p = MAKERS[name]()
     p.learn_one({"f0": 1.0}, True, classes=[False, True])
     for k in names:                      # every name known: the plain step takes the rest
         p.learn_one({k: 0.0}, False)
