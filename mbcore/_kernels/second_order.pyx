@@ -805,14 +805,17 @@ cdef struct Kept:
 
 
 cdef double* kept_take(Kept* k, long long* counts, double* a0, Py_ssize_t s0, double* a1,
-                       Py_ssize_t s1, double* a2, Py_ssize_t s2,
-                       Py_ssize_t scratch) except NULL:
+                       Py_ssize_t s1, double* a2, Py_ssize_t s2, Py_ssize_t scratch,
+                       int** nz=NULL, Py_ssize_t n_nz=0) except NULL:
     """Copy a0, a1, a2 (a2 may be NULL) and counts into k; returns the scratch of `scratch`
-    doubles after the copies."""
-    cdef Py_ssize_t i, at = 0
-    k.buf = <double*>malloc((s0 + s1 + s2 + scratch + 1) * sizeof(double))
+    doubles after the copies (and points *nz at n_nz ints after that): one buffer, freed
+    with k.buf."""
+    cdef Py_ssize_t i, at = 0, doubles = s0 + s1 + s2 + scratch + 1
+    k.buf = <double*>malloc(doubles * sizeof(double) + n_nz * sizeof(int))
     if k.buf == NULL:
         raise MemoryError()
+    if nz != NULL:
+        nz[0] = <int*>(k.buf + doubles)
     k.dst[0], k.dst[1], k.dst[2] = a0, a1, a2
     k.size[0], k.size[1], k.size[2] = s0, s1, (s2 if a2 != NULL else 0)
     for i in range(3):
@@ -903,18 +906,13 @@ def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double
         c.V = &V[0]
     cdef Kept kept
     cdef double* scratch = kept_take(&kept, &counts[0], c.w, c.D, c.S, size, c.V, nv,
-                                     c.D if full else 0)
+                                     c.D if full else 0, &c.nz, c.D)
     c.u = scratch if full else NULL
-    c.nz = <int*>malloc(c.D * sizeof(int))
-    if c.nz == NULL:
-        free(kept.buf)
-        raise MemoryError()
     with nogil:
         status = so_pass_view(&c, &r, &y[0], pp, up, fp, check, r.sw, &bad)
         if status != OK:
             kept_put_back(&kept)
     free(kept.buf)
-    free(c.nz)
     return status, bad
 
 
@@ -946,17 +944,13 @@ def so_mc_pass(int rule, bint intercept, double p0, double p1, double floor, Py_
     if n == 0:
         return OK, -1
     cdef Kept kept
-    cdef double* scores = kept_take(&kept, &counts[0], c.w, size, c.S, size, NULL, 0, K)
-    c.nz = <int*>malloc(c.D * sizeof(int))
-    if c.nz == NULL:
-        free(kept.buf)
-        raise MemoryError()
+    cdef double* scores = kept_take(&kept, &counts[0], c.w, size, c.S, size, NULL, 0, K,
+                                    &c.nz, c.D)
     with nogil:
         status = so_mc_pass_view(&c, K, &r, &y[0], pp, up, scores, check, r.sw, &bad)
         if status != OK:
             kept_put_back(&kept)
     free(kept.buf)
-    free(c.nz)
     return status, bad
 
 
