@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import subprocess
+import sysconfig
 import sys
 
 import numpy as np
@@ -24,7 +25,7 @@ from mbcore.streaming import iter_svmlight
 
 from _cases import EXISTING
 
-EXE = shutil.which("mbcore")
+EXE = shutil.which("mbcore", path=sysconfig.get_path("scripts")) or shutil.which("mbcore")
 NAMES = np.array(["cat", "dog", "emu"])
 FIRST = 50                   # the files start with this many rows of the label 2 ("dog")
 

@@ -13,6 +13,7 @@ import pickle
 import re
 import shutil
 import subprocess
+import sysconfig
 import sys
 import tempfile
 
@@ -22,7 +23,7 @@ import pytest
 import mbcore
 from mbcore.streaming import predict_file, train_file
 
-EXE = shutil.which("mbcore")
+EXE = shutil.which("mbcore", path=sysconfig.get_path("scripts")) or shutil.which("mbcore")
 
 
 def cli(*args, stdin=None, cwd=None):

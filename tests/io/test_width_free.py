@@ -18,6 +18,7 @@ import io
 import json
 import shutil
 import subprocess
+import sysconfig
 import sys
 
 import numpy as np
@@ -33,7 +34,7 @@ from mbref.formats import read_svmlight, read_svmlight_growing
 
 pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
 
-EXE = shutil.which("mbcore")
+EXE = shutil.which("mbcore", path=sysconfig.get_path("scripts")) or shutil.which("mbcore")
 
 
 def cli_cmd():

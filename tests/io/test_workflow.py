@@ -13,6 +13,7 @@ import io
 import json
 import shutil
 import subprocess
+import sysconfig
 import sys
 import threading
 
@@ -24,7 +25,7 @@ from mbcore.streaming import prefetch
 from mbcore.datasets import load_svmlight
 from mbcore.streaming import evaluate_file, iter_svmlight, predict_file, train_file
 
-EXE = shutil.which("mbcore")
+EXE = shutil.which("mbcore", path=sysconfig.get_path("scripts")) or shutil.which("mbcore")
 
 
 def cli(*args, stdin=None):
