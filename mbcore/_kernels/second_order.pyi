@@ -12,6 +12,7 @@ _I = NDArray[np.integer]
 _Rows = Union[_F, Tuple[_F, _I, _I]]       # as linear.pyi's
 _Status = Tuple[int, int]
 
+def simd_level(force: Optional[int] = ...) -> int: ...
 def so_pass(rule: int, full: bool, intercept: bool, tie_pos: bool, p0: float, p1: float,
             floor: float, w: NDArray[np.float64], S: NDArray[np.float64], d: int, counts: NDArray[np.int64],
             X: _Rows, y: NDArray[np.int8], pred: Optional[NDArray[np.int8]] = ...,

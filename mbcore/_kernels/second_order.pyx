@@ -22,355 +22,10 @@ from ._arith cimport (floating, index_t, Params, dot_row, axpy_row, sign_of, sum
                       sqnorm_w, row_inv, raw_score)
 from ._rows cimport (Rows, rows_of, ADDITIVE_CODES, OK, BAD_ROW, NEED_ROOM, row_at,
                      csr_row_ok)
-
-
-# ---------------------------------------------------------------------------------------------
-# The rules: a step (alpha, beta, c) from the margin m = y s and the confidence v = x' Sigma x'
-# ---------------------------------------------------------------------------------------------
-
-cdef enum:
-    AROW = 0            # p0 = r
-    CW = 1              # p0 = phi
-    SCW1 = 2            # p0 = C, p1 = phi
-    SCW2 = 3            # p0 = C, p1 = phi
-    NHERD = 4           # p0 = C
-    NAROW = 5           # p0 = b; theta beside w and Sigma (V)
-    SOP = 6             # theta (V); S: A's diagonal (diagonal) or Sigma = A^-1 (full)
-    N_SO_RULES = 7
-
-
-
-cdef struct SOCtx:
-    int rule
-    int full            # 0: diagonal Sigma (D values), 1: full (D x D, row-major)
-    int intercept
-    int tie_pos
-    double p0
-    double p1
-    double floor        # the diagonal variances' floor (mbref._covariance: a * 2**-52)
-    double* w
-    double* S
-    double* V           # theta (NAROW, SOP: the sum of y x' over the updates), else NULL
-    double* u           # scratch: D doubles (the full form's Sigma x')
-    int* nz             # scratch: d ints (a dense row's non-zero positions)
-    Py_ssize_t d
-    Py_ssize_t D        # d, or d + 1 with an intercept (the last coordinate)
-    long long* counts   # [rows seen, mistakes, updates]
-
-
-cdef inline void cw_cov(double alpha, double v, double phi, double* beta,
-                        double* c) noexcept nogil:
-    """The exact CW covariance step for a mean step alpha (mbref.second_order._cw_cov)."""
-    cdef double t = (alpha * v) * phi
-    cdef double su = (2.0 * v) / (sqrt(t * t + 4.0 * v) + t)
-    cdef double ap = alpha * phi
-    beta[0] = ap / (su + t)
-    c[0] = ap / su
-
-
-cdef inline double cw_alpha(double m, double v, double phi) noexcept nogil:
-    """The exact CW mean step before max(0, .) (mbref.second_order._cw_alpha)."""
-    cdef double phi2 = phi * phi
-    cdef double psi = 1.0 + phi2 / 2.0
-    cdef double xi = 1.0 + phi2
-    return (-(m * psi) + sqrt(((m * m) * (phi2 * phi2)) / 4.0 + (v * phi2) * xi)) / (v * xi)
-
-
-cdef inline int so_coef(const SOCtx* c, double m, double v, double sw, double* alpha,
-                        double* beta, double* cc) noexcept nogil:
-    """1 and the step (alpha, beta, c) when the rule updates on (m, v) with sample weight sw,
-    else 0 (each rule as its twin's _coef)."""
-    cdef double r, C, phi, phi2, n, gamma, q
-    if c.rule == AROW:
-        if not m < 1.0:
-            return 0
-        r = c.p0
-        beta[0] = 1.0 / (v + r)
-        alpha[0] = (1.0 - m) * beta[0]
-        cc[0] = 1.0 / r
-        return 1
-    if c.rule == CW:
-        phi = c.p0
-        alpha[0] = cw_alpha(m, v, phi)
-        if not alpha[0] > 0.0:
-            return 0
-        cw_cov(alpha[0], v, phi, beta, cc)
-        return 1
-    if c.rule == SCW1 or c.rule == SCW2:
-        phi = c.p1
-        if not phi * sqrt(v) - m > 0.0:
-            return 0
-        C = c.p0 * sw
-        if c.rule == SCW1:
-            alpha[0] = cw_alpha(m, v, phi)
-            if alpha[0] > C:
-                alpha[0] = C
-        else:
-            phi2 = phi * phi
-            n = v + 1.0 / (2.0 * C)
-            gamma = phi * sqrt((phi2 * (m * m)) * (v * v) + ((4.0 * n) * v) * (n + v * phi2))
-            alpha[0] = (gamma - ((2.0 * m) * n + (phi2 * m) * v)) / \
-                (2.0 * (n * n + (n * v) * phi2))
-        if not alpha[0] > 0.0:
-            return 0
-        cw_cov(alpha[0], v, phi, beta, cc)
-        return 1
-    if c.rule == NHERD:
-        if not m < 1.0:
-            return 0
-        C = c.p0 * sw
-        alpha[0] = (1.0 - m) / (v + 1.0 / C)
-        cc[0] = C * (C * v + 2.0)
-        q = 1.0 + C * v
-        beta[0] = cc[0] / (q * q)
-        return 1
-    return 0
-
-
-# ---------------------------------------------------------------------------------------------
-# The covariance arithmetic (mbref._covariance, in its order)
-# ---------------------------------------------------------------------------------------------
-
-cdef inline double wsumsq_row(const double* S, const floating* v, const index_t* ix,
-                              Py_ssize_t n) noexcept nogil:
-    """sum_j S_j x_j^2 over the row's stored values (every coordinate of a dense row), term k
-    (S[j] * x_k) * x_k, in the four-partial order (mbref._arith.wsumsq); unrolled as
-    _arith.pxd's dot_row."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, x0, x1, x2, x3
-    cdef Py_ssize_t k, n4 = n - (n % 4)
-    if ix == NULL:
-        for k in range(0, n4, 4):
-            x0 = v[k]
-            x1 = v[k + 1]
-            x2 = v[k + 2]
-            x3 = v[k + 3]
-            s0 += (S[k] * x0) * x0
-            s1 += (S[k + 1] * x1) * x1
-            s2 += (S[k + 2] * x2) * x2
-            s3 += (S[k + 3] * x3) * x3
-        if n4 < n:
-            x0 = v[n4]
-            s0 += (S[n4] * x0) * x0
-        if n4 + 1 < n:
-            x1 = v[n4 + 1]
-            s1 += (S[n4 + 1] * x1) * x1
-        if n4 + 2 < n:
-            x2 = v[n4 + 2]
-            s2 += (S[n4 + 2] * x2) * x2
-    else:
-        for k in range(0, n4, 4):
-            x0 = v[k]
-            x1 = v[k + 1]
-            x2 = v[k + 2]
-            x3 = v[k + 3]
-            s0 += (S[ix[k]] * x0) * x0
-            s1 += (S[ix[k + 1]] * x1) * x1
-            s2 += (S[ix[k + 2]] * x2) * x2
-            s3 += (S[ix[k + 3]] * x3) * x3
-        if n4 < n:
-            x0 = v[n4]
-            s0 += (S[ix[n4]] * x0) * x0
-        if n4 + 1 < n:
-            x1 = v[n4 + 1]
-            s1 += (S[ix[n4 + 1]] * x1) * x1
-        if n4 + 2 < n:
-            x2 = v[n4 + 2]
-            s2 += (S[ix[n4 + 2]] * x2) * x2
-    return (s0 + s1) + (s2 + s3)
-
-
-cdef inline unsigned long long nonfinite_bits(double t) noexcept nogil:
-    """1 when t is NaN or infinite (its exponent bits all ones), else 0: an integer test, so that
-    a loop's check has no floating-point chain from one value to the next."""
-    cdef unsigned long long b
-    memcpy(&b, &t, sizeof(double))
-    return ((b >> 52) & 0x7ff) == 0x7ff
-
-
-cdef inline int diag_step(double* w, double* S, const floating* v, const index_t* ix,
-                          Py_ssize_t n, Py_ssize_t d, int intercept, double ay, double c,
-                          double floor, int* nz) noexcept nogil:
-    """The diagonal update of every non-zero value in the row's order, then the intercept's
-    (mbref._covariance.diag_step; w NULL: the covariance alone, NAROW's); 0 if a value became
-    non-finite.  A dense row's non-zero positions are gathered first into nz (d ints of
-    scratch), without branches: its zeros would make the loop's branch unpredictable."""
-    cdef Py_ssize_t k, j, q, m = 0
-    cdef double x, g, t
-    cdef unsigned long long bad = 0
-    if ix == NULL:
-        for k in range(n):
-            nz[m] = <int>k
-            m += v[k] != 0.0        # (NaN is kept: the step makes it a bad row)
-    else:
-        m = n
-    for q in range(m + (1 if intercept else 0)):
-        if q < m:
-            if ix == NULL:
-                j = nz[q]
-                x = <double>v[j]
-            else:
-                x = <double>v[q]
-                if x == 0.0:
-                    continue
-                j = ix[q]
-        else:
-            j = d
-            x = 1.0
-        g = S[j] * x
-        if w != NULL:
-            t = w[j] + ay * g
-            w[j] = t
-            bad |= nonfinite_bits(t)
-        t = S[j] / (1.0 + c * (g * x))
-        S[j] = t if t >= floor else floor
-        bad |= nonfinite_bits(t)
-    return bad == 0
-
-
-cdef inline double diag_v(const SOCtx* c, const double* S, const floating* v,
-                          const index_t* ix, Py_ssize_t n) noexcept nogil:
-    cdef double s = wsumsq_row(S, v, ix, n)
-    if c.intercept:
-        s = s + S[c.d]
-    return s
-
-
-cdef inline double dot_nz(const double* w, const floating* v, const int* nz,
-                          Py_ssize_t m) noexcept nogil:
-    """w . x for a dense row x whose non-zero positions are nz[0..m): term j into the partial
-    sum j & 3, as dot_row's dense loop puts it; the zeros' products (+-0.0, w finite) change no
-    partial sum, so the result is dot_row's, bit for bit."""
-    cdef double s[4]
-    cdef Py_ssize_t q
-    cdef int j
-    s[:] = [0.0, 0.0, 0.0, 0.0]
-    for q in range(m):
-        j = nz[q]
-        s[j & 3] += w[j] * <double>v[j]
-    return (s[0] + s[1]) + (s[2] + s[3])
-
-
-cdef inline double full_uv(const SOCtx* c, const floating* v, const index_t* ix,
-                           Py_ssize_t n) noexcept nogil:
-    """u = Sigma x' row by row into c.u, and v = u . x' (mbref._covariance.full_u, full_v).
-    A dense row's products run over its non-zero values only (dot_nz: the same sums)."""
-    cdef Py_ssize_t i, k, m = 0, D = c.D
-    cdef double s
-    if ix == NULL:
-        for k in range(n):
-            c.nz[m] = <int>k
-            m += v[k] != 0.0        # (NaN is kept)
-    for i in range(D):
-        if ix == NULL:
-            s = dot_nz(c.S + i * D, v, c.nz, m)
-        else:
-            s = dot_row(c.S + i * D, v, ix, n)
-        if c.intercept:
-            s = s + c.S[i * D + c.d]
-        c.u[i] = s
-    if ix == NULL:
-        s = dot_nz(c.u, v, c.nz, m)
-    else:
-        s = dot_row(c.u, v, ix, n)
-    if c.intercept:
-        s = s + c.u[c.d]
-    return s
-
-
-cdef inline int full_downdate(SOCtx* c, double beta) noexcept nogil:
-    """Sigma -= beta u u^T, both triangles from one expression, u = c.u
-    (mbref._covariance.full_downdate: for i <= j, t = S[i][j] - (beta * u[i]) * u[j] is
-    written to S[i][j] and S[j][i]); 0 if a value became non-finite."""
-    cdef Py_ssize_t i, j, D = c.D
-    cdef double bi, t
-    cdef double* S = c.S
-    cdef const double* u = c.u
-    cdef int ok = 1
-    for i in range(D):
-        bi = beta * u[i]
-        for j in range(i, D):
-            t = S[i * D + j] - bi * u[j]
-            S[i * D + j] = t
-            S[j * D + i] = t
-            if not isfinite(t):     # (a branch never taken: cheaper here than a check chain)
-                ok = 0
-    return ok
-
-
-cdef inline int full_step(SOCtx* c, double ay, double beta) noexcept nogil:
-    """w += ay u; Sigma -= beta u u^T (mbref._covariance.full_step); 0 if a value became
-    non-finite."""
-    cdef Py_ssize_t i
-    cdef double t
-    cdef int ok = 1
-    for i in range(c.D):
-        t = c.w[i] + ay * c.u[i]
-        c.w[i] = t
-        if not isfinite(t):
-            ok = 0
-    return full_downdate(c, beta) and ok
-
-
-# ---------------------------------------------------------------------------------------------
-# The passes
-# ---------------------------------------------------------------------------------------------
-
-cdef inline double score_of(const SOCtx* c, const double* w, const floating* v,
-                            const index_t* ix, Py_ssize_t n) noexcept nogil:
-    """s = 1.0 * (w . x) (+ w[d]): the linear learners' raw score with scale 1."""
-    cdef double s = 1.0 * dot_row(w, v, ix, n)
-    if c.intercept:
-        s = s + w[c.d]
-    return s
-
-
-cdef inline double score_conf(const SOCtx* c, const floating* v, const index_t* ix,
-                              Py_ssize_t n, double* conf) noexcept nogil:
-    """score_of and diag_v in one pass over the row (the diagonal rules): the same two
-    four-partial sums, each term into the same partial in the same order, so both are the
-    separate loops' values bit for bit; *conf = v, returns s."""
-    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
-    cdef double b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0
-    cdef double x0, x1, x2, x3, s, q
-    cdef const double* w = c.w
-    cdef const double* S = c.S
-    cdef Py_ssize_t k, j0, j1, j2, j3, n4 = n - (n % 4)
-    for k in range(0, n4, 4):
-        if ix == NULL:
-            j0, j1, j2, j3 = k, k + 1, k + 2, k + 3
-        else:
-            j0, j1, j2, j3 = ix[k], ix[k + 1], ix[k + 2], ix[k + 3]
-        x0 = v[k]
-        x1 = v[k + 1]
-        x2 = v[k + 2]
-        x3 = v[k + 3]
-        a0 += w[j0] * x0
-        a1 += w[j1] * x1
-        a2 += w[j2] * x2
-        a3 += w[j3] * x3
-        b0 += (S[j0] * x0) * x0
-        b1 += (S[j1] * x1) * x1
-        b2 += (S[j2] * x2) * x2
-        b3 += (S[j3] * x3) * x3
-    for k in range(n4, n):
-        j0 = k if ix == NULL else ix[k]
-        x0 = v[k]
-        if k == n4:
-            a0 += w[j0] * x0
-            b0 += (S[j0] * x0) * x0
-        elif k == n4 + 1:
-            a1 += w[j0] * x0
-            b1 += (S[j0] * x0) * x0
-        else:
-            a2 += w[j0] * x0
-            b2 += (S[j0] * x0) * x0
-    s = 1.0 * ((a0 + a1) + (a2 + a3))
-    q = (b0 + b1) + (b2 + b3)
-    if c.intercept:
-        s = s + w[c.d]
-        q = q + S[c.d]
-    conf[0] = q
-    return s
+from ._covariance cimport (AROW, CW, SCW1, SCW2, NHERD, NAROW, SOP, N_SO_RULES, SOCtx, so_coef,
+                           nonfinite_bits, gather_nz, diag_step, diag_v, full_uv,
+                           full_downdate, full_step, score_of, diag_score_conf,
+                           mb_so_sop_d, mb_so_sop_f, mb_so_simd_init, mb_so_simd_level)
 
 
 cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssize_t n,
@@ -401,7 +56,8 @@ cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssi
     if c.full:
         ok = full_step(c, alpha * y, beta)
     else:
-        ok = diag_step(c.w, c.S, x, xi, n, c.d, c.intercept, alpha * y, cc, c.floor, c.nz)
+        ok = diag_step(c.w, c.S, x, xi, n, c.d, c.intercept, alpha * y, cc, c.floor, c.nz,
+                            c.nzm)
     return 1 if ok else -1
 
 
@@ -448,12 +104,20 @@ cdef inline double sop_diag_score(const SOCtx* c, const floating* v, const index
     sum is never -0.0), so that a row pays its non-zero values' divisions only."""
     cdef double s[4]
     cdef double x, t
-    cdef Py_ssize_t k, j, q, m = 0
+    cdef Py_ssize_t k, j, q, m = 0, n4 = n - (n % 4)
+    cdef int done = 0
     s[:] = [0.0, 0.0, 0.0, 0.0]
-    if ix == NULL:
-        for k in range(n):
-            c.nz[m] = <int>k
-            m += v[k] != 0.0        # (NaN is kept)
+    if ix == NULL:      # every value, four at a time (_so_simd.h: AVX2), or the non-zeros
+        if floating is double:
+            done = mb_so_sop_d(c.V, c.S, v, n4, s)
+        else:
+            done = mb_so_sop_f(c.V, c.S, v, n4, s)
+    if done:
+        for k in range(n4, n):
+            x = <double>v[k]
+            s[k - n4] += (c.V[k] * x) / (c.S[k] + x * x)
+    elif ix == NULL:
+        m = gather_nz(v, n, c.nz)
         for q in range(m):
             j = c.nz[q]
             x = <double>v[j]
@@ -479,11 +143,11 @@ cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssiz
     if c.rule == SOP and not c.full:
         f[0] = sop_diag_score(c, x, xi, n)
     else:
-        s = score_of(c, c.w, x, xi, n)
         if c.full:
+            s = score_of(c, c.w, x, xi, n)
             chi = full_uv(c, x, xi, n)
         else:
-            chi = diag_v(c, c.S, x, xi, n)
+            s = diag_score_conf(c, x, xi, n, &chi)
         if not isfinite(chi):
             return -1
         if c.rule == SOP:
@@ -522,7 +186,7 @@ cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssiz
             ok = full_downdate(c, 1.0 / (r + chi)) and ok
         else:
             ok = diag_step(NULL, c.S, x, xi, n, c.d, c.intercept, 0.0, 1.0 / r, c.floor,
-                           c.nz) and ok
+                           c.nz, c.nzm) and ok
     ok = w_from_theta(c, xi, n) and ok
     return 1 if ok else -1
 
@@ -553,11 +217,8 @@ cdef int so_pass_impl(SOCtx* c, const floating* val, const index_t* ix, const in
         else:
             if c.full:
                 f = score_of(c, c.w, x, xi, n)
-            elif xi == NULL:        # (dense: the two vectorised loops are faster than one)
-                f = score_of(c, c.w, x, xi, n)
-                v = diag_v(c, c.S, x, xi, n)
             else:
-                f = score_conf(c, x, xi, n, &v)
+                f = diag_score_conf(c, x, xi, n, &v)
             step = gauss_row(c, x, xi, n, y[i], f, v, wi) if isfinite(f) else -1
         if step < 0:
             bad[0] = i
@@ -629,9 +290,9 @@ cdef int so_mc_pass_impl(SOCtx* c, Py_ssize_t K, const floating* val, const inde
         if not so_coef(c, s[yi] - s[r], v, wi, &alpha, &beta, &cc):
             continue
         ok = diag_step(c.w + yi * D, c.S + yi * D, x, xi, n, c.d, c.intercept, alpha, cc,
-                       c.floor, c.nz)
+                       c.floor, c.nz, -1)
         ok = diag_step(c.w + r * D, c.S + r * D, x, xi, n, c.d, c.intercept, -alpha, cc,
-                       c.floor, c.nz) and ok
+                       c.floor, c.nz, -1) and ok
         if not ok:
             bad[0] = i
             return BAD_ROW
@@ -861,11 +522,24 @@ cdef SOCtx make_ctx(int rule, bint full, bint intercept, bint tie_pos, double p0
     c.S = &S[0]
     c.u = NULL
     c.nz = NULL
+    c.nzm = -1
     c.V = NULL
     c.d = d
     c.D = D
     c.counts = &counts[0]
     return c
+
+
+mb_so_simd_init(2)          # the dense rows' score and confidence in AVX2 where the CPU has it
+
+
+def simd_level(force=None):
+    """Which loops compute a dense row's score and confidence in the diagonal rules: 2 = AVX2,
+    0 = the scalar loops (for tests; ``force`` = 0 makes an AVX2 machine take the scalar
+    loops, 2 restores the default).  Not to be called while a pass runs."""
+    if force is not None:
+        return mb_so_simd_init(force)
+    return mb_so_simd_level()
 
 
 def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double p1,

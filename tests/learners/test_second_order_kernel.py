@@ -39,10 +39,17 @@ RULES = [
 IDS = [f"{r[0]}-{r[2]}" for r in RULES]
 
 
-def _data(seed, n=240, d=11, K=2):
+def _data(seed, n=240, d=11, K=2, mixed=False):
+    """Rows of d values, 40 % of them zeros; ``mixed``: d = 23 and every other row 85 % zeros
+    (a dense row with at most a quarter of its values non-zero takes the kernel's other path,
+    its sums over the non-zero positions: both kinds of row in one stream)."""
     rng = np.random.default_rng(seed)
+    d = 23 if mixed else d
     X = np.round(rng.normal(size=(n, d)) * 4) / 4          # float32 holds them exactly
     X[rng.random((n, d)) < 0.4] = 0.0
+    if mixed:
+        X[::2][rng.random((len(X[::2]), d)) < 0.85] = 0.0
+        assert (np.count_nonzero(X[::2], axis=1) * 4 <= d).mean() > 0.9
     X[5] = 0.0
     if K == 2:
         y = (X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0).astype(int)
@@ -60,11 +67,23 @@ def _layouts(X):
         yield f"csr-{np.dtype(it).name}", C, (C.data, C.indices, C.indptr)
 
 
+@pytest.fixture(params=[2, 0], ids=["simd", "scalar"])
+def simd(request):
+    """The dense rows' score and confidence in AVX2 (where the CPU has it) and in the scalar
+    loops: both paths are held to the twin."""
+    level = kso.simd_level(request.param)
+    if request.param == 2 and level != 2:
+        pytest.skip("no AVX2 on this machine (or MBCORE_NO_SIMD): the scalar run covers it")
+    yield level
+    kso.simd_level(2)
+
+
+@pytest.mark.parametrize("mixed", [False, True], ids=["", "sparse-rows"])
 @pytest.mark.parametrize("full", [False, True], ids=["diagonal", "full"])
 @pytest.mark.parametrize("intercept", [False, True], ids=["", "intercept"])
 @pytest.mark.parametrize("name,params,rule,p0,p1", RULES, ids=IDS)
-def test_binary_pass_equals_the_twin(name, params, rule, p0, p1, full, intercept):
-    X, y = _data(1)
+def test_binary_pass_equals_the_twin(name, params, rule, p0, p1, full, intercept, mixed, simd):
+    X, y = _data(1, mixed=mixed)
     n, d = X.shape
     D = d + intercept
     yy = np.where(y == 1, 1, -1).astype(np.int8)
@@ -93,7 +112,7 @@ def test_binary_pass_equals_the_twin(name, params, rule, p0, p1, full, intercept
 
 @pytest.mark.parametrize("intercept", [False, True], ids=["", "intercept"])
 @pytest.mark.parametrize("name,params,rule,p0,p1", RULES[:5], ids=IDS[:5])
-def test_k_class_pass_equals_the_twin(name, params, rule, p0, p1, intercept):
+def test_k_class_pass_equals_the_twin(name, params, rule, p0, p1, intercept, simd):
     K = 4
     X, y = _data(2, K=K)
     n, d = X.shape
