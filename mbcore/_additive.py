@@ -23,11 +23,11 @@ _TIES = ("negative", "positive")
 _MULTI = ("multiclass", "ovr")
 
 
-def _raise_status(owner, batch, status, bad):
+def _raise_status(learner, batch, status, bad):
     if status:
         # 3, 4: a CSR row's column indices, checked as the pass read it (csr_check's 1, 2)
-        raise csr_index_error(owner, batch.d, status - 2, bad) if status in (3, 4) else \
-            row_error(owner, batch, bad)
+        raise csr_index_error(learner._owner, batch.d, status - 2, bad) if status in (3, 4) \
+            else row_error(learner._owner, batch, bad, hint=learner._OVERFLOW_HINT)
 
 
 _CLASS_WEIGHT = Custom(check_class_weight, CLASS_WEIGHT_DOMAIN,
@@ -336,7 +336,7 @@ class _Linear(ManyClasses, OnlineLearner):
         sw = batch.sw
         fn = _kmc.mc_pass if self._K() > 1 else _k.lin_pass
         status, bad = fn(st, batch.arrays, yy, pred, upd, not batch.checked, threads, sw)
-        _raise_status(self._owner, batch, status, bad)
+        _raise_status(self, batch, status, bad)
         batch.checked = True            # (later epochs over this batch skip the index checks)
 
     def _fast_path(self):
@@ -437,14 +437,14 @@ class _Linear(ManyClasses, OnlineLearner):
                 return _kmc.mc_scores(w, K, a, d, icpt, norm, b.arrays, out)
 
             out = np.empty((batch.n, K))
-            _raise_status(self._owner, batch, *map_rows(batch, scores, out))
+            _raise_status(self, batch, *map_rows(batch, scores, out))
             return out
 
         def score(b, out):
             return _k.lin_scores(w, a, d, icpt, norm, b.arrays, out)
 
         out = np.empty(batch.n)
-        _raise_status(self._owner, batch, *map_rows(batch, score, out))
+        _raise_status(self, batch, *map_rows(batch, score, out))
         return out
 
     def _scores(self, batch):
@@ -473,7 +473,7 @@ class _Linear(ManyClasses, OnlineLearner):
             return _k.lin_flags(w, a, d, icpt, norm, tie, b.arrays, out)
 
         out = np.empty(batch.n, dtype=np.uint8)
-        _raise_status(self._owner, batch, *map_rows(batch, flags, out))
+        _raise_status(self, batch, *map_rows(batch, flags, out))
         return out.view(np.bool_)
 
     def _cycle_key(self):

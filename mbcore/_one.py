@@ -283,7 +283,8 @@ class OneExample:
             if status == 0:
                 return self
             if status > 0:
-                raise row_error(self._owner, Batch(X=b.one[0].view, n=1, d=b.one[0].n), 0)
+                raise row_error(self._owner, Batch(X=b.one[0].view, n=1, d=b.one[0].n), 0,
+                                hint=self._OVERFLOW_HINT)
         # the general path (the first call, new names, a held lock, other value types): the
         # write lock as every writing call takes it
         rw = self._rw

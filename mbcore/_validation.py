@@ -544,13 +544,14 @@ def csr_index_error(owner, d, code, row):
     return None
 
 
-def row_error(owner, batch, i, offset=0):
-    """The ValueError for a row the kernel refused (non-finite value, or overflow)."""
+def row_error(owner, batch, i, offset=0, hint="scale X down"):
+    """The ValueError for a row the kernel refused (non-finite value, or overflow); ``hint``:
+    what brings the learner's values back in range (its class's ``_OVERFLOW_HINT``)."""
     if not np.isfinite(batch.row_values(i)).all():
         return ValueError(f"{owner}: X contains NaN or infinity in row {i + offset}; the "
                           "learner was left as before the call")
     return ValueError(f"{owner}: overflow at row {i + offset} (a score or a weight is no longer "
-                      "finite: scale X or lower eta); the learner was left as before the call")
+                      f"finite: {hint}); the learner was left as before the call")
 
 
 def _py_scalar(v):

@@ -218,6 +218,9 @@ class OnlineLearner(OneExample, OnlineCounts):
     _classes_given = NO_CLASSES_GIVEN
 
     _COUNT_NAMES = ("n_seen_", "mistakes_", "updates_")
+    # what an overflow's error suggests (mbcore._validation.row_error); a class whose step
+    # size can make its values overflow names that parameter
+    _OVERFLOW_HINT = "scale X down"
 
     # -- parameters (scikit-learn conventions) --------------------------------------------
     # The domain of each parameter, declared once beside the class's rule (name ->

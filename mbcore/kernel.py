@@ -264,7 +264,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
             self._counts[:] = counts0
             if saved is not None:
                 self._sv[:n_sv0], self._svn[:n_sv0], self._coef[:n_sv0] = saved
-            raise row_error(self._owner, batch, row)
+            raise row_error(self._owner, batch, row, hint=self._OVERFLOW_HINT)
 
     def _pass_k(self, batch, yy, pred, upd):
         """K >= 3 classes (the state is put back by the caller's Snapshot on failure)."""
@@ -287,7 +287,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                 self._grow()
                 start = row
             if status:
-                raise row_error(self._owner, batch, row)
+                raise row_error(self._owner, batch, row, hint=self._OVERFLOW_HINT)
             return
         # one-vs-rest: the K binary learners are independent, so each runs its whole pass in
         # turn; the rows' class scores are kept, and the prediction is their argmax.  A row
@@ -319,7 +319,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
                 limit = row           # (the rows before it: every other learner is checked)
             F[:, k] = f
         if limit < n:
-            raise row_error(self._owner, batch, limit)
+            raise row_error(self._owner, batch, limit, hint=self._OVERFLOW_HINT)
         pred[:] = np.argmax(F, axis=1)
         np.bitwise_or.reduce(U, axis=0, out=upd)
         self._counts[0] += n
@@ -337,7 +337,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
         n_sv = int(self._meta[0])
         status, bad = _kk.kp_scores(kind, degree, gamma, coef0, self._sv, self._svn,
                                     self._coef, n_sv, batch.arrays, out)
-        _raise_status(self._owner, batch, status, bad)
+        _raise_status(self, batch, status, bad)
         return out
 
     def _predict_flags(self, batch):
@@ -355,7 +355,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
             n_sv = int(self._meta[0])
             status, bad = _kk.kpm_scores(kind, degree, gamma, coef0, self._sv, self._svn, A,
                                          n_sv, batch.arrays, out)
-            _raise_status(self._owner, batch, status, bad)
+            _raise_status(self, batch, status, bad)
             return out
         first = (0, -1)
         for k in range(K):
@@ -366,7 +366,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
             if status and (first[0] == 0 or bad < first[1]):
                 first = (status, bad)
             out[:, k] = col
-        _raise_status(self._owner, batch, *first)
+        _raise_status(self, batch, *first)
         return out
 
     def _slots(self, k):

@@ -193,6 +193,7 @@ class Perceptron(_Linear):
         self.class_weight = class_weight
         self.n_jobs = n_jobs
 
+    _OVERFLOW_HINT = "scale X down or lower eta"
     _PARAMETERS = {"eta": Real(0)}
 
 
@@ -418,7 +419,7 @@ class AveragedPerceptron(Perceptron):
         tie = self.tie == "positive"
         status, bad = _k.vote_scores(V, c, self._d, self.fit_intercept, self.normalize, tie,
                                      batch.arrays, out)
-        _raise_status(self._owner, batch, status, bad)
+        _raise_status(self, batch, status, bad)
         return out
 
 
@@ -672,6 +673,7 @@ class OnlineHingeSVM(_Linear):
         self.multi_class = multi_class
         self.class_weight = class_weight
 
+    _OVERFLOW_HINT = "scale X down or raise lam"
     _PARAMETERS = {"lam": Real(0), "eta": Custom(
         _pegasos_or_real, '"pegasos" or a finite real > 0', refused=("fast", 0, -1.0, math.nan,
                                                                      math.inf, None))}
@@ -827,6 +829,7 @@ class PassiveAggressive(_Linear):
         self.class_weight = class_weight
         self.n_jobs = n_jobs
 
+    _OVERFLOW_HINT = "scale X down or lower C"
     _PARAMETERS = {"C": Real(0), "variant": Choice(*_PA_VARIANTS)}
 
     def _eta(self):

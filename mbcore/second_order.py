@@ -276,11 +276,11 @@ class _SecondOrder(ManyClasses, OnlineLearner):
                                           self._w, self._S, self._d, self._counts,
                                           batch.arrays, yy, pred, upd, not batch.checked,
                                           batch.sw)
-            _raise_status(self._owner, batch, status, bad)
+            _raise_status(self, batch, status, bad)
         else:
             status, bad = self._binary(0, batch, yy, pred, upd, None, self._counts,
                                        not batch.checked, self._w, self._S, self._V)
-            _raise_status(self._owner, batch, status, bad)
+            _raise_status(self, batch, status, bad)
         batch.checked = True            # (later epochs over this batch skip the index checks)
 
     # -- one row (partial_fit of one dense float64 row; learn_one's step) -------------------
@@ -363,7 +363,7 @@ class _SecondOrder(ManyClasses, OnlineLearner):
                                        *self._slot(k))
             if status:
                 limit, first = bad, (status, bad)
-        _raise_status(self._owner, batch, *first)
+        _raise_status(self, batch, *first)
         p = np.argmax(F.T, axis=1)
         if pred is not None:
             pred[:] = p
@@ -398,7 +398,7 @@ class _SecondOrder(ManyClasses, OnlineLearner):
         K = self._K()
         if K == 1:
             out, st = self._class_score(0, batch)
-            _raise_status(self._owner, batch, *st)
+            _raise_status(self, batch, *st)
             return out
         out = np.empty((batch.n, K))
         first = (0, -1)
@@ -407,7 +407,7 @@ class _SecondOrder(ManyClasses, OnlineLearner):
             if status and (first[0] == 0 or bad < first[1]):
                 first = (status, bad)
             out[:, k] = col
-        _raise_status(self._owner, batch, *first)
+        _raise_status(self, batch, *first)
         return out
 
     def _predict_flags(self, batch):
@@ -1146,7 +1146,7 @@ class ALMA(_SecondOrder):
         else:
             status, bad = self._binary(0, batch, yy, pred, upd, None, self._counts,
                                        not batch.checked, *self._slot(0))
-            _raise_status(self._owner, batch, status, bad)
+            _raise_status(self, batch, status, bad)
         batch.checked = True
 
     def _binary(self, k, batch, y8, pred, upd, scores, counts, check, w, T, kk, sw=False,

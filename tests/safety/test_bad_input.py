@@ -144,6 +144,22 @@ def test_overflow_raises_and_keeps_state(spec, mod):
     assert frozen(clf) == before
 
 
+@pytest.mark.parametrize("spec,hint", [
+    (("Perceptron", {"eta": 1e10}), "scale X down or lower eta"),
+    (("AveragedPerceptron", {"eta": 1e10}), "scale X down or lower eta"),
+    (("OnlineHingeSVM", {"eta": 1e9, "lam": 1e-10}), "scale X down or raise lam"),
+    (("KernelPerceptron", {"kernel": "poly", "degree": 3}), "scale X down)"),
+])
+def test_the_overflow_error_names_what_helps_this_learner(spec, hint):
+    """The hint of an overflow names the learner's own step parameter, and no parameter the
+    learner does not have (the kernel Perceptron has no eta)."""
+    clf = fitted(mbcore, spec)
+    big = np.vstack([XB[:1], np.full((1, 4), 1e300), XB[1:3]])
+    with pytest.raises(ValueError, match=r"row 1\b") as err:
+        clf.partial_fit(big, np.array([YB[0], -YB[0], YB[1], YB[2]]))
+    assert hint in str(err.value)
+
+
 def _overflowing_row(clf):
     """A finite row whose exact score is astronomically large (|score| >> 1e308) for clf."""
     if type(clf).__name__ == "KernelPerceptron":
