@@ -1360,8 +1360,11 @@ def test_parity_adversary(n):
 
 
 @pytest.mark.parametrize("which", [("monks", 1, "train"), ("monks", 3, "test"), ("tictactoe",),
-                                   ("mushrooms",)], ids=["monks1", "monks3test", "ttt", "mush"])
+                                   pytest.param(("mushrooms",), marks=pytest.mark.longrun)],
+                         ids=["monks1", "monks3test", "ttt", "mush"])
 def test_parity_real_data(which):
+    """Every Boolean learner equals its twin on the bundled real data (mushrooms, about half
+    a minute of the twin's pure Python, is a long run: ``pytest -m longrun``)."""
     X, y = load(which)
     for entry in PAR_ENTRIES:
         compare_runs(entry, X, y, [(0, len(y) // 3), (len(y) // 3, len(y))], classes=[-1, 1])

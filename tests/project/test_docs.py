@@ -9,7 +9,9 @@
   are errors, every cross-reference checked), in HTML (which executes the sphinx-gallery
   examples) and then with the doctest builder (the examples of the pages), on a copy of docs/
   so that nothing is written into the source tree.  It is skipped, saying so, when the
-  documentation tools are not installed (``pip install '.[docs]'``).
+  documentation tools are not installed (``pip install '.[docs]'``).  With the next test it is
+  a long run (``pytest -m longrun``, which CI runs): the build takes about two and a half
+  minutes of one core, a third of the README's test command.
 * ``test_the_pages_load_nothing_remote`` reads that same html build (one build for both, a
   fixture of this module): no page makes the browser fetch a script, stylesheet, font or image
   from another host (tags, inline and site-wide CSS, an inline MathJax configuration), and the
@@ -197,6 +199,7 @@ def _built(build):
     return build["out"]
 
 
+@pytest.mark.longrun
 def test_docs_build(html_build):
     out = _built(html_build)
     assert (out / "index.html").is_file()
@@ -280,6 +283,7 @@ class _RemoteLoads(HTMLParser):
                                   f"{text.strip()[:200]}")
 
 
+@pytest.mark.longrun
 def test_the_pages_load_nothing_remote(html_build):
     """Offline, the site looks as it does online: no page loads a script, stylesheet, font or
     image from another host, and every page with a formula typesets it with the MathJax the site
