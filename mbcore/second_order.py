@@ -512,10 +512,11 @@ class AROW(_SecondOrder):
     The diagonal form keeps the diagonal of the update of the inverse covariance (which grows
     by x x^T / r).  A row with v = 0 (a zero row without intercept) is not an update.
 
-    Mistake bound (the paper's Theorem 2; no separability assumed): for any u, with X_A the sum
-    of x x^T over the updates and U the total hinge loss of u on them,
-    M <= sqrt(r ||u||^2 + u^T X_A u) sqrt(log det(I + X_A / r) + U) + U (not checked by
-    ``certify``).
+    Mistake bound (the paper's Theorem 2, full covariance; no separability assumed): for any
+    u, with X_A the sum of x x^T over the updates, U the number of updates that were not
+    mistakes and H the hinge losses of u on the updates, M <= sqrt(r ||u||^2 / a + u^T X_A u)
+    sqrt(log det(I + a X_A / r) + U) + H - U (a = 1 in the paper;
+    :func:`mbcore.bounds.arow_bound`; not checked by ``certify``).
 
     {_COMMON_DOC}
 
