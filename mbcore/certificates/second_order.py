@@ -107,21 +107,25 @@ def _arow(cert, ctx):
     yy = ctx.signs()
     r, a = float(L.r), float(L.a)
     run = cert.run
-    # A: the rows it updated on, and every mistake (a mistake it could not update on is a zero
-    # row, v = 0: the paper's step on it changes nothing, and it adds 0 to X_A)
-    upd = run.updated | run.errors
-    c = _row_counts(upd, n)
+    # A: the rows it updated on; a mistake it did not update on (a zero row, or a confidence
+    # v <= a 2**-52 ||x'||^2: the covariance is certain along x') left the state as it was,
+    # and the proof's sum runs over the updates: such mistakes are added to the bound as they
+    # are (S)
+    c = _row_counts(run.updated, n)
     M = int(np.count_nonzero(run.errors))
-    U = int(np.count_nonzero(upd)) - M
+    S = int(np.count_nonzero(run.errors & ~run.updated))
+    U = int(np.count_nonzero(run.updated & ~run.errors))
     XA = V.T @ (V * c[:, None])
     sign, log_det = np.linalg.slogdet(np.eye(D) + (a / r) * XA)
     log_det = max(float(log_det), 0.0)
-    cert.quantities.update(r=r, a=a, M=M, U=U, updates=M + U, log_det=log_det)
+    cert.quantities.update(r=r, a=a, M=M, U=U, updates=int(np.count_nonzero(run.updated)),
+                           not_updated=S, log_det=log_det)
     cert.assume(f"the {type(L).__name__} starts from w = 0, Sigma = a I (a fresh learner)",
                 VERIFIED)
     cert.assume(_intercept_text(L), VERIFIED)
-    cert.assume("M, U and X_A counted on the run: X_A sums x x' over the rows updated on, U "
-                "counts the updates that were not mistakes", VERIFIED)
+    cert.assume("U and X_A counted on the run: X_A sums x x' over the rows updated on, U counts "
+                "the updates that were not mistakes, and the mistakes not updated on are added "
+                "to the bound (not_updated)", VERIFIED)
     if a != 1.0:
         cert.assume("Sigma_0 = a I: the paper's Sigma_0 = I on the rows sqrt(a) x, which the "
                     "rule runs exactly alike", VERIFIED)
@@ -130,7 +134,7 @@ def _arow(cert, ctx):
         g = np.maximum(0.0, 1.0 - yy * (V @ u))
         q = float(c @ (V @ u) ** 2)
         h = float(c @ g)
-        return arow_bound(r, float(np.linalg.norm(u)), q, log_det, h, U, a), q, h
+        return arow_bound(r, float(np.linalg.norm(u)), q, log_det, h, U, a) + S, q, h
 
     if ctx.u is not None:
         u = _given_u(ctx, D)
@@ -144,7 +148,7 @@ def _arow(cert, ctx):
         cert.assume("some unit u* separates the rows with margin gamma (given): u = u* / gamma, "
                     "u' X_A u <= lambda_max(X_A) / gamma^2", TRUSTED)
         cert.set_bound("AROW, full covariance", arow_bound(r, 1.0 / g, lam / g ** 2, log_det,
-                                                           0.0, U, a), _AROW_SOURCE)
+                                                           0.0, U, a) + S, _AROW_SOURCE)
         return
     else:
         gam, upper, us, how, stopped = search_margin(V, yy, ctx.tol, ctx.max_iter)
@@ -179,10 +183,13 @@ def _second_order_perceptron(cert, ctx):
     yy = ctx.signs()
     a = float(L.a)
     run = cert.run
-    c = _row_counts(run.errors, n)
+    # (every mistake is an update, a zero row's adding 0; one that were not would have left
+    # the state as it was, and is added to the bound as it is: not_updated)
+    c = _row_counts(run.errors & run.updated, n)
+    S = int(np.count_nonzero(run.errors & ~run.updated))
     XM = V.T @ (V * c[:, None])
     lam = np.clip(np.linalg.eigvalsh(XM), 0.0, None) if D else np.zeros(0)
-    cert.quantities.update(a=a, M=int(np.count_nonzero(run.errors)),
+    cert.quantities.update(a=a, M=int(np.count_nonzero(run.errors)), not_updated=S,
                            sum_log=float(np.log1p(lam / a).sum()))
     cert.assume(f"the {type(L).__name__} starts from theta = 0, A = a I (a fresh learner)",
                 VERIFIED)
@@ -193,7 +200,8 @@ def _second_order_perceptron(cert, ctx):
         m = yy * (V @ u)
         d = float(c @ np.maximum(0.0, g - m))
         q = float(c @ (V @ u) ** 2)
-        return second_order_perceptron_bound(g, float(np.linalg.norm(u)), q, lam, d, a), q, d
+        return second_order_perceptron_bound(g, float(np.linalg.norm(u)), q, lam, d, a) + S, \
+            q, d
 
     def best_gamma(u):
         """The gamma that minimises the bound for this u: the bound is affine in 1/gamma
@@ -221,7 +229,7 @@ def _second_order_perceptron(cert, ctx):
         cert.assume("some unit u separates the rows with margin gamma (given): D = 0, "
                     "u' X_M' X_M u <= lambda_max", TRUSTED)
         cert.set_bound("second-order Perceptron, full form",
-                       second_order_perceptron_bound(g, 1.0, top, lam, 0.0, a), _SOP_SOURCE)
+                       second_order_perceptron_bound(g, 1.0, top, lam, 0.0, a) + S, _SOP_SOURCE)
         return
     else:
         gam, upper, u, how, stopped = search_margin(V, yy, ctx.tol, ctx.max_iter)
@@ -331,7 +339,7 @@ def _one_vs_rest(cert, ctx):
             raise ValueError(f"certify: u must have one row per class of classes_ ({K} rows) "
                              f"with {K} classes, got shape {U.shape}")
     counted = L._TAGS.bound_counts
-    bounds, missing, observed, names = [], [], [], set()
+    bounds, missing, observed, names, void = [], [], [], set(), False
     for k in range(K):
         yk = np.where(labels == cl[k], 1, -1)
         sub_learner = clone(L)
@@ -352,18 +360,19 @@ def _one_vs_rest(cert, ctx):
                 raise BoundViolationError(sub)
             bounds.append(sub.bound)
             names.add(sub.bound_name)
-        else:
+        else:       # (then the sum has no bound: the other classes are not run)
             missing.append(f"{cl[k]} ({sub.reason or 'an assumption not established'})")
+            void = any(s == VIOLATED for _, s in sub.assumptions)
+            break
     cert.quantities.update(K=K, **{f"binary {counted}": observed})
-    listed = "; ".join(missing[:4]) + ("; ..." if len(missing) > 4 else "")
+    listed = "; ".join(missing)
     cert.assume("each class against the rest has its binary bound (the binary learner run on "
-                "its own labels)" + (f"; not for class{'es' if len(missing) > 1 else ''} "
-                                     f"{listed}" if missing else ""),
-                UNVERIFIED if missing else TRUSTED if ctx.gamma is not None and U is None
+                "its own labels)" + (f"; not for class {listed}" if missing else ""),
+                (VIOLATED if void else UNVERIFIED) if missing else
+                TRUSTED if ctx.gamma is not None and U is None
                 else VERIFIED)
     if missing:
-        cert.no_bound(f"no binary bound for the one-vs-rest problem of class"
-                      f"{'es' if len(missing) > 1 else ''} {listed}")
+        cert.no_bound(f"no binary bound for the one-vs-rest problem of class {listed}")
         return
     cert.quantities["binary bounds"] = bounds
     cert.set_bound(f"one-vs-rest: sum of {' / '.join(sorted(names))}", ovr_bound(bounds),

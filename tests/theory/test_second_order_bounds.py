@@ -157,10 +157,34 @@ def test_arow_certificate_counts_its_updates_only():
     hinge = np.maximum(0.0, 1.0 - y * (X @ u1))
     assert q["hinge"] == pytest.approx(hinge[upd].sum(), rel=1e-9)
     assert q["hinge"] != pytest.approx(hinge.sum(), rel=1e-3)
+    assert q["not_updated"] == 0
     want = math.sqrt(0.5 * 4.0 / 2.0 + q["uXu"]) * math.sqrt(q["log_det"] + q["U"]) \
         + q["hinge"] - q["U"]
     assert c.bound == pytest.approx(want, rel=1e-12)
     assert c.holds and c.verified and c.bound_name == "AROW, full covariance"
+
+
+def test_arow_mistakes_it_cannot_update_on_are_added_as_they_are():
+    """A zero row (v = 0) is a mistake when the tie goes against its label, and no update:
+    the proof's sum runs over the updates, so it is added to the bound, once per such row."""
+    X, y, u = separable(13, 40, 3, 0.1)
+    X = np.vstack([np.zeros((3, 3)), X, np.zeros((2, 3))])
+    y = np.concatenate([[1, -1, 1], y, [1, 1]])           # tie "negative": the +1 ones err
+    mist, upd = arow_rows(X, y)
+    assert (mist & ~upd).sum() == 4
+    g = np.min((y * (X @ u))[3:-2])
+    c = certify(AROW(covariance="full"), X, y, u=u / g)
+    q = c.quantities
+    assert q["not_updated"] == 4 and q["M"] == mist.sum() and q["U"] == (upd & ~mist).sum()
+    assert q["hinge"] == pytest.approx(0.0, abs=1e-9)        # (over the updates only)
+    XA = X[upd].T @ X[upd]
+    want = math.sqrt(1.0 / g ** 2 + q["uXu"]) * math.sqrt(log_det(XA, 1.0) + q["U"]) - q["U"] + 4
+    assert c.bound == pytest.approx(want, rel=1e-9) and c.holds and c.verified
+    s = certify(SecondOrderPerceptron(covariance="full"), X, y, u=u, gamma=g)
+    # the second-order Perceptron's zero-row mistakes are updates that add 0: each costs
+    # gamma in D (y u . 0 = 0), none is added apart
+    assert s.quantities["not_updated"] == 0
+    assert s.quantities["D"] == pytest.approx(4 * g, rel=1e-9) and s.holds
 
 
 def test_arow_certificate_counts_every_pass():
