@@ -11,8 +11,8 @@ not in a test.
 
 The modules that serve every learner read the tags, never a list of learners: the command line
 (``takes``, ``k_classes``, ``peer``), ``mbcore.distributed`` (``mix``/``no_mix``),
-``mbcore.certify`` (``bound``, ``multi_bound``, ``bound_counts``, ``bound_params``),
-``mbcore.streaming`` (``grows``/``needs_width``), ``fit``/``partial_fit``
+``mbcore.certify`` (``bound``, ``multi_bound``, ``no_bound``, ``bound_counts``,
+``bound_params``), ``mbcore.streaming`` (``grows``/``needs_width``), ``fit``/``partial_fit``
 (``weighted``/``no_weights``), ``learn_one`` and ``mbcore.river`` (``dict_features``).  The
 sets of valid values live here (:data:`TAKES`, :data:`MIXES`, :data:`BOUNDS`, ...); the modules
 that give a value its meaning check at their import that they cover the set (the mixings of
@@ -42,8 +42,9 @@ MIXES = ("additive", "multiplicative")
 BOUNDS = ("margin", "perceptron", "margin perceptron", "kernel perceptron", "winnow",
           "elimination winnow", "winnow*", "weighted majority", "randomized weighted majority",
           "specialists", "conjunction", "disjunction", "decision list", "halving", "soa",
+          "arow", "second order perceptron", "alma",
           "multiclass", "multiclass margin perceptron", "multiclass kernel",
-          "multiclass winnow")
+          "multiclass winnow", "one-vs-rest")
 # what a bound counts
 BOUND_COUNTS = ("mistakes", "updates")
 # learn_one on dict features (mbcore._one): a new name is a new column ("grow"), the names are
@@ -80,7 +81,11 @@ class LearnerTags:
         (one of :data:`BOUNDS`), for two classes and for K >= 3 classes (a class whose bound
         holds for any number of labels names it in both); None: the notes give none.  The
         rules "margin", "perceptron" and "multiclass" take the bound itself from the class, as
-        code (``_margin_bound``, ``_kesler_bound``: ``mbcore.linear``).
+        code (``_margin_bound``, ``_kesler_bound``: ``mbcore.linear``); "one-vs-rest" sums the
+        class's binary rule (its ``bound``) over the one-vs-rest problems.
+    no_bound : str or None
+        Why ``certify`` checks no bound for it (a sentence the certificate quotes), when its
+        paper states one that no rule checks; None: the certificate says the notes give none.
     bound_counts : str
         What its bound counts, one of :data:`BOUND_COUNTS`.
     bound_params : mapping
@@ -104,6 +109,7 @@ class LearnerTags:
                              "average")
     bound: Optional[str] = None
     multi_bound: Optional[str] = None
+    no_bound: Optional[str] = None
     bound_counts: str = "mistakes"
     bound_params: Mapping[str, Any] = dataclasses.field(
         default_factory=lambda: types.MappingProxyType({}))
@@ -140,6 +146,10 @@ class LearnerTags:
             if bool(getattr(self, on)) == (getattr(self, why) is not None):
                 raise bad(f"exactly one of {on} and {why} is declared: {on}="
                           f"{getattr(self, on)!r}, {why}={getattr(self, why)!r}")
+        if self.no_bound is not None and (self.bound is not None or
+                                          self.multi_bound is not None):
+            raise bad(f"no_bound={self.no_bound!r} with a bound rule (bound={self.bound!r}, "
+                      f"multi_bound={self.multi_bound!r}): the rule says why it has none")
         if self.k_classes and self.bound is not None and self.multi_bound is None:
             raise bad(f"bound={self.bound!r} with k_classes=True needs multi_bound (the rule "
                       "for K >= 3 classes; a binary bound never holds for K classes)")
@@ -179,7 +189,7 @@ def _check_value(field, value):
         raise wrong(f"one of {list(DICT_FEATURES)}")
     if field in ("k_classes", "grows", "weighted") and not isinstance(value, bool):
         raise wrong("True or False")
-    if field in ("no_mix", "needs_width", "no_weights") and not (
+    if field in ("no_mix", "needs_width", "no_weights", "no_bound") and not (
             value is None or (isinstance(value, str) and value)):
         raise wrong("None or the reason, as a sentence the messages quote")
     if field == "peer" and value is not None and not (

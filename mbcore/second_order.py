@@ -512,10 +512,12 @@ class AROW(_SecondOrder):
     The diagonal form keeps the diagonal of the update of the inverse covariance (which grows
     by x x^T / r).  A row with v = 0 (a zero row without intercept) is not an update.
 
-    Mistake bound (the paper's Theorem 2; no separability assumed): for any u, with X_A the sum
-    of x x^T over the updates and U the total hinge loss of u on them,
-    M <= sqrt(r ||u||^2 + u^T X_A u) sqrt(log det(I + X_A / r) + U) + U (not checked by
-    ``certify``).
+    Mistake bound (the paper's Theorem 2, full covariance; no separability assumed): for any
+    u, with X_A the sum of x x^T over the updates, U the number of updates that were not
+    mistakes and H the hinge losses of u on the updates, M <= sqrt(r ||u||^2 / a + u^T X_A u)
+    sqrt(log det(I + a X_A / r) + U) + H - U (a = 1 in the paper;
+    :func:`mbcore.bounds.arow_bound`).  ``certify`` checks it for ``covariance="full"``; the
+    diagonal form has none.
 
     {_COMMON_DOC}
 
@@ -551,6 +553,7 @@ class AROW(_SecondOrder):
     """.format(**_PIECES)
 
     _PARAMETERS = {"r": Real(0)}
+    _TAGS = tags(bound="arow", multi_bound="one-vs-rest")
 
     @classmethod
     def _unit_test_params(cls):
@@ -601,7 +604,7 @@ class ConfidenceWeighted(_SecondOrder):
     ((2 v) / (sqrt(t^2 + 4 v) + t), t = alpha v phi); the diagonal form keeps the diagonal of
     the update of the inverse covariance (the paper's diagonal approximation).
 
-    Mistake bound: the paper's, for the separable case (not checked by ``certify``).
+    Mistake bound: none checked by ``certify`` (the paper's could not be checked here).
 
     {_COMMON_DOC}
 
@@ -630,6 +633,9 @@ class ConfidenceWeighted(_SecondOrder):
     """.format(_CW_STEP=_CW_STEP, _CW_COV=_CW_COV, **_PIECES)
 
     _PARAMETERS = {"eta": Real(0.5, 1, high_inclusive=False)}
+    _TAGS = tags(no_bound="its paper (Crammer, Dredze & Pereira, NIPS 2008) analyses it in the "
+                 "mistake bound model, but the bound could not be checked against the paper's "
+                 "text: certify checks none for ConfidenceWeighted")
 
     @classmethod
     def _unit_test_params(cls):
@@ -675,7 +681,7 @@ class SCW(_Weighted, _SecondOrder):
     n = v + 1 / (2 C s)), as PassiveAggressive; a row of weight 0 changes nothing;
     ``class_weight`` likewise.
 
-    Loss bound: the paper's (not checked by ``certify``).
+    Loss bound: the paper's; ``certify`` checks no mistake bound for SCW.
 
     {_COMMON_DOC}
 
@@ -707,6 +713,9 @@ class SCW(_Weighted, _SecondOrder):
 
     _PARAMETERS = {"C": Real(0), "eta": Real(0.5, 1, high_inclusive=False),
                    "variant": Choice("SCW-I", "SCW-II"), "class_weight": _CLASS_WEIGHT}
+    _TAGS = tags(no_bound="its paper (Wang, Zhao & Hoi, ICML 2012) is cited for a loss bound, "
+                 "not a mistake bound, and it could not be checked against the paper's text: "
+                 "certify checks none for SCW")
 
     @classmethod
     def _unit_test_params(cls):
@@ -752,7 +761,7 @@ class NHERD(_Weighted, _SecondOrder):
     Sample weights: a row of weight s has C s in place of C; a row of weight 0 changes
     nothing; ``class_weight`` likewise.
 
-    Mistake bound: the paper's (not checked by ``certify``).
+    Mistake bound: none checked by ``certify`` (none could be checked in the paper's text).
 
     {_COMMON_DOC}
 
@@ -780,6 +789,9 @@ class NHERD(_Weighted, _SecondOrder):
     """.format(**_PIECES)
 
     _PARAMETERS = {"C": Real(0), "class_weight": _CLASS_WEIGHT}
+    _TAGS = tags(no_bound="no mistake bound of its paper (Crammer & Lee, NIPS 2010, whose "
+                 "abstract states none) could be checked against the paper's text: certify "
+                 "checks none for NHERD")
 
     @classmethod
     def _unit_test_params(cls):
@@ -832,7 +844,7 @@ class NAROW(_Dual):
     predicts with w . x).  A zero row is treated as the Perceptron treats it (a margin error
     on it is an update that adds 0).  ``decision_function`` is f.
 
-    Mistake bound: the paper's (not checked by ``certify``).
+    Mistake bound: none checked by ``certify`` (the paper's could not be checked here).
 
     {_COMMON_DOC}
 
@@ -864,6 +876,9 @@ class NAROW(_Dual):
     """.format(**_PIECES)
 
     _PARAMETERS = {"b": Real(0)}
+    _TAGS = tags(no_bound="its paper (Orabona & Crammer, NIPS 2010) proves mistake bounds in a "
+                 "general framework, but NAROW's could not be checked against the paper's text: "
+                 "certify checks none for NAROW")
 
     @classmethod
     def _unit_test_params(cls):
@@ -886,6 +901,7 @@ class NAROW(_Dual):
 
 
 class SecondOrderPerceptron(_Dual):
+    _TAGS = tags(bound="second order perceptron", multi_bound="one-vs-rest")
     __doc__ = """The second-order Perceptron (Cesa-Bianchi, Conconi & Gentile, SIAM J. Comput.
     34(3), 2005, "A second-order Perceptron algorithm").
 
@@ -909,7 +925,8 @@ class SecondOrderPerceptron(_Dual):
     with X_M the matrix of the mistakes' x, lambda_i the eigenvalues of X_M X_M^T and
     D_gamma(u) = sum over the mistakes of max(0, gamma - y u . x),
     M <= D_gamma(u) / gamma + (1 / gamma) sqrt((a ||u||^2 + u^T X_M X_M^T u)
-    sum_i ln(1 + lambda_i / a)) (not checked by ``certify``).
+    sum_i ln(1 + lambda_i / a)) (:func:`mbcore.bounds.second_order_perceptron_bound`).
+    ``certify`` checks it for ``covariance="full"``; the diagonal form has none.
 
     {_COMMON_DOC}
 
@@ -989,7 +1006,8 @@ class ALMA(_SecondOrder):
 
     Mistake bound (the paper's Theorem 3, with B = 1 / alpha and C = sqrt(2)): on rows whose
     normalised p-norm margin is gamma, at most 2 (p - 1) / (alpha^2 gamma^2) + 8 / alpha - 4
-    corrections (not checked by ``certify``).
+    corrections (updates; :func:`mbcore.bounds.alma_bound`, which ``certify`` checks; the
+    constants are not checked against the paper's text).
 
     Prediction: +1 iff the score is > 0, or == 0 with ``tie="positive"`` (default "negative",
     river's).  A row whose score or update is not finite raises ValueError naming the row; the
@@ -1037,6 +1055,7 @@ class ALMA(_SecondOrder):
                    "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS}
     _FITTED = ("coef_", "intercept_")
     _MC_FORM = False
+    _TAGS = tags(bound="alma", multi_bound="one-vs-rest", bound_counts="updates")
 
     @classmethod
     def _unit_test_params(cls):

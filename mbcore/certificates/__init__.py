@@ -10,12 +10,13 @@ it, so the theorem says nothing).  A run that exceeds a bound whose assumptions 
 is a bug in mbcore, and :func:`certify` raises :class:`BoundViolationError` saying so.
 
 The rules live with their family (``additive``, ``winnow``, ``experts``, ``finite``: Boolean
-learners and version spaces) and register themselves, by the bound names the classes declare,
-with the decorator ``rule(name, k_classes=...)``; the margin searches they run are those of
-:mod:`mbcore.margins`.  What they share (``Certificate``, ``BoundViolationError``, the statuses,
-the context a rule reads, the registry) is defined in the private ``_core`` and exported here,
-so that no family module imports this package's ``__init__``, which imports them all (no import
-cycle, even counting the package's ``__init__`` as a module).
+learners and version spaces; ``second_order``: AROW, the second-order Perceptron, ALMA) and
+register themselves, by the bound names the classes declare, with the decorator
+``rule(name, k_classes=...)``; the margin searches they run are those of :mod:`mbcore.margins`.
+What they share (``Certificate``, ``BoundViolationError``, the statuses, the context a rule
+reads, the registry) is defined in the private ``_core`` and exported here, so that no family
+module imports this package's ``__init__``, which imports them all (no import cycle, even
+counting the package's ``__init__`` as a module).
 """
 
 import numpy as np
@@ -27,7 +28,7 @@ from ._core import (TRUSTED, UNVERIFIED, VERIFIED, VIOLATED, BoundViolationError
                     Context, Rule, find_rule, n_classes, rule)
 from ._core import _RULES  # noqa: F401  (the registry, by bound name)
 # the families' rules, registered as their modules are imported
-from . import additive, experts, finite, winnow  # noqa: F401
+from . import additive, experts, finite, second_order, winnow  # noqa: F401
 from .. import _tags
 
 if set(_RULES) != set(_tags.BOUNDS):      # a bound a class may declare has a rule, and back
@@ -175,8 +176,9 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
     ctx = Context(fresh, inner, X, y, fit_params, passes, u, gamma, target, tol, max_iter)
     if why is not None:
         cert.assume(why, VERIFIED)
-    if found is None:
-        cert.no_bound(f"the notes give no mistake bound for {type(inner).__name__}")
+    if found is None:      # (the class's no_bound tag says why, where its paper states one)
+        cert.no_bound(inner._TAGS.no_bound or
+                      f"the notes give no mistake bound for {type(inner).__name__}")
     else:
         found.check(cert, ctx)
     if any(s == VIOLATED for _, s in cert.assumptions) and cert.bound is not None:

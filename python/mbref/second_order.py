@@ -316,9 +316,11 @@ class AROW(_Gaussian):
     x x^T / r), as SOL's ``arow``; Jubatus subtracts beta Sigma_jj^2 x_j^2 instead (the diagonal
     of the full update).  The arithmetic is ``mbref._covariance``'s.
 
-    Bound (the paper's Theorem 2, no separability assumed): for any u, with X_A the sum of
-    x x^T over the updates and U the total hinge loss of u on them,
-    M <= sqrt(r ||u||^2 + u^T X_A u) * sqrt(log det(I + X_A / r) + U) + U.
+    Bound (the paper's Theorem 2, full covariance, no separability assumed): for any u, with
+    X_A the sum of x x^T over the updates, U the number of updates that were not mistakes and
+    H the hinge losses of u on the updates (two quantities),
+    M <= sqrt(r ||u||^2 / a + u^T X_A u) * sqrt(log det(I + a X_A / r) + U) + H - U
+    (a = 1 in the paper; mbcore.bounds.arow_bound derives it).
 
     Parameters
     ----------
