@@ -4,8 +4,8 @@ would underflow or lose positive definiteness over 10**7 steps stays finite and 
 A noisy stream of sparse rows, fed in chunks: 10**7 rows of 40 features for the diagonal form
 of every Gaussian learner and NAROW, and 10**6 rows of 12 features for the full form (a full
 step costs D^2).  After the run: every weight finite; every diagonal variance finite and at
-least the floor a * 2**-52; every full covariance symmetric, with a positive diagonal and
-finite; the counts add up.  A plain ``pytest`` leaves these out; ``pytest -m longrun`` runs
+least the floor a * 2**-52; every full covariance symmetric, finite and positive definite
+(its smallest eigenvalue above zero); the counts add up.  A plain ``pytest`` leaves these out; ``pytest -m longrun`` runs
 them, and CI does.
 """
 
@@ -71,3 +71,5 @@ def test_a_million_steps_of_the_full_form_stay_finite_and_symmetric(name, params
     S = clf.covariance_
     assert np.all(np.isfinite(S)) and np.array_equal(S, S.T)
     assert np.all(np.diag(S) > 0.0) and np.all(np.isfinite(clf.coef_))
+    # positive definite, not only a positive diagonal: every eigenvalue above zero
+    assert np.linalg.eigvalsh(S).min() > 0.0
