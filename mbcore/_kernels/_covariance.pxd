@@ -14,14 +14,14 @@ from libc.string cimport memcpy
 from ._arith cimport floating, index_t, dot_row, sumsq_vals
 
 cdef extern from "_so_simd.h" nogil:
-    int mb_so_sc_d(const double* w, const double* S, const double* v, Py_ssize_t n4,
-                   double* a, double* b)
-    int mb_so_sc_f(const double* w, const double* S, const float* v, Py_ssize_t n4,
-                   double* a, double* b)
-    int mb_so_step_d(double* w, double* S, const double* v, Py_ssize_t n4, double ay,
-                     double c, double floor)
-    int mb_so_step_f(double* w, double* S, const float* v, Py_ssize_t n4, double ay,
-                     double c, double floor)
+    Py_ssize_t mb_so_sc_d(const double* w, const double* S, const double* v, Py_ssize_t n4,
+                          double* a, double* b, int* blk)
+    Py_ssize_t mb_so_sc_f(const double* w, const double* S, const float* v, Py_ssize_t n4,
+                          double* a, double* b, int* blk)
+    int mb_so_step_d(double* w, double* S, const double* v, const int* blk, Py_ssize_t nb,
+                     double ay, double c, double floor)
+    int mb_so_step_f(double* w, double* S, const float* v, const int* blk, Py_ssize_t nb,
+                     double ay, double c, double floor)
     int mb_so_sop_d(const double* V, const double* A, const double* v, Py_ssize_t n4,
                     double* s)
     int mb_so_sop_f(const double* V, const double* A, const float* v, Py_ssize_t n4,
@@ -65,8 +65,9 @@ cdef struct SOCtx:
     double* S
     double* V           # theta (NAROW, SOP: the sum of y x' over the updates), else NULL
     double* u           # scratch: D doubles (the full form's Sigma x')
-    int* nz             # scratch: d ints (a dense row's non-zero positions)
-    Py_ssize_t nzm      # how many the pass gathered for the current row (-1: none)
+    int* nz             # scratch: d ints (a dense row's non-zero positions, or with AVX2 the
+                        # starts of its blocks of four values that hold a non-zero one)
+    Py_ssize_t nzm      # how many the pass listed for the current row (-1: none)
     Py_ssize_t d
     Py_ssize_t D        # d, or d + 1 with an intercept (the last coordinate)
     long long* counts   # [rows seen, mistakes, updates]
@@ -234,18 +235,20 @@ cdef inline int diag_step(double* w, double* S, const floating* v, const index_t
                           double floor, int* nz, Py_ssize_t pre) noexcept nogil:
     """The diagonal update of every non-zero value in the row's order, then the intercept's
     (mbref._covariance.diag_step); 0 if a value became non-finite.  A dense row: with AVX2,
-    every value four at a time, its zeros' coordinates left as they were (_so_simd.h); else
-    its non-zero positions gathered first into nz (gather_nz), unless the pass has gathered
-    them already: pre is then their count (else -1)."""
+    four values at a time, its zeros' coordinates left as they were (_so_simd.h), over the
+    blocks of four that the score's loop listed in nz (pre: their count) or, with pre = -1,
+    over every block; without AVX2, its non-zero positions gathered into nz (gather_nz)."""
     cdef Py_ssize_t q, j, m, n4 = n - (n % 4)
     cdef double x
     cdef unsigned long long bad = 0
     cdef int simd = -1
-    if ix == NULL and pre < 0:      # four values at a time (_so_simd.h: AVX2)
+    if ix == NULL:      # four values at a time (_so_simd.h: AVX2): the blocks the score listed
         if floating is double:
-            simd = mb_so_step_d(w, S, v, n4, ay, c, floor)
+            simd = mb_so_step_d(w, S, v, nz if pre >= 0 else NULL, pre if pre >= 0 else n4 // 4,
+                                ay, c, floor)
         else:
-            simd = mb_so_step_f(w, S, v, n4, ay, c, floor)
+            simd = mb_so_step_f(w, S, v, nz if pre >= 0 else NULL, pre if pre >= 0 else n4 // 4,
+                                ay, c, floor)
     elif ix != NULL:
         if floating is double:
             if index_t is int:
@@ -264,7 +267,7 @@ cdef inline int diag_step(double* w, double* S, const floating* v, const index_t
             if x != 0.0:
                 bad |= diag_one(w, S, q if ix == NULL else ix[q], x, ay, c, floor)
     elif ix == NULL:
-        m = pre if pre >= 0 else gather_nz(v, n, nz)
+        m = gather_nz(v, n, nz)
         for q in range(m):
             j = nz[q]
             bad |= diag_one(w, S, j, <double>v[j], ay, c, floor)
@@ -420,21 +423,21 @@ cdef inline double score_conf(const SOCtx* c, const floating* v, const index_t* 
     return s
 
 
-cdef inline double score_conf_dense(const SOCtx* c, const floating* v, Py_ssize_t n,
+cdef inline double score_conf_dense(SOCtx* c, const floating* v, Py_ssize_t n,
                                     double* conf) noexcept nogil:
     """score_conf of a dense row: the two sums side by side in vectors (_so_simd.h: AVX2,
-    where the CPU has it), the same values bit for bit; elsewhere the two scalar loops
-    (score_of, diag_v), which the compiler vectorises one at a time."""
+    where the CPU has it), the same values bit for bit, the blocks of four values that hold a
+    non-zero one listed in c.nz for the step (c.nzm of them); elsewhere the two scalar loops
+    (score_of, diag_v), which the compiler vectorises one at a time (c.nzm = -1)."""
     cdef double a[4]
     cdef double b[4]
     cdef double x, s, q
     cdef Py_ssize_t k, n4 = n - (n % 4)
-    cdef int done
     if floating is double:
-        done = mb_so_sc_d(c.w, c.S, v, n4, a, b)
+        c.nzm = mb_so_sc_d(c.w, c.S, v, n4, a, b, c.nz)
     else:
-        done = mb_so_sc_f(c.w, c.S, v, n4, a, b)
-    if not done:
+        c.nzm = mb_so_sc_f(c.w, c.S, v, n4, a, b, c.nz)
+    if c.nzm < 0:
         conf[0] = diag_v(c, c.S, v, <const int*>NULL, n)
         return score_of(c, c.w, v, <const int*>NULL, n)
     for k in range(n4, n):          # the tail into the partial sums 0, 1, 2, as dot_row's
@@ -454,8 +457,8 @@ cdef inline double diag_score_conf(SOCtx* c, const floating* v, const index_t* i
                                    Py_ssize_t n, double* conf) noexcept nogil:
     """A row's score and diagonal confidence (score_of, diag_v: *conf) for the diagonal
     rules, in one pass over the row (score_conf, score_conf_dense: the same values bit for
-    bit).  c.nzm = -1: the step gathers a dense row's non-zero positions itself."""
-    c.nzm = -1
+    bit), with what the row's step may use (c.nz, c.nzm)."""
     if ix == NULL:
         return score_conf_dense(c, v, n, conf)
+    c.nzm = -1
     return score_conf(c, v, ix, n, conf)

@@ -1,5 +1,7 @@
 /* The diagonal second-order rules' score and confidence of a dense row, w . x and
- * sum_j (S_j x_j) x_j, in one loop: AVX2 when the CPU has it (chosen at run time).
+ * sum_j (S_j x_j) x_j, in one loop, and their diagonal step: AVX2 when the CPU has it (chosen
+ * at run time).  The score's loop also lists the blocks of four values that hold a non-zero
+ * one (blk, n4 / 4 ints), so that the step visits those only.
  *
  * The arithmetic is the contract of mbref._arith: four partial sums per quantity, term k into
  * the partial k % 4, each product rounded before its addition (no fused multiply-add).  Here
@@ -20,8 +22,9 @@
 #include <immintrin.h>
 #include "_cpu.h"
 
-/* The diagonal step over the first n4 values of a dense row (mbref._covariance.diag_step's
- * body for each non-zero x_j, four coordinates at a time): g = S_j x_j, w_j += ay g (w NULL:
+/* The diagonal step over blocks of four values of a dense row, the blocks starting at blk[0..nb)
+ * (blk NULL: the first nb blocks, 0, 4, 8, ...) (mbref._covariance.diag_step's body for each
+ * non-zero x_j, four coordinates at a time): g = S_j x_j, w_j += ay g (w NULL:
  * the covariance alone), S_j = max(S_j / (1 + c g x_j), floor), as _covariance.pxd's diag_one
  * computes them; the coordinates whose x_j is 0.0 are left exactly as they were (blended
  * back), NaN counts as non-zero.  Distinct coordinates do not interact, so the order of the
@@ -29,16 +32,17 @@
  * ones), else 0. */
 #define MB_SO_STEP_AVX2(NAME, VT, LOAD4)                                                    \
     __attribute__((target("avx2"))) static int NAME(double* w, double* S, const VT* v,      \
-                                                    ptrdiff_t n4, double ay, double c,      \
-                                                    double floor)                           \
+                                                    const int* blk, ptrdiff_t nb, double ay, \
+                                                    double c, double floor)                 \
     {                                                                                       \
         const __m256d Z = _mm256_setzero_pd(), ONE = _mm256_set1_pd(1.0);                   \
         const __m256d AY = _mm256_set1_pd(ay), CC = _mm256_set1_pd(c);                      \
         const __m256d FL = _mm256_set1_pd(floor);                                           \
         const __m256i EXP = _mm256_set1_epi64x(0x7ff0000000000000LL);                      \
         __m256i bad = _mm256_setzero_si256();                                               \
-        ptrdiff_t k;                                                                        \
-        for (k = 0; k < n4; k += 4) {                                                       \
+        ptrdiff_t q, k;                                                                     \
+        for (q = 0; q < nb; q++) {                                                          \
+            k = blk != NULL ? blk[q] : 4 * q;                                               \
             __m256d x = LOAD4(v + k);                                                       \
             __m256d m = _mm256_cmp_pd(x, Z, _CMP_NEQ_UQ);                                   \
             __m256i mi = _mm256_castpd_si256(m);                                            \
@@ -130,19 +134,23 @@
 static int mb_so_avx2 = 0;
 
 #define MB_SO_SC_AVX2(NAME, VT, LOAD4)                                                      \
-    __attribute__((target("avx2"))) static void NAME(const double* w, const double* S,      \
-                                                     const VT* v, ptrdiff_t n4, double* a,  \
-                                                     double* b)                             \
+    __attribute__((target("avx2"))) static ptrdiff_t NAME(const double* w, const double* S, \
+                                                          const VT* v, ptrdiff_t n4, double* a, \
+                                                          double* b, int* blk)              \
     {                                                                                       \
+        const __m256d Z = _mm256_setzero_pd();                                              \
         __m256d A = _mm256_setzero_pd(), B = _mm256_setzero_pd();                           \
-        ptrdiff_t k;                                                                        \
+        ptrdiff_t k, nb = 0;                                                                \
         for (k = 0; k < n4; k += 4) {                                                       \
             __m256d x = LOAD4(v + k);                                                       \
+            blk[nb] = (int)k;                                                               \
+            nb += _mm256_movemask_pd(_mm256_cmp_pd(x, Z, _CMP_NEQ_UQ)) != 0;                \
             A = _mm256_add_pd(A, _mm256_mul_pd(_mm256_loadu_pd(w + k), x));                 \
             B = _mm256_add_pd(B, _mm256_mul_pd(_mm256_mul_pd(_mm256_loadu_pd(S + k), x), x)); \
         }                                                                                   \
         _mm256_storeu_pd(a, A);                                                             \
         _mm256_storeu_pd(b, B);                                                             \
+        return nb;                                                                          \
     }
 
 #define MB_SO_LOAD_D(p) _mm256_loadu_pd(p)
@@ -176,40 +184,39 @@ static inline int mb_so_sop_f(const double* V, const double* A, const float* v, 
     return 1;
 }
 
-/* The step over the first n4 values: -1 when AVX2 is not used (the caller runs its scalar
- * loop), else 1 if a value became non-finite, 0 if not. */
-static inline int mb_so_step_d(double* w, double* S, const double* v, ptrdiff_t n4, double ay,
-                               double c, double floor)
+/* The step over the blocks blk[0..nb) (blk NULL: the first nb): -1 when AVX2 is not used (the
+ * caller runs its scalar loop), else 1 if a value became non-finite, 0 if not.  The score:
+ * -1 when AVX2 is not used, else the number of blocks it listed. */
+static inline int mb_so_step_d(double* w, double* S, const double* v, const int* blk,
+                               ptrdiff_t nb, double ay, double c, double floor)
 {
     if (!mb_so_avx2)
         return -1;
-    return mb_so_step_d_avx2(w, S, v, n4, ay, c, floor);
+    return mb_so_step_d_avx2(w, S, v, blk, nb, ay, c, floor);
 }
 
-static inline int mb_so_step_f(double* w, double* S, const float* v, ptrdiff_t n4, double ay,
-                               double c, double floor)
+static inline int mb_so_step_f(double* w, double* S, const float* v, const int* blk,
+                               ptrdiff_t nb, double ay, double c, double floor)
 {
     if (!mb_so_avx2)
         return -1;
-    return mb_so_step_f_avx2(w, S, v, n4, ay, c, floor);
+    return mb_so_step_f_avx2(w, S, v, blk, nb, ay, c, floor);
 }
 
-static inline int mb_so_sc_d(const double* w, const double* S, const double* v, ptrdiff_t n4,
-                             double* a, double* b)
+static inline ptrdiff_t mb_so_sc_d(const double* w, const double* S, const double* v,
+                                   ptrdiff_t n4, double* a, double* b, int* blk)
 {
     if (!mb_so_avx2)
-        return 0;
-    mb_so_sc_d_avx2(w, S, v, n4, a, b);
-    return 1;
+        return -1;
+    return mb_so_sc_d_avx2(w, S, v, n4, a, b, blk);
 }
 
-static inline int mb_so_sc_f(const double* w, const double* S, const float* v, ptrdiff_t n4,
-                             double* a, double* b)
+static inline ptrdiff_t mb_so_sc_f(const double* w, const double* S, const float* v,
+                                   ptrdiff_t n4, double* a, double* b, int* blk)
 {
     if (!mb_so_avx2)
-        return 0;
-    mb_so_sc_f_avx2(w, S, v, n4, a, b);
-    return 1;
+        return -1;
+    return mb_so_sc_f_avx2(w, S, v, n4, a, b, blk);
 }
 
 static inline int mb_so_cstep_di(double* w, double* S, const double* v, const int* ix,
@@ -309,32 +316,32 @@ static inline int mb_so_sop_f(const double* V, const double* A, const float* v, 
     return 0;
 }
 
-static inline int mb_so_step_d(double* w, double* S, const double* v, ptrdiff_t n4, double ay,
-                               double c, double floor)
+static inline int mb_so_step_d(double* w, double* S, const double* v, const int* blk,
+                               ptrdiff_t nb, double ay, double c, double floor)
 {
-    (void)w; (void)S; (void)v; (void)n4; (void)ay; (void)c; (void)floor;
+    (void)w; (void)S; (void)v; (void)blk; (void)nb; (void)ay; (void)c; (void)floor;
     return -1;
 }
 
-static inline int mb_so_step_f(double* w, double* S, const float* v, ptrdiff_t n4, double ay,
-                               double c, double floor)
+static inline int mb_so_step_f(double* w, double* S, const float* v, const int* blk,
+                               ptrdiff_t nb, double ay, double c, double floor)
 {
-    (void)w; (void)S; (void)v; (void)n4; (void)ay; (void)c; (void)floor;
+    (void)w; (void)S; (void)v; (void)blk; (void)nb; (void)ay; (void)c; (void)floor;
     return -1;
 }
 
-static inline int mb_so_sc_d(const double* w, const double* S, const double* v, ptrdiff_t n4,
-                             double* a, double* b)
+static inline ptrdiff_t mb_so_sc_d(const double* w, const double* S, const double* v,
+                                   ptrdiff_t n4, double* a, double* b, int* blk)
 {
-    (void)w; (void)S; (void)v; (void)n4; (void)a; (void)b;
-    return 0;
+    (void)w; (void)S; (void)v; (void)n4; (void)a; (void)b; (void)blk;
+    return -1;
 }
 
-static inline int mb_so_sc_f(const double* w, const double* S, const float* v, ptrdiff_t n4,
-                             double* a, double* b)
+static inline ptrdiff_t mb_so_sc_f(const double* w, const double* S, const float* v,
+                                   ptrdiff_t n4, double* a, double* b, int* blk)
 {
-    (void)w; (void)S; (void)v; (void)n4; (void)a; (void)b;
-    return 0;
+    (void)w; (void)S; (void)v; (void)n4; (void)a; (void)b; (void)blk;
+    return -1;
 }
 
 static inline int mb_so_simd_init(int level)
