@@ -32,6 +32,7 @@ from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjuncti
 from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
                            littlestone_dimension, vc_dimension)
 from .online import OnlineRun, run_online
+from .selective import SelectiveRun, SelectiveSampler
 from .queries import (Conservative, DNFResult, EQOnlineLearner, EQPACResult, EQResult,
                       EquivalenceOracle, ExampleOracle, MembershipOracle, MonotoneDNF,
                       PACResult, eq_to_pac, from_equivalence_learner, learn_monotone_dnf,
@@ -55,4 +56,4 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "learn_monotone_dnf", "online_to_pac", "eq_to_pac", "load",
            "iter_svmlight", "iter_csv", "iter_vw", "run_stream",
            "AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron",
-           "ALMA"]
+           "ALMA", "SelectiveSampler", "SelectiveRun"]

@@ -34,11 +34,19 @@ from ._params import mistake_bound as _budget
 # the data quantities, at home in mbcore.margins: re-exported here for the old imports
 from .margins import (BestMargin, attribute_errors, best_margin, margin,  # noqa: F401
                       multiclass_margin, multiclass_winnow_margin, radius, total_distance)
+# the bounds of the learners beyond the notes (second-order, ALMA, selective sampling)
+from ._bounds_beyond import (alma_bound, arow_bound, second_order_perceptron_bound,  # noqa: F401
+                             selective_sampling_bound)
+
+for _f in (alma_bound, arow_bound, second_order_perceptron_bound, selective_sampling_bound):
+    _f.__module__ = __name__        # documented, and doctested, as functions of this module
+del _f
 
 __all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "attribute_errors",
            "perceptron_bound", "margin_perceptron_bound", "td_bound", "kernel_perceptron_bound",
            "multiclass_margin", "multiclass_perceptron_bound",
            "multiclass_margin_perceptron_bound", "ovr_bound", "arow_bound",
+           "selective_sampling_bound",
            "second_order_perceptron_bound", "alma_bound", "multiclass_winnow_margin",
            "multiclass_winnow_bound", "winnow_bound", "elimination_winnow_bound",
            "winnow_star_bound", "weighted_majority_bound", "randomized_wm_bound",
@@ -463,207 +471,6 @@ def ovr_bound(bounds) -> float:
 
 
 # -- the second-order learners and ALMA ------------------------------------------------------------
-
-def arow_bound(r, u_norm, uXu, log_det, hinge=0.0, U=0, a=1.0) -> float:
-    """AROW's mistake bound (Crammer, Kulesza & Dredze, NIPS 2009 and Machine Learning 2013, the
-    binary bound, which assumes no separability), for the full covariance.
-
-    The rule (:class:`mbcore.AROW`, ``covariance="full"``): w = 0, Sigma = a I; on a row with
-    m = y w . x < 1, ``w += (1 - m) y Sigma x / (v + r)`` (v = x' Sigma x) and
-    ``Sigma^-1 += x x' / r``.  Let A be the rows it updates on and M of them the mistakes,
-    ``U = |A| - M`` the updates that were not mistakes, ``X_A`` the sum of x x' over A and, for
-    any vector u, ``hinge = sum over A of max(0, 1 - y u . x)``.  Then::
-
-        M <= sqrt(r ||u||^2 / a + u' X_A u) sqrt(log det(I + a X_A / r) + U) + hinge - U
-
-    (the paper's Sigma_0 = I is a = 1).  U counts updates, ``hinge`` is u's loss: two
-    quantities.  Any u will do (u = 0 gives M <= M); a u of margin 1 has ``hinge = 0``.  The
-    diagonal form (``covariance="diagonal"``) is not covered.
-
-    Proof.  With theta = Sigma^-1 w, an update gives theta += y x / r exactly (the step's
-    coefficients cancel), so ``theta_T = sum_A y x / r`` and ``u . theta_T >= (M + U - hinge)
-    / r``.  ``w' Sigma^-1 w`` grows on an update by ``v / (r (r + v)) + m (2 - m) / (r + v)``,
-    where ``m (2 - m) <= 0`` on a mistake and ``< 1`` otherwise, and ``v / (r + v) = 1 -
-    det(Sigma_old^-1) / det(Sigma_new^-1)`` is at most the log of that ratio: so
-    ``r w' Sigma^-1 w <= log det(I + a X_A / r) + U``, while ``u' Sigma^-1 u = ||u||^2 / a +
-    u' X_A u / r``.  Cauchy-Schwarz, ``u . theta <= sqrt(u' Sigma^-1 u) sqrt(theta' Sigma
-    theta)``, gives the bound.  (With a != 1 it is the paper's on the rows sqrt(a) x, which
-    the rule with Sigma_0 = a I runs exactly as the rule with Sigma_0 = I runs on them.)
-    The statement is this derivation's; the paper's text could not be read while it was
-    written (see the class's docstring).
-
-    Parameters
-    ----------
-    r : float
-        AROW's r, > 0.
-    u_norm : float
-        ||u||, >= 0 (u in the learner's coordinates: the intercept last, with one).
-    uXu : float
-        u' X_A u, the sum of (u . x)^2 over the updates, >= 0.
-    log_det : float
-        log det(I + a X_A / r), >= 0.
-    hinge : float, default=0.0
-        The hinge losses of u on the updates, summed, >= 0.
-    U : float, default=0
-        The updates that were not mistakes, >= 0.
-    a : float, default=1.0
-        The initial covariance a I, > 0.
-
-    Returns
-    -------
-    float
-        The bound on the number of mistakes.
-
-    Raises
-    ------
-    ValueError
-        If a value is out of its range or not a finite real.
-
-    Examples
-    --------
-    >>> import math
-    >>> arow_bound(1.0, 1.0, 3.0, math.log(4.0))         # sqrt(1 + 3) sqrt(log 4)
-    2.3548200450309493
-    >>> arow_bound(1.0, 1.0, 3.0, math.log(4.0), hinge=0.5, U=2)   # 2 sqrt(log 4 + 2) - 1.5
-    2.180377350826891
-    """
-    owner = "arow_bound"
-    rr = params.positive(owner, "r", r)
-    n = params.nonnegative(owner, "u_norm", u_norm)
-    q = params.nonnegative(owner, "uXu", uXu)
-    ld = params.nonnegative(owner, "log_det", log_det)
-    h = params.nonnegative(owner, "hinge", hinge)
-    uu = params.nonnegative(owner, "U", U)
-    aa = params.positive(owner, "a", a)
-    return math.sqrt(rr * n * n / aa + q) * math.sqrt(ld + uu) + h - uu
-
-
-def second_order_perceptron_bound(gamma, u_norm, uXu, eigenvalues, D=0.0, a=1.0) -> float:
-    """The second-order Perceptron's mistake bound (Cesa-Bianchi, Conconi & Gentile, SIAM J.
-    Comput. 34(3), 2005), for the full correlation matrix; no separability assumed.
-
-    The rule (:class:`mbcore.SecondOrderPerceptron`, ``covariance="full"``): theta = the sum
-    of y x over the mistakes, A = a I + the sum of x x' over the mistakes, and a row is
-    predicted by the sign of ``x' (A + x x')^-1 theta``; only mistakes update.  With X_M the
-    matrix of the mistakes' rows, lambda_i the eigenvalues of its correlation matrix (the sum
-    of x x' over the mistakes; its nonzero eigenvalues are those of X_M X_M'), and for any u
-    and gamma > 0, ``D = sum over the mistakes of max(0, gamma - y u . x)``, the number of
-    mistakes is at most::
-
-        D / gamma + (1 / gamma) sqrt((a ||u||^2 + u' X_M' X_M u) sum_i ln(1 + lambda_i / a))
-
-    (the paper writes D_gamma(u) over the whole sequence, which is at least this sum).
-    Scaling u and gamma together leaves it unchanged: a unit u with margin gamma on the
-    data has D = 0.  The diagonal form is not the paper's and is not covered.
-
-    Proof.  ``u . theta_M >= gamma M - D``.  On a mistake ``y x' A_new^-1 theta_old <= 0``
-    (the prediction's sign), so ``theta' A^-1 theta`` grows by at most ``x' A_new^-1 x = 1 -
-    det(A_old) / det(A_new) <= ln(det(A_new) / det(A_old))``: ``theta_M' A_M^-1 theta_M <=
-    sum_i ln(1 + lambda_i / a)``; and ``u' A_M u = a ||u||^2 + u' X_M' X_M u``.
-    Cauchy-Schwarz in A_M's metric gives the bound.  The statement is this derivation's; the
-    paper's text (its Theorem 1) could not be read while it was written.
-
-    Parameters
-    ----------
-    gamma : float
-        The margin the losses are measured at, > 0.
-    u_norm : float
-        ||u||, >= 0 (the intercept last, with one).
-    uXu : float
-        The sum of (u . x)^2 over the mistakes, >= 0.
-    eigenvalues : iterable of float
-        The eigenvalues lambda_i of the mistakes' correlation matrix, each >= 0 (zeros may be
-        left out: they add nothing).
-    D : float, default=0.0
-        The sum over the mistakes of max(0, gamma - y u . x), >= 0.
-    a : float, default=1.0
-        The learner's a (A = a I at the start), > 0.
-
-    Returns
-    -------
-    float
-        The bound on the number of mistakes.
-
-    Raises
-    ------
-    ValueError
-        If a value is out of its range or not a finite real.
-
-    Examples
-    --------
-    >>> second_order_perceptron_bound(0.5, 1.0, 3.0, [3.0, 0.0])   # 2 sqrt(4 ln 4)
-    4.709640090061899
-    """
-    owner = "second_order_perceptron_bound"
-    g = params.positive(owner, "gamma", gamma)
-    n = params.nonnegative(owner, "u_norm", u_norm)
-    q = params.nonnegative(owner, "uXu", uXu)
-    d = params.nonnegative(owner, "D", D)
-    aa = params.positive(owner, "a", a)
-    if isinstance(eigenvalues, (str, bytes)) or not hasattr(eigenvalues, "__iter__"):
-        raise ValueError(f"{owner}: parameter eigenvalues must be an iterable of numbers >= 0, "
-                         f"got {eigenvalues!r}")
-    s = 0.0
-    for i, lam in enumerate(eigenvalues):
-        s += math.log1p(params.nonnegative(owner, f"eigenvalues[{i}]", lam) / aa)
-    return d / g + math.sqrt((aa * n * n + q) * s) / g
-
-
-def alma_bound(gamma, alpha, p=2.0) -> float:
-    """ALMA_p's bound on its corrections (updates), 2 (p - 1) / (alpha^2 gamma^2) + 8/alpha - 4
-    (Gentile, JMLR 2, 2001, "A new approximate maximal margin classification algorithm").
-
-    Assumptions: ALMA_p(alpha; B, C) with B = 1 / alpha and C = sqrt(2) (the values the paper
-    proves it for; :class:`mbcore.ALMA`'s defaults), run from w = 0 on rows normalised in
-    p-norm (``x / ||x||_p``; the learner does it, the constant 1 appended first with an
-    intercept; a zero row is skipped and changes nothing), and some u with ``||u||_q = 1``
-    (q = p / (p - 1)) has ``y u . x / ||x||_p >= gamma > 0`` on every (nonzero) row.  Then
-    the number of corrections (the rows on which it updates, mistakes or not) is at most
-    ``2 (p - 1) / (alpha^2 gamma^2) + 8 / alpha - 4`` on any ordering, with any number of
-    passes.
-
-    Source: the paper's abstract gives the order, O((p - 1) / (alpha^2 gamma^2)) corrections
-    with gamma the normalised p-norm margin; these constants are the statement the class's
-    docstring quotes (its Theorem 3), which could not be checked against the paper's text
-    while this was written.
-
-    Parameters
-    ----------
-    gamma : float
-        The normalised p-norm margin of a unit q-norm u, in (0, 1] (Hölder: at most 1).
-    alpha : float
-        ALMA's alpha, in (0, 1].
-    p : float, default=2.0
-        The norm, >= 2.
-
-    Returns
-    -------
-    float
-        The bound on the number of corrections.
-
-    Raises
-    ------
-    ValueError
-        If a value is out of its range or not a finite real.
-
-    Examples
-    --------
-    >>> alma_bound(0.5, 1.0)                    # 2 / 0.25 + 8 - 4
-    12.0
-    >>> alma_bound(0.5, 0.5, p=3.0)             # 4 / (0.25 * 0.25) + 16 - 4
-    76.0
-    """
-    owner = "alma_bound"
-    g = params.positive(owner, "gamma", gamma)
-    if g > 1.0:
-        raise ValueError(f"{owner}: parameter gamma must be in (0, 1] (the margin of a unit "
-                         f"q-norm u on rows of unit p-norm), got {gamma!r}")
-    al = params.real(owner, "alpha", alpha, 0.0, 1.0)
-    pp = params.real(owner, "p", p, 2.0, low_inclusive=True)
-    return 2.0 * (pp - 1.0) / (al * al * g * g) + 8.0 / al - 4.0
-
-
-# -- the multiplicative family and the experts ----------------------------------------------------
 
 def winnow_bound(k, n, attribute_errors=0) -> float:
     """Winnow2's mistake bound 2 + 3(A_c + k(1 + log2 n)) (Angluin lectures 18 and 19).

@@ -10,21 +10,9 @@ from libc.math cimport floor, ldexp
 from libc.stdlib cimport malloc, free
 
 from ._exact cimport bits_ge_bits, carry_bits, term
+from ._rng cimport splitmix_uniform
 
 cdef double RENORM_BELOW = ldexp(1.0, -600)
-
-
-cdef inline unsigned long long splitmix_next(unsigned long long* s) noexcept nogil:
-    cdef unsigned long long z
-    s[0] += 0x9E3779B97F4A7C15ULL
-    z = s[0]
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
-cdef inline double splitmix_uniform(unsigned long long* s) noexcept nogil:
-    return <double>(splitmix_next(s) >> 11) * (1.0 / 9007199254740992.0)
 
 
 cdef struct Pool:

@@ -28,6 +28,7 @@ from ._rows cimport (Rows, dense_rows, rows_of, ADDITIVE_CODES, OK, BAD_ROW, BAD
 
 from ._spec cimport (mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows, volatile_load,
                      store_release, load_acquire, atomic_add)
+from ._rng cimport splitmix_uniform
 
 
 # ---------------------------------------------------------------------------------------------
@@ -512,6 +513,87 @@ cdef Py_ssize_t lin_scan(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize
     return hi
 
 
+# ---------------------------------------------------------------------------------------------
+# Selective sampling (mbcore.selective; the twin: mbref.selective): the learner asks for a row's
+# label with probability b / (b + |p|), p its score, one draw of the shared generator per row.
+# ---------------------------------------------------------------------------------------------
+
+cdef struct SelCtx:
+    double b
+    int adaptive
+    unsigned long long* rng     # the generator's state (one word)
+    double* x2                  # the largest ||x'||^2 seen (adaptive)
+    long long* counts           # [rows seen, labels asked, mistakes where known, updates]
+
+
+cdef Py_ssize_t lin_select_impl(LinCtx* st, SelCtx* sc, const floating* val, const index_t* ix,
+                                const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
+                                Py_ssize_t start, int label0, const signed char* y,
+                                signed char* pred, unsigned char* asked, unsigned char* upd,
+                                int check, Py_ssize_t* bad) noexcept nogil:
+    """Rows start.. in order: the score and prediction (lin_judge), the draw, and on an asked
+    row the learner's step with its label (lin_step; the learner's counts are of the asked
+    rows).  ``y`` NULL (labels from the caller): the pass stops at an asked row and returns its
+    index; the caller calls again from it with its label as ``label0`` (the draw is not made
+    again).  Returns n_rows when done, or -1 at a bad row (*bad; the status in bad[1]: BAD_ROW,
+    BAD_INDEX, BAD_ORDER), the state then half-way (the caller restores it)."""
+    cdef Params* p = &st.p
+    cdef Py_ssize_t i, n, d = st.d
+    cdef const floating* x
+    cdef const index_t* xi
+    cdef double inv = 1.0, s = 0.0, m = 0.0, b, q, sq
+    cdef int pr = 0, pr2 = 0, r, code, yi
+    cdef bint ask
+    for i in range(start, n_rows):
+        n = row_at(val, ix, indptr, row_len, i, &x, &xi)
+        if check and indptr != NULL:
+            code = csr_row_ok(xi, n, d)
+            if code != OK:
+                bad[0] = i
+                bad[1] = code
+                return -1
+        if i == start and label0 != 0:      # asked in the previous call: its step
+            yi = label0
+        else:
+            if lin_judge(p, st.w, st.aux, d, x, xi, n, 1, &pr, &inv, &s, &m) < 0:
+                bad[0] = i
+                bad[1] = BAD_ROW
+                return -1
+            b = sc.b
+            if sc.adaptive:
+                sq = 1.0 if p.normalize else row_sqnorm(p, x, n)
+                if sq > sc.x2[0]:
+                    sc.x2[0] = sq
+                b = (b * sc.x2[0]) * sqrt(1.0 + <double>st.counts[2])
+            q = b / (b + (m if m >= 0.0 else -m))
+            ask = splitmix_uniform(sc.rng) < q
+            sc.counts[0] += 1
+            pred[i] = <signed char>pr
+            asked[i] = ask
+            upd[i] = 0
+            if y != NULL and pr != y[i]:
+                sc.counts[2] += 1
+            if not ask:
+                continue
+            sc.counts[1] += 1
+            if y == NULL:
+                return i
+            yi = y[i]
+        if y == NULL and pred[i] != yi:     # (a label the caller gave: its mistake counts)
+            sc.counts[2] += 1
+        st.counts[0] += 1
+        r = lin_step(p, st.w, st.u, st.aux, d, x, xi, n, yi, st.counts[0], 1.0, &pr2)
+        if r < 0:
+            bad[0] = i
+            bad[1] = BAD_ROW
+            return -1
+        st.counts[1] += pr2 != yi
+        st.counts[2] += r
+        sc.counts[3] += r
+        upd[i] = <unsigned char>r
+    return n_rows
+
+
 # mb_spec_pass's callbacks lin_run_cb, lin_scan_cb: lin_run or lin_scan for the job's dtypes
 # (vt, it); with value_bytes and index_bytes, generated from _dispatch.pxi.tp by setup.py.
 include "_dispatch_linear.pxi"
@@ -615,6 +697,47 @@ def lin_step1(LinearState st, const double[:, ::1] X, signed char y):
     cdef Py_ssize_t bad = -1
     cdef Rows row = dense_rows(&X[0, 0], 1, 1, X.shape[1])
     return lin_pass_impl(&c, &row, &y, NULL, NULL, 0, 1, &bad)
+
+
+def lin_select_pass(LinearState st, X, Py_ssize_t start, int label0,
+                    const signed char[::1] y, double b, bint adaptive,
+                    unsigned long long[::1] rng, double[::1] x2, long long[::1] counts,
+                    signed char[::1] pred, unsigned char[::1] asked, unsigned char[::1] upd,
+                    bint check=True):
+    """Selective sampling over the rows of X from row ``start`` (lin_select_impl); ``y`` the
+    +-1 labels of every row, or None (labels from the caller: the pass stops at each asked
+    row).  Returns (stop, status, bad_row): stop = n_rows when done, the asked row when y is
+    None, or -1 with the status of the bad row."""
+    cdef LinCtx c = st.ctx()
+    cdef SelCtx sc
+    cdef Rows rows
+    cdef Py_ssize_t bad[2]
+    cdef Py_ssize_t stop
+    cdef const signed char* yp = NULL
+    rows_of(X, &rows, ADDITIVE_CODES, None)
+    if pred.shape[0] < rows.n_rows or asked.shape[0] < rows.n_rows or \
+            upd.shape[0] < rows.n_rows:
+        raise ValueError("lin_select_pass: an output is shorter than X")
+    if y is not None:
+        if y.shape[0] < rows.n_rows:
+            raise ValueError("lin_select_pass: y is shorter than X")
+        yp = &y[0]
+    if not (0 <= start <= rows.n_rows) or (label0 != 0 and (start == rows.n_rows or
+                                                           (label0 != 1 and label0 != -1))):
+        raise ValueError("lin_select_pass: start or label0 out of range")
+    if rng.shape[0] < 1 or x2.shape[0] < 1 or counts.shape[0] < 4:
+        raise ValueError("lin_select_pass: rng, x2 or counts too short")
+    sc.b = b
+    sc.adaptive = adaptive
+    sc.rng = &rng[0]
+    sc.x2 = &x2[0]
+    sc.counts = &counts[0]
+    bad[0] = -1
+    bad[1] = OK
+    with nogil:
+        stop = lin_select_view(&c, &sc, &rows, start, label0, yp, &pred[0], &asked[0], &upd[0],
+                               check, bad)
+    return stop, bad[1], bad[0]
 
 
 def lin_predict_few(LinearState st, const double[:, ::1] X, unsigned char[::1] flags,

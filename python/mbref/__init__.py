@@ -20,6 +20,7 @@ from .experts import RandomizedWeightedMajority, WeightedMajority
 from .specialists import PairSpecialists, Specialists
 from .multiplicative import BalancedWinnow, EliminationWinnow, Winnow, WinnowStar
 from .online import OnlineRun, run_online
+from .selective import SelectiveRun, SelectiveSampler
 from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
                             littlestone_dimension, vc_dimension)
 
@@ -32,7 +33,8 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary",
            "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary",
-           "OnlineLearner", "NotFittedError", "LearnerWarning", "run_online", "OnlineRun"]
+           "OnlineLearner", "NotFittedError", "LearnerWarning", "run_online", "OnlineRun",
+           "SelectiveSampler", "SelectiveRun"]
 
 
 def _installed_version():

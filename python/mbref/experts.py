@@ -37,12 +37,12 @@ from fractions import Fraction
 from ._advice import (AdviceLearner, advice_classes, check_y, first_nan, fold, label_codes,
                       last_argmax, lookup)
 from .base import keep_on_failure, label_key
+from ._rng import SplitMix64
 from ._numerics import finite as _finite, pow2_exponent as _pow2_exponent, term as _term
 
 __all__ = ["WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
            "SplitMix64"]
 
-_MASK = (1 << 64) - 1
 _RENORM_BELOW = math.ldexp(1.0, -600)
 
 
@@ -60,23 +60,6 @@ def _fold16(s):
     (u_0 + u_1) + (u_2 + u_3)."""
     u = [(s[j] + s[4 + j]) + (s[8 + j] + s[12 + j]) for j in range(4)]
     return (u[0] + u[1]) + (u[2] + u[3])
-
-
-class SplitMix64:
-    """The splitmix64 generator (Steele, Lea & Flood 2014); uniform() gives k * 2**-53."""
-
-    def __init__(self, seed):
-        self.state = int(seed) & _MASK
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        return z ^ (z >> 31)
-
-    def uniform(self):
-        return (self.next() >> 11) * (1.0 / 9007199254740992.0)
 
 
 class _Pool(AdviceLearner):

@@ -1,0 +1,264 @@
+"""Selective sampling: a learner that asks for a label only when it is unsure.
+
+:class:`SelectiveSampler` wraps a binary linear learner of :mod:`mbcore.linear` and runs the
+selective-sampling rule of Cesa-Bianchi, Gentile and Zaniboni (2006) around it, one compiled
+pass per call (the twin: ``mbref.selective``).
+"""
+
+import math
+
+import numpy as np
+
+from ._validation import NotFittedError, is_sparse
+from .base import Snapshot, clone
+from .linear import MarginPerceptron, OnlineHingeSVM, PassiveAggressive, Perceptron
+from ._kernels import linear as _k
+
+__all__ = ["SelectiveSampler", "SelectiveRun"]
+
+_TAKES = (Perceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive)
+_BAD = {3: "a column index out of range", 4: "unsorted or duplicate column indices"}
+
+
+class SelectiveRun:
+    """The record of a selective run (:meth:`SelectiveSampler.run_online`).
+
+    Attributes
+    ----------
+    predictions : ndarray
+        The label predicted for each row before anything about its label was known.
+    asked : ndarray of bool
+        Whether the row's label was asked for.
+    errors : ndarray of float
+        1.0 for a mistake, 0.0 for a right prediction, NaN where the label was neither asked
+        for nor given (labels from a callable).
+    updated : ndarray of bool
+        Whether the learner's state changed on the row (only asked rows can change it).
+    labels_asked, mistakes, updates, n : int
+        Totals: the labels asked for, the mistakes on the rows whose label is known, the
+        updates, the rows.
+    """
+
+    __slots__ = ("predictions", "asked", "errors", "updated", "labels_asked", "mistakes",
+                 "updates", "n")
+
+    def __init__(self, predictions, asked, errors, updated):
+        self.predictions = predictions
+        self.asked = np.asarray(asked, dtype=bool)
+        self.errors = np.asarray(errors, dtype=np.float64)
+        self.updated = np.asarray(updated, dtype=bool)
+        self.n = int(self.asked.shape[0])
+        self.labels_asked = int(self.asked.sum())
+        self.mistakes = int(np.nansum(self.errors))
+        self.updates = int(self.updated.sum())
+
+    def __repr__(self):
+        return (f"SelectiveRun(n={self.n}, labels_asked={self.labels_asked}, "
+                f"mistakes={self.mistakes}, updates={self.updates})")
+
+
+class SelectiveSampler:
+    """Selective sampling (Cesa-Bianchi, Gentile & Zaniboni 2006): a binary linear learner
+    that asks for a row's label with probability b / (b + |p|), p its score on the row.
+
+    On each row x the learner predicts sign(p), p = ``learner.decision_function(x)``; a coin
+    with heads probability b / (b + |p|) is tossed (u < b / (b + |p|) for u uniform from the
+    seeded splitmix64 generator: one draw per row, asked or not, so a seeded run replays
+    exactly); on heads the label is asked for and the learner takes the row as its own rule
+    says (the Perceptron updates on a mistake); on tails the row is not learned from. The
+    smaller b, the fewer labels: rows far from the boundary (large |p|) are rarely asked.
+
+    With ``adaptive=True`` (the paper's adaptive variant) the coin uses
+    b_t = b X_t^2 sqrt(1 + K_t), X_t^2 the largest squared norm of a row seen so far (this one
+    included, as the learner sees it: its intercept's 1 included, 1 for a learner that scales
+    rows to unit length) and K_t the learner's updates before the row.
+
+    Expected mistake bound (the paper's Theorem 1, the Perceptron with fixed b): over any
+    sequence of rows of norm at most R and any u, E[mistakes] <= (1 + R^2 / (2b)) L(u) +
+    (2b + R^2)^2 ||u||^2 / (8b), L(u) the hinge losses max(0, 1 - y u . x) summed over the
+    rows (:func:`mbcore.bounds.selective_sampling_bound`). At b = R^2 / 2 with L(u) = 0 it is
+    the Perceptron's (R / gamma)^2: the labels saved cost nothing in the worst case.
+
+    Parameters
+    ----------
+    learner : a binary linear learner, default=None
+        ``Perceptron``, ``MarginPerceptron``, ``OnlineHingeSVM`` or ``PassiveAggressive`` (a
+        copy is trained; None: ``Perceptron()``).
+    b : float > 0, default=1.0
+        The query parameter.
+    adaptive : bool, default=False
+        The adaptive variant (b scaled by X_t^2 sqrt(1 + K_t)).
+    random_state : int >= 0, default=0
+        The seed of the generator (its state is kept: later calls continue the stream).
+
+    Attributes
+    ----------
+    learner_ : the learner being trained
+    classes_ : ndarray of its two classes
+    n_seen_, labels_asked_, mistakes_, updates_ : int
+        Rows seen, labels asked for, mistakes on the rows whose label was known (every row
+        when ``y`` is an array), updates of the learner.
+
+    Labels: ``y`` is an array-like as for ``partial_fit`` (a simulation: only the asked labels
+    are learned from, every row's mistake is counted), or a callable ``y(i)`` that returns the
+    label of row i of the call and is called for the asked rows only, in order (the other
+    rows' mistakes are unknown); ``classes=`` is then needed on the first call. A call that
+    raises (a bad row, a label outside the classes, the callable's own exception) leaves the
+    sampler, its learner and its generator as they were.
+
+    Examples
+    --------
+    >>> from mbcore import Perceptron, SelectiveSampler
+    >>> from mbcore.datasets import load_a9a
+    >>> X, y = load_a9a()[:2]
+    >>> run = SelectiveSampler(Perceptron(), b=10.0).run_online(X[:4000], y[:4000])
+    >>> run.labels_asked < 4000 // 2, run.mistakes < 1000
+    (True, True)
+    """
+
+    def __init__(self, learner=None, b=1.0, adaptive=False, random_state=0):
+        self.learner = learner
+        self.b = b
+        self.adaptive = adaptive
+        self.random_state = random_state
+
+    # -- parameters -----------------------------------------------------------------------------
+    def get_params(self, deep=True):
+        """The constructor parameters, as a dict."""
+        return {"learner": self.learner, "b": self.b, "adaptive": self.adaptive,
+                "random_state": self.random_state}
+
+    def set_params(self, **params):
+        """Set constructor parameters; returns self (they take effect at the next reset,
+        ``mbcore.clone``, except ``b`` and ``adaptive``, read by every call)."""
+        for k, v in params.items():
+            if k not in ("learner", "b", "adaptive", "random_state"):
+                raise ValueError(f"SelectiveSampler: invalid parameter {k!r}; valid parameters "
+                                 "are ['adaptive', 'b', 'learner', 'random_state']")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self):
+        return (f"SelectiveSampler(learner={self.learner!r}, b={self.b!r}, "
+                f"adaptive={self.adaptive!r}, random_state={self.random_state!r})")
+
+    def _validate_params(self):
+        L = self.learner
+        if L is not None and type(L) not in _TAKES:
+            raise TypeError(f"SelectiveSampler: parameter learner must be one of "
+                            f"{[c.__name__ for c in _TAKES]} (a binary linear learner), got "
+                            f"{type(L).__name__}")
+        b = self.b
+        if isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, float, np.integer,
+                                                                 np.floating)) \
+                or not math.isfinite(b) or b <= 0:
+            raise ValueError(f"SelectiveSampler: parameter b must be a finite real > 0, got "
+                             f"{b!r}")
+        if not isinstance(self.adaptive, (bool, np.bool_)):
+            raise ValueError(f"SelectiveSampler: parameter adaptive must be a bool, got "
+                             f"{self.adaptive!r}")
+        r = self.random_state
+        if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or r < 0:
+            raise ValueError(f"SelectiveSampler: parameter random_state must be an integer "
+                             f">= 0, got {r!r}")
+
+    def _inner(self):
+        d = self.__dict__
+        if "_L" not in d:
+            self._L = clone(self.learner) if self.learner is not None else Perceptron()
+            self._rng = np.array([int(self.random_state) & (2 ** 64 - 1)], dtype=np.uint64)
+            self._x2 = np.zeros(1)
+            self._sel = np.zeros(4, dtype=np.int64)  # rows, asked, mistakes known, updates
+        return self._L
+
+    # -- state ----------------------------------------------------------------------------------
+    @property
+    def learner_(self):
+        L = self.__dict__.get("_L")
+        if L is None or getattr(L, "classes_", None) is None:
+            raise NotFittedError("SelectiveSampler: call partial_fit or run_online first")
+        return L
+
+    @property
+    def classes_(self):
+        return self.learner_.classes_
+
+    n_seen_ = property(lambda self: self._count(0))
+    labels_asked_ = property(lambda self: self._count(1))
+    mistakes_ = property(lambda self: self._count(2))
+    updates_ = property(lambda self: self._count(3))
+
+    def _count(self, k):
+        self.learner_
+        return int(self._sel[k])
+
+    # -- learning -------------------------------------------------------------------------------
+    def partial_fit(self, X, y, classes=None):
+        """One selective pass over the rows (see the class); returns self."""
+        self._pass(X, y, classes)
+        return self
+
+    def run_online(self, X, y, classes=None):
+        """One selective pass over the rows, recorded: a :class:`SelectiveRun`."""
+        return self._pass(X, y, classes)
+
+    def _pass(self, X, y, classes):
+        self._validate_params()
+        ask = y if callable(y) else None
+        with Snapshot(self):
+            L = self._inner()
+            with Snapshot(L):
+                first = getattr(L, "classes_", None) is None
+                if ask is not None:
+                    if first and classes is None:
+                        raise ValueError("SelectiveSampler: with labels from a callable, give "
+                                         "classes= on the first call")
+                    cl = classes if first else L.classes_
+                    n = X.shape[0] if is_sparse(X) or hasattr(X, "shape") else len(X)
+                    batch, _ = L._prepare(X, np.full(n, np.asarray(cl)[0]), classes)
+                    yy = None
+                else:
+                    batch, yy = L._prepare(X, y, classes)
+                return self._rows(L, batch, yy, ask)
+
+    def _rows(self, L, batch, yy, ask):
+        n = batch.n
+        pred = np.zeros(n, dtype=np.int8)
+        asked = np.zeros(n, dtype=np.uint8)
+        upd = np.zeros(n, dtype=np.uint8)
+        given = np.zeros(n, dtype=np.int8)
+        st = L._state()
+        start, label0 = 0, 0
+        while True:
+            stop, status, bad = _k.lin_select_pass(
+                st, batch.arrays, start, label0, yy, float(self.b), bool(self.adaptive),
+                self._rng, self._x2, self._sel, pred, asked, upd, not batch.checked)
+            if stop < 0:
+                if status in _BAD:
+                    raise ValueError(f"SelectiveSampler: X has {_BAD[status]} in row {bad}")
+                raise ValueError(f"SelectiveSampler: row {bad} has a score that is not finite "
+                                 "(NaN, infinity or an overflow); the learner was left as "
+                                 "before the call")
+            if stop >= n:
+                break
+            label = ask(int(stop))          # (an exception leaves everything as it was)
+            code = L._encode_y(np.asarray([label], dtype=object) if isinstance(label, str)
+                               else [label], 1, L.classes_)
+            given[stop] = code[0]
+            start, label0 = stop, int(code[0])
+        batch.checked = True
+        labels = L._labels(pred > 0)
+        if yy is not None:
+            errors = (pred != yy).astype(np.float64)
+        else:
+            errors = np.where(asked.astype(bool), (pred != given).astype(np.float64), np.nan)
+        return SelectiveRun(labels, asked, errors, upd)
+
+    # -- prediction -----------------------------------------------------------------------------
+    def decision_function(self, X):
+        """The learner's scores (no state change)."""
+        return self.learner_.decision_function(X)
+
+    def predict(self, X):
+        """The learner's predictions (no state change)."""
+        return self.learner_.predict(X)

@@ -1,0 +1,271 @@
+"""Selective sampling (``mbcore.SelectiveSampler``, twin ``mbref.SelectiveSampler``).
+
+* The compiled pass equals the twin bit for bit (what is asked, predicted, learned; the
+  weights), for each learner it takes, fixed and adaptive b, dense and CSR rows.
+* It equals a NumPy implementation of the selective-sampling Perceptron written here from the
+  paper (Cesa-Bianchi, Gentile & Zaniboni 2006, Fig. 1), with its own splitmix64.
+* A seeded run replays exactly, in one call or in several (the generator's state is kept);
+  b so large that every row is asked is the Perceptron itself.
+* Labels from a callable: called for the asked rows only, in order; the same run as the
+  simulation; a callable that raises or answers a label outside the classes leaves everything
+  as it was.
+* The expected mistake bound (the paper's Theorem 1) holds on average over seeds on a stream
+  built to meet it, and its function's values worked by hand.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import mbcore
+import mbref
+from mbcore.bounds import selective_sampling_bound
+
+pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
+
+LEARNERS = [("Perceptron", {}), ("MarginPerceptron", {"gamma": 0.2}),
+            ("OnlineHingeSVM", {"lam": 0.01}), ("PassiveAggressive", {"C": 0.5}),
+            ("Perceptron", {"fit_intercept": True, "normalize": True})]
+IDS = ["Perceptron", "MarginPerceptron", "OnlineHingeSVM", "PA", "Perceptron-icpt-norm"]
+
+
+def _stream(seed, n=600, d=12, density=0.5):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, d)) * 4) / 4
+    X[rng.random((n, d)) > density] = 0.0
+    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1, 0)
+    return X, y
+
+
+def _state(S):
+    L = S.learner_
+    return (np.asarray(L.coef_, dtype=float).ravel().tolist(),
+            np.asarray(L.intercept_, dtype=float).ravel().tolist(), int(L.n_seen_),
+            int(L.updates_))
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+@pytest.mark.parametrize("adaptive,b", [(False, 1.0), (False, 0.2), (True, 0.05)],
+                         ids=["b1", "b0.2", "adaptive"])
+@pytest.mark.parametrize("name,params", LEARNERS, ids=IDS)
+def test_equals_the_twin(name, params, adaptive, b, layout):
+    X, y = _stream(1)
+    Xc = sp.csr_matrix(X) if layout == "csr" else X
+    a = mbcore.SelectiveSampler(getattr(mbcore, name)(**params), b=b, adaptive=adaptive,
+                                random_state=7)
+    t = mbref.SelectiveSampler(getattr(mbref, name)(**params), b=b, adaptive=adaptive,
+                               random_state=7)
+    for lo, hi in ((0, 250), (250, 600)):           # two calls: the generator's state carries
+        ra = a.run_online(Xc[lo:hi], y[lo:hi])
+        rt = t.run_online(sp.csr_matrix(X[lo:hi]) if layout == "csr" else X[lo:hi].tolist(),
+                          y[lo:hi].tolist())
+        assert ra.asked.tolist() == rt.asked
+        assert list(ra.predictions) == rt.predictions
+        assert ra.updated.tolist() == rt.updated
+        assert ra.errors.astype(bool).tolist() == [bool(e) for e in rt.errors]
+        assert 0 < ra.labels_asked < hi - lo or b == 1.0
+    assert _state(a) == _state(t)
+    assert (a.n_seen_, a.labels_asked_, a.mistakes_, a.updates_) == \
+        (t.n_seen_, t.labels_asked_, t.mistakes_, t.updates_)
+
+
+# -- an independent implementation from the paper ----------------------------------------------
+class _SplitMix:
+    """splitmix64 (Steele, Lea & Flood 2014), written again here."""
+
+    def __init__(self, seed):
+        self.s = seed % 2 ** 64
+
+    def uniform(self):
+        self.s = (self.s + 0x9E3779B97F4A7C15) % 2 ** 64
+        z = self.s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2 ** 64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2 ** 64
+        z ^= z >> 31
+        return (z >> 11) / 2.0 ** 53
+
+
+def _paper(X, y, b, seed):
+    """CBGZ 2006, Fig. 1: p = w . x, predict sign(p) (0 -> -1), Z ~ Bernoulli(b / (b + |p|));
+    if Z = 1 ask y, and on a mistake w += y x.  The dot product in the four interleaved
+    partial sums of the library's arithmetic contract (its documented order), so that the
+    comparison can be exact."""
+    w = np.zeros(X.shape[1])
+    g = _SplitMix(seed)
+    asked, mistakes = [], 0
+    for x, t in zip(X, np.where(y == 1, 1, -1)):
+        prods = w * x
+        parts = [0.0] * 4
+        for k, v in enumerate(prods):
+            parts[k % 4] += v
+        p = (parts[0] + parts[1]) + (parts[2] + parts[3])
+        yhat = 1 if p > 0 else -1
+        mistakes += yhat != t
+        z = g.uniform() < b / (b + abs(p))
+        asked.append(z)
+        if z and yhat != t:
+            w = w + t * x
+    return w, asked, mistakes
+
+
+@pytest.mark.parametrize("b", [0.3, 2.0])
+def test_equals_the_paper_written_in_numpy(b):
+    X, y = _stream(2, n=400, d=9)
+    w, asked, mistakes = _paper(X, y, b, 11)
+    S = mbcore.SelectiveSampler(mbcore.Perceptron(), b=b, random_state=11)
+    run = S.run_online(X, y)
+    assert run.asked.tolist() == asked
+    assert run.mistakes == mistakes
+    assert S.learner_.coef_.ravel().tolist() == w.tolist()
+
+
+# -- replay, the limits -------------------------------------------------------------------------
+def test_a_seeded_run_replays_and_chunks_do_not_matter():
+    X, y = _stream(3)
+    one = mbcore.SelectiveSampler(b=0.5, random_state=5).run_online(X, y)
+    again = mbcore.SelectiveSampler(b=0.5, random_state=5).run_online(X, y)
+    assert one.asked.tolist() == again.asked.tolist()
+    S = mbcore.SelectiveSampler(b=0.5, random_state=5)
+    parts = [S.run_online(X[a:a + 100], y[a:a + 100]) for a in range(0, 600, 100)]
+    assert np.concatenate([p.asked for p in parts]).tolist() == one.asked.tolist()
+    other = mbcore.SelectiveSampler(b=0.5, random_state=6).run_online(X, y)
+    assert other.asked.tolist() != one.asked.tolist()
+
+
+def test_asking_every_label_is_the_perceptron():
+    X, y = _stream(4)
+    S = mbcore.SelectiveSampler(mbcore.Perceptron(), b=1e300)
+    run = S.run_online(X, y)
+    P = mbcore.Perceptron()
+    ref = mbcore.run_online(P, X, y)
+    assert run.labels_asked == len(y)
+    assert run.mistakes == ref.mistakes and S.learner_.coef_.tolist() == P.coef_.tolist()
+
+
+def test_fewer_labels_with_smaller_b():
+    X, y = _stream(5, n=2000)
+    asked = [mbcore.SelectiveSampler(b=b, random_state=1).run_online(X, y).labels_asked
+             for b in (0.01, 0.1, 1.0, 10.0)]
+    assert asked == sorted(asked) and asked[0] < asked[-1]
+
+
+# -- labels from a callable ---------------------------------------------------------------------
+def test_a_callable_is_asked_only_for_the_asked_rows_and_gives_the_same_run():
+    X, y = _stream(6)
+    sim = mbcore.SelectiveSampler(b=0.5, random_state=2)
+    ref = sim.run_online(X, y)
+    calls = []
+
+    def label(i):
+        calls.append(i)
+        return y[i]
+    S = mbcore.SelectiveSampler(b=0.5, random_state=2)
+    run = S.run_online(X, label, classes=[0, 1])
+    assert calls == np.flatnonzero(ref.asked).tolist()
+    assert run.asked.tolist() == ref.asked.tolist()
+    assert S.learner_.coef_.tolist() == sim.learner_.coef_.tolist()
+    assert np.isnan(run.errors[~run.asked]).all()
+    assert run.mistakes == int(ref.errors[ref.asked].sum()) == S.mistakes_
+    t = mbref.SelectiveSampler(b=0.5, random_state=2)
+    rt = t.run_online(X.tolist(), lambda i: int(y[i]), classes=[0, 1])
+    assert rt.asked == run.asked.tolist() and rt.mistakes == run.mistakes
+
+
+@pytest.mark.parametrize("mod", [mbcore, mbref], ids=["mbcore", "mbref"])
+def test_a_failing_callable_leaves_everything_as_it_was(mod):
+    X, y = _stream(7)
+    S = mod.SelectiveSampler(b=0.5, random_state=2)
+    S.partial_fit(X[:100].tolist() if mod is mbref else X[:100], y[:100])
+    before = (_state(S), S.n_seen_, S.labels_asked_, S.mistakes_)
+
+    def boom(i):
+        if i > 20:
+            raise KeyError("no label today")
+        return y[100 + i]
+    with pytest.raises(KeyError):
+        S.partial_fit(X[100:300].tolist() if mod is mbref else X[100:300], boom)
+    assert (_state(S), S.n_seen_, S.labels_asked_, S.mistakes_) == before
+    with pytest.raises(ValueError, match="outside the fitted classes"):
+        S.partial_fit(X[100:300].tolist() if mod is mbref else X[100:300], lambda i: 7)
+    assert (_state(S), S.n_seen_, S.labels_asked_, S.mistakes_) == before
+    # and the generator too: the next call is the one an untouched sampler makes
+    fresh = mod.SelectiveSampler(b=0.5, random_state=2)
+    fresh.partial_fit(X[:100].tolist() if mod is mbref else X[:100], y[:100])
+    r1 = S.run_online(X[100:300].tolist() if mod is mbref else X[100:300], y[100:300])
+    r2 = fresh.run_online(X[100:300].tolist() if mod is mbref else X[100:300], y[100:300])
+    assert list(r1.asked) == list(r2.asked)
+
+
+# -- bad input ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("kw,match", [
+    ({"b": 0.0}, "parameter b must be a finite real > 0, got 0.0"),
+    ({"b": float("nan")}, "parameter b must be a finite real > 0"),
+    ({"b": -1}, "parameter b must be a finite real > 0, got -1"),
+    ({"random_state": -3}, "parameter random_state must be an integer >= 0, got -3"),
+    ({"adaptive": "yes"}, "parameter adaptive must be a bool"),
+])
+@pytest.mark.parametrize("mod", [mbcore, mbref], ids=["mbcore", "mbref"])
+def test_bad_parameters_are_named(mod, kw, match):
+    X, y = _stream(8, n=20)
+    with pytest.raises(ValueError, match="SelectiveSampler: " + match):
+        mod.SelectiveSampler(**kw).partial_fit(X.tolist() if mod is mbref else X, y)
+
+
+@pytest.mark.parametrize("mod", [mbcore, mbref], ids=["mbcore", "mbref"])
+def test_a_learner_it_cannot_wrap_is_refused(mod):
+    X, y = _stream(8, n=20)
+    with pytest.raises(TypeError, match="parameter learner must be one of"):
+        mod.SelectiveSampler(mod.Winnow()).partial_fit(X.tolist() if mod is mbref else X, y)
+
+
+def test_a_nan_row_names_the_row_and_changes_nothing():
+    X, y = _stream(9)
+    S = mbcore.SelectiveSampler(b=0.5).partial_fit(X[:50], y[:50])
+    before = (_state(S), S.n_seen_)
+    Xb = X[50:100].copy()
+    Xb[17, 3] = np.nan
+    with pytest.raises(ValueError, match=r"row 17\b"):
+        S.partial_fit(Xb, y[50:100])
+    assert (_state(S), S.n_seen_) == before
+
+
+def test_a_callable_needs_classes_on_the_first_call():
+    X, y = _stream(10, n=20)
+    with pytest.raises(ValueError, match="give classes= on the first call"):
+        mbcore.SelectiveSampler().partial_fit(X, lambda i: y[i])
+
+
+# -- the bound ----------------------------------------------------------------------------------
+def test_the_bound_function_by_hand():
+    # (1 + R^2/(2b)) L + (2b + R^2)^2 ||u||^2 / (8b)
+    assert selective_sampling_bound(0.5, 1.0, 0.0, 10.0) == 100.0       # 2^2 * 100 / 4
+    assert selective_sampling_bound(2.0, 2.0, 3.0, 1.0) == 10.0         # 2 * 3 + 64 / 16
+    assert selective_sampling_bound(1.0, 0.0, 4.0, 2.0) == 4.0 + 4 * 4 / 8
+    # at b = R^2 / 2 with no hinge loss: the Perceptron's R^2 ||u||^2
+    assert selective_sampling_bound(4.5, 3.0, 0.0, 2.0) == pytest.approx(36.0)
+    with pytest.raises(ValueError, match="b"):
+        selective_sampling_bound(0.0, 1.0)
+
+
+@pytest.mark.parametrize("b", [0.1, 0.5, 2.0])
+def test_the_expected_mistakes_stay_under_the_bound(b):
+    """Rows of norm <= R = 1 separated by u with margin 1 (L(u) = 0, ||u|| = 1 / gamma):
+    the mistakes averaged over 40 seeds (an estimate of the expectation, whose spread over
+    seeds is shown by the check against the largest run) stay under the bound."""
+    rng = np.random.default_rng(12)
+    d, gamma = 6, 0.2
+    u = rng.normal(size=d)
+    u /= np.linalg.norm(u)
+    X = rng.normal(size=(6000, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    keep = np.abs(X @ u) >= gamma
+    X = X[keep][:1500]
+    y = np.where(X @ u > 0, 1, 0)
+    runs = [mbcore.SelectiveSampler(b=b, random_state=s).run_online(X, y).mistakes
+            for s in range(40)]
+    bound = selective_sampling_bound(b, 1.0, 0.0, 1.0 / gamma)
+    assert np.mean(runs) <= bound
+    assert max(runs) <= 2 * bound
+    assert math.isfinite(bound) and bound > 0
