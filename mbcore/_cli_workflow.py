@@ -8,6 +8,7 @@ model saved and loaded by :mod:`mbcore.persistence`.  Like :mod:`mbcore.cli`, th
 names no learner: which learners it takes comes from ``mbcore._registry``.
 """
 
+import argparse
 import json
 import os
 import sys
@@ -154,6 +155,14 @@ def add_workflow_parsers(sub):
                         "reading, as for train)")
     p.add_argument("--model", default=None, metavar="OUT.npz",
                    help="also save the learner at the end")
+    p.add_argument("--ask", type=_positive_real, action="append", default=None, metavar="B",
+                   help="selective sampling: the learner (a binary linear learner, the "
+                        "Perceptron by default) asks for a row's label with probability "
+                        "B / (B + |score|) and learns from the asked rows only; the report "
+                        "gives the labels asked beside the mistakes (on every row).  Repeat "
+                        "it (--ask 0.1 --ask 1 --ask 10) for the labels-vs-mistakes curve")
+    p.add_argument("--adaptive", action="store_true",
+                   help="with --ask: the adaptive B of Cesa-Bianchi, Gentile & Zaniboni")
     _add_learner_options(p)
     _add_source_options(p)
     add_order_options(p, stream=True)
@@ -470,9 +479,65 @@ def _cmd_predict(args):
     return 0
 
 
+def _positive_real(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not (v > 0.0 and v < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a real number > 0, got {text!r}")
+    return v
+
+
+def _cmd_evaluate_asking(args):
+    """``evaluate --ask B ...``: one selective run per B over the source, each reported at
+    doubling row counts, then the curve: labels asked against mistakes, one line per B."""
+    from .selective import SelectiveSampler
+    from .workflow import ASK_HEADER, ask_line, evaluate_asking
+    for option, given in (("--model", args.model), ("--warm-start", args.warm_start),
+                          ("--shuffle", args.shuffle)):
+        if given:
+            raise UsageError(f"--ask and {option}: a selective run starts a new learner and "
+                             "reads the source in its order; leave one of them out")
+    name = args.learner or "Perceptron"
+    params = learner_params([name], args.params)[name]
+    source, shown, fmt, options = _source(args, None, None)
+    curve = []
+    for b in args.ask:
+        sampler = SelectiveSampler(_registry.learner(name)(**params), b=b,
+                                   adaptive=args.adaptive, random_state=args.seed or 0)
+        if not args.json:
+            emit(f"{name}, --ask {b:g}{' --adaptive' if args.adaptive else ''}:")
+            emit(ASK_HEADER)
+        lines = evaluate_asking(sampler, source, format=fmt, chunk_size=args.chunk_size,
+                                classes=stream_classes(args),
+                                on_line=None if args.json else (lambda ln: emit(ask_line(ln))),
+                                **options)
+        if not lines:
+            raise ValueError(f"{shown} holds no examples: nothing to evaluate")
+        n, asked, mistakes = lines[-1]
+        curve.append({"b": b, "examples": n, "labels_asked": asked, "mistakes": mistakes,
+                      "report": [list(x) for x in lines]})
+    if args.json:
+        emit(json.dumps({"learner": name, "data": shown, "adaptive": args.adaptive,
+                         "curve": curve}, indent=2))
+        return 0
+    emit("")
+    emit("        b   labels asked   mistakes   error rate")
+    for c in curve:
+        emit(f"{c['b']:>9g}   {c['labels_asked']:>12,}   {c['mistakes']:>8,}   "
+             f"{c['mistakes'] / c['examples']:>10.6f}   ({c['labels_asked'] / c['examples']:.1%}"
+             " of the labels)")
+    return 0
+
+
 def _cmd_evaluate(args):
     from .streaming import LabelRuns
     from .workflow import REPORT_HEADER, evaluate_file, report_line
+    if args.ask:
+        return _cmd_evaluate_asking(args)
+    if args.adaptive:
+        raise UsageError("--adaptive goes with --ask B (selective sampling)")
     _check_output(args.model)
     learner = _workflow_learner(args)
     source, name, fmt, options = _source(args, learner, args.warm_start)

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ._validation import NotFittedError, is_sparse
+from ._validation import NotFittedError, is_sparse, row_error
 from .base import Snapshot, clone
 from .linear import MarginPerceptron, OnlineHingeSVM, PassiveAggressive, Perceptron
 from ._kernels import linear as _k
@@ -236,9 +236,7 @@ class SelectiveSampler:
             if stop < 0:
                 if status in _BAD:
                     raise ValueError(f"SelectiveSampler: X has {_BAD[status]} in row {bad}")
-                raise ValueError(f"SelectiveSampler: row {bad} has a score that is not finite "
-                                 "(NaN, infinity or an overflow); the learner was left as "
-                                 "before the call")
+                raise row_error("SelectiveSampler", batch, bad, hint=L._OVERFLOW_HINT)
             if stop >= n:
                 break
             label = ask(int(stop))          # (an exception leaves everything as it was)

@@ -31,7 +31,7 @@ from ._threads import sharing_cores
 
 __all__ = ["read_chunks", "prefetch", "train_file", "predict_file", "evaluate_file",
            "EvaluationReport", "REPORT_HEADER", "report_line", "FORMATS", "default_workers",
-           "READING", "reading_options"]
+           "READING", "reading_options", "evaluate_asking", "ASK_HEADER", "ask_line"]
 
 
 FORMATS = ("svmlight", "csv", "vw")
@@ -610,6 +610,62 @@ def report_line(line):
     n, m, dn, dm = line
     return (f"{n:>8,}   {m:>8,}   {m / n:>10.6f}   {dn:>20,}   {dm:>8,}   "
             f"{(dm / dn if dn else 0.0):>10.6f}")
+
+
+ASK_HEADER = "examples   labels asked   mistakes   error rate"
+
+
+def ask_line(line):
+    """One line of :func:`evaluate_asking`'s report: (examples, labels asked, mistakes) as text
+    under :data:`ASK_HEADER`."""
+    n, a, m = line
+    return f"{n:>8,}   {a:>12,}   {m:>8,}   {m / n:>10.6f}"
+
+
+def evaluate_asking(sampler, source, *, format=None, chunk_size=CHUNK, classes=None,
+                    on_line=None, **options):
+    """Progressive validation of a :class:`mbcore.SelectiveSampler` over a source: each row is
+    predicted, its label asked for or not by the sampler's coin, and learned only when asked;
+    the labels asked and the mistakes (on every row: the source holds every label) are
+    reported at doubling row counts (1, 2, 4, ...) and at the end.  ``options`` are the
+    reader's (as for :func:`evaluate_file`); an error about a row names the source's line.
+    Returns the report's lines, (examples, labels asked, mistakes) each."""
+    name = _readers.source_name(source, "evaluate_asking")
+    lines_out = []
+    n = asked = mistakes = 0
+    next_at = 1
+    chunks = _source_chunks(source, format, chunk_size, False, _with_lines(options))
+    try:
+        for item in chunks:
+            X, y, where = item if len(item) == 3 else (item[0], item[1], None)
+            if X.shape[0] == 0:
+                continue
+            if n == 0:
+                classes = _classes_like("evaluate_asking", classes, y)
+            try:
+                run = sampler.run_online(X, y, classes=classes if n == 0 else None)
+            except ValueError as e:
+                raise _at_line(e, where, name) from e
+            cum_a = np.cumsum(run.asked)
+            cum_m = np.cumsum(np.nan_to_num(run.errors) > 0)
+            while next_at <= n + run.n:
+                k = next_at - n - 1
+                line = (next_at, asked + int(cum_a[k]), mistakes + int(cum_m[k]))
+                lines_out.append(line)
+                if on_line is not None:
+                    on_line(line)
+                next_at *= 2
+            n += run.n
+            asked += run.labels_asked
+            mistakes += run.mistakes
+    finally:
+        _close(chunks)
+    if n and (not lines_out or lines_out[-1][0] != n):
+        line = (n, asked, mistakes)
+        lines_out.append(line)
+        if on_line is not None:
+            on_line(line)
+    return lines_out
 
 
 def evaluate_file(learner, source, *, format=None, chunk_size=CHUNK, classes=None,
