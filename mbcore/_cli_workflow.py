@@ -156,9 +156,10 @@ def add_workflow_parsers(sub):
     p.add_argument("--model", default=None, metavar="OUT.npz",
                    help="also save the learner at the end")
     p.add_argument("--ask", type=_positive_real, action="append", default=None, metavar="B",
-                   help="selective sampling: the learner (a binary linear learner, the "
+                   help="selective sampling: the learner (a linear learner, the "
                         "Perceptron by default) asks for a row's label with probability "
-                        "B / (B + |score|) and learns from the asked rows only; the report "
+                        "B / (B + |score|) (K classes: the gap between its two highest "
+                        "scores) and learns from the asked rows only; the report "
                         "gives the labels asked beside the mistakes (on every row).  Repeat "
                         "it (--ask 0.1 --ask 1 --ask 10) for the labels-vs-mistakes curve")
     p.add_argument("--adaptive", action="store_true",

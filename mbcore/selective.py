@@ -13,6 +13,7 @@ from ._validation import NotFittedError, is_sparse, row_error
 from .base import Snapshot, clone
 from .linear import MarginPerceptron, OnlineHingeSVM, PassiveAggressive, Perceptron
 from ._kernels import linear as _k
+from ._kernels import multiclass as _kmc
 
 __all__ = ["SelectiveSampler", "SelectiveRun"]
 
@@ -34,16 +35,21 @@ class SelectiveRun:
         for nor given (labels from a callable).
     updated : ndarray of bool
         Whether the learner's state changed on the row (only asked rows can change it).
+    scores : ndarray of float
+        The learner's score of each row before the row; with three classes or more, shape
+        (n, K): the K values whose argmax the learner predicts (one-vs-rest: the K binary
+        decision values).
     labels_asked, mistakes, updates, n : int
         Totals: the labels asked for, the mistakes on the rows whose label is known, the
         updates, the rows.
     """
 
-    __slots__ = ("predictions", "asked", "errors", "updated", "labels_asked", "mistakes",
-                 "updates", "n")
+    __slots__ = ("predictions", "asked", "errors", "updated", "scores", "labels_asked",
+                 "mistakes", "updates", "n")
 
-    def __init__(self, predictions, asked, errors, updated):
+    def __init__(self, predictions, asked, errors, updated, scores):
         self.predictions = predictions
+        self.scores = scores
         self.asked = np.asarray(asked, dtype=bool)
         self.errors = np.asarray(errors, dtype=np.float64)
         self.updated = np.asarray(updated, dtype=bool)
@@ -58,8 +64,8 @@ class SelectiveRun:
 
 
 class SelectiveSampler:
-    """Selective sampling (Cesa-Bianchi, Gentile & Zaniboni 2006): a binary linear learner
-    that asks for a row's label with probability b / (b + |p|), p its score on the row.
+    """Selective sampling (Cesa-Bianchi, Gentile & Zaniboni 2006): a linear learner that asks
+    for a row's label with probability b / (b + |p|), p its score on the row.
 
     On each row x the learner predicts sign(p), p = ``learner.decision_function(x)``; a coin
     with heads probability b / (b + |p|) is tossed (u < b / (b + |p|) for u uniform from the
@@ -67,6 +73,11 @@ class SelectiveSampler:
     exactly); on heads the label is asked for and the learner takes the row as its own rule
     says (the Perceptron updates on a mistake); on tails the row is not learned from. The
     smaller b, the fewer labels: rows far from the boundary (large |p|) are rarely asked.
+
+    With three classes or more (``classes_``), the coin's margin is the gap between the two
+    highest of the K values the learner predicts the argmax of (one-vs-rest: its K binary
+    decision values; ``multi_class="multiclass"``: its K scores): one coin per row, and an
+    asked row is the learner's K-class step (every class's learner, one-vs-rest).
 
     With ``adaptive=True`` (the paper's adaptive variant) the coin uses
     b_t = b X_t^2 sqrt(1 + K_t), X_t^2 the largest squared norm of a row seen so far (this one
@@ -81,9 +92,9 @@ class SelectiveSampler:
 
     Parameters
     ----------
-    learner : a binary linear learner, default=None
-        ``Perceptron``, ``MarginPerceptron``, ``OnlineHingeSVM`` or ``PassiveAggressive`` (a
-        copy is trained; None: ``Perceptron()``).
+    learner : a linear learner, default=None
+        ``Perceptron``, ``MarginPerceptron``, ``OnlineHingeSVM`` or ``PassiveAggressive``, two
+        classes or K (a copy is trained; None: ``Perceptron()``).
     b : float > 0, default=1.0
         The query parameter.
     adaptive : bool, default=False
@@ -94,7 +105,7 @@ class SelectiveSampler:
     Attributes
     ----------
     learner_ : the learner being trained
-    classes_ : ndarray of its two classes
+    classes_ : ndarray of its classes
     n_seen_, labels_asked_, mistakes_, updates_ : int
         Rows seen, labels asked for, mistakes on the rows whose label was known (every row
         when ``y`` is an array), updates of the learner.
@@ -146,7 +157,7 @@ class SelectiveSampler:
         L = self.learner
         if L is not None and type(L) not in _TAKES:
             raise TypeError(f"SelectiveSampler: parameter learner must be one of "
-                            f"{[c.__name__ for c in _TAKES]} (a binary linear learner), got "
+                            f"{[c.__name__ for c in _TAKES]} (a linear learner), got "
                             f"{type(L).__name__}")
         b = self.b
         if isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, float, np.integer,
@@ -223,16 +234,21 @@ class SelectiveSampler:
 
     def _rows(self, L, batch, yy, ask):
         n = batch.n
-        pred = np.zeros(n, dtype=np.int8)
+        K = len(L.classes_)
+        multi = K >= 3
+        pred = np.zeros(n, dtype=np.int32 if multi else np.int8)
         asked = np.zeros(n, dtype=np.uint8)
         upd = np.zeros(n, dtype=np.uint8)
-        given = np.zeros(n, dtype=np.int8)
+        given = np.zeros(n, dtype=pred.dtype)
+        scores = np.zeros(n * K if multi else n)
         st = L._state()
-        start, label0 = 0, 0
+        fn = _kmc.mc_select_pass if multi else _k.lin_select_pass
+        none = -1 if multi else 0           # (label0: no label given)
+        start, label0 = 0, none
         while True:
-            stop, status, bad = _k.lin_select_pass(
-                st, batch.arrays, start, label0, yy, float(self.b), bool(self.adaptive),
-                self._rng, self._x2, self._sel, pred, asked, upd, not batch.checked)
+            stop, status, bad = fn(st, batch.arrays, start, label0, yy, float(self.b),
+                                   bool(self.adaptive), self._rng, self._x2, self._sel, pred,
+                                   asked, upd, not batch.checked, scores)
             if stop < 0:
                 if status in _BAD:
                     raise ValueError(f"SelectiveSampler: X has {_BAD[status]} in row {bad}")
@@ -245,12 +261,12 @@ class SelectiveSampler:
             given[stop] = code[0]
             start, label0 = stop, int(code[0])
         batch.checked = True
-        labels = L._labels(pred > 0)
+        labels = L.classes_[pred] if multi else L._labels(pred > 0)
         if yy is not None:
             errors = (pred != yy).astype(np.float64)
         else:
             errors = np.where(asked.astype(bool), (pred != given).astype(np.float64), np.nan)
-        return SelectiveRun(labels, asked, errors, upd)
+        return SelectiveRun(labels, asked, errors, upd, scores.reshape(n, K) if multi else scores)
 
     # -- prediction -----------------------------------------------------------------------------
     def decision_function(self, X):

@@ -28,7 +28,7 @@ from ._rows cimport (Rows, dense_rows, rows_of, ADDITIVE_CODES, OK, BAD_ROW, BAD
 
 from ._spec cimport (mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows, volatile_load,
                      store_release, load_acquire, atomic_add)
-from ._rng cimport splitmix_uniform
+from ._select cimport SelCtx, select_coin
 
 
 # ---------------------------------------------------------------------------------------------
@@ -518,30 +518,22 @@ cdef Py_ssize_t lin_scan(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize
 # label with probability b / (b + |p|), p its score, one draw of the shared generator per row.
 # ---------------------------------------------------------------------------------------------
 
-cdef struct SelCtx:
-    double b
-    int adaptive
-    unsigned long long* rng     # the generator's state (one word)
-    double* x2                  # the largest ||x'||^2 seen (adaptive)
-    long long* counts           # [rows seen, labels asked, mistakes where known, updates]
-
-
 cdef Py_ssize_t lin_select_impl(LinCtx* st, SelCtx* sc, const floating* val, const index_t* ix,
                                 const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
                                 Py_ssize_t start, int label0, const signed char* y,
                                 signed char* pred, unsigned char* asked, unsigned char* upd,
-                                int check, Py_ssize_t* bad) noexcept nogil:
+                                double* scores, int check, Py_ssize_t* bad) noexcept nogil:
     """Rows start.. in order: the score and prediction (lin_judge), the draw, and on an asked
     row the learner's step with its label (lin_step; the learner's counts are of the asked
     rows).  ``y`` NULL (labels from the caller): the pass stops at an asked row and returns its
     index; the caller calls again from it with its label as ``label0`` (the draw is not made
-    again).  Returns n_rows when done, or -1 at a bad row (*bad; the status in bad[1]: BAD_ROW,
+    again).  ``scores`` (or NULL): each row's score p, before its step.  Returns n_rows when done, or -1 at a bad row (*bad; the status in bad[1]: BAD_ROW,
     BAD_INDEX, BAD_ORDER), the state then half-way (the caller restores it)."""
     cdef Params* p = &st.p
     cdef Py_ssize_t i, n, d = st.d
     cdef const floating* x
     cdef const index_t* xi
-    cdef double inv = 1.0, s = 0.0, m = 0.0, b, q, sq
+    cdef double inv = 1.0, s = 0.0, m = 0.0, sq
     cdef int pr = 0, pr2 = 0, r, code, yi
     cdef bint ask
     for i in range(start, n_rows):
@@ -559,17 +551,12 @@ cdef Py_ssize_t lin_select_impl(LinCtx* st, SelCtx* sc, const floating* val, con
                 bad[0] = i
                 bad[1] = BAD_ROW
                 return -1
-            b = sc.b
-            if sc.adaptive:
-                sq = 1.0 if p.normalize else row_sqnorm(p, x, n)
-                if sq > sc.x2[0]:
-                    sc.x2[0] = sq
-                b = (b * sc.x2[0]) * sqrt(1.0 + <double>st.counts[2])
-            q = b / (b + (m if m >= 0.0 else -m))
-            ask = splitmix_uniform(sc.rng) < q
-            sc.counts[0] += 1
+            sq = (1.0 if p.normalize else row_sqnorm(p, x, n)) if sc.adaptive else 0.0
+            ask = select_coin(sc, m if m >= 0.0 else -m, sq, st.counts[2])
             pred[i] = <signed char>pr
             asked[i] = ask
+            if scores != NULL:
+                scores[i] = m
             upd[i] = 0
             if y != NULL and pr != y[i]:
                 sc.counts[2] += 1
@@ -703,11 +690,12 @@ def lin_select_pass(LinearState st, X, Py_ssize_t start, int label0,
                     const signed char[::1] y, double b, bint adaptive,
                     unsigned long long[::1] rng, double[::1] x2, long long[::1] counts,
                     signed char[::1] pred, unsigned char[::1] asked, unsigned char[::1] upd,
-                    bint check=True):
+                    bint check=True, double[::1] scores=None):
     """Selective sampling over the rows of X from row ``start`` (lin_select_impl); ``y`` the
     +-1 labels of every row, or None (labels from the caller: the pass stops at each asked
-    row).  Returns (stop, status, bad_row): stop = n_rows when done, the asked row when y is
-    None, or -1 with the status of the bad row."""
+    row); ``scores``: each row's score before its step, or None.  Returns (stop, status,
+    bad_row): stop = n_rows when done, the asked row when y is None, or -1 with the status of
+    the bad row."""
     cdef LinCtx c = st.ctx()
     cdef SelCtx sc
     cdef Rows rows
@@ -715,9 +703,12 @@ def lin_select_pass(LinearState st, X, Py_ssize_t start, int label0,
     cdef Py_ssize_t stop
     cdef const signed char* yp = NULL
     rows_of(X, &rows, ADDITIVE_CODES, None)
+    cdef double* sp = NULL
     if pred.shape[0] < rows.n_rows or asked.shape[0] < rows.n_rows or \
-            upd.shape[0] < rows.n_rows:
+            upd.shape[0] < rows.n_rows or (scores is not None and scores.shape[0] < rows.n_rows):
         raise ValueError("lin_select_pass: an output is shorter than X")
+    if scores is not None and rows.n_rows:
+        sp = &scores[0]
     if y is not None:
         if y.shape[0] < rows.n_rows:
             raise ValueError("lin_select_pass: y is shorter than X")
@@ -736,7 +727,7 @@ def lin_select_pass(LinearState st, X, Py_ssize_t start, int label0,
     bad[1] = OK
     with nogil:
         stop = lin_select_view(&c, &sc, &rows, start, label0, yp, &pred[0], &asked[0], &upd[0],
-                               check, bad)
+                               sp, check, bad)
     return stop, bad[1], bad[0]
 
 

@@ -27,3 +27,9 @@ def mc_pass(st: MultiState, X: _Rows, y: NDArray[np.int32],
             sw: Optional[NDArray[np.float64]] = ...) -> _Status: ...
 def mc_scores(W: NDArray[np.float64], K: int, a: float, d: int, intercept: bool,
               normalize: bool, X: _Rows, out: NDArray[np.float64]) -> _Status: ...
+def mc_select_pass(st: MultiState, X: _Rows, start: int, label0: int,
+                   y: Optional[NDArray[np.int32]], b: float, adaptive: bool,
+                   rng: NDArray[np.uint64], x2: NDArray[np.float64], counts: NDArray[np.int64],
+                   pred: NDArray[np.int32], asked: NDArray[np.uint8], upd: NDArray[np.uint8],
+                   check: bool = ...,
+                   scores: Optional[NDArray[np.float64]] = ...) -> Tuple[int, int, int]: ...

@@ -20,6 +20,7 @@ from ._arith cimport (floating, index_t, PERCEPTRON, MARGIN, HINGE, PA, Params, 
 from ._rows cimport (Rows, rows_of, longest_row, ADDITIVE_CODES, OK, BAD_ROW, NEED_ROOM,
                      row_at, csr_row_ok)
 
+from ._select cimport SelCtx, select_coin
 from ._spec cimport MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows
 from ._spec cimport volatile_load
 from ._spec cimport (mb_split, mb_split_new, mb_split_free, mb_split_serving, mb_split_row,
@@ -976,6 +977,127 @@ def mc_pass(MultiState st, X, const int[::1] y, int[::1] pred=None,
         status = mc_pass_impl(&c, &rows, &y[0], pp, up, check, threads, &bad, stats)
     add_mc_stats(stats)
     return status, bad
+
+
+# ---------------------------------------------------------------------------------------------
+# Selective sampling with K classes (mbcore.selective; the twin: mbref.selective): one coin per
+# row on the gap between the two highest of the values the rule predicts the argmax of.
+# ---------------------------------------------------------------------------------------------
+
+cdef Py_ssize_t mc_select_impl(MCCtx* c, SelCtx* sc, const floating* val, const index_t* ix,
+                               const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
+                               Py_ssize_t start, int label0, const int* y, int* pred,
+                               unsigned char* asked, unsigned char* upd, double* scores,
+                               int check, Py_ssize_t* bad) noexcept nogil:
+    """As linear's lin_select_impl, for K >= 3 classes: the K values v_k whose argmax the rule
+    predicts (one-vs-rest: the K binary decision values; multiclass: the K scores) give the
+    margin v_(1) - v_(2) >= 0 of the coin; an asked row is the rule's step (mc_step, every
+    class's learner one-vs-rest).  ``scores``: the K values of each row (n_rows x K), or NULL;
+    y: class indices, or NULL (labels from the caller)."""
+    cdef const Params* p = &c.p
+    cdef Py_ssize_t i, n, k, K = c.K, d = c.d
+    cdef const floating* x
+    cdef const index_t* xi
+    cdef const double* v
+    cdef double inv = 1.0, top, second, sq
+    cdef int pr = 0, pr2 = 0, r, code, yi
+    cdef bint ask
+    c.sw = 1.0
+    for i in range(start, n_rows):
+        n = row_at(val, ix, indptr, row_len, i, &x, &xi)
+        if check and indptr != NULL:
+            code = csr_row_ok(xi, n, d)
+            if code != OK:
+                bad[0] = i
+                bad[1] = code
+                return -1
+        if i == start and label0 >= 0:      # asked in the previous call: its step
+            yi = label0
+        else:
+            if mc_judge(c, c.s, c.m, c.acc, c.act, x, xi, n, 0, &pr, &inv) < 0:
+                bad[0] = i
+                bad[1] = BAD_ROW
+                return -1
+            v = c.m if c.ovr else c.s
+            top = v[pr]
+            second = -INFINITY
+            for k in range(K):
+                if k != pr and v[k] > second:
+                    second = v[k]
+            if scores != NULL:
+                for k in range(K):
+                    scores[i * K + k] = v[k]
+            sq = (1.0 if p.normalize else row_sqnorm(p, x, n)) if sc.adaptive else 0.0
+            ask = select_coin(sc, top - second, sq, c.counts[2])
+            pred[i] = pr
+            asked[i] = ask
+            upd[i] = 0
+            if y != NULL and pr != y[i]:
+                sc.counts[2] += 1
+            if not ask:
+                continue
+            sc.counts[1] += 1
+            if y == NULL:
+                return i
+            yi = y[i]
+        if y == NULL and pred[i] != yi:
+            sc.counts[2] += 1
+        c.counts[0] += 1
+        r = mc_step(c, x, xi, n, yi, c.counts[0], &pr2, NULL)
+        if r < 0:
+            bad[0] = i
+            bad[1] = BAD_ROW
+            return -1
+        c.counts[1] += pr2 != yi
+        c.counts[2] += r
+        sc.counts[3] += r
+        upd[i] = <unsigned char>r
+    return n_rows
+
+
+def mc_select_pass(MultiState st, X, Py_ssize_t start, int label0, const int[::1] y,
+                   double b, bint adaptive, unsigned long long[::1] rng, double[::1] x2,
+                   long long[::1] counts, int[::1] pred, unsigned char[::1] asked,
+                   unsigned char[::1] upd, bint check=True, double[::1] scores=None):
+    """Selective sampling over the rows of X with K classes from row ``start``
+    (mc_select_impl); y the class indices of every row, or None (labels from the caller: the
+    pass stops at each asked row, and ``label0`` >= 0 is the class index of row ``start``,
+    -1 for none); ``scores``: n_rows x K values, or None.  Returns (stop, status, bad_row) as
+    linear.lin_select_pass."""
+    cdef MCCtx c = st.ctx()
+    cdef SelCtx sc
+    cdef Rows rows
+    cdef Py_ssize_t bad[2]
+    cdef Py_ssize_t stop
+    cdef const int* yp = NULL
+    cdef double* sp = NULL
+    rows_of(X, &rows, ADDITIVE_CODES, None)
+    if pred.shape[0] < rows.n_rows or asked.shape[0] < rows.n_rows or \
+            upd.shape[0] < rows.n_rows or \
+            (scores is not None and scores.shape[0] < rows.n_rows * c.K):
+        raise ValueError("mc_select_pass: an output is shorter than X")
+    if y is not None:
+        if y.shape[0] < rows.n_rows:
+            raise ValueError("mc_select_pass: y is shorter than X")
+        yp = &y[0]
+    if not (0 <= start <= rows.n_rows) or (label0 >= 0 and (start == rows.n_rows or
+                                                          label0 >= c.K)):
+        raise ValueError("mc_select_pass: start or label0 out of range")
+    if rng.shape[0] < 1 or x2.shape[0] < 1 or counts.shape[0] < 4:
+        raise ValueError("mc_select_pass: rng, x2 or counts too short")
+    if scores is not None and rows.n_rows:
+        sp = &scores[0]
+    sc.b = b
+    sc.adaptive = adaptive
+    sc.rng = &rng[0]
+    sc.x2 = &x2[0]
+    sc.counts = &counts[0]
+    bad[0] = -1
+    bad[1] = OK
+    with nogil:
+        stop = mc_select_view(&c, &sc, &rows, start, label0, yp, &pred[0], &asked[0], &upd[0],
+                              sp, check, bad)
+    return stop, bad[1], bad[0]
 
 
 cdef int mc_scores_impl(const double* W, Py_ssize_t K, double a, Py_ssize_t d, int intercept,

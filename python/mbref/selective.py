@@ -2,14 +2,18 @@
 ``mbcore.selective``).
 
 The selective-sampling Perceptron of Cesa-Bianchi, Gentile and Zaniboni (2006, "Worst-case
-analysis of selective sampling for linear classification", JMLR 7), around a binary linear
-learner of ``mbref.linear`` (its rule unchanged):
+analysis of selective sampling for linear classification", JMLR 7), around a linear learner of
+``mbref.linear`` (its rule unchanged):
 
 * on each row x the learner's score p (``decision_function``) gives the prediction sign(p);
 * a coin with heads probability b / (b + |p|) is tossed (u < b / (b + |p|), u uniform from the
   seeded splitmix64 generator, one draw per row, asked or not);
 * on heads the label is asked for and the learner takes the row as its rule says (the
   Perceptron updates on a mistake); on tails the row is not learned from.
+
+With K >= 3 classes the coin's margin is the gap between the two highest of the K values the
+learner predicts the argmax of (one-vs-rest: its K binary decision values; multiclass: its K
+scores), and an asked row is the learner's K-class step.
 
 ``adaptive=True`` is the paper's adaptive variant: b_t = b X_t^2 sqrt(1 + K_t), with X_t^2 the
 largest squared norm of a row seen so far (this one included; the rows as the learner sees
@@ -25,7 +29,8 @@ import math
 
 from . import _arith
 from ._rng import SplitMix64
-from .base import NotFittedError, check_labels, check_rows, infer_classes
+from ._additive import _argmax
+from .base import NotFittedError, check_labels, check_labels_k, check_rows, infer_classes
 from .linear import MarginPerceptron, OnlineHingeSVM, PassiveAggressive, Perceptron
 
 __all__ = ["SelectiveSampler", "SelectiveRun"]
@@ -72,7 +77,7 @@ class SelectiveSampler:
         L = self.learner
         if L is not None and type(L) not in _TAKES:
             raise TypeError(f"{own}: parameter learner must be one of "
-                            f"{[c.__name__ for c in _TAKES]} (a binary linear learner), got "
+                            f"{[c.__name__ for c in _TAKES]} (a linear learner), got "
                             f"{type(L).__name__}")
         b = self.b
         if isinstance(b, bool) or not isinstance(b, (int, float)) or not math.isfinite(b) or \
@@ -135,12 +140,14 @@ class SelectiveSampler:
             if ask_fn is not None and classes is None:
                 raise ValueError(f"{own}: with labels given by a callable, pass classes= on "
                                  "the first call")
-            cl = infer_classes(own, [] if ask_fn is not None else y, classes)
+            cl = infer_classes(own, [] if ask_fn is not None else y, classes,
+                               max_classes=None)
         else:
             cl = list(L.classes_)
         rows, _ = check_rows(own, X, None if first else L.n_features_in_)
         n = len(rows)
-        yy = None if ask_fn is not None else check_labels(own, y, n, cl)
+        labels = check_labels_k if len(cl) >= 3 else check_labels
+        yy = None if ask_fn is not None else labels(own, y, n, cl)
         saved = (copy.deepcopy(L.__dict__), self._rng.state, self._x2, self.n_seen_,
                  self.labels_asked_, self.mistakes_, self.updates_)
         try:
@@ -154,29 +161,43 @@ class SelectiveSampler:
             L.__dict__.update(d)
             raise
 
+    def _margin(self, L, x, i, multi):
+        """(prediction, margin of the coin): the sign of the score and |score|, or with K >= 3
+        classes the argmax of the values the rule predicts from (ties to the first class) and
+        the gap between the two highest."""
+        own = type(self).__name__
+        if multi:
+            v = L._rule_scores(x)
+            if not all(math.isfinite(t) for t in v):
+                raise ValueError(f"{own}: X contains NaN or infinity in row {i} (or a score "
+                                 "overflowed); the learner was left as before the call")
+            p = _argmax(v)
+            return p, v[p] - v[_argmax(v, skip=p)]
+        s = L._score(x)
+        if not math.isfinite(s):
+            raise ValueError(f"{own}: X contains NaN or infinity in row {i} (or a score "
+                             "overflowed); the learner was left as before the call")
+        return L._sign(s), abs(s)
+
     def _rows(self, L, rows, yy, ask_fn, cl):
         own = type(self).__name__
-        neg, pos = cl
+        multi = len(cl) >= 3
+        labels = check_labels_k if multi else check_labels
         preds, asked, errors, updated = [], [], [], []
         L._last_labels = []
         L._sw = None
         for i, x in enumerate(rows):
-            s = L._score(x)
-            if not math.isfinite(s):
-                raise ValueError(f"{own}: row {i} has a score that is not finite (NaN, "
-                                 "infinity or an overflow); the learner was left as before "
-                                 "the call")
-            p = L._sign(s)
+            p, margin = self._margin(L, x, i, multi)
             b = self.b
             if self.adaptive:
                 self._x2 = max(self._x2, self._sqnorm(L, x))
                 b = b * self._x2 * math.sqrt(1.0 + L.updates_)
-            q = b / (b + abs(s))
+            q = b / (b + margin)
             ask = self._rng.uniform() < q
             u = False
             if ask:
                 if ask_fn is not None:
-                    yi = check_labels(own, [ask_fn(i)], 1, cl)[0]
+                    yi = labels(own, [ask_fn(i)], 1, cl)[0]
                 else:
                     yi = yy[i]
                 L.n_seen_ += 1
@@ -194,7 +215,7 @@ class SelectiveSampler:
             if err:
                 self.mistakes_ += 1
             self.n_seen_ += 1
-            preds.append(pos if p > 0 else neg)
+            preds.append(cl[p] if multi else (cl[1] if p > 0 else cl[0]))
             asked.append(ask)
             errors.append(err)
             updated.append(u)

@@ -71,6 +71,60 @@ def test_equals_the_twin(name, params, adaptive, b, layout):
         (t.n_seen_, t.labels_asked_, t.mistakes_, t.updates_)
 
 
+K_LEARNERS = [("Perceptron", {"multi_class": "ovr"}), ("Perceptron", {}),
+              ("MarginPerceptron", {"multi_class": "ovr", "gamma": 0.2}),
+              ("PassiveAggressive", {"C": 0.5}), ("OnlineHingeSVM", {"multi_class": "ovr"})]
+K_IDS = ["Perceptron-ovr", "Perceptron-multiclass", "MarginPerceptron-ovr", "PA-multiclass",
+         "OnlineHingeSVM-ovr"]
+
+
+def _k_stream(seed, n=500, d=10, K=4):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, d)) * 4) / 4
+    X[rng.random((n, d)) > 0.6] = 0.0
+    y = np.argmax(X @ rng.normal(size=(d, K)) + 0.4 * rng.normal(size=(n, K)), axis=1) * 10
+    return X, y
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+@pytest.mark.parametrize("adaptive,b", [(False, 2.0), (True, 0.01)], ids=["b2", "adaptive"])
+@pytest.mark.parametrize("name,params", K_LEARNERS, ids=K_IDS)
+def test_k_classes_equal_the_twin(name, params, adaptive, b, layout):
+    """Three classes or more: one coin per row on the gap between the two highest values the
+    learner predicts the argmax of; an asked row is the learner's K-class step."""
+    X, y = _k_stream(2)
+    Xc = sp.csr_matrix(X) if layout == "csr" else X
+    a = mbcore.SelectiveSampler(getattr(mbcore, name)(**params), b=b, adaptive=adaptive,
+                                random_state=9)
+    t = mbref.SelectiveSampler(getattr(mbref, name)(**params), b=b, adaptive=adaptive,
+                               random_state=9)
+    for lo, hi in ((0, 200), (200, 500)):
+        ra = a.run_online(Xc[lo:hi], y[lo:hi])
+        rt = t.run_online(sp.csr_matrix(X[lo:hi]) if layout == "csr" else X[lo:hi].tolist(),
+                          y[lo:hi].tolist())
+        assert ra.asked.tolist() == rt.asked
+        assert [int(v) for v in ra.predictions] == rt.predictions
+        assert ra.updated.tolist() == rt.updated
+        assert ra.scores.shape == (hi - lo, 4)
+    assert 0 < a.labels_asked_ < 500
+    assert np.array_equal(np.asarray(a.learner_.coef_, dtype=float),
+                          np.asarray(t.learner_.coef_, dtype=float))
+    assert (a.n_seen_, a.labels_asked_, a.mistakes_, a.updates_) == \
+        (t.n_seen_, t.labels_asked_, t.mistakes_, t.updates_)
+
+
+def test_k_classes_from_a_callable():
+    X, y = _k_stream(3)
+    ref = mbcore.SelectiveSampler(mbcore.Perceptron(multi_class="ovr"), b=1.0, random_state=2)
+    sim = ref.run_online(X, y)
+    calls = []
+    S = mbcore.SelectiveSampler(mbcore.Perceptron(multi_class="ovr"), b=1.0, random_state=2)
+    run = S.run_online(X, lambda i: (calls.append(i), y[i])[1], classes=[0, 10, 20, 30])
+    assert calls == np.flatnonzero(sim.asked).tolist()
+    assert S.learner_.coef_.tolist() == ref.learner_.coef_.tolist()
+    assert run.mistakes == int(sim.errors[sim.asked].sum())
+
+
 # -- an independent implementation from the paper ----------------------------------------------
 class _SplitMix:
     """splitmix64 (Steele, Lea & Flood 2014), written again here."""

@@ -1,0 +1,31 @@
+# cython: language_level=3
+"""Selective sampling's coin, shared by the binary (``linear``) and K-class (``multiclass``)
+passes of ``mbcore.selective`` (the twin: ``mbref.selective``).  Only inline functions and a
+struct: nothing here exists at run time as a module."""
+
+from libc.math cimport sqrt
+
+from ._rng cimport splitmix_uniform
+
+
+cdef struct SelCtx:
+    double b
+    int adaptive
+    unsigned long long* rng     # the generator's state (one word)
+    double* x2                  # the largest ||x'||^2 seen (adaptive)
+    long long* counts           # [rows seen, labels asked, mistakes where known, updates]
+
+
+cdef inline bint select_coin(SelCtx* sc, double margin, double sq,
+                             long long updates) noexcept nogil:
+    """One row's coin: heads (ask) with probability b_t / (b_t + margin), margin >= 0 (|p|, or
+    with K classes the gap between the two highest scores), one draw of the generator;
+    b_t = b, or adaptive b X_t^2 sqrt(1 + K_t) with X_t^2 the largest ||x'||^2 so far (sq:
+    this row's) and K_t = ``updates``, the learner's updates before the row.  Counts the row."""
+    cdef double b = sc.b
+    if sc.adaptive:
+        if sq > sc.x2[0]:
+            sc.x2[0] = sq
+        b = (b * sc.x2[0]) * sqrt(1.0 + <double>updates)
+    sc.counts[0] += 1
+    return splitmix_uniform(sc.rng) < b / (b + margin)
