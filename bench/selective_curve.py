@@ -95,6 +95,9 @@ def main():
     ap.add_argument("--data", nargs="*", default=["a9a", "w8a"])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--no-vw", action="store_true")
+    ap.add_argument("--learner", default="Perceptron",
+                    help="the binary learner sampled (Perceptron, SecondOrderPerceptron, AROW, "
+                         "...), its defaults; mnist always the Perceptron")
     a = ap.parse_args()
     for name in a.data:
         got = load(name)
@@ -106,9 +109,10 @@ def main():
         mc = name.split("-")[1] if name.startswith("mnist") else None
 
         def make():
-            return mbcore.Perceptron(multi_class=mc) if mc else mbcore.Perceptron()
+            return mbcore.Perceptron(multi_class=mc) if mc else getattr(mbcore, a.learner)()
         full = mbcore.run_online(make(), X, y).mistakes / n
-        print(f"\n### {name} ({n:,} rows, {X.shape[1]} features): the Perceptron, every label: "
+        who = "Perceptron" if mc else a.learner
+        print(f"\n### {name} ({n:,} rows, {X.shape[1]} features), {who}: every label: "
               f"{100 * full:.2f} % mistakes\n")
         print("| b | labels asked, % (mean over seeds) | mistakes, % (mean; min-max) | "
               "within 1 point, at most half the labels |")

@@ -330,6 +330,15 @@ class _Linear(ManyClasses, OnlineLearner):
         # CSR column indices are checked by the pass, row by row, as it reads them
         return check_X(self._owner, X, n_features, check_indices=False)
 
+    def _select_pass(self, batch, start, label0, yy, b, adaptive, rng, x2, sel, pred, asked,
+                     upd, scores):
+        """The selective-sampling pass of mbcore.selective over the batch from row ``start``
+        (linear.lin_select_pass, multiclass.mc_select_pass with K >= 3 classes): (stop,
+        status, bad row)."""
+        fn = _kmc.mc_select_pass if self._K() > 1 else _k.lin_select_pass
+        return fn(self._state(), batch.arrays, start, label0, yy, b, adaptive, rng, x2, sel,
+                  pred, asked, upd, not batch.checked, scores)
+
     def _pass(self, batch, yy, pred, upd):
         st = self._state()
         threads = self._threads(batch)

@@ -12,12 +12,13 @@ import numpy as np
 from ._validation import NotFittedError, is_sparse, row_error
 from .base import Snapshot, clone
 from .linear import MarginPerceptron, OnlineHingeSVM, PassiveAggressive, Perceptron
-from ._kernels import linear as _k
-from ._kernels import multiclass as _kmc
+from .second_order import (AROW, NAROW, NHERD, SCW, ConfidenceWeighted,
+                           SecondOrderPerceptron)
 
 __all__ = ["SelectiveSampler", "SelectiveRun"]
 
-_TAKES = (Perceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive)
+_TAKES = (Perceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive,
+          SecondOrderPerceptron, AROW, ConfidenceWeighted, SCW, NHERD, NAROW)
 _BAD = {3: "a column index out of range", 4: "unsorted or duplicate column indices"}
 
 
@@ -93,8 +94,11 @@ class SelectiveSampler:
     Parameters
     ----------
     learner : a linear learner, default=None
-        ``Perceptron``, ``MarginPerceptron``, ``OnlineHingeSVM`` or ``PassiveAggressive``, two
-        classes or K (a copy is trained; None: ``Perceptron()``).
+        ``Perceptron``, ``MarginPerceptron``, ``OnlineHingeSVM`` or ``PassiveAggressive`` (two
+        classes or K), or a second-order learner: ``SecondOrderPerceptron`` (the paper's
+        second-order selective sampler), ``AROW``, ``ConfidenceWeighted``, ``SCW``, ``NHERD``,
+        ``NAROW`` (two classes); its ``class_weight`` must be None.  A copy is trained;
+        None: ``Perceptron()``.
     b : float > 0, default=1.0
         The query parameter.
     adaptive : bool, default=False
@@ -159,6 +163,9 @@ class SelectiveSampler:
             raise TypeError(f"SelectiveSampler: parameter learner must be one of "
                             f"{[c.__name__ for c in _TAKES]} (a linear learner), got "
                             f"{type(L).__name__}")
+        if getattr(L, "class_weight", None) is not None:
+            raise ValueError("SelectiveSampler: the learner's class_weight is not taken (the "
+                             "sampler asks for labels, it does not weight them); leave it None")
         b = self.b
         if isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, float, np.integer,
                                                                  np.floating)) \
@@ -241,14 +248,12 @@ class SelectiveSampler:
         upd = np.zeros(n, dtype=np.uint8)
         given = np.zeros(n, dtype=pred.dtype)
         scores = np.zeros(n * K if multi else n)
-        st = L._state()
-        fn = _kmc.mc_select_pass if multi else _k.lin_select_pass
         none = -1 if multi else 0           # (label0: no label given)
         start, label0 = 0, none
         while True:
-            stop, status, bad = fn(st, batch.arrays, start, label0, yy, float(self.b),
-                                   bool(self.adaptive), self._rng, self._x2, self._sel, pred,
-                                   asked, upd, not batch.checked, scores)
+            stop, status, bad = L._select_pass(batch, start, label0, yy, float(self.b),
+                                               bool(self.adaptive), self._rng, self._x2,
+                                               self._sel, pred, asked, upd, scores)
             if stop < 0:
                 if status in _BAD:
                     raise ValueError(f"SelectiveSampler: X has {_BAD[status]} in row {bad}")

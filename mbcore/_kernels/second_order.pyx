@@ -26,6 +26,7 @@ from ._covariance cimport (AROW, CW, SCW1, SCW2, NHERD, NAROW, SOP, N_SO_RULES, 
                            nonfinite_bits, gather_nz, diag_step, diag_v, full_uv,
                            full_downdate, full_step, score_of, diag_score_conf,
                            mb_so_sop_d, mb_so_sop_f, mb_so_simd_init, mb_so_simd_level)
+from ._select cimport SelCtx, select_coin
 
 
 cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssize_t n,
@@ -191,6 +192,21 @@ cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssiz
     return 1 if ok else -1
 
 
+cdef inline int so_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssize_t n, int y,
+                       double wi, double* f) noexcept nogil:
+    """One binary row of any rule but ALMA (the twin's _binary): its score f (the one its
+    prediction is the sign of, before the step) into *f, then -1 (a bad row), 0 (no update)
+    or 1.  With wi = 0 no rule updates: the row's score alone."""
+    cdef double v = 0.0
+    if c.rule == NAROW or c.rule == SOP:
+        return dual_row(c, x, xi, n, y, wi, f)
+    if c.full:
+        f[0] = score_of(c, c.w, x, xi, n)
+    else:
+        f[0] = diag_score_conf(c, x, xi, n, &v)
+    return gauss_row(c, x, xi, n, y, f[0], v, wi) if isfinite(f[0]) else -1
+
+
 cdef int so_pass_impl(SOCtx* c, const floating* val, const index_t* ix, const index_t* indptr,
                       Py_ssize_t n_rows, Py_ssize_t row_len, const signed char* y,
                       signed char* pred, unsigned char* upd, double* scores, int check,
@@ -200,10 +216,9 @@ cdef int so_pass_impl(SOCtx* c, const floating* val, const index_t* ix, const in
     cdef Py_ssize_t i, n
     cdef const floating* x
     cdef const index_t* xi
-    cdef double f = 0.0, v = 0.0, wi
+    cdef double f = 0.0, wi
     cdef int pr, st, step
     cdef long long mistakes = 0, updates = 0
-    cdef bint dual = c.rule == NAROW or c.rule == SOP
     for i in range(n_rows):
         n = row_at(val, ix, indptr, row_len, i, &x, &xi)
         if check and indptr != NULL:
@@ -212,14 +227,7 @@ cdef int so_pass_impl(SOCtx* c, const floating* val, const index_t* ix, const in
                 bad[0] = i
                 return st
         wi = 1.0 if sw == NULL else sw[i]
-        if dual:
-            step = dual_row(c, x, xi, n, y[i], wi, &f)
-        else:
-            if c.full:
-                f = score_of(c, c.w, x, xi, n)
-            else:
-                f = diag_score_conf(c, x, xi, n, &v)
-            step = gauss_row(c, x, xi, n, y[i], f, v, wi) if isfinite(f) else -1
+        step = so_row(c, x, xi, n, y[i], wi, &f)
         if step < 0:
             bad[0] = i
             return BAD_ROW
@@ -237,6 +245,68 @@ cdef int so_pass_impl(SOCtx* c, const floating* val, const index_t* ix, const in
     c.counts[1] += mistakes
     c.counts[2] += updates
     return OK
+
+
+cdef Py_ssize_t so_select_impl(SOCtx* c, SelCtx* sc, const floating* val, const index_t* ix,
+                               const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
+                               Py_ssize_t start, int label0, const signed char* y,
+                               signed char* pred, unsigned char* asked, unsigned char* upd,
+                               double* scores, int check, Py_ssize_t* bad) noexcept nogil:
+    """Selective sampling around a binary rule (mbcore.selective, as linear's lin_select_impl):
+    the row's score f (so_row with weight 0), the coin on |f| (select_coin), and on an asked
+    row the rule's step with its label; the learner's counts are of the asked rows."""
+    cdef Py_ssize_t i, n
+    cdef const floating* x
+    cdef const index_t* xi
+    cdef double f = 0.0, f2 = 0.0, sq
+    cdef int pr, r, code, yi
+    cdef bint ask
+    for i in range(start, n_rows):
+        n = row_at(val, ix, indptr, row_len, i, &x, &xi)
+        if check and indptr != NULL:
+            code = csr_row_ok(xi, n, c.d)
+            if code != OK:
+                bad[0] = i
+                bad[1] = code
+                return -1
+        if i == start and label0 != 0:      # asked in the previous call: its step
+            yi = label0
+        else:
+            if so_row(c, x, xi, n, 1, 0.0, &f) < 0:
+                bad[0] = i
+                bad[1] = BAD_ROW
+                return -1
+            pr = sign_of(f, c.tie_pos)
+            sq = 0.0
+            if sc.adaptive:
+                sq = sumsq_vals(x, n) + (1.0 if c.intercept else 0.0)
+            ask = select_coin(sc, fabs(f), sq, c.counts[2])
+            pred[i] = <signed char>pr
+            asked[i] = ask
+            upd[i] = 0
+            if scores != NULL:
+                scores[i] = f
+            if y != NULL and pr != y[i]:
+                sc.counts[2] += 1
+            if not ask:
+                continue
+            sc.counts[1] += 1
+            if y == NULL:
+                return i
+            yi = y[i]
+        if y == NULL and pred[i] != yi:
+            sc.counts[2] += 1
+        r = so_row(c, x, xi, n, yi, 1.0, &f2)
+        if r < 0:
+            bad[0] = i
+            bad[1] = BAD_ROW
+            return -1
+        c.counts[0] += 1
+        c.counts[1] += sign_of(f2, c.tie_pos) != yi
+        c.counts[2] += r
+        sc.counts[3] += r
+        upd[i] = <unsigned char>r
+    return n_rows
 
 
 cdef int so_mc_pass_impl(SOCtx* c, Py_ssize_t K, const floating* val, const index_t* ix,
@@ -588,6 +658,62 @@ def so_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double
             kept_put_back(&kept)
     free(kept.buf)
     return status, bad
+
+
+def so_select_pass(int rule, bint full, bint intercept, bint tie_pos, double p0, double p1,
+                   double floor, double[::1] w, double[::1] S, Py_ssize_t d,
+                   long long[::1] counts, X, Py_ssize_t start, int label0,
+                   const signed char[::1] y, double b, bint adaptive,
+                   unsigned long long[::1] rng, double[::1] x2, long long[::1] sel,
+                   signed char[::1] pred, unsigned char[::1] asked, unsigned char[::1] upd,
+                   bint check=True, double[::1] scores=None, double[::1] V=None):
+    """Selective sampling around a binary second-order learner (so_select_impl): the state
+    arguments as so_pass's, the rest as linear.lin_select_pass's.  Returns (stop, status,
+    bad_row); on a bad row the state is as before the call."""
+    cdef SOCtx c = make_ctx(rule, full, intercept, tie_pos, p0, p1, floor, w, S, d, counts, 1)
+    cdef SelCtx sc
+    cdef Rows r
+    cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, None)
+    cdef Py_ssize_t bad[2]
+    cdef Py_ssize_t stop, size = S.shape[0]
+    cdef bint dual = rule == NAROW or rule == SOP
+    cdef Py_ssize_t nv = c.D if dual else 0
+    cdef const signed char* yp = NULL
+    cdef double* fp = NULL
+    if (r.indptr == NULL and r.row_len != d) or (y is not None and y.shape[0] < n) or \
+            pred.shape[0] < n or asked.shape[0] < n or upd.shape[0] < n or \
+            (scores is not None and scores.shape[0] < n) or \
+            (dual and (V is None or V.shape[0] != c.D)) or (not dual and V is not None) or \
+            rng.shape[0] < 1 or x2.shape[0] < 1 or sel.shape[0] < 4 or \
+            not (0 <= start <= n) or (label0 != 0 and (start == n or (label0 != 1 and
+                                                                       label0 != -1))):
+        raise ValueError("so_select_pass: the arrays do not match")
+    if n == 0 or start == n:
+        return n, OK, -1
+    if dual:
+        c.V = &V[0]
+    if y is not None:
+        yp = &y[0]
+    if scores is not None:
+        fp = &scores[0]
+    sc.b = b
+    sc.adaptive = adaptive
+    sc.rng = &rng[0]
+    sc.x2 = &x2[0]
+    sc.counts = &sel[0]
+    bad[0] = -1
+    bad[1] = OK
+    cdef Kept kept
+    cdef double* scratch = kept_take(&kept, &counts[0], c.w, c.D, c.S, size, c.V, nv,
+                                     c.D if full else 0, &c.nz, c.D)
+    c.u = scratch if full else NULL
+    with nogil:
+        stop = so_select_view(&c, &sc, &r, start, label0, yp, &pred[0], &asked[0], &upd[0], fp,
+                              check, bad)
+        if stop < 0:
+            kept_put_back(&kept)
+    free(kept.buf)
+    return stop, bad[1], bad[0]
 
 
 def so_mc_pass(int rule, bint intercept, double p0, double p1, double floor, Py_ssize_t K,

@@ -32,10 +32,13 @@ from ._rng import SplitMix64
 from ._additive import _argmax
 from .base import NotFittedError, check_labels, check_labels_k, check_rows, infer_classes
 from .linear import MarginPerceptron, OnlineHingeSVM, PassiveAggressive, Perceptron
+from .second_order import AROW, NAROW, NHERD, SCW, ConfidenceWeighted, SecondOrderPerceptron
 
 __all__ = ["SelectiveSampler", "SelectiveRun"]
 
-_TAKES = (Perceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive)
+_TAKES = (Perceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive,
+          SecondOrderPerceptron, AROW, ConfidenceWeighted, SCW, NHERD, NAROW)
+_BINARY_ONLY = (SecondOrderPerceptron, AROW, ConfidenceWeighted, SCW, NHERD, NAROW)
 
 
 class SelectiveRun:
@@ -79,6 +82,9 @@ class SelectiveSampler:
             raise TypeError(f"{own}: parameter learner must be one of "
                             f"{[c.__name__ for c in _TAKES]} (a linear learner), got "
                             f"{type(L).__name__}")
+        if getattr(L, "class_weight", None) is not None:
+            raise ValueError(f"{own}: the learner's class_weight is not taken (the sampler asks "
+                             "for labels, it does not weight them); leave it None")
         b = self.b
         if isinstance(b, bool) or not isinstance(b, (int, float)) or not math.isfinite(b) or \
                 b <= 0:
@@ -144,6 +150,9 @@ class SelectiveSampler:
                                max_classes=None)
         else:
             cl = list(L.classes_)
+        if len(cl) >= 3 and isinstance(L, _BINARY_ONLY):
+            raise ValueError(f"{own}: with {type(L).__name__} the labels are two classes (its "
+                             "K-class forms are not sampled yet)")
         rows, _ = check_rows(own, X, None if first else L.n_features_in_)
         n = len(rows)
         labels = check_labels_k if len(cl) >= 3 else check_labels

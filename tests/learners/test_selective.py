@@ -27,8 +27,13 @@ pytestmark = [pytest.mark.checked, pytest.mark.sanitized]
 
 LEARNERS = [("Perceptron", {}), ("MarginPerceptron", {"gamma": 0.2}),
             ("OnlineHingeSVM", {"lam": 0.01}), ("PassiveAggressive", {"C": 0.5}),
-            ("Perceptron", {"fit_intercept": True, "normalize": True})]
-IDS = ["Perceptron", "MarginPerceptron", "OnlineHingeSVM", "PA", "Perceptron-icpt-norm"]
+            ("Perceptron", {"fit_intercept": True, "normalize": True}),
+            ("SecondOrderPerceptron", {}), ("SecondOrderPerceptron", {"covariance": "full"}),
+            ("AROW", {"fit_intercept": True}), ("AROW", {"covariance": "full"}),
+            ("ConfidenceWeighted", {}), ("SCW", {"variant": "SCW-II"}), ("NHERD", {}),
+            ("NAROW", {})]
+IDS = ["Perceptron", "MarginPerceptron", "OnlineHingeSVM", "PA", "Perceptron-icpt-norm",
+       "SOP", "SOP-full", "AROW-icpt", "AROW-full", "CW", "SCW-II", "NHERD", "NAROW"]
 
 
 def _stream(seed, n=600, d=12, density=0.5):
@@ -270,8 +275,15 @@ def test_bad_parameters_are_named(mod, kw, match):
 @pytest.mark.parametrize("mod", [mbcore, mbref], ids=["mbcore", "mbref"])
 def test_a_learner_it_cannot_wrap_is_refused(mod):
     X, y = _stream(8, n=20)
-    with pytest.raises(TypeError, match="parameter learner must be one of"):
-        mod.SelectiveSampler(mod.Winnow()).partial_fit(X.tolist() if mod is mbref else X, y)
+    Xm = X.tolist() if mod is mbref else X
+    for other in (mod.Winnow(), mod.ALMA(), mod.KernelPerceptron()):
+        with pytest.raises(TypeError, match="parameter learner must be one of"):
+            mod.SelectiveSampler(other).partial_fit(Xm, y)
+    with pytest.raises(ValueError, match="class_weight is not taken"):
+        mod.SelectiveSampler(mod.SCW(class_weight={1: 2.0})).partial_fit(Xm, y)
+    Xk, yk = _k_stream(4, n=30)
+    with pytest.raises(ValueError, match="with AROW the labels are two classes"):
+        mod.SelectiveSampler(mod.AROW()).partial_fit(Xk.tolist() if mod is mbref else Xk, yk)
 
 
 def test_a_nan_row_names_the_row_and_changes_nothing():
