@@ -83,7 +83,8 @@ class SelectiveSampler:
     With ``adaptive=True`` (the paper's adaptive variant) the coin uses
     b_t = b X_t^2 sqrt(1 + K_t), X_t^2 the largest squared norm of a row seen so far (this one
     included, as the learner sees it: its intercept's 1 included, 1 for a learner that scales
-    rows to unit length) and K_t the learner's updates before the row.
+    rows to unit length) and K_t the learner's updates before the row; the coin's probability
+    is 1 when b_t + margin is 0 (only zero rows seen so far) or b_t overflowed.
 
     Expected mistake bound (the paper's Theorem 1, the Perceptron with fixed b): over any
     sequence of rows of norm at most R and any u, E[mistakes] <= (1 + R^2 / (2b)) L(u) +

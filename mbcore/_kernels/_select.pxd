@@ -3,7 +3,7 @@
 passes of ``mbcore.selective`` (the twin: ``mbref.selective``).  Only inline functions and a
 struct: nothing here exists at run time as a module."""
 
-from libc.math cimport sqrt
+from libc.math cimport sqrt, INFINITY
 
 from ._rng cimport splitmix_uniform
 
@@ -21,11 +21,17 @@ cdef inline bint select_coin(SelCtx* sc, double margin, double sq,
     """One row's coin: heads (ask) with probability b_t / (b_t + margin), margin >= 0 (|p|, or
     with K classes the gap between the two highest scores), one draw of the generator;
     b_t = b, or adaptive b X_t^2 sqrt(1 + K_t) with X_t^2 the largest ||x'||^2 so far (sq:
-    this row's) and K_t = ``updates``, the learner's updates before the row.  Counts the row."""
+    this row's) and K_t = ``updates``, the learner's updates before the row; probability 1
+    when b_t + margin is 0 (only zero rows seen so far, adaptive) or b_t is infinite (the
+    product overflowed).  Counts the row."""
     cdef double b = sc.b
     if sc.adaptive:
         if sq > sc.x2[0]:
             sc.x2[0] = sq
         b = (b * sc.x2[0]) * sqrt(1.0 + <double>updates)
     sc.counts[0] += 1
+    # (b_t + margin = 0: a learner that has seen only zero rows, and an infinite b_t: ask)
+    if b == INFINITY or b + margin == 0.0:
+        splitmix_uniform(sc.rng)
+        return True
     return splitmix_uniform(sc.rng) < b / (b + margin)

@@ -17,7 +17,8 @@ scores), and an asked row is the learner's K-class step.
 
 ``adaptive=True`` is the paper's adaptive variant: b_t = b X_t^2 sqrt(1 + K_t), with X_t^2 the
 largest squared norm of a row seen so far (this one included; the rows as the learner sees
-them: the intercept's 1 included) and K_t the learner's updates before the row.
+them: the intercept's 1 included) and K_t the learner's updates before the row.  The coin's
+probability is 1 when b_t + margin is 0 (only zero rows seen so far) or b_t overflowed.
 
 Labels: an array-like as for ``partial_fit`` (a simulation: only the asked labels are learned
 from, every row's mistake is counted), or a callable ``y(i)`` returning the label of row i of
@@ -201,8 +202,9 @@ class SelectiveSampler:
             if self.adaptive:
                 self._x2 = max(self._x2, self._sqnorm(L, x))
                 b = b * self._x2 * math.sqrt(1.0 + L.updates_)
-            q = b / (b + margin)
-            ask = self._rng.uniform() < q
+            u0 = self._rng.uniform()
+            # (b_t + margin = 0: only zero rows seen, adaptive; b_t infinite: ask)
+            ask = True if (b == math.inf or b + margin == 0.0) else u0 < b / (b + margin)
             u = False
             if ask:
                 if ask_fn is not None:

@@ -203,6 +203,18 @@ def test_asking_every_label_is_the_perceptron():
     assert run.mistakes == ref.mistakes and S.learner_.coef_.tolist() == P.coef_.tolist()
 
 
+@pytest.mark.parametrize("mod", [mbcore, mbref], ids=["mbcore", "mbref"])
+def test_adaptive_asks_while_only_zero_rows_were_seen(mod):
+    """b_t = b X_t^2 sqrt(1 + K_t) is 0 while every row so far was zero, and so is the margin:
+    the coin's probability is 1 (the learner knows nothing), not 0 / 0."""
+    X = np.zeros((5, 3))
+    X[3] = [1.0, 0.0, 2.0]
+    y = np.array([0, 1, 0, 1, 1])
+    run = mod.SelectiveSampler(b=0.001, adaptive=True).run_online(
+        X.tolist() if mod is mbref else X, y.tolist() if mod is mbref else y)
+    assert list(run.asked)[:3] == [True, True, True]
+
+
 def test_fewer_labels_with_smaller_b():
     X, y = _stream(5, n=2000)
     asked = [mbcore.SelectiveSampler(b=b, random_state=1).run_online(X, y).labels_asked
@@ -335,3 +347,67 @@ def test_the_expected_mistakes_stay_under_the_bound(b):
     assert np.mean(runs) <= bound
     assert max(runs) <= 2 * bound
     assert math.isfinite(bound) and bound > 0
+
+
+# -- fuzzing ------------------------------------------------------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_FUZZ_LEARNERS = [("Perceptron", {}), ("PassiveAggressive", {"C": 2.0}),
+                  ("MarginPerceptron", {}), ("SecondOrderPerceptron", {}),
+                  ("AROW", {"covariance": "full"}), ("NAROW", {})]
+
+
+@st.composite
+def _fuzz_case(draw):
+    n = draw(st.integers(1, 40))
+    d = draw(st.integers(1, 7))
+    vals = draw(st.lists(st.sampled_from([0.0, 0.0, 1.0, -1.0, 0.5, 3.0, -2.25, 1e-3, 1e3]),
+                         min_size=n * d, max_size=n * d))
+    X = np.array(vals).reshape(n, d)
+    K = draw(st.sampled_from([2, 2, 3]))
+    y = np.array(draw(st.lists(st.integers(0, K - 1), min_size=n, max_size=n)))
+    name, params = draw(st.sampled_from(_FUZZ_LEARNERS if K == 2 else _FUZZ_LEARNERS[:3]))
+    b = draw(st.sampled_from([1e-3, 0.1, 1.0, 50.0]))
+    adaptive = draw(st.booleans())
+    csr = draw(st.booleans())
+    cut = draw(st.integers(0, n))
+    seed = draw(st.integers(0, 2 ** 64 - 1))
+    return X, y, K, name, params, b, adaptive, csr, cut, seed
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_fuzz_case())
+def test_fuzz_equals_the_twin(case):
+    """Random small streams (zeros, tiny and large values, two or three classes, dense or CSR,
+    a stream cut in two calls, any seed): the compiled sampler and its twin ask, predict and
+    learn the same, or refuse the same call."""
+    X, y, K, name, params, b, adaptive, csr, cut, seed = case
+    classes = list(range(K))
+    a = mbcore.SelectiveSampler(getattr(mbcore, name)(**params), b=b, adaptive=adaptive,
+                                random_state=seed)
+    t = mbref.SelectiveSampler(getattr(mbref, name)(**params), b=b, adaptive=adaptive,
+                               random_state=seed)
+    for lo, hi in ((0, cut), (cut, len(y))):
+        if lo == hi:
+            continue
+        part = X[lo:hi]
+        ea = et = None
+        try:
+            ra = a.run_online(sp.csr_matrix(part) if csr else part, y[lo:hi], classes=classes)
+        except ValueError as e:
+            ea = e
+        try:
+            rt = t.run_online(sp.csr_matrix(part) if csr else part.tolist(), y[lo:hi].tolist(),
+                              classes=classes)
+        except ValueError as e:
+            et = e
+        assert (ea is None) == (et is None), (ea, et)
+        if ea is not None:
+            return
+        assert ra.asked.tolist() == rt.asked
+        assert [int(v) for v in ra.predictions] == [int(v) for v in rt.predictions]
+        assert ra.updated.tolist() == rt.updated
+    if "_L" in a.__dict__ and a.__dict__["_L"].__dict__.get("classes_") is not None:
+        assert np.array_equal(np.asarray(a.learner_.coef_, dtype=float),
+                              np.asarray(t.learner_.coef_, dtype=float))
