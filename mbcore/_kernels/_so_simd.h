@@ -219,41 +219,20 @@ static inline ptrdiff_t mb_so_sc_f(const double* w, const double* S, const float
     return mb_so_sc_f_avx2(w, S, v, n4, a, b, blk);
 }
 
-static inline int mb_so_cstep_di(double* w, double* S, const double* v, const int* ix,
-                                  ptrdiff_t n4, double ay, double c, double floor)
-{
-    if (!mb_so_avx2)
-        return -1;
-    return mb_so_cstep_di_avx2(w, S, v, ix, n4, ay, c, floor);
-}
-
-static inline int mb_so_cstep_dl(double* w, double* S, const double* v, const long long* ix,
-                                  ptrdiff_t n4, double ay, double c, double floor)
-{
-    if (!mb_so_avx2)
-        return -1;
-    return mb_so_cstep_dl_avx2(w, S, v, ix, n4, ay, c, floor);
-}
-
-static inline int mb_so_cstep_fi(double* w, double* S, const float* v, const int* ix,
-                                  ptrdiff_t n4, double ay, double c, double floor)
-{
-    if (!mb_so_avx2)
-        return -1;
-    return mb_so_cstep_fi_avx2(w, S, v, ix, n4, ay, c, floor);
-}
-
-static inline int mb_so_cstep_fl(double* w, double* S, const float* v, const long long* ix,
-                                  ptrdiff_t n4, double ay, double c, double floor)
-{
-    if (!mb_so_avx2)
-        return -1;
-    return mb_so_cstep_fl_avx2(w, S, v, ix, n4, ay, c, floor);
-}
-
-
-
-
+/* The step over the first n4 stored values of a CSR row: -1 when AVX2 is not used (the caller
+ * runs its scalar loop), else 1 if a value became non-finite, 0 if not. */
+#define MB_SO_CSTEP(NAME, VT, IT)                                                           \
+    static inline int NAME(double* w, double* S, const VT* v, const IT* ix, ptrdiff_t n4,   \
+                           double ay, double c, double floor)                               \
+    {                                                                                       \
+        if (!mb_so_avx2)                                                                    \
+            return -1;                                                                      \
+        return NAME##_avx2(w, S, v, ix, n4, ay, c, floor);                                  \
+    }
+MB_SO_CSTEP(mb_so_cstep_di, double, int)
+MB_SO_CSTEP(mb_so_cstep_dl, double, long long)
+MB_SO_CSTEP(mb_so_cstep_fi, float, int)
+MB_SO_CSTEP(mb_so_cstep_fl, float, long long)
 
 /* At the module's import: AVX2 if the CPU has it.  For tests, level 0 forces the scalar loops
  * and 2 restores the default; returns the level in use (2: AVX2, 0: scalar). */
@@ -270,37 +249,17 @@ static inline int mb_so_simd_level(void)
 
 #else
 
-
-
-
-
-static inline int mb_so_cstep_di(double* w, double* S, const double* v, const int* ix,
-                                  ptrdiff_t n4, double ay, double c, double floor)
-{
-    (void)w; (void)S; (void)v; (void)ix; (void)n4; (void)ay; (void)c; (void)floor;
-    return -1;
-}
-
-static inline int mb_so_cstep_dl(double* w, double* S, const double* v, const long long* ix,
-                                  ptrdiff_t n4, double ay, double c, double floor)
-{
-    (void)w; (void)S; (void)v; (void)ix; (void)n4; (void)ay; (void)c; (void)floor;
-    return -1;
-}
-
-static inline int mb_so_cstep_fi(double* w, double* S, const float* v, const int* ix,
-                                  ptrdiff_t n4, double ay, double c, double floor)
-{
-    (void)w; (void)S; (void)v; (void)ix; (void)n4; (void)ay; (void)c; (void)floor;
-    return -1;
-}
-
-static inline int mb_so_cstep_fl(double* w, double* S, const float* v, const long long* ix,
-                                  ptrdiff_t n4, double ay, double c, double floor)
-{
-    (void)w; (void)S; (void)v; (void)ix; (void)n4; (void)ay; (void)c; (void)floor;
-    return -1;
-}
+#define MB_SO_CSTEP_NONE(NAME, VT, IT)                                                      \
+    static inline int NAME(double* w, double* S, const VT* v, const IT* ix, ptrdiff_t n4,   \
+                           double ay, double c, double floor)                               \
+    {                                                                                       \
+        (void)w; (void)S; (void)v; (void)ix; (void)n4; (void)ay; (void)c; (void)floor;      \
+        return -1;                                                                          \
+    }
+MB_SO_CSTEP_NONE(mb_so_cstep_di, double, int)
+MB_SO_CSTEP_NONE(mb_so_cstep_dl, double, long long)
+MB_SO_CSTEP_NONE(mb_so_cstep_fi, float, int)
+MB_SO_CSTEP_NONE(mb_so_cstep_fl, float, long long)
 
 static inline int mb_so_sop_d(const double* V, const double* A, const double* v, ptrdiff_t n4,
                               double* s)
