@@ -500,15 +500,18 @@ def _cmd_evaluate_asking(args):
         if given:
             raise UsageError(f"--ask and {option}: a selective run starts a new learner and "
                              "reads the source in its order; leave one of them out")
-    name = args.learner or "Perceptron"
-    params = learner_params([name], args.params)[name]
+    name = args.learner                 # (None: the sampler's default learner)
+    if name is None and args.params:
+        raise UsageError("--param goes with --learner NAME (the learner it sets)")
+    params = learner_params([name], args.params)[name] if name is not None else {}
     source, shown, fmt, options = _source(args, None, None)
     curve = []
     for b in args.ask:
-        sampler = SelectiveSampler(_registry.learner(name)(**params), b=b,
-                                   adaptive=args.adaptive, random_state=args.seed or 0)
+        sampler = SelectiveSampler(None if name is None else _registry.learner(name)(**params),
+                                   b=b, adaptive=args.adaptive, random_state=args.seed or 0)
         if not args.json:
-            emit(f"{name}, --ask {b:g}{' --adaptive' if args.adaptive else ''}:")
+            emit(f"{name + ', ' if name else ''}--ask {b:g}"
+                 f"{' --adaptive' if args.adaptive else ''}:")
             emit(ASK_HEADER)
         lines = evaluate_asking(sampler, source, format=fmt, chunk_size=args.chunk_size,
                                 classes=stream_classes(args),
@@ -519,10 +522,12 @@ def _cmd_evaluate_asking(args):
         n, asked, mistakes = lines[-1]
         curve.append({"b": b, "examples": n, "labels_asked": asked, "mistakes": mistakes,
                       "report": [list(x) for x in lines]})
+    learned = type(sampler.learner_).__name__
     if args.json:
-        emit(json.dumps({"learner": name, "data": shown, "adaptive": args.adaptive,
+        emit(json.dumps({"learner": learned, "data": shown, "adaptive": args.adaptive,
                          "curve": curve}, indent=2))
         return 0
+    emit(f"{learned} (selective sampling), the labels asked against the mistakes:")
     emit("")
     emit("        b   labels asked   mistakes   error rate")
     for c in curve:
