@@ -15,6 +15,8 @@ from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjuncti
 from .linear import (AveragedPerceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive,
                      Perceptron)
 from .kernel import KernelPerceptron
+from .budget import (BPA_S, Forgetron, Projectron, ProjectronPP, RandomizedBudgetPerceptron,
+                     Stoptron)
 from .second_order import ALMA, AROW, NAROW, NHERD, SCW, ConfidenceWeighted, SecondOrderPerceptron
 from .experts import RandomizedWeightedMajority, WeightedMajority
 from .specialists import PairSpecialists, Specialists
@@ -26,7 +28,8 @@ from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "PassiveAggressive", "ALMA", "AROW", "ConfidenceWeighted", "SCW",
-           "NHERD", "NAROW", "SecondOrderPerceptron",
+           "Stoptron", "RandomizedBudgetPerceptron", "Forgetron", "Projectron", "ProjectronPP",
+           "BPA_S", "NHERD", "NAROW", "SecondOrderPerceptron",
            "Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow",
            "WeightedMajority", "RandomizedWeightedMajority", "Specialists", "PairSpecialists",
            "Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",

@@ -31,6 +31,13 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     * ``multi_class="ovr"``: K binary kernel perceptrons (learner k on +1 iff y == k), each with
       its own support vectors, coefficients +-1 and budget ring; the scores come from the states
       before the row; yhat = argmax_k f_k; a row counts as an update when a learner updated.
+
+    ``budget=B``: a mistake with B slots held overwrites the oldest slot (a ring), and nothing
+    else changes; no mistake bound survives that.  The budget kernel Perceptrons with
+    guarantees are in ``mbref.budget``: the self-tuned Forgetron (which shrinks every
+    coefficient before it forgets the oldest, and has a mistake bound), the Projectron and
+    Projectron++ (a mistake bound through eta), the Randomized Budget Perceptron (a bound in
+    expectation), beside BPA-S and the Stoptron.
     """
 
     def __init__(self, kernel="rbf", degree=3, gamma=None, coef0=1.0, budget=None,
