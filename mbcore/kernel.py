@@ -38,9 +38,11 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     and γ the margin of a unit-norm separator in that space (Novikoff; Kakade).
 
     Budget (beyond the notes): with ``budget=B`` at most B support vectors are kept; a new one
-    replaces the oldest (ring order), as in the fixed-budget Perceptrons of Crammer, Kandola &
-    Singer (2003) and Dekel, Shalev-Shwartz & Singer (the Forgetron, 2008).  The mistake bound
-    no longer applies then.
+    overwrites the oldest (ring order) and nothing else changes.  No mistake bound survives
+    that rule: the budget algorithms with guarantees (the Forgetron of Dekel, Shalev-Shwartz &
+    Singer 2008, which shrinks the old coefficients before it forgets; the Randomized Budget
+    Perceptron; the Projectrons, which project instead of adding) are other rules, whose
+    pure-Python twins are in ``mbref.budget`` (their compiled classes are to come).
 
     More than two classes (K >= 3; ``classes_`` sorted; ties to the smallest class index):
 
