@@ -42,7 +42,7 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
     that rule: the budget algorithms with guarantees (the Forgetron of Dekel, Shalev-Shwartz &
     Singer 2008, which shrinks the old coefficients before it forgets; the Randomized Budget
     Perceptron; the Projectrons, which project instead of adding) are other rules, whose
-    pure-Python twins are in ``mbref.budget`` (their compiled classes are to come).
+    pure-Python twins are in ``mbref.budget``.
 
     More than two classes (K >= 3; ``classes_`` sorted; ties to the smallest class index):
 
