@@ -265,19 +265,16 @@ class _SecondOrder(ManyClasses, OnlineLearner):
         # CSR column indices are checked by the pass, row by row, as it reads them
         return check_X(self._owner, X, n_features, check_indices=False)
 
-    def _select_pass(self, batch, start, label0, yy, b, adaptive, rng, x2, sel, pred, asked,
-                     upd, scores):
-        """The selective-sampling pass of mbcore.selective (second_order.so_select_pass): two
-        classes; (stop, status, bad row)."""
+    def _select_pass(self, batch, start, label0, yy, *sel):
+        """mbcore.selective's pass (so_select_pass; ``sel`` as _Linear's): two classes."""
         if self._K() > 1:
             raise ValueError(f"SelectiveSampler: with {type(self).__name__} the labels are two "
                              "classes (its K-class forms are not sampled yet)")
-        rule, p0, p1 = self._rule()
-        return _kso.so_select_pass(rule, self._full_fitted, self.fit_intercept,
-                                   self.tie == "positive", p0, p1, self._floor(), self._w,
-                                   self._S, self._d, self._counts, batch.arrays, start, label0,
-                                   yy, b, adaptive, rng, x2, sel, pred, asked, upd,
-                                   not batch.checked, scores, self._V if self._DUAL else None)
+        r, p0, p1 = self._rule()
+        return _kso.so_select_pass(r, self._full_fitted, self.fit_intercept, self.tie == "positive",
+                                   p0, p1, self._floor(), self._w, self._S, self._d, self._counts,
+                                   batch.arrays, start, label0, yy, *sel[:8], not batch.checked,
+                                   sel[8], self._V if self._DUAL else None)
 
     def _pass(self, batch, yy, pred, upd):
         self._validate_params()

@@ -328,7 +328,14 @@ LEARNER_MESSAGE = re.compile("^(" + "|".join(
     n for n in mbcore.__all__ if isinstance(getattr(mbcore, n), type)) + "): ")
 
 
-@pytest.mark.parametrize("name, mk, data", LEARNERS, ids=IDS)
+# the pool of a pool (about 18 s of child processes, a fifth of the module) is a long run
+# (pytest -m longrun, which CI runs); the plain pytest crafts the one-level pool's files
+_LONG = ("RandomizedWeightedMajority-experts",)
+
+
+@pytest.mark.parametrize("name, mk, data", [
+    pytest.param(*e, id=e[0], marks=[pytest.mark.longrun] if e[0] in _LONG else [])
+    for e in LEARNERS])
 def test_crafted_files_never_crash_and_are_refused_or_work(name, mk, data, tmp_path):
     clf, (A, y, extra) = _fit(mk, data)
     saved = io.BytesIO()

@@ -361,6 +361,7 @@ CASES = [("Stoptron", dict(budget=50)),
          ("BPA_S", dict(budget=20, C=0.1))]
 
 
+@pytest.mark.longrun      # (the 2,000 rows of a9a beside NumPy: pytest -m longrun, as CI runs)
 @pytest.mark.parametrize("kname", list(KERNELS))
 @pytest.mark.parametrize("name, params", CASES,
                          ids=[f"{n}-{'-'.join(f'{k}{v}' for k, v in p.items())}"

@@ -382,6 +382,7 @@ def mypy_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("mypy")
 
 
+@pytest.mark.longrun          # (about 18 s of one core: pytest -m longrun, which CI runs)
 @needs_mypy
 def test_mypy_package(mypy_dir, monkeypatch):
     monkeypatch.chdir(ROOT)

@@ -861,6 +861,7 @@ def test_a_multiclass_winnow_exceeding_a_verified_bound_raises():
 
 # -- the kernel Perceptron with K >= 3 classes ---------------------------------------------------
 
+@pytest.mark.longrun          # (about 13 s of one core: pytest -m longrun, which CI runs)
 def test_kernel_perceptron_multiclass_certificates_hold_on_generated_instances():
     """150 generated instances whose classes are separable by a quadratic rule (so the poly
     kernel of degree 2 separates them): certify verifies the Kesler bound 2 R^2 / gamma^2 in
