@@ -689,3 +689,22 @@ def test_parameters_fixed_by_the_state():
         P.predict([[0.0, 1.0]])
     P.gamma, P.eta = None, 0.5                           # eta may change
     P.partial_fit([[0.0, 1.0]], [1])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_decision_function_sign_matches_predict(name):
+    """scikit-learn's reading of a binary score: decision_function > 0 exactly where predict
+    gives classes_[1], < 0 where classes_[0], and 0 (the default tie, "negative") classes_[0];
+    on the rows learned and on fresh rows, after each of several calls."""
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(120, 4)) * 2) / 2
+    X[rng.random(X.shape) < 0.3] = 0.0
+    y = np.where(X @ rng.normal(size=4) + 0.5 * rng.normal(size=120) > 0, "yes", "no")
+    L = getattr(mbref, name)(budget=6) if name != "Projectron" and name != "ProjectronPP" \
+        else getattr(mbref, name)(budget=6, eta=0.1)
+    for a in range(0, 120, 40):
+        L.partial_fit(X[a:a + 40].tolist(), y[a:a + 40].tolist(), classes=["no", "yes"])
+        rows = X[:a + 40].tolist() + np.round(rng.normal(size=(20, 4)), 1).tolist()
+        df, pred = L.decision_function(rows), L.predict(rows)
+        for s, p in zip(df, pred):
+            assert p == (L.classes_[1] if s > 0 else L.classes_[0]), (s, p)
