@@ -66,14 +66,14 @@ class SelectiveRun:
 
 class SelectiveSampler:
     """Selective sampling (Cesa-Bianchi, Gentile & Zaniboni 2006): a linear learner that asks
-    for a row's label with probability b / (b + |p|), p its score on the row.
+    for a row's label with probability b / (b + abs(p)), p its score on the row.
 
     On each row x the learner predicts sign(p), p = ``learner.decision_function(x)``; a coin
-    with heads probability b / (b + |p|) is tossed (u < b / (b + |p|) for u uniform from the
+    with heads probability b / (b + abs(p)) is tossed (u < b / (b + abs(p)) for u uniform from the
     seeded splitmix64 generator: one draw per row, asked or not, so a seeded run replays
     exactly); on heads the label is asked for and the learner takes the row as its own rule
     says (the Perceptron updates on a mistake); on tails the row is not learned from. The
-    smaller b, the fewer labels: rows far from the boundary (large |p|) are rarely asked.
+    smaller b, the fewer labels: rows far from the boundary (large abs(p)) are rarely asked.
 
     With three classes or more (``classes_``), the coin's margin is the gap between the two
     highest of the K values the learner predicts the argmax of (one-vs-rest: its K binary
