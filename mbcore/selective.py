@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ._locking import Guarded
 from ._validation import NotFittedError, is_sparse, row_error
 from .base import Snapshot, clone
 from .linear import MarginPerceptron, OnlineHingeSVM, PassiveAggressive, Perceptron
@@ -64,7 +65,7 @@ class SelectiveRun:
                 f"mistakes={self.mistakes}, updates={self.updates})")
 
 
-class SelectiveSampler:
+class SelectiveSampler(Guarded):
     """Selective sampling (Cesa-Bianchi, Gentile & Zaniboni 2006): a linear learner that asks
     for a row's label with probability b / (b + abs(p)), p its score on the row.
 
@@ -122,6 +123,11 @@ class SelectiveSampler:
     raises (a bad row, a label outside the classes, the callable's own exception) leaves the
     sampler, its learner and its generator as they were.
 
+    Threads: a sampler has its own readers-writer lock, as every learner: ``partial_fit``,
+    ``run_online`` and ``set_params`` are exclusive (the draws of one call are in order, and a
+    call is all or nothing), ``predict``, ``decision_function`` and the fitted attributes are
+    shared reads.  Its ``learner_`` keeps its own lock.
+
     Examples
     --------
     >>> from mbcore import Perceptron, SelectiveSampler
@@ -131,6 +137,8 @@ class SelectiveSampler:
     >>> run.labels_asked < 4000 // 2, run.mistakes < 1000
     (True, True)
     """
+
+    _WRITES = Guarded._WRITES | {"run_online"}
 
     def __init__(self, learner=None, b=1.0, adaptive=False, random_state=0):
         self.learner = learner

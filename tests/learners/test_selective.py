@@ -411,3 +411,49 @@ def test_fuzz_equals_the_twin(case):
     if "_L" in a.__dict__ and a.__dict__["_L"].__dict__.get("classes_") is not None:
         assert np.array_equal(np.asarray(a.learner_.coef_, dtype=float),
                               np.asarray(t.learner_.coef_, dtype=float))
+
+
+# -- threads ------------------------------------------------------------------------------------
+def test_threads_train_one_sampler_without_losing_a_row_or_a_draw():
+    """Four threads train one sampler on their own chunks while a fifth predicts: the calls
+    are exclusive (each one's draws in order, all or nothing; the compiled pass runs without
+    the GIL, so without the sampler's lock two passes would share the generator and the
+    weights), so every row is seen once, the labels asked and the updates add up over the
+    calls' runs, and the generator made exactly one draw per row (splitmix64's state advances
+    by its constant at each draw)."""
+    import threading
+    n, chunk = 240_000, 6_000
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(n, 8))
+    y = (X @ rng.normal(size=8) + 0.5 * rng.normal(size=n) > 0).astype(int)
+    S = mbcore.SelectiveSampler(b=5.0, random_state=1).partial_fit(X[:10], y[:10])
+    first = mbcore.SelectiveSampler(b=5.0, random_state=1).run_online(X[:10], y[:10])
+    runs, errors = [], []
+    lock = threading.Lock()
+
+    def train(k):
+        try:
+            for a in range(10 + k * chunk, n, 4 * chunk):
+                r = S.run_online(X[a:a + chunk], y[a:a + chunk])
+                with lock:
+                    runs.append(r)
+        except Exception as e:          # (reported below)
+            errors.append(e)
+
+    def read():
+        try:
+            for _ in range(200):
+                assert S.predict(X[:5]).shape == (5,)
+        except Exception as e:
+            errors.append(e)
+    threads = [threading.Thread(target=train, args=(k,)) for k in range(4)]
+    threads.append(threading.Thread(target=read))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert S.n_seen_ == n == 10 + sum(r.n for r in runs)
+    assert S.labels_asked_ == sum(r.labels_asked for r in runs) + first.labels_asked
+    assert S.updates_ == sum(r.updates for r in runs) + first.updates
+    assert int(S._rng[0]) == (1 + n * 0x9E3779B97F4A7C15) % 2 ** 64
