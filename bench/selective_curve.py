@@ -36,7 +36,7 @@ import scipy.sparse as sp
 import mbcore
 
 B_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
-B_GRID_K = (1.0, 3.0, 10.0, 30.0, 50.0, 100.0, 200.0)
+B_GRID_K = (0.3, 1.0, 3.0, 10.0, 30.0, 50.0, 100.0, 200.0)
 M_GRID = (0.001, 0.01, 0.1, 1.0)
 
 
@@ -96,8 +96,8 @@ def main():
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--no-vw", action="store_true")
     ap.add_argument("--learner", default="Perceptron",
-                    help="the binary learner sampled (Perceptron, SecondOrderPerceptron, AROW, "
-                         "...), its defaults; mnist always the Perceptron")
+                    help="the learner sampled (Perceptron, SecondOrderPerceptron, AROW, ...), "
+                         "its defaults; on mnist-ovr with multi_class='ovr' where it has one")
     a = ap.parse_args()
     for name in a.data:
         got = load(name)
@@ -109,9 +109,12 @@ def main():
         mc = name.split("-")[1] if name.startswith("mnist") else None
 
         def make():
-            return mbcore.Perceptron(multi_class=mc) if mc else getattr(mbcore, a.learner)()
+            cls = getattr(mbcore, a.learner)
+            if mc and "multi_class" in cls().get_params():
+                return cls(multi_class=mc)
+            return cls()
         full = mbcore.run_online(make(), X, y).mistakes / n
-        who = "Perceptron" if mc else a.learner
+        who = a.learner
         print(f"\n### {name} ({n:,} rows, {X.shape[1]} features), {who}: every label: "
               f"{100 * full:.2f} % mistakes\n")
         print("| b | labels asked, % (mean over seeds) | mistakes, % (mean; min-max) | "

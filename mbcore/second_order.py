@@ -266,15 +266,16 @@ class _SecondOrder(ManyClasses, OnlineLearner):
         return check_X(self._owner, X, n_features, check_indices=False)
 
     def _select_pass(self, batch, start, label0, yy, *sel):
-        """mbcore.selective's pass (so_select_pass; ``sel`` as _Linear's): two classes."""
-        if self._K() > 1:
-            raise ValueError(f"SelectiveSampler: with {type(self).__name__} the labels are two "
-                             "classes (its K-class forms are not sampled yet)")
-        r, p0, p1 = self._rule()
-        return _kso.so_select_pass(r, self._full_fitted, self.fit_intercept, self.tie == "positive",
-                                   p0, p1, self._floor(), self._w, self._S, self._d, self._counts,
-                                   batch.arrays, start, label0, yy, *sel[:8], not batch.checked,
-                                   sel[8], self._V if self._DUAL else None)
+        """mbcore.selective's pass (so_select_pass; so_ovr_select_pass for one-vs-rest)."""
+        (r, p0, p1), K = self._rule(), self._K()
+        if K > 1 and self.multi_class != "ovr":
+            raise ValueError(f"SelectiveSampler: {type(self).__name__} with K classes is "
+                             "sampled one-vs-rest only: multi_class='ovr'")
+        head = (r, self._full_fitted, self.fit_intercept, self.tie == "positive", p0, p1,
+                self._floor(), self._w, self._S, self._d) + ((K,) if K > 1 else ())
+        return (_kso.so_ovr_select_pass if K > 1 else _kso.so_select_pass)(
+            *head, self._counts, batch.arrays, start, label0, yy, *sel[:8], not batch.checked,
+            sel[8], self._V if self._DUAL else None)
 
     def _pass(self, batch, yy, pred, upd):
         self._validate_params()
@@ -357,9 +358,8 @@ class _SecondOrder(ManyClasses, OnlineLearner):
 
     def _pass_ovr(self, batch, yy, pred, upd):
         """One-vs-rest: learner k is independent of the others, so each runs its whole pass in
-        turn (the twin's row-by-row result); the prediction is the argmax of their scores, and
-        the first bad row over the learners is the twin's bad row (the caller's Snapshot puts
-        the state back)."""
+        turn (the twin's row-by-row result); the prediction is the argmax of their scores; the
+        first bad row over the learners is the twin's (the caller's Snapshot restores)."""
         K, n = self._K(), batch.n
         F = np.zeros((K, n))
         U = np.zeros((K, n), dtype=np.uint8)

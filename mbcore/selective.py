@@ -96,11 +96,11 @@ class SelectiveSampler(Guarded):
     Parameters
     ----------
     learner : a linear learner, default=None
-        ``Perceptron``, ``MarginPerceptron``, ``OnlineHingeSVM`` or ``PassiveAggressive`` (two
-        classes or K), or a second-order learner: ``SecondOrderPerceptron`` (the paper's
-        second-order selective sampler), ``AROW``, ``ConfidenceWeighted``, ``SCW``, ``NHERD``,
-        ``NAROW`` (two classes); its ``class_weight`` must be None.  A copy is trained;
-        None: ``Perceptron()``.
+        ``Perceptron``, ``MarginPerceptron``, ``OnlineHingeSVM`` or ``PassiveAggressive``, or a
+        second-order learner: ``SecondOrderPerceptron`` (the paper's second-order selective
+        sampler), ``AROW``, ``ConfidenceWeighted``, ``SCW``, ``NHERD``, ``NAROW`` (with K
+        classes one-vs-rest, ``multi_class="ovr"``); its ``class_weight`` must be None.  A
+        copy is trained; None: ``Perceptron()``.
     b : float > 0, default=1.0
         The query parameter.
     adaptive : bool, default=False

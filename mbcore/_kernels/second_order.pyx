@@ -14,7 +14,7 @@ restored if a row fails (a non-finite score, confidence or state); the Python la
 with the row's index.
 """
 
-from libc.math cimport sqrt, isfinite, pow, fabs, copysign
+from libc.math cimport sqrt, isfinite, pow, fabs, copysign, INFINITY
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 
@@ -306,6 +306,93 @@ cdef Py_ssize_t so_select_impl(SOCtx* c, SelCtx* sc, const floating* val, const 
         c.counts[2] += r
         sc.counts[3] += r
         upd[i] = <unsigned char>r
+    return n_rows
+
+
+cdef Py_ssize_t so_ovr_select_impl(SOCtx* c, SelCtx* sc, Py_ssize_t K, Py_ssize_t size,
+                                   const floating* val, const index_t* ix,
+                                   const index_t* indptr, Py_ssize_t n_rows, Py_ssize_t row_len,
+                                   Py_ssize_t start, int label0, const int* y, int* pred,
+                                   unsigned char* asked, unsigned char* upd, double* scores,
+                                   int check, Py_ssize_t* bad) noexcept nogil:
+    """Selective sampling around one-vs-rest with K classes (as multiclass's mc_select_impl):
+    learner k (c's arrays at k D, k size, k D) scores the row (so_row with weight 0); the
+    prediction is the first argmax of the K scores and the coin's margin the gap to the
+    second highest; an asked row is each learner's step on +1 iff its class; the counts are
+    the K-class learner's (rows, argmax mistakes, rows some learner updated on)."""
+    cdef double* W = c.w
+    cdef double* S = c.S
+    cdef double* V = c.V
+    cdef Py_ssize_t i, n, k, D = c.D
+    cdef const floating* x
+    cdef const index_t* xi
+    cdef double f = 0.0, top, second, sq
+    cdef int pr = 0, r, rk, code, yi
+    cdef bint ask
+    for i in range(start, n_rows):
+        n = row_at(val, ix, indptr, row_len, i, &x, &xi)
+        if check and indptr != NULL:
+            code = csr_row_ok(xi, n, c.d)
+            if code != OK:
+                bad[0] = i
+                bad[1] = code
+                return -1
+        if i == start and label0 >= 0:      # asked in the previous call: its steps
+            yi = label0
+        else:
+            top = -INFINITY
+            second = -INFINITY
+            for k in range(K):
+                c.w, c.S = W + k * D, S + k * size
+                c.V = V + k * D if V != NULL else NULL
+                if so_row(c, x, xi, n, 1, 0.0, &f) < 0:
+                    bad[0] = i
+                    bad[1] = BAD_ROW
+                    return -1
+                if scores != NULL:
+                    scores[i * K + k] = f
+                if k == 0 or f > top:
+                    if k > 0:
+                        second = top
+                    top = f
+                    pr = <int>k
+                elif f > second:
+                    second = f
+            sq = 0.0
+            if sc.adaptive:
+                sq = sumsq_vals(x, n) + (1.0 if c.intercept else 0.0)
+            ask = select_coin(sc, top - second, sq, c.counts[2])
+            pred[i] = pr
+            asked[i] = ask
+            upd[i] = 0
+            if y != NULL and pr != y[i]:
+                sc.counts[2] += 1
+            if not ask:
+                continue
+            sc.counts[1] += 1
+            if y == NULL:
+                return i
+            yi = y[i]
+        if y == NULL and pred[i] != yi:
+            sc.counts[2] += 1
+        r = 0
+        for k in range(K):
+            c.w, c.S = W + k * D, S + k * size
+            c.V = V + k * D if V != NULL else NULL
+            rk = so_row(c, x, xi, n, 1 if k == yi else -1, 1.0, &f)
+            if rk < 0:
+                c.w, c.S, c.V = W, S, V
+                bad[0] = i
+                bad[1] = BAD_ROW
+                return -1
+            r = r | rk
+        c.w, c.S, c.V = W, S, V
+        c.counts[0] += 1
+        c.counts[1] += pred[i] != yi
+        c.counts[2] += r
+        sc.counts[3] += r
+        upd[i] = <unsigned char>r
+    c.w, c.S, c.V = W, S, V
     return n_rows
 
 
@@ -710,6 +797,64 @@ def so_select_pass(int rule, bint full, bint intercept, bint tie_pos, double p0,
     with nogil:
         stop = so_select_view(&c, &sc, &r, start, label0, yp, &pred[0], &asked[0], &upd[0], fp,
                               check, bad)
+        if stop < 0:
+            kept_put_back(&kept)
+    free(kept.buf)
+    return stop, bad[1], bad[0]
+
+
+def so_ovr_select_pass(int rule, bint full, bint intercept, bint tie_pos, double p0,
+                       double p1, double floor, double[::1] W, double[::1] S, Py_ssize_t d,
+                       Py_ssize_t K, long long[::1] counts, X, Py_ssize_t start, int label0,
+                       const int[::1] y, double b, bint adaptive, unsigned long long[::1] rng,
+                       double[::1] x2, long long[::1] sel, int[::1] pred,
+                       unsigned char[::1] asked, unsigned char[::1] upd, bint check=True,
+                       double[::1] scores=None, double[::1] V=None):
+    """Selective sampling around a one-vs-rest second-order learner with K classes
+    (so_ovr_select_impl): W, S (and V) hold the K learners' arrays one after the other; y the
+    class indices, or None; label0 >= 0 the class index of row ``start`` (-1 for none);
+    ``scores``: n x K.  Returns (stop, status, bad_row); on a bad row the state is as before
+    the call."""
+    if K < 3:
+        raise ValueError("so_ovr_select_pass: the arrays do not match")
+    cdef SOCtx c = make_ctx(rule, full, intercept, tie_pos, p0, p1, floor, W, S, d, counts, K)
+    cdef SelCtx sc
+    cdef Rows r
+    cdef Py_ssize_t n = rows_of(X, &r, ADDITIVE_CODES, None)
+    cdef Py_ssize_t bad[2]
+    cdef Py_ssize_t stop, size = S.shape[0] // K
+    cdef bint dual = rule == NAROW or rule == SOP
+    cdef const int* yp = NULL
+    cdef double* fp = NULL
+    if size != (c.D * c.D if full else c.D) or (r.indptr == NULL and r.row_len != d) or \
+            (y is not None and y.shape[0] < n) or pred.shape[0] < n or asked.shape[0] < n or \
+            upd.shape[0] < n or (scores is not None and scores.shape[0] < n * K) or \
+            (dual and (V is None or V.shape[0] != K * c.D)) or (not dual and V is not None) or \
+            rng.shape[0] < 1 or x2.shape[0] < 1 or sel.shape[0] < 4 or \
+            not (0 <= start <= n) or (label0 >= 0 and (start == n or label0 >= K)):
+        raise ValueError("so_ovr_select_pass: the arrays do not match")
+    if n == 0 or start == n:
+        return n, OK, -1
+    if dual:
+        c.V = &V[0]
+    if y is not None:
+        yp = &y[0]
+    if scores is not None:
+        fp = &scores[0]
+    sc.b = b
+    sc.adaptive = adaptive
+    sc.rng = &rng[0]
+    sc.x2 = &x2[0]
+    sc.counts = &sel[0]
+    bad[0] = -1
+    bad[1] = OK
+    cdef Kept kept
+    cdef double* scratch = kept_take(&kept, &counts[0], c.w, W.shape[0], c.S, S.shape[0], c.V,
+                                     V.shape[0] if dual else 0, c.D if full else 0, &c.nz, c.D)
+    c.u = scratch if full else NULL
+    with nogil:
+        stop = so_ovr_select_view(&c, &sc, K, size, &r, start, label0, yp, &pred[0],
+                                  &asked[0], &upd[0], fp, check, bad)
         if stop < 0:
             kept_put_back(&kept)
     free(kept.buf)

@@ -151,9 +151,9 @@ class SelectiveSampler:
                                max_classes=None)
         else:
             cl = list(L.classes_)
-        if len(cl) >= 3 and isinstance(L, _BINARY_ONLY):
-            raise ValueError(f"{own}: with {type(L).__name__} the labels are two classes (its "
-                             "K-class forms are not sampled yet)")
+        if len(cl) >= 3 and isinstance(L, _BINARY_ONLY) and L.multi_class != "ovr":
+            raise ValueError(f"{own}: {type(L).__name__} with K classes is sampled one-vs-rest "
+                             "only: multi_class='ovr'")
         rows, _ = check_rows(own, X, None if first else L.n_features_in_)
         n = len(rows)
         labels = check_labels_k if len(cl) >= 3 else check_labels

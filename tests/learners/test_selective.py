@@ -78,9 +78,14 @@ def test_equals_the_twin(name, params, adaptive, b, layout):
 
 K_LEARNERS = [("Perceptron", {"multi_class": "ovr"}), ("Perceptron", {}),
               ("MarginPerceptron", {"multi_class": "ovr", "gamma": 0.2}),
-              ("PassiveAggressive", {"C": 0.5}), ("OnlineHingeSVM", {"multi_class": "ovr"})]
+              ("PassiveAggressive", {"C": 0.5}), ("OnlineHingeSVM", {"multi_class": "ovr"}),
+              ("AROW", {"multi_class": "ovr"}),
+              ("AROW", {"multi_class": "ovr", "covariance": "full", "fit_intercept": True}),
+              ("SecondOrderPerceptron", {}), ("NAROW", {}),
+              ("SCW", {"multi_class": "ovr", "variant": "SCW-II"})]
 K_IDS = ["Perceptron-ovr", "Perceptron-multiclass", "MarginPerceptron-ovr", "PA-multiclass",
-         "OnlineHingeSVM-ovr"]
+         "OnlineHingeSVM-ovr", "AROW-ovr", "AROW-ovr-full", "SOP-ovr", "NAROW-ovr",
+         "SCW-II-ovr"]
 
 
 def _k_stream(seed, n=500, d=10, K=4):
@@ -116,6 +121,8 @@ def test_k_classes_equal_the_twin(name, params, adaptive, b, layout):
                           np.asarray(t.learner_.coef_, dtype=float))
     assert (a.n_seen_, a.labels_asked_, a.mistakes_, a.updates_) == \
         (t.n_seen_, t.labels_asked_, t.mistakes_, t.updates_)
+    assert (a.learner_.n_seen_, a.learner_.mistakes_, a.learner_.updates_) == \
+        (t.learner_.n_seen_, t.learner_.mistakes_, t.learner_.updates_)
 
 
 def test_k_classes_from_a_callable():
@@ -294,7 +301,7 @@ def test_a_learner_it_cannot_wrap_is_refused(mod):
     with pytest.raises(ValueError, match="class_weight is not taken"):
         mod.SelectiveSampler(mod.SCW(class_weight={1: 2.0})).partial_fit(Xm, y)
     Xk, yk = _k_stream(4, n=30)
-    with pytest.raises(ValueError, match="with AROW the labels are two classes"):
+    with pytest.raises(ValueError, match="AROW with K classes is sampled one-vs-rest only"):
         mod.SelectiveSampler(mod.AROW()).partial_fit(Xk.tolist() if mod is mbref else Xk, yk)
 
 
