@@ -16,6 +16,16 @@ cdef struct SelCtx:
     long long* counts           # [rows seen, labels asked, mistakes where known, updates]
 
 
+cdef inline void select_init(SelCtx* sc, double b, bint adaptive, unsigned long long* rng,
+                             double* x2, long long* counts) noexcept nogil:
+    """The coin's context of one selective pass (its arrays checked by the caller)."""
+    sc.b = b
+    sc.adaptive = adaptive
+    sc.rng = rng
+    sc.x2 = x2
+    sc.counts = counts
+
+
 cdef inline bint select_coin(SelCtx* sc, double margin, double sq,
                              long long updates) noexcept nogil:
     """One row's coin: heads (ask) with probability b_t / (b_t + margin), margin >= 0 (|p|, or

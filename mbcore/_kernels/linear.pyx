@@ -28,7 +28,7 @@ from ._rows cimport (Rows, dense_rows, rows_of, ADDITIVE_CODES, OK, BAD_ROW, BAD
 
 from ._spec cimport (mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows, volatile_load,
                      store_release, load_acquire, atomic_add)
-from ._select cimport SelCtx, select_coin
+from ._select cimport SelCtx, select_coin, select_init
 
 
 # ---------------------------------------------------------------------------------------------
@@ -718,11 +718,7 @@ def lin_select_pass(LinearState st, X, Py_ssize_t start, int label0,
         raise ValueError("lin_select_pass: start or label0 out of range")
     if rng.shape[0] < 1 or x2.shape[0] < 1 or counts.shape[0] < 4:
         raise ValueError("lin_select_pass: rng, x2 or counts too short")
-    sc.b = b
-    sc.adaptive = adaptive
-    sc.rng = &rng[0]
-    sc.x2 = &x2[0]
-    sc.counts = &counts[0]
+    select_init(&sc, b, adaptive, &rng[0], &x2[0], &counts[0])
     bad[0] = -1
     bad[1] = OK
     with nogil:

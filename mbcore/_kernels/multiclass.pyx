@@ -20,7 +20,7 @@ from ._arith cimport (floating, index_t, PERCEPTRON, MARGIN, HINGE, PA, Params, 
 from ._rows cimport (Rows, rows_of, longest_row, ADDITIVE_CODES, OK, BAD_ROW, NEED_ROOM,
                      row_at, csr_row_ok)
 
-from ._select cimport SelCtx, select_coin
+from ._select cimport SelCtx, select_coin, select_init
 from ._spec cimport MB_SPEC_MAXT, mb_spec_pass, mb_touch_fn, spec_tuning_impl, touch_rows
 from ._spec cimport volatile_load
 from ._spec cimport (mb_split, mb_split_new, mb_split_free, mb_split_serving, mb_split_row,
@@ -1087,11 +1087,7 @@ def mc_select_pass(MultiState st, X, Py_ssize_t start, int label0, const int[::1
         raise ValueError("mc_select_pass: rng, x2 or counts too short")
     if scores is not None and rows.n_rows:
         sp = &scores[0]
-    sc.b = b
-    sc.adaptive = adaptive
-    sc.rng = &rng[0]
-    sc.x2 = &x2[0]
-    sc.counts = &counts[0]
+    select_init(&sc, b, adaptive, &rng[0], &x2[0], &counts[0])
     bad[0] = -1
     bad[1] = OK
     with nogil:

@@ -26,7 +26,7 @@ from ._covariance cimport (AROW, CW, SCW1, SCW2, NHERD, NAROW, SOP, N_SO_RULES, 
                            nonfinite_bits, gather_nz, diag_step, diag_v, full_uv,
                            full_downdate, full_step, score_of, diag_score_conf,
                            mb_so_sop_d, mb_so_sop_f, mb_so_simd_init, mb_so_simd_level)
-from ._select cimport SelCtx, select_coin
+from ._select cimport SelCtx, select_coin, select_init
 
 
 cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssize_t n,
@@ -783,11 +783,7 @@ def so_select_pass(int rule, bint full, bint intercept, bint tie_pos, double p0,
         yp = &y[0]
     if scores is not None:
         fp = &scores[0]
-    sc.b = b
-    sc.adaptive = adaptive
-    sc.rng = &rng[0]
-    sc.x2 = &x2[0]
-    sc.counts = &sel[0]
+    select_init(&sc, b, adaptive, &rng[0], &x2[0], &sel[0])
     bad[0] = -1
     bad[1] = OK
     cdef Kept kept
@@ -841,11 +837,7 @@ def so_ovr_select_pass(int rule, bint full, bint intercept, bint tie_pos, double
         yp = &y[0]
     if scores is not None:
         fp = &scores[0]
-    sc.b = b
-    sc.adaptive = adaptive
-    sc.rng = &rng[0]
-    sc.x2 = &x2[0]
-    sc.counts = &sel[0]
+    select_init(&sc, b, adaptive, &rng[0], &x2[0], &sel[0])
     bad[0] = -1
     bad[1] = OK
     cdef Kept kept
