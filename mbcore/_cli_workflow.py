@@ -500,6 +500,9 @@ def _cmd_evaluate_asking(args):
         if given:
             raise UsageError(f"--ask and {option}: a selective run starts a new learner and "
                              "reads the source in its order; leave one of them out")
+    if args.data == "-" and len(args.ask) > 1:
+        raise UsageError("--ask more than once reads the data once per B: give a file, not "
+                         "standard input")
     name = args.learner                 # (None: the sampler's default learner)
     if name is None and args.params:
         raise UsageError("--param goes with --learner NAME (the learner it sets)")
@@ -509,14 +512,16 @@ def _cmd_evaluate_asking(args):
     for b in args.ask:
         sampler = SelectiveSampler(None if name is None else _registry.learner(name)(**params),
                                    b=b, adaptive=args.adaptive, random_state=args.seed or 0)
-        if not args.json:
-            emit(f"{name + ', ' if name else ''}--ask {b:g}"
-                 f"{' --adaptive' if args.adaptive else ''}:")
-            emit(ASK_HEADER)
+        def show(line, first=[True], b=b):      # (the heading with the first line reached)
+            if first[0]:
+                emit(f"{name + ', ' if name else ''}--ask {b:g}"
+                     f"{' --adaptive' if args.adaptive else ''}:")
+                emit(ASK_HEADER)
+                first[0] = False
+            emit(ask_line(line))
         lines = evaluate_asking(sampler, source, format=fmt, chunk_size=args.chunk_size,
                                 classes=stream_classes(args),
-                                on_line=None if args.json else (lambda ln: emit(ask_line(ln))),
-                                **options)
+                                on_line=None if args.json else show, **options)
         if not lines:
             raise ValueError(f"{shown} holds no examples: nothing to evaluate")
         n, asked, mistakes = lines[-1]

@@ -192,13 +192,19 @@ class SelectiveSampler(Guarded):
     def _inner(self):
         d = self.__dict__
         if "_L" not in d:
-            self._L = clone(self.learner) if self.learner is not None else Perceptron()
+            self._L = clone(self.base_learner)
             self._rng = np.array([int(self.random_state) & (2 ** 64 - 1)], dtype=np.uint64)
             self._x2 = np.zeros(1)
             self._sel = np.zeros(4, dtype=np.int64)  # rows, asked, mistakes known, updates
         return self._L
 
     # -- state ----------------------------------------------------------------------------------
+    @property
+    def base_learner(self):
+        """The learner a copy of which is trained: ``learner``, or ``Perceptron()`` (no state;
+        what it reads and how are the trained copy's)."""
+        return self.learner if self.learner is not None else Perceptron()
+
     @property
     def learner_(self):
         L = self.__dict__.get("_L")

@@ -631,6 +631,20 @@ def evaluate_asking(sampler, source, *, format=None, chunk_size=CHUNK, classes=N
     reader's (as for :func:`evaluate_file`); an error about a row names the source's line.
     Returns the report's lines, (examples, labels asked, mistakes) each."""
     name = _readers.source_name(source, "evaluate_asking")
+    # the file read as evaluate_file reads it for the same learner (one-based unless said or
+    # declared, the recorded reading of a saved model's), but at a width known up front: the
+    # sampler's learner does not grow with the stream, so a regular file gets the reader's
+    # first pass and a stream needs its width
+    base = sampler.base_learner
+    format, options, _ = reading_options("evaluate_asking", base, source, format, options)
+    if format == "svmlight":
+        options = dict(options)
+        options.setdefault("zero_based", False)
+        if options.get("n_features") is None and (_readers.is_file_object(source) or
+                                                  not os.path.isfile(source)):
+            raise ValueError(f"evaluate_asking: {name} is a stream, which the selective run "
+                             "reads at a width known up front; pass n_features=D "
+                             "(--n-features D on the command line)")
     lines_out = []
     n = asked = mistakes = 0
     next_at = 1

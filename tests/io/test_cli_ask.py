@@ -83,3 +83,32 @@ def test_a_bad_row_is_named_by_its_line(tmp_path):
     out = run_cli("evaluate", "--data", str(path), "--ask", "100")
     assert out.returncode != 0
     assert "line 2" in out.stderr, out.stderr
+
+
+def test_a_file_is_read_as_evaluate_reads_it(tmp_path):
+    """The file scikit-learn writes (dump_svmlight_file: zero-based) is refused at its first
+    line naming --zero-based, as evaluate refuses it, and read with it; a pipe needs its
+    width (--n-features) and one B."""
+    from sklearn.datasets import dump_svmlight_file, make_classification
+    X, y = make_classification(n_samples=400, n_features=6, random_state=0)
+    path = tmp_path / "sk.svm"
+    dump_svmlight_file(X, y, str(path))
+    out = run_cli("evaluate", "--data", str(path), "--ask", "1")
+    assert out.returncode != 0 and "line 1" in out.stderr and "--zero-based" in out.stderr
+    out = run_cli("evaluate", "--data", str(path), "--ask", "1", "--zero-based", "--json")
+    assert out.returncode == 0, out.stderr
+    run = mbcore.SelectiveSampler(b=1.0).run_online(X, y)
+    assert json.loads(out.stdout)["curve"][0]["labels_asked"] == run.labels_asked
+    cmd = [EXE] if EXE else [sys.executable, "-m", "mbcore.cli"]
+    text = path.read_bytes()
+    piped = subprocess.run(cmd + ["evaluate", "--data", "-", "--zero-based", "--ask", "1"],
+                           input=text, capture_output=True, timeout=300)
+    assert piped.returncode != 0 and b"--n-features D" in piped.stderr
+    piped = subprocess.run(cmd + ["evaluate", "--data", "-", "--zero-based", "--n-features",
+                                  "6", "--ask", "1", "--json"], input=text, capture_output=True,
+                           timeout=300)
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout)["curve"][0]["labels_asked"] == run.labels_asked
+    piped = subprocess.run(cmd + ["evaluate", "--data", "-", "--zero-based", "--ask", "1",
+                                  "--ask", "2"], input=text, capture_output=True, timeout=300)
+    assert piped.returncode != 0 and b"give a file, not standard input" in piped.stderr
