@@ -644,9 +644,9 @@ class ConfidenceWeighted(_SecondOrder):
     """.format(_CW_STEP=_CW_STEP, _CW_COV=_CW_COV, **_PIECES)
 
     _PARAMETERS = {"eta": Real(0.5, 1, high_inclusive=False)}
-    _TAGS = tags(no_bound="its paper (Crammer, Dredze & Pereira, NIPS 2008) analyses it in the "
-                 "mistake bound model, but the bound could not be checked against the paper's "
-                 "text: certify checks none for ConfidenceWeighted")
+    _TAGS = tags(no_bound="certify checks none for ConfidenceWeighted yet (its paper, "
+                 "Crammer, Dredze & Pereira, NIPS 2008, analyses it in the mistake bound "
+                 "model)")
 
     @classmethod
     def _unit_test_params(cls):
@@ -724,9 +724,8 @@ class SCW(_Weighted, _SecondOrder):
 
     _PARAMETERS = {"C": Real(0), "eta": Real(0.5, 1, high_inclusive=False),
                    "variant": Choice("SCW-I", "SCW-II"), "class_weight": _CLASS_WEIGHT}
-    _TAGS = tags(no_bound="its paper (Wang, Zhao & Hoi, ICML 2012) is cited for a loss bound, "
-                 "not a mistake bound, and it could not be checked against the paper's text: "
-                 "certify checks none for SCW")
+    _TAGS = tags(no_bound="certify checks none for SCW (its paper, Wang, Zhao & "
+                 "Hoi, ICML 2012, is cited for a loss bound, not a mistake bound)")
 
     @classmethod
     def _unit_test_params(cls):
@@ -800,9 +799,8 @@ class NHERD(_Weighted, _SecondOrder):
     """.format(**_PIECES)
 
     _PARAMETERS = {"C": Real(0), "class_weight": _CLASS_WEIGHT}
-    _TAGS = tags(no_bound="no mistake bound of its paper (Crammer & Lee, NIPS 2010, whose "
-                 "abstract states none) could be checked against the paper's text: certify "
-                 "checks none for NHERD")
+    _TAGS = tags(no_bound="certify checks none for NHERD (its paper, Crammer & "
+                 "Lee, NIPS 2010, states none in its abstract)")
 
     @classmethod
     def _unit_test_params(cls):
@@ -887,9 +885,8 @@ class NAROW(_Dual):
     """.format(**_PIECES)
 
     _PARAMETERS = {"b": Real(0)}
-    _TAGS = tags(no_bound="its paper (Orabona & Crammer, NIPS 2010) proves mistake bounds in a "
-                 "general framework, but NAROW's could not be checked against the paper's text: "
-                 "certify checks none for NAROW")
+    _TAGS = tags(no_bound="certify checks none for NAROW yet (its paper, Orabona & "
+                 "Crammer, NIPS 2010, proves mistake bounds in a general framework)")
 
     @classmethod
     def _unit_test_params(cls):
