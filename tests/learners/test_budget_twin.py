@@ -13,13 +13,17 @@ again from Steele, Lea & Flood (2014).  The orders of summation differ, so value
 to 1e-9 relative; predictions, mistakes, updates and support vectors exactly.
 """
 
+import contextlib
 import math
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.optimize import brentq
-from threadpoolctl import threadpool_limits
+try:
+    from threadpoolctl import threadpool_limits     # (a dependency of scikit-learn)
+except ImportError:                                 # the wheel's smoke environment
+    threadpool_limits = contextlib.nullcontext
 
 import mbref
 from mbref._rng import SplitMix64

@@ -154,3 +154,57 @@ def test_the_tests_run_against_the_installed_wheel():
     for module in (mbcore, mbref, importlib.import_module("mbcore._kernels.linear")):
         path = os.path.abspath(module.__file__)
         assert os.path.commonpath([path, ROOT]) != ROOT, f"{module.__name__} comes from {path}"
+
+
+# What the wheel's smoke environment installs beside the wheel (.ci/wheel: pytest, hypothesis,
+# SciPy; NumPy comes with mbcore).  Every test module is collected there, so a module-level
+# import of anything else (threadpoolctl, pandas, ...) stops the whole smoke run: import it
+# inside the test, or guard it with ``try: ... except ImportError``.
+SMOKE_ENVIRONMENT = {"numpy", "pytest", "hypothesis", "scipy", "mbcore", "mbref", "_pytest"}
+
+
+def _unguarded_imports(path):
+    import ast
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    for node in tree.body:                      # module level only; a try block is a guard
+        call = getattr(node, "value", None)
+        if isinstance(call, ast.Call) and getattr(call.func, "attr", "") == "importorskip":
+            return                              # the module is skipped from here on
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, a.name.split(".")[0]) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module.split(".")[0]
+
+
+def _test_modules():
+    tests = os.path.join(ROOT, "tests")
+    for folder, _, files in os.walk(tests):
+        for name in files:
+            if name.endswith(".py"):
+                yield os.path.join(folder, name)
+
+
+def _foreign_imports(paths):
+    tests = os.path.join(ROOT, "tests")
+    local = {os.path.splitext(n)[0] for _, _, fs in os.walk(tests) for n in fs}
+    allowed = set(sys.stdlib_module_names) | SMOKE_ENVIRONMENT | local
+    return [(os.path.relpath(p, ROOT), line, name) for p in paths
+            for line, name in _unguarded_imports(p) if name not in allowed]
+
+
+def test_every_test_module_imports_in_the_smoke_environment():
+    if not os.path.isfile(os.path.join(ROOT, "tests", "conftest.py")):
+        pytest.skip("the tests are not beside a source checkout")
+    assert _foreign_imports(_test_modules()) == []
+    wheel = _source_file(os.path.join(".ci", "wheel"))
+    for name in SMOKE_ENVIRONMENT - {"numpy", "mbcore", "mbref", "_pytest"}:
+        assert re.search(rf'"{name}[>=<"]', wheel), f".ci/wheel no longer installs {name}"
+
+
+def test_the_smoke_import_check_can_fail(tmp_path):
+    bad = tmp_path / "test_bad.py"
+    bad.write_text("import math\nfrom threadpoolctl import threadpool_limits\n"
+                   "try:\n    import pandas\nexcept ImportError:\n    pandas = None\n"
+                   "river = pytest.importorskip('river')\nimport river\n")
+    assert _foreign_imports([str(bad)]) == [(os.path.relpath(str(bad), ROOT), 2, "threadpoolctl")]
