@@ -31,7 +31,7 @@ DEBUG = _flag("MBCORE_DEBUG")
 # CI's debug build uses it so that every path is tested).
 NO_SIMD = _flag("MBCORE_NO_SIMD")
 ASAN = _flag("MBCORE_ASAN")
-KERNELS = ["linear", "multiclass", "kernel", "second_order", "checks", "multiplicative",
+KERNELS = ["linear", "multiclass", "kernel", "budget", "second_order", "checks", "multiplicative",
            "multiplicative_mc", "experts", "boolean", "bitset", "readers", "vw", "names",
            "automata"]
 # the kernel modules that include a _dispatch_<name>.pxi generated from _dispatch.pxi.tp
