@@ -22,6 +22,8 @@ from .exceptions import LearnerWarning
 from .linear import (AveragedPerceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive,
                      Perceptron)
 from .kernel import KernelPerceptron
+from .budget import (BPA_S, Forgetron, Projectron, ProjectronPP, RandomizedBudgetPerceptron,
+                     Stoptron)
 from .second_order import (ALMA, AROW, NAROW, NHERD, SCW, ConfidenceWeighted,
                            SecondOrderPerceptron)
 from .experts import RandomizedWeightedMajority, WeightedMajority
@@ -56,4 +58,5 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "learn_monotone_dnf", "online_to_pac", "eq_to_pac", "load",
            "iter_svmlight", "iter_csv", "iter_vw", "run_stream",
            "AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron",
-           "ALMA", "SelectiveSampler", "SelectiveRun"]
+           "ALMA", "SelectiveSampler", "SelectiveRun", "Stoptron", "RandomizedBudgetPerceptron",
+           "Forgetron", "Projectron", "ProjectronPP", "BPA_S"]

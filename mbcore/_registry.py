@@ -33,7 +33,7 @@ __all__ = ["register", "learners", "learner", "register_codec", "codecs", "set_l
 # The modules that define learners, in the families' order: a new family module is added here
 # (and to mbcore/__init__.py).  learners() imports every one first, so a table made from the
 # registry holds every learner whatever was imported before it.
-FAMILIES = ("mbcore.linear", "mbcore.kernel", "mbcore.second_order", "mbcore.experts",
+FAMILIES = ("mbcore.linear", "mbcore.kernel", "mbcore.budget", "mbcore.second_order", "mbcore.experts",
             "mbcore.specialists", "mbcore.multiplicative", "mbcore.boolean", "mbcore.version_space")
 
 _LEARNERS: Dict[str, type] = {}     # name -> class, in the order the classes were defined
