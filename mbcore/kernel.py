@@ -39,10 +39,11 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
 
     Budget (beyond the notes): with ``budget=B`` at most B support vectors are kept; a new one
     overwrites the oldest (ring order) and nothing else changes.  No mistake bound survives
-    that rule: the budget algorithms with guarantees (the Forgetron of Dekel, Shalev-Shwartz &
-    Singer 2008, which shrinks the old coefficients before it forgets; the Randomized Budget
-    Perceptron; the Projectrons, which project instead of adding) are other rules, whose
-    pure-Python twins are in ``mbref.budget``.
+    that rule: the budget algorithms with guarantees are other learners, in ``mbcore.budget``:
+    :class:`Forgetron` (Dekel, Shalev-Shwartz & Singer 2008: it shrinks the old coefficients
+    before it forgets), :class:`RandomizedBudgetPerceptron` (a bound in expectation),
+    :class:`Projectron` and :class:`ProjectronPP` (they project instead of adding), beside
+    :class:`BPA_S` and :class:`Stoptron`.
 
     More than two classes (K >= 3; ``classes_`` sorted; ties to the smallest class index):
 

@@ -305,7 +305,7 @@ def snapshot(learner):
          "updates_": learner.updates_, "classes_": as_list(learner.classes_),
          "n_features_in_": learner.n_features_in_}
     name = type(learner).__name__
-    if name == "KernelPerceptron":
+    if hasattr(type(learner), "support_vectors_"):     # the kernel Perceptrons (and budgeted)
         s["support_vectors_"] = as_list(learner.support_vectors_)
         s["dual_coef_"] = as_list(learner.dual_coef_)
         s["n_support_"] = learner.n_support_

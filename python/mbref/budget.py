@@ -258,11 +258,11 @@ class Stoptron(_BudgetKernel):
 
     Parameters
     ----------
-    budget : int >= 1
+    budget : int >= 1, default=100
     kernel, degree, gamma, coef0, tie, max_epochs : as ``KernelPerceptron``
     """
 
-    def __init__(self, budget, kernel="rbf", degree=3, gamma=None, coef0=1.0, tie="negative",
+    def __init__(self, budget=100, kernel="rbf", degree=3, gamma=None, coef0=1.0, tie="negative",
                  max_epochs=100):
         self.budget = budget
         self.kernel = kernel
@@ -299,14 +299,14 @@ class RandomizedBudgetPerceptron(_BudgetKernel):
 
     Parameters
     ----------
-    budget : int >= 1
+    budget : int >= 1, default=100
     kernel, degree, gamma, coef0, tie, max_epochs : as ``KernelPerceptron``
     random_state : int >= 0, default=0
         The seed of the splitmix64 generator (``mbref._rng``; the compiled twin draws the same
         doubles).
     """
 
-    def __init__(self, budget, kernel="rbf", degree=3, gamma=None, coef0=1.0, tie="negative",
+    def __init__(self, budget=100, kernel="rbf", degree=3, gamma=None, coef0=1.0, tie="negative",
                  max_epochs=100, random_state=0):
         self.budget = budget
         self.kernel = kernel
@@ -400,11 +400,11 @@ class Forgetron(_BudgetKernel):
 
     Parameters
     ----------
-    budget : int >= 1
+    budget : int >= 1, default=100
     kernel, degree, gamma, coef0, tie, max_epochs : as ``KernelPerceptron``
     """
 
-    def __init__(self, budget, kernel="rbf", degree=3, gamma=None, coef0=1.0, tie="negative",
+    def __init__(self, budget=100, kernel="rbf", degree=3, gamma=None, coef0=1.0, tie="negative",
                  max_epochs=100):
         self.budget = budget
         self.kernel = kernel
@@ -624,12 +624,12 @@ class BPA_S(_BudgetKernel):
 
     Parameters
     ----------
-    budget : int >= 1
+    budget : int >= 1, default=100
     C : float > 0, default=1.0
     kernel, degree, gamma, coef0, tie, max_epochs : as ``KernelPerceptron``
     """
 
-    def __init__(self, budget, C=1.0, kernel="rbf", degree=3, gamma=None, coef0=1.0,
+    def __init__(self, budget=100, C=1.0, kernel="rbf", degree=3, gamma=None, coef0=1.0,
                  tie="negative", max_epochs=100):
         self.budget = budget
         self.C = C

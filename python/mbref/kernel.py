@@ -34,7 +34,9 @@ class KernelPerceptron(ManyClasses, OnlineLearner):
 
     ``budget=B``: a mistake with B slots held overwrites the oldest slot (a ring), and nothing
     else changes; no mistake bound survives that.  The budget kernel Perceptrons with
-    guarantees are in ``mbref.budget``: the self-tuned Forgetron (which shrinks every
+    guarantees are in ``mbref.budget`` (compiled: ``mbcore.Forgetron``,
+    ``mbcore.RandomizedBudgetPerceptron``, ``mbcore.Projectron``, ``mbcore.ProjectronPP``,
+    ``mbcore.BPA_S``, ``mbcore.Stoptron``): the self-tuned Forgetron (which shrinks every
     coefficient before it forgets the oldest, and has a mistake bound), the Projectron and
     Projectron++ (a mistake bound through eta), the Randomized Budget Perceptron (a bound in
     expectation), beside BPA-S and the Stoptron.
