@@ -248,7 +248,7 @@ class _BudgetKernel(ManyClasses, OnlineLearner):
 
     @property
     def support_vectors_(self):
-        """The support vectors in slot order, shape (n_support_, n_features) (K >= 3 classes:
+        """The support vectors in slot order, shape (n_support, n_features) (K >= 3 classes:
         a list of K such arrays, learner k's)."""
         self._check_fitted("support_vectors_")
         return self._per_learner(self._sv)
@@ -282,9 +282,9 @@ _SHARED = """
 _ATTRIBUTES = """
     Attributes
     ----------
-    support_vectors_ : ndarray of shape (n_support_, n_features)
+    support_vectors_ : ndarray of shape (n_support, n_features)
         In slot order (K >= 3 classes: a list of K arrays, learner k's).
-    dual_coef_ : ndarray of shape (n_support_,)
+    dual_coef_ : ndarray of shape (n_support,)
         The coefficients a_s (K >= 3 classes: a list of K arrays).
     n_support_ : int (K >= 3 classes: a list of K ints)
     gamma_ : float"""
