@@ -87,6 +87,19 @@ class SelectiveSampler(Guarded):
     rows to unit length) and K_t the learner's updates before the row; the coin's probability
     is 1 when b_t + margin is 0 (only zero rows seen so far) or b_t overflowed.
 
+    BBQ (``query="bbq"``; Cesa-Bianchi, Gentile & Orabona 2009, "Robust bounds for
+    classification via selective sampling", ICML): no coin; the row is asked for iff
+    r_t = chi / (1 + chi) > t^-kappa, chi = x'^T A^-1 x' under the second-order Perceptron's
+    full correlation matrix A before the row (r_t = x'^T (A + x' x'^T)^-1 x', the variance
+    of its regularized least squares estimate on the row) and t the rows seen so far, this one
+    included. Directions the asked rows have not covered are asked; covered ones, less and
+    less as t grows. The learner is a ``SecondOrderPerceptron(covariance="full")``, by
+    default with ``update="every"`` (the paper's regularized least squares, which learns from
+    every asked row); with K classes (one-vs-rest) chi is the largest of the K learners'.
+    Smaller kappa, fewer labels (kappa = 0 asks for none: r_t < 1). The paper bounds the
+    labels asked by O(d t^kappa log t) and the regret against the Bayes-optimal margin under
+    a linear noise model; no bound is certified here.
+
     Expected mistake bound (the paper's Theorem 1, the Perceptron with fixed b): over any
     sequence of rows of norm at most R and any u, E[mistakes] <= (1 + R^2 / (2b)) L(u) +
     (2b + R^2)^2 ||u||^2 / (8b), L(u) the hinge losses max(0, 1 - y u . x) summed over the
@@ -100,13 +113,19 @@ class SelectiveSampler(Guarded):
         second-order learner: ``SecondOrderPerceptron`` (the paper's second-order selective
         sampler), ``AROW``, ``ConfidenceWeighted``, ``SCW``, ``NHERD``, ``NAROW`` (with K
         classes one-vs-rest, ``multi_class="ovr"``); its ``class_weight`` must be None.  A
-        copy is trained; None: ``Perceptron()``.
+        copy is trained; None: ``Perceptron()`` (with ``query="bbq"``:
+        ``SecondOrderPerceptron(covariance="full", update="every")``).
     b : float > 0, default=1.0
         The query parameter.
     adaptive : bool, default=False
         The adaptive variant (b scaled by X_t^2 sqrt(1 + K_t)).
     random_state : int >= 0, default=0
         The seed of the generator (its state is kept: later calls continue the stream).
+    query : {"margin", "bbq"}, default="margin"
+        The coin of Cesa-Bianchi, Gentile & Zaniboni, or BBQ's deterministic query (``b``,
+        ``adaptive`` and the generator unused).
+    kappa : float in [0, 1], default=0.5
+        BBQ's exponent (``query="bbq"``).
 
     Attributes
     ----------
@@ -140,31 +159,35 @@ class SelectiveSampler(Guarded):
 
     _WRITES = Guarded._WRITES | {"run_online"}
 
-    def __init__(self, learner=None, b=1.0, adaptive=False, random_state=0):
+    _NAMES = ("learner", "b", "adaptive", "random_state", "query", "kappa")
+
+    def __init__(self, learner=None, b=1.0, adaptive=False, random_state=0, query="margin",
+                 kappa=0.5):
         self.learner = learner
         self.b = b
         self.adaptive = adaptive
         self.random_state = random_state
+        self.query = query
+        self.kappa = kappa
 
     # -- parameters -----------------------------------------------------------------------------
     def get_params(self, deep=True):
         """The constructor parameters, as a dict."""
-        return {"learner": self.learner, "b": self.b, "adaptive": self.adaptive,
-                "random_state": self.random_state}
+        return {k: getattr(self, k) for k in self._NAMES}
 
     def set_params(self, **params):
         """Set constructor parameters; returns self (they take effect at the next reset,
         ``mbcore.clone``, except ``b`` and ``adaptive``, read by every call)."""
         for k, v in params.items():
-            if k not in ("learner", "b", "adaptive", "random_state"):
+            if k not in self._NAMES:
                 raise ValueError(f"SelectiveSampler: invalid parameter {k!r}; valid parameters "
-                                 "are ['adaptive', 'b', 'learner', 'random_state']")
+                                 f"are {sorted(self._NAMES)}")
             setattr(self, k, v)
         return self
 
     def __repr__(self):
-        return (f"SelectiveSampler(learner={self.learner!r}, b={self.b!r}, "
-                f"adaptive={self.adaptive!r}, random_state={self.random_state!r})")
+        return "SelectiveSampler(" + ", ".join(f"{k}={getattr(self, k)!r}"
+                                               for k in self._NAMES) + ")"
 
     def _validate_params(self):
         L = self.learner
@@ -188,6 +211,25 @@ class SelectiveSampler(Guarded):
         if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or r < 0:
             raise ValueError(f"SelectiveSampler: parameter random_state must be an integer "
                              f">= 0, got {r!r}")
+        if self.query not in ("margin", "bbq"):
+            raise ValueError(f"SelectiveSampler: parameter query must be 'margin' or 'bbq', got "
+                             f"{self.query!r}")
+        k = self.kappa
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, float, np.integer,
+                                                                 np.floating)) \
+                or not 0 <= k <= 1:
+            raise ValueError(f"SelectiveSampler: parameter kappa must be a real in [0, 1], got "
+                             f"{k!r}")
+        if self.query == "bbq":
+            for L in (L, self.__dict__.get("_L")):      # (the parameter, the trained copy)
+                if L is not None and not (type(L) is SecondOrderPerceptron and
+                                          L.covariance == "full"):
+                    raise ValueError("SelectiveSampler: query='bbq' takes a "
+                                     "SecondOrderPerceptron with covariance='full' (its "
+                                     f"correlation matrix), got {L!r}")
+            if self.adaptive:
+                raise ValueError("SelectiveSampler: query='bbq' has no adaptive form; leave "
+                                 "adaptive False")
 
     def _inner(self):
         d = self.__dict__
@@ -201,9 +243,14 @@ class SelectiveSampler(Guarded):
     # -- state ----------------------------------------------------------------------------------
     @property
     def base_learner(self):
-        """The learner a copy of which is trained: ``learner``, or ``Perceptron()`` (no state;
-        what it reads and how are the trained copy's)."""
-        return self.learner if self.learner is not None else Perceptron()
+        """The learner a copy of which is trained: ``learner``, or ``Perceptron()`` (with
+        ``query="bbq"``: the full second-order Perceptron updating on every asked row) (no
+        state; what it reads and how are the trained copy's)."""
+        if self.learner is not None:
+            return self.learner
+        if self.query == "bbq":
+            return SecondOrderPerceptron(covariance="full", update="every")
+        return Perceptron()
 
     @property
     def learner_(self):
@@ -265,10 +312,11 @@ class SelectiveSampler(Guarded):
         scores = np.zeros(n * K if multi else n)
         none = -1 if multi else 0           # (label0: no label given)
         start, label0 = 0, none
+        bbq = {"query": 1, "kappa": float(self.kappa)} if self.query == "bbq" else {}
         while True:
             stop, status, bad = L._select_pass(batch, start, label0, yy, float(self.b),
                                                bool(self.adaptive), self._rng, self._x2,
-                                               self._sel, pred, asked, upd, scores)
+                                               self._sel, pred, asked, upd, scores, **bbq)
             if stop < 0:
                 if status in _BAD:
                     raise ValueError(f"SelectiveSampler: X has {_BAD[status]} in row {bad}")
