@@ -9,9 +9,11 @@ import math
 
 import numpy as np
 
+from . import persistence as _persistence
 from ._locking import Guarded
+from ._state import F8, I8, U8, arr, need, shape
 from ._validation import NotFittedError, is_sparse, row_error
-from .base import Snapshot, clone
+from .base import OnlineLearner, Snapshot, clone
 from .linear import MarginPerceptron, OnlineHingeSVM, PassiveAggressive, Perceptron
 from .second_order import (AROW, NAROW, NHERD, SCW, ConfidenceWeighted,
                            SecondOrderPerceptron)
@@ -128,6 +130,13 @@ class SelectiveSampler(Guarded):
     call is all or nothing), ``predict``, ``decision_function`` and the fitted attributes are
     shared reads.  Its ``learner_`` keeps its own lock.
 
+    Saving: ``save(file)`` writes the sampler to an ``.npz`` file that needs no pickle (its
+    parameters, the learner it trains with its whole state, the generator's state, the
+    adaptive variant's largest squared norm and its counts); ``mbcore.load(file)`` (or
+    ``SelectiveSampler.load(file)``) gives it back, checked, and the loaded sampler asks for
+    the same labels and predicts the same as the one that never stopped.  Pickling and
+    ``copy.deepcopy`` keep all of it too.
+
     Examples
     --------
     >>> from mbcore import Perceptron, SelectiveSampler
@@ -136,6 +145,19 @@ class SelectiveSampler(Guarded):
     >>> run = SelectiveSampler(Perceptron(), b=10.0).run_online(X[:4000], y[:4000])
     >>> run.labels_asked < 4000 // 2, run.mistakes < 1000
     (True, True)
+
+    Saved half-way, loaded, and continued: the same labels asked as in one run.
+
+    >>> import io, mbcore
+    >>> S = SelectiveSampler(Perceptron(), b=10.0)
+    >>> first = S.run_online(X[:2000], y[:2000])
+    >>> buf = io.BytesIO()
+    >>> S.save(buf)
+    >>> _ = buf.seek(0)
+    >>> again = mbcore.load(buf)
+    >>> rest = again.run_online(X[2000:4000], y[2000:4000])
+    >>> first.labels_asked + rest.labels_asked == run.labels_asked
+    True
     """
 
     _WRITES = Guarded._WRITES | {"run_online"}
@@ -197,6 +219,58 @@ class SelectiveSampler(Guarded):
             self._x2 = np.zeros(1)
             self._sel = np.zeros(4, dtype=np.int64)  # rows, asked, mistakes known, updates
         return self._L
+
+    # -- persistence (mbcore.persistence: the sampler is saved as a learner is) ---------------
+    # _STATE: attribute -> checker of its type (mbcore._state); the learner trained (_L) is a
+    # nested learner, checked by its own class when it is read.
+    _STATE = {"_L": lambda v: None if type(v) in _TAKES else (
+                  f"is a {type(v).__name__}, not one of {[c.__name__ for c in _TAKES]}"),
+              "_rng": arr(U8, 1), "_x2": arr(F8, 1), "_sel": arr(I8, 1)}
+    _DERIVED: frozenset = frozenset()
+    _FOREIGN_ATTRS = OnlineLearner._FOREIGN_ATTRS
+
+    @classmethod
+    def _get_param_names(cls):
+        return OnlineLearner._get_param_names.__func__(cls)
+
+    def _is_fitted(self):
+        L = self.__dict__.get("_L")
+        return L is not None and getattr(L, "classes_", None) is not None
+
+    def _check_state(self, st):
+        """A loaded state that no run of the sampler reaches raises StateError."""
+        o = "SelectiveSampler"
+        need(st["_L"]._is_fitted(), f"{o}: the learner it trains is not fitted")
+        need(getattr(st["_L"], "class_weight", None) is None,
+             f"{o}: the learner it trains has a class_weight")
+        shape(self, "_rng", (1,))
+        shape(self, "_x2", (1,))
+        shape(self, "_sel", (4,))
+        x2 = float(st["_x2"][0])
+        need(x2 >= 0.0, f"{o}: the largest squared norm _x2 is {x2!r}, not a number >= 0")
+        rows, asked, mistakes, updates = (int(v) for v in st["_sel"])
+        need(min(rows, asked, mistakes, updates) >= 0, f"{o}: a count in _sel is negative")
+        need(asked <= rows and mistakes <= rows and updates <= asked,
+             f"{o}: the counts [rows, labels asked, mistakes, updates] = {st['_sel'].tolist()}"
+             " do not hold together (labels asked and mistakes at most the rows, updates at "
+             "most the labels asked)")
+        need(rows > 0 or x2 == 0.0, f"{o}: _x2 is {x2!r} before any row was seen")
+
+    def save(self, file, *, compress=False):
+        """Save the sampler (parameters, the learner it trains, its generator and counts) to an
+        ``.npz`` file that needs no pickle; ``mbcore.load`` (or ``SelectiveSampler.load``)
+        gives it back, and the loaded sampler continues bit for bit like this one: the same
+        labels asked, the same predictions.  ``file`` is a path (written atomically) or a
+        binary file object; see :mod:`mbcore.persistence` for the format."""
+        _persistence.save(self, file, compress=compress)
+
+    @classmethod
+    def load(cls, file, *, max_bytes=None, max_meta_bytes=None):
+        """Load a sampler saved by ``save``; raises ``mbcore.persistence.FormatError`` (a
+        ValueError naming the file) for a file that is not a valid mbcore file, holds
+        something other than a SelectiveSampler, or whose state no run reaches."""
+        return _persistence.load(file, expected=cls, max_bytes=max_bytes,
+                                 max_meta_bytes=max_meta_bytes)
 
     # -- state ----------------------------------------------------------------------------------
     @property
@@ -296,3 +370,6 @@ class SelectiveSampler(Guarded):
     def predict(self, X):
         """The learner's predictions (no state change)."""
         return self.learner_.predict(X)
+
+
+_persistence.register_wrapper(SelectiveSampler)
