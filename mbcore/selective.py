@@ -10,7 +10,9 @@ import math
 import numpy as np
 
 from . import persistence as _persistence
+from ._kernels.names import NameIndex
 from ._locking import Guarded
+from ._one import _fill_error, _modes
 from ._state import F8, I8, U8, arr, need, shape
 from ._validation import NotFittedError, is_sparse, row_error
 from .base import OnlineLearner, Snapshot, clone
@@ -22,6 +24,7 @@ __all__ = ["SelectiveSampler", "SelectiveRun"]
 
 _TAKES = (Perceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive,
           SecondOrderPerceptron, AROW, ConfidenceWeighted, SCW, NHERD, NAROW)
+_OVR_ONLY = (SecondOrderPerceptron, AROW, ConfidenceWeighted, SCW, NHERD, NAROW)
 _BAD = {3: "a column index out of range", 4: "unsorted or duplicate column indices"}
 
 
@@ -361,6 +364,122 @@ class SelectiveSampler(Guarded):
         else:
             errors = np.where(asked.astype(bool), (pred != given).astype(np.float64), np.nan)
         return SelectiveRun(labels, asked, errors, upd, scores.reshape(n, K) if multi else scores)
+
+    # -- one example at a time, on dict features (mbcore.river.SelectiveSampler) ---------------
+    def _dict_row(self, x, classes):
+        """The learner's row of the dict ``x`` as a 1-row batch: a name not seen before is a new
+        column, zero in every earlier row, and the learner widens to it now (so its columns are
+        the names of every row predicted, in order of arrival: the matrix ``run_online`` would
+        be given).  The first row starts the learner with ``classes``.  (Under the write lock,
+        inside a Snapshot of the sampler: a failure takes the learner's start back; the new
+        columns are taken back by the second value returned, a function, or None.)"""
+        L = self._inner()
+        if not L._is_fitted():
+            idx = NameIndex([])
+            n = idx.fill(x, 0)
+            if n < 0:
+                raise _fill_error("SelectiveSampler", idx, n, x)
+            if n == 0:
+                raise ValueError(f"SelectiveSampler: the first example has no features "
+                                 f"(x = {x!r}); the learner needs at least one to start")
+            c0 = classes[0]
+            batch, _ = L._prepare(idx.view, np.asarray([c0], dtype=object)
+                                  if isinstance(c0, str) else [c0], classes)
+            L._feature_names = idx.names
+            L._one = _modes(idx, "grow")
+            return batch, None
+        idx = L._one_index(None)[0]
+        n0 = L.n_features_in_
+        n = idx.fill(x, 0)
+        if n < 0:
+            raise _fill_error("SelectiveSampler", idx, n, x)
+        undo = None
+        if n != n0:
+            grown = L._grow_features(n)
+            L._feature_names.extend(idx.names_from(n0))
+
+            def undo():
+                idx.truncate(n0)
+                grown()
+                del L._feature_names[n0:]
+        try:
+            return L._check_X_learn(idx.view, n), undo
+        except BaseException:
+            if undo is not None:
+                undo()
+            raise
+
+    def _one_buffers(self, L):
+        K = len(L.classes_)
+        multi = K >= 3
+        return (np.zeros(1, dtype=np.int32 if multi else np.int8), np.zeros(1, dtype=np.uint8),
+                np.zeros(1, dtype=np.uint8), np.zeros(K if multi else 1), -1 if multi else 0)
+
+    def _one_pass(self, L, batch, label0, bufs, rng=None, sel=None):
+        pred, asked, upd, scores, _ = bufs
+        stop, status, bad = L._select_pass(batch, 0, label0, None, float(self.b),
+                                           bool(self.adaptive),
+                                           self._rng if rng is None else rng, self._x2,
+                                           self._sel if sel is None else sel, pred, asked, upd,
+                                           scores)
+        if stop < 0:
+            if status in _BAD:
+                raise ValueError(f"SelectiveSampler: x has {_BAD[status]}")
+            raise row_error("SelectiveSampler", batch, bad, hint=L._OVERFLOW_HINT)
+        return stop
+
+    def _label_of(self, L, code):
+        if len(L.classes_) >= 3:
+            v = L.classes_[code]
+        else:
+            v = L._labels(np.asarray([code > 0]))[0]
+        return v.item() if isinstance(v, np.generic) else v
+
+    def _ask_one(self, x, classes):
+        """One row's prediction and coin (river's ``predict_one``): (label, asked, the
+        prediction's code), the row's draw made as the compiled pass makes it."""
+        self._validate_params()
+        with self.writing(), Snapshot(self):
+            batch, undo = self._dict_row(x, classes)
+            L = self._L
+            bufs = self._one_buffers(L)
+            try:
+                stop = self._one_pass(L, batch, bufs[4], bufs)
+            except BaseException:
+                if undo is not None:
+                    undo()
+                raise
+            code = int(bufs[0][0])
+            return self._label_of(L, code), stop == 0, code
+
+    def _learn_one(self, x, y, classes, code, asked):
+        """Learn one row with its label (river's ``learn_one``): the learner's step, as the
+        compiled pass takes an asked row.  ``code``: the prediction made for the row by
+        ``_ask_one`` (None: the row was not predicted, so it is counted as a row now, its
+        prediction the learner's, no draw made); ``asked``: whether its coin asked (a label
+        given for a row the coin did not ask counts as a label asked)."""
+        self._validate_params()
+        with self.writing(), Snapshot(self):
+            batch, undo = self._dict_row(x, classes)
+            L = self._L
+            try:
+                with Snapshot(L):
+                    label = L._encode_y(np.asarray([y], dtype=object) if isinstance(y, str)
+                                        else [y], 1, L.classes_)
+                    bufs = self._one_buffers(L)
+                    if code is None:        # its prediction, with a copy of the generator
+                        self._one_pass(L, batch, bufs[4], bufs, self._rng.copy(),
+                                       self._sel.copy())
+                        self._sel[0] += 1
+                    else:
+                        bufs[0][0] = code
+                    if not asked:
+                        self._sel[1] += 1
+                    self._one_pass(L, batch, int(label[0]), bufs)
+            except BaseException:
+                if undo is not None:
+                    undo()
+                raise
 
     # -- prediction -----------------------------------------------------------------------------
     def decision_function(self, X):
