@@ -337,6 +337,8 @@ class SelectiveSampler(_river_active.base.ActiveLearningClassifier):
         S = self._S
         if S is None:
             c = self._classifier()
+            self._given = c.classes is not None
+            self._cl = list(c.classes) if self._given else [False, True]
             seed = self.seed
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
                 raise ValueError(f"SelectiveSampler: parameter seed must be an integer >= 0, "
@@ -353,10 +355,6 @@ class SelectiveSampler(_river_active.base.ActiveLearningClassifier):
             S.b, S.adaptive = self.b, self.adaptive
         return S
 
-    def _classes(self):
-        cl = self._classifier().classes
-        return list(cl) if cl is not None else [False, True]
-
     @property
     def sampler(self):
         """The mbcore sampler (None before the first row)."""
@@ -372,22 +370,22 @@ class SelectiveSampler(_river_active.base.ActiveLearningClassifier):
         """``(label, ask)``: the learner's prediction of ``x`` and the coin's answer (one draw
         of the generator per call)."""
         S = self._sampler()
-        label, ask, code = S._ask_one(x, self._classes())
+        label, ask, code = S._ask_one(x, self._cl)
         self._last = (dict(x), code, ask)
         return label, ask
 
     def learn_one(self, x, y, **kwargs):
         """Learn ``x`` with its label ``y`` (see the class)."""
         S = self._sampler()
-        if self._classifier().classes is None and type(y).__name__ not in ("bool", "bool_"):
+        if not self._given and type(y).__name__ not in ("bool", "bool_"):
             raise ValueError(f"SelectiveSampler: the label {y!r} is not a bool and the "
                              "classifier was given no classes; give every label of the "
                              "stream up front: SelectiveSampler(Perceptron(classes=[...]))")
         last = self._last
         if last is not None and last[0] == x:
-            S._learn_one(x, y, self._classes(), last[1], last[2])
+            S._learn_one(x, y, self._cl, last[1], last[2])
         else:
-            S._learn_one(x, y, self._classes(), None, False)
+            S._learn_one(x, y, self._cl, None, False)
         self._last = None           # (kept when the call failed: it may be given again)
 
 

@@ -435,22 +435,40 @@ class SelectiveSampler(Guarded):
             v = L._labels(np.asarray([code > 0]))[0]
         return v.item() if isinstance(v, np.generic) else v
 
-    def _ask_one(self, x, classes):
-        """One row's prediction and coin (river's ``predict_one``): (label, asked, the
-        prediction's code), the row's draw made as the compiled pass makes it."""
+    def _one_call(self, x, classes, step):
+        """``step(L, batch)`` on the learner's row of ``x``, all or nothing: a call that raises
+        leaves the sampler, its learner (``step`` keeps the learner's own state: a Snapshot
+        where it changes it) and its generator as they were.  (A Snapshot of the sampler
+        copies more than the three small arrays that change here: this is the one-row path.)"""
         self._validate_params()
-        with self.writing(), Snapshot(self):
-            batch, undo = self._dict_row(x, classes)
-            L = self._L
-            bufs = self._one_buffers(L)
+        with self.writing():
+            d = self.__dict__
+            started = d.get("_L") is not None and self._is_fitted()
+            kept = (self._rng.copy(), self._x2.copy(), self._sel.copy()) if started else None
+            undo = None
             try:
-                stop = self._one_pass(L, batch, bufs[4], bufs)
+                batch, undo = self._dict_row(x, classes)
+                return step(self._L, batch)
             except BaseException:
                 if undo is not None:
                     undo()
+                if started:
+                    for a, k in zip((self._rng, self._x2, self._sel), kept):
+                        np.copyto(a, k)
+                else:
+                    for k in ("_L", "_rng", "_x2", "_sel"):
+                        d.pop(k, None)
                 raise
+
+    def _ask_one(self, x, classes):
+        """One row's prediction and coin (river's ``predict_one``): (label, asked, the
+        prediction's code), the row's draw made as the compiled pass makes it."""
+        def step(L, batch):
+            bufs = self._one_buffers(L)
+            stop = self._one_pass(L, batch, bufs[4], bufs)
             code = int(bufs[0][0])
             return self._label_of(L, code), stop == 0, code
+        return self._one_call(x, classes, step)
 
     def _learn_one(self, x, y, classes, code, asked):
         """Learn one row with its label (river's ``learn_one``): the learner's step, as the
@@ -458,28 +476,21 @@ class SelectiveSampler(Guarded):
         ``_ask_one`` (None: the row was not predicted, so it is counted as a row now, its
         prediction the learner's, no draw made); ``asked``: whether its coin asked (a label
         given for a row the coin did not ask counts as a label asked)."""
-        self._validate_params()
-        with self.writing(), Snapshot(self):
-            batch, undo = self._dict_row(x, classes)
-            L = self._L
-            try:
-                with Snapshot(L):
-                    label = L._encode_y(np.asarray([y], dtype=object) if isinstance(y, str)
-                                        else [y], 1, L.classes_)
-                    bufs = self._one_buffers(L)
-                    if code is None:        # its prediction, with a copy of the generator
-                        self._one_pass(L, batch, bufs[4], bufs, self._rng.copy(),
-                                       self._sel.copy())
-                        self._sel[0] += 1
-                    else:
-                        bufs[0][0] = code
-                    if not asked:
-                        self._sel[1] += 1
-                    self._one_pass(L, batch, int(label[0]), bufs)
-            except BaseException:
-                if undo is not None:
-                    undo()
-                raise
+        def step(L, batch):
+            with Snapshot(L):
+                label = L._encode_y(np.asarray([y], dtype=object) if isinstance(y, str)
+                                    else [y], 1, L.classes_)
+                bufs = self._one_buffers(L)
+                if code is None:            # its prediction, with a copy of the generator
+                    self._one_pass(L, batch, bufs[4], bufs, self._rng.copy(),
+                                   self._sel.copy())
+                    self._sel[0] += 1
+                else:
+                    bufs[0][0] = code
+                if not asked:
+                    self._sel[1] += 1
+                self._one_pass(L, batch, int(label[0]), bufs)
+        self._one_call(x, classes, step)
 
     # -- prediction -----------------------------------------------------------------------------
     def decision_function(self, X):
