@@ -492,6 +492,17 @@ class SelectiveSampler(Guarded):
                 self._one_pass(L, batch, int(label[0]), bufs)
         self._one_call(x, classes, step)
 
+    # -- certificate (mbcore.certify) -----------------------------------------------------------
+    # the learners whose selective sampler Theorem 1 of the paper bounds (the Perceptron's
+    # update on a mistake, w += y x; its eta scales w, so the coin's b is b / eta)
+    _THEOREM_1 = (Perceptron,)
+
+    def _certificate(self, X, y, **options):
+        """``mbcore.certify(sampler, X, y, ...)``: fresh samplers run beside the expected
+        mistake bound (:func:`mbcore.certificates.selective.certify_selective`)."""
+        from .certificates.selective import certify_selective
+        return certify_selective(self, X, y, **options)
+
     # -- prediction -----------------------------------------------------------------------------
     def decision_function(self, X):
         """The learner's scores (no state change)."""
