@@ -262,8 +262,8 @@ class SelectiveSampler(_river_active.base.ActiveLearningClassifier):
     Labels: the classifier's ``classes`` (every label of the stream: two, or three or more),
     else bool labels (the classes are False and True): the learner starts at the first row,
     as ``run_online`` starts with its classes.  With three classes or more the second-order
-    learners are sampled one-vs-rest (``multi_class="ovr"``), the others keep their rule.  A label outside them is refused (ValueError,
-    the sampler left as it was).
+    learners are sampled one-vs-rest (``multi_class="ovr"``), the others keep their rule.  A
+    label outside them is refused (ValueError, the sampler left as it was).
 
     ``learn_one`` learns the row given: after ``predict_one`` of the same row, its step as
     the compiled pass takes an asked row; a label given for a row the coin did not ask, or
