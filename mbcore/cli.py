@@ -133,7 +133,8 @@ def _joined_values(argv):
 
 
 def _check_order_options(args):
-    """--seed only orders what --shuffle shuffles: alone it would be ignored, so refuse it."""
+    """--seed only orders what --shuffle shuffles (or, with --ask, seeds the sampler's coin):
+    alone it would be ignored, so refuse it."""
     if not hasattr(args, "shuffle"):
         return
     asking = bool(getattr(args, "ask", None))       # (--ask: --seed seeds the sampler's coin)

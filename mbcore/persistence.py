@@ -178,7 +178,7 @@ def _is_learner(obj):
 # Classes that are not learners of the registry but are saved and loaded as a learner is (their
 # own _STATE, _check_state and parameters), each registered by its module when it is defined
 # (mbcore.selective.SelectiveSampler): a name from a file is looked up here too, never imported.
-_WRAPPERS = {}
+_WRAPPERS: dict = {}
 
 
 def register_wrapper(cls):
