@@ -303,3 +303,16 @@ def test_a_learner_it_does_not_take_is_refused_by_its_state_check(saved):
     arrays.update(("state/_L/" + k, a) for k, a in warrays.items())
     with pytest.raises(FormatError, match="state attribute _L is a Winnow, not one of"):
         mbcore.load(io.BytesIO(write_file(meta, arrays)))
+
+
+@pytest.mark.parametrize("kind", ["str-K3", "bool", "str-objects"])
+def test_labels_of_every_kind_come_back(kind):
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(300, 5))
+    y = {"str-K3": np.array(["a", "b", "c"])[np.argmax(X[:, :3], axis=1)],
+         "bool": X[:, 0] > 0,
+         "str-objects": np.where(X[:, 0] > 0, "yes", "no").astype(object)}[kind]
+    S = mbcore.SelectiveSampler(b=0.5).partial_fit(X[:150], y[:150])
+    T = _roundtrip(S, "bytes", None)
+    assert T.classes_.tolist() == S.classes_.tolist()
+    _same_run(T.run_online(X[150:], y[150:]), S.run_online(X[150:], y[150:]))
