@@ -240,3 +240,22 @@ def test_the_update_parameter_is_checked():
     with pytest.raises(ValueError, match="update"):
         mbref.SecondOrderPerceptron(update="always").partial_fit([[1.0, 0.0]], [1],
                                                                  classes=[-1, 1])
+
+
+def test_certify_claims_no_bound_for_bbq(a9a):
+    X, y = a9a
+    cert = certify(SelectiveSampler(query="bbq", kappa=0.5), X[:200], y[:200])
+    assert cert.bound is None and "query='bbq'" in cert.summary()
+
+
+def test_a_saved_bbq_sampler_continues_exactly(a9a, tmp_path):
+    import mbcore
+    X, y = a9a
+    whole = SelectiveSampler(query="bbq", kappa=0.4).run_online(X, y)
+    s = SelectiveSampler(query="bbq", kappa=0.4)
+    first = s.run_online(X[:250], y[:250])
+    s.save(tmp_path / "s.npz")
+    t = mbcore.load(tmp_path / "s.npz")
+    assert (t.query, t.kappa) == ("bbq", 0.4)
+    rest = t.run_online(X[250:], y[250:])
+    assert np.array_equal(np.concatenate([first.asked, rest.asked]), whole.asked)
