@@ -258,6 +258,11 @@ class SelectiveSampler(_river_active.base.ActiveLearningClassifier):
         and the square root of one plus the learner's updates).
     seed : int >= 0, default=0
         The seed of the generator.
+    query : {"margin", "bbq"}, default="margin"
+        The coin, or BBQ's query (``kappa``; the classifier a ``SecondOrderPerceptron`` with
+        ``covariance="full"``; None: the full second-order Perceptron updating on every asked
+        row): see :class:`mbcore.SelectiveSampler`.
+    kappa : float in [0, 1], default=0.5
 
     Labels: the classifier's ``classes`` (every label of the stream: two, or three or more),
     else bool labels (the classes are False and True): the learner starts at the first row,
@@ -291,11 +296,14 @@ class SelectiveSampler(_river_active.base.ActiveLearningClassifier):
     (1250, True, True)
     """
 
-    def __init__(self, classifier=None, b=1.0, adaptive=False, seed=0):
+    def __init__(self, classifier=None, b=1.0, adaptive=False, seed=0, query="margin",
+                 kappa=0.5):
         self.classifier = classifier
         self.b = b
         self.adaptive = adaptive
         self.seed = seed
+        self.query = query
+        self.kappa = kappa
         self._S = None          # the mbcore sampler (built at the first row)
         self._last = None       # (x, code, asked) of the row predict_one saw last
 
@@ -346,13 +354,16 @@ class SelectiveSampler(_river_active.base.ActiveLearningClassifier):
             params = {k: getattr(c, k) for k in c._PARAMS}
             if self._multiclass and c._LEARNER in _selective._OVR_ONLY:
                 params["multi_class"] = "ovr"       # (sampled one-vs-rest only)
-            learner = c._LEARNER(**params)
+            # (BBQ without a classifier: the sampler's own, the full second-order Perceptron)
+            learner = None if self.classifier is None and self.query == "bbq" else \
+                c._LEARNER(**params)
             S = _selective.SelectiveSampler(learner, b=self.b, adaptive=self.adaptive,
-                                            random_state=seed)
+                                            random_state=seed, query=self.query,
+                                            kappa=self.kappa)
             S._validate_params()
             self._S = S
-        else:           # (b and adaptive are read at every row, as the sampler's)
-            S.b, S.adaptive = self.b, self.adaptive
+        else:           # (b, adaptive and kappa are read at every row, as the sampler's)
+            S.b, S.adaptive, S.kappa = self.b, self.adaptive, self.kappa
         return S
 
     @property

@@ -389,7 +389,7 @@ class SelectiveSampler(Guarded):
         scores = np.zeros(n * K if multi else n)
         none = -1 if multi else 0           # (label0: no label given)
         start, label0 = 0, none
-        bbq = {"query": 1, "kappa": float(self.kappa)} if self.query == "bbq" else {}
+        bbq = self._query_kwargs()
         while True:
             stop, status, bad = L._select_pass(batch, start, label0, yy, float(self.b),
                                                bool(self.adaptive), self._rng, self._x2,
@@ -469,12 +469,16 @@ class SelectiveSampler(Guarded):
                                            bool(self.adaptive),
                                            self._rng if rng is None else rng, self._x2,
                                            self._sel if sel is None else sel, pred, asked, upd,
-                                           scores)
+                                           scores, **self._query_kwargs())
         if stop < 0:
             if status in _BAD:
                 raise ValueError(f"SelectiveSampler: x has {_BAD[status]}")
             raise row_error("SelectiveSampler", batch, bad, hint=L._OVERFLOW_HINT)
         return stop
+
+    def _query_kwargs(self):
+        """The compiled pass's query arguments: BBQ's, or none (the coin)."""
+        return {"query": 1, "kappa": float(self.kappa)} if self.query == "bbq" else {}
 
     def _label_of(self, L, code):
         if len(L.classes_) >= 3:

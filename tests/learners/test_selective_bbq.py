@@ -259,3 +259,22 @@ def test_a_saved_bbq_sampler_continues_exactly(a9a, tmp_path):
     assert (t.query, t.kappa) == ("bbq", 0.4)
     rest = t.run_online(X[250:], y[250:])
     assert np.array_equal(np.concatenate([first.asked, rest.asked]), whole.asked)
+
+
+def test_bbq_through_river_asks_the_rows_run_online_asks(a9a):
+    river = pytest.importorskip("river")  # noqa: F841
+    from mbcore.river import SelectiveSampler as RiverSampler
+    X, y = a9a
+    X, y = X[:150, :12], y[:150]
+    whole = SelectiveSampler(query="bbq", kappa=0.6).run_online(X, y, classes=[-1, 1])
+    from mbcore.river import SecondOrderPerceptron as RiverSOP
+    model = RiverSampler(RiverSOP(covariance="full", update="every", fit_intercept=False,
+                                  classes=[-1, 1]), query="bbq", kappa=0.6)
+    asked = []
+    for x, label in zip(X, y):
+        row = {j: float(v) for j, v in enumerate(x)}
+        _, ask = model.predict_one(row)
+        asked.append(ask)
+        if ask:
+            model.learn_one(row, int(label))
+    assert asked == [bool(a) for a in whole.asked]
