@@ -11,6 +11,11 @@ For each dataset, one pass in the file's order (the online protocol):
   for each m of its grid, the same rows in the same order, each row predicted before it is
   learned from; its labels asked are the "total queries" it reports.
 
+``--bbq``: BBQ instead (``SelectiveSampler(query="bbq", kappa=k)``, Cesa-Bianchi, Gentile &
+Orabona 2009) around ``SecondOrderPerceptron(covariance="full", update="every")`` (the
+regularized least squares classifier; one-vs-rest on mnist) for each kappa of its grid,
+deterministic (no seeds), beside that learner given every label.
+
 The target: at some b, at most half the labels and an online mistake rate within 1 point of
 the Perceptron's.
 
@@ -38,6 +43,32 @@ import mbcore
 B_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
 B_GRID_K = (0.3, 1.0, 3.0, 10.0, 30.0, 50.0, 100.0, 200.0)
 M_GRID = (0.001, 0.01, 0.1, 1.0)
+KAPPA_GRID = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+
+
+def bbq(name, X, y, grid=KAPPA_GRID):
+    """BBQ's curve over kappa beside its learner given every label."""
+    n = X.shape[0]
+
+    def make():
+        return mbcore.SecondOrderPerceptron(covariance="full", update="every")
+    t = time.perf_counter()
+    full = mbcore.run_online(make(), X, y).mistakes / n
+    t = time.perf_counter() - t
+    print(f"\n### {name} ({n:,} rows, {X.shape[1]} features), BBQ around "
+          f"SecondOrderPerceptron(covariance='full', update='every'): every label: "
+          f"{100 * full:.2f} % mistakes ({t:.1f} s)\n")
+    print("| kappa | labels asked, % | mistakes, % | within 1 point, at most half the labels "
+          "| one run |")
+    print("|---|---|---|---|---|")
+    for k in grid:
+        t = time.perf_counter()
+        r = mbcore.SelectiveSampler(make(), query="bbq", kappa=k).run_online(X, y)
+        t = time.perf_counter() - t
+        asked, mist = r.labels_asked / n, r.mistakes / n
+        ok = asked <= 0.5 and mist <= full + 0.01
+        print(f"| {k:g} | {100 * asked:.1f} | {100 * mist:.2f} | "
+              f"{'**yes**' if ok else 'no'} | {t:.1f} s |")
 
 
 def load(name):
@@ -95,6 +126,9 @@ def main():
     ap.add_argument("--data", nargs="*", default=["a9a", "w8a"])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--no-vw", action="store_true")
+    ap.add_argument("--bbq", action="store_true", help="BBQ's curve over kappa instead")
+    ap.add_argument("--kappa", nargs="*", type=float, default=list(KAPPA_GRID),
+                    help="BBQ's grid of kappa")
     ap.add_argument("--learner", default="Perceptron",
                     help="the learner sampled (Perceptron, SecondOrderPerceptron, AROW, ...), "
                          "its defaults; on mnist-ovr with multi_class='ovr' where it has one")
@@ -106,6 +140,9 @@ def main():
             continue
         X, y = got
         n = X.shape[0]
+        if a.bbq:
+            bbq(name, X, y, a.kappa)
+            continue
         mc = name.split("-")[1] if name.startswith("mnist") else None
 
         def make():

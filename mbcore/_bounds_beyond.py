@@ -1,5 +1,5 @@
 """The mistake bounds of the learners beyond the lecture notes: the second-order family (AROW,
-the second-order Perceptron), ALMA and selective sampling.
+the second-order Perceptron), ALMA, selective sampling and the budget kernel Perceptrons.
 
 Re-exported by :mod:`mbcore.bounds`, the one public home of the bounds (this private module
 keeps that file within the project's length limit); the conventions are that module's.
@@ -10,7 +10,7 @@ import math
 from . import _params as params
 
 __all__ = ["arow_bound", "second_order_perceptron_bound", "alma_bound",
-           "selective_sampling_bound"]
+           "selective_sampling_bound", "forgetron_bound", "forgetron_norm_cap", "projectron_bound"]
 
 
 def arow_bound(r, u_norm, uXu, log_det, hinge=0.0, U=0, a=1.0) -> float:
@@ -256,3 +256,119 @@ def selective_sampling_bound(b, R, hinge=0.0, u_norm=1.0) -> float:
     n = params.nonnegative(owner, "u_norm", u_norm)
     r2 = r * r
     return (1.0 + r2 / (2.0 * bb)) * h + (2.0 * bb + r2) ** 2 * (n * n) / (8.0 * bb)
+
+
+# -- the budget kernel Perceptrons ----------------------------------------------------------------
+
+def forgetron_norm_cap(budget) -> float:
+    """The largest comparator norm the self-tuned Forgetron's bound admits,
+    U = (1/4) sqrt((B + 1) / ln(B + 1)) (Dekel, Shalev-Shwartz & Singer 2008).
+
+    Parameters
+    ----------
+    budget : int
+        B, >= 1 (the bound itself needs B >= 83).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(forgetron_norm_cap(100), 4)       # sqrt(101 / ln 101) / 4
+    1.1695
+    """
+    B = params.integer("forgetron_norm_cap", "budget", budget, 1)
+    return 0.25 * math.sqrt((B + 1.0) / math.log(B + 1.0))
+
+
+def forgetron_bound(g_norm, hinge=0.0, budget=100) -> float:
+    """The self-tuned Forgetron's mistake bound (Dekel, Shalev-Shwartz & Singer 2008, "The
+    Forgetron: a kernel-based Perceptron on a budget", SIAM J. Computing 37(5)): M <= 2 ||g||^2
+    + 4 L(g).
+
+    Assumptions: K(x_t, x_t) <= 1 on every row (the RBF kernel's value is 1), a budget
+    B >= 83, and a comparator g of the kernel's space with ||g|| <= U = (1/4) sqrt((B + 1) /
+    ln(B + 1)) (:func:`forgetron_norm_cap`); L(g) = sum_t max(0, 1 - y_t g(x_t)) over the rows
+    (an upper bound on the sum over the mistakes, which is what the proof uses).  The removal
+    damage is kept at most 15/32 of the mistakes and the shrinking damage 1/32 of them by the
+    norm cap; the Perceptron's progress 1 - 2 l_t then leaves M / 2.
+
+    Parameters
+    ----------
+    g_norm : float
+        ||g||, in [0, U].
+    hinge : float, default=0.0
+        L(g), >= 0.
+    budget : int, default=100
+        B, >= 83.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If B < 83, ||g|| > U, or a value is out of its range.
+
+    Examples
+    --------
+    >>> forgetron_bound(1.0, hinge=2.5, budget=100)     # 2 + 10
+    12.0
+    """
+    owner = "forgetron_bound"
+    B = params.integer(owner, "budget", budget, 83, what="an integer >= 83 (the theorem's "
+                       "smallest budget)")
+    n = params.nonnegative(owner, "g_norm", g_norm)
+    h = params.nonnegative(owner, "hinge", hinge)
+    cap = forgetron_norm_cap(B)
+    if n > cap:
+        raise ValueError(f"{owner}: parameter g_norm must be at most U = (1/4) sqrt((B + 1) / "
+                         f"ln(B + 1)) = {cap:.6g} for B = {B}, got {g_norm!r}")
+    return 2.0 * n * n + 4.0 * h
+
+
+def projectron_bound(eta, g_norm, hinge=0.0) -> float:
+    """The Projectron's mistake bound (Orabona, Keshet & Caputo 2009, "Bounded kernel-based
+    online learning", JMLR 10, Theorem 1): M <= ||g||^2 / (1 - eta ||g||)^2 +
+    2 L(g) / (1 - eta ||g||).
+
+    Assumptions: K(x_t, x_t) <= 1 on every row, the projection threshold eta on the distance
+    delta_t from K(x_t, .) to the span of the support vectors (the Projectron without a budget:
+    every projected mistake has delta_t <= eta), and a comparator g of the kernel's space with
+    eta ||g|| < 1; L(g) = sum_t max(0, 1 - y_t g(x_t)) over the rows.  The proof: a projected
+    mistake's progress against h = g / (1 - eta ||g||) is that of a stored one less
+    2 ||h|| delta_t, and with this h each mistake's progress is at least 1 - 2 l_t(g) /
+    (1 - eta ||g||).  It holds for Projectron++ too (its margin steps only add progress terms
+    bounded by the same losses).
+
+    Parameters
+    ----------
+    eta : float
+        The threshold, >= 0.
+    g_norm : float
+        ||g||, >= 0 with eta ||g|| < 1.
+    hinge : float, default=0.0
+        L(g), >= 0.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> projectron_bound(0.0, 2.0)              # the Perceptron's ||g||^2
+    4.0
+    >>> projectron_bound(0.25, 2.0, hinge=1.0)  # 4 / 0.25 + 2 / 0.5
+    20.0
+    """
+    owner = "projectron_bound"
+    e = params.nonnegative(owner, "eta", eta)
+    n = params.nonnegative(owner, "g_norm", g_norm)
+    h = params.nonnegative(owner, "hinge", hinge)
+    s = 1.0 - e * n
+    if not s > 0.0:
+        raise ValueError(f"{owner}: eta * g_norm must be < 1 (the bound needs it), got "
+                         f"{e!r} * {n!r}")
+    return n * n / (s * s) + 2.0 * h / s

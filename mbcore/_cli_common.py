@@ -269,7 +269,8 @@ def add_order_options(p, stream=False):
                         "(at least 100 rows and at most two runs of equal labels per label, "
                         "as in a file sorted by label)")
     p.add_argument("--seed", type=_seed, default=None, metavar="S",
-                   help="the seed of --shuffle's order (default 0; only with --shuffle)")
+                   help="the seed of --shuffle's order (default 0; only with --shuffle), or "
+                        "with --ask B of the sampler's coin")
     if stream in (True, "both"):
         p.add_argument("--shuffle-buffer", type=positive_int, default=65_536, metavar="N",
                        help="rows --shuffle holds at a time (default 65,536)")

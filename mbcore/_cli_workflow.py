@@ -95,6 +95,24 @@ def _add_learner_options(p):
     p.add_argument("--classes", default=None, metavar="A,B[,C...]", help=CLASSES_HELP)
 
 
+def _add_ask_options(p, train=False):
+    p.add_argument("--ask", type=_positive_real, action="append", default=None, metavar="B",
+                   help="selective sampling: the learner (a linear learner, the "
+                        "Perceptron by default) asks for a row's label with probability "
+                        "B / (B + |score|) (K classes: the gap between its two highest "
+                        "scores) and learns from the asked rows only; " +
+                        ("--model saves the sampler (its learner, B and generator: "
+                         "--warm-start continues it, predict predicts with its learner)"
+                         if train else
+                         "the report gives the labels asked beside the mistakes (on every "
+                         "row).  Repeat it (--ask 0.1 --ask 1 --ask 10) for the "
+                         "labels-vs-mistakes curve") +
+                        "; --seed S seeds its coin (default 0), and the rows are taken in "
+                        "the order of the source (no --shuffle)")
+    p.add_argument("--adaptive", action="store_true",
+                   help="with --ask: the adaptive B of Cesa-Bianchi, Gentile & Zaniboni")
+
+
 def add_workflow_parsers(sub):
     p = sub.add_parser("train", help="train one learner on a file or a pipe and save the model",
                        description="Train one learner online (predict, then learn, every "
@@ -112,7 +130,9 @@ def add_workflow_parsers(sub):
                    help="continue the run of a saved model (exactly as one longer run): the "
                         "learner, its parameters and how its data was read come from the file "
                         "(--learner, if given, must name the same learner); data of another "
-                        "width or format than the model's is refused")
+                        "width or format than the model's is refused.  A saved selective "
+                        "sampler (--ask) goes on asking, with its B and its generator")
+    _add_ask_options(p, train=True)
     _add_learner_options(p)
     _add_source_options(p)
     add_order_options(p, stream=True)
@@ -152,18 +172,12 @@ def add_workflow_parsers(sub):
                    help="the learner (or --warm-start to continue a saved model)")
     p.add_argument("--warm-start", default=None, metavar="IN.npz",
                    help="continue the run of a saved model (its learner, parameters and "
-                        "reading, as for train)")
+                        "reading, as for train); a saved selective sampler goes on asking, "
+                        "with its B and its generator")
     p.add_argument("--model", default=None, metavar="OUT.npz",
-                   help="also save the learner at the end")
-    p.add_argument("--ask", type=_positive_real, action="append", default=None, metavar="B",
-                   help="selective sampling: the learner (a linear learner, the "
-                        "Perceptron by default) asks for a row's label with probability "
-                        "B / (B + |score|) (K classes: the gap between its two highest "
-                        "scores) and learns from the asked rows only; the report "
-                        "gives the labels asked beside the mistakes (on every row).  Repeat "
-                        "it (--ask 0.1 --ask 1 --ask 10) for the labels-vs-mistakes curve")
-    p.add_argument("--adaptive", action="store_true",
-                   help="with --ask: the adaptive B of Cesa-Bianchi, Gentile & Zaniboni")
+                   help="also save the learner at the end (with --ask B: the selective "
+                        "sampler, one B)")
+    _add_ask_options(p)
     _add_learner_options(p)
     _add_source_options(p)
     add_order_options(p, stream=True)
@@ -289,7 +303,7 @@ def _workflow_learner(args):
     if args.warm_start is not None:
         if args.params:
             raise UsageError("--param and --warm-start: the saved model keeps its parameters")
-        learner = _load_model(args.warm_start, "--warm-start")
+        learner = getattr(args, "_warm", None) or _load_model(args.warm_start, "--warm-start")
         if args.learner is not None and type(learner).__name__ != args.learner:
             raise UsageError(f"--learner {args.learner} but --warm-start {args.warm_start!r} "
                              f"holds a {type(learner).__name__}: leave --learner out (the "
@@ -407,6 +421,11 @@ def _plural(n, word, plural=None):
 def _cmd_train(args):
     from .streaming import LabelRuns
     from .workflow import train_file
+    warm = _selective_warm(args)
+    if args.ask or warm is not None:
+        return _cmd_train_asking(args, warm)
+    if args.adaptive:
+        raise UsageError("--adaptive goes with --ask B (selective sampling)")
     _check_output(args.model)
     learner = _workflow_learner(args)
     source, name, fmt, options = _source(args, learner, args.warm_start)
@@ -455,6 +474,9 @@ def _cmd_predict(args):
     model = _load_model(args.model, "--model")
     if not model._is_fitted():
         raise ValueError(f"{args.model} holds an unfitted {type(model).__name__}: train it first")
+    from .selective import SelectiveSampler
+    if isinstance(model, SelectiveSampler):     # (its learner predicts)
+        model = model.learner_
     source, name, fmt, options = _source(args, model, args.model)
     line = args.line_buffered
     if line is None:
@@ -490,28 +512,43 @@ def _positive_real(text):
     return v
 
 
-def _cmd_evaluate_asking(args):
-    """``evaluate --ask B ...``: one selective run per B over the source, each reported at
-    doubling row counts, then the curve: labels asked against mistakes, one line per B."""
-    from .selective import SelectiveSampler
+def _warm_sampler(args, sampler):
+    """``--warm-start`` of a saved selective sampler: what the command line gives must agree
+    with the file (which keeps the learner, its parameters, b, the variant and the generator)."""
+    if args.params:
+        raise UsageError("--param and --warm-start: the saved sampler keeps its learner's "
+                         "parameters")
+    if not sampler._is_fitted():
+        raise ValueError(f"{args.warm_start} holds a selective sampler that has seen no "
+                         "example: start a new run with --ask B instead")
+    learned = type(sampler.learner_).__name__
+    if args.learner is not None and args.learner != learned:
+        raise UsageError(f"--learner {args.learner} but --warm-start {args.warm_start!r} holds "
+                         f"a selective sampler of a {learned}: leave --learner out (the file "
+                         "gives the learner) or start a new run")
+    if args.ask and (len(args.ask) > 1 or args.ask[0] != float(sampler.b)):
+        raise UsageError(f"--ask {' --ask '.join(f'{b:g}' for b in args.ask)} but "
+                         f"--warm-start {args.warm_start!r} holds a selective sampler of B "
+                         f"{float(sampler.b):g}: leave --ask out (the saved sampler keeps its "
+                         "B) or give that one")
+    if args.adaptive and not sampler.adaptive:
+        raise UsageError(f"--adaptive but --warm-start {args.warm_start!r} holds a selective "
+                         "sampler with a fixed B: leave --adaptive out or start a new run")
+    if args.ask and args.seed is not None:
+        raise UsageError("--seed and --warm-start: the saved sampler's generator goes on "
+                         "where it stopped (a seed would start it again)")
+    args.ask = [float(sampler.b)]
+    args.adaptive = bool(sampler.adaptive)
+    return learned
+
+
+def _run_asking(args, samplers, source, shown, fmt, options, passes=1, quiet=False):
+    """One selective run over the source per sampler (each ``passes`` times); a run of a
+    fitted (warm-started) sampler continues it.  Returns the curve, one entry per sampler."""
     from .workflow import ASK_HEADER, ask_line, evaluate_asking
-    for option, given in (("--model", args.model), ("--warm-start", args.warm_start),
-                          ("--shuffle", args.shuffle)):
-        if given:
-            raise UsageError(f"--ask and {option}: a selective run starts a new learner and "
-                             "reads the source in its order; leave one of them out")
-    if args.data == "-" and len(args.ask) > 1:
-        raise UsageError("--ask more than once reads the data once per B: give a file, not "
-                         "standard input")
-    name = args.learner                 # (None: the sampler's default learner)
-    if name is None and args.params:
-        raise UsageError("--param goes with --learner NAME (the learner it sets)")
-    params = learner_params([name], args.params)[name] if name is not None else {}
-    source, shown, fmt, options = _source(args, None, None)
+    name = args.learner
     curve = []
-    for b in args.ask:
-        sampler = SelectiveSampler(None if name is None else _registry.learner(name)(**params),
-                                   b=b, adaptive=args.adaptive, random_state=args.seed or 0)
+    for b, sampler in samplers:
         def show(line, first=[True], b=b):      # (the heading with the first line reached)
             if first[0]:
                 emit(f"{name + ', ' if name else ''}--ask {b:g}"
@@ -519,17 +556,70 @@ def _cmd_evaluate_asking(args):
                 emit(ASK_HEADER)
                 first[0] = False
             emit(ask_line(line))
-        lines = evaluate_asking(sampler, source, format=fmt, chunk_size=args.chunk_size,
-                                classes=stream_classes(args),
-                                on_line=None if args.json else show, **options)
-        if not lines:
-            raise ValueError(f"{shown} holds no examples: nothing to evaluate")
-        n, asked, mistakes = lines[-1]
+        total = [0, 0, 0]
+        report = []
+        for _ in range(passes):
+            try:
+                lines = evaluate_asking(sampler, source, format=fmt,
+                                        chunk_size=args.chunk_size,
+                                        classes=stream_classes(args),
+                                        on_line=None if args.json or quiet else show,
+                                        override_reading=args.override_reading, **options)
+            except ValueError as exc:
+                raise _plain_failure(exc, args.model is not None) from exc
+            if not lines:
+                raise ValueError(f"{shown} holds no examples: nothing to "
+                                 f"{'train on' if quiet else 'evaluate'}"
+                                 f"{'; no model was written' if args.model else ''}")
+            for k in range(3):
+                total[k] += lines[-1][k]
+            report += [list(x) for x in lines]
+        n, asked, mistakes = total
         curve.append({"b": b, "examples": n, "labels_asked": asked, "mistakes": mistakes,
-                      "report": [list(x) for x in lines]})
+                      "report": report})
+    return curve
+
+
+def _cmd_evaluate_asking(args, warm=None):
+    """``evaluate --ask B ...``: one selective run per B over the source, each reported at
+    doubling row counts, then the curve: labels asked against mistakes, one line per B.
+    ``--model OUT`` saves the sampler (one B); ``--warm-start IN`` (``warm``: the sampler it
+    holds) continues a saved one."""
+    from .selective import SelectiveSampler
+    if args.shuffle:
+        raise UsageError("--ask and --shuffle: the sampler draws its coin row by row in the "
+                         "order of the source (its seed replays a run only in that order); "
+                         "shuffle the file itself, or leave one of them out")
+    if args.model is not None and len(args.ask or ()) > 1:
+        raise UsageError("--model saves one selective sampler: give one --ask B with it")
+    _check_output(args.model)
+    if warm is not None:
+        _warm_sampler(args, warm)
+    elif args.data == "-" and len(args.ask) > 1:
+        raise UsageError("--ask more than once reads the data once per B: give a file, not "
+                         "standard input")
+    name = args.learner                 # (None: the sampler's default learner)
+    if name is None and args.params:
+        raise UsageError("--param goes with --learner NAME (the learner it sets)")
+    params = learner_params([name], args.params)[name] if name is not None else {}
+    if warm is not None:
+        samplers = [(float(warm.b), warm)]
+        source, shown, fmt, options = _source(args, warm.learner_, args.warm_start)
+        _check_warm_width(warm.learner_, args, source, shown, fmt, options)
+    else:
+        samplers = [(b, SelectiveSampler(None if name is None else
+                                         _registry.learner(name)(**params),
+                                         b=b, adaptive=args.adaptive,
+                                         random_state=args.seed or 0)) for b in args.ask]
+        source, shown, fmt, options = _source(args, None, None)
+    curve = _run_asking(args, samplers, source, shown, fmt, options)
+    sampler = samplers[-1][1]
+    if args.model is not None:
+        sampler.save(args.model)
     learned = type(sampler.learner_).__name__
     if args.json:
         emit(json.dumps({"learner": learned, "data": shown, "adaptive": args.adaptive,
+                         "model": args.model, "warm_start": args.warm_start,
                          "curve": curve}, indent=2))
         return 0
     emit(f"{learned} (selective sampling), the labels asked against the mistakes:")
@@ -539,14 +629,88 @@ def _cmd_evaluate_asking(args):
         emit(f"{c['b']:>9g}   {c['labels_asked']:>12,}   {c['mistakes']:>8,}   "
              f"{c['mistakes'] / c['examples']:>10.6f}   ({c['labels_asked'] / c['examples']:.1%}"
              " of the labels)")
+    if args.model is not None:
+        emit(f"saved to {args.model}")
     return 0
+
+
+def _cmd_train_asking(args, warm=None):
+    """``train --ask B --model OUT``: one selective run (``--passes`` times) over the source,
+    the sampler saved; ``--warm-start IN`` continues a saved sampler."""
+    from .selective import SelectiveSampler
+    if args.shuffle:
+        raise UsageError("--ask and --shuffle: the sampler draws its coin row by row in the "
+                         "order of the source (its seed replays a run only in that order); "
+                         "shuffle the file itself, or leave one of them out")
+    if len(args.ask or ()) > 1:
+        raise UsageError("train --ask saves one selective sampler: give one --ask B (evaluate "
+                         "--ask B --ask B2 ... gives the curve)")
+    if args.passes > 1 and args.data == "-":
+        raise UsageError("--passes: standard input can be read once; give a file")
+    _check_output(args.model)
+    if warm is not None:
+        _warm_sampler(args, warm)
+        sampler = warm
+        source, shown, fmt, options = _source(args, warm.learner_, args.warm_start)
+        _check_warm_width(warm.learner_, args, source, shown, fmt, options)
+    else:
+        name = args.learner
+        if name is None and args.params:
+            raise UsageError("--param goes with --learner NAME (the learner it sets)")
+        params = learner_params([name], args.params)[name] if name is not None else {}
+        sampler = SelectiveSampler(None if name is None else _registry.learner(name)(**params),
+                                   b=args.ask[0], adaptive=args.adaptive,
+                                   random_state=args.seed or 0)
+        source, shown, fmt, options = _source(args, None, None)
+    start = time.perf_counter()
+    c = _run_asking(args, [(args.ask[0], sampler)], source, shown, fmt, options,
+                    passes=args.passes, quiet=True)[0]
+    seconds = time.perf_counter() - start
+    sampler.save(args.model)
+    learned = type(sampler.learner_).__name__
+    if args.json:
+        emit(json.dumps({"data": shown, "format": fmt, "learner": learned,
+                         "selective": {"b": c["b"], "adaptive": args.adaptive},
+                         "n_samples": c["examples"] // args.passes, "n_steps": c["examples"],
+                         "labels_asked": c["labels_asked"], "mistakes": c["mistakes"],
+                         "error_rate": c["mistakes"] / c["examples"],
+                         "seconds": seconds, "passes": args.passes, "model": args.model,
+                         "warm_start": args.warm_start}, indent=2))
+        return 0
+    emit(f"{learned} (selective sampling, --ask {c['b']:g}"
+         f"{' --adaptive' if args.adaptive else ''}): "
+         f"{_plural(c['examples'] // args.passes, 'example')} "
+         f"({_plural(args.passes, 'pass', 'passes')}), "
+         f"{_plural(c['labels_asked'], 'label')} asked ({c['labels_asked'] / c['examples']:.1%}), "
+         f"{_plural(c['mistakes'], 'mistake')} ({100.0 * c['mistakes'] / c['examples']:.2f}% "
+         f"progressive); saved to {args.model}")
+    return 0
+
+
+def _selective_warm(args):
+    """The saved selective sampler of ``--warm-start``, or None (no --warm-start, or a file of
+    another learner)."""
+    from .selective import SelectiveSampler
+    if args.warm_start is None:
+        return None
+    model = _load_model(args.warm_start, "--warm-start")
+    if isinstance(model, SelectiveSampler):
+        return model
+    if args.ask:
+        raise UsageError(f"--ask and --warm-start {args.warm_start!r}, which holds a "
+                         f"{type(model).__name__}, not a selective sampler: --warm-start "
+                         "continues a sampler saved with --ask B --model OUT; leave one of "
+                         "them out")
+    args._warm = model                  # (loaded once: the learner's own run takes it)
+    return None
 
 
 def _cmd_evaluate(args):
     from .streaming import LabelRuns
     from .workflow import REPORT_HEADER, evaluate_file, report_line
-    if args.ask:
-        return _cmd_evaluate_asking(args)
+    warm = _selective_warm(args)
+    if args.ask or warm is not None:
+        return _cmd_evaluate_asking(args, warm)
     if args.adaptive:
         raise UsageError("--adaptive goes with --ask B (selective sampling)")
     _check_output(args.model)

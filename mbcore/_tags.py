@@ -42,7 +42,7 @@ MIXES = ("additive", "multiplicative")
 BOUNDS = ("margin", "perceptron", "margin perceptron", "kernel perceptron", "winnow",
           "elimination winnow", "winnow*", "weighted majority", "randomized weighted majority",
           "specialists", "conjunction", "disjunction", "decision list", "halving", "soa",
-          "arow", "second order perceptron", "alma",
+          "arow", "second order perceptron", "alma", "forgetron", "projectron",
           "multiclass", "multiclass margin perceptron", "multiclass kernel",
           "multiclass winnow", "one-vs-rest")
 # what a bound counts

@@ -35,10 +35,12 @@ from ._params import mistake_bound as _budget
 from .margins import (BestMargin, attribute_errors, best_margin, margin,  # noqa: F401
                       multiclass_margin, multiclass_winnow_margin, radius, total_distance)
 # the bounds of the learners beyond the notes (second-order, ALMA, selective sampling)
-from ._bounds_beyond import (alma_bound, arow_bound, second_order_perceptron_bound,  # noqa: F401
-                             selective_sampling_bound)
+from ._bounds_beyond import (alma_bound, arow_bound, forgetron_bound,  # noqa: F401
+                             forgetron_norm_cap, projectron_bound,
+                             second_order_perceptron_bound, selective_sampling_bound)
 
-for _f in (alma_bound, arow_bound, second_order_perceptron_bound, selective_sampling_bound):
+for _f in (alma_bound, arow_bound, second_order_perceptron_bound, selective_sampling_bound,
+           forgetron_bound, forgetron_norm_cap, projectron_bound):
     _f.__module__ = __name__        # documented, and doctested, as functions of this module
 del _f
 
@@ -46,8 +48,8 @@ __all__ = ["radius", "margin", "total_distance", "best_margin", "BestMargin", "a
            "perceptron_bound", "margin_perceptron_bound", "td_bound", "kernel_perceptron_bound",
            "multiclass_margin", "multiclass_perceptron_bound",
            "multiclass_margin_perceptron_bound", "ovr_bound", "arow_bound",
-           "selective_sampling_bound",
-           "second_order_perceptron_bound", "alma_bound", "multiclass_winnow_margin",
+           "selective_sampling_bound", "forgetron_bound", "forgetron_norm_cap",
+           "projectron_bound", "second_order_perceptron_bound", "alma_bound", "multiclass_winnow_margin",
            "multiclass_winnow_bound", "winnow_bound", "elimination_winnow_bound",
            "winnow_star_bound", "weighted_majority_bound", "randomized_wm_bound",
            "specialists_bound", "halving_bound", "soa_bound", "conjunction_bound",

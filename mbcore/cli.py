@@ -133,13 +133,15 @@ def _joined_values(argv):
 
 
 def _check_order_options(args):
-    """--seed only orders what --shuffle shuffles: alone it would be ignored, so refuse it."""
+    """--seed only orders what --shuffle shuffles (or, with --ask, seeds the sampler's coin):
+    alone it would be ignored, so refuse it."""
     if not hasattr(args, "shuffle"):
         return
-    if args.seed is not None and not args.shuffle:
+    asking = bool(getattr(args, "ask", None))       # (--ask: --seed seeds the sampler's coin)
+    if args.seed is not None and not args.shuffle and not asking:
         raise UsageError("--seed S sets the order of --shuffle; give --shuffle too (without "
                          "it the rows come in file order)")
-    if args.seed is None:
+    if args.seed is None and not asking:
         args.seed = 0
 
 

@@ -75,6 +75,11 @@ What is stored, per learner
 * Halving, SOA: the ConceptClass parameter is stored structurally (its bitset table as an
   array, ``n_concepts``, ``points``, ``name``); the learner's link to it and SOA's memo of
   Littlestone dimensions are rebuilt.
+* SelectiveSampler (``mbcore.selective``, a wrapper, not a learner of the registry): its
+  parameters (the wrapped learner's as a nested learner), the learner it trains (a nested
+  learner, its whole state), the generator's state (one splitmix64 word, exact), the largest
+  squared norm of the adaptive variant and its counts [rows, labels asked, mistakes, updates],
+  so a loaded sampler asks and predicts as the one that never stopped.
 * ``reading_``, for a learner trained from a file (``mbcore.streaming.train_file``,
   ``evaluate_file``, the ``mbcore`` command): how the file was read (its format and the
   options that decide the features), a JSON object of (name, value) pairs checked on loading;
@@ -167,7 +172,23 @@ def _classes():
 
 def _is_learner(obj):
     base = _registry.learner_base()
-    return base is not None and isinstance(obj, base)
+    return (base is not None and isinstance(obj, base)) or type(obj) in _WRAPPERS.values()
+
+
+# Classes that are not learners of the registry but are saved and loaded as a learner is (their
+# own _STATE, _check_state and parameters), each registered by its module when it is defined
+# (mbcore.selective.SelectiveSampler): a name from a file is looked up here too, never imported.
+_WRAPPERS: dict = {}
+
+
+def register_wrapper(cls):
+    """Make ``cls`` (a class of mbcore that wraps a learner) savable and loadable."""
+    _WRAPPERS[cls.__name__] = cls
+
+
+def _loadable(name):
+    """The class a file may name: one of the registry's learners, or a registered wrapper."""
+    return _classes().get(name) or _WRAPPERS.get(name)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -199,7 +220,7 @@ class _Writer:
     def learner(self, obj, prefix, depth):
         cls = type(obj)
         name = cls.__name__
-        if _classes().get(name) is not cls:
+        if _loadable(name) is not cls:
             raise TypeError(f"{name}.save: only mbcore's own learner classes can be saved in the "
                             f"safe format ({cls.__module__}.{cls.__qualname__} is not one of "
                             "them); use pickle for it")
@@ -438,7 +459,7 @@ class _Reader:
         if not isinstance(v, dict):
             raise _Bad("the learner entry is not a JSON object")
         name = v.get("class")
-        cls = _classes().get(name) if isinstance(name, str) else None
+        cls = _loadable(name) if isinstance(name, str) else None
         if cls is None:
             raise _Bad(f"unknown learner class {name!r} (not one of mbcore's learners)")
         if expected is not None and not issubclass(cls, expected):
@@ -487,8 +508,9 @@ class _Reader:
                         for k in ("epoch_mistakes_", "epoch_updates_")):
             raise _Bad(f"{name}: the epoch counts do not have n_iter_ entries")
         obj.__dict__.update(values)
-        obj._kstate = None
-        obj._fast = None
+        if cls not in _WRAPPERS.values():
+            obj._kstate = None
+            obj._fast = None
         try:
             obj._check_state(values)        # the family's own checks (shapes, ranges, caches)
             obj._validate_params()

@@ -10,6 +10,10 @@ learner's own one-example path (``learn_one`` on dicts: the same results, bit fo
 ``partial_fit`` on the rows as a matrix whose columns are the names in order of arrival), so
 a river pipeline gets the compiled kernels.
 
+:class:`SelectiveSampler` is river's active learning (``river.active``) on top of
+:class:`mbcore.SelectiveSampler`: ``predict_one(x)`` gives ``(label, ask)``, the coin drawn as
+the compiled pass draws it, so a river loop asks for the rows ``run_online`` asks for.
+
 river is an optional dependency (``pip install 'mbcore[river]'``): importing this module
 imports river; importing mbcore never does.
 
@@ -58,13 +62,14 @@ Accuracy: 84.39%
 import inspect as _inspect
 
 try:
-    from river import base as _river_base
+    from river import active as _river_active, base as _river_base
 except ImportError as exc:        # river is optional
     raise ImportError("mbcore.river needs river (https://riverml.xyz): pip install "
                       f"'mbcore[river]' ({exc})") from exc
 
 from ._kernels.names import LearnOne as _LearnOne, PredictOne as _PredictOne
 from ._one import NoProbabilities as _NoProbabilities, no_proba_message as _no_proba
+from . import selective as _selective
 from .base import all_learners as _all_learners
 
 __all__ = []        # filled below: one class per learner that grows with new names
@@ -219,3 +224,180 @@ for _name, _cls in _all_learners():
         globals()[_name] = _river_class(_cls)
         __all__.append(_name)
 del _name, _cls
+
+
+# -- selective sampling: river's active learning ----------------------------------------------
+
+class SelectiveSampler(_river_active.base.ActiveLearningClassifier):
+    """:class:`mbcore.SelectiveSampler` as a river active learner (``river.active``):
+    ``predict_one(x)`` gives ``(label, ask)``, and ``learn_one(x, y)`` learns the label.
+
+    The rule is Cesa-Bianchi, Gentile & Zaniboni (2006): the learner's score p of the row
+    gives its prediction, and a coin with heads probability b / (b + abs(p)) (with three
+    classes or more, the gap between the two highest scores) says whether to ask for its
+    label.  The coin is drawn in ``predict_one``, one draw per row from the seeded splitmix64
+    generator, exactly as the compiled pass of :meth:`mbcore.SelectiveSampler.run_online`
+    draws it: a river loop that predicts each row and learns the asked ones (river's
+    ``evaluate.progressive_val_score`` does) asks for the same rows, predicts the same labels
+    and ends with the same learner as ``run_online`` on the rows as a matrix whose columns
+    are the names in order of arrival.  The expected mistake bound of the paper's Theorem 1
+    is :func:`mbcore.bounds.selective_sampling_bound`.
+
+    Parameters
+    ----------
+    classifier : a classifier of this module, default=None
+        The learner that is trained: ``Perceptron``, ``MarginPerceptron``, ``OnlineHingeSVM``,
+        ``PassiveAggressive`` or a second-order learner (``SecondOrderPerceptron``, ``AROW``,
+        ``ConfidenceWeighted``, ``SCW``, ``NHERD``, ``NAROW``), with its parameters and its
+        ``classes``; it is not trained itself (the sampler trains its own).  None:
+        ``Perceptron()`` (with an intercept, as river's).
+    b : float > 0, default=1.0
+        The query parameter: the smaller, the fewer labels asked.
+    adaptive : bool, default=False
+        The paper's adaptive variant (b scaled by the largest squared norm of a row so far
+        and the square root of one plus the learner's updates).
+    seed : int >= 0, default=0
+        The seed of the generator.
+    query : {"margin", "bbq"}, default="margin"
+        The coin, or BBQ's query (``kappa``; the classifier a ``SecondOrderPerceptron`` with
+        ``covariance="full"``; None: the full second-order Perceptron updating on every asked
+        row): see :class:`mbcore.SelectiveSampler`.
+    kappa : float in [0, 1], default=0.5
+
+    Labels: the classifier's ``classes`` (every label of the stream: two, or three or more),
+    else bool labels (the classes are False and True): the learner starts at the first row,
+    as ``run_online`` starts with its classes.  With three classes or more the second-order
+    learners are sampled one-vs-rest (``multi_class="ovr"``), the others keep their rule.  A
+    label outside them is refused (ValueError, the sampler left as it was).
+
+    ``learn_one`` learns the row given: after ``predict_one`` of the same row, its step as
+    the compiled pass takes an asked row; a label given for a row the coin did not ask, or
+    for a row not predicted, is learned too and counted as a label asked (river's
+    active-learning protocol lets the caller decide).
+
+    Attributes
+    ----------
+    sampler : mbcore.SelectiveSampler
+        The sampler (``labels_asked_``, ``mistakes_``, ``n_seen_``, ``save``, ...).
+    learner : the mbcore learner trained, or None before the first row
+
+    Examples
+    --------
+    >>> from river import datasets
+    >>> from mbcore.river import SelectiveSampler
+    >>> model = SelectiveSampler(b=0.5)
+    >>> mistakes = 0
+    >>> for x, y in datasets.Phishing():
+    ...     y_pred, ask = model.predict_one(x)
+    ...     mistakes += y_pred != y
+    ...     if ask:
+    ...         model.learn_one(x, y)
+    >>> model.sampler.n_seen_, model.sampler.labels_asked_ < 1250 // 2, mistakes < 250
+    (1250, True, True)
+    """
+
+    def __init__(self, classifier=None, b=1.0, adaptive=False, seed=0, query="margin",
+                 kappa=0.5):
+        self.classifier = classifier
+        self.b = b
+        self.adaptive = adaptive
+        self.seed = seed
+        self.query = query
+        self.kappa = kappa
+        self._S = None          # the mbcore sampler (built at the first row)
+        self._last = None       # (x, code, asked) of the row predict_one saw last
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {}
+        yield {"classifier": PassiveAggressive(C=0.5), "b": 0.1, "adaptive": True, "seed": 3}
+
+    @property
+    def _wrapped_model(self):
+        return self._classifier()
+
+    @property
+    def _multiclass(self):
+        cl = self._classifier().classes
+        return cl is not None and len(set(cl)) > 2
+
+    @property
+    def predict_proba_one(self):
+        """Absent: the sampler's learners predict labels, not probabilities (``hasattr`` is
+        False)."""
+        raise _NoProbabilities(_no_proba("mbcore.river.SelectiveSampler"))
+
+    def _ask_for_label(self, x, y_pred):
+        raise NotImplementedError("SelectiveSampler draws its coin in predict_one")
+
+    def _classifier(self):
+        c = self.classifier
+        if c is None:
+            return Perceptron()
+        takes = _selective._TAKES
+        if not isinstance(c, _Classifier) or c._LEARNER not in takes:
+            raise TypeError("SelectiveSampler: parameter classifier must be one of "
+                            f"{[t.__name__ for t in takes]} of mbcore.river (a linear "
+                            f"learner), got {type(c).__module__}.{type(c).__name__}")
+        return c
+
+    def _sampler(self):
+        S = self._S
+        if S is None:
+            c = self._classifier()
+            self._given = c.classes is not None
+            self._cl = list(c.classes) if self._given else [False, True]
+            seed = self.seed
+            if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+                raise ValueError(f"SelectiveSampler: parameter seed must be an integer >= 0, "
+                                 f"got {seed!r}")
+            params = {k: getattr(c, k) for k in c._PARAMS}
+            if self._multiclass and c._LEARNER in _selective._OVR_ONLY:
+                params["multi_class"] = "ovr"       # (sampled one-vs-rest only)
+            # (BBQ without a classifier: the sampler's own, the full second-order Perceptron)
+            learner = None if self.classifier is None and self.query == "bbq" else \
+                c._LEARNER(**params)
+            S = _selective.SelectiveSampler(learner, b=self.b, adaptive=self.adaptive,
+                                            random_state=seed, query=self.query,
+                                            kappa=self.kappa)
+            S._validate_params()
+            self._S = S
+        else:           # (b, adaptive and kappa are read at every row, as the sampler's)
+            S.b, S.adaptive, S.kappa = self.b, self.adaptive, self.kappa
+        return S
+
+    @property
+    def sampler(self):
+        """The mbcore sampler (None before the first row)."""
+        return self._S
+
+    @property
+    def learner(self):
+        """The mbcore learner trained (None before the first row)."""
+        S = self._S
+        return None if S is None or not S._is_fitted() else S.learner_
+
+    def predict_one(self, x, **kwargs):
+        """``(label, ask)``: the learner's prediction of ``x`` and the coin's answer (one draw
+        of the generator per call)."""
+        S = self._sampler()
+        label, ask, code = S._ask_one(x, self._cl)
+        self._last = (dict(x), code, ask)
+        return label, ask
+
+    def learn_one(self, x, y, **kwargs):
+        """Learn ``x`` with its label ``y`` (see the class)."""
+        S = self._sampler()
+        if not self._given and type(y).__name__ not in ("bool", "bool_"):
+            raise ValueError(f"SelectiveSampler: the label {y!r} is not a bool and the "
+                             "classifier was given no classes; give every label of the "
+                             "stream up front: SelectiveSampler(Perceptron(classes=[...]))")
+        last = self._last
+        if last is not None and last[0] == x:
+            S._learn_one(x, y, self._cl, last[1], last[2])
+        else:
+            S._learn_one(x, y, self._cl, None, False)
+        self._last = None           # (kept when the call failed: it may be given again)
+
+
+__all__.append("SelectiveSampler")

@@ -23,6 +23,7 @@ import numpy as np
 from ._additive import _CLASS_WEIGHT, _MULTI, _TIES, _Linear, _raise_status, _row_weights
 from ._kernels import linear as _k, second_order as _kso
 from ._params import Choice, Flag, Integer, Real
+from ._so_docs import _EXAMPLE, _PIECES
 from ._state import BOOL, COMMON, F8, INT, arr, finite, labels_and_counts, need, shape
 from ._tags import tags
 from ._threads import N_JOBS, map_rows
@@ -50,62 +51,6 @@ def _phi(eta):
     return NormalDist().inv_cdf(float(eta))
 
 
-_COMMON_DOC = """Conventions of the family (the twin ``mbref.second_order`` states them too):
-
-    * ``D = d`` coordinates, ``d + 1`` with ``fit_intercept`` (the intercept is coordinate d,
-      its input the constant 1.0); the score is s = w . x (+ w[d]), the intercept added last.
-    * Prediction: +1 iff the score is > 0, or == 0 with ``tie="positive"`` (default
-      "negative": a score of exactly 0, e.g. the first example, predicts the first class).
-    * m = y s is the margin, v = x' Sigma x' the confidence (x' = x, with 1.0 appended for the
-      intercept).
-    * ``covariance="diagonal"`` keeps D variances (the diagonal form); ``"full"`` a D x D
-      matrix, refused when all the learner's matrices would hold more than 2**27 entries
-      (1 GiB), with a message naming ``covariance="diagonal"``.  A diagonal variance never
-      goes below a * 2**-52 (the initial one times the machine epsilon: without this floor
-      the exact CW step drove variances to 0 within one pass over a9a and then stopped on a
-      finite row).
-    * A row whose score, confidence or update is not finite raises ValueError naming the row;
-      the learner is left as before the call (every call is all or nothing)."""
-
-_K_DOC = """Three classes or more (``classes_`` sorted; every argmax takes the smallest index among
-    ties):
-
-    * ``multi_class="multiclass"`` (the default): the single-constraint form of Crammer,
-      Dredze & Kulesza 2009 ("Multi-class confidence weighted algorithms"), diagonal only:
-      one mean and one variance vector per class; r = the best wrong class, m = s_y - s_r,
-      v = v_y + v_r, and the binary rule's step on (m, v) moves w_y by +alpha Sigma_y x and
-      w_r by -alpha Sigma_r x and shrinks both classes' variances with the same c.  With
-      ``covariance="full"`` it is refused (one (K D) x (K D) matrix), naming
-      ``covariance="diagonal"`` and ``multi_class="ovr"``.
-    * ``multi_class="ovr"``: learner k is the binary learner on +1 iff y is class k, with its
-      own mean and covariance (diagonal or full); the prediction is the argmax of their
-      scores, each taken before its own step."""
-
-_EXAMPLE = """>>> from mbcore.datasets import load_a9a
-    >>> X, y = load_a9a()                      # UCI Adult: 32561 x 123 indicators"""
-
-_A_PARAM = """a : float > 0, default=1.0
-        The initial covariance, Sigma_0 = a I."""
-
-_TAIL = """covariance : {"diagonal", "full"}, default="diagonal"
-    tie : {"negative", "positive"}, default="negative"
-    fit_intercept : bool, default=False
-    max_epochs : int, default=100
-    %s
-    n_jobs : int or None, default=None
-        Checked as the linear learners' (the pass runs on one thread)."""
-
-_PARAMS = _TAIL % 'multi_class : {"multiclass", "ovr"}, default="multiclass"'
-_DUAL_PARAMS = _TAIL % ('multi_class : {"ovr", "multiclass"}, default="ovr"\n'
-                        '        "multiclass" is refused with three classes or more.')
-_CLASS_WEIGHT_PARAM = """class_weight : dict, "balanced" or None, default=None
-        As for :class:`PassiveAggressive`: multiplies each row's sample weight."""
-_ATTRS = """Attributes
-    ----------
-    coef_, intercept_, covariance_, mistakes_, updates_, n_seen_, classes_, n_features_in_"""
-_PIECES = dict(_COMMON_DOC=_COMMON_DOC, _K_DOC=_K_DOC, _EXAMPLE=_EXAMPLE, _A_PARAM=_A_PARAM,
-               _PARAMS=_PARAMS, _DUAL_PARAMS=_DUAL_PARAMS,
-               _CLASS_WEIGHT_PARAM=_CLASS_WEIGHT_PARAM, _ATTRS=_ATTRS)
 
 
 class _SecondOrder(ManyClasses, OnlineLearner):
@@ -265,8 +210,9 @@ class _SecondOrder(ManyClasses, OnlineLearner):
         # CSR column indices are checked by the pass, row by row, as it reads them
         return check_X(self._owner, X, n_features, check_indices=False)
 
-    def _select_pass(self, batch, start, label0, yy, *sel):
-        """mbcore.selective's pass (so_select_pass; so_ovr_select_pass for one-vs-rest)."""
+    def _select_pass(self, batch, start, label0, yy, *sel, query=0, kappa=0.0):
+        """mbcore.selective's pass (so_select_pass; so_ovr_select_pass for one-vs-rest);
+        query 1: BBQ's query (the full second-order Perceptron)."""
         (r, p0, p1), K = self._rule(), self._K()
         if K > 1 and self.multi_class != "ovr":
             raise ValueError(f"SelectiveSampler: {type(self).__name__} with K classes is "
@@ -275,7 +221,7 @@ class _SecondOrder(ManyClasses, OnlineLearner):
                 self._floor(), self._w, self._S, self._d) + ((K,) if K > 1 else ())
         return (_kso.so_ovr_select_pass if K > 1 else _kso.so_select_pass)(
             *head, self._counts, batch.arrays, start, label0, yy, *sel[:8], not batch.checked,
-            sel[8], self._V if self._DUAL else None)
+            sel[8], self._V if self._DUAL else None, query, kappa)
 
     def _pass(self, batch, yy, pred, upd):
         self._validate_params()
@@ -936,6 +882,10 @@ class SecondOrderPerceptron(_Dual):
     sum_i ln(1 + lambda_i / a)) (:func:`mbcore.bounds.second_order_perceptron_bound`).
     ``certify`` checks it for ``covariance="full"``; the diagonal form has none.
 
+    ``update="every"``: theta and A take every row, right or wrong: the regularized least
+    squares classifier of Vovk, Azoury & Warmuth, which the BBQ selective sampler runs
+    (:class:`SelectiveSampler` ``query="bbq"``); the bound above is then not claimed.
+
     {_COMMON_DOC}
 
     Three classes or more (``classes_`` sorted; argmax ties to the smallest index): one-vs-rest
@@ -948,6 +898,8 @@ class SecondOrderPerceptron(_Dual):
     ----------
     a : float > 0, default=1.0
         The paper's a (A_0 = a I; LIBOL's, DOGMA's and SOL's default 1).
+    update : {{"mistakes", "every"}}, default="mistakes"
+        The rows the step takes: the paper's mistakes, or every row.
     {_DUAL_PARAMS}
 
     {_ATTRS}
@@ -968,9 +920,12 @@ class SecondOrderPerceptron(_Dual):
         """Small parameter sets for the contract suite that runs every learner."""
         return [{}, {"a": 0.5, "covariance": "full", "fit_intercept": True, "tie": "positive"}]
 
+    _PARAMETERS = {"update": Choice("mistakes", "every")}
+
     def __init__(self, a=1.0, covariance="diagonal", tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="ovr", n_jobs=None):
+                 max_epochs=100, multi_class="ovr", n_jobs=None, update="mistakes"):
         self.a = a
+        self.update = update
         self.covariance = covariance
         self.tie = tie
         self.fit_intercept = fit_intercept
@@ -983,7 +938,7 @@ class SecondOrderPerceptron(_Dual):
         return 1.0 / float(self.a) if self._full() else float(self.a)
 
     def _rule(self):
-        return _SOP, 0.0, 0.0
+        return _SOP, 0.0, 1.0 if self.update == "every" else 0.0
 
 
 class ALMA(_SecondOrder):

@@ -9,9 +9,13 @@ import math
 
 import numpy as np
 
+from . import persistence as _persistence
+from ._kernels.names import NameIndex
 from ._locking import Guarded
+from ._one import _fill_error, _modes
+from ._state import F8, I8, U8, arr, need, shape
 from ._validation import NotFittedError, is_sparse, row_error
-from .base import Snapshot, clone
+from .base import OnlineLearner, Snapshot, clone
 from .linear import MarginPerceptron, OnlineHingeSVM, PassiveAggressive, Perceptron
 from .second_order import (AROW, NAROW, NHERD, SCW, ConfidenceWeighted,
                            SecondOrderPerceptron)
@@ -20,6 +24,7 @@ __all__ = ["SelectiveSampler", "SelectiveRun"]
 
 _TAKES = (Perceptron, MarginPerceptron, OnlineHingeSVM, PassiveAggressive,
           SecondOrderPerceptron, AROW, ConfidenceWeighted, SCW, NHERD, NAROW)
+_OVR_ONLY = (SecondOrderPerceptron, AROW, ConfidenceWeighted, SCW, NHERD, NAROW)
 _BAD = {3: "a column index out of range", 4: "unsorted or duplicate column indices"}
 
 
@@ -87,6 +92,19 @@ class SelectiveSampler(Guarded):
     rows to unit length) and K_t the learner's updates before the row; the coin's probability
     is 1 when b_t + margin is 0 (only zero rows seen so far) or b_t overflowed.
 
+    BBQ (``query="bbq"``; Cesa-Bianchi, Gentile & Orabona 2009, "Robust bounds for
+    classification via selective sampling", ICML): no coin; the row is asked for iff
+    r_t = chi / (1 + chi) > t^-kappa, chi = x'^T A^-1 x' under the second-order Perceptron's
+    full correlation matrix A before the row (r_t = x'^T (A + x' x'^T)^-1 x', the variance
+    of its regularized least squares estimate on the row) and t the rows seen so far, this one
+    included. Directions the asked rows have not covered are asked; covered ones, less and
+    less as t grows. The learner is a ``SecondOrderPerceptron(covariance="full")``, by
+    default with ``update="every"`` (the paper's regularized least squares, which learns from
+    every asked row); with K classes (one-vs-rest) chi is the largest of the K learners'.
+    Smaller kappa, fewer labels (kappa = 0 asks for none: r_t < 1). The paper bounds the
+    labels asked by O(d t^kappa log t) and the regret against the Bayes-optimal margin under
+    a linear noise model; no bound is certified here.
+
     Expected mistake bound (the paper's Theorem 1, the Perceptron with fixed b): over any
     sequence of rows of norm at most R and any u, E[mistakes] <= (1 + R^2 / (2b)) L(u) +
     (2b + R^2)^2 ||u||^2 / (8b), L(u) the hinge losses max(0, 1 - y u . x) summed over the
@@ -100,13 +118,19 @@ class SelectiveSampler(Guarded):
         second-order learner: ``SecondOrderPerceptron`` (the paper's second-order selective
         sampler), ``AROW``, ``ConfidenceWeighted``, ``SCW``, ``NHERD``, ``NAROW`` (with K
         classes one-vs-rest, ``multi_class="ovr"``); its ``class_weight`` must be None.  A
-        copy is trained; None: ``Perceptron()``.
+        copy is trained; None: ``Perceptron()`` (with ``query="bbq"``:
+        ``SecondOrderPerceptron(covariance="full", update="every")``).
     b : float > 0, default=1.0
         The query parameter.
     adaptive : bool, default=False
         The adaptive variant (b scaled by X_t^2 sqrt(1 + K_t)).
     random_state : int >= 0, default=0
         The seed of the generator (its state is kept: later calls continue the stream).
+    query : {"margin", "bbq"}, default="margin"
+        The coin of Cesa-Bianchi, Gentile & Zaniboni, or BBQ's deterministic query (``b``,
+        ``adaptive`` and the generator unused).
+    kappa : float in [0, 1], default=0.5
+        BBQ's exponent (``query="bbq"``).
 
     Attributes
     ----------
@@ -128,6 +152,13 @@ class SelectiveSampler(Guarded):
     call is all or nothing), ``predict``, ``decision_function`` and the fitted attributes are
     shared reads.  Its ``learner_`` keeps its own lock.
 
+    Saving: ``save(file)`` writes the sampler to an ``.npz`` file that needs no pickle (its
+    parameters, the learner it trains with its whole state, the generator's state, the
+    adaptive variant's largest squared norm and its counts); ``mbcore.load(file)`` (or
+    ``SelectiveSampler.load(file)``) gives it back, checked, and the loaded sampler asks for
+    the same labels and predicts the same as the one that never stopped.  Pickling and
+    ``copy.deepcopy`` keep all of it too.
+
     Examples
     --------
     >>> from mbcore import Perceptron, SelectiveSampler
@@ -136,35 +167,52 @@ class SelectiveSampler(Guarded):
     >>> run = SelectiveSampler(Perceptron(), b=10.0).run_online(X[:4000], y[:4000])
     >>> run.labels_asked < 4000 // 2, run.mistakes < 1000
     (True, True)
+
+    Saved half-way, loaded, and continued: the same labels asked as in one run.
+
+    >>> import io, mbcore
+    >>> S = SelectiveSampler(Perceptron(), b=10.0)
+    >>> first = S.run_online(X[:2000], y[:2000])
+    >>> buf = io.BytesIO()
+    >>> S.save(buf)
+    >>> _ = buf.seek(0)
+    >>> again = mbcore.load(buf)
+    >>> rest = again.run_online(X[2000:4000], y[2000:4000])
+    >>> first.labels_asked + rest.labels_asked == run.labels_asked
+    True
     """
 
     _WRITES = Guarded._WRITES | {"run_online"}
 
-    def __init__(self, learner=None, b=1.0, adaptive=False, random_state=0):
+    _NAMES = ("learner", "b", "adaptive", "random_state", "query", "kappa")
+
+    def __init__(self, learner=None, b=1.0, adaptive=False, random_state=0, query="margin",
+                 kappa=0.5):
         self.learner = learner
         self.b = b
         self.adaptive = adaptive
         self.random_state = random_state
+        self.query = query
+        self.kappa = kappa
 
     # -- parameters -----------------------------------------------------------------------------
     def get_params(self, deep=True):
         """The constructor parameters, as a dict."""
-        return {"learner": self.learner, "b": self.b, "adaptive": self.adaptive,
-                "random_state": self.random_state}
+        return {k: getattr(self, k) for k in self._NAMES}
 
     def set_params(self, **params):
         """Set constructor parameters; returns self (they take effect at the next reset,
         ``mbcore.clone``, except ``b`` and ``adaptive``, read by every call)."""
         for k, v in params.items():
-            if k not in ("learner", "b", "adaptive", "random_state"):
+            if k not in self._NAMES:
                 raise ValueError(f"SelectiveSampler: invalid parameter {k!r}; valid parameters "
-                                 "are ['adaptive', 'b', 'learner', 'random_state']")
+                                 f"are {sorted(self._NAMES)}")
             setattr(self, k, v)
         return self
 
     def __repr__(self):
-        return (f"SelectiveSampler(learner={self.learner!r}, b={self.b!r}, "
-                f"adaptive={self.adaptive!r}, random_state={self.random_state!r})")
+        return "SelectiveSampler(" + ", ".join(f"{k}={getattr(self, k)!r}"
+                                               for k in self._NAMES) + ")"
 
     def _validate_params(self):
         L = self.learner
@@ -188,6 +236,25 @@ class SelectiveSampler(Guarded):
         if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or r < 0:
             raise ValueError(f"SelectiveSampler: parameter random_state must be an integer "
                              f">= 0, got {r!r}")
+        if self.query not in ("margin", "bbq"):
+            raise ValueError(f"SelectiveSampler: parameter query must be 'margin' or 'bbq', got "
+                             f"{self.query!r}")
+        k = self.kappa
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, float, np.integer,
+                                                                 np.floating)) \
+                or not 0 <= k <= 1:
+            raise ValueError(f"SelectiveSampler: parameter kappa must be a real in [0, 1], got "
+                             f"{k!r}")
+        if self.query == "bbq":
+            for L in (L, self.__dict__.get("_L")):      # (the parameter, the trained copy)
+                if L is not None and not (type(L) is SecondOrderPerceptron and
+                                          L.covariance == "full"):
+                    raise ValueError("SelectiveSampler: query='bbq' takes a "
+                                     "SecondOrderPerceptron with covariance='full' (its "
+                                     f"correlation matrix), got {L!r}")
+            if self.adaptive:
+                raise ValueError("SelectiveSampler: query='bbq' has no adaptive form; leave "
+                                 "adaptive False")
 
     def _inner(self):
         d = self.__dict__
@@ -198,12 +265,69 @@ class SelectiveSampler(Guarded):
             self._sel = np.zeros(4, dtype=np.int64)  # rows, asked, mistakes known, updates
         return self._L
 
+    # -- persistence (mbcore.persistence: the sampler is saved as a learner is) ---------------
+    # _STATE: attribute -> checker of its type (mbcore._state); the learner trained (_L) is a
+    # nested learner, checked by its own class when it is read.
+    _STATE = {"_L": lambda v: None if type(v) in _TAKES else (
+                  f"is a {type(v).__name__}, not one of {[c.__name__ for c in _TAKES]}"),
+              "_rng": arr(U8, 1), "_x2": arr(F8, 1), "_sel": arr(I8, 1)}
+    _DERIVED: frozenset = frozenset()
+    _FOREIGN_ATTRS = OnlineLearner._FOREIGN_ATTRS
+
+    @classmethod
+    def _get_param_names(cls):
+        return OnlineLearner._get_param_names.__func__(cls)
+
+    def _is_fitted(self):
+        L = self.__dict__.get("_L")
+        return L is not None and getattr(L, "classes_", None) is not None
+
+    def _check_state(self, st):
+        """A loaded state that no run of the sampler reaches raises StateError."""
+        o = "SelectiveSampler"
+        need(st["_L"]._is_fitted(), f"{o}: the learner it trains is not fitted")
+        need(getattr(st["_L"], "class_weight", None) is None,
+             f"{o}: the learner it trains has a class_weight")
+        shape(self, "_rng", (1,))
+        shape(self, "_x2", (1,))
+        shape(self, "_sel", (4,))
+        x2 = float(st["_x2"][0])
+        need(x2 >= 0.0, f"{o}: the largest squared norm _x2 is {x2!r}, not a number >= 0")
+        rows, asked, mistakes, updates = (int(v) for v in st["_sel"])
+        need(min(rows, asked, mistakes, updates) >= 0, f"{o}: a count in _sel is negative")
+        need(asked <= rows and mistakes <= rows and updates <= asked,
+             f"{o}: the counts [rows, labels asked, mistakes, updates] = {st['_sel'].tolist()}"
+             " do not hold together (labels asked and mistakes at most the rows, updates at "
+             "most the labels asked)")
+        need(rows > 0 or x2 == 0.0, f"{o}: _x2 is {x2!r} before any row was seen")
+
+    def save(self, file, *, compress=False):
+        """Save the sampler (parameters, the learner it trains, its generator and counts) to an
+        ``.npz`` file that needs no pickle; ``mbcore.load`` (or ``SelectiveSampler.load``)
+        gives it back, and the loaded sampler continues bit for bit like this one: the same
+        labels asked, the same predictions.  ``file`` is a path (written atomically) or a
+        binary file object; see :mod:`mbcore.persistence` for the format."""
+        _persistence.save(self, file, compress=compress)
+
+    @classmethod
+    def load(cls, file, *, max_bytes=None, max_meta_bytes=None):
+        """Load a sampler saved by ``save``; raises ``mbcore.persistence.FormatError`` (a
+        ValueError naming the file) for a file that is not a valid mbcore file, holds
+        something other than a SelectiveSampler, or whose state no run reaches."""
+        return _persistence.load(file, expected=cls, max_bytes=max_bytes,
+                                 max_meta_bytes=max_meta_bytes)
+
     # -- state ----------------------------------------------------------------------------------
     @property
     def base_learner(self):
-        """The learner a copy of which is trained: ``learner``, or ``Perceptron()`` (no state;
-        what it reads and how are the trained copy's)."""
-        return self.learner if self.learner is not None else Perceptron()
+        """The learner a copy of which is trained: ``learner``, or ``Perceptron()`` (with
+        ``query="bbq"``: the full second-order Perceptron updating on every asked row) (no
+        state; what it reads and how are the trained copy's)."""
+        if self.learner is not None:
+            return self.learner
+        if self.query == "bbq":
+            return SecondOrderPerceptron(covariance="full", update="every")
+        return Perceptron()
 
     @property
     def learner_(self):
@@ -265,10 +389,11 @@ class SelectiveSampler(Guarded):
         scores = np.zeros(n * K if multi else n)
         none = -1 if multi else 0           # (label0: no label given)
         start, label0 = 0, none
+        bbq = self._query_kwargs()
         while True:
             stop, status, bad = L._select_pass(batch, start, label0, yy, float(self.b),
                                                bool(self.adaptive), self._rng, self._x2,
-                                               self._sel, pred, asked, upd, scores)
+                                               self._sel, pred, asked, upd, scores, **bbq)
             if stop < 0:
                 if status in _BAD:
                     raise ValueError(f"SelectiveSampler: X has {_BAD[status]} in row {bad}")
@@ -288,6 +413,148 @@ class SelectiveSampler(Guarded):
             errors = np.where(asked.astype(bool), (pred != given).astype(np.float64), np.nan)
         return SelectiveRun(labels, asked, errors, upd, scores.reshape(n, K) if multi else scores)
 
+    # -- one example at a time, on dict features (mbcore.river.SelectiveSampler) ---------------
+    def _dict_row(self, x, classes):
+        """The learner's row of the dict ``x`` as a 1-row batch: a name not seen before is a new
+        column, zero in every earlier row, and the learner widens to it now (so its columns are
+        the names of every row predicted, in order of arrival: the matrix ``run_online`` would
+        be given).  The first row starts the learner with ``classes``.  (Under the write lock,
+        inside a Snapshot of the sampler: a failure takes the learner's start back; the new
+        columns are taken back by the second value returned, a function, or None.)"""
+        L = self._inner()
+        if not L._is_fitted():
+            idx = NameIndex([])
+            n = idx.fill(x, 0)
+            if n < 0:
+                raise _fill_error("SelectiveSampler", idx, n, x)
+            if n == 0:
+                raise ValueError(f"SelectiveSampler: the first example has no features "
+                                 f"(x = {x!r}); the learner needs at least one to start")
+            c0 = classes[0]
+            batch, _ = L._prepare(idx.view, np.asarray([c0], dtype=object)
+                                  if isinstance(c0, str) else [c0], classes)
+            L._feature_names = idx.names
+            L._one = _modes(idx, "grow")
+            return batch, None
+        idx = L._one_index(None)[0]
+        n0 = L.n_features_in_
+        n = idx.fill(x, 0)
+        if n < 0:
+            raise _fill_error("SelectiveSampler", idx, n, x)
+        undo = None
+        if n != n0:
+            grown = L._grow_features(n)
+            L._feature_names.extend(idx.names_from(n0))
+
+            def undo():
+                idx.truncate(n0)
+                grown()
+                del L._feature_names[n0:]
+        try:
+            return L._check_X_learn(idx.view, n), undo
+        except BaseException:
+            if undo is not None:
+                undo()
+            raise
+
+    def _one_buffers(self, L):
+        K = len(L.classes_)
+        multi = K >= 3
+        return (np.zeros(1, dtype=np.int32 if multi else np.int8), np.zeros(1, dtype=np.uint8),
+                np.zeros(1, dtype=np.uint8), np.zeros(K if multi else 1), -1 if multi else 0)
+
+    def _one_pass(self, L, batch, label0, bufs, rng=None, sel=None):
+        pred, asked, upd, scores, _ = bufs
+        stop, status, bad = L._select_pass(batch, 0, label0, None, float(self.b),
+                                           bool(self.adaptive),
+                                           self._rng if rng is None else rng, self._x2,
+                                           self._sel if sel is None else sel, pred, asked, upd,
+                                           scores, **self._query_kwargs())
+        if stop < 0:
+            if status in _BAD:
+                raise ValueError(f"SelectiveSampler: x has {_BAD[status]}")
+            raise row_error("SelectiveSampler", batch, bad, hint=L._OVERFLOW_HINT)
+        return stop
+
+    def _query_kwargs(self):
+        """The compiled pass's query arguments: BBQ's, or none (the coin)."""
+        return {"query": 1, "kappa": float(self.kappa)} if self.query == "bbq" else {}
+
+    def _label_of(self, L, code):
+        if len(L.classes_) >= 3:
+            v = L.classes_[code]
+        else:
+            v = L._labels(np.asarray([code > 0]))[0]
+        return v.item() if isinstance(v, np.generic) else v
+
+    def _one_call(self, x, classes, step):
+        """``step(L, batch)`` on the learner's row of ``x``, all or nothing: a call that raises
+        leaves the sampler, its learner (``step`` keeps the learner's own state: a Snapshot
+        where it changes it) and its generator as they were.  (A Snapshot of the sampler
+        copies more than the three small arrays that change here: this is the one-row path.)"""
+        self._validate_params()
+        with self.writing():
+            d = self.__dict__
+            started = d.get("_L") is not None and self._is_fitted()
+            kept = (self._rng.copy(), self._x2.copy(), self._sel.copy()) if started else None
+            undo = None
+            try:
+                batch, undo = self._dict_row(x, classes)
+                return step(self._L, batch)
+            except BaseException:
+                if undo is not None:
+                    undo()
+                if started:
+                    for a, k in zip((self._rng, self._x2, self._sel), kept):
+                        np.copyto(a, k)
+                else:
+                    for k in ("_L", "_rng", "_x2", "_sel"):
+                        d.pop(k, None)
+                raise
+
+    def _ask_one(self, x, classes):
+        """One row's prediction and coin (river's ``predict_one``): (label, asked, the
+        prediction's code), the row's draw made as the compiled pass makes it."""
+        def step(L, batch):
+            bufs = self._one_buffers(L)
+            stop = self._one_pass(L, batch, bufs[4], bufs)
+            code = int(bufs[0][0])
+            return self._label_of(L, code), stop == 0, code
+        return self._one_call(x, classes, step)
+
+    def _learn_one(self, x, y, classes, code, asked):
+        """Learn one row with its label (river's ``learn_one``): the learner's step, as the
+        compiled pass takes an asked row.  ``code``: the prediction made for the row by
+        ``_ask_one`` (None: the row was not predicted, so it is counted as a row now, its
+        prediction the learner's, no draw made); ``asked``: whether its coin asked (a label
+        given for a row the coin did not ask counts as a label asked)."""
+        def step(L, batch):
+            with Snapshot(L):
+                label = L._encode_y(np.asarray([y], dtype=object) if isinstance(y, str)
+                                    else [y], 1, L.classes_)
+                bufs = self._one_buffers(L)
+                if code is None:            # its prediction, with a copy of the generator
+                    self._one_pass(L, batch, bufs[4], bufs, self._rng.copy(),
+                                   self._sel.copy())
+                    self._sel[0] += 1
+                else:
+                    bufs[0][0] = code
+                if not asked:
+                    self._sel[1] += 1
+                self._one_pass(L, batch, int(label[0]), bufs)
+        self._one_call(x, classes, step)
+
+    # -- certificate (mbcore.certify) -----------------------------------------------------------
+    # the learners whose selective sampler Theorem 1 of the paper bounds (the Perceptron's
+    # update on a mistake, w += y x; its eta scales w, so the coin's b is b / eta)
+    _THEOREM_1 = (Perceptron,)
+
+    def _certificate(self, X, y, **options):
+        """``mbcore.certify(sampler, X, y, ...)``: fresh samplers run beside the expected
+        mistake bound (:func:`mbcore.certificates.selective.certify_selective`)."""
+        from .certificates.selective import certify_selective
+        return certify_selective(self, X, y, **options)
+
     # -- prediction -----------------------------------------------------------------------------
     def decision_function(self, X):
         """The learner's scores (no state change)."""
@@ -296,3 +563,6 @@ class SelectiveSampler(Guarded):
     def predict(self, X):
         """The learner's predictions (no state change)."""
         return self.learner_.predict(X)
+
+
+_persistence.register_wrapper(SelectiveSampler)

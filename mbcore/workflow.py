@@ -623,23 +623,32 @@ def ask_line(line):
 
 
 def evaluate_asking(sampler, source, *, format=None, chunk_size=CHUNK, classes=None,
-                    on_line=None, **options):
+                    on_line=None, override_reading=False, **options):
     """Progressive validation of a :class:`mbcore.SelectiveSampler` over a source: each row is
     predicted, its label asked for or not by the sampler's coin, and learned only when asked;
     the labels asked and the mistakes (on every row: the source holds every label) are
     reported at doubling row counts (1, 2, 4, ...) and at the end.  ``options`` are the
     reader's (as for :func:`evaluate_file`); an error about a row names the source's line.
-    Returns the report's lines, (examples, labels asked, mistakes) each."""
+    A fitted sampler (e.g. one loaded with :func:`mbcore.load`) continues its run: its
+    learner's width, and the reading its learner recorded (``reading_``, as for
+    :func:`evaluate_file`, ``override_reading`` included), are those of this source; the
+    learner records how the source was read.  Returns the report's lines, (examples, labels
+    asked, mistakes) each."""
     name = _readers.source_name(source, "evaluate_asking")
     # the file read as evaluate_file reads it for the same learner (one-based unless said or
     # declared, the recorded reading of a saved model's), but at a width known up front: the
     # sampler's learner does not grow with the stream, so a regular file gets the reader's
-    # first pass and a stream needs its width
-    base = sampler.base_learner
-    format, options, _ = reading_options("evaluate_asking", base, source, format, options)
+    # first pass (or the width of a warm-started learner) and a stream needs its width
+    with holding(sampler):
+        fitted = sampler._is_fitted()
+        learner = sampler.learner_ if fitted else sampler.base_learner
+    format, options, reading = reading_options("evaluate_asking", learner, source, format,
+                                               options, override_reading)
     if format == "svmlight":
         options = dict(options)
         options.setdefault("zero_based", False)
+        if options.get("n_features") is None and fitted:
+            options["n_features"] = learner.n_features_in_
         if options.get("n_features") is None and (_readers.is_file_object(source) or
                                                   not os.path.isfile(source)):
             raise ValueError(f"evaluate_asking: {name} is a stream, which the selective run "
@@ -679,6 +688,8 @@ def evaluate_asking(sampler, source, *, format=None, chunk_size=CHUNK, classes=N
         lines_out.append(line)
         if on_line is not None:
             on_line(line)
+    if n:
+        _record_reading(sampler.learner_, reading)
     return lines_out
 
 

@@ -71,6 +71,8 @@ cdef struct SOCtx:
     Py_ssize_t d
     Py_ssize_t D        # d, or d + 1 with an intercept (the last coordinate)
     long long* counts   # [rows seen, mistakes, updates]
+    double chi          # the last row's x' Sigma x' (the full second-order Perceptron's, for
+                        # BBQ's query; set by dual_row)
 
 
 cdef inline void cw_cov(double alpha, double v, double phi, double* beta,

@@ -3,7 +3,7 @@
 passes of ``mbcore.selective`` (the twin: ``mbref.selective``).  Only inline functions and a
 struct: nothing here exists at run time as a module."""
 
-from libc.math cimport sqrt, INFINITY
+from libc.math cimport sqrt, pow, INFINITY
 
 from ._rng cimport splitmix_uniform
 
@@ -14,6 +14,8 @@ cdef struct SelCtx:
     unsigned long long* rng     # the generator's state (one word)
     double* x2                  # the largest ||x'||^2 seen (adaptive)
     long long* counts           # [rows seen, labels asked, mistakes where known, updates]
+    int query                   # 0: the coin (CBGZ 2006); 1: BBQ's threshold (CBGO 2009)
+    double kappa                # BBQ's exponent: ask iff r_t > t^-kappa
 
 
 cdef inline void select_init(SelCtx* sc, double b, bint adaptive, unsigned long long* rng,
@@ -24,6 +26,8 @@ cdef inline void select_init(SelCtx* sc, double b, bint adaptive, unsigned long 
     sc.rng = rng
     sc.x2 = x2
     sc.counts = counts
+    sc.query = 0
+    sc.kappa = 0.0
 
 
 cdef inline bint select_coin(SelCtx* sc, double margin, double sq,
@@ -45,3 +49,12 @@ cdef inline bint select_coin(SelCtx* sc, double margin, double sq,
         splitmix_uniform(sc.rng)
         return True
     return splitmix_uniform(sc.rng) < b / (b + margin)
+
+
+cdef inline bint select_bbq(SelCtx* sc, double chi) noexcept nogil:
+    """One row's query by BBQ's rule (Cesa-Bianchi, Gentile & Orabona 2009): with
+    chi = x'^T A^-1 x' (A the learner's correlation matrix before the row, chi >= 0),
+    r_t = chi / (1 + chi) = x'^T (A + x' x'^T)^-1 x'; ask iff r_t > t^-kappa, t the rows seen
+    so far this one included (1, 2, ...).  Deterministic: no draw.  Counts the row."""
+    sc.counts[0] += 1
+    return chi / (1.0 + chi) > pow(<double>sc.counts[0], -sc.kappa)

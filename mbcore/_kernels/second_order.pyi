@@ -26,7 +26,8 @@ def so_select_pass(rule: int, full: bool, intercept: bool, tie_pos: bool, p0: fl
                    rng: NDArray[np.uint64], x2: NDArray[np.float64], sel: NDArray[np.int64],
                    pred: NDArray[np.int8], asked: NDArray[np.uint8], upd: NDArray[np.uint8],
                    check: bool = ..., scores: Optional[NDArray[np.float64]] = ...,
-                   V: Optional[NDArray[np.float64]] = ...) -> Tuple[int, int, int]: ...
+                   V: Optional[NDArray[np.float64]] = ..., query: int = ...,
+                   kappa: float = ...) -> Tuple[int, int, int]: ...
 def so_ovr_select_pass(rule: int, full: bool, intercept: bool, tie_pos: bool, p0: float,
                        p1: float, floor: float, W: NDArray[np.float64], S: NDArray[np.float64],
                        d: int, K: int, counts: NDArray[np.int64], X: _Rows, start: int,
@@ -35,7 +36,8 @@ def so_ovr_select_pass(rule: int, full: bool, intercept: bool, tie_pos: bool, p0
                        sel: NDArray[np.int64], pred: NDArray[np.int32],
                        asked: NDArray[np.uint8], upd: NDArray[np.uint8], check: bool = ...,
                        scores: Optional[NDArray[np.float64]] = ...,
-                       V: Optional[NDArray[np.float64]] = ...) -> Tuple[int, int, int]: ...
+                       V: Optional[NDArray[np.float64]] = ..., query: int = ...,
+                       kappa: float = ...) -> Tuple[int, int, int]: ...
 def so_mc_pass(rule: int, intercept: bool, p0: float, p1: float, floor: float, K: int,
                W: NDArray[np.float64], S: NDArray[np.float64], d: int,
                counts: NDArray[np.int64], X: _Rows, y: NDArray[np.int32],

@@ -26,7 +26,7 @@ from ._covariance cimport (AROW, CW, SCW1, SCW2, NHERD, NAROW, SOP, N_SO_RULES, 
                            nonfinite_bits, gather_nz, diag_step, diag_v, full_uv,
                            full_downdate, full_step, score_of, diag_score_conf,
                            mb_so_sop_d, mb_so_sop_f, mb_so_simd_init, mb_so_simd_level)
-from ._select cimport SelCtx, select_coin, select_init
+from ._select cimport SelCtx, select_bbq, select_coin, select_init
 
 
 cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssize_t n,
@@ -151,6 +151,7 @@ cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssiz
             s = diag_score_conf(c, x, xi, n, &chi)
         if not isfinite(chi):
             return -1
+        c.chi = chi
         if c.rule == SOP:
             f[0] = s / (1.0 + chi)
         else:
@@ -163,8 +164,8 @@ cdef inline int dual_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssiz
                 f[0] = s
     if not isfinite(f[0]):
         return -1
-    if c.rule == SOP:
-        if sign_of(f[0], c.tie_pos) == y or wi == 0.0:
+    if c.rule == SOP:       # p1 = 1: update="every" (on every row, the RLS classifier)
+        if (c.p1 == 0.0 and sign_of(f[0], c.tie_pos) == y) or wi == 0.0:
             return 0
     elif not y * f[0] < 1.0 or wi == 0.0:
         return 0
@@ -280,7 +281,10 @@ cdef Py_ssize_t so_select_impl(SOCtx* c, SelCtx* sc, const floating* val, const 
             sq = 0.0
             if sc.adaptive:
                 sq = sumsq_vals(x, n) + (1.0 if c.intercept else 0.0)
-            ask = select_coin(sc, fabs(f), sq, c.counts[2])
+            if sc.query:
+                ask = select_bbq(sc, c.chi)
+            else:
+                ask = select_coin(sc, fabs(f), sq, c.counts[2])
             pred[i] = <signed char>pr
             asked[i] = ask
             upd[i] = 0
@@ -326,7 +330,7 @@ cdef Py_ssize_t so_ovr_select_impl(SOCtx* c, SelCtx* sc, Py_ssize_t K, Py_ssize_
     cdef Py_ssize_t i, n, k, D = c.D
     cdef const floating* x
     cdef const index_t* xi
-    cdef double f = 0.0, top, second, sq
+    cdef double f = 0.0, top, second, sq, chi
     cdef int pr = 0, r, rk, code, yi
     cdef bint ask
     for i in range(start, n_rows):
@@ -342,6 +346,7 @@ cdef Py_ssize_t so_ovr_select_impl(SOCtx* c, SelCtx* sc, Py_ssize_t K, Py_ssize_
         else:
             top = -INFINITY
             second = -INFINITY
+            chi = 0.0
             for k in range(K):
                 c.w, c.S = W + k * D, S + k * size
                 c.V = V + k * D if V != NULL else NULL
@@ -351,6 +356,8 @@ cdef Py_ssize_t so_ovr_select_impl(SOCtx* c, SelCtx* sc, Py_ssize_t K, Py_ssize_
                     return -1
                 if scores != NULL:
                     scores[i * K + k] = f
+                if c.chi > chi:
+                    chi = c.chi
                 if k == 0 or f > top:
                     if k > 0:
                         second = top
@@ -361,7 +368,10 @@ cdef Py_ssize_t so_ovr_select_impl(SOCtx* c, SelCtx* sc, Py_ssize_t K, Py_ssize_
             sq = 0.0
             if sc.adaptive:
                 sq = sumsq_vals(x, n) + (1.0 if c.intercept else 0.0)
-            ask = select_coin(sc, top - second, sq, c.counts[2])
+            if sc.query:
+                ask = select_bbq(sc, chi)     # (the largest of the K learners' chi)
+            else:
+                ask = select_coin(sc, top - second, sq, c.counts[2])
             pred[i] = pr
             asked[i] = ask
             upd[i] = 0
@@ -684,6 +694,7 @@ cdef SOCtx make_ctx(int rule, bint full, bint intercept, bint tie_pos, double p0
     c.d = d
     c.D = D
     c.counts = &counts[0]
+    c.chi = 0.0
     return c
 
 
@@ -753,10 +764,12 @@ def so_select_pass(int rule, bint full, bint intercept, bint tie_pos, double p0,
                    const signed char[::1] y, double b, bint adaptive,
                    unsigned long long[::1] rng, double[::1] x2, long long[::1] sel,
                    signed char[::1] pred, unsigned char[::1] asked, unsigned char[::1] upd,
-                   bint check=True, double[::1] scores=None, double[::1] V=None):
+                   bint check=True, double[::1] scores=None, double[::1] V=None,
+                   int query=0, double kappa=0.0):
     """Selective sampling around a binary second-order learner (so_select_impl): the state
-    arguments as so_pass's, the rest as linear.lin_select_pass's.  Returns (stop, status,
-    bad_row); on a bad row the state is as before the call."""
+    arguments as so_pass's, the rest as linear.lin_select_pass's; query 1 (the full
+    second-order Perceptron only): BBQ's query with exponent kappa instead of the coin.
+    Returns (stop, status, bad_row); on a bad row the state is as before the call."""
     cdef SOCtx c = make_ctx(rule, full, intercept, tie_pos, p0, p1, floor, w, S, d, counts, 1)
     cdef SelCtx sc
     cdef Rows r
@@ -784,6 +797,12 @@ def so_select_pass(int rule, bint full, bint intercept, bint tie_pos, double p0,
     if scores is not None:
         fp = &scores[0]
     select_init(&sc, b, adaptive, &rng[0], &x2[0], &sel[0])
+    if query:
+        if not (rule == SOP and full and not adaptive and 0.0 <= kappa <= 1.0):
+            raise ValueError("second_order: BBQ's query takes the full second-order "
+                             "Perceptron, no adaptive b and kappa in [0, 1]")
+        sc.query = 1
+        sc.kappa = kappa
     bad[0] = -1
     bad[1] = OK
     cdef Kept kept
@@ -805,7 +824,8 @@ def so_ovr_select_pass(int rule, bint full, bint intercept, bint tie_pos, double
                        const int[::1] y, double b, bint adaptive, unsigned long long[::1] rng,
                        double[::1] x2, long long[::1] sel, int[::1] pred,
                        unsigned char[::1] asked, unsigned char[::1] upd, bint check=True,
-                       double[::1] scores=None, double[::1] V=None):
+                       double[::1] scores=None, double[::1] V=None, int query=0,
+                       double kappa=0.0):
     """Selective sampling around a one-vs-rest second-order learner with K classes
     (so_ovr_select_impl): W, S (and V) hold the K learners' arrays one after the other; y the
     class indices, or None; label0 >= 0 the class index of row ``start`` (-1 for none);
@@ -838,6 +858,12 @@ def so_ovr_select_pass(int rule, bint full, bint intercept, bint tie_pos, double
     if scores is not None:
         fp = &scores[0]
     select_init(&sc, b, adaptive, &rng[0], &x2[0], &sel[0])
+    if query:
+        if not (rule == SOP and full and not adaptive and 0.0 <= kappa <= 1.0):
+            raise ValueError("second_order: BBQ's query takes the full second-order "
+                             "Perceptron, no adaptive b and kappa in [0, 1]")
+        sc.query = 1
+        sc.kappa = kappa
     bad[0] = -1
     bad[1] = OK
     cdef Kept kept

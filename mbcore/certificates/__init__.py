@@ -10,7 +10,8 @@ it, so the theorem says nothing).  A run that exceeds a bound whose assumptions 
 is a bug in mbcore, and :func:`certify` raises :class:`BoundViolationError` saying so.
 
 The rules live with their family (``additive``, ``winnow``, ``experts``, ``finite``: Boolean
-learners and version spaces; ``second_order``: AROW, the second-order Perceptron, ALMA) and
+learners and version spaces; ``second_order``: AROW, the second-order Perceptron, ALMA; ``budget``: the Forgetron and the
+Projectrons) and
 register themselves, by the bound names the classes declare, with the decorator
 ``rule(name, k_classes=...)``; the margin searches they run are those of :mod:`mbcore.margins`.
 What they share (``Certificate``, ``BoundViolationError``, the statuses, the context a rule
@@ -28,7 +29,7 @@ from ._core import (TRUSTED, UNVERIFIED, VERIFIED, VIOLATED, BoundViolationError
                     Context, Rule, find_rule, n_classes, rule)
 from ._core import _RULES  # noqa: F401  (the registry, by bound name)
 # the families' rules, registered as their modules are imported
-from . import additive, experts, finite, second_order, winnow  # noqa: F401
+from . import additive, budget, experts, finite, second_order, winnow  # noqa: F401
 from .. import _tags
 
 if set(_RULES) != set(_tags.BOUNDS):      # a bound a class may declare has a rule, and back
@@ -153,6 +154,12 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
     >>> cert.observed <= cert.bound
     True
     """
+    # a learner with a certificate of its own (mbcore.SelectiveSampler: a bound on the
+    # expected mistakes) makes it through its hook _certificate()
+    own = getattr(learner, "_certificate", None)
+    if own is not None:
+        return own(X, y, classes=classes, passes=passes, u=u, gamma=gamma, tol=tol,
+                   max_iter=max_iter, **fit_params)
     passes = params.integer("certify", "passes", passes, 1)
     fresh = clone(learner)
     runs = [run_online(fresh, X, y, classes, **fit_params)]

@@ -8,6 +8,8 @@ from typing import Any, Dict, NamedTuple, Optional
 
 import numpy as np
 
+from .._validation import is_sparse, sparse_to_dense
+
 VERIFIED, TRUSTED, UNVERIFIED, VIOLATED = "verified", "trusted", "unverified", "violated"
 
 
@@ -235,3 +237,43 @@ def tightest(cert, options):
     name, value, source = ranked[0]
     cert.set_bound(name, value, source)
     cert.alternatives.extend((n, v) for n, v, _ in ranked[1:])
+
+
+# -- kernel learners: the Gram matrix of the rows -----------------------------------------------
+
+def _dense(L, X):
+    """X as a dense float64 array (a sparse X's structure checked before it is read)."""
+    if is_sparse(X):
+        return sparse_to_dense(type(L).__name__, X)
+    return np.asarray(X, dtype=np.float64)
+
+
+def gram(L, X):
+    """The kernel matrix K(x_s, x_t) of the rows under a kernel learner's kernel (its kernel,
+    degree, gamma, coef0)."""
+    A = _dense(L, X)
+    kind, deg, g, c0 = L.kernel, int(L.degree), _kernel_gamma(L, A.shape[1]), float(L.coef0)
+    dots = A @ A.T
+    if kind == "linear":
+        return dots
+    if kind == "poly":
+        return (g * dots + c0) ** deg
+    sq = np.einsum("ij,ij->i", A, A)
+    return np.exp(-g * np.maximum(sq[:, None] + sq[None, :] - 2.0 * dots, 0.0))
+
+
+def _kernel_gamma(L, d):
+    """The kernel's gamma: the fitted one, else the parameter, else its default 1/d."""
+    g = getattr(L, "gamma_", None)
+    return float(g if g is not None else L.gamma if L.gamma is not None else 1.0 / d)
+
+
+def gram_diag(L, X):
+    """K(x_t, x_t) for every row."""
+    A = _dense(L, X)
+    sq = np.einsum("ij,ij->i", A, A)
+    if L.kernel == "linear":
+        return sq
+    if L.kernel == "poly":
+        return (_kernel_gamma(L, A.shape[1]) * sq + float(L.coef0)) ** int(L.degree)
+    return np.ones_like(sq)

@@ -11,13 +11,13 @@ import numpy as np
 from .. import _params as params
 from .._messages import spell
 from .._rows import CSR, check_rows, row_sqnorms
-from .._validation import is_sparse, sparse_to_dense
 from ..bounds import (kernel_perceptron_bound, margin_perceptron_bound,
                       multiclass_margin_perceptron_bound, multiclass_perceptron_bound, ovr_bound,
                       td_bound)
 from ..margins import (KESLER_MAX, best_margin, kernel_kesler_margin, margin, multiclass_margin,
                        multiclass_search, radius, search_margin, total_distance)
-from ._core import TRUSTED, UNVERIFIED, VERIFIED, VIOLATED, Certificate, rule, tightest
+from ._core import (TRUSTED, UNVERIFIED, VERIFIED, VIOLATED, Certificate, gram, gram_diag, rule,
+                    tightest)
 
 _SQRT2 = math.sqrt(2.0)
 
@@ -142,42 +142,6 @@ def _margin_perceptron(cert, ctx):
                    "Balcan lecture 3, Theorem 2")
 
 
-def _dense(L, X):
-    """X as a dense float64 array (a sparse X's structure checked before it is read)."""
-    if is_sparse(X):
-        return sparse_to_dense(type(L).__name__, X)
-    return np.asarray(X, dtype=np.float64)
-
-
-def _gram(L, X):
-    A = _dense(L, X)
-    kind, deg, g, c0 = L.kernel, int(L.degree), _kernel_gamma(L, A.shape[1]), float(L.coef0)
-    dots = A @ A.T
-    if kind == "linear":
-        return dots
-    if kind == "poly":
-        return (g * dots + c0) ** deg
-    sq = np.einsum("ij,ij->i", A, A)
-    return np.exp(-g * np.maximum(sq[:, None] + sq[None, :] - 2.0 * dots, 0.0))
-
-
-def _kernel_gamma(L, d):
-    """The kernel's gamma: the fitted one, else the parameter, else its default 1/d."""
-    g = getattr(L, "gamma_", None)
-    return float(g if g is not None else L.gamma if L.gamma is not None else 1.0 / d)
-
-
-def _gram_diag(L, X):
-    """K(x_t, x_t) for every row."""
-    A = _dense(L, X)
-    sq = np.einsum("ij,ij->i", A, A)
-    if L.kernel == "linear":
-        return sq
-    if L.kernel == "poly":
-        return (_kernel_gamma(L, A.shape[1]) * sq + float(L.coef0)) ** int(L.degree)
-    return np.ones_like(sq)
-
-
 @rule("kernel perceptron")
 def _kernel_perceptron(cert, ctx):
     L = ctx.L
@@ -194,7 +158,7 @@ def _kernel_perceptron(cert, ctx):
                       + spell("gamma", "--margin GAMMA (a margin in feature space, trusted)"))
         return
     else:
-        K = _gram(L, ctx.X)
+        K = gram(L, ctx.X)
         r = best_margin(None, ctx.signs(), tol=ctx.tol, max_iter=ctx.max_iter, gram=K)
         g = r.gamma
         cert.quantities["gamma_upper"] = r.upper
@@ -205,7 +169,7 @@ def _kernel_perceptron(cert, ctx):
             return
         cert.assume("a unit f in feature space (found by best_margin) has margin gamma > 0",
                     VERIFIED)
-    R2 = float(np.max(_gram_diag(L, ctx.X) if K is None else np.diag(K)))
+    R2 = float(np.max(gram_diag(L, ctx.X) if K is None else np.diag(K)))
     cert.quantities.update(R2=R2, gamma=g)
     cert.set_bound("kernel Perceptron R2/gamma^2", kernel_perceptron_bound(R2, g),
                    "Kakade lecture 9 (kernelized Perceptron)")
@@ -459,7 +423,7 @@ def _multiclass_kernel(cert, ctx):
                 "learner)", VERIFIED)
     if ctx.gamma is not None:
         g = params.positive("certify", "gamma", ctx.gamma)
-        R2 = float(np.max(_gram_diag(L, ctx.X)))
+        R2 = float(np.max(gram_diag(L, ctx.X)))
         cert.assume("some U of unit norm in feature space has multi-class margin gamma (given)",
                     TRUSTED)
     elif n * (K - 1) > KESLER_MAX:
@@ -469,7 +433,7 @@ def _multiclass_kernel(cert, ctx):
                               "trusted)"))
         return
     else:
-        G = _gram(L, ctx.X)
+        G = gram(L, ctx.X)
         R2 = float(np.max(np.diag(G)))
         r = kernel_kesler_margin(G, ctx.y, L.classes_, ctx.tol, ctx.max_iter)
         g = r.gamma

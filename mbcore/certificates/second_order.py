@@ -178,6 +178,14 @@ def _second_order_perceptron(cert, ctx):
     L = ctx.L
     if not _full_form(cert, L, _SOP_DIAGONAL):
         return
+    every = getattr(L, "update", "mistakes") == "every"
+    cert.assume("the steps are on the mistakes only (update='mistakes': the theorem's rule)",
+                VIOLATED if every else VERIFIED)
+    if every:
+        cert.no_bound("update='every' steps on every row, right or wrong (the regularized least "
+                      "squares classifier); Cesa-Bianchi, Conconi & Gentile's bound is for the "
+                      "steps on mistakes: use update='mistakes' for one")
+        return
     V = _view(L, ctx.X)
     n, D = V.shape
     yy = ctx.signs()

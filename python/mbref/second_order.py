@@ -718,6 +718,11 @@ class SecondOrderPerceptron(_Dual):
     M <= D_gamma(u) / gamma + (1 / gamma) sqrt((a ||u||^2 + u^T X_M X_M^T u)
     sum_i ln(1 + lambda_i / a)).
 
+    ``update="every"``: the step is taken on every row (right or wrong, with a non-zero
+    weight): theta += y x' and A += x' x'^T on each, the regularized least squares classifier
+    of Vovk, Azoury & Warmuth that BBQ (Cesa-Bianchi, Gentile & Orabona 2009) runs; the
+    bound above is not claimed for it.
+
     Parameters
     ----------
     a : float > 0, default 1.0
@@ -726,17 +731,23 @@ class SecondOrderPerceptron(_Dual):
     covariance, tie, fit_intercept, max_epochs, n_jobs : as AROW.
     multi_class : {"ovr", "multiclass"}, default "ovr"
         K >= 3 classes: one-vs-rest ("multiclass" is refused).
+    update : {"mistakes", "every"}, default "mistakes"
     """
 
     def __init__(self, a=1.0, covariance="diagonal", tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="ovr", n_jobs=None):
+                 max_epochs=100, multi_class="ovr", n_jobs=None, update="mistakes"):
         self.a = a
+        self.update = update
         self.covariance = covariance
         self.tie = tie
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs        # (checked, no effect: the twin's pass is sequential)
+
+    def _validate_params(self):
+        super()._validate_params()
+        _check_choice(self._owner, "update", self.update, ("mistakes", "every"))
 
     def _cov0(self):
         # full: Sigma_0 = (1/a) I; diagonal: A's diagonal, a
@@ -762,7 +773,7 @@ class SecondOrderPerceptron(_Dual):
         if not math.isfinite(f) or (chi is not None and not math.isfinite(chi)):
             raise self._row_error(i)
         p = self._sign(f)
-        if p == y or self._weight(i) == 0.0:
+        if (p == y and self.update == "mistakes") or self._weight(i) == 0.0:
             return f, False
         ok = self._add_theta(V, y, x)
         if self._full():

@@ -20,6 +20,15 @@ largest squared norm of a row seen so far (this one included; the rows as the le
 them: the intercept's 1 included) and K_t the learner's updates before the row.  The coin's
 probability is 1 when b_t + margin is 0 (only zero rows seen so far) or b_t overflowed.
 
+``query="bbq"`` is BBQ (Cesa-Bianchi, Gentile & Orabona 2009, "Robust bounds for
+classification via selective sampling"): around the second-order Perceptron with the full
+correlation matrix A (``covariance="full"``; ``update="every"`` makes it the paper's regularized
+least squares), the row is asked for iff r_t = chi / (1 + chi) > t^-kappa, with
+chi = x'^T A^-1 x' (A before the row: r_t = x'^T (A + x' x'^T)^-1 x') and t the rows seen so far,
+this one included (1, 2, ...; ``pow(t, -kappa)``); with K >= 3 classes (one-vs-rest) chi is the
+largest of the K learners'.  No coin: the generator is not drawn from; b and adaptive are not
+used (adaptive must be False).
+
 Labels: an array-like as for ``partial_fit`` (a simulation: only the asked labels are learned
 from, every row's mistake is counted), or a callable ``y(i)`` returning the label of row i of
 this call, called for the asked rows only (the other rows' mistakes are unknown).
@@ -69,11 +78,14 @@ class SelectiveSampler:
     """Selective sampling around a binary linear learner (twin of
     ``mbcore.SelectiveSampler``)."""
 
-    def __init__(self, learner=None, b=1.0, adaptive=False, random_state=0):
+    def __init__(self, learner=None, b=1.0, adaptive=False, random_state=0, query="margin",
+                 kappa=0.5):
         self.learner = learner
         self.b = b
         self.adaptive = adaptive
         self.random_state = random_state
+        self.query = query
+        self.kappa = kappa
 
     # -- parameters ---------------------------------------------------------------------------
     def _validate_params(self):
@@ -96,10 +108,27 @@ class SelectiveSampler:
         if isinstance(r, bool) or not isinstance(r, int) or r < 0:
             raise ValueError(f"{own}: parameter random_state must be an integer >= 0, got "
                              f"{r!r}")
+        if self.query not in ("margin", "bbq"):
+            raise ValueError(f"{own}: parameter query must be 'margin' or 'bbq', got "
+                             f"{self.query!r}")
+        k = self.kappa
+        if isinstance(k, bool) or not isinstance(k, (int, float)) or not 0 <= k <= 1:
+            raise ValueError(f"{own}: parameter kappa must be a real in [0, 1], got {k!r}")
+        if self.query == "bbq":
+            for L in (L, self.__dict__.get("_L")):      # (the parameter, the trained copy)
+                if L is not None and not (type(L) is SecondOrderPerceptron and
+                                          L.covariance == "full"):
+                    raise ValueError(f"{own}: query='bbq' takes a SecondOrderPerceptron with "
+                                     f"covariance='full' (its correlation matrix), got {L!r}")
+            if self.adaptive:
+                raise ValueError(f"{own}: query='bbq' has no adaptive form; leave adaptive "
+                                 "False")
 
     def _inner(self):
         if "_L" not in self.__dict__:
-            self._L = copy.deepcopy(self.learner) if self.learner is not None else Perceptron()
+            self._L = copy.deepcopy(self.learner) if self.learner is not None else (
+                SecondOrderPerceptron(covariance="full", update="every")
+                if self.query == "bbq" else Perceptron())
             self._rng = SplitMix64(self.random_state)
             self._x2 = 0.0
             self.n_seen_ = 0
@@ -189,6 +218,12 @@ class SelectiveSampler:
                              "overflowed); the learner was left as before the call")
         return L._sign(s), abs(s)
 
+    def _chi(self, L, x, multi):
+        """BBQ's chi = x'^T A^-1 x' (the largest of the K learners' with K >= 3 classes)."""
+        if multi:
+            return max(L._predictive(L._slot(k), x)[2] for k in range(L._K))
+        return L._predictive(L._slot(), x)[2]
+
     def _rows(self, L, rows, yy, ask_fn, cl):
         own = type(self).__name__
         multi = len(cl) >= 3
@@ -198,13 +233,17 @@ class SelectiveSampler:
         L._sw = None
         for i, x in enumerate(rows):
             p, margin = self._margin(L, x, i, multi)
-            b = self.b
-            if self.adaptive:
-                self._x2 = max(self._x2, self._sqnorm(L, x))
-                b = b * self._x2 * math.sqrt(1.0 + L.updates_)
-            u0 = self._rng.uniform()
-            # (b_t + margin = 0: only zero rows seen, adaptive; b_t infinite: ask)
-            ask = True if (b == math.inf or b + margin == 0.0) else u0 < b / (b + margin)
+            if self.query == "bbq":
+                chi = self._chi(L, x, multi)
+                ask = chi / (1.0 + chi) > math.pow(float(self.n_seen_ + 1), -float(self.kappa))
+            else:
+                b = self.b
+                if self.adaptive:
+                    self._x2 = max(self._x2, self._sqnorm(L, x))
+                    b = b * self._x2 * math.sqrt(1.0 + L.updates_)
+                u0 = self._rng.uniform()
+                # (b_t + margin = 0: only zero rows seen, adaptive; b_t infinite: ask)
+                ask = True if (b == math.inf or b + margin == 0.0) else u0 < b / (b + margin)
             u = False
             if ask:
                 if ask_fn is not None:
