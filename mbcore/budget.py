@@ -433,7 +433,8 @@ class Forgetron(_BudgetKernel):
     Mistake bound (the paper's theorem for the self-tuned Forgetron): if K(x_t, x_t) <= 1 on
     every row and budget >= 83, then for every g of the kernel's space with
     ||g|| <= U = (1/4) sqrt((budget + 1) / ln(budget + 1)),
-    M <= 2 ||g||^2 + 4 sum_t max(0, 1 - y_t g(x_t)).
+    M <= 2 ||g||^2 + 4 sum_t max(0, 1 - y_t g(x_t)).  As code:
+    :func:`mbcore.bounds.forgetron_bound`; :func:`mbcore.certify` checks it.
 
     Parameters
     ----------
@@ -455,9 +456,7 @@ class Forgetron(_BudgetKernel):
     """)
 
     _RULE = 2
-    _TAGS = tags(no_bound="certify checks none for Forgetron yet (its paper, Dekel, "
-                          "Shalev-Shwartz & Singer, SIAM J. Computing 2008, proves a mistake "
-                          "bound for budget >= 83 against competitors of bounded norm)")
+    _TAGS = tags(bound="forgetron", multi_bound="one-vs-rest")
     _STATE = dict(_BudgetKernel._STATE, _lab=arr("|i1", 1), _Q=arr(F8, 1))
 
     @classmethod
@@ -533,6 +532,8 @@ class Projectron(_BudgetKernel):
     for every g of the kernel's space with eta ||g|| < 1,
     M <= ||g||^2 / (1 - eta ||g||)^2 + 2 L / (1 - eta ||g||), L = sum_t max(0, 1 - y_t g(x_t)).
     With a budget, eta is to be replaced by the largest delta of the run's projected mistakes.
+    As code: :func:`mbcore.bounds.projectron_bound`; :func:`mbcore.certify` checks it (without
+    a budget).
 
     eta is compared with the distance delta (the paper's delta_t); DOGMA's code compares the
     squared distance with eta.
@@ -559,9 +560,7 @@ class Projectron(_BudgetKernel):
 
     _RULE = 3
     _REFIT_PARAMS = ("kernel", "degree", "gamma", "coef0")
-    _TAGS = tags(no_bound="certify checks none for Projectron yet (its paper, Orabona, Keshet "
-                          "& Caputo, JMLR 2009, proves a mistake bound through eta against "
-                          "competitors of norm below 1/eta)")
+    _TAGS = tags(bound="projectron", multi_bound="one-vs-rest")
     _PARAMETERS = {"budget": _BUDGET_OR_NONE, "eta": Real(0, low_inclusive=True)}
     _STATE = dict(_BudgetKernel._STATE, _kinv=arr(F8, 1), _kernel_fitted=_fitted_kernel)
 
@@ -635,9 +634,6 @@ class ProjectronPP(Projectron):
     """)
 
     _RULE = 4
-    _TAGS = tags(no_bound="certify checks none for ProjectronPP yet (its paper, Orabona, "
-                          "Keshet & Caputo, JMLR 2009, proves a mistake bound through eta "
-                          "against competitors of norm below 1/eta)")
 
     @classmethod
     def _unit_test_params(cls):
