@@ -69,3 +69,51 @@ def test_the_projectrons_stay_within_their_bound(cls):
     p = getattr(mbref.budget, cls)(eta=0.1, gamma=0.5)
     p.partial_fit(X.tolist(), y.tolist())
     assert p.mistakes_ <= projectron_bound(0.1, gn, hinge=L)
+
+
+# -- certify, on the compiled learners ----------------------------------------------------------
+
+def test_certify_checks_the_forgetron_and_the_bound_holds():
+    from mbcore import Forgetron, certify
+    X, y, _, _ = _stream(1.0, n=300, seed=3)
+    cert = certify(Forgetron(budget=90, gamma=0.5), X, y)
+    assert cert.bound is not None and cert.verified and cert.holds
+    assert cert.observed <= cert.bound
+    # the claimed bound is the function's at the certificate's own g: no looser, no tighter
+    q = cert.quantities
+    assert q["g_norm"] <= forgetron_norm_cap(90)
+    assert cert.bound == pytest.approx(forgetron_bound(q["g_norm"], q["hinge"], 90))
+    # the scale search: no worse than g = 0 (the bound 4 n) nor than the cap's scale
+    assert cert.bound <= 4 * len(y) and q["g_norm"] > 0
+
+
+def test_certify_refuses_the_forgetron_below_83_and_a_projectron_with_a_budget():
+    from mbcore import Forgetron, Projectron, certify
+    X, y, _, _ = _stream(1.0, n=100, seed=4)
+    for learner, word in ((Forgetron(budget=50, gamma=0.5), "83"),
+                          (Projectron(budget=20, eta=0.1, gamma=0.5), "budget=None")):
+        cert = certify(learner, X, y)
+        assert cert.bound is None and word in cert.summary(), cert.summary()
+
+
+def test_certify_checks_the_projectrons_and_refuses_kernel_values_above_one():
+    from mbcore import Projectron, ProjectronPP, certify
+    X, y, _, _ = _stream(3.0, n=300, seed=5)
+    for cls in (Projectron, ProjectronPP):
+        cert = certify(cls(eta=0.1, gamma=0.5), X, y)
+        assert cert.bound is not None and cert.holds and cert.observed <= cert.bound
+        q = cert.quantities
+        assert cert.bound == pytest.approx(projectron_bound(0.1, q["g_norm"], q["hinge"]))
+    cert = certify(Projectron(eta=0.1, kernel="linear"), 3.0 * X, y)   # K(x, x) up to 36
+    assert cert.bound is None and "K(x, x)" in cert.summary()
+
+
+def test_certify_sums_the_one_vs_rest_forgetron_bounds():
+    from mbcore import Forgetron, certify
+    rng = np.random.default_rng(6)
+    X = rng.uniform(-1, 1, (150, 3))
+    y = np.digitize(X[:, 0], [-0.3, 0.3])             # three classes
+    cert = certify(Forgetron(budget=85, gamma=0.5), X, y)
+    assert cert.bound is not None and cert.holds
+    assert len(cert.quantities["binary bounds"]) == 3
+    assert cert.bound == pytest.approx(sum(cert.quantities["binary bounds"]))
