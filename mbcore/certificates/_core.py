@@ -8,6 +8,7 @@ from typing import Any, Dict, NamedTuple, Optional
 
 import numpy as np
 
+from .._rows import CSR, check_rows, row_sqnorms
 from .._validation import is_sparse, sparse_to_dense
 
 VERIFIED, TRUSTED, UNVERIFIED, VIOLATED = "verified", "trusted", "unverified", "violated"
@@ -277,3 +278,36 @@ def gram_diag(L, X):
     if L.kernel == "poly":
         return (_kernel_gamma(L, A.shape[1]) * sq + float(L.coef0)) ** int(L.degree)
     return np.ones_like(sq)
+
+
+# -- linear learners: the rows as the learner sees them ------------------------------------------
+
+def linear_view(L, X):
+    """The rows as the linear learner sees them: intercept appended, scaled to unit length."""
+    rows = check_rows(type(L).__name__, X)
+    n, d, part = rows
+    icpt = bool(getattr(L, "fit_intercept", False))
+    if isinstance(part, tuple):
+        data, indices, indptr = part
+        if icpt:
+            counts = np.diff(indptr) + 1
+            new_ptr = np.concatenate([[0], np.cumsum(counts)])
+            pos = new_ptr[1:] - 1
+            keep = np.ones(new_ptr[-1], dtype=bool)
+            keep[pos] = False
+            nd, ni = np.empty(new_ptr[-1]), np.empty(new_ptr[-1], dtype=np.intp)
+            nd[keep], ni[keep] = data, indices
+            nd[pos], ni[pos] = 1.0, d
+            data, indices, indptr, d = nd, ni, new_ptr, d + 1
+        view = CSR(data, indices, indptr, (n, d))
+    else:
+        view = np.hstack([part, np.ones((n, 1))]) if icpt else np.asarray(part, dtype=float)
+    if L._normalizes():
+        norms = np.sqrt(row_sqnorms(check_rows("certify", view)))
+        scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        if isinstance(view, CSR):
+            view = CSR(view.data * np.repeat(scale, np.diff(view.indptr)), view.indices,
+                        view.indptr, view.shape)
+        else:
+            view = view * scale[:, None]
+    return view

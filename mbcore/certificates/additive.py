@@ -10,47 +10,16 @@ import numpy as np
 
 from .. import _params as params
 from .._messages import spell
-from .._rows import CSR, check_rows, row_sqnorms
+from .._rows import check_rows, row_sqnorms
 from ..bounds import (kernel_perceptron_bound, margin_perceptron_bound,
                       multiclass_margin_perceptron_bound, multiclass_perceptron_bound, ovr_bound,
                       td_bound)
 from ..margins import (KESLER_MAX, best_margin, kernel_kesler_margin, margin, multiclass_margin,
                        multiclass_search, radius, search_margin, total_distance)
-from ._core import (TRUSTED, UNVERIFIED, VERIFIED, VIOLATED, Certificate, gram, gram_diag, rule,
-                    tightest)
+from ._core import (TRUSTED, UNVERIFIED, VERIFIED, VIOLATED, Certificate, gram, gram_diag,
+                    linear_view, rule, tightest)
 
 _SQRT2 = math.sqrt(2.0)
-
-
-def _linear_view(L, X):
-    """The rows as the linear learner sees them: intercept appended, scaled to unit length."""
-    rows = check_rows(type(L).__name__, X)
-    n, d, part = rows
-    icpt = bool(getattr(L, "fit_intercept", False))
-    if isinstance(part, tuple):
-        data, indices, indptr = part
-        if icpt:
-            counts = np.diff(indptr) + 1
-            new_ptr = np.concatenate([[0], np.cumsum(counts)])
-            pos = new_ptr[1:] - 1
-            keep = np.ones(new_ptr[-1], dtype=bool)
-            keep[pos] = False
-            nd, ni = np.empty(new_ptr[-1]), np.empty(new_ptr[-1], dtype=np.intp)
-            nd[keep], ni[keep] = data, indices
-            nd[pos], ni[pos] = 1.0, d
-            data, indices, indptr, d = nd, ni, new_ptr, d + 1
-        view = CSR(data, indices, indptr, (n, d))
-    else:
-        view = np.hstack([part, np.ones((n, 1))]) if icpt else part
-    if L._normalizes():
-        norms = np.sqrt(row_sqnorms(check_rows("certify", view)))
-        scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-        if isinstance(view, CSR):
-            view = CSR(view.data * np.repeat(scale, np.diff(view.indptr)), view.indices,
-                        view.indptr, view.shape)
-        else:
-            view = view * scale[:, None]
-    return view
 
 
 def _margin_of(cert, ctx, view, yy, what):
@@ -86,7 +55,7 @@ def _margin(cert, ctx, td=False):
     ``_margin_bound``); ``td``: with a normalising learner given u and gamma, Balcan's bound in
     the total distance TD_gamma too (the Perceptron's rule)."""
     L = ctx.L
-    view = _linear_view(L, ctx.X)
+    view = linear_view(L, ctx.X)
     yy = ctx.signs()
     R = radius(view)
     cert.quantities["R"] = R
@@ -120,7 +89,7 @@ def _margin_perceptron(cert, ctx):
     if float(L.margin_fraction) != 0.5:
         cert.no_bound("Balcan's 12/gamma^2 is proved for margin_fraction=0.5 only")
         return
-    view = _linear_view(L, ctx.X)
+    view = linear_view(L, ctx.X)
     yy = ctx.signs()
     lg = float(L.gamma)
     cert.quantities["learner gamma"] = lg
@@ -216,7 +185,7 @@ def _kesler(cert, ctx):
     and the multi-class margin gamma (given, checked or searched)."""
     L = ctx.L
     K = len(L.classes_)
-    view = _linear_view(L, ctx.X)
+    view = linear_view(L, ctx.X)
     R = radius(view)
     cert.quantities.update(K=K, R=R)
     cert.assume(f"the multi-class {type(L).__name__} starts from W = 0 (a fresh learner)",
@@ -266,7 +235,7 @@ def _multiclass_margin_perceptron(cert, ctx):
                       "proved for margin_fraction=0.5 only")
         return
     K = len(L.classes_)
-    view = _linear_view(L, ctx.X)
+    view = linear_view(L, ctx.X)
     lg = float(L.gamma)
     cert.quantities.update(K=K)
     cert.quantities["learner gamma"] = lg
@@ -304,7 +273,7 @@ def _ovr(cert, ctx, margin_learner=False):
         return
     cl = np.asarray(L.classes_)
     K = len(cl)
-    view = _linear_view(L, ctx.X)
+    view = linear_view(L, ctx.X)
     labels = np.asarray(ctx.y)
     need = float(L.gamma) if margin_learner else 0.0
     cert.quantities["K"] = K

@@ -24,11 +24,11 @@ import math
 import numpy as np
 
 from .. import _params as params
-from .._rows import CSR, check_rows, row_dots, row_sqnorms
+from .._rows import check_rows, row_dots, row_sqnorms
 from ..bounds import selective_sampling_bound
 from ..margins import search_margin
 from ..online import OnlineRun
-from ._core import TRUSTED, VERIFIED, Certificate
+from ._core import TRUSTED, VERIFIED, Certificate, linear_view
 
 __all__ = ["certify_selective", "SelectiveCertificate"]
 
@@ -61,37 +61,6 @@ class SelectiveCertificate(Certificate):
         out["expectation"] = True
         out["runs"] = [list(r) for r in self.runs]
         return out
-
-
-def _view(L, X):
-    """The rows as the Perceptron sees them (intercept's 1 appended, unit length when it
-    normalises), as a dense array or a CSR."""
-    n, d, part = check_rows(type(L).__name__, X)
-    icpt = bool(L.fit_intercept)
-    if isinstance(part, tuple):
-        data, indices, indptr = part
-        if icpt:
-            counts = np.diff(indptr) + 1
-            new_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
-            last = new_ptr[1:] - 1
-            keep = np.ones(new_ptr[-1], dtype=bool)
-            keep[last] = False
-            nd, ni = np.empty(new_ptr[-1]), np.empty(new_ptr[-1], dtype=np.intp)
-            nd[keep], ni[keep] = data, indices
-            nd[last], ni[last] = 1.0, d
-            data, indices, indptr, d = nd, ni, new_ptr, d + 1
-        view = CSR(data, indices, indptr, (n, d))
-    else:
-        view = np.hstack([part, np.ones((n, 1))]) if icpt else np.asarray(part, dtype=float)
-    if L._normalizes():
-        norms = np.sqrt(row_sqnorms(check_rows("certify", view)))
-        scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-        if isinstance(view, CSR):
-            view = CSR(view.data * np.repeat(scale, np.diff(view.indptr)), view.indices,
-                       view.indptr, view.shape)
-        else:
-            view = view * scale[:, None]
-    return view
 
 
 def best_scale(m, A, B, passes):
@@ -202,7 +171,7 @@ def certify_selective(sampler, X, y, *, classes=None, passes=1, u=None, gamma=No
         cert.no_bound("Theorem 1 is for two classes")
         return cert
     b = float(sampler.b) / float(L.eta)       # (w scales with eta: the coin of b / eta)
-    view = _view(L, X)
+    view = linear_view(L, X)
     rows = check_rows("certify", view)
     yy = np.where(np.asarray(y) == L.classes_[1], 1.0, -1.0)
     R = float(np.sqrt(row_sqnorms(rows).max())) if rows[0] else 0.0

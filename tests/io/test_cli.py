@@ -323,13 +323,13 @@ def listed_datasets():
 
 
 # one test per dataset (minutes of child processes in all, shared out among pytest's workers);
-# a9a's (32,561 rows: 90 s of CPU, half of the whole) and mnist's (10,000 x 784, 10 classes:
-# 43 s, most of it the twins of the second-order learners on 784 features) are long runs
-# (pytest -m longrun): the same commands run in the plain pytest on the other five, mushrooms'
-# LIBSVM indicators and the non-separable ones among them, and mnist's K-class run, certify
-# and plot in test_cli_multiclass.py
+# a9a's (32,561 rows: 120 s of CPU, half of the whole), mnist's (10,000 x 784, 10 classes:
+# 43 s, most of it the twins of the second-order learners on 784 features) and mushrooms'
+# (8,124 rows: 33 s since the budget learners) are long runs (pytest -m longrun): the same
+# commands run in the plain pytest on the other four, the non-separable ones among them, and
+# mnist's K-class certify and plot in test_cli_multiclass.py
 @pytest.mark.parametrize("dataset", [pytest.param(name, marks=pytest.mark.longrun)
-                                     if name in ("a9a", "mnist") else name
+                                     if name in ("a9a", "mnist", "mushrooms") else name
                                      for name in sorted(mbcore.datasets.DATASETS)])
 def test_every_bundled_dataset_runs_with_the_defaults_of_run_certify_and_plot(tmp_path, dataset,
                                                                            listed_datasets):

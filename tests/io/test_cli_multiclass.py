@@ -95,6 +95,7 @@ def test_run_mnist_is_ten_classes_and_counts_what_the_library_counts():
         assert rec["twin_agrees"] is True and rec["twin_rows"] == 50
 
 
+@pytest.mark.longrun       # (28 s of child processes: every K-class learner's default run)
 def test_run_mnist_default_runs_the_k_class_learners_and_names_the_others():
     r = cli("run", "--dataset", "mnist", "--no-twin")
     assert r.returncode == 0, r.stderr

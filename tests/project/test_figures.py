@@ -218,6 +218,7 @@ def test_cli_plot_passes_and_the_log_option(monkeypatch, capsys):
     assert "1 pass " in _suptitle(fig)
 
 
+@pytest.mark.longrun       # (25 s: every K-class learner's default run on mnist, plotted)
 def test_cli_plot_mnist_leaves_out_the_learners_that_do_not_take_it(monkeypatch, capsys):
     fig, out = _capture_cli(monkeypatch, capsys, "--dataset", "mnist", "--out", "unused.png")
     drawn = [ax.get_title(loc="left").split(":")[0] for ax in fig.axes]
