@@ -17,6 +17,8 @@ extras; the K scores come from the states before the row; the prediction is the 
 among the largest scores; then each learner k = 0..K-1 takes the row with its rule).
 """
 
+from typing import Tuple
+
 import numpy as np
 
 from ._additive import _TIES, _raise_status
@@ -79,7 +81,7 @@ class _BudgetKernel(ManyClasses, OnlineLearner):
 
     _RULE = -1
     _EXTRA = ()                   # the rule's own state arrays, beside the slots
-    _REFIT_PARAMS = ()            # parameters whose change after fitting is refused
+    _REFIT_PARAMS: Tuple[str, ...] = ()   # parameters whose change after fitting is refused
 
     _TAGS = tags(takes="features", weighted=False,
                  no_weights="the papers of the budget kernel Perceptrons give no weighted form "
