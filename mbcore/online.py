@@ -1,5 +1,7 @@
 """run_online: the online protocol over a batch, with its full record."""
 
+import math
+
 import numpy as np
 
 from ._locking import holding
@@ -7,7 +9,93 @@ from ._locking import holding
 __all__ = ["OnlineRun", "run_online", "play_against"]
 
 
-class OnlineRun:
+class ClassRates:
+    """The per-class rates of a record that counts, for each true class, its examples and the
+    mistakes made on them (``classes``, ``class_counts``, ``class_mistakes``: None when the
+    record does not know the true classes).  Shared by :class:`OnlineRun`,
+    :class:`mbcore.streaming.StreamRun` and the report of
+    :func:`mbcore.streaming.evaluate_asking`.
+
+    A stream where 2 % of the examples are positive can be predicted with a 2 % error rate by
+    a learner that gets every positive wrong: the overall rate hides it, the rate on each
+    class shows it (1.0 on the positives).
+    """
+
+    __slots__ = ()
+
+    @property
+    def class_error_rates(self):
+        """ndarray of float64, shape (n_classes,): ``class_mistakes / class_counts``, the error
+        rate on the examples of each class (NaN for a class without examples); None when the
+        true classes are not known."""
+        counts, mistakes = self.class_counts, self.class_mistakes
+        if counts is None:
+            return None
+        counts = np.asarray(counts)
+        out = np.full(counts.shape[0], np.nan)
+        np.divide(np.asarray(mistakes, dtype=np.float64), counts, out=out, where=counts > 0)
+        return out
+
+    @property
+    def balanced_error_rate(self):
+        """float: the mean of :attr:`class_error_rates` over the classes that have examples
+        (``1 - balanced_accuracy_score`` in scikit-learn's terms), summed exactly
+        (``math.fsum``); NaN before any example, None when the true classes are not known."""
+        rates = self.class_error_rates
+        if rates is None:
+            return None
+        seen = [float(r) for r in rates if r == r]
+        return math.fsum(seen) / len(seen) if seen else float("nan")
+
+    @property
+    def false_positive_rate(self):
+        """float: with two classes, the error rate on ``classes[0]`` (the negative class, as
+        scikit-learn's ``classes_[0]``): false positives / negatives.  None with more classes
+        (or when the true classes are not known)."""
+        rates = self.class_error_rates
+        return None if rates is None or rates.shape[0] != 2 else float(rates[0])
+
+    @property
+    def false_negative_rate(self):
+        """float: with two classes, the error rate on ``classes[1]`` (the positive class):
+        false negatives / positives, ``1 - recall``.  None with more classes (or when the true
+        classes are not known)."""
+        rates = self.class_error_rates
+        return None if rates is None or rates.shape[0] != 2 else float(rates[1])
+
+    def per_class(self):
+        """The per-class counts as a list of dicts, one per class in the order of ``classes``:
+        ``{"class": label, "examples": int, "mistakes": int, "error_rate": float or None}``
+        (None for a class without examples), plain Python values (for JSON); None when the
+        true classes are not known."""
+        if self.class_counts is None:
+            return None
+        rates = self.class_error_rates
+        labels = self.classes.tolist() if hasattr(self.classes, "tolist") else list(self.classes)
+        return [{"class": c, "examples": int(n), "mistakes": int(m),
+                 "error_rate": float(r) if r == r else None}
+                for c, n, m, r in zip(labels, self.class_counts, self.class_mistakes, rates)]
+
+
+def class_counts(codes, errors, k):
+    """(examples, mistakes) of each of ``k`` classes, int64 arrays: ``codes`` the true class of
+    each example (its position in ``classes``), ``errors`` whether each was a mistake."""
+    codes = np.asarray(codes)
+    errors = np.asarray(errors, dtype=bool)
+    return (np.bincount(codes, minlength=k).astype(np.int64, copy=False),
+            np.bincount(codes[errors], minlength=k).astype(np.int64, copy=False))
+
+
+def label_classes(learner, codes):
+    """The true class of each example (its position in ``learner.classes_``) from the label
+    codes of the learner's online pass: the codes themselves with three classes or more (class
+    indices), ``codes > 0`` with two (codes +-1, or 0/1), as uint8 (one array of n bytes)."""
+    if len(learner.classes_) > 2:
+        return np.asarray(codes)
+    return (np.asarray(codes) > 0).view(np.uint8)
+
+
+class OnlineRun(ClassRates):
     """The record of an online run over a batch (Kanade §1: MISTAKES(t)).
 
     Attributes
@@ -24,12 +112,49 @@ class OnlineRun:
         Cumulative counts over this batch: ``mistake_curve[t]`` = mistakes on examples 0..t.
     n : int
         Number of examples in the batch.
+    classes : ndarray of shape (n_classes,)
+        The learner's ``classes_`` (the order of the per-class counts).
+    true_codes : ndarray of int, shape (n,)
+        The true class of each example: its position in ``classes`` (uint8 with two classes,
+        the learner's int32 class indices with more).
+    class_counts, class_mistakes : ndarray of int64, shape (n_classes,)
+        For each true class: its examples, and the mistakes made on them (scikit-learn's
+        "support" and the off-diagonal of the confusion matrix's row).
+    class_error_rates : ndarray of float64, shape (n_classes,)
+        ``class_mistakes / class_counts`` (NaN for a class without examples).
+    balanced_error_rate : float
+        The mean of the per-class rates over the classes that have examples.
+    false_positive_rate, false_negative_rate : float or None
+        With two classes: the error rate on ``classes[0]`` (negatives predicted positive) and
+        on ``classes[1]`` (positives predicted negative, ``1 - recall``); None with more.
+
+    ``classes``, ``true_codes`` and the per-class attributes are None for a record made
+    without the true classes.
+
+    Examples
+    --------
+    A stream of mushrooms where 2 % are edible (+1) and a learner that calls every one
+    poisonous (-1): 2 % errors overall, every edible one missed.
+
+    >>> import numpy as np
+    >>> from mbcore import WeightedMajority, run_online
+    >>> from mbcore.datasets import load_mushrooms
+    >>> X, y = load_mushrooms(encoding="boolean")
+    >>> rows = np.r_[np.flatnonzero(y == -1)[:490], np.flatnonzero(y == 1)[:10]]
+    >>> P = np.full((500, 1), -1)           # one expert, always saying -1 (poisonous)
+    >>> run = run_online(WeightedMajority(), P, y[rows], classes=[-1, 1])
+    >>> run.mistakes / run.n, run.false_positive_rate, run.false_negative_rate
+    (0.02, 0.0, 1.0)
+    >>> run.class_counts.tolist(), run.class_mistakes.tolist(), run.balanced_error_rate
+    ([490, 10], [0, 10], 0.5)
     """
 
     __slots__ = ("predictions", "errors", "updated", "mistakes", "updates", "mistake_curve",
-                 "update_curve", "n")
+                 "update_curve", "n", "classes", "true_codes", "class_counts",
+                 "class_mistakes")
 
-    def __init__(self, predictions: np.ndarray, errors: np.ndarray, updated: np.ndarray) -> None:
+    def __init__(self, predictions: np.ndarray, errors: np.ndarray, updated: np.ndarray,
+                 true_codes=None, classes=None) -> None:
         self.predictions = predictions
         self.errors = errors
         self.updated = updated
@@ -38,6 +163,32 @@ class OnlineRun:
         self.update_curve = np.cumsum(updated, dtype=np.int64)
         self.mistakes = int(self.mistake_curve[-1]) if self.n else 0
         self.updates = int(self.update_curve[-1]) if self.n else 0
+        self.classes = classes if true_codes is not None else None
+        self.true_codes = true_codes if classes is not None else None
+        self.class_counts = self.class_mistakes = None
+        if self.true_codes is not None:
+            if self.true_codes.shape[0] != self.n:
+                raise ValueError(f"OnlineRun: true_codes has {self.true_codes.shape[0]} "
+                                 f"entries for {self.n} examples")
+            self.class_counts, self.class_mistakes = class_counts(self.true_codes, errors,
+                                                                  len(classes))
+
+    @classmethod
+    def concatenate(cls, runs):
+        """One record of consecutive runs (e.g. the passes of one learner): their arrays end
+        to end, the counts (per class too) added; the per-class attributes are None unless
+        every run knows the true classes, and the same ones."""
+        runs = list(runs)
+        if len(runs) == 1:
+            return runs[0]
+        codes, classes = None, runs[0].classes
+        if classes is not None and all(r.true_codes is not None and
+                                       np.array_equal(r.classes, classes) for r in runs):
+            codes = np.concatenate([r.true_codes for r in runs])
+        return cls(np.concatenate([r.predictions for r in runs]),
+                   np.concatenate([r.errors for r in runs]),
+                   np.concatenate([r.updated for r in runs]), codes,
+                   classes if codes is not None else None)
 
     def __repr__(self):
         return f"OnlineRun(n={self.n}, mistakes={self.mistakes}, updates={self.updates})"
@@ -212,6 +363,7 @@ def run_online(learner, X, y, classes=None, **fit_params) -> OnlineRun:
     Returns
     -------
     OnlineRun
+        With the true class of each example (``true_codes``) and the per-class counts.
     """
     # The pass and the mapping of its codes to labels under one hold of the learner's write
     # lock: the labels come from the ``classes_`` of the state the pass ran on (a ``fit`` of
@@ -220,7 +372,9 @@ def run_online(learner, X, y, classes=None, **fit_params) -> OnlineRun:
         pred, upd, yy = learner._online(X, y, classes, **fit_params)
         record = getattr(learner, "_record_labels", None)
         labels = record(pred) if record is not None else learner._labels(pred > 0)
-    return OnlineRun(labels, pred != yy, upd.astype(bool))
+        classes = learner.classes_
+        codes = label_classes(learner, yy)
+    return OnlineRun(labels, pred != yy, upd.astype(bool), codes, classes)
 
 
 def play_against(learner, row):
