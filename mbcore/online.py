@@ -194,7 +194,7 @@ class OnlineRun(ClassRates):
         return f"OnlineRun(n={self.n}, mistakes={self.mistakes}, updates={self.updates})"
 
     def plot(self, ax=None, bound=None, label=None, updates=False, *, yscale="auto",
-             legend=True, **style):
+             legend=True, by_class=False, **style):
         """Draw the cumulative mistakes (or updates) against the examples seen, with the
         mistake bound as a dashed horizontal line of the curve's colour: a mistake bound caps
         the total, at every t.
@@ -222,6 +222,12 @@ class OnlineRun(ClassRates):
             is (linear for a new Axes).  None leaves the scale alone.
         legend : bool, default=True
             Draw the legend (outside the Axes, upper left of the space to their right).
+        by_class : bool, default=False
+            One curve per true class instead of the total: the cumulative mistakes (or
+            updates) on the examples of that class, each in a colour of its own, labelled with
+            the class and its count of examples (a rare class whose every example is a mistake
+            shows as a curve that climbs with each of its examples).  The bound, if given, is
+            drawn once, in the first curve's colour.
         **style
             Passed to ``Axes.plot`` for the curve (color, linewidth, ...).
 
@@ -233,14 +239,33 @@ class OnlineRun(ClassRates):
         ------
         ImportError
             When matplotlib is not installed (``pip install 'mbcore[plot]'``).
+        ValueError
+            ``by_class=True`` on a record made without the true classes.
         """
+        if by_class and self.class_counts is None:
+            raise ValueError("OnlineRun.plot: by_class=True needs the true class of each "
+                             "example, and this record was made without them (run_online "
+                             "records them)")
         plt = require_matplotlib("OnlineRun.plot")
         ax = plt.gca() if ax is None else ax
-        curve = self.update_curve if updates else self.mistake_curve
-        if "color" not in style and "c" not in style:
-            style["color"] = _unused_colour(ax)
-        line, = ax.plot(np.arange(1, self.n + 1), curve, label=label, **style)
-        line.set_gid(CURVE_GID)
+        if by_class:
+            flags = np.asarray(self.updated if updates else self.errors, dtype=bool)
+            codes = np.asarray(self.true_codes)
+            curves = [(np.cumsum(flags & (codes == k), dtype=np.int64),
+                       f"{label + ': ' if label else ''}class {_class_name(c)} "
+                       f"({int(n):,} examples)")
+                      for k, (c, n) in enumerate(zip(self.classes, self.class_counts))]
+        else:
+            curves = [(self.update_curve if updates else self.mistake_curve, label)]
+        first = None
+        for curve, name in curves:
+            own = dict(style)
+            if "color" not in own and "c" not in own:
+                own["color"] = _unused_colour(ax)
+            drawn, = ax.plot(np.arange(1, self.n + 1), curve, label=name, **own)
+            drawn.set_gid(CURVE_GID)
+            first = drawn if first is None else first
+        line = first
         name = "bound"
         if bound is not None and hasattr(bound, "bound"):
             name = f"bound: {bound.bound_name}" if bound.bound is not None else name
@@ -251,13 +276,14 @@ class OnlineRun(ClassRates):
             ax.axhline(value, color=line.get_color(), linestyle="--", linewidth=1,
                        label=f"{label} {name}" if label else name).set_gid(BOUND_GID)
         ax.set_xlabel("examples seen")
-        ax.set_ylabel("cumulative updates" if updates else "cumulative mistakes")
+        ax.set_ylabel(("cumulative updates" if updates else "cumulative mistakes") +
+                      (" on each class" if by_class else ""))
         if yscale == "auto":
             if decades_spanned(ax) > 1.0:
                 ax.set_yscale("log")
         elif yscale is not None:
             ax.set_yscale(yscale)
-        if legend and (label is not None or bound is not None):
+        if legend and (label is not None or bound is not None or by_class):
             ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0),
                       borderaxespad=0.0)
             fig = ax.figure
@@ -265,6 +291,13 @@ class OnlineRun(ClassRates):
                     fig.get_layout_engine() is None:
                 fig.set_layout_engine("constrained")
         return ax
+
+
+def _class_name(label):
+    """A class in a legend: an integral float without '.0' (svmlight's labels are floats)."""
+    if hasattr(label, "item"):
+        label = label.item()
+    return str(int(label)) if isinstance(label, float) and label.is_integer() else str(label)
 
 
 # -- figures ---------------------------------------------------------------------------------------

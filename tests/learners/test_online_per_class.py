@@ -307,3 +307,29 @@ def test_evaluate_asking_counts_every_row_per_class(tmp_path):
     assert lines[-1] == (600, ref.labels_asked, ref.mistakes)
     assert lines.class_counts.tolist() == counts and lines.class_mistakes.tolist() == mistakes
     assert lines.false_negative_rate == mistakes[1] / counts[1]
+
+
+# -- the plot -----------------------------------------------------------------------------------
+
+def test_plot_by_class_draws_one_curve_per_class():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from mbcore.online import CURVE_GID
+    X, y = _two_percent_positive()
+    run = mbcore.run_online(mbcore.Perceptron(), X, y, classes=[-1, 1])
+    fig, ax = plt.subplots()
+    run.plot(ax=ax, by_class=True, label="Perceptron", bound=20)
+    curves = [ln for ln in ax.lines if ln.get_gid() == CURVE_GID]
+    assert len(curves) == 2
+    assert list(curves[0].get_ydata()) == [0] * 500                    # no negative missed
+    assert list(curves[1].get_ydata()) == np.cumsum(y == 1).tolist()   # every positive
+    assert curves[0].get_color() != curves[1].get_color()
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts[:2] == ["Perceptron: class -1 (490 examples)",
+                         "Perceptron: class 1 (10 examples)"]
+    assert ax.get_ylabel() == "cumulative mistakes on each class"
+    plt.close(fig)
+    bare = mbcore.OnlineRun(run.predictions, run.errors, run.updated)
+    with pytest.raises(ValueError, match="by_class=True needs the true class of each example"):
+        bare.plot(by_class=True)
