@@ -214,8 +214,8 @@ def _class_text(label):
 
 
 def _two_classes_note(texts):
-    return (f"two classes, {texts[1]} the positive one: the rate on {texts[0]} is the false "
-            f"positive rate, on {texts[1]} the false negative rate")
+    return (f"{texts[1]} is the positive class: the rate on {texts[0]} is the false positive "
+            f"rate, on {texts[1]} the false negative rate")
 
 
 def class_lines(record):
