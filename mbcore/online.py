@@ -13,8 +13,8 @@ class ClassRates:
     """The per-class rates of a record that counts, for each true class, its examples and the
     mistakes made on them (``classes``, ``class_counts``, ``class_mistakes``: None when the
     record does not know the true classes).  Shared by :class:`OnlineRun`,
-    :class:`mbcore.streaming.StreamRun` and the report of
-    :func:`mbcore.streaming.evaluate_asking`.
+    :class:`mbcore.streaming.StreamRun` and the lines ``mbcore.workflow.evaluate_asking``
+    returns.
 
     A stream where 2 % of the examples are positive can be predicted with a 2 % error rate by
     a learner that gets every positive wrong: the overall rate hides it, the rate on each

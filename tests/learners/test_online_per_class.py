@@ -333,3 +333,27 @@ def test_plot_by_class_draws_one_curve_per_class():
     bare = mbcore.OnlineRun(run.predictions, run.errors, run.updated)
     with pytest.raises(ValueError, match="by_class=True needs the true class of each example"):
         bare.plot(by_class=True)
+
+
+# -- every learner of the registry ------------------------------------------------------------
+
+def _registry_cases():
+    from _cases import learners, unit_params
+    return [pytest.param(cls, unit_params(cls)[0], id=name) for name, cls in learners()]
+
+
+@pytest.mark.parametrize("cls,params", _registry_cases())
+def test_every_learner_records_the_true_classes_and_its_twin_the_same(cls, params):
+    from _learner_data import data
+    X, y, kw = data(cls)
+    classes = [0, 1] if y.min() >= 0 else [-1, 1]
+    run = mbcore.run_online(cls(**params), X, y, classes=classes, **kw)
+    assert np.asarray(run.classes)[np.asarray(run.true_codes)].tolist() == y.tolist()
+    counts, mistakes = by_hand(y, run.predictions, classes)
+    assert run.class_counts.tolist() == counts and run.class_mistakes.tolist() == mistakes
+    twin_cls = getattr(mbref, cls.__name__, None)
+    plain = all(isinstance(v, (int, float, str, bool, type(None))) for v in params.values())
+    if twin_cls is None or not plain:     # (a ConceptClass of mbcore's: test_version_space's)
+        return
+    twin = mbref.run_online(twin_cls(**params), X, y, classes=classes, **kw)
+    assert_same_per_class(run, twin)
