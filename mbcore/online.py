@@ -82,6 +82,11 @@ def class_counts(codes, errors, k):
     each example (its position in ``classes``), ``errors`` whether each was a mistake."""
     codes = np.asarray(codes)
     errors = np.asarray(errors, dtype=bool)
+    if k == 2 and codes.dtype == np.uint8:          # 0/1: two counts (no histogram)
+        ones = codes.view(bool)
+        n1, m1 = np.count_nonzero(ones), np.count_nonzero(ones & errors)
+        return (np.array([codes.shape[0] - n1, n1], dtype=np.int64),
+                np.array([np.count_nonzero(errors) - m1, m1], dtype=np.int64))
     return (np.bincount(codes, minlength=k).astype(np.int64, copy=False),
             np.bincount(codes[errors], minlength=k).astype(np.int64, copy=False))
 
