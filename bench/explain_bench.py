@@ -25,6 +25,7 @@ import statistics
 import time
 
 import numpy as np
+import scipy.sparse as sp
 
 import mbcore
 
@@ -37,9 +38,8 @@ def load(name):
         if not os.path.exists(path):
             return None
         X, y = load_svmlight(path, n_features=123)[:2]
-        if name == "a9a-dense":
-            X = np.ascontiguousarray(X.toarray())
-        return X, np.asarray(y)
+        dense = np.ascontiguousarray(X.toarray() if hasattr(X, "toarray") else X)
+        return (dense if name == "a9a-dense" else sp.csr_matrix(dense)), np.asarray(y)
     d = os.path.join(root, "mnist-t10k")
     if not os.path.isdir(d):
         return None

@@ -303,3 +303,95 @@ def test_twin_record(name, K, mc):
         np.testing.assert_array_equal(ea.example_parts, np.asarray(eb.example_parts))
         np.testing.assert_array_equal(ea.start_part, eb.start_part)
         assert ea.bounds() == eb.bounds()
+
+
+# -- the parallel passes write the record of the sequential pass ---------------------------------
+
+@pytest.mark.parametrize("name", ["Perceptron", "PassiveAggressive", "MarginPerceptron",
+                                  "AveragedPerceptron"])
+@pytest.mark.parametrize("K", [2, 5])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_parallel_passes_record_the_same(name, K, sparse, monkeypatch):
+    import mbcore._threads as mthreads
+    from mbcore._kernels import linear as kl, multiclass as kmc
+    monkeypatch.setattr(mthreads, "SPEC_MIN_VALUES", 0)
+    old = [(m, m.spec_tuning(0, 1, None, 7)) for m in (kl, kmc)]     # tiny blocks, short stretches
+    old_work = kmc.mc_split_tuning(0)                                # K classes: split every row
+    try:
+        rng = np.random.default_rng(9)
+        X = rng.integers(-2, 3, size=(400, 24)).astype(np.float64)
+        # mostly right labels (long speculative runs), some noise (updates between them)
+        y = np.where(X[:, 0] - X[:, 1] > 0, 1, -1) if K == 2 else np.argmax(X[:, :K], axis=1)
+        flip = rng.random(400) < 0.1
+        y = np.where(flip, (rng.integers(0, K, 400) if K > 2 else -y), y)
+        Xf = sp.csr_matrix(X) if sparse else X
+        recs = []
+        kmc.mc_split_stats(reset=True)
+        for jobs in (1, 2, 3):
+            clf = getattr(mbcore, name)(n_jobs=jobs, record_updates=True)
+            clf.partial_fit(Xf, y)
+            recs.append(clf)
+        if K > 2 and not sparse and name == "Perceptron":    # (the deferred updates were met)
+            assert kmc.mc_split_stats()[0] > 0
+        for c in recs[1:]:
+            assert _same_rec(recs[0], c)
+            np.testing.assert_array_equal(c._w, recs[0]._w)
+    finally:
+        kmc.mc_split_tuning(old_work)
+        for m, o in old:
+            m.spec_tuning(*o)
+
+
+# -- the record's buffer: seeded fuzz against the twin, and the kernels' length checks ----------
+
+def test_fuzz_record_against_twin():
+    rng = np.random.default_rng(10)
+    for case in range(24):
+        name = ADDITIVE[case % len(ADDITIVE)]
+        K = (2, 3, 5)[case % 3]
+        n, d = int(rng.integers(1, 40)), int(rng.integers(1, 9))
+        X = rng.integers(-3, 4, size=(n, d)) * rng.choice([1.0, 0.5, 0.3], size=(n, d))
+        X[rng.random((n, d)) < 0.4] = 0.0
+        y = rng.integers(0, K, n) if K > 2 else rng.choice([-1, 1], n)
+        kw = dict(fit_intercept=bool(case % 2), record_updates=True,
+                  multi_class=("multiclass", "ovr")[(case // 2) % 2])
+        sw = rng.choice([0.0, 0.5, 1.0, 2.0], n) if case % 4 == 3 else None
+        cut = int(rng.integers(0, n + 1))
+        a, b = getattr(mbcore, name)(**kw), getattr(mbref, name)(**kw)
+        cl = list(range(K)) if K > 2 else [-1, 1]
+        Xa = sp.csr_matrix(X) if case % 3 == 1 else X
+        for lo, hi in ((0, cut), (cut, n)):
+            if hi > lo:
+                a.partial_fit(Xa[lo:hi], y[lo:hi], classes=cl,
+                              sample_weight=None if sw is None else sw[lo:hi])
+                # (CSR rows to both: their norms sum the stored values, in their order)
+                b.partial_fit(Xa[lo:hi] if sp.issparse(Xa) else X[lo:hi].tolist(),
+                              y[lo:hi].tolist(), classes=cl,
+                              sample_weight=None if sw is None else sw[lo:hi].tolist())
+        if not a._is_fitted():
+            continue
+        r = b._rec
+        ka = sorted(zip(a._rec_idx.tolist(), a._rec_cls.tolist() if K > 2 else
+                        [0] * a._rec_idx.shape[0], a._rec_coef.tolist()))
+        kb = sorted(zip(r["idx"], r["cls"] if K > 2 else [0] * len(r["idx"]), r["coef"]))
+        assert ka == kb, (case, name)
+        e = mbcore.explain(a, X[0], X_train=Xa)
+        assert e.check(), (case, name, e.bounds())
+
+
+def test_kernel_buffer_lengths():
+    from mbcore._kernels import linear as kl, multiclass as kmc
+    X, y = _stream(K=3, seed=11)
+    clf = mbcore.Perceptron().partial_fit(X, y)
+    st = clf._state()
+    yy = np.zeros(X.shape[0], dtype=np.int32)
+    with pytest.raises(ValueError, match="coef must hold n \\* K values"):
+        kmc.mc_pass(st, X, yy, None, np.zeros(X.shape[0], np.uint8), True, 1, None,
+                    np.zeros(X.shape[0] * 3 - 1))
+    b = mbcore.Perceptron().partial_fit(X, np.where(y > 0, 1, -1))
+    with pytest.raises(ValueError, match="coef is shorter than X, or without upd"):
+        kl.lin_pass(b._state(), X, np.ones(X.shape[0], np.int8), None,
+                    np.zeros(X.shape[0], np.uint8), True, 1, None, np.zeros(X.shape[0] - 1))
+    with pytest.raises(ValueError, match="coef is shorter than X, or without upd"):
+        kl.lin_pass(b._state(), X, np.ones(X.shape[0], np.int8), None, None, True, 1, None,
+                    np.zeros(X.shape[0]))
