@@ -290,7 +290,7 @@ class _Linear(ManyClasses, OnlineLearner):
 
     def _rec_add(self, t_before, upd, coef):
         """Append a pass's updates (rows with upd set; their coefficients from coef)."""
-        rows = np.flatnonzero(upd)
+        rows = upd.view(np.bool_).nonzero()[0]      # (0/1 flags; a bool scan is 8x faster)
         K = self._K()
         if K > 1:
             C = coef.reshape(-1, K)[rows]

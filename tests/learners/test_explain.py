@@ -395,3 +395,31 @@ def test_kernel_buffer_lengths():
     with pytest.raises(ValueError, match="coef is shorter than X, or without upd"):
         kl.lin_pass(b._state(), X, np.ones(X.shape[0], np.int8), None, None, True, 1, None,
                     np.zeros(X.shape[0]))
+
+
+# -- the other entry points ------------------------------------------------------------------
+
+def test_learn_one_records_as_partial_fit():
+    # dict rows whose names appear as the stream goes (the state and the record's start widen)
+    X, y = _stream(n=60, d=5, seed=12)
+    a = mbcore.Perceptron(fit_intercept=True, record_updates=True)
+    for i in range(X.shape[0]):
+        a.learn_one({f"f{j}": X[i, j] for j in range(min(5, 2 + i // 10)) if X[i, j] != 0},
+                    int(y[i]), classes=[-1, 1])
+    Xw = np.zeros_like(X)
+    for i in range(X.shape[0]):
+        Xw[i, :min(5, 2 + i // 10)] = X[i, :min(5, 2 + i // 10)]
+    # the names in order of appearance are f0, f1, ...: the columns of Xw
+    assert a.feature_names_in_.tolist() == [f"f{j}" for j in range(5)]
+    b = mbcore.Perceptron(fit_intercept=True, record_updates=True).partial_fit(Xw, y)
+    assert _same_rec(a, b)           # (the start widened with the names: zeros)
+    e = mbcore.explain(a, Xw[7], X_train=Xw)
+    assert e.example_score() == e.score == b.decision_function(Xw[7:8])[0]
+
+
+def test_selective_sampling_refuses_the_record():
+    X, y = _stream(seed=13)
+    s = mbcore.SelectiveSampler(mbcore.Perceptron(record_updates=True), random_state=1)
+    with pytest.raises(ValueError, match="Perceptron: parameter record_updates is True, but "
+                                         "selective sampling does not record"):
+        s.run_online(X, y)
