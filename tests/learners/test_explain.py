@@ -423,3 +423,38 @@ def test_selective_sampling_refuses_the_record():
     with pytest.raises(ValueError, match="Perceptron: parameter record_updates is True, but "
                                          "selective sampling does not record"):
         s.run_online(X, y)
+
+
+def test_fit_epochs_and_coef_init():
+    # fit's epochs map to fit's rows (a row's updates in every epoch summed), from coef_init
+    X, y = _stream(n=40, seed=14)
+    w0 = np.arange(X.shape[1], dtype=np.float64) - 3.0
+    clf = mbcore.Perceptron(fit_intercept=True, record_updates=True)
+    clf.fit(X, y, coef_init=w0, intercept_init=2.0)
+    assert clf.n_iter_ > 1 and clf._rec_idx.max() >= X.shape[0]       # (several epochs)
+    e = mbcore.explain(clf, X[9], X_train=X)
+    assert e.example_indices.max() < X.shape[0]
+    assert e.start_part == w0 @ X[9] + 2.0
+    assert e.example_score() == e.score == clf.decision_function(X[9:10])[0]
+    # each row's part: its coefficients over the epochs times <x_j, x> + 1 (NumPy, here)
+    rows = clf._rec_idx % X.shape[0]
+    for r, part in zip(e.example_indices, e.example_parts):
+        assert part == clf._rec_coef[rows == r].sum() * (X[r] @ X[9] + 1.0)
+
+
+@pytest.mark.parametrize("eta", ["pegasos", 0.05])
+def test_hinge_warm_start_dual_form(eta):
+    # the record switched on after 30 rows: the start (a w at row 30) shrinks from there on
+    X, y = _stream(n=90, seed=15)
+    X = X * 0.5
+    clf = mbcore.OnlineHingeSVM(eta=eta, lam=0.05, fit_intercept=True).partial_fit(X[:30], y[:30])
+    clf.set_params(record_updates=True).partial_fit(X[30:], y[30:])
+    assert clf._rec_t[0] == 30
+    e = mbcore.explain(clf, X[4], X_train=X)
+    assert e.check(), e.bounds()
+    b = mbref.OnlineHingeSVM(eta=eta, lam=0.05, fit_intercept=True)
+    b.partial_fit(X[:30].tolist(), y[:30].tolist())
+    b.set_params(record_updates=True).partial_fit(X[30:].tolist(), y[30:].tolist())
+    eb = ref_explain(b, X[4].tolist(), X_train=X)
+    np.testing.assert_array_equal(e.example_parts, eb.example_parts)
+    assert e.start_part == eb.start_part
