@@ -458,3 +458,18 @@ def test_hinge_warm_start_dual_form(eta):
     eb = ref_explain(b, X[4].tolist(), X_train=X)
     np.testing.assert_array_equal(e.example_parts, eb.example_parts)
     assert e.start_part == eb.start_part
+
+
+@pytest.mark.parametrize("name", ADDITIVE)
+@pytest.mark.parametrize("K", [2, 4])
+def test_twin_summaries(name, K):
+    X, y = _stream(K=K, seed=16)
+    X = X * 0.37
+    kw = dict(fit_intercept=True, record_updates=True)
+    a = getattr(mbcore, name)(**kw).partial_fit(X, y)
+    b = getattr(mbref, name)(**kw).partial_fit(X.tolist(), y.tolist())
+    ea, eb = mbcore.explain(a, X[3], X_train=X), ref_explain(b, X[3].tolist(), X_train=X)
+    assert ea.top_features(4) == eb.top_features(4)
+    assert ea.top_examples(4) == eb.top_examples(4)
+    da, db = ea.to_dict(5), eb.to_dict(5)
+    assert json.dumps(da, sort_keys=True) == json.dumps(db, sort_keys=True)
