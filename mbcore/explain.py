@@ -341,6 +341,10 @@ def additive_explanation(learner, x, X_train):
     if X_train is None:
         return e
     if rec is None:
+        if "record_updates" not in learner.get_params():
+            raise ValueError(f"{o}: parameter X_train was given, but {o} keeps no record of "
+                             "its updates (its updates do not split into one coefficient per "
+                             "example): explain it without X_train, over the features")
         raise ValueError(f"{o}: parameter X_train was given, but the learner did not record "
                          "its updates (construct it with record_updates=True and fit it again)")
     _example_parts(learner, e, xd, X_train, rec)

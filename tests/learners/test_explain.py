@@ -473,3 +473,41 @@ def test_twin_summaries(name, K):
     assert ea.top_examples(4) == eb.top_examples(4)
     da, db = ea.to_dict(5), eb.to_dict(5)
     assert json.dumps(da, sort_keys=True) == json.dumps(db, sort_keys=True)
+
+
+# -- the second-order learners whose score is w . x' + b: the feature parts ---------------------
+
+SECOND_ORDER = ["AROW", "ConfidenceWeighted", "SCW", "NHERD"]
+
+
+@pytest.mark.parametrize("name", SECOND_ORDER)
+@pytest.mark.parametrize("K", [2, 3])
+@pytest.mark.parametrize("mc", ["multiclass", "ovr"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_second_order_feature_parts(name, K, mc, sparse):
+    X, y = _stream(K=K, seed=17)
+    X = X * 0.37
+    Xf = sp.csr_matrix(X) if sparse else X
+    a = getattr(mbcore, name)(multi_class=mc, fit_intercept=True).partial_fit(Xf, y)
+    b = getattr(mbref, name)(multi_class=mc, fit_intercept=True).partial_fit(
+        Xf if sparse else X.tolist(), y.tolist())
+    for i in (0, 60):
+        e = mbcore.explain(a, X[i])
+        np.testing.assert_array_equal(np.asarray(e.feature_parts).reshape(X.shape[1], -1),
+                                      (np.atleast_2d(a.coef_) * X[i]).T)
+        assert e.check(), e.bounds()
+        eb = ref_explain(b, X[i].tolist())
+        np.testing.assert_array_equal(np.asarray(e.feature_parts), np.asarray(eb.feature_parts))
+        assert e.bounds() == eb.bounds()
+    with pytest.raises(ValueError, match=rf"{name}: parameter X_train was given, but {name} "
+                                         "keeps no record of its updates"):
+        mbcore.explain(a, X[0], X_train=X)
+
+
+@pytest.mark.parametrize("name", ["SecondOrderPerceptron", "NAROW", "ALMA"])
+def test_second_order_without_explanation(name):
+    X, y = _stream(seed=18)
+    for mod, ex in ((mbcore, mbcore.explain), (mbref, ref_explain)):
+        clf = getattr(mod, name)().partial_fit(X if mod is mbcore else X.tolist(), y.tolist())
+        with pytest.raises(TypeError, match=f"{name}: this learner has no explanation"):
+            ex(clf, X[0] if mod is mbcore else X[0].tolist())
