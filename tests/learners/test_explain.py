@@ -148,6 +148,7 @@ def test_golden_record():
     assert d["top_examples"][0][:2] == [3, -4.0]
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("name", ADDITIVE)
 @pytest.mark.parametrize("K", [2, 3])
 @pytest.mark.parametrize("mc", ["multiclass", "ovr"])
@@ -281,6 +282,7 @@ def test_record_errors():
 
 # -- twin parity of the record and the example parts ------------------------------------------
 
+@pytest.mark.checked
 @pytest.mark.parametrize("name", ADDITIVE)
 @pytest.mark.parametrize("K", [2, 3])
 @pytest.mark.parametrize("mc", ["multiclass", "ovr"])
@@ -307,6 +309,8 @@ def test_twin_record(name, K, mc):
 
 # -- the parallel passes write the record of the sequential pass ---------------------------------
 
+@pytest.mark.checked
+@pytest.mark.sanitized
 @pytest.mark.parametrize("name", ["Perceptron", "PassiveAggressive", "MarginPerceptron",
                                   "AveragedPerceptron"])
 @pytest.mark.parametrize("K", [2, 5])
@@ -344,6 +348,8 @@ def test_parallel_passes_record_the_same(name, K, sparse, monkeypatch):
 
 # -- the record's buffer: seeded fuzz against the twin, and the kernels' length checks ----------
 
+@pytest.mark.checked
+@pytest.mark.sanitized
 def test_fuzz_record_against_twin():
     rng = np.random.default_rng(10)
     for case in range(24):
@@ -379,6 +385,8 @@ def test_fuzz_record_against_twin():
         assert e.check(), (case, name, e.bounds())
 
 
+@pytest.mark.checked
+@pytest.mark.sanitized
 def test_kernel_buffer_lengths():
     from mbcore._kernels import linear as kl, multiclass as kmc
     X, y = _stream(K=3, seed=11)
