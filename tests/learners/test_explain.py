@@ -519,3 +519,22 @@ def test_second_order_without_explanation(name):
         clf = getattr(mod, name)().partial_fit(X if mod is mbcore else X.tolist(), y.tolist())
         with pytest.raises(TypeError, match=f"{name}: this learner has no explanation"):
             ex(clf, X[0] if mod is mbcore else X[0].tolist())
+
+
+@pytest.mark.checked
+@pytest.mark.parametrize("name", ADDITIVE)
+def test_one_row_steps_record_as_the_pass(name):
+    # partial_fit one dense float64 row at a time (the one-row kernel) and learn_one keep the
+    # record of one pass over the rows
+    X, y = _stream(n=80, seed=19)
+    X = X * 0.5
+    whole = getattr(mbcore, name)(fit_intercept=True, record_updates=True).partial_fit(X, y)
+    rows = getattr(mbcore, name)(fit_intercept=True, record_updates=True)
+    ones = getattr(mbcore, name)(fit_intercept=True, record_updates=True)
+    for i in range(X.shape[0]):
+        rows.partial_fit(X[i:i + 1], y[i:i + 1], classes=[-1, 1])
+        ones.learn_one({f"f{j}": X[i, j] for j in range(X.shape[1])}, int(y[i]),
+                       classes=[-1, 1], features=[f"f{j}" for j in range(X.shape[1])]
+                       if i == 0 else None)
+    assert _same_rec(whole, rows) and _same_rec(whole, ones)
+    assert rows.updates_ == whole.updates_ and rows._rec_idx.shape[0] == whole.updates_
