@@ -170,6 +170,10 @@ class SelectiveSampler:
         self._validate_params()
         L = self._inner()
         own = type(self).__name__
+        if getattr(L, "record_updates", False):
+            raise ValueError(f"{type(L).__name__}: parameter record_updates is True, but "
+                             "selective sampling does not record updates; set "
+                             "record_updates=False")
         first = getattr(L, "classes_", None) is None
         ask_fn = y if callable(y) else None
         if first:

@@ -425,12 +425,15 @@ def test_learn_one_records_as_partial_fit():
     assert e.example_score() == e.score == b.decision_function(Xw[7:8])[0]
 
 
-def test_selective_sampling_refuses_the_record():
+@pytest.mark.parametrize("lib", [mbcore, mbref], ids=["mbcore", "mbref"])
+def test_selective_sampling_refuses_the_record(lib):
     X, y = _stream(seed=13)
-    s = mbcore.SelectiveSampler(mbcore.Perceptron(record_updates=True), random_state=1)
+    s = lib.SelectiveSampler(lib.Perceptron(record_updates=True), random_state=1)
     with pytest.raises(ValueError, match="Perceptron: parameter record_updates is True, but "
                                          "selective sampling does not record"):
         s.run_online(X, y)
+    with pytest.raises(Exception, match="partial_fit"):     # left as it was: nothing learned
+        s.learner_
 
 
 def test_fit_epochs_and_coef_init():
