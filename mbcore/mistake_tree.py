@@ -21,7 +21,7 @@ ConceptClass through its public attributes (``n_concepts``, ``n_points``, ``poin
 ``witness=True``.
 """
 
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -186,7 +186,7 @@ class MistakeTree:
         if not _is_index(point):
             raise ValueError(f"{_OWNER}: a node's point must be a point index (an integer), got "
                              f"{point!r}")
-        kids = tuple(children)
+        kids = tuple(children) if isinstance(children, (tuple, list)) else ()
         if len(kids) != 2 or not all(isinstance(k, MistakeTree) for k in kids):
             raise ValueError(f"{_OWNER}: an internal node has two children (MistakeTree "
                              f"subtrees for the labels 0 and 1), got {children!r}")
@@ -271,7 +271,7 @@ class MistakeTree:
     def walk(self) -> Iterator[Tuple[Tuple[int, ...], "MistakeTree"]]:
         """Every node, root first, then the subtree for 0, then the one for 1 (pre-order), as
         (the labels from the root, the node)."""
-        stack = [((), self)]
+        stack: List[Tuple[Tuple[int, ...], MistakeTree]] = [((), self)]
         while stack:
             labels, t = stack.pop()
             yield labels, t
@@ -497,7 +497,7 @@ def check_mistake_tree(tree, concepts=None) -> int:
             tree, C)
     M = np.asarray(C.matrix())                      # concepts x points
     m, N = int(C.n_concepts), int(C.n_points)
-    depth = None
+    depth: Optional[int] = None
     first = None
     # pre-order, carrying the (point, label) pairs of the path
     stack: list = [((), (), tree)]
@@ -535,6 +535,7 @@ def check_mistake_tree(tree, concepts=None) -> int:
                                  "the repetition has no consistent concept")
         stack.append((labels + (1,), path + ((j, 1),), t.child(1)))
         stack.append((labels + (0,), path + ((j, 0),), t.child(0)))
+    assert depth is not None            # (every tree has a leaf)
     return depth
 
 
@@ -585,7 +586,7 @@ def shattering_concepts(concepts, points) -> dict:
     d = len(pts)
     codes = M @ (1 << np.arange(d - 1, -1, -1, dtype=np.int64)) if d else \
         np.zeros(M.shape[0], dtype=np.int64)
-    first = {}
+    first: dict = {}
     for c, code in enumerate(codes.tolist()):
         first.setdefault(code, c)
     out = {}

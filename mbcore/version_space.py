@@ -5,7 +5,7 @@ same name in ``mbref.version_space``.
 """
 
 import numbers
-from typing import List, Tuple
+from typing import List, Literal, Optional, Tuple, Union, overload
 
 import numpy as np
 
@@ -822,7 +822,19 @@ def _flag(owner, name, value):
     return bool(value)
 
 
-def littlestone_dimension(concepts, witness=False):
+@overload
+def littlestone_dimension(concepts, witness: Literal[False] = ...) -> int: ...
+@overload
+def littlestone_dimension(concepts, witness: Literal[True]) -> Tuple[int, Optional[MistakeTree]]:
+    ...
+@overload
+def littlestone_dimension(concepts, witness: bool) -> Union[int,
+                                                             Tuple[int, Optional[MistakeTree]]]:
+    ...
+
+
+def littlestone_dimension(concepts, witness: bool = False
+                          ) -> Union[int, Tuple[int, Optional[MistakeTree]]]:
     """The Littlestone dimension of a finite class, exactly (memoised recursion), and with
     ``witness=True`` a mistake tree that proves it.
 
@@ -907,7 +919,15 @@ def _ldim_witness(C, ld, v, d):
     raise AssertionError("Ldim(v) >= d, yet no point splits v into parts of Ldim >= d - 1")
 
 
-def vc_dimension(concepts, witness=False):
+@overload
+def vc_dimension(concepts, witness: Literal[False] = ...) -> int: ...
+@overload
+def vc_dimension(concepts, witness: Literal[True]) -> Tuple[int, Tuple[int, ...]]: ...
+@overload
+def vc_dimension(concepts, witness: bool) -> Union[int, Tuple[int, Tuple[int, ...]]]: ...
+
+
+def vc_dimension(concepts, witness: bool = False) -> Union[int, Tuple[int, Tuple[int, ...]]]:
     """The VC dimension of a finite class, by a depth-first search over shattered sets (a
     shattered set's subsets are shattered, so sets are grown from shattered ones, in
     increasing point order), and with ``witness=True`` a largest shattered set.  At most 4,096
@@ -916,7 +936,7 @@ def vc_dimension(concepts, witness=False):
     The search keeps the concepts' parts by their labels on the current set (as bitsets) and
     drops a branch that cannot beat the best size so far: too few points left, or a part
     holding fewer than 2**k concepts where k more points would be needed; it stops at
-    ⌊log₂ |C|⌋, the largest possible value.
+    ``⌊log₂ |C|⌋``, the largest possible value.
 
     The witness is the canonical shattered set: among the shattered sets of the largest size,
     the first in lexicographic order of the sorted point indices (``mbref.vc_dimension``
@@ -953,10 +973,11 @@ def vc_dimension(concepts, witness=False):
     cols = [int.from_bytes(c.astype("<u8").tobytes(), "little") for c in C._cols]
     N = C.n_points
     cap = C.n_concepts.bit_length() - 1             # 2**d <= n_concepts
-    best, best_set = 0, ()
+    best = 0
+    best_set: Tuple[int, ...] = ()
     # (next point to try, the nonempty parts of the concepts by their labels on the set, the
     # size of the smallest part); the set's size is len(stack) - 1
-    stack = [[0, [(1 << C.n_concepts) - 1], C.n_concepts]]
+    stack: List[list] = [[0, [(1 << C.n_concepts) - 1], C.n_concepts]]
     while stack and best < cap:
         top = stack[-1]
         depth = len(stack) - 1

@@ -122,7 +122,7 @@ class MistakeTree:
         if not _is_index(point):
             raise ValueError(f"{_OWNER}: a node's point must be a point index (an integer), got "
                              f"{point!r}")
-        kids = tuple(children)
+        kids = tuple(children) if isinstance(children, (tuple, list)) else ()
         if len(kids) != 2 or not all(isinstance(k, MistakeTree) for k in kids):
             raise ValueError(f"{_OWNER}: an internal node has two children (MistakeTree "
                              f"subtrees for the labels 0 and 1), got {children!r}")

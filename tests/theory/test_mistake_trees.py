@@ -196,8 +196,9 @@ def test_bad_dicts_and_bad_parameters(pkg, _):
     with pytest.raises(TypeError, match="parameter concepts must be a ConceptClass"):
         pkg.MistakeTree.leaf("C", 0)
     L = pkg.MistakeTree.leaf
-    with pytest.raises(ValueError, match="two children"):
-        pkg.MistakeTree(C, point=0, children=(L(C, 0),))
+    for kids in ((L(C, 0),), 3, (L(C, 0), 1), L(C, 0)):
+        with pytest.raises(ValueError, match="two children"):
+            pkg.MistakeTree(C, point=0, children=kids)
     with pytest.raises(ValueError, match="another ConceptClass"):
         pkg.MistakeTree.node(C, 0, L(C, 0), L(half2(pkg), 1))
     with pytest.raises(ValueError, match="either a leaf"):
