@@ -919,6 +919,14 @@ def _ldim_witness(C, ld, v, d):
     raise AssertionError("Ldim(v) >= d, yet no point splits v into parts of Ldim >= d - 1")
 
 
+def _int_popcount(v: int) -> int:
+    """The set bits of a Python int (int.bit_count from Python 3.10)."""
+    return v.bit_count() if _HAS_BIT_COUNT else bin(v).count("1")
+
+
+_HAS_BIT_COUNT = hasattr(int, "bit_count")
+
+
 @overload
 def vc_dimension(concepts, witness: Literal[False] = ...) -> int: ...
 @overload
@@ -992,7 +1000,7 @@ def vc_dimension(concepts, witness: bool = False) -> Union[int, Tuple[int, Tuple
             if a == 0 or a == p:
                 break
             new += [a, p ^ a]
-            small = min(small, bin(a).count("1"), bin(p ^ a).count("1"))
+            small = min(small, _int_popcount(a), _int_popcount(p ^ a))
         else:
             if depth + 1 > best:        # (the first set of a size met is the least of it)
                 best, best_set = depth + 1, tuple(s[0] - 1 for s in stack)
