@@ -839,8 +839,8 @@ def littlestone_dimension(concepts, witness: bool = False
     ``witness=True`` a mistake tree that proves it.
 
     Ldim(∅) = −1, Ldim({c}) = 0, Ldim(V) = max over points x splitting V of
-    1 + min(Ldim(V₀), Ldim(V₁)) (0 when no point splits V) (Littlestone 1988; ALGORITHMS.md
-    §5 of the project's notes).  At most 4,096 concepts and 4,096 points.
+    1 + min(Ldim(V₀), Ldim(V₁)) (0 when no point splits V) (Littlestone 1988; named in Angluin,
+    lecture 25).  At most 4,096 concepts and 4,096 points.
 
     The witness is a complete :class:`~mbcore.MistakeTree` of depth Ldim(C), the canonical
     one: a node whose subtree must have depth d over the concepts V left by its path asks the
