@@ -18,6 +18,7 @@ import itertools
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import mbcore
 import mbref
@@ -523,3 +524,32 @@ def test_the_drawing_without_matplotlib_says_how_to_install_it(monkeypatch):
     T = MistakeTree.from_nested(HALF, half2())
     with pytest.raises(ImportError, match=r"MistakeTree.plot needs matplotlib.*mbcore\[plot\]"):
         T.plot()
+
+
+# -- random classes -----------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12).flatmap(lambda m: st.integers(1, 6).flatmap(
+    lambda N: st.lists(st.lists(st.integers(0, 1), min_size=N, max_size=N), min_size=m,
+                       max_size=m))))
+def test_random_classes_witnesses_against_brute_force_and_the_twin(M):
+    memo = {}
+    every = frozenset(range(len(M)))
+    d = brute_ldim(M, every, memo)
+    want = brute_tree(M, every, d, memo)
+    for P in (mbcore, mbref):
+        C = P.ConceptClass.from_matrix(M)
+        got_d, T = P.littlestone_dimension(C, witness=True)
+        assert (got_d, T.to_nested()) == (d, want)
+        assert P.check_mistake_tree(T) == d
+        assert P.vc_dimension(C, witness=True) == brute_vc(M)
+
+
+def test_a_tree_pickles_and_copies():
+    import copy
+    import pickle
+    for P in (mbcore, mbref):
+        d, T = P.littlestone_dimension(P.ConceptClass.monotone_conjunctions(3), witness=True)
+        for U in (pickle.loads(pickle.dumps(T)), copy.deepcopy(T)):
+            assert U.to_nested() == T.to_nested() and P.check_mistake_tree(U) == 3
+            assert str(U) == str(T)
