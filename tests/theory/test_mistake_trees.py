@@ -321,6 +321,7 @@ SWEEP = ([(f"half_intervals({k})", lambda P, k=k: P.ConceptClass.half_intervals(
                list(itertools.product((0, 1), repeat=3))))])
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("name,make", SWEEP, ids=[n for n, _ in SWEEP])
 def test_the_witness_tree_is_the_canonical_one_and_passes_the_checker(name, make):
     C = make(mbcore)
@@ -329,13 +330,16 @@ def test_the_witness_tree_is_the_canonical_one_and_passes_the_checker(name, make
     every = frozenset(range(len(M)))
     want_d = brute_ldim(M, every, memo)
     want = brute_tree(M, every, want_d, memo)
+    texts = []
     for P in (mbcore, mbref):
         CP = make(P)
         d, T = P.littlestone_dimension(CP, witness=True)
         assert d == want_d == P.littlestone_dimension(CP)
         assert T.to_nested() == want
         assert P.check_mistake_tree(T) == d == T.depth
-        assert mbcore.check_mistake_tree(want, C) == d      # the independent tree, too
+        texts.append((str(T), T.to_dict()))
+    assert texts[0] == texts[1]                           # the same text and dict in both
+    assert mbcore.check_mistake_tree(want, C) == want_d  # the independent tree, too
 
 
 @pytest.mark.parametrize("name,make", SWEEP, ids=[n for n, _ in SWEEP])
@@ -370,6 +374,7 @@ def test_the_witness_has_the_known_depth(kind, n, ldim):
     assert d == ldim and check_mistake_tree(T) == ldim
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("n", [6, 8])
 def test_monotone_conjunctions_of_6_and_8_variables(n):
     """The issue's sizes (64 and 256 concepts): depth n, checked, the same tree in the twin;
