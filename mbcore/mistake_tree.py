@@ -349,9 +349,10 @@ class MistakeTree:
 
         Notes
         -----
-        ``littlestone_dimension(ConceptClass.monotone_conjunctions(5), witness=True)[1].plot()``
+        ``littlestone_dimension(ConceptClass.monotone_conjunctions(4), witness=True)[1].plot()``
         draws the figure of the documentation's page on mistake trees (the gallery example
-        "A mistake tree, drawn").
+        "A mistake tree, drawn"); the test suite checks the depth-5 drawing of the monotone
+        conjunctions of 5 variables for overlapping labels.
         """
         plt = require_matplotlib("MistakeTree.plot")
         if max_depth is not None and (not _is_index(max_depth) or max_depth < 0):
