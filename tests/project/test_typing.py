@@ -154,6 +154,8 @@ def test_stub_signatures_match_compiled_module(name):
 
 def _check_return(fn, value):
     want = typing.get_type_hints(fn)["return"]
+    if typing.get_origin(want) is typing.Union:     # e.g. int, or a tuple with a witness
+        want = tuple(typing.get_origin(a) or a for a in typing.get_args(want))
     assert isinstance(value, want) and not isinstance(value, bool), (fn.__name__, value)
 
 
@@ -223,6 +225,8 @@ def test_version_space_and_queries_return_types():
     H = C.half_intervals(3)
     _check_return(mbcore.littlestone_dimension, mbcore.littlestone_dimension(H))
     _check_return(mbcore.vc_dimension, mbcore.vc_dimension(H))
+    _check_return(mbcore.littlestone_dimension, mbcore.littlestone_dimension(H, witness=True))
+    _check_return(mbcore.vc_dimension, mbcore.vc_dimension(H, witness=True))
     assert all(type(v) is int for v in H.labels(2))
     target = mbcore.MonotoneDNF([[0, 1], [2]], n=3)
     X, y = mbcore.ExampleOracle(target, n=3, seed=0).draw(4)
@@ -307,7 +311,11 @@ def version_spaces() -> int:
     s = SOA(D).partial_fit(np.array(D.points), D.labels(0), classes=[0, 1])
     ld: int = mbcore.littlestone_dimension(C)
     vc: int = mbcore.vc_dimension(D)
-    return ld + vc + len(D) + int(h.alive_count_) + int(s.n_seen_)
+    d, tree = mbcore.littlestone_dimension(C, witness=True)
+    depth: int = mbcore.check_mistake_tree(tree) if tree is not None else -1
+    v, shattered = mbcore.vc_dimension(D, witness=True)
+    first: Tuple[int, ...] = shattered
+    return ld + vc + len(D) + int(h.alive_count_) + int(s.n_seen_) + d + depth + v + len(first)
 
 
 def queries() -> int:
