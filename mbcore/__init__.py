@@ -33,6 +33,7 @@ from .boolean import (Conjunction, ConjunctionAdversary, DecisionList, Disjuncti
                       GreedyDecisionList, greedy_decision_list, most_specific_conjunction)
 from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
                            littlestone_dimension, vc_dimension)
+from .mistake_tree import MistakeTree, check_mistake_tree, shattering_concepts
 from .online import OnlineRun, run_online
 from .selective import SelectiveRun, SelectiveSampler
 from .queries import (Conservative, DNFResult, EQOnlineLearner, EQPACResult, EQResult,
@@ -50,7 +51,8 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "Conjunction", "Disjunction", "DecisionList", "GreedyDecisionList",
            "most_specific_conjunction", "greedy_decision_list", "ConjunctionAdversary",
            "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
-           "HalfIntervalAdversary", "run_online", "OnlineRun", "certify", "Certificate",
+           "HalfIntervalAdversary", "MistakeTree", "check_mistake_tree", "shattering_concepts",
+           "run_online", "OnlineRun", "certify", "Certificate",
            "BoundViolationError", "OnlineLearner", "NotFittedError", "LearnerWarning", "all_learners",
            "clone", "MonotoneDNF", "ExampleOracle", "MembershipOracle", "EquivalenceOracle",
            "Conservative", "EQOnlineLearner", "EQResult", "DNFResult", "PACResult", "EQPACResult",

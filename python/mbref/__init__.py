@@ -25,6 +25,7 @@ from .online import OnlineRun, run_online
 from .selective import SelectiveRun, SelectiveSampler
 from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
                             littlestone_dimension, vc_dimension)
+from .mistake_tree import MistakeTree, check_mistake_tree, shattering_concepts
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "PassiveAggressive", "ALMA", "AROW", "ConfidenceWeighted", "SCW",
@@ -35,7 +36,7 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "Conjunction", "Disjunction", "DecisionList", "most_specific_conjunction",
            "greedy_decision_list", "GreedyDecisionList", "ConjunctionAdversary",
            "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
-           "HalfIntervalAdversary",
+           "HalfIntervalAdversary", "MistakeTree", "check_mistake_tree", "shattering_concepts",
            "OnlineLearner", "NotFittedError", "LearnerWarning", "run_online", "OnlineRun",
            "SelectiveSampler", "SelectiveRun"]
 

@@ -1,0 +1,243 @@
+"""Mistake trees (issue 40): ``MistakeTree``, ``check_mistake_tree``, the witnesses of
+``littlestone_dimension(C, witness=True)`` and ``vc_dimension(C, witness=True)``,
+``shattering_concepts`` and the drawing, against hand-worked trees, an independent brute-force
+Littlestone dimension and shattering check written here, and the twin ``mbref``.
+
+Hand-worked classes used below:
+
+* ``half_intervals(2)``: points 1..4 (indices 0..3), concepts t = 0..4 with c_t(x) = 1 iff
+  x <= t.  The binary-search tree (1, (0, 0, 1), (2, 2, 3)) asks x = 2, then x = 1 or x = 3;
+  its leaves are the thresholds t = 0, 1, 2, 3 its paths leave.
+* ``monotone_conjunctions(2)``: points 00, 01, 10, 11 (indices 0..3), concepts 0 = true,
+  1 = x1, 2 = x0, 3 = x0∧x1.  The tree (1, (2, 3, 2), (2, 1, 0)) asks 01: label 0 leaves
+  {x0, x0∧x1}, split by 10 (x0∧x1 says 0, x0 says 1); label 1 leaves {true, x1}, split by 10
+  (x1 says 0, true says 1).
+"""
+
+import itertools
+import json
+
+import pytest
+
+import mbcore
+import mbref
+from mbcore import ConceptClass, MistakeTree, check_mistake_tree, shattering_concepts
+
+PAIRS = [(mbcore, "mbcore"), (mbref, "mbref")]
+
+HALF = (1, (0, 0, 1), (2, 2, 3))
+CONJ = (1, (2, 3, 2), (2, 1, 0))
+
+
+def half2(pkg=mbcore):
+    return pkg.ConceptClass.half_intervals(2)
+
+
+def conj2(pkg=mbcore):
+    return pkg.ConceptClass.monotone_conjunctions(2)
+
+
+# -- the tree --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pkg,_", PAIRS)
+def test_accessors_on_the_binary_search_tree(pkg, _):
+    C = half2(pkg)
+    T = pkg.MistakeTree.from_nested(HALF, C)
+    assert (T.depth, T.point, T.concept, T.is_leaf, T.concepts) == (2, 1, None, False, C)
+    assert T.child(0).point == 0 and T.child(1).point == 2
+    leaf = T.child(1).child(0)
+    assert (leaf.is_leaf, leaf.concept, leaf.point, leaf.depth) == (True, 2, None, 0)
+    assert list(T.paths()) == [(((1, 0), (0, 0)), 0), (((1, 0), (0, 1)), 1),
+                               (((1, 1), (2, 0)), 2), (((1, 1), (2, 1)), 3)]
+    assert [labels for labels, _ in T.walk()] == [(), (0,), (0, 0), (0, 1), (1,), (1, 0),
+                                                  (1, 1)]
+    assert T.to_nested() == HALF
+    with pytest.raises(ValueError, match="a leaf"):
+        leaf.child(0)
+    for bad in (2, -1, 0.0, "0", None):
+        with pytest.raises(ValueError, match="label must be 0 or 1"):
+            T.child(bad)
+
+
+@pytest.mark.parametrize("pkg,_", PAIRS)
+def test_node_by_node_equals_nested(pkg, _):
+    C = conj2(pkg)
+    L, N = pkg.MistakeTree.leaf, pkg.MistakeTree.node
+    T = N(C, 1, N(C, 2, L(C, 3), L(C, 2)), N(C, 2, L(C, 1), L(C, 0)))
+    assert T.to_nested() == CONJ
+    assert pkg.check_mistake_tree(T) == 2
+
+
+@pytest.mark.parametrize("pkg,_", PAIRS)
+def test_dict_round_trip_is_json_safe(pkg, _):
+    C = conj2(pkg)
+    T = pkg.MistakeTree.from_nested(CONJ, C)
+    d = json.loads(json.dumps(T.to_dict()))
+    assert d == {"class": "monotone_conjunctions(2)", "n_concepts": 4, "n_points": 4,
+                 "tree": {"point": 1, "children": [
+                     {"point": 2, "children": [{"concept": 3}, {"concept": 2}]},
+                     {"point": 2, "children": [{"concept": 1}, {"concept": 0}]}]}}
+    assert pkg.MistakeTree.from_dict(d, C).to_nested() == CONJ
+    assert pkg.check_mistake_tree(d, C) == 2
+    with pytest.raises(ValueError, match="n_concepts = 4; the class given has 5"):
+        pkg.MistakeTree.from_dict(d, half2(pkg))
+
+
+@pytest.mark.parametrize("pkg,_", PAIRS)
+def test_text_names_points_and_concepts(pkg, _):
+    T = pkg.MistakeTree.from_nested(CONJ, conj2(pkg))
+    assert str(T) == "\n".join([
+        "mistake tree of depth 2 over monotone_conjunctions(2)",
+        "point 1 (01)",
+        "  0: point 2 (10)",
+        "    0: concept 3 (x0∧x1)",
+        "    1: concept 2 (x0)",
+        "  1: point 2 (10)",
+        "    0: concept 1 (x1)",
+        "    1: concept 0 (true)"])
+    # a class without feature vectors: points by index, concepts by index
+    M = pkg.ConceptClass.from_matrix([[0, 1], [1, 0]])
+    assert str(pkg.MistakeTree.from_nested((0, 1, 0), M)).splitlines()[1:] == [
+        "point 0 (#0)", "  0: concept 1 (c1)", "  1: concept 0 (c0)"]
+
+
+@pytest.mark.parametrize("pkg,_", PAIRS)
+def test_concept_labels_of_the_constructors(pkg, _):
+    CC = pkg.ConceptClass
+    lab = lambda C, c: pkg.MistakeTree.leaf(C, c).concept_label(c)
+    assert lab(CC.monotone_disjunctions(3), 5) == "x0∨x2"
+    assert lab(CC.monotone_disjunctions(3), 0) == "false"
+    assert lab(CC.all_conjunctions(2), 5) == "x0∧¬x1"          # 5 = 12 in base 3
+    assert lab(CC.all_conjunctions(2), 0) == "true"
+    assert lab(CC.half_intervals(3), 6) == "x≤6"
+    assert lab(CC.dictators(4), 2) == "x2"
+    assert lab(CC.dictators(3, domain="cube"), 1) == "x1"
+    # a matrix that merely carries a constructor's name but not its size: by index
+    assert lab(CC.from_matrix([[1, 0]], name="half_intervals(1)"), 0) == "c0"
+
+
+# -- the checker ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pkg,_", PAIRS)
+def test_valid_trees_give_their_depth(pkg, _):
+    assert pkg.check_mistake_tree(HALF, half2(pkg)) == 2
+    assert pkg.check_mistake_tree(CONJ, conj2(pkg)) == 2
+    assert pkg.check_mistake_tree(pkg.MistakeTree.from_nested(HALF, half2(pkg))) == 2
+    for c in range(5):                                   # any concept is a depth-0 tree
+        assert pkg.check_mistake_tree(c, half2(pkg)) == 0
+    assert pkg.check_mistake_tree(None) == -1           # the witness of no concept
+
+
+# (tree over half_intervals(2), the words of the error); every kind of wrong tree
+BAD = [
+    ((1, 0, (2, 2, 3)), "the leaf at path [1, 0] has depth 2, the leaf at path [0] has depth 1"),
+    (((1, (0, 0, 1), 2)), "the leaf at path [1] has depth 1, the leaf at path [0, 0] has depth 2"),
+    ((7, 0, 1), "the node at path [] (the root) holds point 7, not a point of half_intervals(2) "
+                "(indices 0..3)"),
+    ((-1, 0, 1), "holds point -1, not a point"),
+    ((1, (0, 0, 1), (2, 2, 9)), "the leaf at path [1, 1] holds concept 9, not a concept of "
+                                "half_intervals(2) (indices 0..4)"),
+    ((1, (1, 0, 1), (2, 2, 3)), "the node at path [0] asks point 1 (2) again (the node at "
+                                "path [] (the root) asked it)"),
+    ((1, (0, 0, 1), (2, 2, 1)), "the leaf at path [1, 1]: concept 1 (x≤1) labels point 1 (2) "
+                                "with 0, the path gives it 1"),
+    ((0, 1, 0), "the leaf at path [0]: concept 1 (x≤1) labels point 0 (1) with 1, the path "
+                "gives it 0"),
+    ((1, (0, 1, 0), (2, 2, 3)), "the leaf at path [0, 0]: concept 1 (x≤1) labels point 0 (1) "
+                                "with 1, the path gives it 0"),
+]
+
+
+@pytest.mark.parametrize("tree,words", BAD)
+@pytest.mark.parametrize("pkg,_", PAIRS)
+def test_every_kind_of_bad_tree_is_refused_by_name(pkg, _, tree, words):
+    C = half2(pkg)
+    with pytest.raises(ValueError) as e:
+        pkg.check_mistake_tree(tree, C)
+    assert str(e.value).startswith("check_mistake_tree: ")
+    assert words in str(e.value)
+    # the same tree as a MistakeTree and as a dict: the same message
+    T = pkg.MistakeTree.from_nested(tree, C)
+    for form in (T, T.to_dict()):
+        with pytest.raises(ValueError) as e2:
+            pkg.check_mistake_tree(form, None if form is T else C)
+        assert str(e2.value) == str(e.value)
+
+
+BAD_SHAPES = [((1, 0), "at path [] (the root): a node must be a concept index"),
+              ((1, (0, 0), 1), "at path [0]: a node must be"),
+              ((1, 0, "a"), "at path [1]: a node must be"),
+              ((True, 0, 1), "at path [] (the root)"),
+              ((1, 0, 1.0), "at path [1]"),
+              ([], "a node must be")]
+
+
+@pytest.mark.parametrize("tree,words", BAD_SHAPES)
+@pytest.mark.parametrize("pkg,_", PAIRS)
+def test_a_tree_of_another_shape_is_refused_by_path(pkg, _, tree, words):
+    with pytest.raises(ValueError, match=r"^MistakeTree: .*" + words.replace("[", r"\[")
+                       .replace("]", r"\]").replace("(", r"\(").replace(")", r"\)")):
+        pkg.check_mistake_tree(tree, half2(pkg))
+
+
+@pytest.mark.parametrize("pkg,_", PAIRS)
+def test_bad_dicts_and_bad_parameters(pkg, _):
+    C = half2(pkg)
+    for d in ({"tree": {"point": 1}}, {"tree": {"point": 1, "children": [{"concept": 0}]}},
+              {"tree": {"concept": "0"}}, {"tree": {"concept": 0, "point": 1}}):
+        with pytest.raises(ValueError, match="at path"):
+            pkg.check_mistake_tree(d, C)
+    with pytest.raises(ValueError, match="the dict of to_dict"):
+        pkg.MistakeTree.from_dict({"point": 1}, C)
+    with pytest.raises(ValueError, match="needs the class: pass concepts"):
+        pkg.check_mistake_tree(HALF)
+    with pytest.raises(TypeError, match="parameter concepts must be a ConceptClass, got list"):
+        pkg.check_mistake_tree(HALF, [[0, 1]])
+    with pytest.raises(TypeError, match="parameter concepts must be a ConceptClass"):
+        pkg.MistakeTree.leaf("C", 0)
+    L = pkg.MistakeTree.leaf
+    with pytest.raises(ValueError, match="two children"):
+        pkg.MistakeTree(C, point=0, children=(L(C, 0),))
+    with pytest.raises(ValueError, match="another ConceptClass"):
+        pkg.MistakeTree.node(C, 0, L(C, 0), L(half2(pkg), 1))
+    with pytest.raises(ValueError, match="either a leaf"):
+        pkg.MistakeTree(C, point=0, concept=1)
+
+
+@pytest.mark.parametrize("pkg,_", PAIRS)
+def test_checking_against_another_class(pkg, _):
+    """A valid tree over one class is checked against another when asked."""
+    T = pkg.MistakeTree.from_nested(CONJ, conj2(pkg))
+    flipped = pkg.ConceptClass.from_matrix([[1 - v for v in r] for r in conj2(pkg).matrix()])
+    with pytest.raises(ValueError, match="the leaf at path \\[0, 0\\]: concept 3"):
+        pkg.check_mistake_tree(T, flipped)
+
+
+def test_the_twins_give_the_same_messages():
+    for tree, _ in BAD + BAD_SHAPES:
+        got = []
+        for pkg, _n in PAIRS:
+            try:
+                pkg.check_mistake_tree(tree, half2(pkg))
+            except ValueError as e:
+                got.append(str(e))
+        assert len(got) == 2 and got[0] == got[1]
+
+
+# -- the shattered set ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pkg,_", PAIRS)
+def test_shattering_concepts_by_hand(pkg, _):
+    C = conj2(pkg)
+    # on 01 and 10: x0∧x1 (3) says 00, x0 (2) says 01, x1 (1) says 10, true (0) says 11
+    assert pkg.shattering_concepts(C, [1, 2]) == {(0, 0): 3, (0, 1): 2, (1, 0): 1, (1, 1): 0}
+    assert pkg.shattering_concepts(C, []) == {(): 0}
+    with pytest.raises(ValueError, match=r"gives the labels \(0,\) to the points \[3\]"):
+        pkg.shattering_concepts(C, [3])                  # 11: every conjunction says 1
+    with pytest.raises(ValueError, match="repeats a point"):
+        pkg.shattering_concepts(C, [1, 1])
+    for bad in ([4], [-1], [True], [1.0]):
+        with pytest.raises(ValueError, match=r"point indices in \[0, 4\)"):
+            pkg.shattering_concepts(C, bad)
+    with pytest.raises(ValueError, match="sequence of point indices"):
+        pkg.shattering_concepts(C, 3)
