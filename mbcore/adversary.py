@@ -29,6 +29,7 @@ import numpy as np
 
 from . import _params as params
 from ._locking import holding
+from .mistake_tree import MistakeTree, check_mistake_tree
 
 __all__ = ["TreeAdversary", "AdversaryGame", "Demonstration", "ldim_demonstration",
            "winnow_demonstration", "weighted_majority_demonstration",
@@ -39,10 +40,12 @@ _MASK = (1 << 64) - 1
 
 class _Coin:
     """Fair coins from splitmix64 (Steele, Lea & Flood 2014): the top bit of each output (the
-    generator the twins share, ``mbref._rng``)."""
+    generator the twins share, ``mbref._rng``), from a start mixed from the seed."""
 
     def __init__(self, seed):
-        self.state = int(seed) & _MASK
+        # the start is the seed mixed (odd multiplier, offset), so that a learner seeded with
+        # the same number (randomized WM draws from splitmix64 too) draws other numbers
+        self.state = (int(seed) * 0xD1B54A32D192ED03 + 0x2545F4914F6CDD1D) & _MASK
 
     def flip(self):
         self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK
@@ -78,11 +81,19 @@ def _labels_of(owner, learner):
 
 
 def _prediction(owner, learner, row):
-    """The learner's prediction on ``row`` (0/1, 1 = its positive class), without changing it,
-    and its labels.  A learner that has learned nothing cannot predict: its prediction is read
-    from a copy that learns (row, 0), which predicted 1 iff its ``mistakes_`` became 1 (the
-    protocol of ``play_against``)."""
+    """The learner's online prediction on ``row`` (0/1, 1 = its positive class), without
+    changing it, and its labels.  For an mbcore learner it is the prediction its online pass
+    makes (what ``mistakes_`` counts; not always ``predict``'s: the averaged Perceptron
+    predicts with its average), read from a copy that learns (row, 0); any other object: its
+    ``predict``, or, before it has learned anything, a copy that learns (row, 0) and predicted 1
+    iff its ``mistakes_`` became 1 (the protocol of ``play_against``)."""
+    from .base import OnlineLearner
+    from .online import run_online
     labels, fitted = _labels_of(owner, learner)
+    if isinstance(learner, OnlineLearner):
+        probe = copy.deepcopy(learner)
+        run = run_online(probe, row, [labels[0]], classes=labels)
+        return (1 if run.predictions[0] == labels[1] else 0), labels
     if fitted:
         return (1 if learner.predict(row)[0] == labels[1] else 0), labels
     probe = copy.deepcopy(learner)
@@ -194,11 +205,6 @@ class AdversaryGame:
                            for r in self.rounds]}
 
 
-def _tree_api():
-    from .version_space import check_mistake_tree
-    return check_mistake_tree
-
-
 def _takes(learner):
     tags = getattr(type(learner), "_TAGS", None)
     return getattr(tags, "takes", None)
@@ -252,22 +258,26 @@ class TreeAdversary:
 
     Examples
     --------
-    >>> from mbcore import ConceptClass, Halving, SOA, Perceptron, littlestone_dimension
-    >>> C = ConceptClass.monotone_conjunctions(3)
-    >>> ldim, tree = littlestone_dimension(C, witness=True)
-    >>> adv = TreeAdversary(tree)
-    >>> [adv.run(L).mistakes for L in (Halving(C), SOA(C), Perceptron())] == [ldim] * 3
-    True
-    >>> game = adv.run(SOA(C))
-    >>> game.consistent
-    True
+    The half-intervals on {1, 2, 3, 4} (c_t(x) = 1 iff x <= t): ask 2, then 1 or 3 (binary
+    search, a mistake tree of depth 2 = Ldim).
+
+    >>> from mbcore import ConceptClass, MistakeTree, Halving, Perceptron
+    >>> C = ConceptClass.half_intervals(2)
+    >>> tree = MistakeTree.from_nested((1, (0, 0, 1), (2, 2, 3)), C)
+    >>> game = TreeAdversary(tree).run(Halving(C))
+    >>> game.rounds, game.mistakes, game.concept, game.consistent
+    ([Round(point=1, prediction=1, label=0), Round(point=0, prediction=1, label=0)], 2, 0, True)
+    >>> TreeAdversary(tree, features=[[1, 0], [1, 1], [0, 1], [0, 0]]).run(Perceptron()).mistakes
+    2
     """
 
     def __init__(self, tree, features=None, randomized=None, random_state=0):
         o = "TreeAdversary"
-        check = _tree_api()
+        if not isinstance(tree, MistakeTree):
+            raise TypeError(f"{o}: parameter tree must be a MistakeTree, got "
+                            f"{type(tree).__name__}")
         try:
-            check(tree)
+            check_mistake_tree(tree)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{o}: parameter tree is not a complete mistake tree: {exc}") \
                 from None
@@ -601,8 +611,8 @@ def perceptron_demonstration(d, R=1.0, learner=None):
         else None, {"R": r, "gamma": g, "labels": labels})
 
 
-def ldim_demonstration(concepts, learners=None):
-    """Halving and SOA meet Ldim(C): the witness tree of the Littlestone dimension, walked by
+def ldim_demonstration(concepts, learners=None, tree=None):
+    """Halving and SOA meet Ldim(C): a mistake tree of depth Ldim(C), walked by
     :class:`TreeAdversary`, forces Ldim(C) mistakes on each.
 
     The claim (Littlestone 1988; ALGORITHMS.md §5 after Angluin lecture 25): no deterministic
@@ -614,6 +624,9 @@ def ldim_demonstration(concepts, learners=None):
     concepts : ConceptClass
     learners : list of learners, optional
         Default: ``[Halving(C), SOA(C)]``.
+    tree : MistakeTree, optional
+        A mistake tree of depth Ldim(C) over C; default: the witness of
+        ``littlestone_dimension(C, witness=True)``.
 
     Returns
     -------
@@ -621,19 +634,35 @@ def ldim_demonstration(concepts, learners=None):
         One per learner: ``bound`` = Ldim(C); ``upper`` = SOA's Ldim(C) or Halving's
         ⌊log₂ |C|⌋ for the defaults; ``details``: ``game`` (the :class:`AdversaryGame`).
 
+    Raises
+    ------
+    ValueError
+        A tree over another class, or whose depth is not Ldim(C).
+
     Examples
     --------
-    >>> from mbcore import ConceptClass
-    >>> [(d.learner, d.mistakes, d.holds) for d in ldim_demonstration(
-    ...     ConceptClass.monotone_conjunctions(4))]
-    [('Halving', 4, True), ('SOA', 4, True)]
+    >>> from mbcore import ConceptClass, MistakeTree
+    >>> C = ConceptClass.half_intervals(2)
+    >>> tree = MistakeTree.from_nested((1, (0, 0, 1), (2, 2, 3)), C)
+    >>> [(d.learner, d.mistakes, d.bound, d.upper, d.holds)
+    ...  for d in ldim_demonstration(C, tree=tree)]
+    [('Halving', 2, 2, 2, True), ('SOA', 2, 2, 2, True)]
     """
     from .version_space import SOA, ConceptClass, Halving, littlestone_dimension
     o = "ldim_demonstration"
     if not isinstance(concepts, ConceptClass):
         raise TypeError(f"{o}: parameter concepts must be a ConceptClass, got "
                         f"{type(concepts).__name__}")
-    ldim, tree = littlestone_dimension(concepts, witness=True)
+    if tree is None:
+        ldim, tree = littlestone_dimension(concepts, witness=True)
+    else:
+        ldim = littlestone_dimension(concepts)
+        if getattr(tree, "concepts", None) is not concepts:
+            raise ValueError(f"{o}: parameter tree is a tree over another class than "
+                             f"{concepts.name!r}")
+        if tree.depth != ldim:
+            raise ValueError(f"{o}: parameter tree has depth {tree.depth}; Ldim of "
+                             f"{concepts.name!r} is {ldim}")
     defaults = learners is None
     if defaults:
         learners = [Halving(concepts), SOA(concepts)]
@@ -643,8 +672,7 @@ def ldim_demonstration(concepts, learners=None):
         game = adv.run(L)
         upper = None
         if defaults:
-            upper = ldim if isinstance(L, SOA) else \
-                concepts.n_concepts.bit_length() - 1
+            upper = ldim if isinstance(L, SOA) else concepts.n_concepts.bit_length() - 1
         out.append(Demonstration(
             "Ldim(C) mistakes are forced on any deterministic learner by the adversary that "
             "walks a mistake tree of depth Ldim(C) (Littlestone 1988); SOA's bound is Ldim(C), "

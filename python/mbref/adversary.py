@@ -5,9 +5,11 @@ Conventions shared with mbcore.adversary (the compiled side matches them exactly
 * A round against a deterministic learner: read its prediction on the row (0/1, 1 = its
   ``classes_[1]``), label the row with the opposite, let it learn that (``partial_fit([row],
   [label], classes=labels)``).  Labels are the learner's ``classes_`` once it has learned, else
-  [0, 1]; a learner that has learned nothing cannot predict, so its prediction is read from a
-  deep copy that learns (row, 0): it predicted 1 iff the copy's ``mistakes_`` became 1 (a
-  learner without ``mistakes_`` is a ValueError).
+  [0, 1].  The prediction of a learner of this package is its online one (what ``mistakes_``
+  counts): the prediction ``run_online`` records on a deep copy that learns (row, labels[0]).
+  Any other object: ``predict([row])[0]`` once it has learned; before, a deep copy learns
+  (row, 0) and it predicted 1 iff the copy's ``mistakes_`` became 1 (a learner without
+  ``mistakes_`` is a ValueError).
 * ``TreeAdversary(tree, features=None, randomized=None, random_state=0)`` walks a complete
   mistake tree (``tree.is_leaf``, ``tree.point``, ``tree.child(label)``, ``tree.concept``,
   ``tree.depth``, ``tree.concepts``).  A randomized learner (``randomized=True``, or None and
@@ -30,6 +32,7 @@ from .version_space import SOA, Halving
 from ._advice import AdviceLearner
 from .online import run_online
 from .base import OnlineLearner
+from .mistake_tree import MistakeTree, check_mistake_tree
 
 __all__ = ["TreeAdversary", "AdversaryGame", "Demonstration", "Round", "ldim_demonstration",
            "winnow_demonstration", "weighted_majority_demonstration",
@@ -39,10 +42,15 @@ _MASK = (1 << 64) - 1
 
 
 class _Coin:
-    """Fair coins: the top bit of each splitmix64 output."""
+    """Fair coins: the top bit of each splitmix64 output, from the state
+    seed * 0xD1B54A32D192ED03 + 0x2545F4914F6CDD1D (mod 2**64): a learner seeded with the same
+    number (randomized WM draws from splitmix64 seeded with its random_state) draws other
+    numbers."""
 
     def __init__(self, seed):
-        self.state = int(seed) & _MASK
+        # the start is the seed mixed (odd multiplier, offset), so that a learner seeded with
+        # the same number (randomized WM draws from splitmix64 too) draws other numbers
+        self.state = (int(seed) * 0xD1B54A32D192ED03 + 0x2545F4914F6CDD1D) & _MASK
 
     def flip(self):
         self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK
@@ -86,6 +94,11 @@ def _labels_of(owner, learner):
 
 def _prediction(owner, learner, row):
     labels, fitted = _labels_of(owner, learner)
+    if isinstance(learner, OnlineLearner):
+        # the online prediction (what mistakes_ counts), read from a copy that learns (row, 0)
+        probe = copy.deepcopy(learner)
+        run = run_online(probe, row, [labels[0]], classes=labels)
+        return (1 if run.predictions[0] == labels[1] else 0), labels
     if fitted:
         return (1 if learner.predict(row)[0] == labels[1] else 0), labels
     probe = copy.deepcopy(learner)
@@ -168,11 +181,6 @@ class AdversaryGame:
                            for r in self.rounds]}
 
 
-def _check_tree(tree):
-    from .version_space import check_mistake_tree
-    return check_mistake_tree(tree)
-
-
 def _features(owner, C, features):
     rows = [list(r) for r in (features.tolist() if hasattr(features, "tolist") else features)]
     if not rows or not all(isinstance(r, list) for r in rows):
@@ -199,8 +207,11 @@ class TreeAdversary:
 
     def __init__(self, tree, features=None, randomized=None, random_state=0):
         o = "TreeAdversary"
+        if not isinstance(tree, MistakeTree):
+            raise TypeError(f"{o}: parameter tree must be a MistakeTree, got "
+                            f"{type(tree).__name__}")
         try:
-            _check_tree(tree)
+            check_mistake_tree(tree)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{o}: parameter tree is not a complete mistake tree: {exc}") \
                 from None
@@ -387,14 +398,24 @@ def perceptron_demonstration(d, R=1.0, learner=None):
         else None, {"R": R, "gamma": gamma, "labels": labels})
 
 
-def ldim_demonstration(concepts, learners=None):
-    """Halving and SOA meet Ldim(C) on the witness tree."""
-    from .version_space import ConceptClass, littlestone_dimension
+def ldim_demonstration(concepts, learners=None, tree=None):
+    """Halving and SOA meet Ldim(C) on a mistake tree of depth Ldim(C) (default: the witness
+    of littlestone_dimension(C, witness=True))."""
+    from .version_space import SOA, ConceptClass, Halving, littlestone_dimension
     o = "ldim_demonstration"
     if not isinstance(concepts, ConceptClass):
         raise TypeError(f"{o}: parameter concepts must be a ConceptClass, got "
                         f"{type(concepts).__name__}")
-    ldim, tree = littlestone_dimension(concepts, witness=True)
+    if tree is None:
+        ldim, tree = littlestone_dimension(concepts, witness=True)
+    else:
+        ldim = littlestone_dimension(concepts)
+        if getattr(tree, "concepts", None) is not concepts:
+            raise ValueError(f"{o}: parameter tree is a tree over another class than "
+                             f"{concepts.name!r}")
+        if tree.depth != ldim:
+            raise ValueError(f"{o}: parameter tree has depth {tree.depth}; Ldim of "
+                             f"{concepts.name!r} is {ldim}")
     defaults = learners is None
     if defaults:
         learners = [Halving(concepts), SOA(concepts)]
@@ -404,8 +425,7 @@ def ldim_demonstration(concepts, learners=None):
         game = adv.run(L)
         upper = None
         if defaults:
-            upper = ldim if isinstance(L, SOA) else \
-                concepts.n_concepts.bit_length() - 1
+            upper = ldim if isinstance(L, SOA) else concepts.n_concepts.bit_length() - 1
         out.append(Demonstration(
             "Ldim(C) mistakes are forced on any deterministic learner by the adversary that "
             "walks a mistake tree of depth Ldim(C) (Littlestone 1988); SOA's bound is Ldim(C), "

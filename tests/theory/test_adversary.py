@@ -157,3 +157,300 @@ def test_the_twins_demonstrations_give_the_same_numbers():
                  (adv.perceptron_demonstration(13, R=1.7),
                   ref_adv.perceptron_demonstration(13, R=1.7))]:
         assert a.to_dict() == b.to_dict()
+
+
+# -- the tree adversary ---------------------------------------------------------------------------
+
+def _witness(C):
+    """(Ldim(C), a complete mistake tree of that depth as nested data), by the recursion of
+    the definition over frozensets of concepts (written here, independent of mbcore's search;
+    small classes only)."""
+    import functools
+    M = C.matrix().astype(int)
+    m, N = M.shape
+
+    def split(V, j):
+        V1 = frozenset(c for c in V if M[c, j])
+        return V - V1, V1
+
+    @functools.lru_cache(maxsize=None)
+    def ldim(V):
+        if len(V) <= 1:
+            return len(V) - 1
+        best = 0
+        for j in range(N):
+            V0, V1 = split(V, j)
+            if V0 and V1:
+                best = max(best, 1 + min(ldim(V0), ldim(V1)))
+        return best
+
+    def tree(V, d):
+        if d == 0:
+            return min(V)
+        for j in range(N):
+            V0, V1 = split(V, j)
+            if ldim(V0) >= d - 1 and ldim(V1) >= d - 1:
+                return (j, tree(V0, d - 1), tree(V1, d - 1))
+        raise AssertionError("no split")
+
+    V = frozenset(range(m))
+    return ldim(V), tree(V, ldim(V))
+
+
+# (name, constructor, its Ldim worked by hand: binary search on 8 thresholds; the 3 variables
+# of a monotone conjunction or disjunction (n of them: the points "all but x_i"); dictators on
+# the cube: log2 8; the 9 conjunctions of 2 variables: 3 = floor(log2 9))
+CLASSES = {"half_intervals(3)": (lambda M: M.ConceptClass.half_intervals(3), 3),
+           "monotone_conjunctions(3)": (lambda M: M.ConceptClass.monotone_conjunctions(3), 3),
+           "monotone_disjunctions(3)": (lambda M: M.ConceptClass.monotone_disjunctions(3), 3),
+           "dictators(8, cube)": (lambda M: M.ConceptClass.dictators(8, domain="cube"), 3),
+           "all_conjunctions(2)": (lambda M: M.ConceptClass.all_conjunctions(2), 3)}
+
+
+def _tree(name, module=mbcore):
+    make, _ = CLASSES[name]
+    C = make(module)
+    _, nested = _witness(C)
+    return module.MistakeTree.from_nested(nested, C)
+
+
+def _kind(cls):
+    return cls._TAGS.takes
+
+
+def _players():
+    """Every registered learner the tree can be shown to (points, advice, feature vectors)."""
+    return [(n, c) for n, c in mbcore.all_learners()
+            if _kind(c) in ("points", "advice", "features")]
+
+
+def _boolean_input(cls):
+    """The learners whose rows must be 0/1 (the Winnow and Boolean families)."""
+    return cls.__module__ in ("mbcore.multiplicative", "mbcore.boolean")
+
+
+def _make(cls, C):
+    return cls(concepts=C) if _kind(cls) == "points" else cls()
+
+
+def test_the_witness_of_this_file_is_a_mistake_tree_of_the_hand_worked_depth():
+    for name, (make, ldim) in CLASSES.items():
+        C = make(mbcore)
+        d, nested = _witness(C)
+        assert d == ldim == mbcore.littlestone_dimension(C), name
+        assert mbcore.check_mistake_tree(nested, C) == d
+
+
+@pytest.mark.parametrize("cname", sorted(CLASSES))
+def test_every_deterministic_learner_makes_exactly_depth_mistakes(cname):
+    import warnings
+    T = _tree(cname)
+    C, depth = T.concepts, T.depth
+    adversary = adv.TreeAdversary(T)
+    played = []
+    for name, cls in _players():
+        if getattr(cls, "_randomized", False):
+            continue
+        if _boolean_input(cls) and cname == "half_intervals(3)":
+            continue                                   # (its points are 1..8)
+        learner = _make(cls, C)
+        with warnings.catch_warnings():
+            # (Disjunction warns where the labels are no monotone disjunction's)
+            warnings.simplefilter("ignore", mbcore.LearnerWarning)
+            game = adversary.run(learner)
+        assert game.mistakes == depth == 3, name
+        assert not game.randomized and game.consistent, name
+        assert learner.mistakes_ == depth, name
+        # the rounds are a path of the tree, each label the opposite of the prediction, and
+        # the leaf's concept labels the points as the game did (read from the table here)
+        node, row = T, C.matrix()[game.concept]
+        for r in game.rounds:
+            assert r.point == node.point and r.label == 1 - r.prediction
+            assert row[r.point] == r.label
+            node = node.child(r.label)
+        assert node.is_leaf and node.concept == game.concept
+        played.append(name)
+    # Halving, SOA, the Boolean learners, Winnow's family, the linear learners, Weighted Majority
+    need = {"Halving", "SOA", "WeightedMajority", "Perceptron", "MarginPerceptron",
+            "KernelPerceptron", "PassiveAggressive", "AROW", "ALMA"}
+    if cname != "half_intervals(3)":
+        need |= {"Conjunction", "Disjunction", "DecisionList", "Winnow", "EliminationWinnow",
+                 "WinnowStar", "BalancedWinnow"}
+    assert need <= set(played)
+
+
+def test_a_learner_that_has_learned_before_is_still_forced_depth_mistakes():
+    T = _tree("monotone_conjunctions(3)")
+    C = T.concepts
+    halving = mbcore.Halving(C).partial_fit([7], [1], classes=[0, 1])     # x = 111: positive
+    p = mbcore.Perceptron().partial_fit(np.ones((2, 3)), [-1, 1])
+    assert adv.TreeAdversary(T).run(halving).mistakes == 3
+    game = adv.TreeAdversary(T).run(p)
+    assert game.mistakes == 3 and p.mistakes_ == 3 + 1
+
+
+def test_any_object_with_predict_and_partial_fit_plays():
+    from sklearn.linear_model import Perceptron as SkPerceptron
+    T = _tree("monotone_disjunctions(3)")
+    sk = SkPerceptron().partial_fit(np.zeros((1, 3)), [0], classes=[0, 1])
+    game = adv.TreeAdversary(T).run(sk)
+    assert game.mistakes == 3 and game.consistent and game.learner == "Perceptron"
+    # the labels it learned are the game's (its classes_ are 0/1)
+    assert list(sk.classes_) == [0, 1]
+    with pytest.raises(ValueError, match=r"TreeAdversary: the learner \(Perceptron\) cannot "
+                                         r"predict before its first example"):
+        adv.TreeAdversary(T).run(SkPerceptron())
+
+
+def test_explicit_features_and_labels_other_than_0_1():
+    T = _tree("half_intervals(3)")
+    # the points 1..8 as one-hot vectors: a learner over features plays the same tree
+    game = adv.TreeAdversary(T, features=np.eye(8)).run(mbcore.Winnow())
+    assert game.mistakes == 3 and game.consistent
+    p = mbcore.Perceptron().partial_fit([[1.0] * 8, [0.0] * 8], ["no", "yes"])
+    game = adv.TreeAdversary(T, features=np.eye(8)).run(p)
+    assert game.mistakes == 3 and list(p.classes_) == ["no", "yes"]
+
+
+@pytest.mark.parametrize("cname", ["monotone_conjunctions(3)", "dictators(8, cube)"])
+def test_randomized_learner_makes_half_the_depth_in_expectation(cname):
+    T = _tree(cname)
+    C, depth = T.concepts, T.depth
+    n = 300
+    counts = []
+    for seed in range(n):
+        rwm = mbcore.RandomizedWeightedMajority(random_state=seed)
+        game = adv.TreeAdversary(T, random_state=seed).run(rwm)
+        assert game.randomized and game.consistent
+        assert rwm.mistakes_ == game.mistakes
+        counts.append(game.mistakes)
+    # each round is a mistake with probability 1/2 whatever the learner draws: the total is
+    # Binomial(depth, 1/2), mean depth/2, standard deviation sqrt(depth)/2; the mean of n
+    # games is within 4 standard errors of depth/2
+    se = math.sqrt(depth) / 2 / math.sqrt(n)
+    assert abs(np.mean(counts) - depth / 2) < 4 * se
+    assert set(counts) <= set(range(depth + 1)) and len(set(counts)) > 1
+
+
+def test_randomized_labels_are_seeded_coins_and_randomized_can_be_forced():
+    T = _tree("monotone_conjunctions(3)")
+    C = T.concepts
+    g1 = adv.TreeAdversary(T, randomized=True, random_state=5).run(mbcore.Halving(C))
+    g2 = adv.TreeAdversary(T, randomized=True, random_state=5).run(mbcore.SOA(C))
+    assert [r.label for r in g1.rounds] == [r.label for r in g2.rounds]
+    # seeded: another seed gives other coins somewhere among 20 seeds
+    assert len({tuple(r.label for r in adv.TreeAdversary(T, randomized=True, random_state=s)
+                      .run(mbcore.Halving(C)).rounds) for s in range(20)}) > 1
+    # and a randomized learner can be played as a deterministic one: its prediction is read
+    # first (a copy draws it), so this is exact only for a deterministic one
+    wm = mbcore.WeightedMajority()
+    assert adv.TreeAdversary(T, randomized=False).run(wm).mistakes == 3
+
+
+def test_a_leaf_is_a_game_of_no_rounds():
+    C = mbcore.ConceptClass.half_intervals(2)
+    game = adv.TreeAdversary(mbcore.MistakeTree.leaf(C, 2)).run(mbcore.Halving(C))
+    assert game.rounds == [] and game.mistakes == 0 == game.depth and game.consistent
+
+
+# -- errors ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("module", [mbcore, mbref], ids=["mbcore", "mbref"])
+def test_tree_adversary_refuses_what_is_not_a_mistake_tree(module):
+    A = adv if module is mbcore else ref_adv
+    C = module.ConceptClass.half_intervals(2)
+    with pytest.raises(TypeError, match="TreeAdversary: parameter tree must be a MistakeTree, "
+                                        "got tuple"):
+        A.TreeAdversary((1, (0, 0, 1), (2, 2, 3)))
+    wrong = module.MistakeTree.from_nested((1, (0, 0, 1), (2, 2, 1)), C)     # leaf 1 says x=2 is 1
+    with pytest.raises(ValueError, match=r"TreeAdversary: parameter tree is not a complete "
+                                         r"mistake tree: .*path \[1, 1\]"):
+        A.TreeAdversary(wrong)
+    ragged = module.MistakeTree.from_nested((1, 0, (2, 2, 3)), C)
+    with pytest.raises(ValueError, match="not a complete mistake tree"):
+        A.TreeAdversary(ragged)
+
+
+@pytest.mark.parametrize("module", [mbcore, mbref], ids=["mbcore", "mbref"])
+def test_tree_adversary_refuses_bad_features_parameters_and_learners(module):
+    A = adv if module is mbcore else ref_adv
+    C = module.ConceptClass.monotone_conjunctions(2)
+    T = module.MistakeTree.from_nested(_witness(CLASSES["monotone_conjunctions(3)"][0](mbcore)
+                                                )[1], module.ConceptClass.monotone_conjunctions(3))
+    with pytest.raises(ValueError, match="TreeAdversary: parameter features has 3 rows; the "
+                                         "class 'monotone_conjunctions\\(3\\)' has 8 points"):
+        A.TreeAdversary(T, features=np.eye(3))
+    with pytest.raises(ValueError, match="TreeAdversary: parameter randomized must be True, "
+                                         "False or None, got 'yes'"):
+        A.TreeAdversary(T, randomized="yes")
+    with pytest.raises(ValueError, match="TreeAdversary: parameter random_state"):
+        A.TreeAdversary(T, random_state=-1)
+    with pytest.raises(TypeError, match=r"TreeAdversary: the learner \(_NoFit\) must have "
+                                        r"predict and partial_fit"):
+        A.TreeAdversary(T).run(_NoFit())
+    bare = module.ConceptClass.from_matrix([[0, 1], [1, 1]])       # no points
+    Tb = module.MistakeTree.from_nested((0, 0, 1), bare)
+    with pytest.raises(ValueError, match="TreeAdversary: the class 'matrix' has no feature "
+                                         "vectors .* give parameter features"):
+        A.TreeAdversary(Tb).run(module.Perceptron())
+    assert A.TreeAdversary(Tb, features=[[1.0], [-1.0]]).run(module.Perceptron()).mistakes == 1
+    del C
+
+
+# -- the twin's games ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cname", ["monotone_conjunctions(3)", "dictators(8, cube)",
+                                   "half_intervals(3)"])
+def test_the_twins_adversary_plays_the_twins_learners_to_the_same_game(cname):
+    import warnings
+    nested = _witness(CLASSES[cname][0](mbcore))[1]
+    trees = {M: M.MistakeTree.from_nested(nested, CLASSES[cname][0](M)) for M in (mbcore, mbref)}
+    names = ["Halving", "SOA", "WeightedMajority", "RandomizedWeightedMajority", "Perceptron",
+             "PassiveAggressive", "AROW"]
+    if cname != "half_intervals(3)":
+        names += ["Winnow", "BalancedWinnow", "Conjunction", "Disjunction", "DecisionList"]
+    for name in names:
+        games = []
+        for M, A in ((mbcore, adv), (mbref, ref_adv)):
+            cls = getattr(M, name)
+            C = trees[M].concepts
+            learner = cls(concepts=C) if name in ("Halving", "SOA") else (
+                cls(random_state=7) if name.startswith("Randomized") else cls())
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                games.append(A.TreeAdversary(trees[M], random_state=3).run(learner).to_dict())
+        assert games[0] == games[1], name
+
+
+# -- Halving and SOA meet Ldim -----------------------------------------------------------------
+
+@pytest.mark.parametrize("cname", sorted(CLASSES))
+@pytest.mark.parametrize("module", [mbcore, mbref], ids=["mbcore", "mbref"])
+def test_halving_and_soa_meet_ldim_on_a_given_tree(module, cname):
+    A = adv if module is mbcore else ref_adv
+    make, ldim = CLASSES[cname]
+    C = make(module)
+    tree = module.MistakeTree.from_nested(_witness(make(mbcore))[1], C)
+    demos = A.ldim_demonstration(C, tree=tree)
+    assert [(d.learner, d.mistakes, d.bound) for d in demos] == [("Halving", ldim, ldim),
+                                                                 ("SOA", ldim, ldim)]
+    # SOA's bound is Ldim; Halving's floor(log2 |C|)
+    assert [d.upper for d in demos] == [math.floor(math.log2(C.n_concepts)), ldim]
+    assert all(d.holds and d.details["game"].consistent for d in demos)
+
+
+@pytest.mark.parametrize("module", [mbcore, mbref], ids=["mbcore", "mbref"])
+def test_ldim_demonstration_refuses_a_tree_of_another_depth_or_class(module):
+    A = adv if module is mbcore else ref_adv
+    C = module.ConceptClass.half_intervals(2)
+    shallow = module.MistakeTree.from_nested((1, 0, 2), C)
+    with pytest.raises(ValueError, match="ldim_demonstration: parameter tree has depth 1; Ldim "
+                                         "of 'half_intervals\\(2\\)' is 2"):
+        A.ldim_demonstration(C, tree=shallow)
+    other = module.ConceptClass.half_intervals(2)
+    with pytest.raises(ValueError, match="parameter tree is a tree over another class"):
+        A.ldim_demonstration(other, tree=module.MistakeTree.from_nested(
+            (1, (0, 0, 1), (2, 2, 3)), C))
+    with pytest.raises(TypeError, match="ldim_demonstration: parameter concepts must be a "
+                                        "ConceptClass, got list"):
+        A.ldim_demonstration([[0, 1]])
