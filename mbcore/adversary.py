@@ -4,21 +4,21 @@ programs.
 The online protocol is a game (Kanade §1): the learner predicts, then the adversary reveals the
 label.  An adversary that sees the prediction first labels against it, so every round is a
 mistake; it only has to keep some concept of the class consistent with its answers.
-:class:`TreeAdversary` does that on a complete mistake tree (the witness of the Littlestone
+:class:`~mbcore.TreeAdversary` does that on a complete mistake tree (the witness of the Littlestone
 dimension: ``littlestone_dimension(C, witness=True)``), so it forces Ldim(C) mistakes on any
 deterministic learner, and Ldim(C)/2 in expectation on a randomized one, whose prediction it
 cannot see (it labels by a fair coin).  The demonstrations play the notes' lower bounds:
 
-- :func:`ldim_demonstration`: Halving and SOA meet Ldim(C) (SOA's upper bound is Ldim(C));
-- :func:`winnow_demonstration`: k⌊log₂⌊n/k⌋⌋ mistakes forced on Winnow (or any learner) by a
+- :func:`~mbcore.adversary.ldim_demonstration`: Halving and SOA meet Ldim(C) (SOA's upper bound is Ldim(C));
+- :func:`~mbcore.adversary.winnow_demonstration`: k⌊log₂⌊n/k⌋⌋ mistakes forced on Winnow (or any learner) by a
   disjunction of k of n variables, against Winnow's O(k log n);
-- :func:`weighted_majority_demonstration`: two experts that disagree on every round; Weighted
+- :func:`~mbcore.adversary.weighted_majority_demonstration`: two experts that disagree on every round; Weighted
   Majority errs on every round, the best expert on at most half of them: the factor 2 of the
   bound's 2.41 (β = 1/2), (2 + ε) as β → 1, is needed;
-- :func:`perceptron_demonstration`: d orthogonal vectors force (R/γ)² = d mistakes, the
+- :func:`~mbcore.adversary.perceptron_demonstration`: d orthogonal vectors force (R/γ)² = d mistakes, the
   Perceptron's bound, met exactly.
 
-Each returns a :class:`Demonstration` whose numbers are checked (``holds``), not only printed.
+Each returns a :class:`~mbcore.Demonstration` whose numbers are checked (``holds``), not only printed.
 The twin of every name is in ``mbref.adversary``.
 """
 
@@ -31,7 +31,7 @@ from . import _params as params
 from ._locking import holding
 from .mistake_tree import MistakeTree, check_mistake_tree
 
-__all__ = ["TreeAdversary", "AdversaryGame", "Demonstration", "ldim_demonstration",
+__all__ = ["TreeAdversary", "AdversaryGame", "Demonstration", "Round", "ldim_demonstration",
            "winnow_demonstration", "weighted_majority_demonstration",
            "perceptron_demonstration"]
 
@@ -143,7 +143,9 @@ def _against(owner, learner, row):
 
 
 class Round(tuple):
-    """One round of a game: (point, prediction, label); prediction and label are 0/1."""
+    """One round of an :class:`~mbcore.AdversaryGame`: the tuple (point, prediction, label),
+    also read as the attributes of those names; prediction and label are 0/1 (1 = the
+    learner's ``classes_[1]``)."""
 
     __slots__ = ()
 
@@ -159,7 +161,7 @@ class Round(tuple):
 
 
 class AdversaryGame:
-    """The record of a :class:`TreeAdversary` game.
+    """The record of a :class:`~mbcore.TreeAdversary` game.
 
     Attributes
     ----------
@@ -217,7 +219,7 @@ class TreeAdversary:
     of the learner's prediction (``play_against``'s protocol), descend to that label's child;
     at the leaf the game ends, and the leaf's concept labels every point shown as the game
     did (a mistake tree keeps at every leaf a concept consistent with its path), which
-    :class:`AdversaryGame` checks on the class's table.  A deterministic learner thus makes
+    :class:`~mbcore.AdversaryGame` checks on the class's table.  A deterministic learner thus makes
     one mistake per level: ``depth`` mistakes, Ldim(C) on the witness tree of
     ``littlestone_dimension(C, witness=True)``, the lower bound of Littlestone (1988) that SOA
     meets.
@@ -613,7 +615,7 @@ def perceptron_demonstration(d, R=1.0, learner=None):
 
 def ldim_demonstration(concepts, learners=None, tree=None):
     """Halving and SOA meet Ldim(C): a mistake tree of depth Ldim(C), walked by
-    :class:`TreeAdversary`, forces Ldim(C) mistakes on each.
+    :class:`~mbcore.TreeAdversary`, forces Ldim(C) mistakes on each.
 
     The claim (Littlestone 1988; ALGORITHMS.md §5 after Angluin lecture 25): no deterministic
     learner has a mistake bound below Ldim(C), and SOA's bound is Ldim(C), so SOA is optimal;
@@ -632,7 +634,7 @@ def ldim_demonstration(concepts, learners=None, tree=None):
     -------
     list of Demonstration
         One per learner: ``bound`` = Ldim(C); ``upper`` = SOA's Ldim(C) or Halving's
-        ⌊log₂ |C|⌋ for the defaults; ``details``: ``game`` (the :class:`AdversaryGame`).
+        ⌊log₂ |C|⌋ for the defaults; ``details``: ``game`` (the :class:`~mbcore.AdversaryGame`).
 
     Raises
     ------
