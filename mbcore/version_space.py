@@ -17,6 +17,7 @@ from ._threads import N_JOBS, pass_threads
 from .base import OnlineLearner
 from ._tags import tags
 from .exceptions import warn_failure
+from .mistake_tree import MistakeTree
 from .online import play_against
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
@@ -815,58 +816,167 @@ class _Ldim:
         return b[0]
 
 
-def littlestone_dimension(concepts) -> int:
-    """The Littlestone dimension of a finite class, exactly (memoised recursion).
+def _flag(owner, name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{owner}: parameter {name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def littlestone_dimension(concepts, witness=False):
+    """The Littlestone dimension of a finite class, exactly (memoised recursion), and with
+    ``witness=True`` a mistake tree that proves it.
 
     Ldim(∅) = −1, Ldim({c}) = 0, Ldim(V) = max over points x splitting V of
-    1 + min(Ldim(V₀), Ldim(V₁)) (0 when no point splits V).  At most 4,096 concepts and 4,096
-    points.
+    1 + min(Ldim(V₀), Ldim(V₁)) (0 when no point splits V) (Littlestone 1988; ALGORITHMS.md
+    §5 of the project's notes).  At most 4,096 concepts and 4,096 points.
+
+    The witness is a complete :class:`~mbcore.MistakeTree` of depth Ldim(C), the canonical
+    one: a node whose subtree must have depth d over the concepts V left by its path asks the
+    *lowest point index* j whose two parts V₀, V₁ both have Ldim >= d − 1 (such a j exists
+    because Ldim(V) >= d), and a leaf holds the *lowest concept index* of V.  The rule depends
+    only on the dimensions, not on the search, so ``mbref.littlestone_dimension`` returns the
+    same tree.  A class of one concept (Ldim 0) has a single leaf as its witness;
+    ``check_mistake_tree(None)`` is −1, the witness of no concept (a ConceptClass always holds
+    one at least).  The search reuses the memo of the dimension's own computation and asks
+    only "Ldim(V_b) >= d − 1" of parts with at least 2**(d−1) concepts: the 256 monotone
+    conjunctions of 8 variables take a few milliseconds (bench/README.md).
+
+    Parameters
+    ----------
+    concepts : ConceptClass
+    witness : bool, default=False
+        Also return the mistake tree.
+
+    Returns
+    -------
+    int, or (int, MistakeTree) with ``witness=True``
 
     Examples
     --------
     >>> littlestone_dimension(ConceptClass.half_intervals(5))
     5
+    >>> from mbcore import check_mistake_tree
+    >>> d, tree = littlestone_dimension(ConceptClass.monotone_conjunctions(2), witness=True)
+    >>> d, tree.depth, check_mistake_tree(tree)
+    (2, 2, 2)
+    >>> print(tree)
+    mistake tree of depth 2 over monotone_conjunctions(2)
+    point 1 (01)
+      0: point 2 (10)
+        0: concept 3 (x0∧x1)
+        1: concept 2 (x0)
+      1: point 0 (00)
+        0: concept 1 (x1)
+        1: concept 0 (true)
     """
     owner = "littlestone_dimension"
     C = _concepts(owner, concepts)
+    witness = _flag(owner, "witness", witness)
     _dim_limit(owner, C)
     full = np.zeros(C._cols.shape[1], dtype=np.uint64)
     q, r = divmod(C.n_concepts, 64)
     full[:q] = np.uint64(0xFFFFFFFFFFFFFFFF)
     if r:
         full[q] = np.uint64((1 << r) - 1)
-    return _Ldim(C)(full)
+    ld = _Ldim(C)
+    d = ld(full)
+    if not witness:
+        return d
+    return d, (None if d < 0 else _ldim_witness(C, ld, full, d))
 
 
-def vc_dimension(concepts) -> int:
-    """The VC dimension of a finite class, by brute force over point sets of growing size
-    (a shattered set's subsets are shattered, so sets are grown from shattered ones).  At most
-    4,096 concepts and 4,096 points.
+def _ldim_witness(C, ld, v, d):
+    """The canonical mistake tree of depth d over the concepts of v (Ldim(v) >= d >= 0): a
+    leaf holds the lowest concept of v, a node the lowest point whose parts both have
+    Ldim >= d - 1 (only points whose parts hold 2**(d-1) concepts each can)."""
+    if d == 0:
+        w = int(np.flatnonzero(v)[0])
+        word = int(v[w])
+        return MistakeTree.leaf(C, 64 * w + (word & -word).bit_length() - 1)
+    cols = C._cols
+    n1 = np.empty(cols.shape[0], dtype=np.int64)
+    size = _k.split_counts(cols, v, n1)
+    need = 1 << (d - 1)
+    for j in np.flatnonzero((n1 >= need) & (size - n1 >= need)).tolist():
+        v1 = cols[j] & v
+        v0 = v & ~cols[j]
+        first, second = (v1, v0) if n1[j] <= size - n1[j] else (v0, v1)
+        if ld.ge(first, d - 1) and ld.ge(second, d - 1):
+            return MistakeTree.node(C, j, _ldim_witness(C, ld, v0, d - 1),
+                                    _ldim_witness(C, ld, v1, d - 1))
+    raise AssertionError("Ldim(v) >= d, yet no point splits v into parts of Ldim >= d - 1")
+
+
+def vc_dimension(concepts, witness=False):
+    """The VC dimension of a finite class, by a depth-first search over shattered sets (a
+    shattered set's subsets are shattered, so sets are grown from shattered ones, in
+    increasing point order), and with ``witness=True`` a largest shattered set.  At most 4,096
+    concepts and 4,096 points.
+
+    The search keeps the concepts' parts by their labels on the current set (as bitsets) and
+    drops a branch that cannot beat the best size so far: too few points left, or a part
+    holding fewer than 2**k concepts where k more points would be needed; it stops at
+    ⌊log₂ |C|⌋, the largest possible value.
+
+    The witness is the canonical shattered set: among the shattered sets of the largest size,
+    the first in lexicographic order of the sorted point indices (``mbref.vc_dimension``
+    returns the same); :func:`~mbcore.shattering_concepts` gives a concept for each of its
+    labellings.  The empty set (VC dimension 0) when no point is shattered.
+
+    Parameters
+    ----------
+    concepts : ConceptClass
+    witness : bool, default=False
+        Also return the shattered set.
+
+    Returns
+    -------
+    int, or (int, tuple of int) with ``witness=True``: the point indices, increasing
 
     Examples
     --------
     >>> vc_dimension(ConceptClass.half_intervals(5)), vc_dimension(ConceptClass.monotone_conjunctions(3))
     (1, 3)
+    >>> from mbcore import shattering_concepts
+    >>> C = ConceptClass.monotone_conjunctions(2)
+    >>> d, points = vc_dimension(C, witness=True)
+    >>> d, points, [C.points[j] for j in points]
+    (2, (1, 2), [(0, 1), (1, 0)])
+    >>> shattering_concepts(C, points)
+    {(0, 0): 3, (0, 1): 2, (1, 0): 1, (1, 1): 0}
     """
     owner = "vc_dimension"
     C = _concepts(owner, concepts)
+    witness = _flag(owner, "witness", witness)
     _dim_limit(owner, C)
-    M = C.matrix().astype(np.int64)                 # concepts x points
-    best = 0
-    level: List[Tuple[int, ...]] = [()]
-    while level:
-        nxt = []
-        for S in level:
-            start = S[-1] + 1 if S else 0
-            for j in range(start, C.n_points):
-                T = S + (j,)
-                codes = M[:, list(T)] @ (1 << np.arange(len(T), dtype=np.int64))
-                if np.unique(codes).shape[0] == 2 ** len(T):
-                    nxt.append(T)
-        if nxt:
-            best = len(nxt[0])
-        level = nxt
-    return best
+    # each point's concepts labelling it 1 as one Python int (the bitset's words, low first)
+    cols = [int.from_bytes(c.astype("<u8").tobytes(), "little") for c in C._cols]
+    N = C.n_points
+    cap = C.n_concepts.bit_length() - 1             # 2**d <= n_concepts
+    best, best_set = 0, ()
+    # (next point to try, the nonempty parts of the concepts by their labels on the set, the
+    # size of the smallest part); the set's size is len(stack) - 1
+    stack = [[0, [(1 << C.n_concepts) - 1], C.n_concepts]]
+    while stack and best < cap:
+        top = stack[-1]
+        depth = len(stack) - 1
+        j = top[0]
+        if j >= N or depth + (N - j) <= best or top[2] < (1 << (best + 1 - depth)):
+            stack.pop()
+            continue
+        top[0] = j + 1
+        new, small = [], top[2]
+        for p in top[1]:
+            a = p & cols[j]
+            if a == 0 or a == p:
+                break
+            new += [a, p ^ a]
+            small = min(small, bin(a).count("1"), bin(p ^ a).count("1"))
+        else:
+            if depth + 1 > best:        # (the first set of a size met is the least of it)
+                best, best_set = depth + 1, tuple(s[0] - 1 for s in stack)
+            stack.append([j + 1, new, small])
+    return (best, best_set) if witness else best
 
 
 class HalfIntervalAdversary:

@@ -40,6 +40,7 @@ import sys
 
 from .base import OnlineLearner, check_labels, check_n_jobs, empty_error, infer_classes
 from .exceptions import warn_failure
+from .mistake_tree import MistakeTree
 
 __all__ = ["ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary"]
@@ -552,56 +553,106 @@ def _deep(f, *args):
             sys.setrecursionlimit(old)
 
 
-def littlestone_dimension(concepts):
+def _check_flag(owner, name, value):
+    if not isinstance(value, bool) and type(value).__name__ != "bool_":
+        raise ValueError(f"{owner}: parameter {name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def littlestone_dimension(concepts, witness=False):
     """The Littlestone dimension of a ConceptClass, exactly (memoised recursion).
 
     Ldim(empty) = -1, Ldim({c}) = 0, Ldim(V) = max over the points x that split V (V_0 and V_1
     both nonempty) of 1 + min(Ldim(V_0), Ldim(V_1)); 0 when no point splits V (identical
     concepts).  At most 4096 concepts and 4096 points (ValueError otherwise).
+
+    ``witness=True`` returns (Ldim, tree): the canonical mistake tree of depth Ldim(C).  A node
+    whose subtree must have depth d over the concepts V left by its path asks the lowest point
+    index j with Ldim(V_0) >= d - 1 and Ldim(V_1) >= d - 1 (V_b: the concepts of V labelling
+    j with b); a leaf (d = 0) holds the lowest concept index of V.  None for Ldim -1 (no
+    concept).  ``witness`` must be a bool (ValueError otherwise).
     """
     owner = "littlestone_dimension"
     C = _check_class(owner, concepts)
+    witness = _check_flag(owner, "witness", witness)
     _dim_limit(owner, C)
-    return _Ldim(C)((1 << C.n_concepts) - 1)
+    ldim = _Ldim(C)
+    full = (1 << C.n_concepts) - 1
+    d = ldim(full)
+    if not witness:
+        return d
+    return d, (None if d < 0 else _deep(_witness, C, ldim, full, d))
 
 
-def vc_dimension(concepts):
+def _witness(C, ldim, V, d):
+    """The canonical mistake tree of depth d over the subset V (Ldim(V) >= d)."""
+    if d == 0:
+        return MistakeTree.leaf(C, (V & -V).bit_length() - 1)
+    need = 1 << (d - 1)                 # Ldim(U) >= d - 1 needs |U| >= 2**(d-1)
+    for j, col in enumerate(C._cols):
+        v1 = V & col
+        v0 = V ^ v1
+        if _popcount(v0) < need or _popcount(v1) < need:
+            continue
+        if ldim(v0) >= d - 1 and ldim(v1) >= d - 1:
+            return MistakeTree.node(C, j, _witness(C, ldim, v0, d - 1),
+                                    _witness(C, ldim, v1, d - 1))
+    raise AssertionError("Ldim(V) >= d, yet no point splits V into parts of Ldim >= d - 1")
+
+
+def vc_dimension(concepts, witness=False):
     """The VC dimension of a ConceptClass by brute force: the largest d such that some d points
     are shattered (0 if none is).  Shattered sets are closed under subsets, so they are grown
     depth first from shattered sets, in increasing point order; the search stops at
     floor(log2 n_concepts), the largest possible value.  At most 4096 concepts and 4096 points
-    (ValueError otherwise)."""
+    (ValueError otherwise).
+
+    A branch is dropped when it cannot reach a size above the best so far: too few points
+    left, or a part of the concepts (by their labels on the current set) holding fewer than
+    2**k concepts where k more points would be needed (shattering k more points splits every
+    part into 2**k nonempty pieces).
+
+    ``witness=True`` returns (d, points): the first shattered set of size d in lexicographic
+    order of the increasing point indices (the depth-first search in increasing order meets
+    the sets of one size in that order, and the pruning drops only branches that cannot reach
+    a size above the best so far), a tuple; () for d = 0.
+    """
     owner = "vc_dimension"
     C = _check_class(owner, concepts)
+    witness = _check_flag(owner, "witness", witness)
     _dim_limit(owner, C)
     cols = C._cols
     N = C.n_points
     cap = C.n_concepts.bit_length() - 1             # 2**d <= n_concepts
     best = 0
+    best_set = ()
     # stack of (next point to try, the nonempty parts of the concepts by their labels on the
-    # current set); the set's size is len(stack) - 1
-    stack = [[0, [(1 << C.n_concepts) - 1]]]
+    # current set, the size of the smallest part); the set's size is len(stack) - 1
+    stack = [[0, [(1 << C.n_concepts) - 1], C.n_concepts]]
     while stack and best < cap:
         top = stack[-1]
         depth = len(stack) - 1
         j = top[0]
-        if j >= N or depth + (N - j) <= best:
+        if j >= N or depth + (N - j) <= best or top[2] < (1 << (best + 1 - depth)):
             stack.pop()
             continue
         top[0] = j + 1
         col = cols[j]
         new = []
+        small = top[2]
         for p in top[1]:
             a = p & col
             if a == 0 or a == p:
                 break
             new.append(a)
             new.append(p ^ a)
+            small = min(small, _popcount(a), _popcount(p ^ a))
         else:
             if depth + 1 > best:
                 best = depth + 1
-            stack.append([j + 1, new])
-    return best
+                best_set = tuple(s[0] - 1 for s in stack)   # (each entry's last point tried)
+            stack.append([j + 1, new, small])
+    return (best, best_set) if witness else best
 
 
 # ------------------------------------------------------------------------------------------------

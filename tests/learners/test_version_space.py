@@ -1115,7 +1115,11 @@ def test_compiled_module_exports():
         pr = inspect.signature(getattr(ref_vs.ConceptClass, name)).parameters
         assert [(k, v.default) for k, v in ps.items()] == [(k, v.default) for k, v in pr.items()]
     for f in ("littlestone_dimension", "vc_dimension"):
-        assert list(inspect.signature(getattr(mv, f)).parameters) == ["concepts"]
+        ps = inspect.signature(getattr(mv, f)).parameters
+        pr = inspect.signature(getattr(ref_vs, f)).parameters
+        assert [(k, v.default) for k, v in ps.items()] == [("concepts", inspect.Parameter.empty),
+                                                           ("witness", False)]
+        assert [(k, v.default) for k, v in ps.items()] == [(k, v.default) for k, v in pr.items()]
     assert issubclass(mv.Halving, mbcore.OnlineLearner)
 
 

@@ -241,3 +241,168 @@ def test_shattering_concepts_by_hand(pkg, _):
             pkg.shattering_concepts(C, bad)
     with pytest.raises(ValueError, match="sequence of point indices"):
         pkg.shattering_concepts(C, 3)
+
+
+# -- the witnesses ----------------------------------------------------------------------------
+# An independent Littlestone dimension, canonical tree and shattering search, written here from
+# the definitions on the class's 0/1 matrix (concepts as rows, sets of concepts as frozensets).
+
+def brute_ldim(M, V, memo):
+    """Ldim of the set V of concept rows of M: -1 empty, else the max over points splitting V
+    of 1 + min of the parts (0 if none splits)."""
+    if V in memo:
+        return memo[V]
+    if not V:
+        return -1
+    best = 0
+    for j in range(len(M[0])):
+        V1 = frozenset(c for c in V if M[c][j])
+        V0 = V - V1
+        if V0 and V1:
+            best = max(best, 1 + min(brute_ldim(M, V0, memo), brute_ldim(M, V1, memo)))
+    memo[V] = best
+    return best
+
+
+def brute_tree(M, V, d, memo):
+    """The canonical tree of depth d over V, as nested data: the lowest point whose two parts
+    both have Ldim >= d - 1, the lowest concept at a leaf."""
+    if d == 0:
+        return min(V)
+    for j in range(len(M[0])):
+        V1 = frozenset(c for c in V if M[c][j])
+        V0 = V - V1
+        if brute_ldim(M, V0, memo) >= d - 1 and brute_ldim(M, V1, memo) >= d - 1:
+            return (j, brute_tree(M, V0, d - 1, memo), brute_tree(M, V1, d - 1, memo))
+    raise AssertionError("no point reaches the depth")
+
+
+def brute_vc(M):
+    """(VC dimension, the lexicographically first largest shattered set) by trying every set."""
+    m, N = len(M), len(M[0])
+    best = (0, ())
+    for d in range(1, m.bit_length()):
+        found = next((S for S in itertools.combinations(range(N), d)
+                      if len({tuple(M[c][j] for j in S) for c in range(m)}) == 2 ** d), None)
+        if found is None:
+            break
+        best = (d, found)
+    return best
+
+
+def _random_matrix(seed, m, N):
+    import random
+    r = random.Random(seed)
+    return [[r.randint(0, 1) for _ in range(N)] for _ in range(m)]
+
+
+# every constructor at small sizes (the name, how to build it from a package)
+SWEEP = ([(f"half_intervals({k})", lambda P, k=k: P.ConceptClass.half_intervals(k))
+          for k in range(0, 5)] +
+         [(f"monotone_conjunctions({n})", lambda P, n=n: P.ConceptClass.monotone_conjunctions(n))
+          for n in range(1, 5)] +
+         [(f"monotone_disjunctions({n})", lambda P, n=n: P.ConceptClass.monotone_disjunctions(n))
+          for n in range(1, 5)] +
+         [(f"all_conjunctions({n})", lambda P, n=n: P.ConceptClass.all_conjunctions(n))
+          for n in range(1, 4)] +
+         [(f"dictators({n}, {dom})", lambda P, n=n, dom=dom: P.ConceptClass.dictators(n, dom))
+          for n in (1, 2, 3, 5, 8) for dom in ("basis", "cube")
+          if (n, dom) != (8, "cube")] +
+         [(f"from_matrix(seed {s}, {m}x{N})",
+           lambda P, s=s, m=m, N=N: P.ConceptClass.from_matrix(_random_matrix(s, m, N)))
+          for s, m, N in ((0, 12, 6), (1, 30, 8), (2, 7, 3), (3, 40, 5), (4, 1, 4))] +
+         [("from_matrix(repeated concepts)",
+           lambda P: P.ConceptClass.from_matrix([[1, 0, 1], [1, 0, 1], [0, 0, 1], [0, 0, 1]])),
+          ("from_functions(parity and majority on {0,1}^3)",
+           lambda P: P.ConceptClass.from_functions(
+               [lambda p: sum(p) % 2, lambda p: sum(p) >= 2, lambda p: p[0], lambda p: 1],
+               list(itertools.product((0, 1), repeat=3))))])
+
+
+@pytest.mark.parametrize("name,make", SWEEP, ids=[n for n, _ in SWEEP])
+def test_the_witness_tree_is_the_canonical_one_and_passes_the_checker(name, make):
+    C = make(mbcore)
+    M = C.matrix().tolist()
+    memo = {}
+    every = frozenset(range(len(M)))
+    want_d = brute_ldim(M, every, memo)
+    want = brute_tree(M, every, want_d, memo)
+    for P in (mbcore, mbref):
+        CP = make(P)
+        d, T = P.littlestone_dimension(CP, witness=True)
+        assert d == want_d == P.littlestone_dimension(CP)
+        assert T.to_nested() == want
+        assert P.check_mistake_tree(T) == d == T.depth
+        assert mbcore.check_mistake_tree(want, C) == d      # the independent tree, too
+
+
+@pytest.mark.parametrize("name,make", SWEEP, ids=[n for n, _ in SWEEP])
+def test_the_witness_set_is_the_first_largest_shattered_set(name, make):
+    M = make(mbcore).matrix().tolist()
+    want = brute_vc(M)
+    for P in (mbcore, mbref):
+        C = make(P)
+        assert P.vc_dimension(C, witness=True) == want
+        assert P.vc_dimension(C) == want[0]
+        labels = P.shattering_concepts(C, want[1])
+        assert len(labels) == 2 ** want[0]
+        for lab, c in labels.items():                     # each concept gives its labelling,
+            assert tuple(M[c][j] for j in want[1]) == lab  # and no lower one does
+            assert all(tuple(M[b][j] for j in want[1]) != lab for b in range(c))
+
+
+# the Littlestone dimensions the notes and Littlestone (1988) give (half_intervals(0) is two
+# concepts on one point: 1)
+KNOWN = [("half_intervals", k, k) for k in range(1, 7)] + [("half_intervals", 0, 1)] + \
+        [("monotone_conjunctions", n, n) for n in range(1, 7)] + \
+        [("monotone_disjunctions", n, n) for n in range(1, 7)] + \
+        [("dictators", n, 1) for n in range(2, 9)] + \
+        [("dictators-cube", n, n.bit_length() - 1) for n in range(1, 9)]
+
+
+@pytest.mark.parametrize("kind,n,ldim", KNOWN)
+def test_the_witness_has_the_known_depth(kind, n, ldim):
+    C = (mbcore.ConceptClass.dictators(n, domain="cube") if kind == "dictators-cube"
+         else getattr(mbcore.ConceptClass, kind)(n))
+    d, T = mbcore.littlestone_dimension(C, witness=True)
+    assert d == ldim and check_mistake_tree(T) == ldim
+
+
+@pytest.mark.parametrize("n", [6, 8])
+def test_monotone_conjunctions_of_6_and_8_variables(n):
+    """The issue's sizes (64 and 256 concepts): depth n, checked, the same tree in the twin;
+    its root asks a point with exactly one 0 (only those split 2**n conjunctions in halves:
+    the conjunctions containing the 0 variable say 0), the lowest such point 0111...1."""
+    C = mbcore.ConceptClass.monotone_conjunctions(n)
+    d, T = mbcore.littlestone_dimension(C, witness=True)
+    assert d == n and check_mistake_tree(T) == n
+    assert C.points[T.point] == (0,) + (1,) * (n - 1)
+    assert len(list(T.paths())) == 2 ** n
+    d2, T2 = mbref.littlestone_dimension(mbref.ConceptClass.monotone_conjunctions(n),
+                                         witness=True)
+    assert (d2, T2.to_nested()) == (d, T.to_nested())
+
+
+def test_one_concept_is_a_leaf_and_no_concept_is_none():
+    for P in (mbcore, mbref):
+        C = P.ConceptClass.from_matrix([[0, 1, 1]])
+        d, T = P.littlestone_dimension(C, witness=True)
+        assert (d, T.is_leaf, T.concept, P.check_mistake_tree(T)) == (0, True, 0, 0)
+        assert P.vc_dimension(C, witness=True) == (0, ())
+    # no constructor builds an empty class; the internal one shows the convention
+    import numpy as np
+    empty = mbcore.ConceptClass(np.zeros((2, 0), dtype=np.uint64), 0)
+    assert mbcore.littlestone_dimension(empty, witness=True) == (-1, None)
+    assert mbref.littlestone_dimension(mbref.ConceptClass([0, 0], 0), witness=True) == (-1, None)
+    assert check_mistake_tree(None) == -1
+
+
+@pytest.mark.parametrize("pkg,_", PAIRS)
+def test_the_witness_parameter_is_a_flag(pkg, _):
+    C = half2(pkg)
+    for f in (pkg.littlestone_dimension, pkg.vc_dimension):
+        for bad in (1, "yes", None, 0.0):
+            with pytest.raises(ValueError, match=f"{f.__name__}: parameter witness must be "
+                                                 "True or False"):
+                f(C, witness=bad)
+        assert f(C, witness=False) == f(C)
