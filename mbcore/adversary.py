@@ -649,6 +649,12 @@ def ldim_demonstration(concepts, learners=None, tree=None):
     >>> [(d.learner, d.mistakes, d.bound, d.upper, d.holds)
     ...  for d in ldim_demonstration(C, tree=tree)]
     [('Halving', 2, 2, 2, True), ('SOA', 2, 2, 2, True)]
+
+    On the witness tree of the 256 monotone conjunctions of 8 variables (Ldim 8):
+
+    >>> [(d.learner, d.mistakes, d.holds)
+    ...  for d in ldim_demonstration(ConceptClass.monotone_conjunctions(8))]
+    [('Halving', 8, True), ('SOA', 8, True)]
     """
     from .version_space import SOA, ConceptClass, Halving, littlestone_dimension
     o = "ldim_demonstration"

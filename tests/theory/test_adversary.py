@@ -454,3 +454,40 @@ def test_ldim_demonstration_refuses_a_tree_of_another_depth_or_class(module):
     with pytest.raises(TypeError, match="ldim_demonstration: parameter concepts must be a "
                                         "ConceptClass, got list"):
         A.ldim_demonstration([[0, 1]])
+
+
+# -- on the witness of littlestone_dimension(C, witness=True) --------------------------------------
+
+@pytest.mark.parametrize("make,ldim", [
+    (lambda M: M.ConceptClass.monotone_conjunctions(6), 6),      # the 64 concepts
+    (lambda M: M.ConceptClass.monotone_conjunctions(8), 8),      # and its 256
+    (lambda M: M.ConceptClass.monotone_disjunctions(6), 6),
+    (lambda M: M.ConceptClass.all_conjunctions(3), 4),           # floor(log2 27) = 4
+])
+def test_every_deterministic_learner_is_forced_ldim_on_the_witness(make, ldim):
+    import warnings
+    C = make(mbcore)
+    d, tree = mbcore.littlestone_dimension(C, witness=True)
+    assert d == ldim == tree.depth
+    if C.n_concepts <= 27:
+        assert _witness(C)[0] == ldim
+    adversary = adv.TreeAdversary(tree)
+    for name, cls in _players():
+        if getattr(cls, "_randomized", False):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", mbcore.LearnerWarning)
+            game = adversary.run(_make(cls, C))
+        assert game.mistakes == ldim and game.consistent, name
+    demos = adv.ldim_demonstration(C)
+    assert [(x.learner, x.mistakes, x.bound, x.holds) for x in demos] == [
+        ("Halving", ldim, ldim, True), ("SOA", ldim, ldim, True)]
+
+
+def test_the_twins_ldim_demonstration_plays_the_same_games_on_the_witness():
+    for n in (3, 5):
+        a = adv.ldim_demonstration(mbcore.ConceptClass.monotone_conjunctions(n))
+        b = ref_adv.ldim_demonstration(mbref.ConceptClass.monotone_conjunctions(n))
+        assert [x.details["game"].to_dict() for x in a] == \
+            [x.details["game"].to_dict() for x in b]
+        assert [x.holds for x in a] == [x.holds for x in b] == [True, True]
