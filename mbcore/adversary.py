@@ -4,22 +4,30 @@ programs.
 The online protocol is a game (Kanade §1): the learner predicts, then the adversary reveals the
 label.  An adversary that sees the prediction first labels against it, so every round is a
 mistake; it only has to keep some concept of the class consistent with its answers.
-:class:`~mbcore.TreeAdversary` does that on a complete mistake tree (the witness of the Littlestone
-dimension: ``littlestone_dimension(C, witness=True)``), so it forces Ldim(C) mistakes on any
-deterministic learner, and Ldim(C)/2 in expectation on a randomized one, whose prediction it
-cannot see (it labels by a fair coin).  The demonstrations play the notes' lower bounds:
+:class:`~mbcore.TreeAdversary` does that on a complete mistake tree (the witness of the
+Littlestone dimension: ``littlestone_dimension(C, witness=True)``), so it forces Ldim(C)
+mistakes on any deterministic learner, and Ldim(C)/2 in expectation on a randomized one, whose
+prediction it cannot see (it labels by a fair coin).  The demonstrations play the notes' lower
+bounds:
 
-- :func:`~mbcore.adversary.ldim_demonstration`: Halving and SOA meet Ldim(C) (SOA's upper bound is Ldim(C));
-- :func:`~mbcore.adversary.winnow_demonstration`: k⌊log₂⌊n/k⌋⌋ mistakes forced on Winnow (or any learner) by a
-  disjunction of k of n variables, against Winnow's O(k log n);
-- :func:`~mbcore.adversary.weighted_majority_demonstration`: two experts that disagree on every round; Weighted
-  Majority errs on every round, the best expert on at most half of them: the factor 2 of the
-  bound's 2.41 (β = 1/2), (2 + ε) as β → 1, is needed;
-- :func:`~mbcore.adversary.perceptron_demonstration`: d orthogonal vectors force (R/γ)² = d mistakes, the
-  Perceptron's bound, met exactly.
+- :func:`~mbcore.adversary.ldim_demonstration`: Halving and SOA meet Ldim(C) (SOA's upper
+  bound is Ldim(C));
+- :func:`~mbcore.adversary.winnow_demonstration`: k⌊log₂⌊n/k⌋⌋ mistakes forced on Winnow (or
+  any learner) by a disjunction of k of n variables, against Winnow's O(k log n);
+- :func:`~mbcore.adversary.weighted_majority_demonstration`: two experts that disagree on every
+  round; Weighted Majority errs on every round, the best expert on at most half of them: the
+  factor 2 of the bound's 2.41 (β = 1/2), (2 + ε) as β → 1, is needed;
+- :func:`~mbcore.adversary.perceptron_demonstration`: d orthogonal vectors force (R/γ)² = d
+  mistakes, the Perceptron's bound, met exactly.
 
-Each returns a :class:`~mbcore.Demonstration` whose numbers are checked (``holds``), not only printed.
-The twin of every name is in ``mbref.adversary``.
+Each returns a :class:`~mbcore.Demonstration` whose numbers are checked (``holds``), not only
+printed.  The twin of every name is in ``mbref.adversary``.
+
+Examples
+--------
+>>> from mbcore.adversary import perceptron_demonstration
+>>> perceptron_demonstration(9)
+Demonstration(learner='Perceptron', mistakes=9, bound=9, upper=9, holds=True)
 """
 
 import copy
@@ -29,7 +37,9 @@ import numpy as np
 
 from . import _params as params
 from ._locking import holding
+from .base import OnlineLearner
 from .mistake_tree import MistakeTree, check_mistake_tree
+from .online import run_online
 
 __all__ = ["TreeAdversary", "AdversaryGame", "Demonstration", "Round", "ldim_demonstration",
            "winnow_demonstration", "weighted_majority_demonstration",
@@ -87,8 +97,6 @@ def _prediction(owner, learner, row):
     predicts with its average), read from a copy that learns (row, 0); any other object: its
     ``predict``, or, before it has learned anything, a copy that learns (row, 0) and predicted 1
     iff its ``mistakes_`` became 1 (the protocol of ``play_against``)."""
-    from .base import OnlineLearner
-    from .online import run_online
     labels, fitted = _labels_of(owner, learner)
     if isinstance(learner, OnlineLearner):
         probe = copy.deepcopy(learner)
@@ -110,8 +118,6 @@ def _prediction(owner, learner, row):
 def _online_prediction(learner, row, label, labels):
     """One round of a randomized learner: it learns (row, label) and the prediction it drew in
     that pass is returned (0/1)."""
-    from .base import OnlineLearner
-    from .online import run_online
     if isinstance(learner, OnlineLearner):
         run = run_online(learner, row, [labels[label]], classes=labels)
         return 1 if run.predictions[0] == labels[1] else 0
