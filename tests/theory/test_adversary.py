@@ -42,7 +42,7 @@ def test_winnow_demonstration_forces_k_log_n_over_k_and_stays_under_winnows_boun
 
 
 def test_winnow_demonstration_on_any_learner():
-    from sklearn.linear_model import Perceptron as SkPerceptron
+    SkPerceptron = pytest.importorskip("sklearn.linear_model").Perceptron
     sk = SkPerceptron().partial_fit(np.zeros((1, 32)), [0], classes=[0, 1])
     for learner in (mbcore.Perceptron(), mbcore.Disjunction(), sk, mbcore.EliminationWinnow(),
                     mbcore.BalancedWinnow(), mbref.Winnow()):
@@ -142,7 +142,7 @@ def test_a_learner_without_partial_fit_is_refused(module):
 
 
 def test_a_learner_that_cannot_predict_yet_and_counts_no_mistakes_is_told_what_to_do():
-    from sklearn.linear_model import Perceptron as SkPerceptron
+    SkPerceptron = pytest.importorskip("sklearn.linear_model").Perceptron
     with pytest.raises(ValueError, match=r"cannot predict before its first example.*"
                                          r"classes=\[0, 1\]"):
         adv.perceptron_demonstration(3, learner=SkPerceptron())
@@ -290,7 +290,7 @@ def test_a_learner_that_has_learned_before_is_still_forced_depth_mistakes():
 
 
 def test_any_object_with_predict_and_partial_fit_plays():
-    from sklearn.linear_model import Perceptron as SkPerceptron
+    SkPerceptron = pytest.importorskip("sklearn.linear_model").Perceptron
     T = _tree("monotone_disjunctions(3)")
     sk = SkPerceptron().partial_fit(np.zeros((1, 3)), [0], classes=[0, 1])
     game = adv.TreeAdversary(T).run(sk)
