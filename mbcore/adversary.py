@@ -411,6 +411,7 @@ class Demonstration:
                 f"bound={self.bound:.6g}{up}, holds={self.holds})")
 
     def to_dict(self):
+        """The demonstration as plain values (its ``details`` as they are)."""
         return {"claim": self.claim, "learner": self.learner, "mistakes": self.mistakes,
                 "bound": self.bound, "upper": self.upper, "holds": self.holds,
                 "details": dict(self.details)}
@@ -557,7 +558,7 @@ def perceptron_demonstration(d, R=1.0, learner=None):
     """The Perceptron's (R/γ)² is tight: d orthogonal vectors force (R/γ)² = d mistakes.
 
     The claim (seed 002, Novikoff/Block; Kanade Theorem 9 and its remark on a matching lower
-    bound): mistakes <= (R/γ)² when ||x_t|| <= R and a unit u has y_t u·x_t >= γ.  The stream
+    bound): mistakes <= (R/γ)² when ‖x_t‖ <= R and a unit u has y_t u·x_t >= γ.  The stream
     R e_1, ..., R e_d, each labelled against the learner's prediction: whatever the labels
     y_t, the unit vector u = Σ y_t e_t / √d separates them with margin γ = R/√d, so
     (R/γ)² = d, and every round is a mistake, on any deterministic learner.  The Perceptron
@@ -574,7 +575,7 @@ def perceptron_demonstration(d, R=1.0, learner=None):
     Returns
     -------
     Demonstration
-        ``bound`` = (R/γ)² with R the largest norm and γ = min_t y_t u·x_t / ||u|| on the
+        ``bound`` = (R/γ)² with R the largest norm and γ = min_t y_t u·x_t / ‖u‖ on the
         stream played (what :func:`mbcore.bounds.radius` and :func:`mbcore.bounds.margin`
         measure), rounded to 9 decimals (it is d up to the last bits of √d); ``upper`` = the
         same (:func:`mbcore.bounds.perceptron_bound`) for the default learner; ``details``:
@@ -625,7 +626,7 @@ def ldim_demonstration(concepts, learners=None, tree=None):
 
     The claim (Littlestone 1988; ALGORITHMS.md §5 after Angluin lecture 25): no deterministic
     learner has a mistake bound below Ldim(C), and SOA's bound is Ldim(C), so SOA is optimal;
-    Halving's bound is ⌊log₂ |C|⌋ >= Ldim(C).  Each learner plays the tree from scratch.
+    Halving's bound is ⌊log₂ m⌋ >= Ldim(C) for the m concepts of C.  Each learner plays the tree from scratch.
 
     Parameters
     ----------
@@ -640,7 +641,7 @@ def ldim_demonstration(concepts, learners=None, tree=None):
     -------
     list of Demonstration
         One per learner: ``bound`` = Ldim(C); ``upper`` = SOA's Ldim(C) or Halving's
-        ⌊log₂ |C|⌋ for the defaults; ``details``: ``game`` (the :class:`~mbcore.AdversaryGame`).
+        ⌊log₂ m⌋ (m concepts) for the defaults; ``details``: ``game`` (the :class:`~mbcore.AdversaryGame`).
 
     Raises
     ------
