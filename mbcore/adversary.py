@@ -355,8 +355,12 @@ class TreeAdversary:
 
 
 def _features(owner, C, features):
-    F = np.asarray(features, dtype=np.float64) if not hasattr(features, "toarray") else \
-        np.asarray(features.toarray(), dtype=np.float64)
+    try:
+        F = np.asarray(features.toarray() if hasattr(features, "toarray") else features,
+                       dtype=np.float64)
+    except (ValueError, TypeError):
+        raise ValueError(f"{owner}: parameter features must be a 2-D array of numbers (one "
+                         "row per point of the class, rows of one length)") from None
     if F.ndim != 2:
         raise ValueError(f"{owner}: parameter features must be a 2-D array (one row per point "
                          f"of the class), got ndim={F.ndim}")

@@ -182,8 +182,12 @@ class AdversaryGame:
 
 
 def _features(owner, C, features):
-    rows = [list(r) for r in (features.tolist() if hasattr(features, "tolist") else features)]
-    if not rows or not all(isinstance(r, list) for r in rows):
+    try:
+        rows = [list(r) for r in
+                (features.tolist() if hasattr(features, "tolist") else features)]
+    except TypeError:
+        rows = None
+    if not rows:
         raise ValueError(f"{owner}: parameter features must be a 2-D array (one row per point "
                          "of the class)")
     if len(rows) != C.n_points:
@@ -191,10 +195,16 @@ def _features(owner, C, features):
                          f"{C.name!r} has {C.n_points} points (one row per point)")
     out = []
     for r in rows:
-        if len(r) != len(rows[0]) or not r:
-            raise ValueError(f"{owner}: parameter features must be a 2-D array (one row per "
-                             "point of the class)")
-        vals = [float(v) for v in r]
+        try:
+            vals = [float(v) for v in r]
+        except (TypeError, ValueError):
+            vals = None
+        if vals is None or len(r) != len(rows[0]):
+            raise ValueError(f"{owner}: parameter features must be a 2-D array of numbers "
+                             "(one row per point of the class, rows of one length)")
+        if not r:
+            raise ValueError(f"{owner}: parameter features must hold finite values in at "
+                             "least one column")
         if not all(math.isfinite(v) for v in vals):
             raise ValueError(f"{owner}: parameter features must hold finite values in at "
                              "least one column")

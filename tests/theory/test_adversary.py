@@ -380,6 +380,10 @@ def test_tree_adversary_refuses_bad_features_parameters_and_learners(module):
     with pytest.raises(ValueError, match="TreeAdversary: parameter features has 3 rows; the "
                                          "class 'monotone_conjunctions\\(3\\)' has 8 points"):
         A.TreeAdversary(T, features=np.eye(3))
+    for bad in ([[1.0, 0.0]] * 7 + [[1.0]], [1.0] * 8, [["a", "b"]] * 8):
+        with pytest.raises(ValueError, match="TreeAdversary: parameter features must be a 2-D "
+                                             "array"):
+            A.TreeAdversary(T, features=bad)
     with pytest.raises(ValueError, match="TreeAdversary: parameter randomized must be True, "
                                          "False or None, got 'yes'"):
         A.TreeAdversary(T, randomized="yes")
