@@ -25,6 +25,8 @@ from typing import Iterator, List, Tuple
 
 import numpy as np
 
+from .online import require_matplotlib
+
 __all__ = ["MistakeTree", "check_mistake_tree", "shattering_concepts"]
 
 _OWNER = "MistakeTree"
@@ -317,6 +319,108 @@ class MistakeTree:
         """How the tree writes concept c: its formula for a class built by a ConceptClass
         constructor (``x0∧x2``, ``x0∨x1``, ``¬x1``, ``x≤5``, ``x3``), ``c<index>`` otherwise."""
         return _concept_name(self.concepts, c)
+
+    def plot(self, ax=None, max_depth=None, fontsize=9):
+        """Draw the tree, root on the left: the points at the nodes (as :meth:`point_label`
+        writes them), the edges labelled 0 and 1 (0 above), the concepts at the leaves (as
+        :meth:`concept_label` writes them).
+
+        Without ``ax`` a new figure is made, sized so that no two labels overlap (about 0.3
+        inch per leaf row and 1.3 inch per level): legible at depth 5 (32 leaves) and 6; a
+        deeper tree is better drawn to ``max_depth`` levels.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure of the tree's size).
+        max_depth : int, optional
+            Draw this many levels; a subtree cut there is drawn as one box, "subtree of
+            depth k".  Default: the whole tree.
+        fontsize : float, default=9
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Raises
+        ------
+        ImportError
+            When matplotlib is not installed (``pip install 'mbcore[plot]'``).
+
+        Notes
+        -----
+        ``littlestone_dimension(ConceptClass.monotone_conjunctions(5), witness=True)[1].plot()``
+        draws the figure of the documentation's page on mistake trees (the gallery example
+        "A mistake tree, drawn").
+        """
+        plt = require_matplotlib("MistakeTree.plot")
+        if max_depth is not None and (not _is_index(max_depth) or max_depth < 0):
+            raise ValueError(f"{_OWNER}.plot: parameter max_depth must be an integer >= 0 or "
+                             f"None, got {max_depth!r}")
+        show = self.depth if max_depth is None else min(int(max_depth), self.depth)
+        rows = [0]
+        # (level, row, node, cut here, the parent's entry, the label from the parent), the
+        # children before their parent; a parent sits halfway between its children's rows
+        placed = []
+
+        def place_all(t, level, label):
+            if t.is_leaf or (level == show):
+                row = float(rows[0])
+                rows[0] += 1
+                placed.append([level, row, t, not t.is_leaf, None, label])
+                return len(placed) - 1
+            i0 = place_all(t.child(0), level + 1, 0)
+            i1 = place_all(t.child(1), level + 1, 1)
+            row = (placed[i0][1] + placed[i1][1]) / 2
+            placed.append([level, row, t, False, None, label])
+            me = len(placed) - 1
+            placed[i0][4] = placed[i1][4] = me
+            return me
+        place_all(self, 0, None)
+        n_rows = rows[0]
+        texts = [self._box_text(e[2], e[3]) for e in placed]
+        wide = max((len(t) for e, t in zip(placed, texts) if e[2].is_leaf or e[3]),
+                   default=4)
+        per_level = 1.3                                  # inches per level
+        right = (0.6 + 0.085 * wide * fontsize / 9) / per_level     # the leaves' text, levels
+        title = (f"mistake tree of depth {self.depth} over {self.concepts.name}"
+                 + (f" (first {show} levels)" if show < self.depth else ""))
+        if ax is None:
+            height = 0.3 * n_rows * fontsize / 9 + 0.9
+            width = max(per_level * (show + 0.8 + right),
+                        0.09 * len(title) * (fontsize + 1) / 9 + 0.4)
+            fig = plt.figure(figsize=(width, height))
+            ax = fig.add_axes((0.01, 0.02, 0.98, 1 - 0.02 - 0.45 / height))   # title: 0.45 in
+        ax.set_xlim(-0.45, show + right)
+        ax.set_ylim(n_rows - 0.5, -0.5)
+        ax.set_axis_off()
+        ax.set_title(title, fontsize=fontsize + 1)
+        for e, text in zip(placed, texts):
+            level, row, t, cut, parent, label = e
+            if parent is not None:
+                pl, pr = placed[parent][0], placed[parent][1]
+                ax.plot([pl, level], [pr, row], color="0.55", linewidth=1, zorder=1,
+                        gid="mistake-tree-edge")
+                ax.text(pl + 0.5 * (level - pl), pr + 0.5 * (row - pr), str(label),
+                        fontsize=fontsize - 1, ha="center", va="center", zorder=3,
+                        color="0.25", gid="mistake-tree-edge-label",
+                        bbox=dict(boxstyle="circle,pad=0.12", fc="white", ec="none"))
+            if t.is_leaf or cut:
+                ax.text(level, row, text, fontsize=fontsize, ha="left", va="center", zorder=4,
+                        gid="mistake-tree-cut" if cut else "mistake-tree-concept",
+                        bbox=dict(boxstyle="round,pad=0.25", fc="#e3f1e0" if not cut else
+                                  "#eeeeee", ec="#5a8f50" if not cut else "0.5", lw=0.8))
+            else:
+                ax.text(level, row, text, fontsize=fontsize, ha="center", va="center", zorder=4,
+                        gid="mistake-tree-point", family="monospace",
+                        bbox=dict(boxstyle="round,pad=0.3", fc="#dde8f6", ec="#4a6fa5",
+                                  lw=0.8))
+        return ax
+
+    def _box_text(self, t, cut):
+        if cut:
+            return f"subtree of depth {t.depth}"
+        return self.concept_label(t.concept) if t.is_leaf else self.point_label(t.point)
 
     def __repr__(self):
         return (f"MistakeTree(depth={self.depth}, over {self.concepts.name!r}, "

@@ -406,3 +406,119 @@ def test_the_witness_parameter_is_a_flag(pkg, _):
                                                  "True or False"):
                 f(C, witness=bad)
         assert f(C, witness=False) == f(C)
+
+
+# -- the drawing ------------------------------------------------------------------------------
+
+def _pyplot():
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _texts(ax, gid):
+    return [t for t in ax.texts if t.get_gid() == gid]
+
+
+def tree_figure_problems(ax, n_points_drawn, n_leaves_drawn):
+    """Every way a tree drawing is illegible: a missing node or edge label, an edge label other
+    than 0/1, two labels overlapping, a label outside the figure."""
+    out = []
+    points = _texts(ax, "mistake-tree-point")
+    leaves = _texts(ax, "mistake-tree-concept") + _texts(ax, "mistake-tree-cut")
+    edges = _texts(ax, "mistake-tree-edge-label")
+    if len(points) != n_points_drawn:
+        out.append(f"{len(points)} point labels for {n_points_drawn} nodes")
+    if len(leaves) != n_leaves_drawn:
+        out.append(f"{len(leaves)} leaf labels for {n_leaves_drawn} leaves")
+    if sorted(t.get_text() for t in edges) != ["0"] * n_points_drawn + ["1"] * n_points_drawn:
+        out.append("the edges are not labelled 0 and 1, two per node")
+    fig = ax.figure
+    fig.canvas.draw()
+    boxes = [(t.get_text(), t.get_bbox_patch().get_window_extent()) for t in
+             points + leaves + edges] + [(ax.get_title(), ax.title.get_window_extent())]
+    whole = fig.bbox
+    for i, (a, ba) in enumerate(boxes):
+        if ba.x0 < whole.x0 - 1 or ba.x1 > whole.x1 + 1 or ba.y0 < whole.y0 - 1 or \
+                ba.y1 > whole.y1 + 1:
+            out.append(f"{a!r} lies outside the figure")
+        for b, bb in boxes[i + 1:]:
+            if ba.overlaps(bb):
+                out.append(f"{a!r} overlaps {b!r}")
+    return out
+
+
+def test_the_drawing_at_depth_5_is_legible():
+    plt = _pyplot()
+    try:
+        C = ConceptClass.monotone_conjunctions(5)
+        d, T = mbcore.littlestone_dimension(C, witness=True)
+        ax = T.plot()
+        assert tree_figure_problems(ax, 31, 32) == []
+        assert ax.get_title() == "mistake tree of depth 5 over monotone_conjunctions(5)"
+        # the labels name the points and concepts as the class does (written here from the
+        # class's points and the constructor's indexing, not by the tree's own naming)
+        internal = [t.point for _, t in T.walk() if not t.is_leaf]
+        assert sorted(t.get_text() for t in _texts(ax, "mistake-tree-point")) == \
+            sorted("".join(map(str, C.points[j])) for j in internal)
+        names = ["∧".join(f"x{i}" for i in range(5) if (c >> (4 - i)) & 1) or "true"
+                 for _, c in T.paths()]
+        assert sorted(t.get_text() for t in _texts(ax, "mistake-tree-concept")) == sorted(names)
+        # the root's 0 edge goes up (rows grow downwards), its 1 edge down
+        root = next(t for t in _texts(ax, "mistake-tree-point")
+                    if t.get_text() == "".join(map(str, C.points[T.point])))
+        first_edges = sorted((t.get_position()[1], t.get_text())
+                             for t in _texts(ax, "mistake-tree-edge-label")
+                             if t.get_position()[0] == 0.5)
+        assert [lab for _, lab in first_edges] == ["0", "1"]
+        assert first_edges[0][0] < root.get_position()[1] < first_edges[1][0]
+    finally:
+        plt.close("all")
+
+
+def test_the_drawing_cut_at_max_depth_and_small_trees():
+    plt = _pyplot()
+    try:
+        d, T = mbcore.littlestone_dimension(ConceptClass.monotone_conjunctions(8), witness=True)
+        ax = T.plot(max_depth=4)
+        assert tree_figure_problems(ax, 15, 16) == []
+        assert {t.get_text() for t in _texts(ax, "mistake-tree-cut")} == {"subtree of depth 4"}
+        assert ax.get_title().endswith("(first 4 levels)")
+        for C in (ConceptClass.monotone_conjunctions(1), ConceptClass.half_intervals(2),
+                  ConceptClass.from_matrix([[1, 0]])):
+            d, T = mbcore.littlestone_dimension(C, witness=True)
+            assert tree_figure_problems(T.plot(), 2 ** d - 1, 2 ** d) == []
+        fig, ax = plt.subplots()
+        assert T.plot(ax=ax) is ax                    # an Axes given is drawn on
+        for bad in (-1, 1.5, "2"):
+            with pytest.raises(ValueError, match="max_depth must be an integer >= 0 or None"):
+                T.plot(max_depth=bad)
+    finally:
+        plt.close("all")
+
+
+def test_the_figure_checker_can_fail():
+    plt = _pyplot()
+    try:
+        d, T = mbcore.littlestone_dimension(ConceptClass.monotone_conjunctions(4), witness=True)
+        fig, ax = plt.subplots(figsize=(3, 2))        # far too small for 16 leaves
+        T.plot(ax=ax)
+        found = tree_figure_problems(ax, 15, 16)
+        assert any("overlaps" in p for p in found)
+        assert tree_figure_problems(ax, 14, 16)[0] == "15 point labels for 14 nodes"
+        # a title wider than its figure
+        d, T = mbcore.littlestone_dimension(ConceptClass.monotone_conjunctions(1), witness=True)
+        fig, ax = plt.subplots(figsize=(1.5, 1))
+        T.plot(ax=ax)
+        assert any("lies outside the figure" in p for p in tree_figure_problems(ax, 1, 2))
+    finally:
+        plt.close("all")
+
+
+def test_the_drawing_without_matplotlib_says_how_to_install_it(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    T = MistakeTree.from_nested(HALF, half2())
+    with pytest.raises(ImportError, match=r"MistakeTree.plot needs matplotlib.*mbcore\[plot\]"):
+        T.plot()
