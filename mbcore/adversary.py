@@ -151,7 +151,16 @@ def _against(owner, learner, row):
 class Round(tuple):
     """One round of an :class:`~mbcore.AdversaryGame`: the tuple (point, prediction, label),
     also read as the attributes of those names; prediction and label are 0/1 (1 = the
-    learner's ``classes_[1]``)."""
+    learner's ``classes_[1]``).
+
+    Examples
+    --------
+    >>> from mbcore import ConceptClass, Halving, MistakeTree, TreeAdversary
+    >>> C = ConceptClass.half_intervals(1)           # x <= 0 or x <= 1 on the point 1
+    >>> r = TreeAdversary(MistakeTree.from_nested((0, 0, 1), C)).run(Halving(C)).rounds[0]
+    >>> r.point, r.prediction, r.label
+    (0, 1, 0)
+    """
 
     __slots__ = ()
 
@@ -188,6 +197,15 @@ class AdversaryGame:
         the prediction.
     learner : str
         The learner's class name.
+
+    Examples
+    --------
+    >>> from mbcore import ConceptClass, SOA, TreeAdversary, littlestone_dimension
+    >>> C = ConceptClass.monotone_disjunctions(3)
+    >>> ldim, tree = littlestone_dimension(C, witness=True)
+    >>> game = TreeAdversary(tree).run(SOA(C))
+    >>> game.mistakes == ldim == 3, game.consistent, len(game.to_dict()["rounds"])
+    (True, True, 3)
     """
 
     def __init__(self, rounds, depth, concept, consistent, randomized, learner):
@@ -396,6 +414,16 @@ class Demonstration:
         adversary's labels are a concept's of the class (checked where the game has a tree).
     details : dict
         The other numbers of the demonstration (named in each function's docstring).
+
+    Examples
+    --------
+    A disjunction of 2 of 16 variables: 2⌊log₂ 8⌋ = 6 mistakes forced on Winnow, whose
+    bound is 2 + 3·2·(1 + log₂ 16) = 32.
+
+    >>> from mbcore.adversary import winnow_demonstration
+    >>> d = winnow_demonstration(16, 2)
+    >>> d.mistakes, d.bound, d.upper, d.holds
+    (6, 6, 32.0, True)
     """
 
     def __init__(self, claim, learner, mistakes, bound, upper=None, details=None,
