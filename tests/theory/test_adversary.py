@@ -374,9 +374,8 @@ def test_tree_adversary_refuses_what_is_not_a_mistake_tree(module):
 @pytest.mark.parametrize("module", [mbcore, mbref], ids=["mbcore", "mbref"])
 def test_tree_adversary_refuses_bad_features_parameters_and_learners(module):
     A = adv if module is mbcore else ref_adv
-    C = module.ConceptClass.monotone_conjunctions(2)
-    T = module.MistakeTree.from_nested(_witness(CLASSES["monotone_conjunctions(3)"][0](mbcore)
-                                                )[1], module.ConceptClass.monotone_conjunctions(3))
+    nested = _witness(mbcore.ConceptClass.monotone_conjunctions(3))[1]
+    T = module.MistakeTree.from_nested(nested, module.ConceptClass.monotone_conjunctions(3))
     with pytest.raises(ValueError, match="TreeAdversary: parameter features has 3 rows; the "
                                          "class 'monotone_conjunctions\\(3\\)' has 8 points"):
         A.TreeAdversary(T, features=np.eye(3))
@@ -398,7 +397,6 @@ def test_tree_adversary_refuses_bad_features_parameters_and_learners(module):
                                          "vectors .* give parameter features"):
         A.TreeAdversary(Tb).run(module.Perceptron())
     assert A.TreeAdversary(Tb, features=[[1.0], [-1.0]]).run(module.Perceptron()).mistakes == 1
-    del C
 
 
 # -- the twin's games ------------------------------------------------------------------------------
