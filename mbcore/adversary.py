@@ -589,7 +589,7 @@ def weighted_majority_demonstration(rounds, beta=0.5, learner=None):
 def perceptron_demonstration(d, R=1.0, learner=None):
     """The Perceptron's (R/γ)² is tight: d orthogonal vectors force (R/γ)² = d mistakes.
 
-    The claim (seed 002, Novikoff/Block; Kanade Theorem 9 and its remark on a matching lower
+    The claim (Novikoff 1962, Block 1962; Kanade Theorem 9 and its remark on a matching lower
     bound): mistakes <= (R/γ)² when ‖x_t‖ <= R and a unit u has y_t u·x_t >= γ.  The stream
     R e_1, ..., R e_d, each labelled against the learner's prediction: whatever the labels
     y_t, the unit vector u = Σ y_t e_t / √d separates them with margin γ = R/√d, so
@@ -647,7 +647,7 @@ def perceptron_demonstration(d, R=1.0, learner=None):
     # (the bound is d up to rounding: the lower bound compared is its value rounded to 9 digits)
     return Demonstration(
         "d orthogonal vectors of length R force (R/gamma)^2 = d mistakes on any deterministic "
-        "learner: the Perceptron's bound (Novikoff/Block, seed 002; Kanade Theorem 9) is "
+        "learner: the Perceptron's bound (Novikoff/Block; Kanade Theorem 9) is "
         "tight", _name(learner), mistakes, round(bound, 9), round(bound, 9) if perceptron
         else None, {"R": r, "gamma": g, "labels": labels})
 
@@ -656,9 +656,10 @@ def ldim_demonstration(concepts, learners=None, tree=None):
     """Halving and SOA meet Ldim(C): a mistake tree of depth Ldim(C), walked by
     :class:`~mbcore.TreeAdversary`, forces Ldim(C) mistakes on each.
 
-    The claim (Littlestone 1988; ALGORITHMS.md §5 after Angluin lecture 25): no deterministic
-    learner has a mistake bound below Ldim(C), and SOA's bound is Ldim(C), so SOA is optimal;
-    Halving's bound is ⌊log₂ m⌋ >= Ldim(C) for the m concepts of C.  Each learner plays the tree from scratch.
+    The claim (Littlestone 1988; SOA and Ldim are named in Angluin lecture 25): no
+    deterministic learner has a mistake bound below Ldim(C), and SOA's bound is Ldim(C), so
+    SOA is optimal; Halving's bound is ⌊log₂ m⌋ >= Ldim(C) for the m concepts of C.  Each
+    learner plays the tree from scratch.
 
     Parameters
     ----------

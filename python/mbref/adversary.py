@@ -403,7 +403,7 @@ def perceptron_demonstration(d, R=1.0, learner=None):
     bound = (R / gamma) ** 2
     return Demonstration(
         "d orthogonal vectors of length R force (R/gamma)^2 = d mistakes on any deterministic "
-        "learner: the Perceptron's bound (Novikoff/Block, seed 002; Kanade Theorem 9) is "
+        "learner: the Perceptron's bound (Novikoff/Block; Kanade Theorem 9) is "
         "tight", _name(learner), mistakes, round(bound, 9), round(bound, 9) if perceptron
         else None, {"R": R, "gamma": gamma, "labels": labels})
 
