@@ -129,6 +129,7 @@ def _cmd_adversary(args):
     import warnings
     from .adversary import TreeAdversary
     from .exceptions import LearnerWarning
+    from .online import plural
     from .version_space import littlestone_dimension
     if args.seed < 0:
         raise UsageError(f"argument --seed: expected an integer >= 0, got {args.seed}")
@@ -157,17 +158,17 @@ def _cmd_adversary(args):
                  f"predicted {r.prediction}, label {r.label}"
                  f"{', mistake' if r.prediction != r.label else ''}")
         if game.randomized:
-            emit(f"{args.learner}: {game.mistakes} mistakes in {len(game.rounds)} rounds "
-                 f"(randomized: labels by fair coins, seed {args.seed}; Ldim/2 = {ldim / 2:g} "
+            emit(f"{args.learner}: {plural(game.mistakes, 'mistake')} in "
+                 f"{plural(len(game.rounds), 'round')} (randomized: labels by fair coins, seed {args.seed}; Ldim/2 = {ldim / 2:g} "
                  f"expected)")
         else:
-            emit(f"{args.learner}: {game.mistakes} mistakes in {len(game.rounds)} rounds; "
-                 f"Ldim = {ldim}: " + ("forced exactly Ldim" if exact else "NOT Ldim"))
+            emit(f"{args.learner}: {plural(game.mistakes, 'mistake')} in "
+                 f"{plural(len(game.rounds), 'round')}; Ldim = {ldim}: " + ("forced exactly Ldim" if exact else "NOT Ldim"))
         emit(f"leaf: concept {game.concept} ({tree.concept_label(game.concept)}), "
              + ("consistent with every label" if game.consistent
                 else "NOT consistent with the labels"))
     if not exact or not game.consistent:
-        raise AdversaryBugFound(f"the adversary forced {game.mistakes} mistakes on "
+        raise AdversaryBugFound(f"the adversary forced {plural(game.mistakes, 'mistake')} on "
                                 f"{args.learner} over {C.name} (Ldim {ldim}), leaf "
                                 f"{'consistent' if game.consistent else 'inconsistent'}: a "
                                 "bug in mbcore")
