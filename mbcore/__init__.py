@@ -35,6 +35,7 @@ from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
                            littlestone_dimension, vc_dimension)
 from .mistake_tree import MistakeTree, check_mistake_tree, shattering_concepts
 from .online import OnlineRun, run_online
+from .adversary import AdversaryGame, Demonstration, TreeAdversary
 from .selective import SelectiveRun, SelectiveSampler
 from .queries import (Conservative, DNFResult, EQOnlineLearner, EQPACResult, EQResult,
                       EquivalenceOracle, ExampleOracle, MembershipOracle, MonotoneDNF,
@@ -62,4 +63,5 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "iter_svmlight", "iter_csv", "iter_vw", "run_stream",
            "AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron",
            "ALMA", "SelectiveSampler", "SelectiveRun", "Stoptron", "RandomizedBudgetPerceptron",
-           "Forgetron", "Projectron", "ProjectronPP", "BPA_S"]
+           "Forgetron", "Projectron", "ProjectronPP", "BPA_S", "TreeAdversary", "AdversaryGame",
+           "Demonstration"]

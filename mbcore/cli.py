@@ -29,6 +29,10 @@ Subcommands
     Learning with queries on a seeded random target: a hidden graph with edge-detecting
     queries, or defectives by group testing; the queries against their bounds
     (``mbcore._cli_queries``, the place for further ``queries`` subcommands).
+``mbcore adversary``
+    Walk the witness tree of a finite class's Littlestone dimension against a learner and
+    print the game: ``mbcore adversary --class monotone_conjunctions:3 --learner soa``
+    (``mbcore._cli_adversary``).
 
 This module holds the entry point (``main``) and the parser; the teaching commands (run,
 certify, plot, bench, datasets) are in ``mbcore._cli_teaching`` (the data they read, and which
@@ -49,6 +53,7 @@ import sys
 import warnings
 
 from . import _messages
+from ._cli_adversary import AdversaryBugFound, add_adversary_parser
 from ._cli_common import LEARNERS, UsageError, did_you_mean
 from ._cli_queries import QueriesBugFound, add_queries_parsers
 from ._cli_teaching import BugFound, add_teaching_parsers
@@ -95,7 +100,7 @@ def main(argv=None):
             return args.handler(args)
         except UsageError as exc:
             return _fail(exc, 2)
-        except (BugFound, QueriesBugFound) as exc:
+        except (BugFound, QueriesBugFound, AdversaryBugFound) as exc:
             return _fail(exc, 3)
         except SystemExit as exc:  # --help and --version
             return exc.code if isinstance(exc.code, int) else 0
@@ -202,6 +207,7 @@ def _build_parser():
     add_teaching_parsers(sub)
     add_workflow_parsers(sub)
     add_queries_parsers(sub)
+    add_adversary_parser(sub)
     return parser
 
 
