@@ -26,6 +26,8 @@ from .selective import SelectiveRun, SelectiveSampler
 from .version_space import (SOA, ConceptClass, HalfIntervalAdversary, Halving,
                             littlestone_dimension, vc_dimension)
 from .mistake_tree import MistakeTree, check_mistake_tree, shattering_concepts
+from .adversary import AdversaryGame, Demonstration, TreeAdversary
+from .explain import Explanation, explain
 
 __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPerceptron",
            "OnlineHingeSVM", "PassiveAggressive", "ALMA", "AROW", "ConfidenceWeighted", "SCW",
@@ -38,7 +40,8 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "ConceptClass", "Halving", "SOA", "littlestone_dimension", "vc_dimension",
            "HalfIntervalAdversary", "MistakeTree", "check_mistake_tree", "shattering_concepts",
            "OnlineLearner", "NotFittedError", "LearnerWarning", "run_online", "OnlineRun",
-           "SelectiveSampler", "SelectiveRun"]
+           "SelectiveSampler", "SelectiveRun", "TreeAdversary", "AdversaryGame", "Demonstration",
+           "explain", "Explanation"]
 
 
 def _installed_version():

@@ -233,8 +233,8 @@ def test_the_checks_can_fail():
 
 # The modules that serve every learner: they find the learners in mbcore._registry and read
 # what each class declares, so adding a learner never edits them.
-CENTRAL = ("cli", "_cli_common", "_cli_workflow", "_cli_teaching", "_cli_data", "distributed",
-           "certificates", "persistence")
+CENTRAL = ("cli", "_cli_common", "_cli_workflow", "_cli_teaching", "_cli_data", "_cli_adversary",
+           "distributed", "certificates", "persistence")
 
 
 def _learner_names():
