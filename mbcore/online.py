@@ -419,21 +419,19 @@ def play_against(learner, row):
     """One adversary round: show ``row`` (one row of X: a feature vector or a point index) to
     ``learner``, label it with the opposite of its prediction, and let it learn that.  Labels
     are 0/1 (``classes=[0, 1]``) for a learner that has seen nothing, else its own
-    ``classes_``; such a learner cannot predict yet, so its first prediction is read from a copy
-    that learns (row, 0): it predicted 1 iff that was a mistake.
+    ``classes_``.  The prediction is the online one, the one ``mistakes_`` counts (the averaged
+    Perceptron's ``predict`` uses its average, another vector): it is read from a copy that
+    learns (row, the first label), which predicted the second label iff that was a mistake.
     Returns the label given, 0 or 1 (1 = the learner's positive class).  The round holds the
     learner's write lock: the prediction, the labels and the update are of one state."""
     import copy
     with holding(learner, write=True):
         cl = getattr(learner, "classes_", None)
-        if cl is not None:
-            p = 1 if learner.predict([row])[0] == cl[1] else 0
-            labels = list(cl)
-        else:
-            probe = copy.deepcopy(learner)
-            probe.partial_fit([row], [0], classes=[0, 1])
-            p = 1 if probe.mistakes_ > 0 else 0
-            labels = [0, 1]
+        labels = list(cl) if cl is not None else [0, 1]
+        probe = copy.deepcopy(learner)
+        before = int(probe.mistakes_) if cl is not None else 0
+        probe.partial_fit([row], [labels[0]], classes=labels)
+        p = 1 if int(probe.mistakes_) > before else 0
         label = 1 - p
         learner.partial_fit([row], [labels[label]], classes=labels)
     return label

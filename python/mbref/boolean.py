@@ -623,10 +623,6 @@ def greedy_decision_list(X, y, classes=None):
 # ------------------------------------------------------------------------------------------------
 
 
-def _is_not_fitted(exc):
-    return any(c.__name__ == "NotFittedError" for c in type(exc).__mro__)
-
-
 class ConjunctionAdversary:
     """The n examples "all ones except bit i", each labelled against the learner's prediction.
 
@@ -659,17 +655,14 @@ class ConjunctionAdversary:
         for i in range(n):
             x = [1.0] * n
             x[i] = 0.0
-            try:
-                p = learner.predict([x])[0]
-                labels = list(learner.classes_)
-                pred = 1 if p == labels[1] else 0
-            except (ValueError, AttributeError) as exc:
-                if not _is_not_fitted(exc):
-                    raise
-                labels = [0, 1]
-                probe = copy.deepcopy(learner)
-                probe.partial_fit([x], [0], classes=labels)
-                pred = 1 if int(probe.mistakes_) > 0 else 0
+            cl = getattr(learner, "classes_", None)
+            labels = list(cl) if cl is not None else [0, 1]
+            # the online prediction (what mistakes_ counts; the averaged Perceptron's predict
+            # is another vector): a copy learns (x, labels[0]) and erred iff it predicted 1
+            probe = copy.deepcopy(learner)
+            before = int(probe.mistakes_) if cl is not None else 0
+            probe.partial_fit([x], [labels[0]], classes=labels)
+            pred = 1 if int(probe.mistakes_) > before else 0
             label = 1 - pred
             learner.partial_fit([x], [labels[label]], classes=labels)
             mistakes += label != pred

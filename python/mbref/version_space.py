@@ -902,14 +902,13 @@ class HalfIntervalAdversary:
             x = (lo + hi + 1) // 2
             row = [x - 1]
             cl = getattr(learner, "classes_", None)
-            if cl is not None:
-                labels = list(cl)
-                pred = 1 if learner.predict(row)[0] == labels[1] else 0
-            else:
-                labels = [0, 1]
-                probe = copy.deepcopy(learner)
-                probe.partial_fit(row, [0], classes=labels)
-                pred = 1 if int(probe.mistakes_) > 0 else 0
+            labels = list(cl) if cl is not None else [0, 1]
+            # the online prediction (what mistakes_ counts; the averaged Perceptron's predict
+            # is another vector): a copy learns (row, labels[0]) and erred iff it predicted 1
+            probe = copy.deepcopy(learner)
+            before = int(probe.mistakes_) if cl is not None else 0
+            probe.partial_fit(row, [labels[0]], classes=labels)
+            pred = 1 if int(probe.mistakes_) > before else 0
             label = 1 - pred
             learner.partial_fit(row, [labels[label]], classes=labels)
             mistakes += label != pred

@@ -769,7 +769,24 @@ def adversary_learners():
         ("mbcore.Winnow", lambda: mbcore.Winnow()),
         ("mbcore.EliminationWinnow", lambda: mbcore.EliminationWinnow()),
         ("mbcore.Perceptron", lambda: mbcore.Perceptron()),
+        # predict uses the average, the online prediction the current vector: the adversary
+        # must label against the online one (what mistakes_ counts)
+        ("mbcore.AveragedPerceptron", lambda: mbcore.AveragedPerceptron()),
+        ("mbref.AveragedPerceptron", lambda: mbref.AveragedPerceptron()),
     ]
+
+
+@pytest.mark.parametrize("lib", [mbcore, mbref], ids=["mbcore", "mbref"])
+def test_both_adversaries_count_the_online_mistakes_of_the_averaged_perceptron(lib):
+    # the adversary claims as many mistakes as the learner itself counted, new or fitted
+    n = 6
+    clf = lib.AveragedPerceptron()
+    res = lib.ConjunctionAdversary(n).run(clf)
+    assert res["mistakes"] == n == int(clf.mistakes_)
+    fitted = lib.AveragedPerceptron().fit([[1.0] * n, [0.0] * n], [1, 0])
+    before = int(fitted.mistakes_)
+    res = lib.ConjunctionAdversary(n).run(fitted)
+    assert res["mistakes"] == n == int(fitted.mistakes_) - before
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 6, 11])
