@@ -157,6 +157,9 @@ class _Winnow(ManyClasses, OnlineLearner):
             raise ValueError(f"{o}: parameter multi_class must be one of {list(_MULTI_CLASS)}, "
                              f"got {v!r}")
         check_n_jobs(o, getattr(self, "n_jobs", None))
+        r = getattr(self, "record_updates", False)
+        if type(r) is not bool and type(r).__name__ != "bool_":
+            raise ValueError(f"{o}: parameter record_updates must be a bool, got {r!r}")
 
     # parameters with variant-specific defaults
     def _alpha(self):
@@ -197,6 +200,7 @@ class _Winnow(ManyClasses, OnlineLearner):
         else:
             self._l = [lw0] * d
         self._exact_mode = self._exact()
+        self._rec_idx, self._rec_dir = [], []
 
     def _state_dict(self):
         if self._multi():
@@ -284,7 +288,47 @@ class _Winnow(ManyClasses, OnlineLearner):
             return _sum4([_term(logs[j]) for j, _ in act])
         return self._score_real(act, logs, k)
 
+    # -- the record of updates (record_updates=True) ------------------------------------------
+    # Per update of a weight vector: the row's place in the training stream (fit's epochs
+    # repeat X's rows; partial_fit calls follow each other) and the direction, +1.0 a promotion,
+    # -1.0 a demotion; with K >= 3 classes +-(k + 1) for class k's weights (a mistake promotes
+    # the true class, then demotes the predicted one).  multi_class="ovr" with K >= 3 refuses it.
+    def _run(self, rows, yy, sw=None):
+        rec = self.record_updates
+        if rec and self._multi() and self.multi_class == "ovr":
+            raise ValueError(f"{self._owner}: record_updates=True takes two classes or "
+                             "multi_class='multiclass', got multi_class='ovr' with "
+                             f"{self._K} classes")
+        self._pending = [] if rec else None
+        self._base = 0 if getattr(self, "_in_epochs", False) else self.n_seen_
+        out = super()._run(rows, yy, sw)
+        if rec:
+            self._rec_idx.extend(i for i, _ in self._pending)
+            self._rec_dir.extend(v for _, v in self._pending)
+        self._pending = None
+        return out
+
+    def _epochs(self, rows, yy, sw=None):
+        self._in_epochs = True
+        try:
+            super()._epochs(rows, yy, sw)
+        finally:
+            self._in_epochs = False
+
+    def _note(self, y, k):
+        """Record one update of the current row (y: +1 promotion, -1 demotion; k: the class)."""
+        if getattr(self, "_pending", None) is not None:
+            self._pending.append((self._base + self._row,
+                                  float(y) * (1.0 if k is None else float(k + 1))))
+
+    @property
+    def update_record_(self):
+        """(indices, directions) of the recorded updates (lists)."""
+        self._check_fitted("update_record_")
+        return list(self._rec_idx), list(self._rec_dir)
+
     def _step(self, x, y, i):
+        self._row = i
         if self._multi():
             if self.multi_class == "ovr":
                 return self._step_ovr(x, y, i)
@@ -298,6 +342,7 @@ class _Winnow(ManyClasses, OnlineLearner):
     def _update(self, act, y, k=None):
         """The binary update (y = +1 a promotion, -1 a demotion) of the weights, or of class k's
         weights with K >= 3 classes."""
+        self._note(y, k)
         l = self._l if k is None else self._L[k]
         for j, v in act:
             if y > 0:
@@ -454,7 +499,8 @@ class Winnow(_Winnow):
     """Littlestone's Winnow2 (twin of mbcore.Winnow); see that class for the documentation."""
 
     def __init__(self, alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean",
-                 n_features=None, max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 n_features=None, max_epochs=100, multi_class="multiclass", n_jobs=None,
+                 record_updates=False):
         self.alpha = alpha
         self.beta = beta
         self.theta = theta
@@ -464,18 +510,20 @@ class Winnow(_Winnow):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs
+        self.record_updates = record_updates
 
 
 class EliminationWinnow(_Winnow):
     """Winnow1 / Kanade's Alg. 4 (twin of mbcore.EliminationWinnow)."""
 
     def __init__(self, theta=None, n_features=None, max_epochs=100, multi_class="multiclass",
-                 n_jobs=None):
+                 n_jobs=None, record_updates=False):
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs
+        self.record_updates = record_updates
 
     features = "boolean"
 
@@ -496,19 +544,21 @@ class WinnowStar(_Winnow):
     """Winnow* for drifting targets (twin of mbcore.WinnowStar)."""
 
     def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100,
-                 multi_class="multiclass", n_jobs=None):
+                 multi_class="multiclass", n_jobs=None, record_updates=False):
         self.alpha = alpha
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs
+        self.record_updates = record_updates
 
     features = "boolean"
     beta = None
     w0 = 1.0
 
     def _update(self, act, y, k=None):
+        self._note(y, k)
         l = self._l if k is None else self._L[k]
         for j, v in act:
             if y > 0:
@@ -521,7 +571,7 @@ class BalancedWinnow(_Winnow):
     """Balanced Winnow (twin of mbcore.BalancedWinnow): w+ and w-, score (w+ - w-) . x."""
 
     def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, record_updates=False):
         self.alpha = alpha
         self.theta = theta
         self.w0 = w0
@@ -530,6 +580,7 @@ class BalancedWinnow(_Winnow):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs
+        self.record_updates = record_updates
 
     beta = None
     _theta_required = True
@@ -578,6 +629,7 @@ class BalancedWinnow(_Winnow):
         return self._score_real(act, self._l if k is None else self._L[k], k)
 
     def _update(self, act, y, k=None):
+        self._note(y, k)
         lp, ln = (self._l, self._ln) if k is None else (self._L[k], self._Ln[k])
         for j, v in act:
             if y > 0:
