@@ -78,6 +78,9 @@ class _Pool(AdviceLearner):
                                          or len(self.experts) == 0):
             raise ValueError(f"{o}: parameter experts must be a non-empty list of learners or "
                              f"None, got {self.experts!r}")
+        r = getattr(self, "record_updates", False)
+        if type(r) is not bool and type(r).__name__ != "bool_":
+            raise ValueError(f"{o}: parameter record_updates must be a bool, got {r!r}")
 
     @property
     def weights_(self):
@@ -113,13 +116,23 @@ class _Pool(AdviceLearner):
         self._c = [1.0] * n
         self._counts = [0, 0, 0]
         self._rng = SplitMix64(getattr(self, "random_state", 0) or 0)
+        # the record (record_updates=True): per round in which an expert lost weight, the
+        # round's place in the stream and the true label's index in classes_ (a float)
+        self._rec_idx, self._rec_dir = [], []
 
     def _state(self):
         return (list(self._l), list(self._m), self._L, list(self._c), list(self._counts),
-                self._rng.state)
+                self._rng.state, len(self._rec_idx))
 
     def _restore(self, s):
-        (self._l, self._m, self._L, self._c, self._counts, self._rng.state) = s
+        (self._l, self._m, self._L, self._c, self._counts, self._rng.state, r) = s
+        del self._rec_idx[r:], self._rec_dir[r:]
+
+    @property
+    def update_record_(self):
+        """(rounds, labels) of the recorded updates (lists)."""
+        self._check_fitted("update_record_")
+        return list(self._rec_idx), list(self._rec_dir)
 
     def _votes(self, p):
         K = len(self.classes_)
@@ -171,6 +184,9 @@ class _Pool(AdviceLearner):
             self._counts[1] += 1
         if wrong:
             self._counts[2] += 1
+            if self.record_updates:
+                self._rec_idx.append(self._counts[0] - 1)
+                self._rec_dir.append(float(y))
         return pred, wrong
 
     # -- protocol -------------------------------------------------------------------------
@@ -320,9 +336,10 @@ class _Pool(AdviceLearner):
 class WeightedMajority(_Pool):
     """Weighted Majority (twin of mbcore.WeightedMajority); see that class for the documentation."""
 
-    def __init__(self, beta=0.5, experts=None):
+    def __init__(self, beta=0.5, experts=None, record_updates=False):
         self.beta = beta
         self.experts = experts
+        self.record_updates = record_updates
 
     _randomized = False
 
@@ -337,10 +354,11 @@ class RandomizedWeightedMajority(_Pool):
         s = self.decision_function([row])[0]
         return s if isinstance(s, list) else [1.0 - s, s]
 
-    def __init__(self, beta=0.5, random_state=0, experts=None):
+    def __init__(self, beta=0.5, random_state=0, experts=None, record_updates=False):
         self.beta = beta
         self.random_state = random_state
         self.experts = experts
+        self.record_updates = record_updates
 
     def _validate_params(self):
         super()._validate_params()
