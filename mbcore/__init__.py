@@ -41,6 +41,7 @@ from .queries import (Conservative, DNFResult, EQOnlineLearner, EQPACResult, EQR
                       monotone_dnf_learner, online_to_pac, to_equivalence_learner)
 from .certificates import BoundViolationError, Certificate, certify
 from .persistence import load
+from .explain import Explanation, explain
 from .streaming import iter_csv, iter_svmlight, iter_vw, run_stream
 from ._version import __version__   # the installed distribution's (pyproject.toml's)
 
@@ -55,7 +56,7 @@ __all__ = ["Perceptron", "MarginPerceptron", "AveragedPerceptron", "KernelPercep
            "clone", "MonotoneDNF", "ExampleOracle", "MembershipOracle", "EquivalenceOracle",
            "Conservative", "EQOnlineLearner", "EQResult", "DNFResult", "PACResult", "EQPACResult",
            "to_equivalence_learner", "from_equivalence_learner", "monotone_dnf_learner",
-           "learn_monotone_dnf", "online_to_pac", "eq_to_pac", "load",
+           "learn_monotone_dnf", "online_to_pac", "eq_to_pac", "load", "explain", "Explanation",
            "iter_svmlight", "iter_csv", "iter_vw", "run_stream",
            "AROW", "ConfidenceWeighted", "SCW", "NHERD", "NAROW", "SecondOrderPerceptron",
            "ALMA", "SelectiveSampler", "SelectiveRun", "Stoptron", "RandomizedBudgetPerceptron",

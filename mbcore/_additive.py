@@ -243,6 +243,24 @@ class _Linear(ManyClasses, OnlineLearner):
             raise row_error(self._owner, Batch(X=view, n=1, d=d), 0)
         return pos if f else neg
 
+    # -- attributions (mbcore.explain) --------------------------------------------------------
+    def _explanation(self, x, X_train):
+        from .explain import additive_explanation    # (mbcore.explain imports no learner)
+        return additive_explanation(self, x, X_train)
+
+    def _explain_post(self, x):
+        """The learner's last step on the raw score of the dense row x: (multiplier, divisor),
+        ``1/||x'||`` under normalisation (x' = (x, 1) with an intercept; summed exactly)."""
+        if not self._normalizes():
+            return None, None
+        ss = math.fsum((x * x).tolist()) + (1.0 if self.fit_intercept else 0.0)
+        return (1.0 / math.sqrt(ss) if ss > 0.0 else 0.0), None
+
+    def _explain_record(self):
+        """(start weights, example index, effective coefficient, class or None, period) of
+        the recorded updates, or None when the learner does not record."""
+        return None
+
     # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
     _STATE = dict(COMMON, _d=INT, _w=arr(F8, 1), _u=arr(F8, 1), _aux=arr(F8, 1))
 

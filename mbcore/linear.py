@@ -390,6 +390,13 @@ class AveragedPerceptron(Perceptron):
     def _flag_weights(self):
         return (self._average(), 1.0) if self.mode == "average" else None
 
+    def _explanation(self, x, X_train):
+        if self.mode == "vote":
+            raise ValueError(f"{self._owner}: parameter mode is 'vote': the voted Perceptron's "
+                             "prediction is a vote, not a sum, and has no explanation (use "
+                             "mode='average')")
+        return super()._explanation(x, X_train)
+
     def _vote_arrays(self):
         # Read only: predict, decision_function and score leave the learner exactly as it was
         # (also when they raise); _pass keeps the pieces few.
@@ -566,6 +573,12 @@ class MarginPerceptron(_Linear):
             return self._per_class(s)
         nw = math.sqrt(self._aux[1])
         return s / nw if nw > 0.0 else np.zeros_like(s)
+
+    def _explain_post(self, x):
+        inv = super()._explain_post(x)[0]
+        if self._K() > 1 and self.multi_class == "ovr":
+            return inv, np.sqrt(self._aux[2:])
+        return inv, math.sqrt(self._aux[1])
 
     def _per_class(self, s):
         """Each one-vs-rest learner's normalised margin s_k / ||w_k|| (0 while w_k = 0)."""

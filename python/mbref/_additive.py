@@ -183,6 +183,22 @@ class _Linear(ManyClasses, OnlineLearner):
     def _coef_row(self, w):
         return [self._a * v for v in w[:self._d]] if self._scale_a else w[:self._d]
 
+    # -- attributions (mbref.explain) -----------------------------------------------------
+    def _explanation(self, x, X_train):
+        from .explain import additive
+        return additive(self, x, X_train)
+
+    def _explain_post(self, x):
+        """(multiplier, divisor): 1/||x'|| under normalisation (||x'||^2 summed exactly)."""
+        if not self._normalizes():
+            return None, None
+        ss = math.fsum(v * v for v in x) + (1.0 if self.fit_intercept else 0.0)
+        return (1.0 / math.sqrt(ss) if ss > 0.0 else 0.0), None
+
+    def _explain_record(self):
+        """(start weights, index, coefficient, class or None, period), or None."""
+        return None
+
     # -- three classes or more ------------------------------------------------------------
     def _step_multi(self, x, y, i):
         """One row with K >= 3 classes (y a class index): the rule of multi_class."""

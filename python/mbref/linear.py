@@ -209,6 +209,13 @@ class AveragedPerceptron(Perceptron):
         if not self._apply(self._U[k], tc, x):
             raise self._row_error(i)
 
+    def _explanation(self, x, X_train):
+        if self.mode == "vote":
+            raise ValueError(f"{self._owner}: parameter mode is 'vote': the voted Perceptron's "
+                             "prediction is a vote, not a sum, and has no explanation (use "
+                             "mode='average')")
+        return super()._explanation(x, X_train)
+
     def _average(self):
         T = float(self.n_seen_)
         if T == 0.0:
@@ -396,6 +403,14 @@ class MarginPerceptron(_Linear):
         if self.multi_class == "ovr":
             return [self._margin_k(k, s[k]) for k in range(self._K)]
         return s
+
+    def _explain_post(self, x):
+        inv = super()._explain_post(x)[0]
+        if not self._multi():
+            return inv, math.sqrt(self._sq)
+        if self.multi_class == "ovr":
+            return inv, [math.sqrt(v) for v in self._sqs]
+        return inv, math.sqrt(self._sq_total())
 
     def _decision_scores(self, x):
         s = self._rule_scores(x)
