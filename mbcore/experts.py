@@ -165,6 +165,8 @@ class _Pool(OnlineLearner):
         ``mbcore.explain``).  ``X_train``: the advice matrix of the training rounds (with the
         record, the rounds in which each expert lost weight)."""
         self._check_fitted("explain")
+        if not hasattr(p, "tocsr") and np.ndim(p) == 1:
+            p = np.asarray(p)[None, :]                  # one round, as a (1, n) matrix
         adv = self._advice_for(p)
         if adv.shape[0] != 1:
             raise ValueError(f"{self._owner}: explain takes one round of advice, got "
@@ -212,7 +214,20 @@ class _Pool(OnlineLearner):
                 l[wrong[r]] = l[wrong[r]] + self._lb
             out["exact"] = bool(np.array_equal(wrong.sum(axis=0), lost) and
                                 np.array_equal(l, self._l))
+            # a round's part: what it added to log2 of the weights of the experts that voted
+            # for this prediction, less what it added to the others' (log2(beta) per loss)
+            sup = votes == int(np.flatnonzero(self.classes_ == pred)[0])
+            keep = wrong.any(axis=1)
+            out["example_rows"] = idx[keep]
+            out["example_parts"] = self._lb * (wrong[keep][:, sup].sum(axis=1) -
+                                               wrong[keep][:, ~sup].sum(axis=1)).astype(float)
+        else:
+            out["example_rows"] = out["example_parts"] = None
         return out
+
+    def _explanation(self, p, X_train):
+        from ._explain_log import experts_explanation
+        return experts_explanation(self, p, X_train)
 
     # -- advice -----------------------------------------------------------------------------
     def _advice_matrix(self, P, n):

@@ -385,7 +385,7 @@ class _Winnow(ManyClasses, OnlineLearner):
         self._check_fitted("update_record_")
         return self._rec_idx.copy(), self._rec_dir.copy()
 
-    def _replay(self, X_train):
+    def _replay(self, X_train, focus=()):
         """The record replayed on X_train's rows by the rule: the log-weights it gives (and the
         negative ones), and per weight (feature-major, as _l) the promotions, the demotions
         that applied, the demotions that did not (Winnow*'s weights below 1) and the rows."""
@@ -397,6 +397,8 @@ class _Winnow(ManyClasses, OnlineLearner):
         ln = l.copy() if self._variant == _BALANCED else np.zeros(0)
         prom, dem, skip = (np.zeros(l.shape, dtype=np.int64) for _ in range(3))
         rows = [[] for _ in range(l.size)]
+        focus = set(focus)
+        parts = {}       # row -> what its updates added to the focus weights' log2 (in order)
         for i, v in zip(self._rec_idx.tolist(), self._rec_dir.tolist()):
             if not 0 <= i < n:
                 raise ValueError(f"{self._owner}: the record names row {i} of the training "
@@ -413,6 +415,7 @@ class _Winnow(ManyClasses, OnlineLearner):
             for j, x in zip(cols.tolist(), vals.astype(np.float64).tolist()):
                 t = j * K + k
                 rows[t].append(i)
+                before, before_n = l[t], (ln[t] if ln.size else 0.0)
                 if v > 0:
                     prom[t] += 1
                     l[t] = l[t] + x * la
@@ -428,15 +431,26 @@ class _Winnow(ManyClasses, OnlineLearner):
                         l[t] = l[t] + x * lb
                     if ln.size:
                         ln[t] = ln[t] + x * la
-        return l, ln, prom, dem, skip, rows
+                if t in focus and l[t] != before:
+                    # Balanced Winnow: log2 w+ up and log2 w- down both push the score up
+                    parts.setdefault(i, []).append(
+                        (l[t] - before) - ((ln[t] - before_n) if ln.size else 0.0))
+        return l, ln, prom, dem, skip, rows, parts
+
+    def _explanation(self, x, X_train):
+        from ._explain_log import winnow_explanation
+        return winnow_explanation(self, x, X_train)
 
     def _explain(self, x, X_train=None):
-        """The explanation of row x (see ``mbcore.explain``): a dict."""
+        """The parts of the explanation of row x (``mbcore.explain``), as a dict."""
         self._check_fitted("explain")
+        if not hasattr(x, "tocsr") and np.ndim(x) == 1:
+            x = np.asarray(x)[None, :]                 # one row, as a (1, n_features) matrix
         batch = self._check_X(x, self.n_features_in_)
         if batch.n != 1:
             raise ValueError(f"{self._owner}: explain takes one row, got {batch.n}")
         K = self._K()
+        self._validate_params()
         pred = self._predict_flags(batch)
         k = int(pred[0]) if K > 1 else 0
         label = self.classes_[k] if K > 1 else self.classes_[int(pred[0])]
@@ -451,7 +465,10 @@ class _Winnow(ManyClasses, OnlineLearner):
         w = self._w[t] - (self._wn[t] if self._variant == _BALANCED else 0.0)
         terms = vals * w
         scores = self._scores(batch)[0]
+        per = 2 if K > 1 else 1
         out = {"kind": "multiplicative", "label": label, "class_index": k,
+               "complete": self._rec_idx.size == per * int(self._counts[2]),
+               "example_rows": None, "example_parts": None,
                "features": cols, "values": vals, "terms": terms,
                "score": _sum4(terms), "threshold": None if K > 1 else self.theta_,
                "decision": scores if K > 1 else float(scores),
@@ -461,7 +478,13 @@ class _Winnow(ManyClasses, OnlineLearner):
                "record": self._rec_idx.size > 0, "rows": None, "promotions": None,
                "demotions": None, "skipped": None, "exact": None}
         if X_train is not None:
-            l, ln, prom, dem, skip, rows = self._replay(X_train)
+            l, ln, prom, dem, skip, rows, parts = self._replay(X_train, t.tolist())
+            ex = sorted(parts)
+            # (exact: each part is a difference of log2-weights, integers in exact mode; a
+            # sum of them with -inf is an elimination)
+            out["example_rows"] = np.array(ex, dtype=np.int64)
+            out["example_parts"] = np.array([math.fsum(parts[i]) if all(
+                math.isfinite(u) for u in parts[i]) else -math.inf for i in ex])
             out.update(promotions=prom[t], demotions=dem[t], skipped=skip[t],
                        rows=[np.array(rows[u], dtype=np.int64) for u in t.tolist()],
                        exact=bool(np.array_equal(l, self._l) and np.array_equal(ln, self._ln)))
