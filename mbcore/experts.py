@@ -195,6 +195,10 @@ class _Pool(OnlineLearner):
         out["counts_bound"] = gamma * np.abs(from_counts)
         out["counts_exact"] = bool(np.array_equal(self._l, from_counts)) if self._exact_mode \
             else bool((np.abs(self._l - from_counts) <= out["counts_bound"]).all())
+        if X_train is not None and not out["complete"]:
+            raise ValueError(f"{self._owner}: parameter X_train was given, but the learner did "
+                             "not record all its updates (construct it with record_updates=True "
+                             "and fit it again)")
         if X_train is not None:
             if self.experts is not None:
                 raise ValueError(f"{self._owner}: X_train must be the experts' advice (a "

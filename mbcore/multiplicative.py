@@ -477,6 +477,10 @@ class _Winnow(ManyClasses, OnlineLearner):
                "log2_weights_neg": self._ln[t].copy() if self._variant == _BALANCED else None,
                "record": self._rec_idx.size > 0, "rows": None, "promotions": None,
                "demotions": None, "skipped": None, "exact": None}
+        if X_train is not None and not out["complete"]:
+            raise ValueError(f"{self._owner}: parameter X_train was given, but the learner did "
+                             "not record all its updates (construct it with record_updates=True "
+                             "and fit it again)")
         if X_train is not None:
             l, ln, prom, dem, skip, rows, parts = self._replay(X_train, t.tolist())
             ex = sorted(parts)
