@@ -399,11 +399,11 @@ class _Winnow(ManyClasses, OnlineLearner):
         rows = [[] for _ in range(l.size)]
         focus = set(focus)
         parts = {}       # row -> what its updates added to the focus weights' log2 (in order)
+        if self._rec_idx.size and int(self._rec_idx.max()) >= n:
+            raise ValueError(f"{self._owner}: the record names row {int(self._rec_idx.max())} "
+                             f"of the training stream, but X_train has {n} rows (give every "
+                             "row the learner was trained on, in order)")
         for i, v in zip(self._rec_idx.tolist(), self._rec_dir.tolist()):
-            if not 0 <= i < n:
-                raise ValueError(f"{self._owner}: the record names row {i} of the training "
-                                 f"stream, but X_train has {n} rows (give every row the "
-                                 "learner was trained on, in order)")
             vals = batch.row_values(i)
             if batch.X is not None:
                 cols = np.flatnonzero(vals)
