@@ -567,6 +567,17 @@ class WeightedMajority(_Pool):
     >>> bound = (best * 1 + np.log2(P.shape[1])) / np.log2(2 / 1.5)
     >>> bool(wm.mistakes_ <= bound)
     True
+
+    Why the pool predicts what it does in a round (``mbcore.explain``): each expert's weight
+    and vote, and with the record the rounds in which each expert lost weight, checked against
+    ``expert_mistakes_`` (weight = beta ** rounds lost, exactly for beta = 1/2):
+
+    >>> import mbcore
+    >>> rec = WeightedMajority(record_updates=True).partial_fit(P, y)
+    >>> e = mbcore.explain(rec, P[0], X_train=P)
+    >>> lost = [len(r) for r in e.extra["rounds_lost"]]
+    >>> e.check(), lost == rec.expert_mistakes_.tolist(), e.extra["counts_exact"]
+    (True, True, True)
     """
 
     _TAGS = tags(bound="weighted majority", multi_bound="weighted majority")
