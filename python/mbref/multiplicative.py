@@ -448,6 +448,117 @@ class _Winnow(ManyClasses, OnlineLearner):
             return tuple(v for L in self._L for v in L)
         return tuple(self._l)
 
+    # -- the explanation (twin of mbcore's: mbcore._explain_log.winnow_explanation) ----------
+    def _weight_lists(self, k):
+        """Class k's log-weights (the binary learner's with k = 0 and two classes), and the
+        negative ones (Balanced Winnow) or None."""
+        lp = self._L[k] if self._multi() else self._l
+        neg = getattr(self, "_Ln" if self._multi() else "_ln", None)
+        return lp, (neg[k] if self._multi() else neg) if neg is not None else None
+
+    def _replay(self, rows, focus):
+        """The record replayed on the training rows by the rule: the log-weights (K lists),
+        the negative ones, per (class, feature) the promotions, applied and skipped demotions
+        and the rows, and per row what it added to the focus weights' log2."""
+        K = self._K if self._multi() else 1
+        d = self.n_features_in_
+        lw0 = self._logs()[2]
+        L = [[lw0] * d for _ in range(K)]
+        Ln = [[lw0] * d for _ in range(K)] if isinstance(self, BalancedWinnow) else None
+        cnt = {}
+        parts = {}
+        la, lb = self._la, self._lb
+        if self._rec_idx and max(self._rec_idx) >= len(rows):
+            raise ValueError(f"{self._owner}: the record names row {max(self._rec_idx)} of the "
+                             f"training stream, but X_train has {len(rows)} rows (give every "
+                             "row the learner was trained on, in order)")
+        for i, v in zip(self._rec_idx, self._rec_dir):
+            k = int(abs(v)) - 1
+            l, ln = L[k], (Ln[k] if Ln is not None else None)
+            for j, x in self._active(rows[i]):
+                c = cnt.setdefault((k, j), [0, 0, 0, []])
+                c[3].append(i)
+                before, before_n = l[j], (ln[j] if ln is not None else 0.0)
+                if v > 0:
+                    c[0] += 1
+                    l[j] = l[j] + x * la
+                    if ln is not None:
+                        ln[j] = ln[j] + x * lb
+                elif isinstance(self, WinnowStar) and not l[j] >= 0.0:
+                    c[2] += 1
+                else:
+                    c[1] += 1
+                    l[j] = -math.inf if lb == -math.inf else l[j] + x * lb
+                    if ln is not None:
+                        ln[j] = ln[j] + x * la
+                if (k, j) in focus and l[j] != before:
+                    parts.setdefault(i, []).append(
+                        (l[j] - before) - ((ln[j] - before_n) if ln is not None else 0.0))
+        return L, Ln, cnt, parts
+
+    def _explanation(self, x, X_train):
+        from .explain import Explanation
+        self._check_fitted("explain")
+        rows = self._scores([x] if not (isinstance(x, (list, tuple)) and x and
+                                        isinstance(x[0], (list, tuple))) else x)
+        if len(rows) != 1:
+            raise ValueError(f"{self._owner}: explain takes one row, got {len(rows)}")
+        act = self._active(rows[0])
+        multi = self._multi()
+        K = self._K if multi else 1
+        pred = self.predict(rows)[0]
+        score = self.decision_function(rows)[0]
+        k = list(self.classes_).index(pred) if multi else 0
+        d = self.n_features_in_
+
+        def w(kk, j):
+            lp, ln = self._weight_lists(kk)
+            return _term(lp[j]) - (_term(ln[j]) if ln is not None else 0.0)
+        if multi:
+            parts = [[0.0] * K for _ in range(d)]
+            for j, v in act:
+                for kk in range(K):
+                    parts[j][kk] = v * w(kk, j)
+            icpt = [0.0] * K
+        else:
+            parts = [0.0] * d
+            for j, v in act:
+                parts[j] = v * w(0, j)
+            icpt = -self.theta_
+        lp, ln = self._weight_lists(k)
+        cols = [j for j, _ in act]
+        per = 2 if multi else 1
+        complete = len(self._rec_idx) == per * self.updates_
+        extra = {"threshold": None if multi else self.theta_, "class_index": k,
+                 "active_features": cols, "log2_weights": [lp[j] for j in cols],
+                 "log_alpha_weights": [lp[j] / self._la for j in cols],
+                 "record": bool(self._rec_idx), "complete_record": complete}
+        if ln is not None:
+            extra["log2_weights_neg"] = [ln[j] for j in cols]
+        names = self.__dict__.get("_feature_names")
+        e = Explanation(type(self).__name__, pred, score, list(self.classes_), parts, icpt,
+                        feature_names=None if names is None else list(names), extra=extra)
+        e.log_indices = e.log_parts = e.replay_exact = None
+        if X_train is None:
+            return e
+        if not complete:
+            raise ValueError(f"{self._owner}: parameter X_train was given, but the learner did "
+                             "not record all its updates (construct it with "
+                             "record_updates=True and fit it again)")
+        train, _ = check_rows(self._owner, _as_rows(self, X_train), d)
+        L, Ln, cnt, ex = self._replay(train, {(k, j) for j in cols})
+        got = [c for c in (cnt.get((k, j), [0, 0, 0, []]) for j in cols)]
+        extra.update(promotions=[c[0] for c in got], demotions=[c[1] for c in got],
+                     skipped_demotions=[c[2] for c in got], rows=[c[3] for c in got],
+                     example_units="log2 of the weights")
+        mine = [self._weight_lists(kk) for kk in range(K)]
+        e.replay_exact = all(L[kk] == list(mine[kk][0]) and
+                             (Ln is None or Ln[kk] == list(mine[kk][1])) for kk in range(K))
+        e.log_indices = sorted(ex)
+        e.log_parts = [math.fsum(ex[i]) if all(math.isfinite(u) for u in ex[i]) else -math.inf
+                       for i in e.log_indices]
+        return e
+
 
 def _integer_values(owner, X):
     """True when mbcore reads X's values as integers (features='boolean' with unsigned or bool

@@ -13,6 +13,7 @@ import scipy.sparse as sp
 import mbcore
 import mbref
 from conftest import FILES_0_1_0
+from mbref.explain import explain as ref_explain
 
 WINNOWS = ["Winnow", "BalancedWinnow", "WinnowStar", "EliminationWinnow"]
 POOLS = ["WeightedMajority", "RandomizedWeightedMajority"]
@@ -201,6 +202,52 @@ def test_pool_twin_records_the_same_and_replay(name, K, beta):
     assert [len(r) for r in e.extra["rounds_lost"]] == a.expert_mistakes_.tolist()
     if beta == 0.5:       # a power of two: log2 w = -(rounds lost), exactly
         assert e.extra["log2_weights"] == [-float(m) for m in a.expert_mistakes_]
+
+
+_WINNOW_KEYS = ("active_features", "log2_weights", "log_alpha_weights", "promotions",
+                "demotions", "skipped_demotions", "rows", "threshold", "complete_record")
+_POOL_KEYS = ("votes", "log2_weights", "weights", "sums", "expert_mistakes",
+              "log2_weights_from_counts", "counts_bound", "counts_exact", "rounds_lost")
+
+
+def _same_explanation(a, b, keys):
+    assert np.asarray(a.feature_parts).tolist() == b.feature_parts
+    assert np.asarray(a.score).tolist() == b.score and a.prediction == b.prediction
+    assert {k: a.extra[k] for k in keys} == {k: b.extra[k] for k in keys}
+    assert a.replay_exact is b.replay_exact is True
+    assert a.log_indices.tolist() == b.log_indices and a.log_parts.tolist() == b.log_parts
+    assert a.check() and b.check()
+
+
+@pytest.mark.parametrize("name", WINNOWS)
+def test_winnow_twin_explains_the_same(name):
+    X, y = _mushrooms(450)
+    a = getattr(mbcore, name)(record_updates=True).partial_fit(X[:400], y[:400])
+    b = getattr(mbref, name)(record_updates=True).partial_fit(X[:400].tolist(),
+                                                             y[:400].tolist())
+    _same_explanation(mbcore.explain(a, X[420], X_train=X[:400]),
+                      ref_explain(b, X[420].tolist(), X[:400].tolist()), _WINNOW_KEYS)
+
+
+def test_winnow_twin_explains_ten_classes_the_same():
+    X, y = mbcore.datasets.load_mnist(encoding="boolean")
+    X, y = X[:120], y[:120]
+    a = mbcore.Winnow(record_updates=True).partial_fit(X, y)
+    b = mbref.Winnow(record_updates=True).partial_fit(X.tolist(), y.tolist())
+    _same_explanation(mbcore.explain(a, X[7], X_train=X), ref_explain(b, X[7].tolist(),
+                                                                      X.tolist()), _WINNOW_KEYS)
+
+
+@pytest.mark.parametrize("name", POOLS)
+@pytest.mark.parametrize("K", [2, 3])
+def test_pool_twin_explains_the_same(name, K):
+    rng = np.random.default_rng(10 + K)
+    y = rng.integers(0, K, 120)
+    P = np.where(rng.random((120, 5)) < 0.7, y[:, None], rng.integers(0, K, (120, 5)))
+    a = getattr(mbcore, name)(beta=0.3, record_updates=True).fit(P, y)
+    b = getattr(mbref, name)(beta=0.3, record_updates=True).fit(P.tolist(), y.tolist())
+    _same_explanation(mbcore.explain(a, P[9], X_train=P),
+                      ref_explain(b, P[9].tolist(), P.tolist()), _POOL_KEYS)
 
 
 # -- persistence, copy, reset ----------------------------------------------------------------------
