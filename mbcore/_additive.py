@@ -12,7 +12,7 @@ from ._kernels import linear as _k, multiclass as _kmc
 from ._params import Choice, Custom, Flag, Integer
 from ._validation import (CLASS_WEIGHT_DOMAIN, Batch, check_class_weight, check_sample_weight,
                           check_X, class_weights, csr_index_error, row_error)
-from ._state import COMMON, F8, INT, arr, finite, labels_and_counts, need, shape
+from ._state import COMMON, F8, I8, INT, arr, finite, labels_and_counts, need, shape
 from ._threads import N_JOBS, map_rows
 from ._one import widen
 from ._tags import tags
@@ -115,11 +115,12 @@ class _Linear(ManyClasses, OnlineLearner):
     _sk_multiclass = True
     # parameters added after 0.1.0 (files of 0.1.0 lack them: mbcore.persistence gives them
     # their defaults, under which two classes behave as they did)
-    _NEW_PARAMS = frozenset(("multi_class", "n_jobs", "class_weight"))
+    _NEW_PARAMS = frozenset(("multi_class", "n_jobs", "class_weight", "record_updates"))
+    record_updates = False
 
     _PARAMETERS = {"tie": Choice(*_TIES), "max_epochs": Integer(1), "fit_intercept": Flag(),
                    "multi_class": Choice(*_MULTI), "n_jobs": N_JOBS, "normalize": Flag(),
-                   "class_weight": _CLASS_WEIGHT}
+                   "class_weight": _CLASS_WEIGHT, "record_updates": Flag()}
 
     def _row_weights(self, sample_weight, yy, n, fitting):
         return _row_weights(self, sample_weight, yy, n, fitting)
@@ -171,6 +172,10 @@ class _Linear(ManyClasses, OnlineLearner):
         self._w = self._widened(self._w, d)
         if self._u.shape[0]:
             self._u = self._widened(self._u, d)
+        if "_rec_w0" in self.__dict__:
+            self._rec_w0 = self._widened(self._rec_w0, d)
+            if self._rec_u0.shape[0]:
+                self._rec_u0 = self._widened(self._rec_u0, d)
         self._d = d
 
     def _grow_features(self, d):
@@ -180,9 +185,9 @@ class _Linear(ManyClasses, OnlineLearner):
         tail = K if self.fit_intercept else 0
         dd = self.__dict__
         saved = []
-        for name in ("_w", "_u"):
-            a = dd[name]
-            if a.shape[0]:
+        for name in ("_w", "_u", "_rec_w0", "_rec_u0"):
+            a = dd.get(name)
+            if a is not None and a.shape[0]:
                 saved.append((name, a, a[d0 * K:].copy()))
                 dd[name] = widen(a, d0 * K, d * K, tail)
 
@@ -256,13 +261,102 @@ class _Linear(ManyClasses, OnlineLearner):
         ss = math.fsum((x * x).tolist()) + (1.0 if self.fit_intercept else 0.0)
         return (1.0 / math.sqrt(ss) if ss > 0.0 else 0.0), None
 
+    # -- the record of updates (record_updates=True; mbcore.explain's example parts) ----------
+    # _rec_idx: each update's example index (the rows seen before it: n_seen_ - 1 at it);
+    # _rec_coef: its coefficient c (w += c x, the intercept += c; the hinge SVM's c before its
+    # division by the scale); _rec_cls: its class with K >= 3 classes (a Kesler update is two
+    # entries, +c and -c), empty with two; _rec_w0, _rec_u0: the weights and the averaging
+    # accumulator when the record started; _rec_a0 = [the scale then]; _rec_t = [n_seen_ then,
+    # fit's row count (0: a stream), n_seen_ when fit's epochs started].
+    _REC = ("_rec_idx", "_rec_coef", "_rec_cls", "_rec_w0", "_rec_u0", "_rec_a0", "_rec_t")
+
+    def _rec_sync(self):
+        """Start the record (the state as it is now: its start) when record_updates is on and
+        there is none; drop it when the parameter is off.  Returns whether to record."""
+        dd = self.__dict__
+        if not self.record_updates:
+            for k in self._REC:
+                dd.pop(k, None)
+            return False
+        if "_rec_idx" not in dd:
+            self._rec_idx = np.zeros(0, dtype=np.int64)
+            self._rec_coef = np.zeros(0)
+            self._rec_cls = np.zeros(0, dtype=np.int64)
+            self._rec_w0 = self._w.copy()
+            self._rec_u0 = self._u.copy()
+            self._rec_a0 = np.array([float(self._aux[0])])
+            self._rec_t = np.array([int(self._counts[0]), 0, 0], dtype=np.int64)
+        return True
+
+    def _rec_add(self, t_before, upd, coef):
+        """Append a pass's updates (rows with upd set; their coefficients from coef)."""
+        rows = np.flatnonzero(upd)
+        K = self._K()
+        if K > 1:
+            C = coef.reshape(-1, K)[rows]
+            r, k = np.nonzero(C)
+            idx, c, cls = rows[r] + t_before, C[r, k], k.astype(np.int64)
+            self._rec_cls = np.concatenate((self._rec_cls, cls))
+        else:
+            idx, c = rows + t_before, coef[rows]
+        self._rec_idx = np.concatenate((self._rec_idx, idx.astype(np.int64)))
+        self._rec_coef = np.concatenate((self._rec_coef, c))
+
+    def _epochs(self, batch, yy):
+        if self._rec_sync():     # (fit's epochs: example i of epoch e is row i of its X)
+            self._rec_t[1] = batch.n
+            self._rec_t[2] = self._counts[0]
+        super()._epochs(batch, yy)
+
+    def _rec_check(self, st):
+        """A loaded record: all of it or none, consistent with the state."""
+        o = self._owner
+        have = [k for k in self._REC if k in st]
+        if not have:
+            return
+        need(len(have) == len(self._REC), f"{o}: the record of updates is incomplete "
+                                          f"({have})")
+        need(bool(self.record_updates), f"{o}: a record of updates with record_updates=False")
+        idx, coef, cls, t = st["_rec_idx"], st["_rec_coef"], st["_rec_cls"], st["_rec_t"]
+        K, n = self._K(), int(st["_counts"][0])
+        need(t.shape == (3,) and 0 <= t[0] <= n and t[1] >= 0 and 0 <= t[2] <= n,
+             f"{o}: _rec_t is not [start, rows, epochs' start]")
+        need(idx.shape == coef.shape and (idx.shape[0] == 0 or (
+            idx[0] >= t[0] and idx[-1] < n and (np.diff(idx) >= 0).all())),
+             f"{o}: the record's example indices are not in order within the rows seen")
+        need(cls.shape == (idx.shape if K > 1 else (0,)) and
+             (cls.shape[0] == 0 or (cls.min() >= 0 and cls.max() < K)),
+             f"{o}: the record's classes do not match the updates")
+        need(st["_rec_w0"].shape == st["_w"].shape and
+             st["_rec_u0"].shape == st["_u"].shape and st["_rec_a0"].shape == (1,),
+             f"{o}: the record's start does not match the weights")
+        finite(self, "_rec_coef", "_rec_w0", "_rec_u0", "_rec_a0")
+
     def _explain_record(self):
-        """(start weights, example index, effective coefficient, class or None, period) of
-        the recorded updates, or None when the learner does not record."""
-        return None
+        """(start, example index, feature coefficient, intercept coefficient or None, class or
+        None, row of each index, roundings) of the recorded updates in the learner's effective
+        weights (``coef_``, ``intercept_``), or None when the learner does not record.  The
+        start is flat, feature-major (D * K)."""
+        if "_rec_idx" not in self.__dict__:
+            return None
+        idx = self._rec_idx
+        t0, period, tf = (int(v) for v in self._rec_t)
+        rows = np.where(idx >= tf, (idx - tf) % period, idx) if period else idx
+        start, cf, ci, extra = self._rec_effective(idx)
+        cls = self._rec_cls if self._K() > 1 else None
+        return start, idx, cf, ci, cls, rows, extra
+
+    def _rec_effective(self, idx):
+        """The start and the coefficients in the effective weights (the raw ones here), and the
+        roundings the rescaling adds to the bound (none)."""
+        return self._rec_w0, self._rec_coef, None, 0
 
     # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
-    _STATE = dict(COMMON, _d=INT, _w=arr(F8, 1), _u=arr(F8, 1), _aux=arr(F8, 1))
+    _STATE = dict(COMMON, _d=INT, _w=arr(F8, 1), _u=arr(F8, 1), _aux=arr(F8, 1),
+                  _rec_idx=arr(I8, 1), _rec_coef=arr(F8, 1), _rec_cls=arr(I8, 1),
+                  _rec_w0=arr(F8, 1), _rec_u0=arr(F8, 1), _rec_a0=arr(F8, 1),
+                  _rec_t=arr(I8, 1))
+    _NEW_STATE = frozenset(_REC)       # (present only while recording)
 
     def _scale_reached(self, a):
         """Whether a run reaches the weight scale a (only the hinge learner rescales)."""
@@ -301,6 +395,7 @@ class _Linear(ManyClasses, OnlineLearner):
         a = float(st["_aux"][0])
         need(self._scale_reached(a), f"{o}: the weight scale _aux[0] = {a!r} is not one a run "
                                      "reaches")
+        self._rec_check(st)
 
 
     def _state(self):
@@ -353,6 +448,9 @@ class _Linear(ManyClasses, OnlineLearner):
         """The selective-sampling pass of mbcore.selective over the batch from row ``start``
         (linear.lin_select_pass, multiclass.mc_select_pass with K >= 3 classes): (stop,
         status, bad row)."""
+        if self.record_updates:
+            raise ValueError(f"{self._owner}: parameter record_updates is True, but selective "
+                             "sampling does not record updates; set record_updates=False")
         fn = _kmc.mc_select_pass if self._K() > 1 else _k.lin_select_pass
         return fn(self._state(), batch.arrays, start, label0, yy, b, adaptive, rng, x2, sel,
                   pred, asked, upd, not batch.checked, scores)
@@ -361,17 +459,29 @@ class _Linear(ManyClasses, OnlineLearner):
         st = self._state()
         threads = self._threads(batch)
         sw = batch.sw
-        fn = _kmc.mc_pass if self._K() > 1 else _k.lin_pass
-        status, bad = fn(st, batch.arrays, yy, pred, upd, not batch.checked, threads, sw)
+        K = self._K()
+        fn = _kmc.mc_pass if K > 1 else _k.lin_pass
+        if not self._rec_sync():
+            status, bad = fn(st, batch.arrays, yy, pred, upd, not batch.checked, threads, sw)
+            _raise_status(self, batch, status, bad)
+            batch.checked = True        # (later epochs over this batch skip the index checks)
+            return
+        # recording: each updating row's coefficient(s), compacted with the update flags
+        if upd is None:
+            upd = np.empty(batch.n, dtype=np.uint8)
+        coef = np.zeros(batch.n * K) if K > 1 else np.empty(batch.n)
+        t_before = int(self._counts[0])
+        status, bad = fn(st, batch.arrays, yy, pred, upd, not batch.checked, threads, sw, coef)
         _raise_status(self, batch, status, bad)
-        batch.checked = True            # (later epochs over this batch skip the index checks)
+        batch.checked = True
+        self._rec_add(t_before, upd, coef)
 
     def _fast_path(self):
         """The binding of the small-input paths (two classes): (state, d, positive label,
         negative label, whether predict and decision_function score with the state's own w and
         scale as the general path does, classes_, each class as a 1-element array)."""
-        if self._K() > 1 or self.class_weight is not None:    # (the one-row step is unweighted)
-            return None
+        if self._K() > 1 or self.class_weight is not None or self.record_updates:
+            return None     # (the one-row step is unweighted, and records nothing)
         cl = self.classes_
         pos, neg = cl[1], cl[0]
         plain = type(self)._scores is _Linear._scores and \
@@ -525,6 +635,8 @@ class _Linear(ManyClasses, OnlineLearner):
         self._init_state(self._d, np.ascontiguousarray(vectors[0], dtype=np.float64))
         self._kstate = None
         self._fast = None
+        for k in self._REC:     # (the mixed weights: a new start for the record)
+            self.__dict__.pop(k, None)
 
     def _settle_mixed(self):
         """Nothing derived to recompute."""

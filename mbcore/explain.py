@@ -79,9 +79,9 @@ class Explanation:
         ``w_start . x`` (+ the starting intercept): the weights the record started from (zero
         for a record started by ``fit``); None without example parts.
     example_indices : ndarray of int64 or None
-        The training rows that updated the learner (their index in the stream the learner
-        read: the count of rows seen before each; with ``fit``'s epochs, the row of fit's X),
-        increasing.
+        The rows of ``X_train`` that updated the learner, increasing (a row's index in the
+        stream the learner read: the count of rows seen before it, across ``partial_fit``
+        calls; with ``fit``, the row of fit's X, its updates in every epoch summed).
     example_parts : ndarray or None
         Per example index, ``sum_j c_j (<x_j, x> + [intercept])`` over its updates (per class
         with K >= 3 classes, shape (n_examples, K)).
@@ -341,12 +341,14 @@ def additive_explanation(learner, x, X_train):
 
 def _example_parts(learner, e, xd, X_train, rec):
     """The dual form's parts: rec = (start weights (D*K flat, feature-major), example index
-    per update, coefficient per update (the effective one, the learner's rescaling done),
-    class per update or None, period: fit's row count or 0)."""
-    start, idx, coef, cls, period = rec
+    per update, its coefficient in the features and in the intercept (None: the same), class
+    per update or None, the row of X_train of each update, the roundings the learner's
+    rescaling adds), all in the learner's effective weights (``coef_``, ``intercept_``)."""
+    start, idx, cf, ci, cls, rows, extra = rec
     d, K = learner.n_features_in_, (1 if cls is None else len(learner.classes_))
     icpt = bool(learner.fit_intercept)
-    rows = idx % period if period else idx
+    if ci is None:
+        ci = cf
     A = _rows(learner, X_train, int(rows.max()) + 1 if rows.shape[0] else 0)
     ax = np.abs(xd)
     # <x_j, x> and |x_j|.|x| per training row, each product rounded once and summed exactly
@@ -359,17 +361,18 @@ def _example_parts(learner, e, xd, X_train, rec):
             p, q = v * xd[j], np.abs(v) * ax[j]
         else:
             p, q = A[r] * xd, np.abs(A[r]) * ax
-        dot[r] = math.fsum(p.tolist()) + (1.0 if icpt else 0.0)
-        adot[r] = math.fsum(q.tolist()) + (1.0 if icpt else 0.0)
+        dot[r] = math.fsum(p.tolist())
+        adot[r] = math.fsum(q.tolist())
     S = np.asarray(start, dtype=np.float64).reshape(-1, K)
     sp = [math.fsum((S[:d, k] * xd).tolist() + ([S[d, k]] if icpt else [])) for k in range(K)]
     sm = [math.fsum((np.abs(S[:d, k]) * ax).tolist() + ([abs(S[d, k])] if icpt else []))
           for k in range(K)]
     terms, mass = {}, [[v] for v in sm]
-    for t, (i, r, c) in enumerate(zip(idx.tolist(), rows.tolist(), coef.tolist())):
+    for t, (i, r, c, b) in enumerate(zip(idx.tolist(), rows.tolist(), cf.tolist(),
+                                         ci.tolist())):
         k = 0 if cls is None else int(cls[t])
-        terms.setdefault((i, k), []).append(c * dot[r])
-        mass[k].append(abs(c) * adot[r])
+        terms.setdefault((r, k), []).extend((c * dot[r], b) if icpt else (c * dot[r],))
+        mass[k].extend((abs(c) * adot[r], abs(b)) if icpt else (abs(c) * adot[r],))
     uniq = sorted({i for i, _ in terms})
     at = {i: n for n, i in enumerate(uniq)}
     parts = np.zeros((len(uniq), K))
@@ -384,7 +387,7 @@ def _example_parts(learner, e, xd, X_train, rec):
         e.start_part = np.array(sp)
         e.example_parts = parts
         e._example_mass = np.array([math.fsum(m) for m in mass])
-    e._n_updates = int(idx.shape[0])
+    e._n_updates = int(idx.shape[0]) + int(extra)
 
 
 def explain(learner, x, X_train=None):

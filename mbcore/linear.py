@@ -93,6 +93,12 @@ class Perceptron(_Linear):
         n_samples / (n_classes * np.bincount(y)) over the y given to ``fit`` (``partial_fit``
         refuses it, as scikit-learn's does: one batch's class frequencies are not the stream's;
         compute the weights once and pass them as a dict).
+    record_updates : bool, default=False
+        Keep the record of the updates (the dual form: the example index and the coefficient
+        of each update, and its class with K >= 3 classes; one int64 and one float64 each),
+        for :func:`mbcore.explain`'s split of a score over the training examples.  It is
+        state: saved, copied, reset by ``fit``; switched on later, it starts from the weights
+        then.
 
     Attributes
     ----------
@@ -183,7 +189,7 @@ class Perceptron(_Linear):
 
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
                  max_epochs=100, multi_class="multiclass", n_jobs=None,
-                 class_weight=None):
+                 class_weight=None, record_updates=False):
         self.tie = tie
         self.normalize = normalize
         self.fit_intercept = fit_intercept
@@ -191,6 +197,7 @@ class Perceptron(_Linear):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.class_weight = class_weight
+        self.record_updates = record_updates
         self.n_jobs = n_jobs
 
     _OVERFLOW_HINT = "scale X down or lower eta"
@@ -226,6 +233,12 @@ class AveragedPerceptron(Perceptron):
         As for :class:`Perceptron`; a sample weight s scales each update (and so its share of
         the average) as it does the Perceptron's; the voted mode's counts stay the number of
         examples each vector survived.
+    record_updates : bool, default=False
+        Keep the record of the updates (the dual form: the example index and the coefficient
+        of each update, and its class with K >= 3 classes; one int64 and one float64 each),
+        for :func:`mbcore.explain`'s split of a score over the training examples.  It is
+        state: saved, copied, reset by ``fit``; switched on later, it starts from the weights
+        then.
 
     Attributes
     ----------
@@ -269,11 +282,11 @@ class AveragedPerceptron(Perceptron):
 
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
                  eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None,
-                 class_weight=None):
+                 class_weight=None, record_updates=False):
         self.mode = mode
         super().__init__(tie=tie, normalize=normalize, fit_intercept=fit_intercept, eta=eta,
                          max_epochs=max_epochs, multi_class=multi_class, n_jobs=n_jobs,
-                         class_weight=class_weight)
+                         class_weight=class_weight, record_updates=record_updates)
 
     _PARAMETERS = {"mode": Choice("average", "vote")}
 
@@ -387,6 +400,15 @@ class AveragedPerceptron(Perceptron):
     def _weights(self):
         return self._average()
 
+    def _rec_effective(self, idx):
+        # the average w + (w - u)/T with w = w0 + sum c_j x_j, u = u0 + sum t_j c_j x_j
+        # (t_j = idx_j + 1): the start w0 + (w0 - u0)/T and c_j (T - idx_j)/T
+        T = int(self._counts[0])
+        if T == 0:
+            return super()._rec_effective(idx)
+        w0, u0 = self._rec_w0, self._rec_u0
+        return w0 + (w0 - u0) / T, self._rec_coef * ((T - idx) / T), None, 3
+
     def _flag_weights(self):
         return (self._average(), 1.0) if self.mode == "average" else None
 
@@ -468,6 +490,12 @@ class MarginPerceptron(_Linear):
     class_weight : dict, "balanced" or None, default=None
         As for :class:`Perceptron`.  A row of sample weight s updates by s·y·x/‖x‖ (no weighted
         form of the 12/γ² bound is claimed: the notes give none).
+    record_updates : bool, default=False
+        Keep the record of the updates (the dual form: the example index and the coefficient
+        of each update, and its class with K >= 3 classes; one int64 and one float64 each),
+        for :func:`mbcore.explain`'s split of a score over the training examples.  It is
+        state: saved, copied, reset by ``fit``; switched on later, it starts from the weights
+        then.
 
     Attributes
     ----------
@@ -518,7 +546,8 @@ class MarginPerceptron(_Linear):
         return [{"gamma": 0.2}]
 
     def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None,
+                 record_updates=False):
         self.gamma = gamma
         self.margin_fraction = margin_fraction
         self.tie = tie
@@ -526,6 +555,7 @@ class MarginPerceptron(_Linear):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.class_weight = class_weight
+        self.record_updates = record_updates
         self.n_jobs = n_jobs
 
     _PARAMETERS = {"gamma": Real(0), "margin_fraction": Real(0, 1)}
@@ -635,6 +665,12 @@ class OnlineHingeSVM(_Linear):
         (the weighted hinge loss's subgradient, as scikit-learn's SGDClassifier); the shrink
         (1 − η_t λ) belongs to the regulariser, not to the row, and applies on every row, weight
         0 included (such a row makes no hinge step and does not count in ``updates_``).
+    record_updates : bool, default=False
+        Keep the record of the updates (the dual form: the example index and the coefficient
+        of each update, and its class with K >= 3 classes; one int64 and one float64 each),
+        for :func:`mbcore.explain`'s split of a score over the training examples.  It is
+        state: saved, copied, reset by ``fit``; switched on later, it starts from the weights
+        then.
 
     Notes
     -----
@@ -676,7 +712,8 @@ class OnlineHingeSVM(_Linear):
         return [{"lam": 0.1}]
 
     def __init__(self, lam=0.01, eta="pegasos", tie="negative", normalize=False,
-                 fit_intercept=False, max_epochs=5, multi_class="multiclass", class_weight=None):
+                 fit_intercept=False, max_epochs=5, multi_class="multiclass", class_weight=None,
+                 record_updates=False):
         self.lam = lam
         self.eta = eta
         self.tie = tie
@@ -685,6 +722,7 @@ class OnlineHingeSVM(_Linear):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.class_weight = class_weight
+        self.record_updates = record_updates
 
     _OVERFLOW_HINT = "scale X down or raise lam"
     _PARAMETERS = {"lam": Real(0), "eta": Custom(
@@ -717,6 +755,25 @@ class OnlineHingeSVM(_Linear):
     def _scale_reached(self, a):
         # a product of factors in [0, 1], reset to 1 when it reaches 0
         return 0.0 < a <= 1.0
+
+    def _rec_effective(self, idx):
+        # w = a v: every row t shrinks the features by f_t (1 - 1/t, Pegasos; 1 - eta lam
+        # otherwise), the intercept never; so update j (row t_j = idx_j + 1) weighs
+        # c_j prod_{t > t_j} f_t = c_j t_j / T (Pegasos) or c_j f^(T - t_j) in the features and
+        # c_j in the intercept, and the start (a0 w0 at row t0) the same from t0
+        T, t0 = int(self._counts[0]), int(self._rec_t[0])
+        K, d = self._K(), self._d
+        t = idx + 1
+        if self._pegasos():
+            F = t / T
+            Fs = t0 / T if T else 1.0
+        else:
+            f = 1.0 - float(self.eta) * float(self.lam)
+            F = f ** (T - t).astype(np.float64)
+            Fs = f ** float(T - t0)
+        start = self._rec_w0.copy()
+        start[:d * K] = (self._rec_a0[0] * self._rec_w0[:d * K]) * Fs
+        return start, self._rec_coef * F, self._rec_coef, T - t0 + 2
 
 
 
@@ -771,6 +828,12 @@ class PassiveAggressive(_Linear):
     {_N_JOBS_PARAM}
     class_weight : dict, "balanced" or None, default=None
         As for :class:`Perceptron`.
+    record_updates : bool, default=False
+        Keep the record of the updates (the dual form: the example index and the coefficient
+        of each update, and its class with K >= 3 classes; one int64 and one float64 each),
+        for :func:`mbcore.explain`'s split of a score over the training examples.  It is
+        state: saved, copied, reset by ``fit``; switched on later, it starts from the weights
+        then.
 
     Attributes
     ----------
@@ -832,7 +895,8 @@ class PassiveAggressive(_Linear):
                 {"variant": "PA-II", "C": 0.5, "multi_class": "ovr"}]
 
     def __init__(self, C=1.0, variant="PA-I", tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None,
+                 record_updates=False):
         self.C = C
         self.variant = variant
         self.tie = tie
@@ -840,6 +904,7 @@ class PassiveAggressive(_Linear):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.class_weight = class_weight
+        self.record_updates = record_updates
         self.n_jobs = n_jobs
 
     _OVERFLOW_HINT = "scale X down or lower C"

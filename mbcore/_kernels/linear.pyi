@@ -30,7 +30,8 @@ def spec_tuning(seq_gap: Optional[int] = ..., min_rows: Optional[int] = ...,
 def lin_pass(st: LinearState, X: _Rows, y: NDArray[np.int8],
              pred: Optional[NDArray[np.int8]] = ..., upd: Optional[NDArray[np.uint8]] = ...,
              check: bool = ..., threads: int = ...,
-             sw: Optional[NDArray[np.float64]] = ...) -> _Status: ...
+             sw: Optional[NDArray[np.float64]] = ...,
+             coef: Optional[NDArray[np.float64]] = ...) -> _Status: ...
 def lin_select_pass(st: LinearState, X: _Rows, start: int, label0: int,
                     y: Optional[NDArray[np.int8]], b: float, adaptive: bool,
                     rng: NDArray[np.uint64], x2: NDArray[np.float64],

@@ -136,11 +136,12 @@ cdef inline int perceptron_judge(int y, int pr) noexcept nogil:
 
 cdef inline int perceptron_step(const Params* p, double* w, double* u, Py_ssize_t d,
                                 const floating* v, const index_t* ix, Py_ssize_t n, double yd,
-                                long long t, double sw, double inv) noexcept nogil:
+                                long long t, double sw, double inv, double* c_out) noexcept nogil:
     cdef double c = p.eta * yd
     if p.normalize:
         c = c * inv
     c = c * sw
+    c_out[0] = c
     if not apply_update(p, w, d, c, v, ix, n):
         return -1
     if p.average:
@@ -157,8 +158,9 @@ cdef inline int margin_judge(const Params* p, int y, int pr, double m) noexcept 
 
 cdef inline int margin_step(const Params* p, double* w, double* aux, Py_ssize_t d,
                             const floating* v, const index_t* ix, Py_ssize_t n, double yd,
-                            double sw, double inv) noexcept nogil:
+                            double sw, double inv, double* c_out) noexcept nogil:
     cdef double c = (yd * inv) * sw
+    c_out[0] = c
     if not apply_update(p, w, d, c, v, ix, n):
         return -1
     aux[1] = sqnorm_w(w, d, p.intercept)
@@ -175,8 +177,9 @@ cdef inline int pa_judge(int y, double s) noexcept nogil:
 
 cdef inline int pa_step(const Params* p, double* w, Py_ssize_t d, const floating* v,
                         const index_t* ix, Py_ssize_t n, double yd, double s,
-                        double sw) noexcept nogil:
+                        double sw, double* c_out) noexcept nogil:
     cdef double c = pa_step_size(p, 1.0 - yd * s, row_sqnorm(p, v, n), sw) * yd
+    c_out[0] = c
     if c != 0.0:
         if not apply_update(p, w, d, c, v, ix, n):
             return -1
@@ -194,7 +197,8 @@ cdef inline int hinge_judge(int y, int pr) noexcept nogil:
 
 cdef inline int hinge_step(const Params* p, double* w, double* aux, Py_ssize_t d,
                            const floating* v, const index_t* ix, Py_ssize_t n, double yd,
-                           long long t, double sw, double inv, double s) noexcept nogil:
+                           long long t, double sw, double inv, double s,
+                           double* c_out) noexcept nogil:
     cdef double c, a, factor, eta_t, ca
     cdef Py_ssize_t j
     cdef int upd = yd * s < 1.0 and sw != 0.0
@@ -218,6 +222,7 @@ cdef inline int hinge_step(const Params* p, double* w, double* aux, Py_ssize_t d
         if p.normalize:
             c = c * inv
         c = c * sw
+        c_out[0] = c
         ca = c / a
         if not axpy_row(w, ca, v, ix, n):
             return -1
@@ -267,8 +272,10 @@ cdef inline int lin_judge(const Params* p, const double* w, const double* aux, P
 
 cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_ssize_t d,
                          const floating* v, const index_t* ix, Py_ssize_t n, int y,
-                         long long t, double sw, int* pred) noexcept nogil:
+                         long long t, double sw, int* pred, double* c_out) noexcept nogil:
     """Predict, then update.  Returns -1 on a bad row, else 1 if the state changed, else 0.
+    On an update, *c_out is the rule's coefficient c (w += c x, the intercept += c; the Hinge
+    learner's c before its division by the scale a): the record of mbcore.explain.
 
     sw: the row's sample weight (1.0 without weights); the rule's coefficient is multiplied
     by it last (c * 1.0 == c exactly), and a row of weight 0 is predicted but never updates
@@ -281,13 +288,13 @@ cdef inline int lin_step(const Params* p, double* w, double* u, double* aux, Py_
     if sw == 0.0 and p.algo != HINGE:
         return 0
     if p.algo == PERCEPTRON:
-        return perceptron_step(p, w, u, d, v, ix, n, yd, t, sw, inv) if change else 0
+        return perceptron_step(p, w, u, d, v, ix, n, yd, t, sw, inv, c_out) if change else 0
     if p.algo == MARGIN:
-        return margin_step(p, w, aux, d, v, ix, n, yd, sw, inv) if change else 0
+        return margin_step(p, w, aux, d, v, ix, n, yd, sw, inv, c_out) if change else 0
     if p.algo == PA:
-        return pa_step(p, w, d, v, ix, n, yd, s, sw) if change else 0
+        return pa_step(p, w, d, v, ix, n, yd, s, sw, c_out) if change else 0
     if p.algo == HINGE:
-        return hinge_step(p, w, aux, d, v, ix, n, yd, t, sw, inv, s)
+        return hinge_step(p, w, aux, d, v, ix, n, yd, t, sw, inv, s, c_out)
     return -1
 
 
@@ -363,6 +370,7 @@ cdef struct LinJob:
     const signed char* y
     signed char* pred
     unsigned char* upd
+    double* coef                # each updating row's coefficient (the record), or NULL
     long long n_seen            # before the pass (row i is example n_seen + i + 1)
     long long mistakes          # during the pass
     int check                   # check each CSR row's indices as it is read
@@ -386,6 +394,7 @@ cdef Py_ssize_t lin_run_plain(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_
     cdef const signed char* y = j.y
     cdef signed char* pred = j.pred
     cdef unsigned char* upd = j.upd
+    cdef double* coef = j.coef
     cdef Py_ssize_t row_len = j.rows.row_len, n_rows = j.rows.n_rows, pf = j.pf
     cdef bint check = j.check, intercept = st.p.intercept, tie_pos = st.p.tie_pos
     cdef double eta = st.p.eta, sc
@@ -430,6 +439,8 @@ cdef Py_ssize_t lin_run_plain(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_
                 return -1
             r = 1
             changed += 1
+            if coef != NULL:
+                coef[i] = eta * <double>yi
         if pred != NULL:
             pred[i] = pr
         if upd != NULL:
@@ -450,6 +461,8 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
     cdef const signed char* y = j.y
     cdef long long mistakes = 0, changed = 0
     cdef int r, code, pr = 0
+    cdef double c_skip = 0.0
+    cdef double* cp = &c_skip
     cdef const floating* x
     cdef const index_t* xi
     # (the rows the read-ahead has checked: the end first, whose release orders the start)
@@ -468,8 +481,10 @@ cdef Py_ssize_t lin_run(LinJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad
                 j.err = code
                 bad[0] = i
                 return -1
+        if j.coef != NULL:
+            cp = j.coef + i
         r = lin_step(p, w, st.u, st.aux, d, x, xi, n, y[i], j.n_seen + i + 1,
-                     1.0 if j.rows.sw == NULL else j.rows.sw[i], &pr)
+                     1.0 if j.rows.sw == NULL else j.rows.sw[i], &pr, cp)
         if r < 0:
             j.err = BAD_ROW
             bad[0] = i
@@ -535,6 +550,7 @@ cdef Py_ssize_t lin_select_impl(LinCtx* st, SelCtx* sc, const floating* val, con
     cdef const index_t* xi
     cdef double inv = 1.0, s = 0.0, m = 0.0, sq
     cdef int pr = 0, pr2 = 0, r, code, yi
+    cdef double c_skip = 0.0
     cdef bint ask
     for i in range(start, n_rows):
         n = row_at(val, ix, indptr, row_len, i, &x, &xi)
@@ -569,7 +585,7 @@ cdef Py_ssize_t lin_select_impl(LinCtx* st, SelCtx* sc, const floating* val, con
         if y == NULL and pred[i] != yi:     # (a label the caller gave: its mistake counts)
             sc.counts[2] += 1
         st.counts[0] += 1
-        r = lin_step(p, st.w, st.u, st.aux, d, x, xi, n, yi, st.counts[0], 1.0, &pr2)
+        r = lin_step(p, st.w, st.u, st.aux, d, x, xi, n, yi, st.counts[0], 1.0, &pr2, &c_skip)
         if r < 0:
             bad[0] = i
             bad[1] = BAD_ROW
@@ -608,7 +624,8 @@ cdef void lin_touch_cb(void* ctx, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
 
 
 cdef int lin_pass_impl(LinCtx* st, const Rows* rows, const signed char* y, signed char* pred,
-                       unsigned char* upd, int check, int threads, Py_ssize_t* bad) noexcept nogil:
+                       unsigned char* upd, int check, int threads, Py_ssize_t* bad,
+                       double* coef=NULL) noexcept nogil:
     """One online pass over rows on up to `threads` threads (mb_spec_pass: the same results
     for any number; the Hinge learner, which changes its state on every row, runs on one).
     rows.sw: the rows' sample weights, or NULL for none (the scans judge rows without them: a
@@ -624,6 +641,7 @@ cdef int lin_pass_impl(LinCtx* st, const Rows* rows, const signed char* y, signe
     j.y = y
     j.pred = pred
     j.upd = upd
+    j.coef = coef
     j.n_seen = st.counts[0]
     j.mistakes = 0
     j.check = check and rows.indptr != NULL
@@ -658,23 +676,30 @@ cdef int lin_pass_impl(LinCtx* st, const Rows* rows, const signed char* y, signe
 
 def lin_pass(LinearState st, X, const signed char[::1] y, signed char[::1] pred=None,
              unsigned char[::1] upd=None, bint check=True, int threads=1,
-             const double[::1] sw=None):
+             const double[::1] sw=None, double[::1] coef=None):
     """One online pass over the rows of X; returns (status, bad_row).  X: a C-contiguous 2-D
     float64 or float32 array, or CSR rows (data, indices, indptr) whose indptr was checked;
     sw: the rows' sample weights (finite, >= 0), or None.  CSR rows with ``check``: each row's
     column indices are checked as the pass reads it (status BAD_INDEX or BAD_ORDER at the
-    first bad row, the codes of csr_check); without it they must have been checked before."""
+    first bad row, the codes of csr_check); without it they must have been checked before.
+    coef (with upd): each row that updated gets its coefficient (the record of
+    mbcore.explain; the rows that did not update are left as they were)."""
     cdef Py_ssize_t bad = -1
     cdef int status
     cdef LinCtx c = st.ctx()
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef unsigned char* up = &upd[0] if upd is not None else NULL
+    cdef double* cf = NULL
     cdef Rows rows
     rows_of(X, &rows, ADDITIVE_CODES, sw)
     if y.shape[0] < rows.n_rows:
         raise ValueError("lin_pass: y is shorter than X")
+    if coef is not None:
+        if coef.shape[0] < rows.n_rows or upd is None:
+            raise ValueError("lin_pass: coef is shorter than X, or without upd")
+        cf = &coef[0]
     with nogil:
-        status = lin_pass_impl(&c, &rows, &y[0], pp, up, check, threads, &bad)
+        status = lin_pass_impl(&c, &rows, &y[0], pp, up, check, threads, &bad, cf)
     return status, bad
 
 

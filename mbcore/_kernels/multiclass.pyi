@@ -24,7 +24,8 @@ class MultiState:
 def mc_pass(st: MultiState, X: _Rows, y: NDArray[np.int32],
             pred: Optional[NDArray[np.int32]] = ..., upd: Optional[NDArray[np.uint8]] = ...,
             check: bool = ..., threads: int = ...,
-            sw: Optional[NDArray[np.float64]] = ...) -> _Status: ...
+            sw: Optional[NDArray[np.float64]] = ...,
+            coef: Optional[NDArray[np.float64]] = ...) -> _Status: ...
 def mc_scores(W: NDArray[np.float64], K: int, a: float, d: int, intercept: bool,
               normalize: bool, X: _Rows, out: NDArray[np.float64]) -> _Status: ...
 def mc_select_pass(st: MultiState, X: _Rows, start: int, label0: int,

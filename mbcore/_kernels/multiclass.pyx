@@ -105,6 +105,16 @@ cdef struct MCCtx:
     double* m
     long long* counts
     double sw           # the current row's sample weight (1.0 without weights; mc_run sets it)
+    # the record of mbcore.explain: coef, n_rows * K doubles (zeros), or NULL; rec, the current
+    # row's K of them (mc_run sets it), or NULL: mc_step writes each class's coefficient there
+    double* coef
+    double* rec
+
+
+cdef inline void mc_rec(MCCtx* c, Py_ssize_t k, double v) noexcept nogil:
+    """Record class k's coefficient of the current row's update (when recording)."""
+    if c.rec != NULL:
+        c.rec[k] = v
 
 
 cdef struct MCJob:
@@ -566,6 +576,8 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                 if p.normalize:
                     cc = cc * inv
                 cc = cc * c.sw
+                mc_rec(c, y, cc)
+                mc_rec(c, best, -cc)
                 if sj != NULL and sj.defer and mb_split_serving(sj.sp):
                     return mc_defer(c, sj, y, best, cc, t)
                 if not mc_axpy(W, K, d, y, cc, cc, p.intercept, v, ix, n):
@@ -586,6 +598,8 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
             mk = (s[y] - s[r]) / nw if nw > 0.0 else 0.0
             if best != y or mk < p.thr:
                 cc = inv * c.sw
+                mc_rec(c, y, cc)
+                mc_rec(c, r, -cc)
                 if not mc_axpy(W, K, d, y, cc, cc, p.intercept, v, ix, n):
                     return -1
                 if not mc_axpy(W, K, d, r, -cc, -cc, p.intercept, v, ix, n):
@@ -601,6 +615,8 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
             # (e_y - e_r) (x) x', whose squared norm is 2 ||x'||^2
             cc = pa_step_size(p, 1.0 - (s[y] - s[r]), 2.0 * row_sqnorm(p, v, n), c.sw)
             if cc != 0.0:
+                mc_rec(c, y, cc)
+                mc_rec(c, r, -cc)
                 if not mc_axpy(W, K, d, y, cc, cc, p.intercept, v, ix, n):
                     return -1
                 if not mc_axpy(W, K, d, r, -cc, -cc, p.intercept, v, ix, n):
@@ -617,6 +633,8 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
             if p.normalize:
                 cc = cc * inv
             cc = cc * c.sw
+            mc_rec(c, y, cc)
+            mc_rec(c, r, -cc)
             ca = cc / aux[0]
             if not mc_axpy(W, K, d, y, ca, cc, p.intercept, v, ix, n):
                 return -1
@@ -637,6 +655,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                 if p.normalize:
                     cc = cc * inv
                 cc = cc * c.sw
+                mc_rec(c, k, cc)
                 ca = cc / aux[0]
                 if not mc_axpy(W, K, d, k, ca, cc, p.intercept, v, ix, n):
                     return -1
@@ -649,6 +668,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
             if yk * s[k] < 1.0:
                 cc = pa_step_size(p, 1.0 - yk * s[k], mk, c.sw) * yk
                 if cc != 0.0:
+                    mc_rec(c, k, cc)
                     if not mc_axpy(W, K, d, k, cc, cc, p.intercept, v, ix, n):
                         return -1
                     upd = 1
@@ -662,6 +682,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                 if p.normalize:
                     cc = cc * inv
                 cc = cc * c.sw
+                mc_rec(c, k, cc)
                 if not mc_axpy(W, K, d, k, cc, cc, p.intercept, v, ix, n):
                     return -1
                 if c.U != NULL:
@@ -671,6 +692,7 @@ cdef int mc_step(MCCtx* c, const floating* v, const index_t* ix, Py_ssize_t n, i
                 upd = 1
         elif p.algo == MARGIN and (pk != <int>yk or (-p.thr < m[k] and m[k] < p.thr)):
             cc = (yk * inv) * c.sw
+            mc_rec(c, k, cc)
             if not mc_axpy(W, K, d, k, cc, cc, p.intercept, v, ix, n):
                 return -1
             aux[2 + k] = mc_sqnorm(W, K, d, k, p.intercept)
@@ -734,6 +756,8 @@ cdef class MultiState:
         c.m = &self.m[0]
         c.counts = &self.counts[0]
         c.sw = 1.0
+        c.coef = NULL
+        c.rec = NULL
         return c
 
 
@@ -758,6 +782,8 @@ cdef Py_ssize_t mc_run(MCJob* j, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* bad,
         if j.rows.sw != NULL:
             c.sw = j.rows.sw[i]
         j.cur_row = i
+        if c.coef != NULL:
+            c.rec = c.coef + i * c.K
         r = mc_step(c, x, xi, n, j.y[i], j.n_seen + i + 1, &pr, j)
         if r < 0:
             j.err = BAD_ROW
@@ -952,11 +978,12 @@ cdef void add_mc_stats(const long long* stats) noexcept:
 
 def mc_pass(MultiState st, X, const int[::1] y, int[::1] pred=None,
             unsigned char[::1] upd=None, bint check=True, int threads=1,
-            const double[::1] sw=None):
+            const double[::1] sw=None, double[::1] coef=None):
     """One online pass over the rows of X (as linear.lin_pass takes it) with class indices y in
     [0, K); returns (status, bad).  sw: the rows' sample weights (finite, >= 0), or None.  CSR
     rows: ``check`` as in lin_pass (each row's column indices checked as the pass reads it;
-    without it, rows from a checked matrix)."""
+    without it, rows from a checked matrix).  coef (or None): n * K zeros; row i's update of
+    class k writes its coefficient at coef[i * K + k] (the record of mbcore.explain)."""
     cdef Py_ssize_t bad = -1
     cdef int status
     cdef MCCtx c = st.ctx()
@@ -971,6 +998,10 @@ def mc_pass(MultiState st, X, const int[::1] y, int[::1] pred=None,
             y.shape[0] != n or (pred is not None and pred.shape[0] != n) or \
             (upd is not None and upd.shape[0] != n):
         raise ValueError("mc_pass: the arrays do not match the state (or unchecked CSR)")
+    if coef is not None:
+        if coef.shape[0] != n * st.K:
+            raise ValueError("mc_pass: coef must hold n * K values")
+        c.coef = &coef[0] if n > 0 else NULL
     cdef long long stats[4]
     stats[:] = [0, 0, 0, 0]
     with nogil:

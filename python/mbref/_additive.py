@@ -90,6 +90,9 @@ class _Linear(ManyClasses, OnlineLearner):
         if not isinstance(self.fit_intercept, bool):
             raise ValueError(f"{self._owner}: parameter fit_intercept must be a bool, got "
                              f"{self.fit_intercept!r}")
+        if not isinstance(self.record_updates, bool):
+            raise ValueError(f"{self._owner}: parameter record_updates must be a bool, got "
+                             f"{self.record_updates!r}")
         _check_choice(self._owner, "multi_class", self.multi_class, ("multiclass", "ovr"))
         check_class_weight(self._owner, "class_weight", self.class_weight)
         w = self._W[0] if self._multi() else getattr(self, "_w", None)
@@ -159,7 +162,78 @@ class _Linear(ManyClasses, OnlineLearner):
         if self.fit_intercept:
             w[self._d] = w[self._d] + c
             ok = ok and math.isfinite(w[self._d])
+        if self.__dict__.get("_rec") is not None:       # (the weights, not an accumulator)
+            if w is self._w:
+                self._rec_note(-1, c)
+            elif self._w is None:
+                for k, wk in enumerate(self._W):
+                    if wk is w:
+                        self._rec_note(k, c)
         return ok
+
+    # -- the record of updates (mbcore._additive: record_updates=True) ----------------------
+    record_updates = False
+
+    def _rec_note(self, k, c):
+        """Record an update of coefficient c (class k, -1 with two classes) at this row."""
+        r = self._rec
+        r["idx"].append(self.n_seen_ - 1)
+        r["coef"].append(c)
+        if k >= 0:
+            r["cls"].append(k)
+
+    def _flat(self, rows):
+        """Per-class vectors (K lists of D) as mbcore's flat feature-major D * K list."""
+        return [rows[k][j] for j in range(len(rows[0])) for k in range(len(rows))]
+
+    def _rec_sync(self):
+        """Start the record (from the weights as they are) or drop it, as record_updates says;
+        returns whether to record."""
+        if not self.record_updates:
+            self.__dict__.pop("_rec", None)
+            return False
+        if self.__dict__.get("_rec") is None:
+            multi = self._multi()
+            w0 = self._flat(self._W) if multi else list(self._w)
+            u0 = []
+            if getattr(self, "_U", None) is not None and multi:
+                u0 = self._flat(self._U)
+            elif getattr(self, "_u", None) is not None and not multi:
+                u0 = list(self._u)
+            self._rec = {"idx": [], "coef": [], "cls": [], "w0": w0, "u0": u0,
+                         "a0": float(self._a), "t": [self.n_seen_, 0, 0]}
+        return True
+
+    def _run(self, rows, yy, sw=None):
+        if not self._rec_sync():
+            return super()._run(rows, yy, sw)
+        r = self._rec
+        n = (len(r["idx"]), len(r["cls"]))
+        try:
+            return super()._run(rows, yy, sw)
+        except BaseException:
+            del r["idx"][n[0]:], r["coef"][n[0]:], r["cls"][n[1]:]
+            raise
+
+    def _epochs(self, rows, yy, sw=None):
+        if self._rec_sync():
+            self._rec["t"][1:] = [len(rows), self.n_seen_]
+        return super()._epochs(rows, yy, sw)
+
+    def _explain_record(self):
+        """(start, index, feature coefficient, intercept coefficient or None, class or None,
+        row, roundings): mbcore._additive._Linear._explain_record."""
+        r = self.__dict__.get("_rec")
+        if r is None:
+            return None
+        t0, period, tf = r["t"]
+        rows = [((i - tf) % period if i >= tf else i) if period else i for i in r["idx"]]
+        start, cf, ci, extra = self._rec_effective(r)
+        return (start, r["idx"], cf, ci, (list(r["cls"]) if self._multi() else None), rows,
+                extra)
+
+    def _rec_effective(self, r):
+        return list(r["w0"]), list(r["coef"]), None, 0
 
     def _cycle_key(self):
         if self._multi():
@@ -194,10 +268,6 @@ class _Linear(ManyClasses, OnlineLearner):
             return None, None
         ss = math.fsum(v * v for v in x) + (1.0 if self.fit_intercept else 0.0)
         return (1.0 / math.sqrt(ss) if ss > 0.0 else 0.0), None
-
-    def _explain_record(self):
-        """(start weights, index, coefficient, class or None, period), or None."""
-        return None
 
     # -- three classes or more ------------------------------------------------------------
     def _step_multi(self, x, y, i):

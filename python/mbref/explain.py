@@ -150,40 +150,40 @@ def additive(learner, x, X_train):
 
 
 def _example_parts(learner, e, xd, X_train, rec, multi):
-    start, idx, coef, cls, period = rec
+    start, idx, cf, ci, cls, rows, extra = rec
     o = type(learner).__name__
     d = learner.n_features_in_
     K = len(learner.classes_) if multi else 1
     icpt = bool(learner.fit_intercept)
-    rows = [i % period if period else i for i in idx]
-    A = [list(r) for r in (X_train.tolist() if hasattr(X_train, "tolist") else X_train)]
+    if ci is None:
+        ci = cf
+    A = X_train.tolist() if hasattr(X_train, "tolist") else \
+        (X_train.toarray().tolist() if hasattr(X_train, "toarray") else X_train)
     need = max(rows) + 1 if rows else 0
     if len(A) < need:
         raise ValueError(f"{o}: parameter X_train has {len(A)} rows, but the record of "
                          f"updates names row {need - 1} (X_train must hold every row the "
                          "learner learned from, in order)")
-    one = [1.0] if icpt else []
     dot, adot = {}, {}
     for r in sorted(set(rows)):
-        dot[r] = math.fsum(float(a) * b for a, b in zip(A[r], xd)) + (1.0 if icpt else 0.0)
-        adot[r] = math.fsum(abs(float(a)) * abs(b) for a, b in zip(A[r], xd)) + \
-            (1.0 if icpt else 0.0)
-    # start: feature-major flat (D * K), as mbcore keeps W
+        # (the non-zero values only, as mbcore's CSR rows: the exact sums are the same)
+        dot[r] = math.fsum(float(a) * b for a, b in zip(A[r], xd) if a != 0.0)
+        adot[r] = math.fsum(abs(float(a)) * abs(b) for a, b in zip(A[r], xd) if a != 0.0)
+    # start: flat, feature-major (D * K), as mbcore keeps W
     sp = [math.fsum([start[i * K + k] * xd[i] for i in range(d)] +
                     ([start[d * K + k]] if icpt else [])) for k in range(K)]
     sm = [math.fsum([abs(start[i * K + k]) * abs(xd[i]) for i in range(d)] +
                     ([abs(start[d * K + k])] if icpt else [])) for k in range(K)]
-    del one
     terms, mass = {}, [[v] for v in sm]
-    for t, (i, r, c) in enumerate(zip(idx, rows, coef)):
+    for t, (r, c, b) in enumerate(zip(rows, cf, ci)):
         k = 0 if cls is None else cls[t]
-        terms.setdefault((i, k), []).append(c * dot[r])
-        mass[k].append(abs(c) * adot[r])
-    uniq = sorted({i for i, _ in terms})
-    at = {i: n for n, i in enumerate(uniq)}
+        terms.setdefault((r, k), []).extend((c * dot[r], b) if icpt else (c * dot[r],))
+        mass[k].extend((abs(c) * adot[r], abs(b)) if icpt else (abs(c) * adot[r],))
+    uniq = sorted({r for r, _ in terms})
+    at = {r: n for n, r in enumerate(uniq)}
     parts = [[0.0] * K for _ in uniq]
-    for (i, k), v in terms.items():
-        parts[at[i]][k] = math.fsum(v)
+    for (r, k), v in terms.items():
+        parts[at[r]][k] = math.fsum(v)
     e.example_indices = uniq
     if multi:
         e.start_part, e.example_parts = sp, parts
@@ -191,7 +191,7 @@ def _example_parts(learner, e, xd, X_train, rec, multi):
     else:
         e.start_part, e.example_parts = sp[0], [p[0] for p in parts]
         e._example_mass = math.fsum(mass[0])
-    e._n_updates = len(idx)
+    e._n_updates = len(idx) + extra
 
 
 def explain(learner, x, X_train=None):

@@ -46,7 +46,7 @@ class Perceptron(_Linear):
 
     def __init__(self, tie="negative", normalize=False, fit_intercept=False, eta=1.0,
                  max_epochs=100, multi_class="multiclass", n_jobs=None,
-                 class_weight=None):
+                 class_weight=None, record_updates=False):
         self.tie = tie
         self.normalize = normalize
         self.fit_intercept = fit_intercept
@@ -54,6 +54,7 @@ class Perceptron(_Linear):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.class_weight = class_weight
+        self.record_updates = record_updates
         self.n_jobs = n_jobs        # (checked, no effect: the twin's pass is sequential)
 
     def _validate_params(self):
@@ -136,11 +137,11 @@ class AveragedPerceptron(Perceptron):
 
     def __init__(self, mode="average", tie="negative", normalize=False, fit_intercept=False,
                  eta=1.0, max_epochs=100, multi_class="multiclass", n_jobs=None,
-                 class_weight=None):
+                 class_weight=None, record_updates=False):
         self.mode = mode
         super().__init__(tie=tie, normalize=normalize, fit_intercept=fit_intercept, eta=eta,
                          max_epochs=max_epochs, multi_class=multi_class, n_jobs=n_jobs,
-                         class_weight=class_weight)
+                         class_weight=class_weight, record_updates=record_updates)
 
     def _validate_params(self):
         super()._validate_params()
@@ -209,6 +210,14 @@ class AveragedPerceptron(Perceptron):
         if not self._apply(self._U[k], tc, x):
             raise self._row_error(i)
 
+    def _rec_effective(self, r):
+        """The average w + (w - u)/T: start w0 + (w0 - u0)/T, coefficients c_j (T - i_j)/T."""
+        T = self.n_seen_
+        if T == 0:
+            return super()._rec_effective(r)
+        start = [w + (w - u) / T for w, u in zip(r["w0"], r["u0"])]
+        return start, [c * ((T - i) / T) for c, i in zip(r["coef"], r["idx"])], None, 3
+
     def _explanation(self, x, X_train):
         if self.mode == "vote":
             raise ValueError(f"{self._owner}: parameter mode is 'vote': the voted Perceptron's "
@@ -273,7 +282,8 @@ class MarginPerceptron(_Linear):
     _MULTI_STATE = ("_W", "_a", "_sqs")
 
     def __init__(self, gamma=0.1, margin_fraction=0.5, tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None,
+                 record_updates=False):
         self.gamma = gamma
         self.margin_fraction = margin_fraction
         self.tie = tie
@@ -281,6 +291,7 @@ class MarginPerceptron(_Linear):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.class_weight = class_weight
+        self.record_updates = record_updates
         self.n_jobs = n_jobs        # (checked, no effect: the twin's pass is sequential)
 
     def _validate_params(self):
@@ -426,7 +437,8 @@ class OnlineHingeSVM(_Linear):
     _scale_a = True
 
     def __init__(self, lam=0.01, eta="pegasos", tie="negative", normalize=False,
-                 fit_intercept=False, max_epochs=5, multi_class="multiclass", class_weight=None):
+                 fit_intercept=False, max_epochs=5, multi_class="multiclass", class_weight=None,
+                 record_updates=False):
         self.lam = lam
         self.eta = eta
         self.tie = tie
@@ -435,6 +447,7 @@ class OnlineHingeSVM(_Linear):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.class_weight = class_weight
+        self.record_updates = record_updates
 
     def _validate_params(self):
         super()._validate_params()
@@ -494,7 +507,26 @@ class OnlineHingeSVM(_Linear):
                 ok = ok and math.isfinite(self._w[d])
             if not ok:
                 raise self._row_error(i)
+            if self.__dict__.get("_rec") is not None:
+                self._rec_note(-1, c)
         return p, viol
+
+    def _rec_effective(self, r):
+        """w = a v: update j (row t_j) weighs c_j t_j / T (Pegasos) or c_j f^(T - t_j) in the
+        features, c_j in the intercept; the start a0 w0 likewise from t0."""
+        T, t0 = self.n_seen_, r["t"][0]
+        K = len(self._W) if self._multi() else 1
+        if self.eta == "pegasos":
+            F = [(i + 1) / T for i in r["idx"]]
+            Fs = t0 / T if T else 1.0
+        else:
+            f = 1.0 - float(self.eta) * self.lam
+            F = [f ** float(T - (i + 1)) for i in r["idx"]]
+            Fs = f ** float(T - t0)
+        start = list(r["w0"])
+        for j in range(self._d * K):
+            start[j] = (r["a0"] * start[j]) * Fs
+        return start, [c * g for c, g in zip(r["coef"], F)], list(r["coef"]), T - t0 + 2
 
     def _shrink_all(self):
         """The binary shrink step on every class at once (one shared scale a); returns eta_t."""
@@ -522,6 +554,8 @@ class OnlineHingeSVM(_Linear):
 
     def _move(self, k, c, x, i):
         """w_k += (c / a) x, b_k += c (the binary hinge step of class k)."""
+        if self.__dict__.get("_rec") is not None:
+            self._rec_note(k, c)
         ok = _arith.axpy(self._W[k], c / self._a, x)
         if self.fit_intercept:
             d = self._d
@@ -581,7 +615,8 @@ class PassiveAggressive(_Linear):
     """
 
     def __init__(self, C=1.0, variant="PA-I", tie="negative", fit_intercept=False,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, class_weight=None,
+                 record_updates=False):
         self.C = C
         self.variant = variant
         self.tie = tie
@@ -589,6 +624,7 @@ class PassiveAggressive(_Linear):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.class_weight = class_weight
+        self.record_updates = record_updates
         self.n_jobs = n_jobs        # (checked, no effect: the twin's pass is sequential)
 
     normalize = False
