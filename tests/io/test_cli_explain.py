@@ -94,3 +94,24 @@ def test_a_model_without_the_record(trained):
             "--features-only", cwd=trained)
     assert r.returncode == 0, r.stderr
     assert "top training examples" not in r.stdout
+
+
+def test_an_additive_model_of_two_passes_sums_each_line(trained):
+    r = cli("train", "--learner", "perceptron", "--data", "d.svm", "--model", "p.npz",
+            "--n-features", "4", "--param", "record_updates=true", "--passes", "2",
+            cwd=trained)
+    assert r.returncode == 0, r.stderr
+    r = cli("explain", "--model", "p.npz", "--data", "d.svm", "--line", "3", "--json",
+            cwd=trained)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    # the library on the stream the model read: the file's rows twice
+    X, y = _dense()
+    X = X.astype(float)
+    p = mbcore.Perceptron(record_updates=True).partial_fit(X, y).partial_fit(X, y)
+    e = mbcore.explain(p, X[1], X_train=np.vstack([X, X]))
+    want = {}
+    for i, part, _ in e.top_examples(100):
+        want[LINE_OF_ROW[i % len(ROWS)]] = want.get(LINE_OF_ROW[i % len(ROWS)], 0.0) + part
+    assert {x["line"]: x["part"] for x in out["top_examples"]} == want
+    assert out["score"] == e.score and out["check"] is True
