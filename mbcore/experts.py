@@ -278,18 +278,18 @@ class _Pool(OnlineLearner):
             return self.classes_[pred]
         return self._labels(pred > 0)
 
-    def _kernel_multi(self, adv, yy, pred, update, share=None, rng=None):
+    def _kernel_multi(self, adv, yy, pred, update, share=None, rng=None, wrong=None):
         _k.wm_multi_pass(adv, yy, self._l, self._m, self._c, self._aux,
                          self._rng if rng is None else rng, self._counts, self._lb,
                          float(self.beta), self._exact_mode, self._randomized,
-                         len(self.classes_), pred, update, share)
+                         len(self.classes_), pred, update, share, wrong)
 
     # -- the protocol -------------------------------------------------------------------------
-    def _kernel(self, adv, yy01, pred, update, share=None, rng=None):
+    def _kernel(self, adv, yy01, pred, update, share=None, rng=None, wrong=None):
         _k.wm_pass(adv, yy01, self._l, self._m, self._c, self._aux,
                    self._rng if rng is None else rng, self._counts, self._lb, float(self.beta),
                    self._exact_mode,
-                   self._randomized, pred, update, share)
+                   self._randomized, pred, update, share, wrong)
 
     def _learn(self, P, y, classes, record):
         self._validate_params()
@@ -327,22 +327,19 @@ class _Pool(OnlineLearner):
             yy = encode_y(self._owner, y, A.shape[0], self.classes_)
             adv = self._encode_advice(A)
         base = int(self._counts[0])
+        # (the kernel flags the rounds in which some expert was wrong: the updates)
+        upd = np.empty(A.shape[0], dtype=np.uint8) if record or self.record_updates else None
         if self._multi:
             pred = np.empty(A.shape[0], dtype=np.int32)
-            self._kernel_multi(adv, yy, pred, True)
-            if self.record_updates or record:
-                upd = (adv != yy[:, None]).any(axis=1)
-                if self.record_updates:
-                    self._append_record(base, upd, yy)
+            self._kernel_multi(adv, yy, pred, True, wrong=upd)
+            if self.record_updates:
+                self._append_record(base, upd, yy)
             if not record:
                 return None
-            return pred, upd, yy
+            return pred, upd.view(np.bool_), yy
         y01 = (yy > 0).astype(np.int8)
         pred = np.empty(A.shape[0], dtype=np.int8)
-        self._kernel(adv, y01, pred, True)
-        if not (record or self.record_updates):
-            return None
-        upd = (adv != y01[:, None].astype(np.uint8)).any(axis=1).astype(np.uint8)
+        self._kernel(adv, y01, pred, True, wrong=upd)
         if self.record_updates:
             self._append_record(base, upd, y01)
         if not record:
