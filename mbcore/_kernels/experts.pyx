@@ -183,6 +183,8 @@ def wm_pass(const unsigned char[:, ::1] adv, const signed char[::1] y, double[::
     update=True: the online protocol (predictions into pred, 0/1; with ``updated``, 1 for each
     round in which some expert was wrong: the record of updates).  update=False: predictions
     only (pred), or with share, the vote share q1 / (q0 + q1) per round."""
+    if updated is not None and updated.shape[0] < adv.shape[0]:
+        raise ValueError("wm_pass: updated is shorter than the rounds")
     cdef Pool P
     cdef Py_ssize_t n = adv.shape[1]
     P.n = n
@@ -442,6 +444,9 @@ def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, lon
     cdef int implicit = exact and code_t is cython.uchar
     cdef int* pp = &pred[0] if pred is not None else NULL
     cdef double* sp = &share[0, 0] if share is not None else NULL
+    if updated is not None and updated.shape[0] < rounds:
+        free(s); free(q); free(tc); free(ex); free(cls); exact_free(&X)
+        raise ValueError("wm_multi_pass: updated is shorter than the rounds")
     cdef unsigned char* wp = &updated[0] if updated is not None else NULL
     with nogil:
         for t in range(rounds):

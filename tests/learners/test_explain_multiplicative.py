@@ -15,6 +15,9 @@ import mbref
 from conftest import FILES_0_1_0
 from mbref.explain import explain as ref_explain
 
+# (the experts kernels' record output and the Winnow pass's record: also on the debug build)
+pytestmark = pytest.mark.checked
+
 WINNOWS = ["Winnow", "BalancedWinnow", "WinnowStar", "EliminationWinnow"]
 POOLS = ["WeightedMajority", "RandomizedWeightedMajority"]
 
