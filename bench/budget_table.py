@@ -32,7 +32,6 @@ per row within 1.5x of it.
 """
 
 import argparse
-import gzip
 import os
 import statistics
 import sys
@@ -41,6 +40,9 @@ import time
 import numpy as np
 
 import mbcore
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _data  # noqa: E402  (bench/ is not a package: its shared loaders)
 
 LEARNERS = ("Stoptron", "RandomizedBudgetPerceptron", "Forgetron", "Projectron", "ProjectronPP",
             "BPA_S")
@@ -59,15 +61,8 @@ def load(name):
         dense = (lambda A: np.ascontiguousarray(A.toarray()) if hasattr(A, "toarray")
                  else np.ascontiguousarray(A))
         return dense(X), np.asarray(y), dense(Xt), np.asarray(yt), 0.05
-    d = os.path.join(root, "mnist-t10k")
-    if not os.path.isdir(d):
-        return None
-    with gzip.open(os.path.join(d, "t10k-images-idx3-ubyte.gz")) as f:
-        X = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 784) / 255.0
-    with gzip.open(os.path.join(d, "t10k-labels-idx1-ubyte.gz")) as f:
-        y = np.frombuffer(f.read(), np.uint8, offset=8).astype(np.int64)
-    X = np.ascontiguousarray(X)
-    return X[:8000], y[:8000], X[8000:], y[8000:], 0.05
+    got = _data.mnist_t10k_split()
+    return None if got is None else (*got, 0.05)
 
 
 def make(name, B, gamma):

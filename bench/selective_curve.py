@@ -40,6 +40,9 @@ import scipy.sparse as sp
 
 import mbcore
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _data  # noqa: E402  (bench/ is not a package: its shared loaders)
+
 B_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
 B_GRID_K = (0.3, 1.0, 3.0, 10.0, 30.0, 50.0, 100.0, 200.0)
 M_GRID = (0.001, 0.01, 0.1, 1.0)
@@ -73,15 +76,7 @@ def bbq(name, X, y, grid=KAPPA_GRID):
 
 def load(name):
     if name.startswith("mnist"):
-        import gzip
-        d = os.path.join(os.environ.get("MBCORE_DATA", ""), "mnist-t10k")
-        if not os.path.isdir(d):
-            return None
-        with gzip.open(os.path.join(d, "t10k-images-idx3-ubyte.gz")) as f:
-            X = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 784)
-        with gzip.open(os.path.join(d, "t10k-labels-idx1-ubyte.gz")) as f:
-            y = np.frombuffer(f.read(), np.uint8, offset=8).astype(np.int64)
-        return np.ascontiguousarray(X / 255.0), y
+        return _data.mnist_t10k()
     if name == "a9a":
         from mbcore.datasets import load_a9a
         X, y = load_a9a()[:2]

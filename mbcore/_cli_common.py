@@ -16,7 +16,8 @@ from . import _registry
 
 __all__ = ["LEARNERS", "K_CLASS_LEARNERS", "CLASSES_HELP", "UsageError", "learner_name",
            "positive_int", "param", "learner_params", "did_you_mean", "emit", "number",
-           "sniff_format", "Progress", "stream_classes", "add_order_options", "warn_sorted"]
+           "sniff_format", "Progress", "stream_classes", "add_order_options", "warn_sorted",
+           "class_fields", "class_lines", "class_rate_table"]
 
 # The learners of the data commands: those whose rows are feature vectors, as the classes
 # declare themselves (tag takes, mbcore._registry: every family), in the families' order.
@@ -184,6 +185,78 @@ def number(value):
     if value >= 100:
         return f"{value:,.0f}"
     return f"{value:.3g}"
+
+
+# -- the mistakes on each true class ---------------------------------------------------------------
+# A stream where 2 % of the examples are positive can be predicted with a 2 % error rate by a
+# learner that gets every positive wrong: evaluate, run and evaluate --ask print the rate on
+# each class beside the overall one (the counts of mbcore.OnlineRun and StreamRun).
+
+def class_fields(record):
+    """The per-class fields of a JSON result from a record with per-class counts (an OnlineRun,
+    a StreamRun, evaluate_asking's lines), or None for each when it has none."""
+    if record is None or record.class_counts is None:
+        return {"per_class": None, "balanced_error_rate": None, "false_positive_rate": None,
+                "false_negative_rate": None}
+    return {"per_class": record.per_class(), "balanced_error_rate": record.balanced_error_rate,
+            "false_positive_rate": record.false_positive_rate,
+            "false_negative_rate": record.false_negative_rate}
+
+
+def _class_text(label):
+    """A class as the data writes it: an integral float without '.0' (svmlight's '+1' is read
+    as 1.0 and shown 1), anything else as str()."""
+    if hasattr(label, "item"):
+        label = label.item()
+    if isinstance(label, float) and label.is_integer():
+        label = int(label)
+    return str(label)
+
+
+def _two_classes_note(texts):
+    return (f"{texts[1]} is the positive class: the rate on {texts[0]} is the false positive "
+            f"rate, on {texts[1]} the false negative rate")
+
+
+def class_lines(record):
+    """The report of the mistakes on each true class of one run: one line per class (its
+    examples, the mistakes made on them, their rate; with two classes, the rate's name), then
+    the balanced error rate (the mean of the classes' rates)."""
+    texts = [_class_text(c) for c in record.classes]
+    w = max([5] + [len(t) for t in texts])
+    names = ["   false positive rate", "   false negative rate (1 - recall)"] \
+        if len(texts) == 2 else [""] * len(texts)
+    out = [f"{'class':<{w}}   examples   mistakes   error rate"]
+    for t, n, m, name in zip(texts, record.class_counts, record.class_mistakes, names):
+        rate = f"{m / n:>10.6f}{name}" if n else f"{'-':>10}"
+        out.append(f"{t:<{w}}   {int(n):>8,}   {int(m):>8,}   {rate}")
+    k = sum(1 for n in record.class_counts if n)
+    out.append(f"balanced error rate (the mean of the {k} classes' rates): "
+               f"{record.balanced_error_rate:.6f}")
+    return out
+
+
+def class_rate_table(rows):
+    """The error rate on each true class of several runs over the same examples, compactly: a
+    column per class (its label, then its examples), a row per run with the rates in %, and
+    the balanced error rate last.  ``rows``: (name, :func:`class_fields` of the run)."""
+    first = rows[0][1]["per_class"]
+    texts = [_class_text(c["class"]) for c in first]
+    head = ["class"] + texts + ["balanced"]
+    table = [head, ["examples"] + [f"{c['examples']:,}" for c in first] + [""]]
+    for name, fields in rows:
+        cells = ["-" if c["error_rate"] is None else f"{100.0 * c['error_rate']:.2f}"
+                 for c in fields["per_class"]]
+        table.append([name] + cells + [f"{100.0 * fields['balanced_error_rate']:.2f}"])
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    out = ["error rate on each true class, in % (mistakes / examples of the class), and their "
+           "mean (balanced):"]
+    for r in table:
+        out.append("  ".join([r[0].ljust(widths[0])] +
+                             [c.rjust(w) for c, w in zip(r[1:], widths[1:])]).rstrip())
+    if len(texts) == 2:
+        out.append(_two_classes_note(texts))
+    return out
 
 
 class Progress:

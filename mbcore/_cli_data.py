@@ -339,6 +339,7 @@ def _na_record(args, label, name, params, why, k):
     for key in ("n_samples", "mistakes", "updates", "seconds", "examples_per_second", "bound",
                 "bound_counts", "bound_name", "bound_note", "within_bound", "twin_rows",
                 "twin_seconds", "compiled_seconds_on_twin_rows", "speedup_vs_twin",
-                "twin_agrees"):
+                "twin_agrees", "per_class", "balanced_error_rate", "false_positive_rate",
+                "false_negative_rate"):
         rec[key] = None
     return rec

@@ -18,9 +18,9 @@ import warnings
 
 from . import _registry
 from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError,
-                          add_order_options, did_you_mean, emit, learner_name, learner_params,
-                          number, param, positive_int, sniff_format, stream_classes,
-                          warn_sorted)
+                          add_order_options, class_fields, class_rate_table, did_you_mean, emit,
+                          learner_name, learner_params, number, param, positive_int,
+                          sniff_format, stream_classes, warn_sorted)
 # the data and which learners apply to it (names private to the command line's modules)
 from ._cli_data import (_bundled_name, _command_encoding, _csv_options, _data_words, _encodings,
                         _load_data, _na_record, _not_applicable_text, _probe_row, _reasons,
@@ -364,7 +364,7 @@ def _cmd_run_stream(args, names, params):
                                 "bound is computed; run 'mbcore certify' on data that fits",
                   "within_bound": None, "twin_rows": None, "twin_seconds": None,
                   "compiled_seconds_on_twin_rows": None, "speedup_vs_twin": None,
-                  "twin_agrees": None}
+                  "twin_agrees": None, **class_fields(stats if stats.n else None)}
         if not args.no_twin and stats.n:
             Xt, yt = next(iter(chunks(args.twin_rows, True)))
             # the classes the streamed learner took (--classes read as the data's labels)
@@ -719,7 +719,7 @@ def _run_one(mbcore, name, params, X, y, args):
               "updates": int(record.updates), "seconds": seconds,
               "examples_per_second": X.shape[0] / seconds if seconds > 0 else None,
               "twin_rows": None, "twin_seconds": None, "compiled_seconds_on_twin_rows": None,
-              "speedup_vs_twin": None, "twin_agrees": None}
+              "speedup_vs_twin": None, "twin_agrees": None, **class_fields(record)}
     if not args.no_twin:
         result.update(_twin(mbcore, name, params, X, y, classes,
                             min(args.twin_rows, X.shape[0])))
@@ -811,7 +811,8 @@ def _table(label, X, results, header_line=None,
            footer=("examples/s: best of repeated passes, each by a fresh learner.  vs twin: time "
                    "of the pure-Python twin (mbref) / time of the compiled learner on the same "
                    "first rows."), k=None, skipped=""):
-    """The readable report: a header, one row per learner, and numbered footnotes."""
+    """The readable report: a header, one row per learner, numbered footnotes, and the error
+    rate of each learner on each true class (:func:`class_rate_table`)."""
     notes = []
 
     def mark(text):
@@ -848,6 +849,10 @@ def _table(label, X, results, header_line=None,
     if skipped:
         lines.append(skipped)
     lines.append(footer)
+    ran = [(r["learner"], r) for r in results
+           if r.get("applicable", True) and r.get("per_class") is not None]
+    if ran:
+        lines += [""] + class_rate_table(ran)
     return "\n".join(lines)
 
 

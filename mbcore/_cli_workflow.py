@@ -16,8 +16,9 @@ import time
 
 from . import _registry
 from ._cli_common import (CLASSES_HELP, K_CLASS_LEARNERS, LEARNERS, Progress, UsageError,
-                          add_order_options, emit, learner_name, learner_params, number, param,
-                          positive_int, sniff_format, stream_classes, warn_sorted)
+                          add_order_options, class_fields, class_lines, class_rate_table, emit,
+                          learner_name, learner_params, number, param, positive_int,
+                          sniff_format, stream_classes, warn_sorted)
 
 __all__ = ["add_workflow_parsers"]
 
@@ -558,6 +559,7 @@ def _run_asking(args, samplers, source, shown, fmt, options, passes=1, quiet=Fal
             emit(ask_line(line))
         total = [0, 0, 0]
         report = []
+        counted = None                  # (the per-class counts of every pass)
         for _ in range(passes):
             try:
                 lines = evaluate_asking(sampler, source, format=fmt,
@@ -574,9 +576,14 @@ def _run_asking(args, samplers, source, shown, fmt, options, passes=1, quiet=Fal
             for k in range(3):
                 total[k] += lines[-1][k]
             report += [list(x) for x in lines]
+            if counted is None:
+                counted = lines
+            elif lines.class_counts is not None:
+                counted.class_counts = counted.class_counts + lines.class_counts
+                counted.class_mistakes = counted.class_mistakes + lines.class_mistakes
         n, asked, mistakes = total
         curve.append({"b": b, "examples": n, "labels_asked": asked, "mistakes": mistakes,
-                      "report": report})
+                      "report": report, **class_fields(counted)})
     return curve
 
 
@@ -629,6 +636,10 @@ def _cmd_evaluate_asking(args, warm=None):
         emit(f"{c['b']:>9g}   {c['labels_asked']:>12,}   {c['mistakes']:>8,}   "
              f"{c['mistakes'] / c['examples']:>10.6f}   ({c['labels_asked'] / c['examples']:.1%}"
              " of the labels)")
+    if curve[0]["per_class"] is not None:
+        emit("")
+        for line in class_rate_table([(f"b = {c['b']:g}", c) for c in curve]):
+            emit(line)
     if args.model is not None:
         emit(f"saved to {args.model}")
     return 0
@@ -746,7 +757,8 @@ def _cmd_evaluate(args):
         learner.save(args.model)
     summary = _summary(stats, name, learner, fmt, {"model": args.model,
                                                    "warm_start": args.warm_start,
-                                                   "report": [list(r) for r in report.lines]})
+                                                   "report": [list(r) for r in report.lines],
+                                                   **class_fields(stats)})
     if args.json:
         emit(json.dumps(summary, indent=2, default=str))
     else:
@@ -754,4 +766,8 @@ def _cmd_evaluate(args):
              f"{_plural(stats.mistakes, 'progressive mistake')} "
              f"({100.0 * stats.error_rate:.4f}%), "
              f"{number(summary['examples_per_second'] or 0.0)} examples/s")
+        if stats.class_counts is not None:
+            emit("")
+            for line in class_lines(stats):
+                emit(line)
     return 0

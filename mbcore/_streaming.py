@@ -21,7 +21,7 @@ from ._readers import declared_zero_based
 from .datasets.formats import MAX_FEATURES, check_max_features, check_width, too_few_columns
 from ._locking import holding
 from .base import Snapshot
-from .online import run_online
+from .online import ClassRates, run_online
 
 __all__ = ["iter_svmlight", "iter_csv", "iter_vw", "run_stream", "StreamRun", "CSRChunk",
            "shuffle_chunks", "LabelRuns", "SHUFFLE_BUFFER", "SORTED_MIN_ROWS",
@@ -452,7 +452,7 @@ def _csv_chunks(source, o, reader):
 
 # -- progressive evaluation ---------------------------------------------------------------------
 
-class StreamRun:
+class StreamRun(ClassRates):
     """The record of :func:`run_stream`: totals and per-chunk counts, O(number of chunks).
 
     Attributes
@@ -473,22 +473,42 @@ class StreamRun:
         The progressive error rate, ``mistakes / n`` (NaN before any example).
     chunk_error_rates : ndarray of float64, shape (n_chunks,)
         ``chunk_mistakes / chunk_n``.
+    classes, class_counts, class_mistakes : ndarray
+        The learner's classes and, for each, the examples of the stream of that true class
+        and the mistakes made on them (added over the chunks), as :class:`mbcore.OnlineRun`
+        has them, with its ``class_error_rates``, ``balanced_error_rate``,
+        ``false_positive_rate`` and ``false_negative_rate``; None before any example.
     """
 
-    __slots__ = ("n", "mistakes", "updates", "seconds", "learn_seconds", "_n", "_m", "_u")
+    __slots__ = ("n", "mistakes", "updates", "seconds", "learn_seconds", "_n", "_m", "_u",
+                 "classes", "class_counts", "class_mistakes")
 
     def __init__(self):
         self.n = self.mistakes = self.updates = 0
         self.seconds = self.learn_seconds = 0.0
         self._n, self._m, self._u = [], [], []
+        self.classes = self.class_counts = self.class_mistakes = None
 
-    def _add(self, n, mistakes, updates):
+    def _add(self, n, mistakes, updates, record=None):
         self.n += n
         self.mistakes += mistakes
         self.updates += updates
         self._n.append(n)
         self._m.append(mistakes)
         self._u.append(updates)
+        if record is not None:
+            self._add_classes(record)
+
+    def _add_classes(self, record):
+        """Add the per-class counts of ``record`` (an OnlineRun or a StreamRun)."""
+        if record.class_counts is not None:
+            if self.class_counts is None:
+                self.classes = record.classes
+                self.class_counts = record.class_counts.copy()
+                self.class_mistakes = record.class_mistakes.copy()
+            else:
+                self.class_counts += record.class_counts
+                self.class_mistakes += record.class_mistakes
 
     @property
     def n_chunks(self) -> int:
@@ -753,7 +773,7 @@ def run_stream(learner, chunks: Iterable[Tuple[Any, Any]], classes=None,
                               fit_params, grow, lines, source_name)
         now = time.perf_counter()
         stats.learn_seconds += now - t
-        stats._add(record.n, record.mistakes, record.updates)
+        stats._add(record.n, record.mistakes, record.updates, record)
         stats.seconds = now - start
         if callback is not None:
             callback(stats)

@@ -25,6 +25,7 @@ from . import _messages, _params, _readers
 from ._kernels.readers import join_labels, join_scores
 from ._readers import declared_zero_based
 from ._locking import holding
+from .online import ClassRates, class_counts, label_classes
 from ._streaming import (StreamRun, _at_line, _at_width, _classes_like, _learn_chunk, iter_csv,
                          iter_svmlight, iter_vw, run_stream, shuffle_chunks)
 from ._threads import sharing_cores
@@ -403,6 +404,7 @@ def train_file(learner, source, *, format=None, passes=1, chunk_size=CHUNK,
         else:
             for n, m, u in zip(stats._n, stats._m, stats._u):
                 total._add(n, m, u)
+            total._add_classes(stats)
             total.seconds += stats.seconds
             total.learn_seconds += stats.learn_seconds
     if total.n:
@@ -622,6 +624,29 @@ def ask_line(line):
     return f"{n:>8,}   {a:>12,}   {m:>8,}   {m / n:>10.6f}"
 
 
+class AskingLines(ClassRates, list):
+    """What :func:`evaluate_asking` returns: its report's lines, (examples, labels asked,
+    mistakes) each, in a list that also counts, for each true class, the examples and the
+    mistakes made on them (on every row: the source holds every label): ``classes``,
+    ``class_counts``, ``class_mistakes`` and the rates of :class:`mbcore.OnlineRun`
+    (``class_error_rates``, ``balanced_error_rate``, ``false_positive_rate``,
+    ``false_negative_rate``); None before any row."""
+
+    __slots__ = ("classes", "class_counts", "class_mistakes")
+
+    def __init__(self):
+        super().__init__()
+        self.classes = self.class_counts = self.class_mistakes = None
+
+    def _add_classes(self, classes, codes, errors):
+        counts, mistakes = class_counts(codes, errors, len(classes))
+        if self.class_counts is None:
+            self.classes, self.class_counts, self.class_mistakes = classes, counts, mistakes
+        else:
+            self.class_counts += counts
+            self.class_mistakes += mistakes
+
+
 def evaluate_asking(sampler, source, *, format=None, chunk_size=CHUNK, classes=None,
                     on_line=None, override_reading=False, **options):
     """Progressive validation of a :class:`mbcore.SelectiveSampler` over a source: each row is
@@ -633,7 +658,8 @@ def evaluate_asking(sampler, source, *, format=None, chunk_size=CHUNK, classes=N
     learner's width, and the reading its learner recorded (``reading_``, as for
     :func:`evaluate_file`, ``override_reading`` included), are those of this source; the
     learner records how the source was read.  Returns the report's lines, (examples, labels
-    asked, mistakes) each."""
+    asked, mistakes) each, in a list (``AskingLines``) that also counts the examples and
+    the mistakes of each true class (``class_counts``, ``class_mistakes``, their rates)."""
     name = _readers.source_name(source, "evaluate_asking")
     # the file read as evaluate_file reads it for the same learner (one-based unless said or
     # declared, the recorded reading of a saved model's), but at a width known up front: the
@@ -654,7 +680,7 @@ def evaluate_asking(sampler, source, *, format=None, chunk_size=CHUNK, classes=N
             raise ValueError(f"evaluate_asking: {name} is a stream, which the selective run "
                              "reads at a width known up front; pass n_features=D "
                              "(--n-features D on the command line)")
-    lines_out = []
+    lines_out = AskingLines()
     n = asked = mistakes = 0
     next_at = 1
     chunks = _source_chunks(source, format, chunk_size, False, _with_lines(options))
@@ -669,8 +695,13 @@ def evaluate_asking(sampler, source, *, format=None, chunk_size=CHUNK, classes=N
                 run = sampler.run_online(X, y, classes=classes if n == 0 else None)
             except ValueError as e:
                 raise _at_line(e, where, name) from e
+            wrong = np.nan_to_num(run.errors) > 0
             cum_a = np.cumsum(run.asked)
-            cum_m = np.cumsum(np.nan_to_num(run.errors) > 0)
+            cum_m = np.cumsum(wrong)
+            with holding(sampler):
+                learned = sampler.learner_
+                lines_out._add_classes(learned.classes_, label_classes(
+                    learned, learned._label_codes(y, run.n)), wrong)
             while next_at <= n + run.n:
                 k = next_at - n - 1
                 line = (next_at, asked + int(cum_a[k]), mistakes + int(cum_m[k]))
@@ -744,7 +775,7 @@ def evaluate_file(learner, source, *, format=None, chunk_size=CHUNK, classes=Non
                                    {}, grow, lines, name)
             stats.learn_seconds += time.perf_counter() - t
             base_n, base_m = stats.n, stats.mistakes
-            stats._add(rec.n, rec.mistakes, rec.updates)
+            stats._add(rec.n, rec.mistakes, rec.updates, rec)
             curve = rec.mistake_curve
             while next_at <= stats.n:
                 m = base_m + int(curve[next_at - base_n - 1])

@@ -58,3 +58,13 @@ cdef inline bint select_bbq(SelCtx* sc, double chi) noexcept nogil:
     so far this one included (1, 2, ...).  Deterministic: no draw.  Counts the row."""
     sc.counts[0] += 1
     return chi / (1.0 + chi) > pow(<double>sc.counts[0], -sc.kappa)
+
+
+cdef inline bint select_ask(SelCtx* sc, double chi, double margin, double sq,
+                            long long updates) noexcept nogil:
+    """One row's query by the pass's rule: BBQ's threshold on ``chi`` when the sampler asked for
+    it (``sc.query``), else the coin on ``margin`` (``sq`` and ``updates`` as ``select_coin``
+    takes them).  Counts the row."""
+    if sc.query:
+        return select_bbq(sc, chi)
+    return select_coin(sc, margin, sq, updates)

@@ -26,7 +26,7 @@ from ._covariance cimport (AROW, CW, SCW1, SCW2, NHERD, NAROW, SOP, N_SO_RULES, 
                            nonfinite_bits, gather_nz, diag_step, diag_v, full_uv,
                            full_downdate, full_step, score_of, diag_score_conf,
                            mb_so_sop_d, mb_so_sop_f, mb_so_simd_init, mb_so_simd_level)
-from ._select cimport SelCtx, select_bbq, select_coin, select_init
+from ._select cimport SelCtx, select_ask, select_init
 
 
 cdef inline int gauss_row(SOCtx* c, const floating* x, const index_t* xi, Py_ssize_t n,
@@ -281,10 +281,7 @@ cdef Py_ssize_t so_select_impl(SOCtx* c, SelCtx* sc, const floating* val, const 
             sq = 0.0
             if sc.adaptive:
                 sq = sumsq_vals(x, n) + (1.0 if c.intercept else 0.0)
-            if sc.query:
-                ask = select_bbq(sc, c.chi)
-            else:
-                ask = select_coin(sc, fabs(f), sq, c.counts[2])
+            ask = select_ask(sc, c.chi, fabs(f), sq, c.counts[2])
             pred[i] = <signed char>pr
             asked[i] = ask
             upd[i] = 0
@@ -368,10 +365,8 @@ cdef Py_ssize_t so_ovr_select_impl(SOCtx* c, SelCtx* sc, Py_ssize_t K, Py_ssize_
             sq = 0.0
             if sc.adaptive:
                 sq = sumsq_vals(x, n) + (1.0 if c.intercept else 0.0)
-            if sc.query:
-                ask = select_bbq(sc, chi)     # (the largest of the K learners' chi)
-            else:
-                ask = select_coin(sc, top - second, sq, c.counts[2])
+            # (BBQ: the largest of the K learners' chi)
+            ask = select_ask(sc, chi, top - second, sq, c.counts[2])
             pred[i] = pr
             asked[i] = ask
             upd[i] = 0

@@ -170,9 +170,7 @@ def certify(learner, X, y, *, classes=None, passes=1, u=None, gamma=None, target
     # subsequence): it says so through its hook _wrapped_learner()
     hook = getattr(fresh, "_wrapped_learner", None)
     inner, why = hook() if hook is not None else (fresh, None)
-    run = runs[0] if passes == 1 else OnlineRun(
-        np.concatenate([r.predictions for r in runs]), np.concatenate([r.errors for r in runs]),
-        np.concatenate([r.updated for r in runs]))
+    run = OnlineRun.concatenate(runs)
     # the bound the class declares (its bound tag; with K >= 3 classes its multi_bound tag,
     # never the binary one: a bound that holds for any number of labels is in both)
     multi = n_classes(inner) >= 3

@@ -354,9 +354,7 @@ def _one_vs_rest(cert, ctx):
         runs = [run_online(sub_learner, ctx.X, yk, np.array([-1, 1]), **ctx.fit_params)]
         for _ in range(ctx.passes - 1):
             runs.append(run_online(sub_learner, ctx.X, yk, None, **ctx.fit_params))
-        run = runs[0] if len(runs) == 1 else OnlineRun(
-            np.concatenate([r.predictions for r in runs]),
-            np.concatenate([r.errors for r in runs]), np.concatenate([r.updated for r in runs]))
+        run = OnlineRun.concatenate(runs)
         sub = Certificate(name, run, run.updates if counted == "updates" else run.mistakes,
                           counted)
         sctx = Context(sub_learner, sub_learner, ctx.X, yk, ctx.fit_params, ctx.passes,

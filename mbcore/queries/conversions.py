@@ -922,7 +922,7 @@ def online_to_pac(learner, ex, B, epsilon, delta, classes=(0, 1),
         X, y, p = np.empty((0,)), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32)
     codes_y = (y == cl[1]) if y.shape[0] else np.empty(0, dtype=bool)
     errors = p.astype(bool) != codes_y
-    record = OnlineRun(cl[p.astype(np.intp)], errors, errors.copy())
+    record = OnlineRun(cl[p.astype(np.intp)], errors, errors.copy(), codes_y.view(np.uint8), cl)
     return PACResult(cons, samples, mistakes, stopped, s, record, X, y)
 
 

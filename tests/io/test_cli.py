@@ -243,6 +243,36 @@ def test_streamed_run_matches_the_in_memory_run(tmp_path, gz):
     assert "Winnow: " in r.stderr and "rows/s" in r.stderr     # the progress line
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["in-memory", "streamed"])
+def test_run_reports_the_error_rate_on_each_class(tmp_path, streamed):
+    # issue 40: 2 % positives, every one a mistake (rows whose only feature is 0: the
+    # Perceptron scores 0, predicts -1 on the tie and never moves); the overall rate is 2 %
+    path = tmp_path / "rare.svm"
+    y = np.full(500, -1)
+    y[np.random.default_rng(1).choice(500, 10, replace=False)] = 1
+    path.write_text("".join(f"{v:+d} 1:0\n" for v in y))
+    extra = ["--chunk-size", "64"] if streamed else []
+    r = run_cli("run", "--dataset", str(path), "--learner", "perceptron", "--no-twin", "--json",
+                *extra)
+    assert r.returncode == 0, r.stderr
+    (rec,) = json.loads(r.stdout)
+    assert rec["mistakes"] == 10 and rec["n_samples"] == 500
+    assert rec["per_class"] == [
+        {"class": -1.0, "examples": 490, "mistakes": 0, "error_rate": 0.0},
+        {"class": 1.0, "examples": 10, "mistakes": 10, "error_rate": 1.0}]
+    assert (rec["false_positive_rate"], rec["false_negative_rate"],
+            rec["balanced_error_rate"]) == (0.0, 1.0, 0.5)
+    r = run_cli("run", "--dataset", str(path), "--learner", "perceptron", "--no-twin", *extra)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    at = lines.index("error rate on each true class, in % (mistakes / examples of the class), "
+                     "and their mean (balanced):")
+    assert [ln.split() for ln in lines[at + 1:at + 4]] == [
+        ["class", "-1", "1", "balanced"], ["examples", "490", "10"],
+        ["Perceptron", "0.00", "100.00", "50.00"]]
+    assert lines[at + 4].endswith("on 1 the false negative rate")
+
+
 def test_streamed_run_of_a_csv_with_a_one_label_first_chunk(tmp_path):
     path = tmp_path / "d.csv"
     X = np.random.default_rng(1).integers(0, 2, size=(400, 6))

@@ -50,6 +50,14 @@ def test_the_curve_is_the_librarys(a9a_file):
             (3000, run.labels_asked, run.mistakes)
         assert c["report"][-1] == [3000, run.labels_asked, run.mistakes]
         assert [r[0] for r in c["report"][:4]] == [1, 2, 4, 8]
+        # the mistakes on each true class (every row's label is in the file)
+        wrong = np.asarray(run.predictions) != y
+        want = [{"class": float(k), "examples": int(np.sum(y == k)),
+                 "mistakes": int(np.sum(wrong & (y == k))),
+                 "error_rate": int(np.sum(wrong & (y == k))) / int(np.sum(y == k))}
+                for k in (-1, 1)]
+        assert c["per_class"] == want
+        assert c["false_negative_rate"] == want[1]["error_rate"]
     a, b = got["curve"]
     assert a["labels_asked"] < b["labels_asked"]
 
@@ -60,6 +68,14 @@ def test_the_table_names_each_b_and_its_share_of_the_labels(a9a_file):
     assert out.returncode == 0, out.stderr
     assert "PassiveAggressive, --ask 1:" in out.stdout
     assert "labels asked" in out.stdout and "% of the labels)" in out.stdout
+    lines = out.stdout.splitlines()
+    at = lines.index("error rate on each true class, in % (mistakes / examples of the class), "
+                     "and their mean (balanced):")
+    assert lines[at + 1].split() == ["class", "-1", "1", "balanced"]
+    y = a9a_file[2]
+    assert lines[at + 2].split() == ["examples", f"{int(np.sum(y == -1)):,}",
+                                     f"{int(np.sum(y == 1)):,}"]
+    assert lines[at + 3].split()[:3] == ["b", "=", "1"]
 
 
 @pytest.mark.parametrize("args,match", [

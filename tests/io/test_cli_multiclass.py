@@ -102,7 +102,8 @@ def test_run_mnist_default_runs_the_k_class_learners_and_names_the_others():
     out = r.stdout
     assert "10 classes" in out.splitlines()[0]
     X, y = load_mnist()
-    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:] if line.strip()
+    table = out.split("\n\n")[1]              # (the learners' table; the per-class one follows)
+    rows = {line.split()[0]: line.split() for line in table.splitlines() if line.strip()
             and line.split()[0] in LEARNERS}
     note = next(line for line in out.splitlines() if line.startswith("Not run on mnist (10 "
                                                                      "classes): "))

@@ -152,7 +152,63 @@ def test_evaluate_reports_progressive_mistakes_at_doubling_counts(data, tmp_path
     assert np.array_equal(mbcore.load(tmp_path / "e.npz").coef_, trained(X, y).coef_)
     table = cli("evaluate", "--learner", "perceptron", "--data", path)
     assert table.returncode == 0
-    assert len([ln for ln in table.stdout.decode().splitlines() if ln.strip()]) == len(want) + 2
+    report = table.stdout.decode().split("\n\n")[0]       # (then the per-class lines)
+    assert len([ln for ln in report.splitlines() if ln.strip()]) == len(want) + 2
+
+
+def _two_percent_positive_file(path, n=500, seed=1):
+    """n rows whose only feature is 0 (the Perceptron scores 0, predicts -1 on the tie and
+    never moves), 2 % of them +1."""
+    y = np.full(n, -1)
+    y[np.random.default_rng(seed).choice(n, n // 50, replace=False)] = 1
+    path.write_text("".join(f"{v:+d} 1:0\n" for v in y))
+    return y
+
+
+def test_evaluate_reports_the_mistakes_on_each_class(tmp_path):
+    # 2 % errors overall, and every positive a mistake: both rates printed (issue 40)
+    path = tmp_path / "rare.svm"
+    _two_percent_positive_file(path)
+    r = cli("evaluate", "--learner", "perceptron", "--data", path, "--json")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["error_rate"] == 0.02
+    assert summary["per_class"] == [
+        {"class": -1.0, "examples": 490, "mistakes": 0, "error_rate": 0.0},
+        {"class": 1.0, "examples": 10, "mistakes": 10, "error_rate": 1.0}]
+    assert summary["false_negative_rate"] == 1.0 and summary["false_positive_rate"] == 0.0
+    assert summary["balanced_error_rate"] == 0.5
+    text = cli("evaluate", "--learner", "perceptron", "--data", path)
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.decode().splitlines()
+    at = lines.index("class   examples   mistakes   error rate")
+    assert [ln.split()[:4] for ln in lines[at + 1:at + 3]] == [
+        ["-1", "490", "0", "0.000000"], ["1", "10", "10", "1.000000"]]
+    assert "false positive rate" in lines[at + 1] and "false negative rate" in lines[at + 2]
+    assert lines[at + 3] == "balanced error rate (the mean of the 2 classes' rates): 0.500000"
+
+
+def test_evaluate_k_classes_one_line_per_class(tmp_path):
+    path = tmp_path / "three.svm"
+    rng = np.random.default_rng(4)
+    D = rng.integers(-3, 4, size=(600, 8))
+    labels = np.argmax(D[:, :3] + rng.normal(size=(600, 3)), axis=1) + 1
+    path.write_text("".join(f"{c} " + " ".join(f"{j + 1}:{v}" for j, v in enumerate(row) if v)
+                            + "\n" for c, row in zip(labels, D)))
+    (X, y), = iter_svmlight(str(path), chunk_size=10 ** 6, n_features=8, zero_based=False)
+    r = cli("evaluate", "--learner", "perceptron", "--data", path, "--json")
+    assert r.returncode == 0, r.stderr
+    run = mbcore.run_online(mbcore.Perceptron(), X, y)
+    got = json.loads(r.stdout)["per_class"]
+    for c, entry in zip((1, 2, 3), got):
+        wrong = int(np.sum((y == c) & (np.asarray(run.predictions) != y)))
+        assert entry == {"class": float(c), "examples": int(np.sum(y == c)), "mistakes": wrong,
+                         "error_rate": wrong / int(np.sum(y == c))}
+    text = cli("evaluate", "--learner", "perceptron", "--data", path).stdout.decode()
+    lines = text.splitlines()
+    at = lines.index("class   examples   mistakes   error rate")
+    assert [ln.split()[0] for ln in lines[at + 1:at + 4]] == ["1", "2", "3"]
+    assert lines[at + 4].startswith("balanced error rate (the mean of the 3 classes' rates)")
 
 
 def test_warm_start_continues_like_one_longer_run(data, tmp_path):
