@@ -40,6 +40,14 @@ class LogExplanation(Explanation):
         self.log_parts = log_parts
         self.replay_exact = replay_exact
 
+    def top_features(self, k=10, cls=None):
+        """As :meth:`mbcore.Explanation.top_features`; with K >= 3 classes the default class is
+        the predicted one (Weighted Majority breaks a tie of the shares towards the later
+        class, where the largest score's first index would name the other)."""
+        if cls is None and self._multi():
+            cls = int(np.flatnonzero(np.asarray(self.classes) == self.prediction)[0])
+        return super().top_features(k, cls)
+
     def top_examples(self, k=10, cls=None):
         """The k recorded training examples with the largest ``|part|`` first: (example index,
         part in log2 units of the weights, share of the parts' total); [] without the record
