@@ -341,9 +341,9 @@ def test_a_record_started_late_is_refused_for_the_examples():
 
 
 def test_k_label_tie_explains_the_predicted_class():
-    # three experts, three labels, every weight 1 after the last round's losses cancel out:
-    # each label gets one vote (shares 1/3), the tie goes to the later class, 2, which
-    # expert 1 votes for
+    # three experts, three labels, each expert right in one round and wrong in two: equal
+    # weights, so each label gets one vote (shares 1/3); the tie goes to the later class, 2,
+    # which expert 1 votes for
     P = np.array([[0, 1, 2], [2, 1, 0], [0, 1, 2]])
     wm = mbcore.WeightedMajority().fit(P, np.array([0, 1, 2]))
     e = mbcore.explain(wm, [0, 2, 1])
