@@ -109,10 +109,18 @@ class Explanation:
     >>> import mbcore
     >>> from mbcore.datasets import load_mushrooms
     >>> X, y = load_mushrooms()
-    >>> clf = mbcore.Perceptron().fit(X[:2000], y[:2000])
-    >>> e = mbcore.explain(clf, X[2000])
-    >>> bool(e.feature_score() == clf.decision_function(X[2000:2001])[0]), e.check()
-    (True, True)
+    >>> clf = mbcore.Perceptron(record_updates=True).fit(X[:2000], y[:2000])
+    >>> e = mbcore.explain(clf, X[2004], X_train=X[:2000])
+    >>> s = clf.decision_function(X[2004:2005])[0]
+    >>> float(s), bool(e.feature_score() == s), bool(e.example_score() == s), e.check()
+    (-5.0, True, True, True)
+
+    Which mushrooms taught it that this one is poisonous (the prediction -1): each training
+    row's part c_j <x_j, x> and its share of the score (a part against the prediction has a
+    negative share):
+
+    >>> [(int(i), part, share) for i, part, share in e.top_examples(3)]
+    [(28, 28.0, -5.6), (1916, -20.0, 4.0), (25, -18.0, 3.6)]
     """
 
     def __init__(self, learner, prediction, score, classes, feature_parts, intercept_part,
@@ -333,6 +341,10 @@ def additive_explanation(learner, x, X_train):
     if X_train is None:
         return e
     if rec is None:
+        if "record_updates" not in learner.get_params():
+            raise ValueError(f"{o}: parameter X_train was given, but {o} keeps no record of "
+                             "its updates (its updates do not split into one coefficient per "
+                             "example): explain it without X_train, over the features")
         raise ValueError(f"{o}: parameter X_train was given, but the learner did not record "
                          "its updates (construct it with record_updates=True and fit it again)")
     _example_parts(learner, e, xd, X_train, rec)
@@ -417,12 +429,12 @@ def explain(learner, x, X_train=None):
     >>> import mbcore
     >>> from mbcore.datasets import load_mushrooms
     >>> X, y = load_mushrooms()
-    >>> clf = mbcore.Perceptron().fit(X[:1000], y[:1000])
-    >>> e = mbcore.explain(clf, X[1000])
-    >>> e.check()
+    >>> clf = mbcore.PassiveAggressive(record_updates=True).partial_fit(X[:1000], y[:1000])
+    >>> e = mbcore.explain(clf, X[1000], X_train=X[:1000])
+    >>> e.check()                      # both sums within the stated bound of the score
     True
-    >>> len(e.top_features(3))
-    3
+    >>> len(e.top_features(3)), len(e.top_examples(3))
+    (3, 3)
     """
     how = getattr(type(learner), "_explanation", None)
     if how is None:

@@ -66,6 +66,18 @@ class _SecondOrder(ManyClasses, OnlineLearner):
                          "no rule for mixing covariances across shards is stated"))
 
     _sk_sparse = True
+
+    # mbcore.explain: the score w . x' + b split over the features (the mean w); the updates
+    # (Sigma x scaled) do not split into one coefficient per example: no example parts
+    def _explanation(self, x, X_train):
+        from .explain import additive_explanation
+        return additive_explanation(self, x, X_train)
+
+    def _explain_post(self, x):
+        return None, None
+
+    def _explain_record(self):
+        return None
     _sk_multiclass = True
     class_weight = None          # (the weighted learners, SCW and NHERD, have the parameter)
     _DUAL = False                # theta beside the mean (NAROW, SecondOrderPerceptron)
@@ -779,6 +791,7 @@ class _Dual(_SecondOrder):
     _DUAL = True
     _MC_FORM = False
     _PARAMETERS = {"multi_class": Choice(*_MULTI)}
+    _explanation = None         # (the score is the row's own f, not w . x')
 
 
 class NAROW(_Dual):
@@ -1011,6 +1024,8 @@ class ALMA(_SecondOrder):
     >>> round(alma.score(X[30000:], y[30000:]), 3)
     0.801
     """.format(_EXAMPLE=_EXAMPLE)
+
+    _explanation = None         # (the score is of the p-normalised row)
 
     _PARAMETERS = {"p": Real(2, low_inclusive=True), "alpha": Real(0, 1),
                    "B": Real(0, none=True), "C": Real(0), "tie": Choice(*_TIES),

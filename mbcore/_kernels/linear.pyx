@@ -703,12 +703,22 @@ def lin_pass(LinearState st, X, const signed char[::1] y, signed char[::1] pred=
     return status, bad
 
 
-def lin_step1(LinearState st, const double[:, ::1] X, signed char y):
-    """One online step on a single dense float64 row with label y (+-1); returns the status."""
+def lin_step1(LinearState st, const double[:, ::1] X, signed char y, double[::1] rec=None):
+    """One online step on a single dense float64 row with label y (+-1); returns the status.
+    rec (or None; 2 values): [the coefficient, 1.0] when the row updated, else rec[1] = 0.0
+    (the record of mbcore.explain)."""
     cdef LinCtx c = st.ctx()
     cdef Py_ssize_t bad = -1
     cdef Rows row = dense_rows(&X[0, 0], 1, 1, X.shape[1])
-    return lin_pass_impl(&c, &row, &y, NULL, NULL, 0, 1, &bad)
+    cdef unsigned char u = 0
+    cdef int status
+    if rec is None:
+        return lin_pass_impl(&c, &row, &y, NULL, NULL, 0, 1, &bad)
+    if rec.shape[0] < 2:
+        raise ValueError("lin_step1: rec must hold 2 values")
+    status = lin_pass_impl(&c, &row, &y, NULL, &u, 0, 1, &bad, &rec[0])
+    rec[1] = 1.0 if u else 0.0
+    return status
 
 
 def lin_select_pass(LinearState st, X, Py_ssize_t start, int label0,

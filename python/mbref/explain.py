@@ -103,6 +103,43 @@ class Explanation:
     def check(self):
         return all(err <= bound for err, bound in self.bounds().values())
 
+    def _top(self, labels, parts, k, cls):
+        multi = self._multi()
+        if multi:
+            if cls is None:
+                cls = max(range(len(self.score)), key=lambda j: (self.score[j], -j))
+            vals = [p[cls] for p in parts]
+            total = self._raw_total()[cls]
+        else:
+            vals = list(parts)
+            total = self._raw_total()[0]
+        order = sorted(range(len(vals)), key=lambda i: -abs(vals[i]))[:k]   # (stable)
+        return [(labels[i], vals[i], vals[i] / total if total != 0.0 else math.nan)
+                for i in order]
+
+    def top_features(self, k=10, cls=None):
+        names = self.feature_names if self.feature_names is not None else \
+            list(range(len(self.feature_parts)))
+        return self._top(names, self.feature_parts, k, cls)
+
+    def top_examples(self, k=10, cls=None):
+        if self.example_parts is None:
+            return []
+        return self._top(list(self.example_indices), self.example_parts, k, cls)
+
+    def to_dict(self, k=10):
+        out = {"learner": self.learner, "prediction": self.prediction, "score": self.score,
+               "classes": list(self.classes)}
+        if self.feature_parts is not None:
+            out["intercept_part"] = self.intercept_part
+            out["top_features"] = [list(t) for t in self.top_features(k)]
+        if self.example_parts is not None:
+            out["start_part"] = self.start_part
+            out["top_examples"] = [list(t) for t in self.top_examples(k)]
+        out["bounds"] = {n: list(v) for n, v in self.bounds().items()}
+        out["extra"] = dict(self.extra)
+        return out
+
 
 def _row(learner, x, name="x"):
     o = type(learner).__name__
@@ -143,6 +180,10 @@ def additive(learner, x, X_train):
     if X_train is None:
         return e
     if rec is None:
+        if "record_updates" not in learner.get_params():
+            raise ValueError(f"{o}: parameter X_train was given, but {o} keeps no record of "
+                             "its updates (its updates do not split into one coefficient per "
+                             "example): explain it without X_train, over the features")
         raise ValueError(f"{o}: parameter X_train was given, but the learner did not record "
                          "its updates (construct it with record_updates=True and fit it again)")
     _example_parts(learner, e, xd, X_train, rec, multi)

@@ -66,6 +66,10 @@ class _Second(_Linear):
 
     normalize = False
     class_weight = None
+
+    def _explain_post(self, x):         # (mbref.explain: the features only; see mbcore's)
+        return None, None
+
     _WEIGHTED = False
     _NO_WEIGHTS = "its paper's update has no weighted form"
     _MC_FORM = True              # has the single-constraint K-class form
@@ -564,6 +568,7 @@ class _Dual(_Covariant):
     _MC_FORM = False
     _MULTI_STATE = ("_W", "_a", "_SK", "_VK")
     _SLOTS = (("_S", "_SK"), ("_V", "_VK"))
+    _explanation = None         # (the score is the row's own f, not w . x')
 
     def _init_state(self, d):
         if getattr(self, "_w_init", None) is not None:
@@ -868,6 +873,8 @@ class ALMA(_Second):
     multi_class : {"ovr", "multiclass"}, default "ovr"
         K >= 3 classes: one-vs-rest ("multiclass" is refused: no K-class form in the paper).
     """
+
+    _explanation = None         # (the score is of the p-normalised row)
 
     _MULTI_STATE = ("_W", "_a", "_ks", "_TK")
     _SLOTS = (("_k", "_ks"), ("_T", "_TK"))

@@ -148,6 +148,7 @@ def test_golden_record():
     assert d["top_examples"][0][:2] == [3, -4.0]
 
 
+@pytest.mark.checked
 @pytest.mark.parametrize("name", ADDITIVE)
 @pytest.mark.parametrize("K", [2, 3])
 @pytest.mark.parametrize("mc", ["multiclass", "ovr"])
@@ -281,6 +282,7 @@ def test_record_errors():
 
 # -- twin parity of the record and the example parts ------------------------------------------
 
+@pytest.mark.checked
 @pytest.mark.parametrize("name", ADDITIVE)
 @pytest.mark.parametrize("K", [2, 3])
 @pytest.mark.parametrize("mc", ["multiclass", "ovr"])
@@ -303,3 +305,236 @@ def test_twin_record(name, K, mc):
         np.testing.assert_array_equal(ea.example_parts, np.asarray(eb.example_parts))
         np.testing.assert_array_equal(ea.start_part, eb.start_part)
         assert ea.bounds() == eb.bounds()
+
+
+# -- the parallel passes write the record of the sequential pass ---------------------------------
+
+@pytest.mark.checked
+@pytest.mark.sanitized
+@pytest.mark.parametrize("name", ["Perceptron", "PassiveAggressive", "MarginPerceptron",
+                                  "AveragedPerceptron"])
+@pytest.mark.parametrize("K", [2, 5])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_parallel_passes_record_the_same(name, K, sparse, monkeypatch):
+    import mbcore._threads as mthreads
+    from mbcore._kernels import linear as kl, multiclass as kmc
+    monkeypatch.setattr(mthreads, "SPEC_MIN_VALUES", 0)
+    old = [(m, m.spec_tuning(0, 1, None, 7)) for m in (kl, kmc)]     # tiny blocks, short stretches
+    old_work = kmc.mc_split_tuning(0)                                # K classes: split every row
+    try:
+        rng = np.random.default_rng(9)
+        X = rng.integers(-2, 3, size=(400, 24)).astype(np.float64)
+        # mostly right labels (long speculative runs), some noise (updates between them)
+        y = np.where(X[:, 0] - X[:, 1] > 0, 1, -1) if K == 2 else np.argmax(X[:, :K], axis=1)
+        flip = rng.random(400) < 0.1
+        y = np.where(flip, (rng.integers(0, K, 400) if K > 2 else -y), y)
+        Xf = sp.csr_matrix(X) if sparse else X
+        recs = []
+        kmc.mc_split_stats(reset=True)
+        for jobs in (1, 2, 3):
+            clf = getattr(mbcore, name)(n_jobs=jobs, record_updates=True)
+            clf.partial_fit(Xf, y)
+            recs.append(clf)
+        if K > 2 and not sparse and name == "Perceptron":    # (the deferred updates were met)
+            assert kmc.mc_split_stats()[0] > 0
+        for c in recs[1:]:
+            assert _same_rec(recs[0], c)
+            np.testing.assert_array_equal(c._w, recs[0]._w)
+    finally:
+        kmc.mc_split_tuning(old_work)
+        for m, o in old:
+            m.spec_tuning(*o)
+
+
+# -- the record's buffer: seeded fuzz against the twin, and the kernels' length checks ----------
+
+@pytest.mark.checked
+@pytest.mark.sanitized
+def test_fuzz_record_against_twin():
+    rng = np.random.default_rng(10)
+    for case in range(24):
+        name = ADDITIVE[case % len(ADDITIVE)]
+        K = (2, 3, 5)[case % 3]
+        n, d = int(rng.integers(1, 40)), int(rng.integers(1, 9))
+        X = rng.integers(-3, 4, size=(n, d)) * rng.choice([1.0, 0.5, 0.3], size=(n, d))
+        X[rng.random((n, d)) < 0.4] = 0.0
+        y = rng.integers(0, K, n) if K > 2 else rng.choice([-1, 1], n)
+        kw = dict(fit_intercept=bool(case % 2), record_updates=True,
+                  multi_class=("multiclass", "ovr")[(case // 2) % 2])
+        sw = rng.choice([0.0, 0.5, 1.0, 2.0], n) if case % 4 == 3 else None
+        cut = int(rng.integers(0, n + 1))
+        a, b = getattr(mbcore, name)(**kw), getattr(mbref, name)(**kw)
+        cl = list(range(K)) if K > 2 else [-1, 1]
+        Xa = sp.csr_matrix(X) if case % 3 == 1 else X
+        for lo, hi in ((0, cut), (cut, n)):
+            if hi > lo:
+                a.partial_fit(Xa[lo:hi], y[lo:hi], classes=cl,
+                              sample_weight=None if sw is None else sw[lo:hi])
+                # (CSR rows to both: their norms sum the stored values, in their order)
+                b.partial_fit(Xa[lo:hi] if sp.issparse(Xa) else X[lo:hi].tolist(),
+                              y[lo:hi].tolist(), classes=cl,
+                              sample_weight=None if sw is None else sw[lo:hi].tolist())
+        if not a._is_fitted():
+            continue
+        r = b._rec
+        ka = sorted(zip(a._rec_idx.tolist(), a._rec_cls.tolist() if K > 2 else
+                        [0] * a._rec_idx.shape[0], a._rec_coef.tolist()))
+        kb = sorted(zip(r["idx"], r["cls"] if K > 2 else [0] * len(r["idx"]), r["coef"]))
+        assert ka == kb, (case, name)
+        e = mbcore.explain(a, X[0], X_train=Xa)
+        assert e.check(), (case, name, e.bounds())
+
+
+@pytest.mark.checked
+@pytest.mark.sanitized
+def test_kernel_buffer_lengths():
+    from mbcore._kernels import linear as kl, multiclass as kmc
+    X, y = _stream(K=3, seed=11)
+    clf = mbcore.Perceptron().partial_fit(X, y)
+    st = clf._state()
+    yy = np.zeros(X.shape[0], dtype=np.int32)
+    with pytest.raises(ValueError, match="coef must hold n \\* K values"):
+        kmc.mc_pass(st, X, yy, None, np.zeros(X.shape[0], np.uint8), True, 1, None,
+                    np.zeros(X.shape[0] * 3 - 1))
+    b = mbcore.Perceptron().partial_fit(X, np.where(y > 0, 1, -1))
+    with pytest.raises(ValueError, match="coef is shorter than X, or without upd"):
+        kl.lin_pass(b._state(), X, np.ones(X.shape[0], np.int8), None,
+                    np.zeros(X.shape[0], np.uint8), True, 1, None, np.zeros(X.shape[0] - 1))
+    with pytest.raises(ValueError, match="coef is shorter than X, or without upd"):
+        kl.lin_pass(b._state(), X, np.ones(X.shape[0], np.int8), None, None, True, 1, None,
+                    np.zeros(X.shape[0]))
+
+
+# -- the other entry points ------------------------------------------------------------------
+
+def test_learn_one_records_as_partial_fit():
+    # dict rows whose names appear as the stream goes (the state and the record's start widen)
+    X, y = _stream(n=60, d=5, seed=12)
+    a = mbcore.Perceptron(fit_intercept=True, record_updates=True)
+    for i in range(X.shape[0]):
+        a.learn_one({f"f{j}": X[i, j] for j in range(min(5, 2 + i // 10)) if X[i, j] != 0},
+                    int(y[i]), classes=[-1, 1])
+    Xw = np.zeros_like(X)
+    for i in range(X.shape[0]):
+        Xw[i, :min(5, 2 + i // 10)] = X[i, :min(5, 2 + i // 10)]
+    # the names in order of appearance are f0, f1, ...: the columns of Xw
+    assert a.feature_names_in_.tolist() == [f"f{j}" for j in range(5)]
+    b = mbcore.Perceptron(fit_intercept=True, record_updates=True).partial_fit(Xw, y)
+    assert _same_rec(a, b)           # (the start widened with the names: zeros)
+    e = mbcore.explain(a, Xw[7], X_train=Xw)
+    assert e.example_score() == e.score == b.decision_function(Xw[7:8])[0]
+
+
+def test_selective_sampling_refuses_the_record():
+    X, y = _stream(seed=13)
+    s = mbcore.SelectiveSampler(mbcore.Perceptron(record_updates=True), random_state=1)
+    with pytest.raises(ValueError, match="Perceptron: parameter record_updates is True, but "
+                                         "selective sampling does not record"):
+        s.run_online(X, y)
+
+
+def test_fit_epochs_and_coef_init():
+    # fit's epochs map to fit's rows (a row's updates in every epoch summed), from coef_init
+    X, y = _stream(n=40, seed=14)
+    w0 = np.arange(X.shape[1], dtype=np.float64) - 3.0
+    clf = mbcore.Perceptron(fit_intercept=True, record_updates=True)
+    clf.fit(X, y, coef_init=w0, intercept_init=2.0)
+    assert clf.n_iter_ > 1 and clf._rec_idx.max() >= X.shape[0]       # (several epochs)
+    e = mbcore.explain(clf, X[9], X_train=X)
+    assert e.example_indices.max() < X.shape[0]
+    assert e.start_part == w0 @ X[9] + 2.0
+    assert e.example_score() == e.score == clf.decision_function(X[9:10])[0]
+    # each row's part: its coefficients over the epochs times <x_j, x> + 1 (NumPy, here)
+    rows = clf._rec_idx % X.shape[0]
+    for r, part in zip(e.example_indices, e.example_parts):
+        assert part == clf._rec_coef[rows == r].sum() * (X[r] @ X[9] + 1.0)
+
+
+@pytest.mark.parametrize("eta", ["pegasos", 0.05])
+def test_hinge_warm_start_dual_form(eta):
+    # the record switched on after 30 rows: the start (a w at row 30) shrinks from there on
+    X, y = _stream(n=90, seed=15)
+    X = X * 0.5
+    clf = mbcore.OnlineHingeSVM(eta=eta, lam=0.05, fit_intercept=True).partial_fit(X[:30], y[:30])
+    clf.set_params(record_updates=True).partial_fit(X[30:], y[30:])
+    assert clf._rec_t[0] == 30
+    e = mbcore.explain(clf, X[4], X_train=X)
+    assert e.check(), e.bounds()
+    b = mbref.OnlineHingeSVM(eta=eta, lam=0.05, fit_intercept=True)
+    b.partial_fit(X[:30].tolist(), y[:30].tolist())
+    b.set_params(record_updates=True).partial_fit(X[30:].tolist(), y[30:].tolist())
+    eb = ref_explain(b, X[4].tolist(), X_train=X)
+    np.testing.assert_array_equal(e.example_parts, eb.example_parts)
+    assert e.start_part == eb.start_part
+
+
+@pytest.mark.parametrize("name", ADDITIVE)
+@pytest.mark.parametrize("K", [2, 4])
+def test_twin_summaries(name, K):
+    X, y = _stream(K=K, seed=16)
+    X = X * 0.37
+    kw = dict(fit_intercept=True, record_updates=True)
+    a = getattr(mbcore, name)(**kw).partial_fit(X, y)
+    b = getattr(mbref, name)(**kw).partial_fit(X.tolist(), y.tolist())
+    ea, eb = mbcore.explain(a, X[3], X_train=X), ref_explain(b, X[3].tolist(), X_train=X)
+    assert ea.top_features(4) == eb.top_features(4)
+    assert ea.top_examples(4) == eb.top_examples(4)
+    da, db = ea.to_dict(5), eb.to_dict(5)
+    assert json.dumps(da, sort_keys=True) == json.dumps(db, sort_keys=True)
+
+
+# -- the second-order learners whose score is w . x' + b: the feature parts ---------------------
+
+SECOND_ORDER = ["AROW", "ConfidenceWeighted", "SCW", "NHERD"]
+
+
+@pytest.mark.parametrize("name", SECOND_ORDER)
+@pytest.mark.parametrize("K", [2, 3])
+@pytest.mark.parametrize("mc", ["multiclass", "ovr"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_second_order_feature_parts(name, K, mc, sparse):
+    X, y = _stream(K=K, seed=17)
+    X = X * 0.37
+    Xf = sp.csr_matrix(X) if sparse else X
+    a = getattr(mbcore, name)(multi_class=mc, fit_intercept=True).partial_fit(Xf, y)
+    b = getattr(mbref, name)(multi_class=mc, fit_intercept=True).partial_fit(
+        Xf if sparse else X.tolist(), y.tolist())
+    for i in (0, 60):
+        e = mbcore.explain(a, X[i])
+        np.testing.assert_array_equal(np.asarray(e.feature_parts).reshape(X.shape[1], -1),
+                                      (np.atleast_2d(a.coef_) * X[i]).T)
+        assert e.check(), e.bounds()
+        eb = ref_explain(b, X[i].tolist())
+        np.testing.assert_array_equal(np.asarray(e.feature_parts), np.asarray(eb.feature_parts))
+        assert e.bounds() == eb.bounds()
+    with pytest.raises(ValueError, match=rf"{name}: parameter X_train was given, but {name} "
+                                         "keeps no record of its updates"):
+        mbcore.explain(a, X[0], X_train=X)
+
+
+@pytest.mark.parametrize("name", ["SecondOrderPerceptron", "NAROW", "ALMA"])
+def test_second_order_without_explanation(name):
+    X, y = _stream(seed=18)
+    for mod, ex in ((mbcore, mbcore.explain), (mbref, ref_explain)):
+        clf = getattr(mod, name)().partial_fit(X if mod is mbcore else X.tolist(), y.tolist())
+        with pytest.raises(TypeError, match=f"{name}: this learner has no explanation"):
+            ex(clf, X[0] if mod is mbcore else X[0].tolist())
+
+
+@pytest.mark.checked
+@pytest.mark.parametrize("name", ADDITIVE)
+def test_one_row_steps_record_as_the_pass(name):
+    # partial_fit one dense float64 row at a time (the one-row kernel) and learn_one keep the
+    # record of one pass over the rows
+    X, y = _stream(n=80, seed=19)
+    X = X * 0.5
+    whole = getattr(mbcore, name)(fit_intercept=True, record_updates=True).partial_fit(X, y)
+    rows = getattr(mbcore, name)(fit_intercept=True, record_updates=True)
+    ones = getattr(mbcore, name)(fit_intercept=True, record_updates=True)
+    for i in range(X.shape[0]):
+        rows.partial_fit(X[i:i + 1], y[i:i + 1], classes=[-1, 1])
+        ones.learn_one({f"f{j}": X[i, j] for j in range(X.shape[1])}, int(y[i]),
+                       classes=[-1, 1], features=[f"f{j}" for j in range(X.shape[1])]
+                       if i == 0 else None)
+    assert _same_rec(whole, rows) and _same_rec(whole, ones)
+    assert rows.updates_ == whole.updates_ and rows._rec_idx.shape[0] == whole.updates_
