@@ -349,3 +349,28 @@ def test_k_label_tie_explains_the_predicted_class():
     e = mbcore.explain(wm, [0, 2, 1])
     assert e.prediction == 2 and e.score.tolist() == [1 / 3] * 3
     assert e.top_features(1) == [("expert 1", 1 / 3, 1.0)]
+
+
+@pytest.mark.parametrize("name", ["Winnow", "BalancedWinnow"])
+def test_one_row_at_a_time_and_learn_one_record_the_same(name):
+    X, y = _mushrooms(200)
+    whole = getattr(mbcore, name)(record_updates=True).partial_fit(X, y)
+    rows = getattr(mbcore, name)(record_updates=True)
+    one = getattr(mbcore, name)(record_updates=True)
+    for i in range(200):
+        rows.partial_fit(X[i:i + 1], y[i:i + 1], classes=[-1, 1])
+        one.learn_one({j: 1 for j in np.flatnonzero(X[i])}, int(y[i]), classes=[-1, 1],
+                      features=list(range(112)))
+    for other in (rows, one):
+        for u, v in zip(whole.update_record_, other.update_record_):
+            assert np.array_equal(u, v)
+
+
+def test_pool_one_round_at_a_time_records_the_same():
+    P, y = P5, Y5
+    whole = mbcore.WeightedMajority(record_updates=True).partial_fit(P, y)
+    rounds = mbcore.WeightedMajority(record_updates=True)
+    for t in range(len(y)):
+        rounds.partial_fit(P[t:t + 1], y[t:t + 1], classes=[0, 1])
+    for u, v in zip(whole.update_record_, rounds.update_record_):
+        assert np.array_equal(u, v)
