@@ -126,13 +126,17 @@ def _cmd_explain(args):
         raise OSError(f"--data {args.data!r} is a folder, not a file")
     name = type(model).__name__
     if getattr(type(model), "_explanation", None) is None:
-        raise ValueError(f"{args.model} holds a {name}, whose predictions have no explanation "
-                         "(explain splits the scores of the additive learners, the Winnow "
-                         "family and the expert pools)")
-    recorded = bool(model.get_params().get("record_updates", False))
+        raise ValueError(f"{args.model}: {name}'s predictions have no explanation (explain "
+                         "splits the scores of the additive learners, the Winnow family and the "
+                         "expert pools)")
+    params = model.get_params()
+    recorded = bool(params.get("record_updates", False))
     examples = not args.features_only
+    if examples and "record_updates" not in params:
+        raise ValueError(f"{args.model}: {name} keeps no record of its updates (its score "
+                         "splits over the features only): give --features-only")
     if examples and not recorded:
-        raise ValueError(f"{args.model} holds a {name} trained without the record of its "
+        raise ValueError(f"{args.model}: {name} was trained without the record of its "
                          "updates, so its training examples cannot be named: train it with "
                          "--param record_updates=true, or give --features-only")
     X, lines, fmt, options = _read_rows(model, args.data)

@@ -88,7 +88,7 @@ def test_a_model_without_the_record(trained):
     assert r.returncode == 0, r.stderr
     r = cli("explain", "--model", "plain.npz", "--data", "d.svm", "--line", "2", cwd=trained)
     assert r.returncode == 1
-    assert "trained without the record of its updates" in r.stderr
+    assert "Winnow was trained without the record of its updates" in r.stderr
     assert "--param record_updates=true" in r.stderr and "pickle" not in r.stderr
     r = cli("explain", "--model", "plain.npz", "--data", "d.svm", "--line", "2",
             "--features-only", cwd=trained)
