@@ -95,16 +95,33 @@ def _not_an_example(path, n, text, fmt, options):
     return ValueError(f"--line {n}: line {n} of {path} is {what}; give the line of an example")
 
 
-def _feature_label(e, i, fmt, options):
+def _csv_names(path, lines, options, d):
+    """The feature columns' names from a CSV header (line 1 when it holds no example), each
+    with its column in the file (counting from 0, as --label-column does); else the columns."""
+    cols = list(range(d + 1))
+    label = options.get("label_column")
+    if label is not None:
+        del cols[label % (d + 1)]
+    names = [f"column {c}" for c in cols]
+    if lines.size and lines[0] > 1:
+        head = _file_lines(path)[0].decode("utf-8", "replace")
+        fields = [f.strip().strip('"') for f in head.split(options.get("delimiter") or ",")]
+        if len(fields) == d + 1:
+            names = [f"{fields[c]} (column {c})" for c in cols]
+    return names
+
+
+def _feature_label(e, i, fmt, options, csv_names=None):
     """How a feature is named: by the model's feature names, else as FILE writes it (svmlight:
-    the index as written, one-based unless the file is zero-based; CSV: the column)."""
+    the index as written, one-based unless the file is zero-based; CSV: the header's name and
+    the column)."""
     if e.feature_names is not None and not isinstance(i, (int, np.integer)):
         return str(i)
     i = int(i)
     if fmt == "svmlight":
         return f"{i if options.get('zero_based') else i + 1}"
-    if fmt == "csv":
-        return f"column {i}"
+    if fmt == "csv" and csv_names is not None:
+        return csv_names[i]
     return f"hashed column {i}"
 
 
@@ -189,11 +206,13 @@ def _num(v):
 
 def _report(e, args, lines, period, fmt, options):
     score = e.score
+    names = _csv_names(args.data, lines, options, np.shape(e.feature_parts)[0]) \
+        if fmt == "csv" else None
     out = {"data": args.data, "line": args.line, "model": args.model, "learner": e.learner,
            "prediction": _label(e.prediction),
            "score": score.tolist() if isinstance(score, np.ndarray) else float(score),
            "check": bool(e.check()),
-           "top_features": [{"feature": _feature_label(e, f, fmt, options), "part": p,
+           "top_features": [{"feature": _feature_label(e, f, fmt, options, names), "part": p,
                              "share": _num(s)} for f, p, s in e.top_features(args.top)
                             if p != 0.0]}
     if not args.features_only:
@@ -212,6 +231,7 @@ def _by_row(e, lines, period, k):
         r = int(i) % period
         parts.setdefault(r, []).append(p)
         shares.setdefault(r, []).append(s)
+    parts = {r: p for r, p in parts.items() if any(u != 0.0 for u in p)}   # (x's part)
     rows = sorted(parts, key=lambda r: (-abs(math.fsum(parts[r])) if all(
         math.isfinite(p) for p in parts[r]) else -math.inf, r))[:k]
     out = []

@@ -110,8 +110,34 @@ def test_an_additive_model_of_two_passes_sums_each_line(trained):
     X = X.astype(float)
     p = mbcore.Perceptron(record_updates=True).partial_fit(X, y).partial_fit(X, y)
     e = mbcore.explain(p, X[1], X_train=np.vstack([X, X]))
-    want = {}
+    per_line = {}
     for i, part, _ in e.top_examples(100):
-        want[LINE_OF_ROW[i % len(ROWS)]] = want.get(LINE_OF_ROW[i % len(ROWS)], 0.0) + part
+        per_line.setdefault(LINE_OF_ROW[i % len(ROWS)], []).append(part)
+    # each line's parts summed; a line whose updates are orthogonal to x (all parts 0) is left
+    # out
+    want = {line: sum(p) for line, p in per_line.items() if any(p)}
     assert {x["line"]: x["part"] for x in out["top_examples"]} == want
+    assert len(want) < len(per_line)          # (this stream has such a line)
     assert out["score"] == e.score and out["check"] is True
+
+
+def test_csv_features_named_by_the_header(tmp_path):
+    (tmp_path / "d.csv").write_text("label,a,b,c,d\n1,1,0,0,0\n-1,0,0,1,0\n1,0,1,1,0\n"
+                                     "-1,0,0,0,1\n")
+    r = cli("train", "--learner", "perceptron", "--data", "d.csv", "--model", "p.npz",
+            "--label-column", "0", "--param", "record_updates=true", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = cli("explain", "--model", "p.npz", "--data", "d.csv", "--line", "4", "--json",
+            cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    # which features weigh: the library's explanation of the same run; their names by hand
+    # (the label is column 0, so feature i is the file's column i + 1, named by the header)
+    X = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 1, 0], [0, 0, 0, 1]], dtype=float)
+    e = mbcore.explain(mbcore.Perceptron(record_updates=True).partial_fit(
+        X, [1, -1, 1, -1]), X[2], X_train=X)
+    named = {0: "a (column 1)", 1: "b (column 2)", 2: "c (column 3)", 3: "d (column 4)"}
+    assert [f["feature"] for f in out["top_features"]] == \
+        [named[i] for i, p, _ in e.top_features() if p != 0.0]
+    r = cli("explain", "--model", "p.npz", "--data", "d.csv", "--line", "1", cwd=tmp_path)
+    assert r.returncode == 1 and "line 1 of d.csv is the header" in r.stderr
