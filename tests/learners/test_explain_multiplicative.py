@@ -374,3 +374,13 @@ def test_pool_one_round_at_a_time_records_the_same():
         rounds.partial_fit(P[t:t + 1], y[t:t + 1], classes=[0, 1])
     for u, v in zip(whole.update_record_, rounds.update_record_):
         assert np.array_equal(u, v)
+
+
+@pytest.mark.parametrize("name", ["Winnow", "BalancedWinnow", "WinnowStar"])
+def test_the_record_is_the_same_for_any_number_of_threads(name):
+    X, y = mbcore.datasets.load_a9a(encoding="boolean")
+    one = getattr(mbcore, name)(n_jobs=1, record_updates=True).partial_fit(X, y)
+    two = getattr(mbcore, name)(n_jobs=2, record_updates=True).partial_fit(X, y)
+    assert one.update_record_[0].size == one.updates_ > 1000
+    for u, v in zip(one.update_record_, two.update_record_):
+        assert np.array_equal(u, v)
