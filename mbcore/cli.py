@@ -25,6 +25,11 @@ Subcommands
 ``mbcore evaluate``
     Progressive validation (predict each example, then learn it) with a report line at 1, 2,
     4, 8, ... examples, as Vowpal Wabbit prints its progress.
+``mbcore explain``
+    Why a saved model predicts what it does on one line of a file: the prediction, the score,
+    the top features and (a model trained with ``--param record_updates=true``) the training
+    examples that made it, by their line: ``mbcore explain --model M.npz --data FILE --line N
+    [--top K] [--json]`` (``mbcore._cli_explain``).
 ``mbcore queries graph`` / ``mbcore queries coin``
     Learning with queries on a seeded random target: a hidden graph with edge-detecting
     queries, or defectives by group testing; the queries against their bounds
@@ -55,6 +60,7 @@ import warnings
 from . import _messages
 from ._cli_adversary import AdversaryBugFound, add_adversary_parser
 from ._cli_common import LEARNERS, UsageError, did_you_mean
+from ._cli_explain import add_explain_parser
 from ._cli_queries import QueriesBugFound, add_queries_parsers
 from ._cli_teaching import BugFound, add_teaching_parsers
 from ._cli_teaching import _PEERS  # noqa: F401  (the learners' peers; read as cli._PEERS)
@@ -95,7 +101,8 @@ def main(argv=None):
             args = _build_parser().parse_args(_joined_values(argv))
             if args.command is None:
                 raise UsageError("a command is required: run, certify, plot, bench, datasets, "
-                                 "train, predict, evaluate or queries (see mbcore --help)")
+                                 "train, predict, evaluate, explain or queries (see mbcore "
+                                 "--help)")
             _check_order_options(args)
             return args.handler(args)
         except UsageError as exc:
@@ -206,6 +213,7 @@ def _build_parser():
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     add_teaching_parsers(sub)
     add_workflow_parsers(sub)
+    add_explain_parser(sub)
     add_queries_parsers(sub)
     add_adversary_parser(sub)
     return parser

@@ -62,7 +62,11 @@ class _Pool(OnlineLearner):
     _PARAMETERS = {"beta": params.Real(0.0, 1.0, high_inclusive=False, what="a real in (0, 1)"),
                    "experts": params.Custom(_check_experts,
                                             "a non-empty list of learners or None",
-                                            refused=([], (), "learners", 3))}
+                                            refused=([], (), "learners", 3)),
+                   "record_updates": params.Flag()}
+    # parameters and state added after 0.1.0 (older files load without a record)
+    _NEW_PARAMS = frozenset(("record_updates",))
+    _NEW_STATE = frozenset(("_rec_idx", "_rec_dir"))
 
     # -- state ------------------------------------------------------------------------------
     def _init_state(self, n):
@@ -79,10 +83,13 @@ class _Pool(OnlineLearner):
         self._counts = np.zeros(3, dtype=np.int64)
         self.n_experts_ = n
         self._multi = len(self.classes_) > 2
+        self._rec_idx = np.zeros(0, dtype=np.int64)
+        self._rec_dir = np.zeros(0)
 
     # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
     _STATE = dict(COMMON, n_experts_=INT, _lb=FLOAT, _exact_mode=BOOL, _l=arr(F8, 1),
-                  _m=arr(I8, 1), _c=arr(F8, 1), _aux=arr(F8, 1), _rng=arr(U8, 1), _multi=BOOL)
+                  _m=arr(I8, 1), _c=arr(F8, 1), _aux=arr(F8, 1), _rng=arr(U8, 1), _multi=BOOL,
+                  _rec_idx=arr(I8, 1), _rec_dir=arr(F8, 1))
 
     def _check_state(self, st):
         o, n = self._owner, st["n_experts_"]
@@ -105,6 +112,31 @@ class _Pool(OnlineLearner):
         k = _pow2_exponent(b)
         need(st["_lb"] == (float(k) if k is not None else math.log2(b)) and
              st["_exact_mode"] == (k is not None), f"{o}: the log of beta does not match")
+        if "_rec_idx" not in st or "_rec_dir" not in st:      # a file without the record
+            self._rec_idx, self._rec_dir = np.zeros(0, dtype=np.int64), np.zeros(0)
+            return
+        idx, lab = st["_rec_idx"], st["_rec_dir"]
+        need(idx.shape == lab.shape and idx.size <= st["_counts"][2] and
+             (idx.size == 0 or (idx.min() >= 0 and idx.max() < st["_counts"][0] and
+                                (np.diff(idx) > 0).all())) and
+             bool(np.isin(lab, np.arange(float(st["classes_"].shape[0]))).all()),
+             f"{o}: the record of updates does not match the state")
+
+    def _append_record(self, base, upd, yy):
+        """The record (record_updates=True): per round in which an expert lost weight, the
+        round's place in the stream and the true label's index in classes_ (as a float)."""
+        t = np.flatnonzero(upd)
+        if t.size:
+            self._rec_idx = np.concatenate([self._rec_idx, t.astype(np.int64) + base])
+            self._rec_dir = np.concatenate([self._rec_dir, np.asarray(yy)[t].astype(np.float64)])
+
+    @property
+    def update_record_(self):
+        """The record of updates (``record_updates=True``): ``(rounds, labels)``, per round in
+        which some expert lost weight its place in the stream (int64) and the true label's index
+        in ``classes_`` (float64)."""
+        self._check_fitted("update_record_")
+        return self._rec_idx.copy(), self._rec_dir.copy()
 
 
     @property
@@ -126,6 +158,80 @@ class _Pool(OnlineLearner):
         out = np.empty_like(self._l)
         _k.terms(self._l - self._l.max(), out)   # 2**x exactly as the twin computes it
         return out
+
+    # -- the explanation of a prediction (mbcore.explain) -------------------------------------
+    def _explain(self, p, X_train=None):
+        """The explanation of the pool's prediction on one round of advice ``p``: a dict (see
+        ``mbcore.explain``).  ``X_train``: the advice matrix of the training rounds (with the
+        record, the rounds in which each expert lost weight)."""
+        self._check_fitted("explain")
+        if not hasattr(p, "tocsr") and np.ndim(p) == 1:
+            p = np.asarray(p)[None, :]                  # one round, as a (1, n) matrix
+        adv = self._advice_for(p)
+        if adv.shape[0] != 1:
+            raise ValueError(f"{self._owner}: explain takes one round of advice, got "
+                             f"{adv.shape[0]}")
+        votes = adv[0].astype(np.int64)
+        K = len(self.classes_)
+        top = float(self._l.max())
+        rel = self.weights_
+        sums = np.array([math.fsum(rel[votes == v].tolist()) for v in range(K)])
+        pred = self.predict(p)[0]
+        lost = self._m.copy()
+        out = {"kind": "experts", "label": pred, "votes": self.classes_[votes],
+               "vote_index": votes, "log2_weights": self._l.copy(), "weights": rel,
+               "log2_top": top, "sums": sums, "decision": self.decision_function(p)[0],
+               "expert_mistakes": lost, "rounds_lost": None, "exact": None,
+               "record": self._rec_idx.size > 0,
+               "complete": self._rec_idx.size == int(self._counts[2])}
+        # the weights from the counts: l_i is log2(beta) added m_i times (integers, exact, for a
+        # power-of-two beta; else within the sum's rounding, gamma_{m-1} = (m-1)u/(1-(m-1)u)
+        # relative to m_i |log2 beta|, u = 2**-53)
+        m = lost.astype(np.float64)
+        from_counts = m * self._lb
+        gamma = np.maximum(m - 1, 0) * 2.0 ** -53
+        gamma = gamma / (1 - gamma)
+        out["log2_weights_from_counts"] = from_counts
+        out["counts_bound"] = gamma * np.abs(from_counts)
+        out["counts_exact"] = bool(np.array_equal(self._l, from_counts)) if self._exact_mode \
+            else bool((np.abs(self._l - from_counts) <= out["counts_bound"]).all())
+        if X_train is not None and not out["complete"]:
+            raise ValueError(f"{self._owner}: parameter X_train was given, but the learner did "
+                             "not record all its updates (construct it with record_updates=True "
+                             "and fit it again)")
+        if X_train is not None:
+            if self.experts is not None:
+                raise ValueError(f"{self._owner}: X_train must be the experts' advice (a "
+                                 "matrix of rounds x experts); a pool of learners (experts=...) "
+                                 "keeps no advice to explain its rounds by")
+            T = self._encode_advice(self._advice_matrix(X_train, self.n_experts_))
+            n = T.shape[0]
+            idx, lab = self._rec_idx, self._rec_dir.astype(np.int64)
+            if idx.size and idx.max() >= n:
+                raise ValueError(f"{self._owner}: the record names round {int(idx.max())}, but "
+                                 f"X_train has {n} rounds (give every round the learner was "
+                                 "trained on, in order)")
+            wrong = T[idx].astype(np.int64) != lab[:, None]     # rounds x experts
+            out["rounds_lost"] = [idx[wrong[:, i]] for i in range(self.n_experts_)]
+            l = np.zeros(self.n_experts_)
+            for r in range(wrong.shape[0]):                  # the kernel's additions, replayed
+                l[wrong[r]] = l[wrong[r]] + self._lb
+            out["exact"] = bool(np.array_equal(wrong.sum(axis=0), lost) and
+                                np.array_equal(l, self._l))
+            # a round's part: what it added to log2 of the weights of the experts that voted
+            # for this prediction, less what it added to the others' (log2(beta) per loss)
+            sup = votes == int(np.flatnonzero(self.classes_ == pred)[0])
+            keep = wrong.any(axis=1)
+            out["example_rows"] = idx[keep]
+            out["example_parts"] = self._lb * (wrong[keep][:, sup].sum(axis=1) -
+                                               wrong[keep][:, ~sup].sum(axis=1)).astype(float)
+        else:
+            out["example_rows"] = out["example_parts"] = None
+        return out
+
+    def _explanation(self, p, X_train):
+        from ._explain_log import experts_explanation
+        return experts_explanation(self, p, X_train)
 
     # -- advice -----------------------------------------------------------------------------
     def _advice_matrix(self, P, n):
@@ -172,18 +278,18 @@ class _Pool(OnlineLearner):
             return self.classes_[pred]
         return self._labels(pred > 0)
 
-    def _kernel_multi(self, adv, yy, pred, update, share=None, rng=None):
+    def _kernel_multi(self, adv, yy, pred, update, share=None, rng=None, wrong=None):
         _k.wm_multi_pass(adv, yy, self._l, self._m, self._c, self._aux,
                          self._rng if rng is None else rng, self._counts, self._lb,
                          float(self.beta), self._exact_mode, self._randomized,
-                         len(self.classes_), pred, update, share)
+                         len(self.classes_), pred, update, share, wrong)
 
     # -- the protocol -------------------------------------------------------------------------
-    def _kernel(self, adv, yy01, pred, update, share=None, rng=None):
+    def _kernel(self, adv, yy01, pred, update, share=None, rng=None, wrong=None):
         _k.wm_pass(adv, yy01, self._l, self._m, self._c, self._aux,
                    self._rng if rng is None else rng, self._counts, self._lb, float(self.beta),
                    self._exact_mode,
-                   self._randomized, pred, update, share)
+                   self._randomized, pred, update, share, wrong)
 
     def _learn(self, P, y, classes, record):
         self._validate_params()
@@ -220,18 +326,24 @@ class _Pool(OnlineLearner):
         else:
             yy = encode_y(self._owner, y, A.shape[0], self.classes_)
             adv = self._encode_advice(A)
+        base = int(self._counts[0])
+        # (the kernel flags the rounds in which some expert was wrong: the updates)
+        upd = np.empty(A.shape[0], dtype=np.uint8) if record or self.record_updates else None
         if self._multi:
             pred = np.empty(A.shape[0], dtype=np.int32)
-            self._kernel_multi(adv, yy, pred, True)
+            self._kernel_multi(adv, yy, pred, True, wrong=upd)
+            if self.record_updates:
+                self._append_record(base, upd, yy)
             if not record:
                 return None
-            return pred, (adv != yy[:, None]).any(axis=1), yy
+            return pred, upd.view(np.bool_), yy
         y01 = (yy > 0).astype(np.int8)
         pred = np.empty(A.shape[0], dtype=np.int8)
-        self._kernel(adv, y01, pred, True)
+        self._kernel(adv, y01, pred, True, wrong=upd)
+        if self.record_updates:
+            self._append_record(base, upd, y01)
         if not record:
             return None
-        upd = (adv != y01[:, None].astype(np.uint8)).any(axis=1).astype(np.uint8)
         return (2 * pred - 1).astype(np.int8), upd, yy
 
     def _learn_pool_all_or_nothing(self, X, y, classes, first, record):
@@ -296,6 +408,7 @@ class _Pool(OnlineLearner):
             yy = encode_y(self._owner, ys, ys.shape[0], self.classes_)
         preds = np.empty(len(rows), dtype=np.int32 if self._multi else np.int8)
         upds = np.empty(len(rows), dtype=np.uint8)
+        base = int(self._counts[0])
         for t, x in enumerate(rows):
             adv = self._encode_advice(np.array([self._pool_advice_row(t, x)]))
             if self._multi:
@@ -314,6 +427,8 @@ class _Pool(OnlineLearner):
                     e.partial_fit([x], [ys[t]], classes=list(self.classes_))
                 except (ValueError, TypeError) as exc:
                     raise _expert_error(self._owner, k, t, exc) from exc
+        if self.record_updates:
+            self._append_record(base, upds, yy if self._multi else (yy > 0).astype(np.int8))
         return (preds, upds, yy) if record else None
 
     def partial_fit(self, P, y, classes=None, sample_weight=None):
@@ -414,6 +529,11 @@ class WeightedMajority(_Pool):
     experts : list of mbcore learners or None, default=None
         A pool of online learners that predict each round and learn every label (a Python loop
         per round); None means the advice is given as a matrix.
+    record_updates : bool, default=False
+        Keep the record of updates (``update_record_``): per round in which some expert lost
+        weight, the round's place in the stream and the true label's index in ``classes_``
+        (one index and one float), so that ``mbcore.explain`` can name the rounds in which
+        each expert lost weight.
 
     Attributes
     ----------
@@ -444,6 +564,17 @@ class WeightedMajority(_Pool):
     >>> bound = (best * 1 + np.log2(P.shape[1])) / np.log2(2 / 1.5)
     >>> bool(wm.mistakes_ <= bound)
     True
+
+    Why the pool predicts what it does in a round (``mbcore.explain``): each expert's weight
+    and vote, and with the record the rounds in which each expert lost weight, checked against
+    ``expert_mistakes_`` (weight = beta ** rounds lost, exactly for beta = 1/2):
+
+    >>> import mbcore
+    >>> rec = WeightedMajority(record_updates=True).partial_fit(P, y)
+    >>> e = mbcore.explain(rec, P[0], X_train=P)
+    >>> lost = [len(r) for r in e.extra["rounds_lost"]]
+    >>> e.check(), lost == rec.expert_mistakes_.tolist(), e.extra["counts_exact"]
+    (True, True, True)
     """
 
     _TAGS = tags(bound="weighted majority", multi_bound="weighted majority")
@@ -453,9 +584,10 @@ class WeightedMajority(_Pool):
         """Small parameter sets for the contract suite that runs every learner."""
         return [{}, {"beta": 0.3}]
 
-    def __init__(self, beta=0.5, experts=None):
+    def __init__(self, beta=0.5, experts=None, record_updates=False):
         self.beta = beta
         self.experts = experts
+        self.record_updates = record_updates
 
 
 class RandomizedWeightedMajority(_Pool):
@@ -472,6 +604,11 @@ class RandomizedWeightedMajority(_Pool):
     beta : float in (0, 1), default=0.5
     random_state : int >= 0, default=0
     experts : list of mbcore learners or None, default=None
+    record_updates : bool, default=False
+        Keep the record of updates (``update_record_``): per round in which some expert lost
+        weight, the round's place in the stream and the true label's index in ``classes_``
+        (one index and one float), so that ``mbcore.explain`` can name the rounds in which
+        each expert lost weight.
 
     Attributes
     ----------
@@ -510,10 +647,11 @@ class RandomizedWeightedMajority(_Pool):
         s = self.decision_function(view)
         return s[0] if self._multi else [1.0 - float(s[0]), float(s[0])]
 
-    def __init__(self, beta=0.5, random_state=0, experts=None):
+    def __init__(self, beta=0.5, random_state=0, experts=None, record_updates=False):
         self.beta = beta
         self.random_state = random_state
         self.experts = experts
+        self.record_updates = record_updates
 
     _PARAMETERS = {"random_state": params.Integer(0)}
 

@@ -15,7 +15,7 @@ from ._kernels import multiplicative as _k, multiplicative_mc as _kmc
 from ._numerics import pow2_exponent as _pow2_exponent
 from ._validation import Batch, check_2d, check_X, csr_index_error, is_index_lists
 from ._state import BOOL, COMMON, F8, FLOAT, INT, arr, labels_and_counts, need, shape
-from ._params import Choice, Integer, Real
+from ._params import Choice, Flag, Integer, Real
 from ._rows import CSR
 from ._messages import spell
 from ._threads import N_JOBS
@@ -56,7 +56,9 @@ class _Winnow(ManyClasses, OnlineLearner):
     _sk_sparse = True
     _sk_multiclass = True
     # parameters added after 0.1.0 (mbcore.persistence gives files of 0.1.0 their defaults)
-    _NEW_PARAMS = frozenset(("multi_class", "n_jobs"))
+    _NEW_PARAMS = frozenset(("multi_class", "n_jobs", "record_updates"))
+    # the record of updates (record_updates=True), gained in 0.x: older files load with none
+    _NEW_STATE = frozenset(("_rec_idx", "_rec_dir"))
     # Positive weights only (monotone threshold functions): scikit-learn's accuracy bar on its
     # centred blobs does not apply (BalancedWinnow, with w+ - w-, clears it).
     _sk_poor_score = True
@@ -84,7 +86,7 @@ class _Winnow(ManyClasses, OnlineLearner):
                    "theta": Real(0, none=True), "w0": Real(0),
                    "features": Choice("boolean", "real"), "max_epochs": Integer(1),
                    "n_features": Integer(1, none=True), "multi_class": Choice("multiclass", "ovr"),
-                   "n_jobs": N_JOBS}
+                   "n_jobs": N_JOBS, "record_updates": Flag()}
 
 
     def _exact(self):
@@ -159,10 +161,12 @@ class _Winnow(ManyClasses, OnlineLearner):
             self._ln, self._wn = self._l.copy(), self._w.copy()
         else:
             self._ln, self._wn = np.zeros(0), np.zeros(0)
+        self._rec_idx, self._rec_dir = _empty_record()
 
     # -- persistent state (mbcore._state; mbcore.persistence stores what _STATE names) -------
     _STATE = dict(COMMON, _d=INT, theta_=FLOAT, _la=FLOAT, _lb=FLOAT, _exact_mode=BOOL,
-                  _l=arr(F8, 1), _w=arr(F8, 1), _ln=arr(F8, 1), _wn=arr(F8, 1))
+                  _l=arr(F8, 1), _w=arr(F8, 1), _ln=arr(F8, 1), _wn=arr(F8, 1),
+                  _rec_idx=arr(np.int64, 1), _rec_dir=arr(F8, 1))
 
     def _check_state(self, st):
         o, d = self._owner, st["n_features_in_"]
@@ -178,6 +182,7 @@ class _Winnow(ManyClasses, OnlineLearner):
         need(st["theta_"] == self._theta(d) and st["_la"] == la and st["_lb"] == lb and
              (not st["_exact_mode"] or self._exact()),
              f"{o}: theta_ or the log factors do not match the parameters")
+        _check_record(self, st, max(K, 1) if self.multi_class == "ovr" else min(K, 2))
         two_sided = isinstance(self, BalancedWinnow)      # its second weight vector
         for n in ("_l", "_w"):
             shape(self, n, (d * K,))
@@ -282,6 +287,20 @@ class _Winnow(ManyClasses, OnlineLearner):
         in_epochs = "_valid_batch" in d
         check_values = not (in_epochs and d["_valid_batch"] is batch)
         ones = not check_values and d.get("_valid_ones", False)
+        record = self.record_updates
+        if record:
+            K = self._K()
+            if K > 1 and self.multi_class == "ovr":
+                raise ValueError(f"{self._owner}: record_updates=True takes two classes or "
+                                 "multi_class='multiclass', got multi_class='ovr' with "
+                                 f"{K} classes")
+            # the row's place in the training stream: fit's epochs repeat X's rows; the
+            # partial_fit calls follow each other
+            base = 0 if in_epochs else int(self._counts[0])
+            if pred is None:
+                pred = np.empty(batch.n, dtype=np.int32 if K > 1 else np.int8)
+            if upd is None:
+                upd = np.empty(batch.n, dtype=np.uint8)
         if self._K() > 1:
             if pred is None:
                 pred = np.empty(batch.n, dtype=np.int32)
@@ -294,6 +313,8 @@ class _Winnow(ManyClasses, OnlineLearner):
                                         check_values=check_values, ones=ones)
             if upd is not None:
                 np.not_equal(pred, yy, out=upd.view(np.bool_))
+        if record:
+            self._append_record(base, yy, pred, upd)
         # the pass went through every row: their indices (and values) are good
         batch.checked = True
         if in_epochs:
@@ -335,6 +356,170 @@ class _Winnow(ManyClasses, OnlineLearner):
         """The weights 2**log2_coef_ as float64 (0.0 or inf where they leave its range)."""
         self._check_fitted("coef_")
         return self._matrix(self._w)
+
+    # -- the record of updates (record_updates=True) and the explanation (mbcore.explain) -----
+    def _append_record(self, base, yy, pred, upd):
+        """Add this pass's updates to the record: per update of a weight vector, the row's
+        place in the training stream and the direction, +1 a promotion and -1 a demotion
+        (with K >= 3 classes, +-(k + 1) for class k's weights: a mistake promotes the true
+        class, then demotes the predicted one)."""
+        rows = np.flatnonzero(upd)
+        if rows.size == 0:
+            return
+        idx = rows.astype(np.int64) + base
+        if self._K() > 1:
+            idx = np.repeat(idx, 2)
+            dirs = np.empty(idx.size)
+            dirs[0::2] = yy[rows].astype(np.float64) + 1.0
+            dirs[1::2] = -(pred[rows].astype(np.float64) + 1.0)
+        else:
+            dirs = yy[rows].astype(np.float64)
+        self._rec_idx = np.concatenate([self._rec_idx, idx])
+        self._rec_dir = np.concatenate([self._rec_dir, dirs])
+
+    @property
+    def update_record_(self):
+        """The record of updates (``record_updates=True``): ``(indices, directions)``, per
+        update the row's place in the training stream (int64) and +1.0 for a promotion, -1.0
+        for a demotion (K >= 3 classes: +-(k + 1) for class k's weights)."""
+        self._check_fitted("update_record_")
+        return self._rec_idx.copy(), self._rec_dir.copy()
+
+    def _replay(self, X_train, focus=()):
+        """The record replayed on X_train's rows by the rule: the log-weights it gives (and the
+        negative ones), and per weight (feature-major, as _l) the promotions, the demotions
+        that applied, the demotions that did not (Winnow*'s weights below 1) and the rows."""
+        batch = self._check_X(X_train, self.n_features_in_)
+        K, n = self._K(), batch.n
+        _, _, lw0 = self._logs()
+        la, lb = self._la, self._lb
+        l = np.full(self._l.shape, lw0)
+        ln = l.copy() if self._variant == _BALANCED else np.zeros(0)
+        prom, dem, skip = (np.zeros(l.shape, dtype=np.int64) for _ in range(3))
+        rows = [[] for _ in range(l.size)]
+        focus = set(focus)
+        parts = {}       # row -> what its updates added to the focus weights' log2 (in order)
+        if self._rec_idx.size and int(self._rec_idx.max()) >= n:
+            raise ValueError(f"{self._owner}: the record names row {int(self._rec_idx.max())} "
+                             f"of the training stream, but X_train has {n} rows (give every "
+                             "row the learner was trained on, in order)")
+        for i, v in zip(self._rec_idx.tolist(), self._rec_dir.tolist()):
+            vals = batch.row_values(i)
+            if batch.X is not None:
+                cols = np.flatnonzero(vals)
+                vals = vals[cols]
+            else:
+                cols = batch.indices[batch.indptr[i]:batch.indptr[i + 1]]
+                cols, vals = cols[vals != 0], vals[vals != 0]
+            k = int(abs(v)) - 1
+            for j, x in zip(cols.tolist(), vals.astype(np.float64).tolist()):
+                t = j * K + k
+                rows[t].append(i)
+                before, before_n = l[t], (ln[t] if ln.size else 0.0)
+                if v > 0:
+                    prom[t] += 1
+                    l[t] = l[t] + x * la
+                    if ln.size:
+                        ln[t] = ln[t] + x * lb
+                elif self._variant == _STAR and not l[t] >= 0.0:
+                    skip[t] += 1
+                else:
+                    dem[t] += 1
+                    if lb == -math.inf:
+                        l[t] = -math.inf
+                    else:
+                        l[t] = l[t] + x * lb
+                    if ln.size:
+                        ln[t] = ln[t] + x * la
+                if t in focus and l[t] != before:
+                    # Balanced Winnow: log2 w+ up and log2 w- down both push the score up
+                    parts.setdefault(i, []).append(
+                        (l[t] - before) - ((ln[t] - before_n) if ln.size else 0.0))
+        return l, ln, prom, dem, skip, rows, parts
+
+    def _explanation(self, x, X_train):
+        from ._explain_log import winnow_explanation
+        return winnow_explanation(self, x, X_train)
+
+    def _explain(self, x, X_train=None):
+        """The parts of the explanation of row x (``mbcore.explain``), as a dict."""
+        self._check_fitted("explain")
+        if not hasattr(x, "tocsr") and np.ndim(x) == 1:
+            x = np.asarray(x)[None, :]                 # one row, as a (1, n_features) matrix
+        batch = self._check_X(x, self.n_features_in_)
+        if batch.n != 1:
+            raise ValueError(f"{self._owner}: explain takes one row, got {batch.n}")
+        K = self._K()
+        self._validate_params()
+        pred = self._predict_flags(batch)
+        k = int(pred[0]) if K > 1 else 0
+        label = self.classes_[k] if K > 1 else self.classes_[int(pred[0])]
+        vals = np.asarray(batch.row_values(0), dtype=np.float64)
+        if batch.X is not None:
+            cols = np.flatnonzero(vals)
+            vals = vals[cols]
+        else:
+            cols = np.asarray(batch.indices[:batch.indptr[1]], dtype=np.int64)
+            cols, vals = cols[vals != 0], vals[vals != 0]
+        t = cols * K + k
+        w = self._w[t] - (self._wn[t] if self._variant == _BALANCED else 0.0)
+        terms = vals * w
+        scores = self._scores(batch)[0]
+        per = 2 if K > 1 else 1
+        out = {"kind": "multiplicative", "label": label, "class_index": k,
+               "complete": self._rec_idx.size == per * int(self._counts[2]),
+               "example_rows": None, "example_parts": None,
+               "features": cols, "values": vals, "terms": terms,
+               "score": _sum4(terms), "threshold": None if K > 1 else self.theta_,
+               "decision": scores if K > 1 else float(scores),
+               "log2_weights": self._l[t].copy(),
+               "log_alpha_weights": self._l[t] / self._la,
+               "log2_weights_neg": self._ln[t].copy() if self._variant == _BALANCED else None,
+               "record": self._rec_idx.size > 0, "rows": None, "promotions": None,
+               "demotions": None, "skipped": None, "exact": None}
+        if X_train is not None and not out["complete"]:
+            raise ValueError(f"{self._owner}: parameter X_train was given, but the learner did "
+                             "not record all its updates (construct it with record_updates=True "
+                             "and fit it again)")
+        if X_train is not None:
+            l, ln, prom, dem, skip, rows, parts = self._replay(X_train, t.tolist())
+            ex = sorted(parts)
+            # (exact: each part is a difference of log2-weights, integers in exact mode; a
+            # sum of them with -inf is an elimination)
+            out["example_rows"] = np.array(ex, dtype=np.int64)
+            out["example_parts"] = np.array([math.fsum(parts[i]) if all(
+                math.isfinite(u) for u in parts[i]) else -math.inf for i in ex])
+            out.update(promotions=prom[t], demotions=dem[t], skipped=skip[t],
+                       rows=[np.array(rows[u], dtype=np.int64) for u in t.tolist()],
+                       exact=bool(np.array_equal(l, self._l) and np.array_equal(ln, self._ln)))
+        return out
+
+
+def _sum4(terms):
+    """The kernels' float64 sum: four partial sums over the terms in order."""
+    s = [0.0, 0.0, 0.0, 0.0]
+    for u, v in enumerate(np.asarray(terms, dtype=np.float64).tolist()):
+        s[u & 3] += v
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def _empty_record():
+    return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+
+
+def _check_record(learner, st, per_update):
+    """The loaded record (absent from older files: none): equal lengths, rows in the stream
+    seen, directions +-(k + 1) for the learner's weight vectors, no more than the updates."""
+    o = learner._owner
+    if "_rec_idx" not in st or "_rec_dir" not in st:
+        learner._rec_idx, learner._rec_dir = _empty_record()
+        return
+    idx, dirs = st["_rec_idx"], st["_rec_dir"]
+    K = learner._K()
+    need(idx.shape == dirs.shape and idx.size <= per_update * st["_counts"][2] and
+         (idx.size == 0 or (idx.min() >= 0 and idx.max() < st["_counts"][0])) and
+         bool(np.isin(np.abs(dirs), np.arange(1.0, K + 1.0)).all()),
+         f"{o}: the record of updates does not match the state")
 
 
 def _dense_boolean(owner, X, n_features):
@@ -381,6 +566,13 @@ _JOBS_PARAM = """n_jobs : int or None, default=None
         Threads of the online pass (``fit``, ``partial_fit``): None takes the environment
         variable ``MBCORE_NUM_THREADS`` if set, else every core; -1 every core.  The results are
         the same for any number (exact speculative passes)."""
+
+_RECORD_PARAM = """record_updates : bool, default=False
+        Keep the record of updates (``update_record_``): per update, the row's place in the
+        training stream and the direction (+1.0 a promotion, -1.0 a demotion; with K >= 3
+        classes, +-(k + 1) for class k's weights), one index and one float, so that
+        ``mbcore.explain`` can name the promotions and demotions that made each weight.
+        ``multi_class="ovr"`` with K >= 3 classes takes no record."""
 
 _MULTI_RULES = """More than two classes (K >= 3; ``classes_`` sorted; one weight vector per class,
     all starting at w0; the class scores are the binary sums with each class's weights, compared
@@ -439,6 +631,7 @@ class Winnow(_Winnow):
     max_epochs : int, default=100
     {_MULTI_PARAM}
     {_JOBS_PARAM}
+    {_RECORD_PARAM}
 
     Attributes
     ----------
@@ -476,6 +669,16 @@ class Winnow(_Winnow):
     >>> bool((clf.log2_coef_ == clf.log2_coef_.round()).all())   # exact integer state
     True
 
+    Why it predicts what it does on a new mushroom (``mbcore.explain``): the score split over
+    the features, and with the record of updates the promotions and demotions that made each
+    weight, replayed on the training rows and checked against the log-weights exactly:
+
+    >>> import mbcore
+    >>> rec = Winnow(record_updates=True).partial_fit(X[:2000], y[:2000])
+    >>> e = mbcore.explain(rec, X[5000], X_train=X[:2000])
+    >>> e.check(), e.replay_exact, len(e.extra["promotions"])    # 21 active features
+    (True, True, 21)
+
     Ten classes: the bundled MNIST digits with each pixel on when it is at least half black
     (even rows to learn, odd rows to test):
 
@@ -486,7 +689,7 @@ class Winnow(_Winnow):
     (277, (10, 784), 0.522)
     """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip()).replace(
         "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
-        "{_JOBS_PARAM}", _JOBS_PARAM)
+        "{_JOBS_PARAM}", _JOBS_PARAM).replace("{_RECORD_PARAM}", _RECORD_PARAM)
 
     # bound_params: the parameter values its bound is proved for (beta = 1/alpha counts as
     # beta=None)
@@ -500,7 +703,8 @@ class Winnow(_Winnow):
         return [{}, {"alpha": 1.5, "features": "real"}]
 
     def __init__(self, alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean",
-                 n_features=None, max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 n_features=None, max_epochs=100, multi_class="multiclass", n_jobs=None,
+                 record_updates=False):
         self.alpha = alpha
         self.beta = beta
         self.theta = theta
@@ -510,6 +714,7 @@ class Winnow(_Winnow):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs
+        self.record_updates = record_updates
 
 
 class EliminationWinnow(_Winnow):
@@ -534,6 +739,7 @@ class EliminationWinnow(_Winnow):
     max_epochs : int, default=100
     {_MULTI_PARAM}
     {_JOBS_PARAM}
+    {_RECORD_PARAM}
 
     Attributes
     ----------
@@ -557,7 +763,7 @@ class EliminationWinnow(_Winnow):
     (417, (10, 784))
     """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip()).replace(
         "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
-        "{_JOBS_PARAM}", _JOBS_PARAM)
+        "{_JOBS_PARAM}", _JOBS_PARAM).replace("{_RECORD_PARAM}", _RECORD_PARAM)
 
     features = "boolean"
 
@@ -571,12 +777,13 @@ class EliminationWinnow(_Winnow):
         return [{}]
 
     def __init__(self, theta=None, n_features=None, max_epochs=100, multi_class="multiclass",
-                 n_jobs=None):
+                 n_jobs=None, record_updates=False):
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs
+        self.record_updates = record_updates
 
     def _alpha(self):
         return 2.0
@@ -615,6 +822,7 @@ class WinnowStar(_Winnow):
     max_epochs : int, default=100
     {_MULTI_PARAM}
     {_JOBS_PARAM}
+    {_RECORD_PARAM}
 
     Attributes
     ----------
@@ -637,7 +845,7 @@ class WinnowStar(_Winnow):
     (269, 399, 0.472)
     """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip()).replace(
         "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
-        "{_JOBS_PARAM}", _JOBS_PARAM)
+        "{_JOBS_PARAM}", _JOBS_PARAM).replace("{_RECORD_PARAM}", _RECORD_PARAM)
 
     _variant = _STAR
     features = "boolean"
@@ -654,13 +862,14 @@ class WinnowStar(_Winnow):
         return [{}]
 
     def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100,
-                 multi_class="multiclass", n_jobs=None):
+                 multi_class="multiclass", n_jobs=None, record_updates=False):
         self.alpha = alpha
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs
+        self.record_updates = record_updates
 
 
 class BalancedWinnow(_Winnow):
@@ -687,6 +896,7 @@ class BalancedWinnow(_Winnow):
     max_epochs : int, default=100
     {_MULTI_PARAM}
     {_JOBS_PARAM}
+    {_RECORD_PARAM}
 
     Attributes
     ----------
@@ -726,7 +936,7 @@ class BalancedWinnow(_Winnow):
     (238, 0.642)
     """.replace("{_EXAMPLE}", _EXAMPLE.strip("\n").lstrip()).replace(
         "{_MULTI_RULES}", _MULTI_RULES).replace("{_MULTI_PARAM}", _MULTI_PARAM).replace(
-        "{_JOBS_PARAM}", _JOBS_PARAM)
+        "{_JOBS_PARAM}", _JOBS_PARAM).replace("{_RECORD_PARAM}", _RECORD_PARAM)
 
     _variant = _BALANCED
     _PARAMETERS = {"theta": Real(0)}       # (its threshold has no default from n)
@@ -741,7 +951,7 @@ class BalancedWinnow(_Winnow):
         return [{}, {"w0": 2.0 ** 600}]
 
     def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, record_updates=False):
         self.alpha = alpha
         self.theta = theta
         self.w0 = w0
@@ -750,6 +960,7 @@ class BalancedWinnow(_Winnow):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs
+        self.record_updates = record_updates
 
     def _theta(self, d):
         return float(self.theta)

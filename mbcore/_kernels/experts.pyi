@@ -19,12 +19,14 @@ def wm_pass(adv: NDArray[np.uint8], y: Optional[NDArray[np.int8]], l: NDArray[np
             m: NDArray[np.int64], c: NDArray[np.float64], aux: NDArray[np.float64],
             rng: NDArray[np.uint64], counts: NDArray[np.int64], lb: float, beta: float,
             exact: bool, randomized: bool, pred: Optional[NDArray[np.int8]], update: bool,
-            share: Optional[NDArray[np.float64]] = ...) -> None: ...
+            share: Optional[NDArray[np.float64]] = ...,
+            updated: Optional[NDArray[np.uint8]] = ...) -> None: ...
 def wm_multi_pass(adv: _Code, y: Optional[NDArray[np.int32]], l: NDArray[np.float64],
                   m: NDArray[np.int64], c: NDArray[np.float64], aux: NDArray[np.float64],
                   rng: NDArray[np.uint64], counts: NDArray[np.int64], lb: float, beta: float,
                   exact: bool, randomized: bool, K: int, pred: Optional[NDArray[np.int32]],
-                  update: bool, share: Optional[NDArray[np.float64]] = ...) -> None: ...
+                  update: bool, share: Optional[NDArray[np.float64]] = ...,
+                  updated: Optional[NDArray[np.uint8]] = ...) -> None: ...
 def specialists_pass(indptr: NDArray[np.int64], ids: NDArray[np.int64],
                      codes: Optional[NDArray[np.int32]], y: Optional[NDArray[np.int32]],
                      nd: NDArray[np.int64], npr: NDArray[np.int64], l: NDArray[np.float64],

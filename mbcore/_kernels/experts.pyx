@@ -128,7 +128,7 @@ cdef void round_votes(Pool* P, const unsigned char* p, int update, double* q0,
 
 cdef int wm_rounds(Pool* P, const unsigned char* adv, const signed char* y, Py_ssize_t rounds,
                    signed char* pred, long long* counts, int update,
-                   double* share) noexcept nogil:
+                   double* share, unsigned char* wrong_out) noexcept nogil:
     cdef Py_ssize_t t, i
     cdef const unsigned char* p
     cdef double q0, q1
@@ -168,17 +168,23 @@ cdef int wm_rounds(Pool* P, const unsigned char* adv, const signed char* y, Py_s
         counts[0] += 1
         counts[1] += pr != yt
         counts[2] += wrong
+        if wrong_out != NULL:
+            wrong_out[t] = wrong
     return 0
 
 
 def wm_pass(const unsigned char[:, ::1] adv, const signed char[::1] y, double[::1] l,
             long long[::1] m, double[::1] c, double[::1] aux, unsigned long long[::1] rng,
             long long[::1] counts, double lb, double beta, bint exact, bint randomized,
-            signed char[::1] pred, bint update, double[::1] share=None):
+            signed char[::1] pred, bint update, double[::1] share=None,
+            unsigned char[::1] updated=None):
     """Rounds of (randomized) Weighted Majority over binary advice (0/1 per expert).
 
-    update=True: the online protocol (predictions into pred, 0/1).  update=False: predictions
+    update=True: the online protocol (predictions into pred, 0/1; with ``updated``, 1 for each
+    round in which some expert was wrong: the record of updates).  update=False: predictions
     only (pred), or with share, the vote share q1 / (q0 + q1) per round."""
+    if updated is not None and updated.shape[0] < adv.shape[0]:
+        raise ValueError("wm_pass: updated is shorter than the rounds")
     cdef Pool P
     cdef Py_ssize_t n = adv.shape[1]
     P.n = n
@@ -206,9 +212,10 @@ def wm_pass(const unsigned char[:, ::1] adv, const signed char[::1] y, double[::
     cdef const signed char* yp = &y[0] if y is not None else NULL
     cdef signed char* pp = &pred[0] if pred is not None else NULL
     cdef double* sp = &share[0] if share is not None else NULL
+    cdef unsigned char* wp = &updated[0] if updated is not None else NULL
     cdef Py_ssize_t i
     with nogil:
-        wm_rounds(&P, &adv[0, 0], yp, adv.shape[0], pp, &counts[0], update, sp)
+        wm_rounds(&P, &adv[0, 0], yp, adv.shape[0], pp, &counts[0], update, sp, wp)
         if exact and update:
             for i in range(n):
                 P.l[i] = lb * <double>P.m[i]
@@ -408,7 +415,8 @@ cdef inline double lget(int implicit, const double* l, const long long* m, doubl
 def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, long long[::1] m,
                   double[::1] c, double[::1] aux, unsigned long long[::1] rng,
                   long long[::1] counts, double lb, double beta, bint exact, bint randomized,
-                  int K, int[::1] pred, bint update, double[:, ::1] share=None):
+                  int K, int[::1] pred, bint update, double[:, ::1] share=None,
+                  unsigned char[::1] updated=None):
     """Rounds of (randomized) Weighted Majority with K >= 2 classes (advice = class indices):
     the last class with the largest total weight (exactly in exact mode); randomized: the first
     v from K-1 down with u < (q_{K-1} + ... + q_v) / T, else 0.  The cache is renormalised as
@@ -436,6 +444,10 @@ def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, lon
     cdef int implicit = exact and code_t is cython.uchar
     cdef int* pp = &pred[0] if pred is not None else NULL
     cdef double* sp = &share[0, 0] if share is not None else NULL
+    if updated is not None and updated.shape[0] < rounds:
+        free(s); free(q); free(tc); free(ex); free(cls); exact_free(&X)
+        raise ValueError("wm_multi_pass: updated is shorter than the rounds")
+    cdef unsigned char* wp = &updated[0] if updated is not None else NULL
     with nogil:
         for t in range(rounds):
             p = &adv[t, 0]
@@ -504,6 +516,8 @@ def wm_multi_pass(const code_t[:, ::1] adv, const int[::1] y, double[::1] l, lon
             counts[0] += 1
             counts[1] += pr != yt
             counts[2] += wrong
+            if wp != NULL:
+                wp[t] = wrong
         if implicit and update:
             for i in range(n):
                 lp[i] = lb * <double>mp[i]

@@ -78,6 +78,9 @@ class _Pool(AdviceLearner):
                                          or len(self.experts) == 0):
             raise ValueError(f"{o}: parameter experts must be a non-empty list of learners or "
                              f"None, got {self.experts!r}")
+        r = getattr(self, "record_updates", False)
+        if type(r) is not bool and type(r).__name__ != "bool_":
+            raise ValueError(f"{o}: parameter record_updates must be a bool, got {r!r}")
 
     @property
     def weights_(self):
@@ -113,13 +116,99 @@ class _Pool(AdviceLearner):
         self._c = [1.0] * n
         self._counts = [0, 0, 0]
         self._rng = SplitMix64(getattr(self, "random_state", 0) or 0)
+        # the record (record_updates=True): per round in which an expert lost weight, the
+        # round's place in the stream and the true label's index in classes_ (a float)
+        self._rec_idx, self._rec_dir = [], []
 
     def _state(self):
         return (list(self._l), list(self._m), self._L, list(self._c), list(self._counts),
-                self._rng.state)
+                self._rng.state, len(self._rec_idx))
 
     def _restore(self, s):
-        (self._l, self._m, self._L, self._c, self._counts, self._rng.state) = s
+        (self._l, self._m, self._L, self._c, self._counts, self._rng.state, r) = s
+        del self._rec_idx[r:], self._rec_dir[r:]
+
+    @property
+    def update_record_(self):
+        """(rounds, labels) of the recorded updates (lists)."""
+        self._check_fitted("update_record_")
+        return list(self._rec_idx), list(self._rec_dir)
+
+    # -- the explanation (twin of mbcore's: mbcore._explain_log.experts_explanation) --------
+    def _explanation(self, p, X_train):
+        from .explain import Explanation
+        o = type(self).__name__
+        self._check_fitted("explain")
+        rows = [list(p)] if not (p and isinstance(list(p)[0], (list, tuple))) else \
+            [list(r) for r in p]
+        if len(rows) != 1:
+            raise ValueError(f"{o}: explain takes one round of advice, got {len(rows)}")
+        votes = self._advice_for(rows)[0]
+        K, n = len(self.classes_), self._n
+        top = max(self._l)
+        rel = [_term(v - top) for v in self._l]
+        sums = [math.fsum(rel[i] for i in range(n) if votes[i] == v) for v in range(K)]
+        T = math.fsum(sums)
+        pred = self.predict(rows)[0]
+        score = self.decision_function(rows)[0]
+        if K > 2:
+            parts = [[rel[i] / T if votes[i] == v else 0.0 for v in range(K)] for i in range(n)]
+            icpt = [0.0] * K
+        elif self._randomized:
+            parts, icpt = [rel[i] / T if votes[i] == 1 else 0.0 for i in range(n)], 0.0
+        else:
+            parts, icpt = [rel[i] / T if votes[i] == 1 else -rel[i] / T for i in range(n)], 0.0
+        from_counts = [m * self._lb for m in self._m]
+        bound = []
+        for m, f in zip(self._m, from_counts):
+            g = max(m - 1, 0) * 2.0 ** -53
+            bound.append(g / (1 - g) * abs(f))
+        exact = self._l == from_counts if self._exact_mode else all(
+            abs(a - b) <= c for a, b, c in zip(self._l, from_counts, bound))
+        complete = len(self._rec_idx) == self._counts[2]
+        extra = {"votes": [self.classes_[v] for v in votes], "log2_weights": list(self._l),
+                 "weights": rel, "sums": sums, "expert_mistakes": list(self._m),
+                 "log2_weights_from_counts": from_counts, "counts_bound": bound,
+                 "counts_exact": exact, "record": bool(self._rec_idx),
+                 "complete_record": complete}
+        e = Explanation(o, pred, score, list(self.classes_), parts, icpt,
+                        feature_names=[f"expert {i}" for i in range(n)], extra=extra)
+        e.log_indices = e.log_parts = e.replay_exact = None
+        if X_train is None:
+            return e
+        if not complete:
+            raise ValueError(f"{o}: parameter X_train was given, but the learner did not "
+                             "record all its updates (construct it with record_updates=True "
+                             "and fit it again)")
+        if self.experts is not None:
+            raise ValueError(f"{o}: X_train must be the experts' advice (a matrix of rounds x "
+                             "experts); a pool of learners (experts=...) keeps no advice to "
+                             "explain its rounds by")
+        A = self._encode_advice(self._advice(X_train, n))
+        if self._rec_idx and max(self._rec_idx) >= len(A):
+            raise ValueError(f"{o}: the record names round {max(self._rec_idx)}, but X_train "
+                             f"has {len(A)} rounds (give every round the learner was trained "
+                             "on, in order)")
+        lost = [[] for _ in range(n)]
+        l = [0.0] * n
+        pi = list(self.classes_).index(pred)
+        sup = [v == pi for v in votes]          # the experts that back the prediction
+        e.log_indices, e.log_parts = [], []
+        for t, c in zip(self._rec_idx, self._rec_dir):
+            wrong = [A[t][i] != int(c) for i in range(n)]
+            for i in range(n):
+                if wrong[i]:
+                    lost[i].append(t)
+                    l[i] = l[i] + self._lb
+            if any(wrong):
+                e.log_indices.append(t)
+                e.log_parts.append(self._lb * float(
+                    sum(1 for i in range(n) if wrong[i] and sup[i]) -
+                    sum(1 for i in range(n) if wrong[i] and not sup[i])))
+        extra["rounds_lost"] = lost
+        extra["example_units"] = "log2 of the weights"
+        e.replay_exact = [len(r) for r in lost] == list(self._m) and l == list(self._l)
+        return e
 
     def _votes(self, p):
         K = len(self.classes_)
@@ -171,6 +260,9 @@ class _Pool(AdviceLearner):
             self._counts[1] += 1
         if wrong:
             self._counts[2] += 1
+            if self.record_updates:
+                self._rec_idx.append(self._counts[0] - 1)
+                self._rec_dir.append(float(y))
         return pred, wrong
 
     # -- protocol -------------------------------------------------------------------------
@@ -320,9 +412,10 @@ class _Pool(AdviceLearner):
 class WeightedMajority(_Pool):
     """Weighted Majority (twin of mbcore.WeightedMajority); see that class for the documentation."""
 
-    def __init__(self, beta=0.5, experts=None):
+    def __init__(self, beta=0.5, experts=None, record_updates=False):
         self.beta = beta
         self.experts = experts
+        self.record_updates = record_updates
 
     _randomized = False
 
@@ -337,10 +430,11 @@ class RandomizedWeightedMajority(_Pool):
         s = self.decision_function([row])[0]
         return s if isinstance(s, list) else [1.0 - s, s]
 
-    def __init__(self, beta=0.5, random_state=0, experts=None):
+    def __init__(self, beta=0.5, random_state=0, experts=None, record_updates=False):
         self.beta = beta
         self.random_state = random_state
         self.experts = experts
+        self.record_updates = record_updates
 
     def _validate_params(self):
         super()._validate_params()

@@ -157,6 +157,9 @@ class _Winnow(ManyClasses, OnlineLearner):
             raise ValueError(f"{o}: parameter multi_class must be one of {list(_MULTI_CLASS)}, "
                              f"got {v!r}")
         check_n_jobs(o, getattr(self, "n_jobs", None))
+        r = getattr(self, "record_updates", False)
+        if type(r) is not bool and type(r).__name__ != "bool_":
+            raise ValueError(f"{o}: parameter record_updates must be a bool, got {r!r}")
 
     # parameters with variant-specific defaults
     def _alpha(self):
@@ -197,6 +200,7 @@ class _Winnow(ManyClasses, OnlineLearner):
         else:
             self._l = [lw0] * d
         self._exact_mode = self._exact()
+        self._rec_idx, self._rec_dir = [], []
 
     def _state_dict(self):
         if self._multi():
@@ -284,7 +288,47 @@ class _Winnow(ManyClasses, OnlineLearner):
             return _sum4([_term(logs[j]) for j, _ in act])
         return self._score_real(act, logs, k)
 
+    # -- the record of updates (record_updates=True) ------------------------------------------
+    # Per update of a weight vector: the row's place in the training stream (fit's epochs
+    # repeat X's rows; partial_fit calls follow each other) and the direction, +1.0 a promotion,
+    # -1.0 a demotion; with K >= 3 classes +-(k + 1) for class k's weights (a mistake promotes
+    # the true class, then demotes the predicted one).  multi_class="ovr" with K >= 3 refuses it.
+    def _run(self, rows, yy, sw=None):
+        rec = self.record_updates
+        if rec and self._multi() and self.multi_class == "ovr":
+            raise ValueError(f"{self._owner}: record_updates=True takes two classes or "
+                             "multi_class='multiclass', got multi_class='ovr' with "
+                             f"{self._K} classes")
+        self._pending = [] if rec else None
+        self._base = 0 if getattr(self, "_in_epochs", False) else self.n_seen_
+        out = super()._run(rows, yy, sw)
+        if rec:
+            self._rec_idx.extend(i for i, _ in self._pending)
+            self._rec_dir.extend(v for _, v in self._pending)
+        self._pending = None
+        return out
+
+    def _epochs(self, rows, yy, sw=None):
+        self._in_epochs = True
+        try:
+            super()._epochs(rows, yy, sw)
+        finally:
+            self._in_epochs = False
+
+    def _note(self, y, k):
+        """Record one update of the current row (y: +1 promotion, -1 demotion; k: the class)."""
+        if getattr(self, "_pending", None) is not None:
+            self._pending.append((self._base + self._row,
+                                  float(y) * (1.0 if k is None else float(k + 1))))
+
+    @property
+    def update_record_(self):
+        """(indices, directions) of the recorded updates (lists)."""
+        self._check_fitted("update_record_")
+        return list(self._rec_idx), list(self._rec_dir)
+
     def _step(self, x, y, i):
+        self._row = i
         if self._multi():
             if self.multi_class == "ovr":
                 return self._step_ovr(x, y, i)
@@ -298,6 +342,7 @@ class _Winnow(ManyClasses, OnlineLearner):
     def _update(self, act, y, k=None):
         """The binary update (y = +1 a promotion, -1 a demotion) of the weights, or of class k's
         weights with K >= 3 classes."""
+        self._note(y, k)
         l = self._l if k is None else self._L[k]
         for j, v in act:
             if y > 0:
@@ -403,6 +448,117 @@ class _Winnow(ManyClasses, OnlineLearner):
             return tuple(v for L in self._L for v in L)
         return tuple(self._l)
 
+    # -- the explanation (twin of mbcore's: mbcore._explain_log.winnow_explanation) ----------
+    def _weight_lists(self, k):
+        """Class k's log-weights (the binary learner's with k = 0 and two classes), and the
+        negative ones (Balanced Winnow) or None."""
+        lp = self._L[k] if self._multi() else self._l
+        neg = getattr(self, "_Ln" if self._multi() else "_ln", None)
+        return lp, (neg[k] if self._multi() else neg) if neg is not None else None
+
+    def _replay(self, rows, focus):
+        """The record replayed on the training rows by the rule: the log-weights (K lists),
+        the negative ones, per (class, feature) the promotions, applied and skipped demotions
+        and the rows, and per row what it added to the focus weights' log2."""
+        K = self._K if self._multi() else 1
+        d = self.n_features_in_
+        lw0 = self._logs()[2]
+        L = [[lw0] * d for _ in range(K)]
+        Ln = [[lw0] * d for _ in range(K)] if isinstance(self, BalancedWinnow) else None
+        cnt = {}
+        parts = {}
+        la, lb = self._la, self._lb
+        if self._rec_idx and max(self._rec_idx) >= len(rows):
+            raise ValueError(f"{self._owner}: the record names row {max(self._rec_idx)} of the "
+                             f"training stream, but X_train has {len(rows)} rows (give every "
+                             "row the learner was trained on, in order)")
+        for i, v in zip(self._rec_idx, self._rec_dir):
+            k = int(abs(v)) - 1
+            l, ln = L[k], (Ln[k] if Ln is not None else None)
+            for j, x in self._active(rows[i]):
+                c = cnt.setdefault((k, j), [0, 0, 0, []])
+                c[3].append(i)
+                before, before_n = l[j], (ln[j] if ln is not None else 0.0)
+                if v > 0:
+                    c[0] += 1
+                    l[j] = l[j] + x * la
+                    if ln is not None:
+                        ln[j] = ln[j] + x * lb
+                elif isinstance(self, WinnowStar) and not l[j] >= 0.0:
+                    c[2] += 1
+                else:
+                    c[1] += 1
+                    l[j] = -math.inf if lb == -math.inf else l[j] + x * lb
+                    if ln is not None:
+                        ln[j] = ln[j] + x * la
+                if (k, j) in focus and l[j] != before:
+                    parts.setdefault(i, []).append(
+                        (l[j] - before) - ((ln[j] - before_n) if ln is not None else 0.0))
+        return L, Ln, cnt, parts
+
+    def _explanation(self, x, X_train):
+        from .explain import Explanation
+        self._check_fitted("explain")
+        rows = self._scores([x] if not (isinstance(x, (list, tuple)) and x and
+                                        isinstance(x[0], (list, tuple))) else x)
+        if len(rows) != 1:
+            raise ValueError(f"{self._owner}: explain takes one row, got {len(rows)}")
+        act = self._active(rows[0])
+        multi = self._multi()
+        K = self._K if multi else 1
+        pred = self.predict(rows)[0]
+        score = self.decision_function(rows)[0]
+        k = list(self.classes_).index(pred) if multi else 0
+        d = self.n_features_in_
+
+        def w(kk, j):
+            lp, ln = self._weight_lists(kk)
+            return _term(lp[j]) - (_term(ln[j]) if ln is not None else 0.0)
+        if multi:
+            parts = [[0.0] * K for _ in range(d)]
+            for j, v in act:
+                for kk in range(K):
+                    parts[j][kk] = v * w(kk, j)
+            icpt = [0.0] * K
+        else:
+            parts = [0.0] * d
+            for j, v in act:
+                parts[j] = v * w(0, j)
+            icpt = -self.theta_
+        lp, ln = self._weight_lists(k)
+        cols = [j for j, _ in act]
+        per = 2 if multi else 1
+        complete = len(self._rec_idx) == per * self.updates_
+        extra = {"threshold": None if multi else self.theta_, "class_index": k,
+                 "active_features": cols, "log2_weights": [lp[j] for j in cols],
+                 "log_alpha_weights": [lp[j] / self._la for j in cols],
+                 "record": bool(self._rec_idx), "complete_record": complete}
+        if ln is not None:
+            extra["log2_weights_neg"] = [ln[j] for j in cols]
+        names = self.__dict__.get("_feature_names")
+        e = Explanation(type(self).__name__, pred, score, list(self.classes_), parts, icpt,
+                        feature_names=None if names is None else list(names), extra=extra)
+        e.log_indices = e.log_parts = e.replay_exact = None
+        if X_train is None:
+            return e
+        if not complete:
+            raise ValueError(f"{self._owner}: parameter X_train was given, but the learner did "
+                             "not record all its updates (construct it with "
+                             "record_updates=True and fit it again)")
+        train, _ = check_rows(self._owner, _as_rows(self, X_train), d)
+        L, Ln, cnt, ex = self._replay(train, {(k, j) for j in cols})
+        got = [c for c in (cnt.get((k, j), [0, 0, 0, []]) for j in cols)]
+        extra.update(promotions=[c[0] for c in got], demotions=[c[1] for c in got],
+                     skipped_demotions=[c[2] for c in got], rows=[c[3] for c in got],
+                     example_units="log2 of the weights")
+        mine = [self._weight_lists(kk) for kk in range(K)]
+        e.replay_exact = all(L[kk] == list(mine[kk][0]) and
+                             (Ln is None or Ln[kk] == list(mine[kk][1])) for kk in range(K))
+        e.log_indices = sorted(ex)
+        e.log_parts = [math.fsum(ex[i]) if all(math.isfinite(u) for u in ex[i]) else -math.inf
+                       for i in e.log_indices]
+        return e
+
 
 def _integer_values(owner, X):
     """True when mbcore reads X's values as integers (features='boolean' with unsigned or bool
@@ -454,7 +610,8 @@ class Winnow(_Winnow):
     """Littlestone's Winnow2 (twin of mbcore.Winnow); see that class for the documentation."""
 
     def __init__(self, alpha=2.0, beta=None, theta=None, w0=1.0, features="boolean",
-                 n_features=None, max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 n_features=None, max_epochs=100, multi_class="multiclass", n_jobs=None,
+                 record_updates=False):
         self.alpha = alpha
         self.beta = beta
         self.theta = theta
@@ -464,18 +621,20 @@ class Winnow(_Winnow):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs
+        self.record_updates = record_updates
 
 
 class EliminationWinnow(_Winnow):
     """Winnow1 / Kanade's Alg. 4 (twin of mbcore.EliminationWinnow)."""
 
     def __init__(self, theta=None, n_features=None, max_epochs=100, multi_class="multiclass",
-                 n_jobs=None):
+                 n_jobs=None, record_updates=False):
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs
+        self.record_updates = record_updates
 
     features = "boolean"
 
@@ -496,19 +655,21 @@ class WinnowStar(_Winnow):
     """Winnow* for drifting targets (twin of mbcore.WinnowStar)."""
 
     def __init__(self, alpha=2.0, theta=None, n_features=None, max_epochs=100,
-                 multi_class="multiclass", n_jobs=None):
+                 multi_class="multiclass", n_jobs=None, record_updates=False):
         self.alpha = alpha
         self.theta = theta
         self.n_features = n_features
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs
+        self.record_updates = record_updates
 
     features = "boolean"
     beta = None
     w0 = 1.0
 
     def _update(self, act, y, k=None):
+        self._note(y, k)
         l = self._l if k is None else self._L[k]
         for j, v in act:
             if y > 0:
@@ -521,7 +682,7 @@ class BalancedWinnow(_Winnow):
     """Balanced Winnow (twin of mbcore.BalancedWinnow): w+ and w-, score (w+ - w-) . x."""
 
     def __init__(self, alpha=2.0, theta=1.0, w0=1.0, features="boolean", n_features=None,
-                 max_epochs=100, multi_class="multiclass", n_jobs=None):
+                 max_epochs=100, multi_class="multiclass", n_jobs=None, record_updates=False):
         self.alpha = alpha
         self.theta = theta
         self.w0 = w0
@@ -530,6 +691,7 @@ class BalancedWinnow(_Winnow):
         self.max_epochs = max_epochs
         self.multi_class = multi_class
         self.n_jobs = n_jobs
+        self.record_updates = record_updates
 
     beta = None
     _theta_required = True
@@ -578,6 +740,7 @@ class BalancedWinnow(_Winnow):
         return self._score_real(act, self._l if k is None else self._L[k], k)
 
     def _update(self, act, y, k=None):
+        self._note(y, k)
         lp, ln = (self._l, self._ln) if k is None else (self._L[k], self._Ln[k])
         for j, v in act:
             if y > 0:

@@ -110,8 +110,9 @@ def test_errors():
     X, y = _stream()
     with pytest.raises(mbcore.NotFittedError, match="Perceptron"):
         mbcore.explain(mbcore.Perceptron(), X[0])
-    with pytest.raises(TypeError, match="Winnow: this learner has no explanation"):
-        mbcore.explain(mbcore.Winnow().fit((X > 0).astype(float), y), X[0] > 0)
+    with pytest.raises(TypeError, match="SecondOrderPerceptron: this learner has no "
+                                        "explanation"):
+        mbcore.explain(mbcore.SecondOrderPerceptron().fit(X, y), X[0])
     clf = mbcore.Perceptron().fit(X, y)
     with pytest.raises(ValueError, match=r"Perceptron: parameter x must be one row of 7 "
                                          r"features .*got shape \(6,\)"):

@@ -527,9 +527,10 @@ def test_two_classes_match_the_compiled_binary_learner(entry, mc):
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
 def test_multi_class_parameter_is_last(cls):
-    # (before n_jobs, the threads of the pass, added after it)
+    # (before n_jobs, the threads of the pass, and record_updates, the record of updates,
+    # added after it)
     params = list(inspect.signature(cls.__init__).parameters)
-    assert params[-2:] == ["multi_class", "n_jobs"]
+    assert params[-3:] == ["multi_class", "n_jobs", "record_updates"]
     assert inspect.signature(cls.__init__).parameters["multi_class"].default == "multiclass"
     assert cls().get_params()["multi_class"] == "multiclass"
 

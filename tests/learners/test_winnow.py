@@ -460,14 +460,14 @@ def test_api_signatures_and_types(modname):
     expected = {
         "Winnow": {"alpha": 2.0, "beta": None, "theta": None, "w0": 1.0, "features": "boolean",
                    "n_features": None, "max_epochs": 100, "multi_class": "multiclass",
-                   "n_jobs": None},
+                   "n_jobs": None, "record_updates": False},
         "EliminationWinnow": {"theta": None, "n_features": None, "max_epochs": 100,
-                              "multi_class": "multiclass", "n_jobs": None},
+                              "multi_class": "multiclass", "n_jobs": None, "record_updates": False},
         "WinnowStar": {"alpha": 2.0, "theta": None, "n_features": None, "max_epochs": 100,
-                       "multi_class": "multiclass", "n_jobs": None},
+                       "multi_class": "multiclass", "n_jobs": None, "record_updates": False},
         "BalancedWinnow": {"alpha": 2.0, "theta": 1.0, "w0": 1.0, "features": "boolean",
                            "n_features": None, "max_epochs": 100, "multi_class": "multiclass",
-                           "n_jobs": None},
+                           "n_jobs": None, "record_updates": False},
     }
     for name, params in expected.items():
         cls = learner_cls(modname, name)
