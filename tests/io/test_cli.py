@@ -359,8 +359,10 @@ def listed_datasets():
 # (8,124 rows: 33 s since the budget learners) are long runs (pytest -m longrun): the same
 # commands run in the plain pytest on the other four, the non-separable ones among them, and
 # mnist's K-class certify and plot in test_cli_multiclass.py
+# (tic-tac-toe's, 9 s, and breast-cancer's, 6 s, too: the plain pytest runs monks and spect)
 @pytest.mark.parametrize("dataset", [pytest.param(name, marks=pytest.mark.longrun)
-                                     if name in ("a9a", "mnist", "mushrooms") else name
+                                     if name in ("a9a", "mnist", "mushrooms", "tic-tac-toe",
+                                                 "breast-cancer") else name
                                      for name in sorted(mbcore.datasets.DATASETS)])
 def test_every_bundled_dataset_runs_with_the_defaults_of_run_certify_and_plot(tmp_path, dataset,
                                                                            listed_datasets):

@@ -314,7 +314,9 @@ def fit_record(lrn):
     return out
 
 
-@pytest.mark.parametrize("mixing", ["uniform", "weighted"])
+# (uniform mixing with one shard is a long run: one shard's weight is 1 either way)
+@pytest.mark.parametrize("mixing", [pytest.param("uniform", marks=pytest.mark.longrun),
+                                    "weighted"])
 @pytest.mark.parametrize("name", SERIAL)
 def test_ipm_with_one_shard_is_serial_fit(client, name, mixing):
     learner, X, y = serial_case(name)
@@ -679,7 +681,9 @@ def raw_state(lrn):
     return (lrn._w.tobytes(), lrn._u.tobytes(), lrn._aux.tobytes())
 
 
-@pytest.mark.parametrize("mixing", ["uniform", "weighted"])
+# (uniform mixing with one shard is a long run: one shard's weight is 1 either way)
+@pytest.mark.parametrize("mixing", [pytest.param("uniform", marks=pytest.mark.longrun),
+                                    "weighted"])
 @pytest.mark.parametrize("name", MULTICLASS_SERIAL)
 def test_multiclass_ipm_with_one_shard_is_serial_fit(client, name, mixing):
     learner, X, y = multiclass_serial_case(name)

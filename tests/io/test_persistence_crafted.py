@@ -330,7 +330,10 @@ LEARNER_MESSAGE = re.compile("^(" + "|".join(
 
 # the pool of a pool (about 18 s of child processes, a fifth of the module) is a long run
 # (pytest -m longrun, which CI runs); the plain pytest crafts the one-level pool's files
-_LONG = ("RandomizedWeightedMajority-experts",)
+# (and the one-level pool of Weighted Majority, 7.6 s, the pair specialists, 2.7 s, and the
+# conservative Halving, 2.6 s: their siblings WeightedMajority, Specialists, Halving stay)
+_LONG = ("RandomizedWeightedMajority-experts", "WeightedMajority-experts", "PairSpecialists",
+         "Halving-conservative")
 
 
 @pytest.mark.parametrize("name, mk, data", [

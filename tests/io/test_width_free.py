@@ -472,6 +472,7 @@ def test_label_runs_rule():
     assert three.runs == 3 and three.sorted
 
 
+@pytest.mark.longrun       # (8 s of child processes)
 def test_sorted_labels_warn_and_shuffle_silences_them(tmp_path):
     path = tmp_path / "spambase.data"
     spambase_like(str(path))

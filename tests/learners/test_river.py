@@ -29,8 +29,20 @@ from river import checks, datasets  # noqa: E402
 import mbcore.river as mriver  # noqa: E402
 
 GROW = [name for name, cls in mbcore.all_learners() if cls._TAGS.dict_features == "grow"]
-CASES = [pytest.param(name, p, id=f"{name}-{i}") for name in GROW
-         for i, p in enumerate(getattr(mriver, name)._unit_test_params())]
+# river's check_estimator takes about 1.6 s a case; the plain pytest checks each learner's first
+# parameter set, and the second-order family (one wrapper for all) on AROW, ALMA and the
+# second-order Perceptron; the other cases are long runs (pytest -m longrun, which CI runs)
+_PLAIN_SECOND_ORDER = ("AROW", "ALMA", "SecondOrderPerceptron")
+_SECOND_ORDER = ("ConfidenceWeighted", "SCW", "NHERD", "NAROW") + _PLAIN_SECOND_ORDER
+
+
+def _long(name, i):
+    return i > 0 or (name in _SECOND_ORDER and name not in _PLAIN_SECOND_ORDER)
+
+
+CASES = [pytest.param(name, p, id=f"{name}-{i}",
+                      marks=[pytest.mark.longrun] if _long(name, i) else [])
+         for name in GROW for i, p in enumerate(getattr(mriver, name)._unit_test_params())]
 
 
 def test_one_classifier_per_learner_that_grows():

@@ -343,6 +343,7 @@ def test_files_written_before_the_exact_mode_go_on_exactly():
     assert not real._exact_mode
 
 
+@pytest.mark.longrun       # (6.5 s: the twin's pure Python, 100 passes)
 def test_twin_100_passes_equal_the_exact_rule():
     """The twin's 100 passes over one-hot rows (a noisy target) equal the integer reference
     row by row, and its state the reference's, as the compiled learner's do."""

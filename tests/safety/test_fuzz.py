@@ -286,7 +286,12 @@ def test_bad_input_cases(worker, group):
     run_group(worker, check_bad_case, BAD_GROUPS[group])
 
 
-@pytest.mark.parametrize("group", list(LAYOUT_GROUPS))
+# the valid layouts through fit of the K-class forms (about 15 s of the child's time) are long
+# runs (pytest -m longrun, which CI runs): the plain pytest runs their other methods and every
+# two-class form's fit
+@pytest.mark.parametrize("group", [
+    pytest.param(g, marks=[pytest.mark.longrun] if "3 classes" in g and g.endswith("-fit") else [])
+    for g in LAYOUT_GROUPS])
 def test_valid_layout_cases(worker, group):
     run_group(worker, check_layout_case, LAYOUT_GROUPS[group])
 
