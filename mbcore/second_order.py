@@ -791,7 +791,8 @@ class _Dual(_SecondOrder):
     _DUAL = True
     _MC_FORM = False
     _PARAMETERS = {"multi_class": Choice(*_MULTI)}
-    _explanation = None         # (the score is the row's own f, not w . x')
+    # no explanation: the score is the row's own f, not w . x' (None marks it for explain)
+    _explanation = None  # type: ignore[assignment]
 
 
 class NAROW(_Dual):
@@ -1025,7 +1026,8 @@ class ALMA(_SecondOrder):
     0.801
     """.format(_EXAMPLE=_EXAMPLE)
 
-    _explanation = None         # (the score is of the p-normalised row)
+    # no explanation: the score is of the p-normalised row (None marks it for explain)
+    _explanation = None  # type: ignore[assignment]
 
     _PARAMETERS = {"p": Real(2, low_inclusive=True), "alpha": Real(0, 1),
                    "B": Real(0, none=True), "C": Real(0), "tie": Choice(*_TIES),
