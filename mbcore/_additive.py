@@ -16,7 +16,7 @@ from ._state import COMMON, F8, I8, INT, arr, finite, labels_and_counts, need, s
 from ._threads import N_JOBS, map_rows
 from ._one import widen
 from ._tags import tags
-from .base import ManyClasses, OnlineLearner, Snapshot
+from .base import ManyClasses, OnlineLearner, Snapshot, append_record
 from . import _registry
 
 _TIES = ("negative", "positive")
@@ -242,8 +242,8 @@ class _Linear(ManyClasses, OnlineLearner):
         if _k.lin_step1(st, X, code, out):
             raise row_error(self._owner, Batch(X=X, n=1, d=d), 0)
         if out[1]:
-            self._rec_idx = np.append(self._rec_idx, np.int64(t))
-            self._rec_coef = np.append(self._rec_coef, out[0])
+            append_record(self, "_rec_idx", [t])
+            append_record(self, "_rec_coef", out[:1])
         return True
 
     def _predict_one_row(self, view):
@@ -313,11 +313,11 @@ class _Linear(ManyClasses, OnlineLearner):
             C = coef.reshape(-1, K)[rows]
             r, k = np.nonzero(C)
             idx, c, cls = rows[r] + t_before, C[r, k], k.astype(np.int64)
-            self._rec_cls = np.concatenate((self._rec_cls, cls))
+            append_record(self, "_rec_cls", cls)
         else:
             idx, c = rows + t_before, coef[rows]
-        self._rec_idx = np.concatenate((self._rec_idx, idx.astype(np.int64)))
-        self._rec_coef = np.concatenate((self._rec_coef, c))
+        append_record(self, "_rec_idx", idx)
+        append_record(self, "_rec_coef", c)
 
     def _epochs(self, batch, yy):
         if self._rec_sync():     # (fit's epochs: example i of epoch e is row i of its X)

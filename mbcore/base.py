@@ -8,6 +8,8 @@ all or nothing, raising ValueError with the row on failure) and ``_scores(batch)
 
 import hashlib
 import inspect
+import threading
+import weakref
 from typing import Any, Dict
 
 import numpy as np
@@ -45,6 +47,51 @@ def _contents(v):
     if type(v) is dict:
         return dict(v), {k: _contents(e) for k, e in v.items()}
     return None
+
+
+# The buffers append_record allocated: id -> (a weak reference to the buffer, how much of it
+# the longest view handed out shows).  A view may grow in place only when it is that longest
+# view, so two learners that share a record array (a shallow copy) never write over each
+# other, nor does a learner over what a failed call appended before a Snapshot put it back.
+_GROWN: Dict[int, Any] = {}
+_GROWN_LOCK = threading.RLock()      # (re-entered by a weak reference's callback run by a GC)
+
+
+def _forget(key):
+    with _GROWN_LOCK:
+        _GROWN.pop(key, None)
+
+
+def append_record(learner, name, values):
+    """Set ``learner.<name>`` (a 1-D record of updates) to itself followed by ``values``, in
+    time proportional to ``len(values)`` on average (not to the record's length): the attribute
+    becomes a read-only prefix view of a buffer with room to grow (doubled when full).  The
+    elements a view shows are never written again, so a :class:`Snapshot` keeps the view by
+    reference (``_contents``: a read-only array is replaced, never changed in place), and a
+    copy, a pickle or a saved file holds the view's elements only."""
+    cur = learner.__dict__[name]
+    values = np.asarray(values, dtype=cur.dtype)
+    k = int(values.shape[0])
+    if k == 0:
+        return
+    n = int(cur.shape[0])
+    buf = cur.base
+    with _GROWN_LOCK:
+        entry = _GROWN.get(id(buf)) if isinstance(buf, np.ndarray) else None
+        ours = entry is not None and entry[0]() is buf and entry[1] == n
+    if not (ours and buf.shape[0] >= n + k and cur.ctypes.data == buf.ctypes.data):
+        buf = np.empty(max(64, 2 * (n + k)), dtype=cur.dtype)
+        buf[:n] = cur
+        key = id(buf)
+        ref = weakref.ref(buf, lambda _r, key=key: _forget(key))
+        with _GROWN_LOCK:
+            _GROWN[key] = (ref, n)
+    buf[n:n + k] = values
+    view = buf[:n + k]
+    view.flags.writeable = False
+    with _GROWN_LOCK:
+        _GROWN[id(buf)] = (_GROWN[id(buf)][0], n + k)
+    learner.__dict__[name] = view
 
 
 def _put_back(v, c):

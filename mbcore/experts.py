@@ -21,7 +21,7 @@ from ._advice import (advice_classes, advice_matrix, all_labels, check_no_nan,
 from ._kernels import experts as _k
 from ._validation import (check_2d, classes_given, encode_codes, encode_y, label_array, read_2d,
                           same_classes)
-from .base import OnlineLearner, Snapshot
+from .base import OnlineLearner, Snapshot, append_record
 from . import _params as params
 from ._numerics import pow2_exponent as _pow2_exponent
 from ._state import BOOL, COMMON, F8, FLOAT, I8, INT, U8, arr, finite, need, nonneg, shape
@@ -127,8 +127,8 @@ class _Pool(OnlineLearner):
         round's place in the stream and the true label's index in classes_ (as a float)."""
         t = np.flatnonzero(upd)
         if t.size:
-            self._rec_idx = np.concatenate([self._rec_idx, t.astype(np.int64) + base])
-            self._rec_dir = np.concatenate([self._rec_dir, np.asarray(yy)[t].astype(np.float64)])
+            append_record(self, "_rec_idx", t.astype(np.int64) + base)
+            append_record(self, "_rec_dir", np.asarray(yy)[t].astype(np.float64))
 
     @property
     def update_record_(self):

@@ -20,7 +20,7 @@ from ._rows import CSR
 from ._messages import spell
 from ._threads import N_JOBS
 from ._tags import tags
-from .base import ManyClasses, OnlineLearner
+from .base import ManyClasses, OnlineLearner, append_record
 
 __all__ = ["Winnow", "EliminationWinnow", "WinnowStar", "BalancedWinnow"]
 
@@ -374,8 +374,8 @@ class _Winnow(ManyClasses, OnlineLearner):
             dirs[1::2] = -(pred[rows].astype(np.float64) + 1.0)
         else:
             dirs = yy[rows].astype(np.float64)
-        self._rec_idx = np.concatenate([self._rec_idx, idx])
-        self._rec_dir = np.concatenate([self._rec_dir, dirs])
+        append_record(self, "_rec_idx", idx)
+        append_record(self, "_rec_dir", dirs)
 
     @property
     def update_record_(self):

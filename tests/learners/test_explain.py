@@ -13,6 +13,8 @@ import mbcore
 import mbref
 from mbref.explain import explain as ref_explain
 
+from conftest import DuckCSR
+
 ADDITIVE = ["Perceptron", "AveragedPerceptron", "MarginPerceptron", "OnlineHingeSVM",
             "PassiveAggressive"]
 # the rules that stay integer on integer data (eta=1, no normalisation): their sums are exact
@@ -542,3 +544,73 @@ def test_one_row_steps_record_as_the_pass(name):
                        if i == 0 else None)
     assert _same_rec(whole, rows) and _same_rec(whole, ones)
     assert rows.updates_ == whole.updates_ and rows._rec_idx.shape[0] == whole.updates_
+
+
+# -- the record grows in amortized time (mbcore.base.append_record) ---------------------------
+
+class _Holder:
+    pass
+
+
+def test_append_record_grows_in_place_and_doubles():
+    from mbcore.base import append_record
+    h = _Holder()
+    h.r = np.zeros(0, dtype=np.int64)
+    buffers = set()
+    for i in range(5000):
+        append_record(h, "r", [i])
+        assert h.r.base is not None             # (a view of the growing buffer)
+        buffers.add(id(h.r.base))
+        assert not h.r.flags.writeable         # (a Snapshot keeps it by reference)
+    assert h.r.tolist() == list(range(5000))
+    assert len(buffers) <= 8                    # 64, 128, ..., doubled: not one copy per append
+
+
+def test_append_record_never_writes_over_a_shared_or_restored_view():
+    from mbcore.base import append_record
+    a = _Holder()
+    a.r = np.zeros(0)
+    append_record(a, "r", [1.0, 2.0])
+    b = _Holder()
+    b.r = a.r                                   # two learners sharing one record (shallow copy)
+    append_record(a, "r", [3.0])
+    append_record(b, "r", [4.0])
+    assert a.r.tolist() == [1.0, 2.0, 3.0] and b.r.tolist() == [1.0, 2.0, 4.0]
+    old = a.r                                   # a Snapshot puts an older view back ...
+    append_record(a, "r", [5.0])
+    a.r = old
+    append_record(a, "r", [6.0])                # ... and the next append leaves the other alone
+    assert a.r.tolist() == [1.0, 2.0, 3.0, 6.0] and old.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_one_row_steps_record_in_amortized_time():
+    # 3,000 one-row partial_fit calls with many updates: the record's buffer is reallocated a
+    # logarithmic number of times, and a failed call leaves the record as it was
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(3000, 5))
+    y = np.where(rng.normal(size=3000) > 0, 1, 0)
+    clf = mbcore.Perceptron(record_updates=True)
+    clf.partial_fit(X[:1], y[:1], classes=[0, 1])
+    buffers = set()
+    for i in range(1, 3000):
+        clf.partial_fit(X[i:i + 1], y[i:i + 1])
+        if clf._rec_idx.size:
+            assert clf._rec_idx.base is not None and not clf._rec_idx.flags.writeable
+            buffers.add(id(clf._rec_idx.base))
+    assert clf.updates_ > 1000 and len(buffers) <= 8
+    ref = mbcore.Perceptron(record_updates=True).partial_fit(X, y, classes=[0, 1])
+    assert np.array_equal(clf._rec_idx, ref._rec_idx)
+    assert np.array_equal(clf._rec_coef, ref._rec_coef)
+    before = (clf._rec_idx.copy(), clf._rec_coef.copy())
+    # a CSR batch whose row 40 has a column out of range: the pass stops there, after it
+    # recorded updates of rows 0-39, and the call puts the record back as it was
+    A = sp.csr_matrix(X[:50])
+    indices = A.indices.copy()
+    indices[A.indptr[41] - 1] = 99
+    bad = DuckCSR(A.data, indices, A.indptr, A.shape)
+    with pytest.raises(ValueError, match="row 40"):
+        clf.partial_fit(bad, y[:50])
+    assert np.array_equal(clf._rec_idx, before[0]) and np.array_equal(clf._rec_coef, before[1])
+    clf.partial_fit(X[:4], y[:4])               # (and it goes on from there)
+    ref.partial_fit(X[:4], y[:4])
+    assert np.array_equal(clf._rec_idx, ref._rec_idx)
