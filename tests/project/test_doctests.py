@@ -19,7 +19,6 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 # examples of the API pages are these docstrings: the site's doctest build runs the pages' own
 # examples only (docs/conf.py, doctest_test_doctest_blocks).
 NEEDS = {"mbcore.distributed": "dask"}       # a module that imports an optional extra
-NO_EXAMPLES = {"mbcore.online"}               # (online.py has no examples of its own yet)
 
 
 def _modules():
